@@ -1,0 +1,7 @@
+"""Entry point for ``python -m starc``."""
+
+import sys
+
+from starc.cli import main
+
+sys.exit(main())

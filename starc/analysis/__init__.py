@@ -1,0 +1,1 @@
+"""Backend-neutral analyses: kernel outlining, transfers, reductions, fixedPoint and BFS lowering."""

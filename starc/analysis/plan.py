@@ -1,0 +1,363 @@
+"""The lowered program (the plan): device arrays, outlined kernels and host operations.
+
+This is the contract between the backend-neutral analyses (``starc.analysis``) and every
+GPU-style backend. Analyses decide *what* happens (which foralls become kernels, what is
+copied when, which updates are atomic, how fixedPoint and BFS run); a backend only decides
+*how* to spell each abstract operation, through its own table.
+
+Kernel bodies are typed IR (``starc.ir.nodes``) in which the analyses have replaced the
+constructs that need a decision by the lowered statements defined here (``AtomicReduce``,
+``AtomicMinMax``, ``FlagSet``, ``ScalarStore``). After lowering, a kernel body contains no
+``Reduce`` or ``MinMaxAssign`` on shared data, no fixedPoint property writes (they target the
+next-iteration buffer, see ``FixedPointLoop``) and no BFS-role neighbour loops (they are plain
+``Neighbors``/``InNeighbors`` loops filtered on the BFS level array).
+
+Host bodies are trees of ``HostStmt``s: control flow over host scalars plus the abstract device
+operations (``Launch``, ``Fill``, ``CopyArray``, ``SwapArrays``, ``WriteElement``, ``ToDevice``,
+``FromDevice``). Host expressions are typed IR expressions in which every read of a device
+property element is a ``DeviceRead``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+from starc.diagnostics import NO_LOC, SourceLoc
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = [
+    "DeviceArray", "KernelParam", "Kernel", "ScalarReduction",
+    "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore", "DeviceRead", "KernelScalar",
+    "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
+    "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
+    "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
+    "FixedPointLoop", "BFSLoop", "Plan",
+]
+
+
+# --- device data -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeviceArray:
+    """One allocation on the device, made once before the algorithm and freed at the end.
+
+    ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m) or ``"one"`` (a
+    single value: a reduction target, a fixedPoint/BFS flag). ``role``: ``"graph"`` (a CSR
+    array: offsets, targets, sources, rev_offsets, rev_sources, rev_edge_ids), ``"weight"``
+    (a propEdge parameter bound to the file's weights), ``"result"`` (a propNode parameter),
+    ``"local"`` (a declared property), ``"next"`` (the next-iteration buffer of a fixedPoint
+    property), ``"level"`` (BFS levels), ``"scalar"`` (device copy of a host scalar), ``"flag"``
+    (a device flag), ``"lock"`` (per-element locks for Min/Max with secondary targets).
+    ``copy_in``: copied host->device once after allocation; ``copy_out``: copied back once at
+    the end. Nothing else is transferred except by explicit host operations.
+    """
+
+    name: str
+    elem: Scalar
+    extent: str
+    role: str
+    sym: Optional[ir.Symbol] = None
+    copy_in: bool = False
+    copy_out: bool = False
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """A kernel argument: a device array (``array`` set) or a host scalar by value (``sym``)."""
+
+    name: str
+    elem: Scalar
+    array: Optional[DeviceArray] = None
+    sym: Optional[ir.Symbol] = None
+    written: bool = False
+
+
+@dataclass(frozen=True)
+class ScalarReduction:
+    """A host scalar reduced inside a kernel (``s += e`` on a scalar declared outside).
+
+    It lives in device array ``array`` during the launch (the host writes the current value
+    before and reads the result after, see ``Launch``). ``exclusive`` is True when the kernel's
+    only effect on the scalar is this one reduction operator, so a backend may use a native
+    reduction (``sycl::reduction``, a work-group tree) instead of atomics.
+    """
+
+    sym: ir.Symbol
+    op: str
+    array: DeviceArray
+    exclusive: bool
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One outlined forall: one work item per vertex (``extent="nodes"``) or edge (``"edges"``).
+
+    ``index`` is the work item's loop variable; ``guard`` (already expressed on ``index``,
+    None if none) is the filter and, for BFS kernels, the level test. ``body`` is lowered IR.
+    ``scalars`` are the ``KernelScalar`` symbols used in the body (by-value arguments such as
+    the BFS level) besides host scalars read by value.
+    """
+
+    name: str
+    index: ir.Symbol
+    extent: str
+    guard: Optional[ir.Expr]
+    body: ir.Block
+    params: Tuple[KernelParam, ...]
+    reductions: Tuple[ScalarReduction, ...] = ()
+    loc: SourceLoc = field(default=NO_LOC, compare=False)
+
+
+# --- lowered kernel statements and expressions ---------------------------------------------------
+
+@dataclass(frozen=True)
+class AtomicReduce(ir.Stmt):
+    """``target op= value`` done atomically. ``target`` is a ``PropRead`` of a shared element
+    or a ``VarRef`` of a host scalar under reduction (its device copy: see ``Kernel.reductions``).
+    ``op`` in ``+ - * & |`` (``-`` may be mapped to an atomic add of the negation)."""
+
+    op: str
+    target: ir.Expr
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class AtomicMinMax(ir.Stmt):
+    """Atomically: if ``candidate`` beats ``target`` (``func`` Min: smaller, Max: larger), store
+    it and perform ``others``. With ``locked`` False every ``others`` value is a constant, so
+    plain stores after a successful atomic min/max are consistent with the final value; with
+    ``locked`` True the backend must hold ``lock[index]`` (a ``"lock"`` device array) around
+    compare, store and ``others`` so the secondary targets come from the winning update."""
+
+    func: str
+    target: ir.PropRead
+    candidate: ir.Expr
+    others: Tuple[Tuple[ir.Expr, ir.Expr], ...] = ()
+    locked: bool = False
+    lock: Optional[DeviceArray] = None
+
+
+@dataclass(frozen=True)
+class FlagSet(ir.Stmt):
+    """Set the one-value device flag ``flag`` to 1 when ``value`` is true (``value`` None:
+    unconditionally). Every thread writes the same 1, so no atomic is needed."""
+
+    flag: DeviceArray
+    value: Optional[ir.Expr] = None
+
+
+@dataclass(frozen=True)
+class ScalarStore(ir.Stmt):
+    """A constant written to a host scalar from a kernel (a benign race: every thread writes
+    the same value) through its one-value device array."""
+
+    array: DeviceArray
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class KernelScalar(ir.Expr):
+    """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class DeviceRead(ir.Expr):
+    """Host expression: one element of a device property, read back (a single-value copy)."""
+
+    array: DeviceArray
+    index: ir.Expr
+
+
+# --- host operations -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HostStmt:
+    loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class HostBlock(HostStmt):
+    stmts: Tuple[HostStmt, ...]
+
+
+@dataclass(frozen=True)
+class HostDeclare(HostStmt):
+    sym: ir.Symbol
+    init: Optional[ir.Expr] = None
+
+
+@dataclass(frozen=True)
+class HostAssign(HostStmt):
+    sym: ir.Symbol
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class HostReduce(HostStmt):
+    sym: ir.Symbol
+    op: str
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class HostIf(HostStmt):
+    cond: ir.Expr
+    then: HostBlock
+    orelse: Optional[HostBlock] = None
+
+
+@dataclass(frozen=True)
+class HostWhile(HostStmt):
+    cond: ir.Expr
+    body: HostBlock
+
+
+@dataclass(frozen=True)
+class HostDoWhile(HostStmt):
+    body: HostBlock
+    cond: ir.Expr
+
+
+@dataclass(frozen=True)
+class HostForSet(HostStmt):
+    """``for (v in S)`` over a SetN parameter, on the host."""
+
+    var: ir.Symbol
+    set: ir.Symbol
+    body: HostBlock
+
+
+@dataclass(frozen=True)
+class HostReturn(HostStmt):
+    value: Optional[ir.Expr] = None
+
+
+@dataclass(frozen=True)
+class HostBreak(HostStmt):
+    pass
+
+
+@dataclass(frozen=True)
+class HostContinue(HostStmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Launch(HostStmt):
+    """Run ``kernel`` over its extent. ``scalar_args`` binds each ``KernelScalar`` name to a host
+    expression. For each ``kernel.reductions`` entry the host writes the scalar's current value
+    to its device array before the launch and reads the result back into the scalar after."""
+
+    kernel: Kernel
+    scalar_args: Tuple[Tuple[str, ir.Expr], ...] = ()
+
+
+@dataclass(frozen=True)
+class Fill(HostStmt):
+    """Set every element of ``array`` to ``value`` (a host expression) on the device."""
+
+    array: DeviceArray
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class CopyArray(HostStmt):
+    """Device-to-device copy of every element (``dst = src`` for properties)."""
+
+    dst: DeviceArray
+    src: DeviceArray
+
+
+@dataclass(frozen=True)
+class SwapArrays(HostStmt):
+    """Exchange the storage of two arrays of the same shape (double buffering)."""
+
+    a: DeviceArray
+    b: DeviceArray
+
+
+@dataclass(frozen=True)
+class WriteElement(HostStmt):
+    """``array[index] = value`` from the host (``src.dist = 0``): a single-value copy."""
+
+    array: DeviceArray
+    index: ir.Expr
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class ToDevice(HostStmt):
+    """Write host scalar ``sym`` into one-value array ``array``."""
+
+    array: DeviceArray
+    sym: ir.Symbol
+
+
+@dataclass(frozen=True)
+class FromDevice(HostStmt):
+    """Read one-value array ``array`` back into host scalar ``sym``."""
+
+    array: DeviceArray
+    sym: ir.Symbol
+
+
+@dataclass(frozen=True)
+class FixedPointLoop(HostStmt):
+    """``fixedPoint until (flag : !prop)`` with double-buffered flags::
+
+        flag_var = False
+        do {
+            device flag = 0;  Fill(next, False)
+            body                          (kernels read ``current``, write ``next`` + FlagSet)
+            SwapArrays(current, next)
+        } while (device flag != 0  ||  !flag_var-forced)    -- see ``forced``
+        flag_var = True
+
+    ``current`` is the property's array, ``next`` its next-iteration buffer, ``flag`` the
+    one-value device flag read back once per iteration. ``forced`` is True when the body may
+    assign ``flag_var = False`` on the host to force another iteration. For the general form
+    (``prop`` None in the IR) the analyses emit a ``HostDoWhile`` instead.
+    """
+
+    flag_var: ir.Symbol
+    current: DeviceArray
+    next: DeviceArray
+    flag: DeviceArray
+    body: HostBlock
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class BFSLoop(HostStmt):
+    """Level-synchronous BFS from ``root``::
+
+        Fill(level, -1); level[root] = 0; depth = 0
+        do { device flag = 0; Launch(forward, depth=depth)   (B1 at level depth + expansion
+             to depth+1 setting the flag); read flag; depth++ } while (flag)
+        for (d = depth - 1; d >= 0; d--) Launch(reverse, depth=d)     (if reverse)
+
+    ``forward`` and ``reverse`` take the current level as ``KernelScalar`` ``depth_name``.
+    """
+
+    root: ir.Expr
+    level: DeviceArray
+    flag: DeviceArray
+    forward: Kernel
+    reverse: Optional[Kernel] = None
+    depth_name: str = "bfs_depth"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a backend needs for one function."""
+
+    function: ir.Function
+    program: ir.Program
+    arrays: Tuple[DeviceArray, ...]
+    kernels: Tuple[Kernel, ...]
+    host: HostBlock
+    host_scalars: Tuple[ir.Symbol, ...] = ()

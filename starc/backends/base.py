@@ -1,0 +1,91 @@
+"""The interface every backend implements, and the result types of generate and build."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Dict, List, Optional
+
+__all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOptions", "Backend",
+           "BackendError"]
+
+
+class BackendError(Exception):
+    """A construct the backend cannot express, or a toolchain failure; ``loc`` when known."""
+
+    def __init__(self, message: str, loc=None, code: str = "E0501") -> None:
+        super().__init__(message)
+        self.loc = loc
+        self.code = code
+
+
+@dataclasses.dataclass(frozen=True)
+class Availability:
+    """Whether the backend can build (and run) here: ``detail`` names the toolchain/device
+    found, or the reason it is unavailable."""
+
+    can_build: bool
+    can_run: bool
+    detail: str
+
+
+@dataclasses.dataclass
+class BackendOptions:
+    """Options from the command line that backends understand (each ignores the rest)."""
+
+    block_size: int = 256
+    gpu_arch: str = "sm_75"
+    sycl_compiler: Optional[str] = None
+    extra: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class GeneratedProgram:
+    """Files written by ``generate``: name -> text. ``main`` is the file a user builds/runs;
+    ``build_hint`` the one-line build command also written in its header comment."""
+
+    backend: str
+    function: str
+    files: Dict[str, str]
+    main: str
+    build_hint: str = ""
+
+    def write(self, outdir: pathlib.Path) -> List[pathlib.Path]:
+        """Write every file atomically (temp file + rename) so nothing half-written remains."""
+        outdir.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, text in self.files.items():
+            path = outdir / name
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+            written.append(path)
+        return written
+
+
+@dataclasses.dataclass
+class BuiltProgram:
+    """A program ready to run: ``argv_prefix`` + [graph, options...] runs it."""
+
+    backend: str
+    function: str
+    directory: pathlib.Path
+    argv_prefix: List[str]
+
+
+class Backend:
+    """Base class: a backend turns a plan (``starc.analysis.plan.Plan``) into a program."""
+
+    name: str = ""
+    description: str = ""
+
+    def availability(self) -> Availability:
+        raise NotImplementedError
+
+    def generate(self, plan, options: BackendOptions) -> GeneratedProgram:
+        raise NotImplementedError
+
+    def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
+              options: BackendOptions) -> BuiltProgram:
+        """Write and compile; raise ``BackendError`` with the compiler's message on failure."""
+        raise NotImplementedError

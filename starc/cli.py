@@ -1,0 +1,284 @@
+"""The ``starc`` command line: compile (default), check, build, run, backends, graph."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+from typing import List, Optional
+
+import starc
+from starc.diagnostics import DiagnosticSink, WARNING_IDS
+
+__all__ = ["main", "build_parser"]
+
+COMMANDS = ("compile", "check", "build", "run", "backends", "graph")
+EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code")
+
+EPILOG = """\
+examples:
+  starc check dsl/*.sp                               check programs, report every error
+  starc dsl/sssp.sp -b opencl -o out/                write a runnable OpenCL program to out/
+  starc dsl/bc.sp -b sycl --emit code                print the generated SYCL program
+  starc build dsl/sssp.sp -b cuda --gpu-arch sm_90   generate and compile with nvcc
+  starc run dsl/sssp.sp -b opencl --graph g.el --src 0
+  starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
+  starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
+  starc backends                                     what can build and run here
+
+exit status: 0 success, 1 errors in the program or its inputs, 2 command-line errors.
+"""
+
+
+def _add_diagnostic_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("diagnostics")
+    g.add_argument("-W", dest="warning_flags", action="append", default=[], metavar="FLAG",
+                   help="'-W no-<id>' silences a warning, '-Werror' makes warnings errors; "
+                        f"ids: {', '.join(WARNING_IDS)}")
+    g.add_argument("--traceback", action="store_true",
+                   help="show the Python stack of an internal compiler error")
+
+
+def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> None:
+    from starc.backends import backend_names
+    p.add_argument("-b", "--backend", required=required, choices=backend_names(),
+                   help="target backend (see 'starc backends')")
+    p.add_argument("--function", help="function to compile when the file defines several")
+    g = p.add_argument_group("backend options")
+    g.add_argument("--block-size", type=int, default=256,
+                   help="threads per block / work-group size (default 256)")
+    g.add_argument("--gpu-arch", default="sm_75", help="CUDA architecture (default sm_75)")
+    g.add_argument("--sycl-compiler",
+                   help="SYCL compiler command (default: first of acpp, icpx, clang++ found)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="starc", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="starc compiles StarPlat-style graph programs (.sp) to CUDA, SYCL, "
+                    "OpenCL, OpenACC and MPI. 'starc FILE -b BACKEND' is short for "
+                    "'starc compile FILE -b BACKEND'.",
+        epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"starc {starc.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("compile", help="generate a program for a backend (the default command)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="the .sp program")
+    _add_backend_options(p, required=False)
+    p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
+    p.add_argument("--emit", choices=EMIT_FORMS,
+                   help="print a stage instead of writing files: ast, ir, dsl (canonical "
+                        "source from the IR), plan (kernels and transfers), code")
+    _add_diagnostic_options(p)
+
+    p = sub.add_parser("check", help="parse and check programs; report every error")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    _add_diagnostic_options(p)
+
+    p = sub.add_parser("build", help="generate and compile with the backend's toolchain")
+    p.add_argument("file")
+    _add_backend_options(p)
+    p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
+    _add_diagnostic_options(p)
+
+    p = sub.add_parser(
+        "run", help="build (cached), run on a graph and print the results",
+        description="Parameters of the program are given as '--name value' after the "
+                    "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
+    p.add_argument("file")
+    _add_backend_options(p)
+    p.add_argument("--graph", required=True, help="graph file (edge list, .mtx or .npz)")
+    p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
+    p.add_argument("--out", help="write the results here instead of stdout")
+    p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
+    p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
+    _add_diagnostic_options(p)
+
+    sub.add_parser("backends", help="list backends and whether they can build and run here")
+
+    try:
+        from starc.graphs.cli import add_graph_subparser
+    except ImportError:  # pragma: no cover - only while the package is being assembled
+        pass
+    else:
+        add_graph_subparser(sub)
+    return parser
+
+
+def _sink_for(args) -> Optional[DiagnosticSink]:
+    disabled, werror = [], False
+    for flag in args.warning_flags:
+        if flag == "error":
+            werror = True
+        elif flag.startswith("no-") and flag[3:] in WARNING_IDS:
+            disabled.append(flag[3:])
+        else:
+            print(f"starc: error: unknown warning flag '-W {flag}' (use -W no-<id> with id "
+                  f"one of: {', '.join(WARNING_IDS)}; or -Werror)", file=sys.stderr)
+            return None
+    return DiagnosticSink(disabled, werror)
+
+
+def _backend_options(args):
+    from starc.backends.base import BackendOptions
+    if args.block_size <= 0:
+        raise SystemExit(_usage_error("--block-size must be a positive integer"))
+    return BackendOptions(block_size=args.block_size, gpu_arch=args.gpu_arch,
+                          sycl_compiler=args.sycl_compiler)
+
+
+def _usage_error(message: str) -> int:
+    print(f"starc: error: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_check(args) -> int:
+    from starc.driver import compile_file
+    sink = _sink_for(args)
+    if sink is None:
+        return 2
+    for path in args.files:
+        compile_file(path, sink, stop_after="sema", show_traceback=args.traceback)
+    sink.emit()
+    return 1 if sink.has_errors else 0
+
+
+def cmd_compile(args) -> int:
+    from starc.driver import compile_file
+    sink = _sink_for(args)
+    if sink is None:
+        return 2
+    stop = {"ast": "parse", "ir": "sema", "dsl": "sema", "plan": "plan"}.get(args.emit,
+                                                                             "generate")
+    if stop == "generate" and not args.backend:
+        return _usage_error("a backend is needed: -b " + "|".join(_device_backends()))
+    if stop == "generate" and args.backend == "reference":
+        return _usage_error("the reference executor generates no program; use "
+                            "'starc run FILE -b reference --graph G'")
+    comp = compile_file(args.file, sink, stop_after=stop, backend=args.backend,
+                        function=args.function, options=_backend_options(args),
+                        show_traceback=args.traceback)
+    sink.emit()
+    if comp is None or sink.has_errors:
+        return 1
+    if args.emit == "ast":
+        from starc.frontend.ast import dump
+        print(dump(comp.ast))
+    elif args.emit == "ir":
+        from starc.ir.dump import dump_ir
+        print(dump_ir(comp.ir))
+    elif args.emit == "dsl":
+        from starc.ir.printer import print_program
+        print(print_program(comp.ir), end="")
+    elif args.emit == "plan":
+        from starc.analysis import plan_dump
+        print(plan_dump(comp.plan))
+    elif args.emit == "code":
+        for name, text in comp.generated.files.items():
+            print(f"// ===== {name} =====")
+            print(text)
+    else:
+        outdir = pathlib.Path(args.output or f"{pathlib.Path(args.file).stem}_{args.backend}")
+        for path in comp.generated.write(outdir):
+            print(f"wrote {path}")
+        if comp.generated.build_hint:
+            print(f"build: {comp.generated.build_hint}")
+    return 0
+
+
+def cmd_build(args) -> int:
+    from starc.runner import build_file
+    sink = _sink_for(args)
+    if sink is None:
+        return 2
+    if args.backend == "reference":
+        return _usage_error("the reference executor needs no build; use 'starc run'")
+    built = build_file(args.file, args.backend, sink, function=args.function,
+                       options=_backend_options(args), outdir=args.output,
+                       show_traceback=args.traceback)
+    sink.emit()
+    if built is None:
+        return 1
+    print(f"built {built.backend} program in {built.directory}")
+    print("run:  " + " ".join(built.argv_prefix) + " GRAPH [--name value ...]")
+    return 0
+
+
+def cmd_run(args, params: List[str]) -> int:
+    from starc.runner import run_file, parse_param_tokens, ParamSyntaxError
+    sink = _sink_for(args)
+    if sink is None:
+        return 2
+    try:
+        values = parse_param_tokens(params)
+    except ParamSyntaxError as exc:
+        return _usage_error(str(exc))
+    return run_file(args.file, args.backend, sink, graph=args.graph,
+                    undirected=args.undirected, params=values, out=args.out,
+                    time=args.time, function=args.function, options=_backend_options(args),
+                    use_cache=not args.no_cache, show_traceback=args.traceback)
+
+
+def _device_backends() -> List[str]:
+    from starc.backends import backend_names
+    return [b for b in backend_names() if b != "reference"]
+
+
+def cmd_backends(args) -> int:
+    from starc.backends import backend_names, get_backend
+    rows = []
+    for name in backend_names():
+        try:
+            backend = get_backend(name)
+            avail = backend.availability()
+            state = ("build+run" if avail.can_run else "build only") if avail.can_build \
+                else "unavailable"
+            rows.append((name, state, avail.detail))
+        except Exception as exc:  # noqa: BLE001 - a broken backend must not hide the others
+            rows.append((name, "unavailable", f"failed to load: {type(exc).__name__}: {exc}"))
+    width = max(len(r[0]) for r in rows)
+    for name, state, detail in rows:
+        print(f"{name:<{width}}  {state:<11}  {detail}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        argv.insert(0, "compile")       # `starc bc.sp -b sycl`
+    parser = build_parser()
+    try:
+        if argv and argv[0] == "run":
+            args, extra = parser.parse_known_args(argv)
+        else:
+            args, extra = parser.parse_args(argv), []
+    except SystemExit as exc:            # argparse already printed the message
+        return int(exc.code or 0)
+    try:
+        if args.command is None:
+            parser.print_help()
+            return 2
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "compile":
+            return cmd_compile(args)
+        if args.command == "build":
+            return cmd_build(args)
+        if args.command == "run":
+            return cmd_run(args, extra)
+        if args.command == "backends":
+            return cmd_backends(args)
+        if args.command == "graph":
+            from starc.graphs.cli import run_graph_command
+            return run_graph_command(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+        print(f"starc: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if getattr(args, "traceback", False):
+            raise
+        return 3
+    return 0

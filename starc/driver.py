@@ -1,0 +1,157 @@
+"""The pipeline: source -> AST -> typed IR -> plan -> generated program, every stage kept."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import sys
+import traceback
+from typing import Callable, List, Optional, TypeVar
+
+from starc.diagnostics import CompileError, DiagnosticSink, NO_LOC, SourceLoc
+
+__all__ = ["STAGES", "Compilation", "compile_source", "compile_file", "read_source",
+           "InternalError"]
+
+# The named stages, in order; ``stop_after`` takes one of them (pyccel's --stop-after).
+STAGES = ("parse", "sema", "plan", "generate")
+
+T = TypeVar("T")
+
+
+class InternalError(Exception):
+    """An unexpected exception inside a stage, already reported as an E0901 diagnostic."""
+
+
+@dataclasses.dataclass
+class Compilation:
+    """Everything one compilation produced; a stage's field is None if it did not run."""
+
+    filename: str
+    source: str
+    sink: DiagnosticSink
+    ast: object = None
+    ir: object = None
+    function: object = None
+    plan: object = None
+    generated: object = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.sink.has_errors
+
+
+def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
+    """The text of ``path``, or None with an E0602 diagnostic if it cannot be read."""
+    try:
+        data = pathlib.Path(path).read_bytes()
+    except OSError as exc:
+        sink.error("E0602", f"cannot read '{path}': {exc.strerror or exc}",
+                   SourceLoc(path, 0, 0))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        sink.error("E0101", "the file is not valid UTF-8", SourceLoc(path, line, col))
+        return None
+
+
+def _construct_at_failure(tb) -> tuple:
+    """The innermost IR/AST node being processed when an exception was raised: the stage
+    functions all call their node argument ``node``/``stmt``/``expr``/``fn``, so the frames
+    of the traceback say which construct failed without any bookkeeping in the passes."""
+    found = (None, NO_LOC)
+    for frame, _ in traceback.walk_tb(tb):
+        for name in ("node", "stmt", "expr", "loop", "kernel", "fn", "function"):
+            value = frame.f_locals.get(name)
+            loc = getattr(value, "loc", None)
+            if isinstance(loc, SourceLoc) and loc.line > 0:
+                found = (type(value).__name__, loc)
+                break
+    return found
+
+
+def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
+              action: Callable[[], T]) -> T:
+    """Run one stage; an unexpected exception becomes an E0901 diagnostic naming the
+    construct and location (and the stack with ``--traceback``), then InternalError."""
+    try:
+        return action()
+    except CompileError as exc:
+        sink.extend(d for d in exc.diagnostics if d not in sink.diagnostics)
+        raise
+    except Exception as exc:  # noqa: BLE001 - the whole point is to catch everything
+        from starc.backends.base import BackendError
+        if isinstance(exc, BackendError):
+            sink.error(exc.code, str(exc), exc.loc or NO_LOC)
+            raise CompileError(sink.errors) from exc
+        construct, loc = _construct_at_failure(exc.__traceback__)
+        what = f" while processing {construct}" if construct else ""
+        sink.error("E0901", f"internal compiler error in {stage}{what}: "
+                   f"{type(exc).__name__}: {exc}", loc,
+                   hint="please report this; rerun with --traceback for the stack")
+        if show_traceback:
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        raise InternalError(str(exc)) from exc
+
+
+def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
+                   stop_after: str = "generate", backend: Optional[str] = None,
+                   function: Optional[str] = None, options=None,
+                   show_traceback: bool = False) -> Compilation:
+    """Run the pipeline up to ``stop_after``. Errors are in ``sink``; the returned
+    Compilation holds every stage's output that was produced."""
+    from starc.frontend.parser import parse
+    from starc.ir.sema import analyze
+
+    sink.add_source(filename, source)
+    comp = Compilation(filename, source, sink)
+    try:
+        comp.ast = run_stage("parse", sink, show_traceback, lambda: parse(source, filename))
+        if stop_after == "parse":
+            return comp
+        comp.ir = run_stage("sema", sink, show_traceback, lambda: analyze(comp.ast, sink))
+        if comp.ir is None or sink.has_errors or stop_after == "sema":
+            return comp
+        comp.function = select_function(comp.ir, function, sink)
+        if comp.function is None or backend == "reference":
+            return comp   # the reference executor runs the typed IR itself
+        from starc.analysis import lower_function
+        comp.plan = run_stage("plan", sink, show_traceback,
+                              lambda: lower_function(comp.ir, comp.function))
+        if stop_after == "plan" or backend is None:
+            return comp
+        from starc.backends import get_backend
+        from starc.backends.base import BackendOptions
+        target = get_backend(backend)
+        opts = options or BackendOptions()
+        comp.generated = run_stage("generate", sink, show_traceback,
+                                   lambda: target.generate(comp.plan, opts))
+    except (CompileError, InternalError):
+        pass
+    return comp
+
+
+def select_function(program, name: Optional[str], sink: DiagnosticSink):
+    """The function a program runs: ``name`` if given, else the one the run contract picks."""
+    from starc.runcontract import entry_function
+    try:
+        return entry_function(program, name)
+    except KeyError:
+        names = ", ".join(fn.name for fn in program.functions)
+        sink.error("E0601", f"no function named '{name}' (the file defines: {names})",
+                   SourceLoc(program.filename, 0, 0))
+        return None
+
+
+def compile_file(path: str, sink: DiagnosticSink, **kwargs) -> Optional[Compilation]:
+    source = read_source(path, sink)
+    if source is None:
+        return None
+    return compile_source(source, path, sink, **kwargs)
+
+
+def functions_of(comp: Compilation) -> List[str]:
+    return [fn.name for fn in comp.ir.functions] if comp.ir is not None else []

@@ -1,0 +1,359 @@
+"""The syntax tree: the program as written, every node with its source location.
+
+The parser builds these nodes and nothing else; semantic analysis (``starc.ir.sema``) turns
+them into the typed IR. Names are plain strings here: nothing is resolved yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Tuple, Union
+
+from starc.diagnostics import NO_LOC, SourceLoc
+
+__all__ = [
+    "Node", "Program", "Function", "Param", "TypeExpr",
+    "Stmt", "Block", "VarDecl", "Declarator", "Assign", "CompoundAssign", "IncDec",
+    "MinMaxAssign", "Attach", "If", "While", "DoWhile", "Loop", "IterSource", "FixedPoint",
+    "IterateInBFS", "IterateInReverse", "Return", "Break", "Continue", "ExprStmt",
+    "Expr", "Name", "IntLit", "FloatLit", "BoolLit", "InfLit", "Unary", "Binary",
+    "Member", "Call", "MethodCall", "Index", "children", "dump",
+]
+
+
+@dataclass(frozen=True)
+class Node:
+    """Base of every syntax node; ``loc`` does not take part in equality."""
+
+    loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
+
+
+# --- types and functions ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TypeExpr(Node):
+    """A type as written: ``int``, ``propNode<int>``, ``SetN<g>`` (args hold ``TypeExpr``s
+    for property element types and plain strings for graph names)."""
+
+    name: str
+    args: Tuple[Union["TypeExpr", str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    type: TypeExpr
+    name: str
+
+
+@dataclass(frozen=True)
+class Function(Node):
+    name: str
+    params: Tuple[Param, ...]
+    body: "Block"
+    keyword: str = "function"   # or "Static"
+
+
+@dataclass(frozen=True)
+class Program(Node):
+    functions: Tuple[Function, ...]
+    filename: str = "<input>"
+
+
+# --- statements --------------------------------------------------------------------------
+
+class Stmt(Node):
+    """Marker base for statements."""
+
+
+class Expr(Node):
+    """Marker base for expressions."""
+
+
+@dataclass(frozen=True)
+class Block(Stmt):
+    stmts: Tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Declarator(Node):
+    name: str
+    init: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class VarDecl(Stmt):
+    """``int a = 0, b;`` or ``propNode<bool> modified;``"""
+
+    type: TypeExpr
+    declarators: Tuple[Declarator, ...]
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    """``target = value;`` where target is a name, ``v.p`` or a whole property name.
+    ``x = Min(x, e)`` is parsed as an ``Assign`` whose value is a ``Call``; sema decides."""
+
+    target: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
+class CompoundAssign(Stmt):
+    """``target op= value;`` with op one of ``+ - * / & |``."""
+
+    target: Expr
+    op: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class IncDec(Stmt):
+    """``target++;`` / ``target--;`` (op is ``++`` or ``--``)."""
+
+    target: Expr
+    op: str
+
+
+@dataclass(frozen=True)
+class MinMaxAssign(Stmt):
+    """``<t1, t2, ...> = <Min(a, b), e2, ...>;`` — ``func`` is ``Min`` or ``Max``; ``args`` are
+    the call's arguments as written; ``rest`` the expressions after the call."""
+
+    targets: Tuple[Expr, ...]
+    func: str
+    args: Tuple[Expr, ...]
+    rest: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Attach(Stmt):
+    """``g.attachNodeProperty(p = e, ...)`` (kind ``node``) or ``attachEdgeProperty`` (``edge``)."""
+
+    graph: Expr
+    kind: str
+    pairs: Tuple[Tuple[str, Expr], ...]
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: Stmt
+    orelse: Optional[Stmt] = None
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True)
+class DoWhile(Stmt):
+    body: Stmt
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class IterSource(Node):
+    """What a loop iterates: ``g.nodes()``, ``g.edges()``, ``g.neighbors(v)``,
+    ``g.nodes_to(v)`` (method name kept as written, incl. the ``neighbours`` alias), or a set
+    name (``method`` is ``None``, ``obj`` the set expression). ``filter`` is the condition of
+    a trailing ``.filter(cond)``."""
+
+    obj: Expr
+    method: Optional[str]
+    args: Tuple[Expr, ...] = ()
+    filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class Loop(Stmt):
+    """``forall (v in SRC) body`` (``parallel=True``) or ``for (v in SRC) body``."""
+
+    var: str
+    source: IterSource
+    body: Stmt
+    parallel: bool
+
+
+@dataclass(frozen=True)
+class FixedPoint(Stmt):
+    """``fixedPoint until (var : cond) body``"""
+
+    var: str
+    cond: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True)
+class IterateInReverse(Stmt):
+    """``iterateInReverse (cond) body``; the parser attaches it to the ``IterateInBFS`` it
+    follows. Standing alone (not right after an iterateInBFS) it is kept as a statement so
+    that sema can report it at its location."""
+
+    cond: Optional[Expr]
+    body: Stmt
+
+
+@dataclass(frozen=True)
+class IterateInBFS(Stmt):
+    """``iterateInBFS (v in g.nodes() from root) [.filter(c)] body [iterateInReverse(c) body]``"""
+
+    var: str
+    graph: Expr
+    root: Expr
+    filter: Optional[Expr]
+    body: Stmt
+    reverse: Optional[IterateInReverse] = None
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    """An expression used as a statement (a function call)."""
+
+    expr: Expr
+
+
+# --- expressions -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+
+
+@dataclass(frozen=True)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class FloatLit(Expr):
+    value: float
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+    spelling: str = ""   # "True"/"False", or the alias "true"/"false" as written
+
+
+@dataclass(frozen=True)
+class InfLit(Expr):
+    spelling: str = "INF"   # or the alias "INT_MAX"
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str       # "-" or "!"
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    op: str       # || && == != < <= > >= + - * / %
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Member(Expr):
+    """``obj.name`` without a call: ``v.dist``, ``e.weight``, ``e.source``."""
+
+    obj: Expr
+    name: str
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A free function call: ``Min(a, b)``, ``minWt(w)``, ``Compute_BC(g, ...)``."""
+
+    func: str
+    args: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class MethodCall(Expr):
+    """``obj.method(args)``: ``g.num_nodes()``, ``g.get_edge(u, v)``, ``g.neighbors(v)``."""
+
+    obj: Expr
+    method: str
+    args: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    obj: Expr
+    index: Expr
+
+
+# --- generic helpers ---------------------------------------------------------------------
+
+def children(node: Node) -> Iterator[Node]:
+    """The direct child nodes of ``node`` in field order (tuples flattened)."""
+    for f in dataclasses.fields(node):
+        if f.name == "loc":
+            continue
+        yield from _nodes_in(getattr(node, f.name))
+
+
+def _nodes_in(value) -> Iterator[Node]:
+    if isinstance(value, Node):
+        yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _nodes_in(item)
+
+
+def dump(node: Node, indent: int = 0) -> str:
+    """A readable, indented tree dump (``starc --emit ast``)."""
+    pad = "  " * indent
+    scalars = []
+    kids = []
+    for f in dataclasses.fields(node):
+        if f.name == "loc":
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, Node) or (isinstance(value, tuple) and any(
+                isinstance(v, (Node, tuple)) for v in value)):
+            kids.append((f.name, value))
+        elif value is not None and value != ():
+            scalars.append(f"{f.name}={value!r}")
+    where = f" @{node.loc.line}:{node.loc.col}" if node.loc.line else ""
+    lines = [f"{pad}{type(node).__name__}({', '.join(scalars)}){where}"]
+    for name, value in kids:
+        lines.append(f"{pad}  .{name}:")
+        lines.extend(_dump_value(value, indent + 2))
+    return "\n".join(lines)
+
+
+def _dump_value(value, indent: int):
+    if isinstance(value, Node):
+        return [dump(value, indent)]
+    out = []
+    for item in value:
+        if isinstance(item, tuple):
+            out.append("  " * indent + "(")
+            out.extend(_dump_value(item, indent + 1))
+            out.append("  " * indent + ")")
+        elif isinstance(item, Node):
+            out.append(dump(item, indent))
+        else:
+            out.append("  " * indent + repr(item))
+    return out

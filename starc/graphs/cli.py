@@ -1,0 +1,155 @@
+"""The ``starc graph`` command: generate, inspect and convert graph files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+import numpy as np
+
+from .csr import Graph
+from .errors import GraphFormatError
+from .generators import grid, rmat, uniform
+from .readers import load_graph
+from .writers import write_graph
+
+__all__ = ["add_graph_subparser", "run_graph_command", "main", "graph_summary"]
+
+_FORMATS_HELP = "format by extension: .mtx Matrix Market, .npz binary cache, else edge list"
+
+
+def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
+    """Register ``graph`` (gen, info, convert); its handler is ``args.func``."""
+    parser = subparsers.add_parser("graph", help="generate, inspect and convert graph files",
+                                   description="Generate, inspect and convert graph files.")
+    commands = parser.add_subparsers(dest="graph_command", metavar="COMMAND")
+    commands.required = True
+
+    gen = commands.add_parser("gen", help="generate a synthetic graph")
+    generators = gen.add_subparsers(dest="generator", metavar="GENERATOR")
+    generators.required = True
+    rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
+    rmat_parser.add_argument("--scale", type=int, required=True, help="2**scale vertices")
+    rmat_parser.add_argument("--edge-factor", type=int, default=16,
+                             help="edges per vertex (default 16)")
+    for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
+        rmat_parser.add_argument(f"-{name}", type=float, default=default,
+                                 help=f"quadrant probability {name} (default {default})")
+    uniform_parser = generators.add_parser("uniform", help="uniformly random edges")
+    uniform_parser.add_argument("--nodes", type=int, required=True)
+    uniform_parser.add_argument("--degree", type=float, required=True,
+                                help="average out-degree")
+    grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
+    grid_parser.add_argument("--rows", type=int, required=True)
+    grid_parser.add_argument("--cols", type=int, required=True)
+    for sub in (rmat_parser, uniform_parser, grid_parser):
+        sub.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        sub.add_argument("--weights", action="store_true",
+                         help="integer weights uniform in [1, 100]")
+        sub.add_argument("-o", "--output", required=True, help=_FORMATS_HELP)
+
+    info = commands.add_parser("info", help="print a graph file's statistics")
+    info.add_argument("graph", help=_FORMATS_HELP)
+    info.add_argument("--undirected", action="store_true", help="symmetrise the edges first")
+
+    convert = commands.add_parser("convert", help="convert between graph formats")
+    convert.add_argument("input", help=_FORMATS_HELP)
+    convert.add_argument("output", help=_FORMATS_HELP)
+    convert.add_argument("--undirected", action="store_true",
+                         help="symmetrise the edges before writing")
+
+    parser.set_defaults(func=run_graph_command)
+    return parser
+
+
+def graph_summary(graph: Graph) -> List[str]:
+    """The lines ``starc graph info`` prints."""
+    lines = [f"graph: {graph.name}",
+             f"vertices: {graph.num_nodes}",
+             f"edges: {graph.num_edges}"]
+    if graph.weights is None:
+        lines.append("weights: none")
+    else:
+        kind = "integer" if graph.weights_integral else "real"
+        if graph.num_edges:
+            low, high = graph.weights.min(), graph.weights.max()
+            if graph.weights_integral:
+                kind += f" (min {int(low)}, max {int(high)})"
+            else:
+                kind += f" (min {low:.6g}, max {high:.6g})"
+        lines.append(f"weights: {kind}")
+    lines += [f"self-loops: {graph.self_loop_count()}",
+              f"duplicate edges: {graph.duplicate_edge_count()}",
+              f"isolated vertices: {graph.isolated_vertex_count()}"]
+    if graph.num_nodes:
+        out_degree, in_degree = graph.out_degree(), graph.in_degree()
+        lines.append(f"out-degree: min {int(out_degree.min())}, max {int(out_degree.max())}, "
+                     f"mean {float(np.mean(out_degree)):.2f}")
+        lines.append(f"in-degree: max {int(in_degree.max())}")
+    else:
+        lines += ["out-degree: min 0, max 0, mean 0.00", "in-degree: max 0"]
+    return lines
+
+
+def _generate(args) -> Graph:
+    if args.generator == "rmat":
+        return rmat(args.scale, args.edge_factor, args.a, args.b, args.c, seed=args.seed,
+                    weights=args.weights)
+    if args.generator == "uniform":
+        return uniform(args.nodes, args.degree, seed=args.seed, weights=args.weights)
+    return grid(args.rows, args.cols, seed=args.seed, weights=args.weights)
+
+
+def _write(graph: Graph, path: str) -> None:
+    try:
+        write_graph(graph, path)
+    except OSError as error:
+        raise GraphFormatError(path, None, f"cannot write: {error.strerror or error}") \
+            from None
+
+
+def run_graph_command(args) -> int:
+    """Run ``starc graph ...``; returns the exit status, reporting errors on stderr."""
+    try:
+        if args.graph_command == "gen":
+            try:
+                graph = _generate(args)
+            except ValueError as error:
+                print(f"error[E0601]: {error}", file=sys.stderr)
+                return 1
+            _write(graph, args.output)
+            print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
+        elif args.graph_command == "info":
+            graph = load_graph(args.graph, undirected=args.undirected)
+            print("\n".join(graph_summary(graph)))
+        elif args.graph_command == "convert":
+            graph = load_graph(args.input, undirected=args.undirected)
+            _write(graph, args.output)
+            print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
+        else:  # argparse makes the subcommand required; this guards direct callers.
+            print(f"error[E0601]: unknown graph command {args.graph_command!r}",
+                  file=sys.stderr)
+            return 1
+    except GraphFormatError as error:
+        print(f"error[E0602]: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Standalone entry: ``main(["graph", "info", "g.el"])`` or ``main(["info", "g.el"])``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] != ["graph"]:
+        argv = ["graph"] + argv
+    parser = argparse.ArgumentParser(prog="starc")
+    add_graph_subparser(parser.add_subparsers(dest="command"))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,379 @@
+"""load_graph: read text edge lists, Matrix Market files and .npz caches into a Graph.
+
+Formats (chosen by extension: ``.mtx`` Matrix Market, ``.npz`` binary cache, anything else a
+text edge list):
+
+* Text edge list: one edge ``src dst [weight]`` per line, whitespace separated, 0-based ids.
+  Blank lines and lines whose first non-blank character is ``#`` or ``%`` are skipped. Either
+  every edge line has a weight or none has. The vertex count is the largest id + 1, unless
+  ``num_nodes`` is given (then an id >= num_nodes is an error). A file with no edge lines is
+  a valid graph with no edges (and ``num_nodes`` vertices, 0 by default).
+* Matrix Market: ``coordinate`` with ``pattern``/``integer``/``real`` values and ``general``
+  or ``symmetric`` symmetry; ids are 1-based; rows must equal columns; a symmetric file has
+  each off-diagonal entry mirrored; the entry count must match the size line.
+* ``.npz``: the cache written by :func:`starc.graphs.writers.save_npz`.
+
+For ``.mtx`` and ``.npz`` the file fixes the vertex count, so ``num_nodes``, when given, must
+agree with it. ``undirected=True`` returns :meth:`Graph.symmetrised`. Every problem raises
+:class:`GraphFormatError` naming the file and, where there is one, the line.
+
+Parsing is vectorised: comment lines are blanked with one regex, token counts per line are
+computed with numpy over the raw bytes, and the tokens are converted column-wise. Only when
+that fast path finds a problem does a line-by-line scan run, to report the first bad line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .csr import Graph
+from .errors import GraphFormatError
+
+__all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz"]
+
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*[#%][^\n]*")
+# bytes.split() splits on exactly these: keeping the table equal keeps tokens and counts aligned.
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True
+
+
+def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None) -> Graph:
+    """Read ``path`` (format by extension) and return its Graph."""
+    path = os.fspath(path)
+    extension = os.path.splitext(path)[1].lower()
+    if extension == ".npz":
+        graph = load_npz(path)
+        if num_nodes is not None and num_nodes != graph.num_nodes:
+            raise GraphFormatError(path, None, f"the file has {graph.num_nodes} vertices "
+                                               f"but num_nodes={num_nodes} was given")
+    elif extension == ".mtx":
+        graph = read_mtx(path, num_nodes)
+    else:
+        graph = read_edge_list(path, num_nodes)
+    return graph.symmetrised() if undirected else graph
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise GraphFormatError(path, None, f"cannot open: {error.strerror or error}") from None
+
+
+# -- text edge lists ----------------------------------------------------------------------
+
+def read_edge_list(path, num_nodes: Optional[int] = None) -> Graph:
+    """Read a whitespace-separated ``src dst [weight]`` edge list (0-based ids)."""
+    path = os.fspath(path)
+    if num_nodes is not None and num_nodes < 0:
+        raise GraphFormatError(path, None, f"num_nodes must be >= 0, got {num_nodes}")
+    data = _read_bytes(path)
+    rows = _parse_rows(path, data, 0, allowed_columns=(2, 3), base=0, limit=num_nodes,
+                       weight_kind="any")
+    if num_nodes is None:
+        num_nodes = int(max(rows.src.max(), rows.dst.max())) + 1 if rows.count else 0
+    return Graph.from_edges(num_nodes, rows.src, rows.dst, rows.weights,
+                            rows.integral, name=path)
+
+
+class _Rows:
+    """Parsed data lines: ids (already rebased to 0), weights, and each row's line number."""
+
+    def __init__(self, src, dst, weights, integral, lines):
+        self.src, self.dst, self.weights, self.integral, self.lines = (
+            src, dst, weights, integral, lines)
+        self.count = int(src.size)
+
+
+def _parse_rows(path: str, data: bytes, line_offset: int, *, allowed_columns: Sequence[int],
+                base: int, limit: Optional[int], weight_kind: str) -> _Rows:
+    """Parse data lines; ``weight_kind`` is ``any``, ``int`` or ``real`` (mtx fields).
+
+    ``line_offset`` is the number of lines before ``data`` in the file; ``limit`` is the
+    vertex count ids must stay under (None: unbounded). The text is converted in chunks of
+    whole lines so the temporary token objects stay small for files of 10**7+ edges.
+    """
+    cleaned = _COMMENT_LINE.sub(b"", data) if (b"#" in data or b"%" in data) else data
+    columns = None
+    parts: List[Tuple[np.ndarray, Optional[np.ndarray], bool, np.ndarray]] = []
+    lines_before = line_offset
+    for chunk in _line_chunks(cleaned):
+        counts = _tokens_per_line(chunk)
+        data_lines = np.flatnonzero(counts)
+        if data_lines.size:
+            if columns is None:
+                columns = int(counts[data_lines[0]])
+            part = None
+            if columns in allowed_columns and np.all(counts[data_lines] == columns):
+                part = _convert_chunk(chunk, columns, base, limit, weight_kind)
+            if part is None:
+                raise _scan_for_error(path, data, line_offset, allowed_columns, base, limit,
+                                      weight_kind)
+            parts.append(part + (data_lines + lines_before + 1,))
+        lines_before += counts.size - 1
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Rows(empty, empty, None, True, empty)
+    ids = np.concatenate([part[0] for part in parts]) if len(parts) > 1 else parts[0][0]
+    weights = None
+    if columns == 3:
+        weights = np.concatenate([part[1] for part in parts])
+    return _Rows(ids[:, 0].copy(), ids[:, 1].copy(), weights,
+                 all(part[2] for part in parts),
+                 np.concatenate([part[3] for part in parts]))
+
+
+_CHUNK_BYTES = 1 << 25
+
+
+def _line_chunks(data: bytes):
+    """Yield pieces of ``data`` of about _CHUNK_BYTES, each ending just after a newline."""
+    start = 0
+    while start < len(data):
+        stop = data.find(b"\n", min(start + _CHUNK_BYTES, len(data)) - 1)
+        stop = len(data) if stop < 0 else stop + 1
+        yield data[start:stop]
+        start = stop
+
+
+def _convert_chunk(chunk: bytes, columns: int, base: int, limit: Optional[int],
+                   weight_kind: str):
+    """(ids, weights, integral) for uniform-width lines, or None if any value is bad."""
+    table = np.array(chunk.split()).reshape(-1, columns)
+    try:
+        ids = table[:, :2].astype(np.int64)
+    except (ValueError, OverflowError):
+        return None
+    ids -= base
+    if ids.min() < 0 or (limit is not None and ids.max() >= limit):
+        return None
+    if columns < 3:
+        return ids, None, True
+    try:
+        return ids, table[:, 2].astype(np.int64).astype(np.float64), True
+    except (ValueError, OverflowError):
+        if weight_kind == "int":
+            return None
+    try:
+        weights = table[:, 2].astype(np.float64)
+    except ValueError:
+        return None
+    return (ids, weights, False) if np.all(np.isfinite(weights)) else None
+
+
+def _tokens_per_line(data: bytes) -> np.ndarray:
+    """Number of whitespace-separated tokens on each ``\\n``-separated line."""
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(buffer == 10)
+    space = _WHITESPACE[buffer]
+    starts = ~space
+    starts[1:] &= space[:-1]
+    line_of_token = np.searchsorted(newlines, np.flatnonzero(starts))
+    return np.bincount(line_of_token, minlength=newlines.size + 1)
+
+
+def _scan_for_error(path, data, line_offset, allowed_columns, base, limit, weight_kind):
+    """Find the first bad line, line by line (runs only after the fast path failed)."""
+    expected = None
+    for number, raw in enumerate(data.split(b"\n"), start=line_offset + 1):
+        tokens = raw.split()
+        if not tokens or tokens[0][:1] in (b"#", b"%"):
+            continue
+        text = [token.decode("utf-8", "replace") for token in tokens]
+        if len(tokens) not in allowed_columns:
+            wanted = " or ".join(str(n) for n in allowed_columns)
+            raise GraphFormatError(path, number, f"expected {wanted} columns, found "
+                                                 f"{len(tokens)}")
+        if expected is None:
+            expected = len(tokens)
+        elif len(tokens) != expected:
+            raise GraphFormatError(path, number, "weights on some lines only: this line has "
+                                                 f"{len(tokens)} columns, earlier lines "
+                                                 f"have {expected}")
+        for position, token in enumerate(text[:2]):
+            role = "source" if position == 0 else "target"
+            try:
+                value = int(tokens[position])
+            except ValueError:
+                raise GraphFormatError(path, number,
+                                       f"{role} id {token!r} is not an integer") from None
+            if base == 0 and value < 0:
+                raise GraphFormatError(path, number, f"negative {role} id {value}")
+            if value < base or (limit is not None and value - base >= limit):
+                top = "" if limit is None else f"..{limit - 1 + base}"
+                raise GraphFormatError(path, number,
+                                       f"{role} id {value} out of range {base}{top}")
+        if len(tokens) == 3:
+            _check_weight(path, number, tokens[2], weight_kind)
+    return GraphFormatError(path, None, "malformed file")
+
+
+def _check_weight(path, number, raw: bytes, weight_kind):
+    token = raw.decode("utf-8", "replace")
+    try:
+        int(raw)
+        return
+    except ValueError:
+        if weight_kind == "int":
+            raise GraphFormatError(path, number,
+                                   f"weight {token!r} is not an integer") from None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise GraphFormatError(path, number, f"weight {token!r} is not a number") from None
+    if not np.isfinite(value):
+        raise GraphFormatError(path, number, f"weight {token!r} is not finite")
+
+
+# -- Matrix Market ------------------------------------------------------------------------
+
+_FIELDS = {"pattern": "none", "integer": "int", "real": "real"}
+_SYMMETRIES = ("general", "symmetric")
+
+
+def read_mtx(path, num_nodes: Optional[int] = None) -> Graph:
+    """Read a Matrix Market coordinate file (1-based; symmetric entries mirrored)."""
+    path = os.fspath(path)
+    data = _read_bytes(path)
+    field, symmetric, header_lines = _read_mtx_banner(path, data)
+    n, declared, size_line, body_start = _read_mtx_size(path, data, header_lines)
+    if num_nodes is not None and num_nodes != n:
+        raise GraphFormatError(path, size_line, f"the file has {n} vertices but "
+                                                f"num_nodes={num_nodes} was given")
+    columns = (2,) if field == "none" else (3,)
+    rows = _parse_rows(path, data[body_start:], size_line, allowed_columns=columns, base=1,
+                       limit=n, weight_kind=field)
+    if rows.count != declared:
+        if rows.count > declared:
+            raise GraphFormatError(path, int(rows.lines[declared]),
+                                   f"more entries than the {declared} the size line declares")
+        raise GraphFormatError(path, size_line, f"the size line declares {declared} entries "
+                                                f"but the file has {rows.count}")
+    src, dst, weights, integral = rows.src, rows.dst, rows.weights, rows.integral
+    if field != "none" and weights is None:  # no entries: the field still says weighted
+        weights, integral = np.zeros(0, dtype=np.float64), field == "int"
+    if symmetric:
+        off_diagonal = src != dst
+        src, dst = (np.concatenate([src, dst[off_diagonal]]),
+                    np.concatenate([dst, src[off_diagonal]]))
+        if weights is not None:
+            weights = np.concatenate([weights, weights[off_diagonal]])
+    return Graph.from_edges(n, src, dst, weights, integral, name=path)
+
+
+def _read_mtx_banner(path: str, data: bytes) -> Tuple[str, bool, int]:
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not first or first[0].lower() != "%%matrixmarket":
+        raise GraphFormatError(path, 1, "missing '%%MatrixMarket' banner")
+    words = [word.lower() for word in first[1:]]
+    if len(words) != 4 or words[0] != "matrix":
+        raise GraphFormatError(path, 1, "bad banner: expected '%%MatrixMarket matrix "
+                                        "coordinate <field> <symmetry>'")
+    layout, field, symmetry = words[1:]
+    if layout == "array":
+        raise GraphFormatError(path, 1, "array (dense) Matrix Market files are not "
+                                        "supported; use coordinate")
+    if layout != "coordinate":
+        raise GraphFormatError(path, 1, f"unknown Matrix Market format {layout!r}")
+    if field not in _FIELDS:
+        raise GraphFormatError(path, 1, f"unsupported field {field!r} "
+                                        "(expected pattern, integer or real)")
+    if symmetry not in _SYMMETRIES:
+        raise GraphFormatError(path, 1, f"unsupported symmetry {symmetry!r} "
+                                        "(expected general or symmetric)")
+    return _FIELDS[field], symmetry == "symmetric", 1
+
+
+def _read_mtx_size(path: str, data: bytes, skip: int) -> Tuple[int, int, int, int]:
+    """Return (n, entries, size line number, byte offset of the first entry line)."""
+    position = 0
+    number = 0
+    while position <= len(data):
+        end = data.find(b"\n", position)
+        end = len(data) if end < 0 else end
+        number += 1
+        line = data[position:end].strip()
+        position = end + 1
+        if number <= skip or not line or line.startswith((b"%", b"#")):
+            if end == len(data):
+                break
+            continue
+        fields = line.split()
+        try:
+            if len(fields) != 3:
+                raise ValueError
+            rows, cols, entries = (int(token) for token in fields)
+        except ValueError:
+            raise GraphFormatError(path, number, "bad size line: expected "
+                                                 "'rows columns entries'") from None
+        if min(rows, cols, entries) < 0:
+            raise GraphFormatError(path, number, "bad size line: negative size")
+        if rows != cols:
+            raise GraphFormatError(path, number, f"matrix is {rows}x{cols}; an adjacency "
+                                                 "matrix must be square")
+        return rows, entries, number, min(position, len(data))
+    raise GraphFormatError(path, None, "missing size line")
+
+
+# -- .npz cache ---------------------------------------------------------------------------
+
+_NPZ_FORMAT = "starc-graph"
+_NPZ_VERSION = 1
+_INDEX_ARRAYS = ("offsets", "targets", "rev_offsets", "rev_sources", "rev_edge_ids",
+                 "sources")
+
+
+def load_npz(path) -> Graph:
+    """Load a Graph saved by ``save_npz``; anything else is a GraphFormatError."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise GraphFormatError(path, None, "cannot open: No such file or directory")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as error:
+        raise GraphFormatError(path, None, f"not a starc graph cache ({error})") from None
+    try:
+        return _graph_from_arrays(arrays, path)
+    except (KeyError, ValueError, TypeError, IndexError) as error:
+        raise GraphFormatError(path, None, f"not a starc graph cache ({error})") from None
+
+
+def _graph_from_arrays(arrays, path: str) -> Graph:
+    if str(arrays["format"]) != _NPZ_FORMAT:
+        raise ValueError(f"format marker is {str(arrays['format'])!r}")
+    if int(arrays["version"]) != _NPZ_VERSION:
+        raise ValueError(f"unsupported version {int(arrays['version'])}")
+    n, m = int(arrays["num_nodes"]), int(arrays["num_edges"])
+    parts = {name: arrays[name] for name in _INDEX_ARRAYS}
+    for name, array in parts.items():
+        wanted = n + 1 if "offsets" in name else m
+        if array.ndim != 1 or array.size != wanted or not np.issubdtype(array.dtype,
+                                                                      np.integer):
+            raise ValueError(f"array {name!r} has the wrong shape or type")
+    for name in ("offsets", "rev_offsets"):
+        offsets = parts[name]
+        if offsets[0] != 0 or offsets[-1] != m or np.any(np.diff(offsets) < 0):
+            raise ValueError(f"array {name!r} is not a valid offset array")
+    for name in ("targets", "rev_sources", "sources"):
+        if m and (parts[name].min() < 0 or parts[name].max() >= n):
+            raise ValueError(f"array {name!r} has ids out of range")
+    if m and (parts["rev_edge_ids"].min() < 0 or parts["rev_edge_ids"].max() >= m):
+        raise ValueError("array 'rev_edge_ids' has ids out of range")
+    expected_sources = np.repeat(np.arange(n), np.diff(parts["offsets"]))
+    if not np.array_equal(expected_sources, parts["sources"]):
+        raise ValueError("'sources' disagrees with 'offsets'")
+    weights = None
+    if bool(arrays["has_weights"]):
+        weights = np.asarray(arrays["weights"], dtype=np.float64)
+        if weights.ndim != 1 or weights.size != m:
+            raise ValueError("array 'weights' has the wrong shape")
+    return Graph(num_nodes=n, num_edges=m, weights=weights,
+                 weights_integral=bool(arrays["weights_integral"]),
+                 name=path, **parts)

@@ -1,0 +1,1 @@
+"""The typed intermediate representation, semantic analysis and the DSL pretty-printer."""

@@ -1,0 +1,426 @@
+"""Typed IR: frozen dataclass nodes named after the language, with resolved symbols and types.
+
+Contract (produced by ``starc.ir.sema``, consumed by the reference executor, the analyses and
+the backends):
+- every name is a ``Symbol`` (identity = ``uid``; shadowed names get distinct symbols);
+- every expression carries its ``type``; conversions are explicit ``Cast`` nodes, so the two
+  operands of an arithmetic ``Binary`` have the node's type, the operands of a comparison
+  share one type, ``&&``/``||``/``!`` work on ``bool``, and an assigned value already has the
+  target's type;
+- syntax sugar is gone: ``x++`` is ``Reduce('+', x, 1)``, ``x /= e`` is ``Assign(x, x / e)``,
+  ``x = Min(x, e)`` is a ``MinMaxAssign``, a filter's bare property ``p`` is ``PropRead(p, v)``,
+  ``g.get_edge(v, w)`` inside ``for (w in g.neighbors(v))`` is that loop's edge variable;
+- ``loc`` never takes part in equality.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Optional, Tuple, Union
+
+from starc.diagnostics import NO_LOC, SourceLoc
+from starc.ir.types import Scalar, Type
+
+__all__ = [
+    "SymbolKind", "Symbol", "Node", "Expr", "Stmt",
+    "Const", "Inf", "VarRef", "PropRead", "EdgeEndpoint", "Unary", "Binary", "Cast", "MinMax",
+    "GraphQuery", "WeightBound", "CallExpr", "LValue",
+    "Block", "Declare", "Assign", "PropCopy", "Reduce", "MinMaxAssign", "Attach", "If", "While",
+    "DoWhile", "Loop", "Domain", "AllNodes", "AllEdges", "Neighbors", "InNeighbors",
+    "SetMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return", "Break", "Continue",
+    "ExprStmt", "Function", "Program", "REDUCE_OPS",
+    "children", "walk", "transform",
+]
+
+
+class SymbolKind(enum.Enum):
+    PARAM = "param"       # a function parameter
+    LOCAL = "local"       # a declared local (scalar or property)
+    LOOP = "loop"         # a loop / BFS variable
+    EDGE = "edge"         # the implicit edge variable of a neighbour loop
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A resolved name. Two symbols are the same iff their ``uid`` is."""
+
+    name: str
+    type: Type = field(compare=False)
+    kind: SymbolKind = field(compare=False)
+    uid: int
+    loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Node:
+    loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
+
+
+# --- expressions ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Expr(Node):
+    type: Type = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    """An int, float or bool literal; ``value`` is a Python int/float/bool."""
+
+    value: Union[int, float, bool]
+
+
+@dataclass(frozen=True)
+class Inf(Expr):
+    """``INF`` (largest value of ``type``) or ``-INF`` (``negative``: its lowest value)."""
+
+    negative: bool = False
+
+
+@dataclass(frozen=True)
+class VarRef(Expr):
+    sym: Symbol
+
+
+@dataclass(frozen=True)
+class PropRead(Expr):
+    """``index.prop``: element ``index`` (a node or edge expression) of property ``prop``."""
+
+    prop: Symbol
+    index: Expr
+
+
+@dataclass(frozen=True)
+class EdgeEndpoint(Expr):
+    """``e.source`` / ``e.destination`` (``end``)."""
+
+    edge: Expr
+    end: str
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str          # "-" or "!"
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    op: str          # || && == != < <= > >= + - * / %
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    """Conversion of ``expr`` to ``type`` (C semantics)."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class MinMax(Expr):
+    """``Min(a, b)`` / ``Max(a, b)`` used as a plain expression."""
+
+    func: str        # "Min" or "Max"
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class GraphQuery(Expr):
+    """A graph built-in: ``num_nodes``, ``num_edges``, ``count_outNbrs(v)``,
+    ``count_inNbrs(v)``, ``is_an_edge(u, w)``, ``get_edge(u, w)`` (a search)."""
+
+    op: str
+    graph: Symbol
+    args: Tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class WeightBound(Expr):
+    """``minWt(w)`` / ``maxWt(w)``: the smallest / largest value of edge property ``prop``."""
+
+    func: str        # "minWt" or "maxWt"
+    prop: Symbol
+
+
+@dataclass(frozen=True)
+class CallExpr(Expr):
+    """A call of another function of the program."""
+
+    function: str
+    args: Tuple[Expr, ...]
+
+
+LValue = Union[VarRef, PropRead]
+
+
+# --- statements ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Block(Stmt):
+    stmts: Tuple[Stmt, ...]
+
+
+@dataclass(frozen=True)
+class Declare(Stmt):
+    """A local declaration; for a property it allocates it (uninitialised unless attached)."""
+
+    sym: Symbol
+    init: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    target: LValue
+    value: Expr
+
+
+@dataclass(frozen=True)
+class PropCopy(Stmt):
+    """``dst = src;`` for two properties: every element copied."""
+
+    dst: Symbol
+    src: Symbol
+
+
+REDUCE_OPS = ("+", "-", "*", "&", "|")
+
+
+@dataclass(frozen=True)
+class Reduce(Stmt):
+    """``target op= value`` for op in ``REDUCE_OPS`` (``x++`` is ``+= 1``, ``x--`` is ``-= 1``).
+    Inside a forall on shared data this is a reduction/atomic; elsewhere a plain update."""
+
+    op: str
+    target: LValue
+    value: Expr
+
+
+@dataclass(frozen=True)
+class MinMaxAssign(Stmt):
+    """``<target, o1, ...> = <Min(target, candidate), e1, ...>``: if ``candidate`` is smaller
+    (Min) / larger (Max) than ``target``, store it and perform the ``others`` assignments."""
+
+    func: str                                   # "Min" or "Max"
+    target: LValue
+    candidate: Expr
+    others: Tuple[Tuple[LValue, Expr], ...] = ()
+
+
+@dataclass(frozen=True)
+class Attach(Stmt):
+    """``g.attachNodeProperty(p = e, ...)`` / ``attachEdgeProperty``: fill each property."""
+
+    graph: Symbol
+    inits: Tuple[Tuple[Symbol, Expr], ...]
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    orelse: Optional[Block] = None
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: Block
+
+
+@dataclass(frozen=True)
+class DoWhile(Stmt):
+    body: Block
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class Domain(Node):
+    """What a loop iterates."""
+
+
+@dataclass(frozen=True)
+class AllNodes(Domain):
+    graph: Symbol
+
+
+@dataclass(frozen=True)
+class AllEdges(Domain):
+    graph: Symbol
+
+
+@dataclass(frozen=True)
+class Neighbors(Domain):
+    """Out-neighbours ``w`` of ``of`` (edge ``of -> w`` in ``edge``). Inside an iterateInBFS
+    body a loop over the BFS variable's neighbours has ``role="bfs_parents"`` (in-neighbours
+    one level up; ``edge`` is the forward edge w -> of); inside the reverse sweep
+    ``role="bfs_children"`` (out-neighbours one level down); else ``role="out"``."""
+
+    graph: Symbol
+    of: Expr
+    edge: Symbol
+    role: str = "out"
+
+
+@dataclass(frozen=True)
+class InNeighbors(Domain):
+    """``g.nodes_to(of)``: in-neighbours ``u``; ``edge`` is the forward edge u -> of."""
+
+    graph: Symbol
+    of: Expr
+    edge: Symbol
+
+
+@dataclass(frozen=True)
+class SetMembers(Domain):
+    """The members of a ``SetN`` parameter, in the order given."""
+
+    set: Symbol
+
+
+@dataclass(frozen=True)
+class Loop(Stmt):
+    """``forall`` (``parallel``) or ``for`` over ``domain``, skipping iterations where
+    ``filter`` (already rewritten to use ``var``) is false."""
+
+    var: Symbol
+    domain: Domain
+    body: Block
+    parallel: bool
+    filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class FixedPoint(Stmt):
+    """``fixedPoint until (flag : cond)``. With ``cond`` = ``!p`` for a ``propNode<bool>``
+    ``p``, ``prop`` is ``p`` (double-buffered flags, LANGUAGE.md §6); else ``prop`` is None and
+    the loop runs until ``cond`` holds after an iteration."""
+
+    flag: Symbol
+    cond: Expr
+    body: Block
+    prop: Optional[Symbol] = None
+
+
+@dataclass(frozen=True)
+class ReverseSweep(Node):
+    """``iterateInReverse (cond)``: ``cond`` may be None (every reached vertex)."""
+
+    cond: Optional[Expr]
+    body: Block
+
+
+@dataclass(frozen=True)
+class IterateBFS(Stmt):
+    var: Symbol
+    graph: Symbol
+    root: Expr
+    body: Block
+    filter: Optional[Expr] = None
+    reverse: Optional[ReverseSweep] = None
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Optional[Expr] = None
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Function(Node):
+    name: str
+    params: Tuple[Symbol, ...]
+    body: Block
+    return_type: Optional[Scalar] = None
+
+
+@dataclass(frozen=True)
+class Program(Node):
+    functions: Tuple[Function, ...]
+    filename: str = "<input>"
+
+    def function(self, name: str) -> Function:
+        for fn in self.functions:
+            if fn.name == name:
+                return fn
+        raise KeyError(name)
+
+
+# --- generic traversal -----------------------------------------------------------------------
+
+def children(node: Node) -> Iterator[Node]:
+    """Direct child nodes in field order (tuples, including pairs, flattened)."""
+    for f in dataclasses.fields(node):
+        if f.name in ("loc", "type"):
+            continue
+        yield from _nodes_in(getattr(node, f.name))
+
+
+def _nodes_in(value) -> Iterator[Node]:
+    if isinstance(value, Node):
+        yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _nodes_in(item)
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Pre-order traversal of ``node`` and everything below it."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def transform(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
+    """Bottom-up rebuild: children first, then ``fn(rebuilt)``; ``fn`` returns a replacement
+    or None to keep the node. The input is never mutated."""
+    changes = {}
+    for f in dataclasses.fields(node):
+        if f.name in ("loc", "type"):
+            continue
+        value = getattr(node, f.name)
+        new = _transform_value(value, fn)
+        if new is not value:
+            changes[f.name] = new
+    rebuilt = dataclasses.replace(node, **changes) if changes else node
+    replacement = fn(rebuilt)
+    return rebuilt if replacement is None else replacement
+
+
+def _transform_value(value, fn):
+    if isinstance(value, Node):
+        return transform(value, fn)
+    if isinstance(value, tuple):
+        items = tuple(_transform_value(v, fn) for v in value)
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return items
+    return value

@@ -1,0 +1,94 @@
+"""The types of the typed IR: scalars, the graph, properties and sets."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = ["Scalar", "GraphType", "PropType", "SetType", "VoidType", "Type",
+           "GRAPH", "VOID", "is_integer", "is_floating", "is_numeric", "common_type", "c_name"]
+
+
+class Scalar(enum.Enum):
+    """Scalar element types; ``NODE`` and ``EDGE`` are 32-bit integer ids in generated code."""
+
+    BOOL = "bool"
+    INT = "int"
+    LONG = "long"
+    FLOAT = "float"
+    DOUBLE = "double"
+    NODE = "node"
+    EDGE = "edge"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class GraphType:
+    def __str__(self) -> str:
+        return "Graph"
+
+
+@dataclass(frozen=True)
+class PropType:
+    """``propNode<T>`` (kind ``node``) or ``propEdge<T>`` (kind ``edge``)."""
+
+    kind: str
+    elem: Scalar
+
+    def __str__(self) -> str:
+        return f"prop{self.kind.capitalize()}<{self.elem}>"
+
+
+@dataclass(frozen=True)
+class SetType:
+    """``SetN<g>`` (kind ``node``) or ``SetE<g>`` (kind ``edge``)."""
+
+    kind: str
+    graph: str
+
+    def __str__(self) -> str:
+        return f"Set{'N' if self.kind == 'node' else 'E'}<{self.graph}>"
+
+
+@dataclass(frozen=True)
+class VoidType:
+    def __str__(self) -> str:
+        return "void"
+
+
+GRAPH = GraphType()
+VOID = VoidType()
+Type = Union[Scalar, GraphType, PropType, SetType, VoidType]
+
+_RANK = {Scalar.BOOL: 0, Scalar.INT: 1, Scalar.NODE: 1, Scalar.EDGE: 1,
+         Scalar.LONG: 2, Scalar.FLOAT: 3, Scalar.DOUBLE: 4}
+
+
+def is_integer(t: Type) -> bool:
+    return t in (Scalar.INT, Scalar.LONG, Scalar.NODE, Scalar.EDGE, Scalar.BOOL)
+
+
+def is_floating(t: Type) -> bool:
+    return t in (Scalar.FLOAT, Scalar.DOUBLE)
+
+
+def is_numeric(t: Type) -> bool:
+    return isinstance(t, Scalar)
+
+
+def common_type(a: Scalar, b: Scalar) -> Scalar:
+    """C's usual arithmetic conversions on our scalars (bool, node, edge promote to int)."""
+    best = a if _RANK[a] >= _RANK[b] else b
+    if best in (Scalar.BOOL, Scalar.NODE, Scalar.EDGE):
+        return Scalar.INT
+    return best
+
+
+def c_name(t: Scalar) -> str:
+    """The C/C++ spelling of a scalar in host code (kernels may map bool differently)."""
+    return {Scalar.BOOL: "bool", Scalar.INT: "int", Scalar.LONG: "long long",
+            Scalar.FLOAT: "float", Scalar.DOUBLE: "double", Scalar.NODE: "int",
+            Scalar.EDGE: "int"}[t]

@@ -1,0 +1,257 @@
+"""Build (with a cache) and run programs on every backend; the Python API ``starc.compile``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time as _time
+from typing import Dict, List, Optional
+
+import starc
+from starc.diagnostics import CompileError, DiagnosticSink, SourceLoc
+
+__all__ = ["ParamSyntaxError", "parse_param_tokens", "cache_root", "build_file", "build",
+           "run_file", "CompiledProgram", "compile"]
+
+
+class ParamSyntaxError(ValueError):
+    """A program parameter on the command line that is not ``--name value``."""
+
+
+def parse_param_tokens(tokens: List[str]) -> Dict[str, str]:
+    """``['--src', '0', '--beta=0.1']`` -> ``{'src': '0', 'beta': '0.1'}``."""
+    values: Dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if not token.startswith("--") or len(token) == 2:
+            raise ParamSyntaxError(f"unexpected argument '{token}' (program parameters are "
+                                   "given as --name value)")
+        name, eq, value = token[2:].partition("=")
+        if not eq:
+            if i + 1 >= len(tokens):
+                raise ParamSyntaxError(f"--{name} needs a value")
+            value = tokens[i + 1]
+            i += 1
+        if name in values:
+            raise ParamSyntaxError(f"--{name} given twice")
+        values[name] = value
+        i += 1
+    return values
+
+
+def cache_root() -> pathlib.Path:
+    """Where built programs are cached: $STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc."""
+    if os.environ.get("STARC_CACHE_DIR"):
+        return pathlib.Path(os.environ["STARC_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "starc"
+
+
+def _cache_key(comp, backend_name: str, options, toolchain: str) -> str:
+    digest = hashlib.sha256()
+    for part in (starc.__version__, backend_name, comp.function.name, toolchain,
+                 repr(options)):
+        digest.update(part.encode() + b"\0")
+    for name, text in sorted(comp.generated.files.items()):
+        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+    return digest.hexdigest()[:24]
+
+
+def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
+          use_cache: bool = True):
+    """Compile a generated program; a ``BuiltProgram`` or None (errors in ``sink``)."""
+    from starc.backends import get_backend
+    from starc.backends.base import BackendError, BuiltProgram
+    backend = get_backend(backend_name)
+    avail = backend.availability()
+    if not avail.can_build:
+        sink.error("E0502", f"backend '{backend_name}' cannot build here: {avail.detail}",
+                   SourceLoc(comp.filename, 0, 0))
+        return None
+    cached_dir = None
+    if outdir is None:
+        cached_dir = cache_root() / _cache_key(comp, backend_name, options, avail.detail)
+        marker = cached_dir / "starc-built.json"
+        if use_cache and marker.exists():
+            info = json.loads(marker.read_text())
+            return BuiltProgram(backend_name, comp.function.name, cached_dir,
+                                info["argv_prefix"])
+        # Build in a fresh temporary directory and rename into place: no half-built cache.
+        cache_root().mkdir(parents=True, exist_ok=True)
+        work = pathlib.Path(tempfile.mkdtemp(prefix="build-", dir=cache_root()))
+    else:
+        work = pathlib.Path(outdir)
+    try:
+        built = backend.build(comp.generated, work, options)
+    except BackendError as exc:
+        sink.error(exc.code, str(exc), exc.loc or SourceLoc(comp.filename, 0, 0))
+        if cached_dir is not None:
+            shutil.rmtree(work, ignore_errors=True)
+        return None
+    if cached_dir is None:
+        return built
+    argv = [a.replace(str(work), str(cached_dir)) for a in built.argv_prefix]
+    (work / "starc-built.json").write_text(json.dumps({"argv_prefix": argv}))
+    shutil.rmtree(cached_dir, ignore_errors=True)
+    os.replace(work, cached_dir)
+    return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
+
+
+def build_file(path: str, backend_name: str, sink: DiagnosticSink, *, function=None,
+               options=None, outdir=None, show_traceback=False):
+    from starc.backends.base import BackendOptions
+    from starc.driver import compile_file
+    options = options or BackendOptions()
+    comp = compile_file(path, sink, backend=backend_name, function=function,
+                        options=options, show_traceback=show_traceback)
+    if comp is None or not comp.ok:
+        return None
+    return build(comp, backend_name, sink, options, outdir=outdir)
+
+
+def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
+                  out: Optional[str], time: bool) -> List[str]:
+    argv = [graph]
+    if undirected:
+        argv.append("--undirected")
+    for name, value in params.items():
+        argv += [f"--{name}", str(value)]
+    if out:
+        argv += ["--out", out]
+    if time:
+        argv.append("--time")
+    return argv
+
+
+def _run_reference(comp, sink, graph, undirected, params, out, time) -> int:
+    from starc.graphs import GraphFormatError, load_graph
+    from starc.reference import execute, ExecutionError
+    from starc.results import format_results
+    from starc.runcontract import UsageError
+    try:
+        g = load_graph(graph, undirected=undirected)
+    except GraphFormatError as exc:
+        print(f"starc: error[E0602]: {exc}", file=sys.stderr)
+        return 1
+    try:
+        start = _time.perf_counter()
+        results = execute(comp.ir, g, params, function=comp.function.name)
+        elapsed = _time.perf_counter() - start
+    except UsageError as exc:
+        print(f"starc: error: {exc}", file=sys.stderr)
+        return 2
+    except ExecutionError as exc:
+        loc = getattr(exc, "loc", None)
+        sink.error("E0602", f"the program failed at run time: {exc}",
+                   loc or SourceLoc(comp.filename, 0, 0))
+        sink.emit()
+        return 1
+    results.graph = graph
+    text = format_results(results)
+    if out:
+        pathlib.Path(out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    if time:
+        print(f"starc-time {elapsed:.6f}", file=sys.stderr)
+    return 0
+
+
+def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
+             undirected: bool = False, params: Dict[str, str], out=None, time=False,
+             function=None, options=None, use_cache=True, show_traceback=False) -> int:
+    """``starc run``: the exit status (the generated program's own status is passed on)."""
+    from starc.backends.base import BackendOptions
+    from starc.driver import compile_file
+    options = options or BackendOptions()
+    comp = compile_file(path, sink, backend=backend_name, function=function, options=options,
+                        show_traceback=show_traceback)
+    if comp is None or not comp.ok:
+        sink.emit()
+        return 1
+    if backend_name == "reference":
+        sink.emit()
+        return _run_reference(comp, sink, graph, undirected, params, out, time)
+    built = build(comp, backend_name, sink, options, use_cache=use_cache)
+    sink.emit()
+    if built is None:
+        return 1
+    from starc.backends import get_backend
+    if not get_backend(backend_name).availability().can_run:
+        print(f"starc: error: the {backend_name} program was built in {built.directory} but "
+              "cannot run here: " + get_backend(backend_name).availability().detail,
+              file=sys.stderr)
+        return 1
+    argv = built.argv_prefix + _program_argv(graph, undirected, params, out, time)
+    return subprocess.run(argv).returncode
+
+
+class CompiledProgram:
+    """``starc.compile(...)``: a checked, lowered program that runs on one backend."""
+
+    def __init__(self, comp, backend: str, options) -> None:
+        self.compilation = comp
+        self.backend = backend
+        self.options = options
+        self._built = None
+
+    @property
+    def function(self) -> str:
+        return self.compilation.function.name
+
+    def run(self, graph, *, undirected: bool = False, **params):
+        """Run on ``graph`` (a path or a ``starc.graphs.Graph``) and return
+        ``starc.results.Results`` with numpy arrays."""
+        from starc.graphs import Graph, write_edge_list
+        from starc.results import parse_results
+        params = {k: (",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
+                  for k, v in params.items()}
+        with tempfile.TemporaryDirectory(prefix="starc-run-") as tmp:
+            if isinstance(graph, Graph):
+                path = os.path.join(tmp, "graph.el")
+                write_edge_list(graph, path)
+            else:
+                path = str(graph)
+            if self.backend == "reference":
+                from starc.graphs import load_graph
+                from starc.reference import execute
+                return execute(self.compilation.ir, load_graph(path, undirected=undirected),
+                               params, function=self.function)
+            if self._built is None:
+                sink = DiagnosticSink()
+                self._built = build(self.compilation, self.backend, sink, self.options)
+                if self._built is None:
+                    raise CompileError(sink.errors)
+            out = os.path.join(tmp, "results.txt")
+            argv = self._built.argv_prefix + _program_argv(path, undirected, params, out,
+                                                           False)
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{self.backend} program failed (exit {proc.returncode}): "
+                                   f"{proc.stderr.strip()}")
+            return parse_results(pathlib.Path(out).read_text())
+
+
+def compile(source: str, backend: str = "reference", *, function: Optional[str] = None,
+            options=None) -> CompiledProgram:
+    """Compile DSL ``source`` (text, or a path to a .sp file) for ``backend``; raises
+    ``CompileError`` with the diagnostics if the program has errors."""
+    from starc.backends.base import BackendOptions
+    from starc.driver import compile_source, read_source
+    sink = DiagnosticSink()
+    filename = "<string>"
+    if "\n" not in source and source.endswith(".sp") and os.path.exists(source):
+        filename, source = source, read_source(source, sink)
+    options = options or BackendOptions()
+    comp = compile_source(source, filename, sink, backend=backend, function=function,
+                          options=options)
+    if not comp.ok:
+        raise CompileError(sink.errors)
+    return CompiledProgram(comp, backend, options)

@@ -1,0 +1,56 @@
+"""Toolchain probing (once per session) and the per-backend markers' skips."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+
+import pytest
+
+
+@functools.lru_cache(maxsize=None)
+def opencl_device() -> str:
+    """The name of a usable OpenCL device, or '' if pyopencl or a device is missing."""
+    try:
+        import pyopencl as cl
+        devices = [d for p in cl.get_platforms() for d in p.get_devices()]
+    except Exception:  # noqa: BLE001 - any failure means "no OpenCL here"
+        return ""
+    return devices[0].name if devices else ""
+
+
+@functools.lru_cache(maxsize=None)
+def have_gpu() -> bool:
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+SKIPS = {
+    "opencl": (lambda: bool(opencl_device()), "pyopencl/PoCL not available (no OpenCL device)"),
+    "cuda": (lambda: shutil.which("nvcc") is not None, "nvcc not found"),
+    "gpu": (have_gpu, "no NVIDIA GPU (nvidia-smi -L lists none)"),
+    "sycl": (lambda: shutil.which("g++") is not None, "g++ not found (needed for SYCL tests)"),
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker, (available, reason) in SKIPS.items():
+            if marker in item.keywords and not available():
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_build_cache(tmp_path_factory):
+    """Builds made by tests go to a per-session cache, never the user's ~/.cache."""
+    if "STARC_CACHE_DIR" not in os.environ:
+        os.environ["STARC_CACHE_DIR"] = str(tmp_path_factory.mktemp("starc-cache"))
+    yield

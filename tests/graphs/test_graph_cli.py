@@ -1,0 +1,77 @@
+"""The ``starc graph`` subcommands through ``starc.graphs.cli.main``."""
+
+import argparse
+
+import pytest
+
+from starc.graphs import load_graph
+from starc.graphs.cli import add_graph_subparser, main, run_graph_command
+
+
+def test_gen_rmat_then_info(tmp_path, capsys):
+    path = str(tmp_path / "g.el")
+    assert main(["graph", "gen", "rmat", "--scale", "6", "--edge-factor", "4", "--weights",
+                 "--seed", "1", "-o", path]) == 0
+    graph = load_graph(path)
+    assert graph.num_edges == 256 and graph.weights_integral
+    capsys.readouterr()
+    assert main(["graph", "info", path]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "edges: 256" in out and "vertices: 64" in out
+    assert any(line.startswith("weights: integer (min ") for line in out)
+    for label in ("self-loops: ", "duplicate edges: ", "isolated vertices: ",
+                  "out-degree: min ", "in-degree: max "):
+        assert any(line.startswith(label) for line in out), label
+
+
+@pytest.mark.parametrize("extension", ["el", "txt", "mtx", "npz"])
+def test_gen_formats_by_extension(tmp_path, extension):
+    path = str(tmp_path / f"g.{extension}")
+    assert main(["graph", "gen", "grid", "--rows", "4", "--cols", "5", "-o", path]) == 0
+    assert load_graph(path).num_edges == 2 * (4 * 4 + 5 * 3)
+
+
+def test_gen_uniform_and_convert_undirected(tmp_path, capsys):
+    source, target = str(tmp_path / "u.el"), str(tmp_path / "u.mtx")
+    assert main(["gen", "uniform", "--nodes", "50", "--degree", "2", "-o", source]) == 0
+    assert main(["graph", "convert", source, target, "--undirected"]) == 0
+    assert load_graph(target) == load_graph(source, undirected=True)
+    capsys.readouterr()
+    assert main(["graph", "info", source, "--undirected"]) == 0
+    assert "(undirected)" in capsys.readouterr().out
+
+
+def test_bad_input_reports_e0602_without_traceback(tmp_path, capsys):
+    path = tmp_path / "bad.el"
+    path.write_text("0 1\n1 x\n")
+    assert main(["graph", "info", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"error[E0602]: {path}:2: target id 'x' is not an integer\n"
+
+
+def test_missing_input_and_unwritable_output(tmp_path, capsys):
+    assert main(["graph", "convert", str(tmp_path / "none.el"), str(tmp_path / "o.el")]) == 1
+    assert "cannot open" in capsys.readouterr().err
+    out = str(tmp_path / "no" / "dir" / "g.el")
+    assert main(["graph", "gen", "grid", "--rows", "2", "--cols", "2", "-o", out]) == 1
+    assert capsys.readouterr().err.startswith(f"error[E0602]: {out}: cannot write")
+
+
+def test_bad_generator_argument_is_e0601(tmp_path, capsys):
+    assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", str(tmp_path / "g.el")]) == 1
+    assert capsys.readouterr().err.startswith("error[E0601]: scale must be")
+
+
+def test_usage_error_returns_argparse_status(capsys):
+    assert main(["graph", "info"]) == 2
+    assert "required" in capsys.readouterr().err
+
+
+def test_subparser_plugs_into_a_parent_parser(tmp_path):
+    parser = argparse.ArgumentParser(prog="starc")
+    add_graph_subparser(parser.add_subparsers(dest="command"))
+    path = str(tmp_path / "g.npz")
+    args = parser.parse_args(["graph", "gen", "grid", "--rows", "2", "--cols", "3",
+                              "-o", path])
+    assert args.func is run_graph_command
+    assert run_graph_command(args) == 0 and load_graph(path).num_nodes == 6

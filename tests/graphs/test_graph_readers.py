@@ -1,0 +1,269 @@
+"""load_graph: edge lists, Matrix Market, .npz; one test per kind of malformed input."""
+
+import numpy as np
+import pytest
+
+from starc.graphs import Graph, GraphFormatError, load_graph, save_npz
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def edges_of(graph):
+    src, dst, weights = graph.edge_list()
+    if weights is None:
+        return list(zip(src.tolist(), dst.tolist()))
+    return list(zip(src.tolist(), dst.tolist(), weights.tolist()))
+
+
+# -- text edge lists ----------------------------------------------------------------------
+
+def test_edge_list_with_comments_and_blank_lines(tmp_path):
+    path = write(tmp_path, "g.el", "# header\n\n0 1\n   % indented comment\n2 0\n\t\n1 2\n")
+    graph = load_graph(path)
+    assert graph.num_nodes == 3 and graph.num_edges == 3
+    assert edges_of(graph) == [(0, 1), (1, 2), (2, 0)]
+    assert not graph.has_weights and graph.name == path
+
+
+def test_edge_list_integer_weights(tmp_path):
+    graph = load_graph(write(tmp_path, "g.txt", "0 1 5\n1 0 -3\n"))
+    assert graph.weights_integral
+    assert edges_of(graph) == [(0, 1, 5.0), (1, 0, -3.0)]
+
+
+def test_edge_list_float_weights(tmp_path):
+    graph = load_graph(write(tmp_path, "g.txt", "0 1 5\n1 0 2.5\n0 0 1e3\n"))
+    assert not graph.weights_integral
+    assert edges_of(graph) == [(0, 0, 1000.0), (0, 1, 5.0), (1, 0, 2.5)]
+
+
+def test_edge_list_crlf_and_tabs(tmp_path):
+    path = tmp_path / "g.el"
+    path.write_bytes(b"0\t1\r\n1  2\r\n# c\r\n")
+    assert edges_of(load_graph(str(path))) == [(0, 1), (1, 2)]
+
+
+def test_explicit_num_nodes_adds_isolated_vertices(tmp_path):
+    graph = load_graph(write(tmp_path, "g.el", "0 1\n"), num_nodes=5)
+    assert graph.num_nodes == 5 and graph.isolated_vertex_count() == 3
+
+
+def test_empty_file_is_an_empty_graph(tmp_path):
+    graph = load_graph(write(tmp_path, "g.el", "# only a comment\n\n"))
+    assert graph.num_nodes == 0 and graph.num_edges == 0
+    assert load_graph(write(tmp_path, "e.el", ""), num_nodes=4).num_nodes == 4
+
+
+def test_undirected_symmetrises(tmp_path):
+    graph = load_graph(write(tmp_path, "g.el", "0 1 4\n2 2 1\n"), undirected=True)
+    assert edges_of(graph) == [(0, 1, 4.0), (1, 0, 4.0), (2, 2, 1.0)]
+
+
+def test_duplicates_and_self_loops_kept_in_file_order(tmp_path):
+    graph = load_graph(write(tmp_path, "g.el", "1 1 7\n0 1 3\n0 1 1\n0 1 2\n"))
+    assert edges_of(graph) == [(0, 1, 3.0), (0, 1, 1.0), (0, 1, 2.0), (1, 1, 7.0)]
+    assert graph.self_loop_count() == 1 and graph.duplicate_edge_count() == 2
+
+
+def test_edge_list_matches_networkx(tmp_path):
+    import networkx as nx
+    rng = np.random.default_rng(5)
+    pairs = rng.integers(0, 30, size=(200, 2))
+    path = write(tmp_path, "g.el", "".join(f"{a} {b}\n" for a, b in pairs))
+    graph = load_graph(path)
+    reference = nx.MultiDiGraph(pairs.tolist())
+    assert graph.num_edges == reference.number_of_edges()
+    assert sorted(edges_of(graph)) == sorted((a, b) for a, b, _ in reference.edges(keys=True))
+
+
+# -- Matrix Market ------------------------------------------------------------------------
+
+def test_mtx_general_integer(tmp_path):
+    path = write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate integer general\n"
+                                    "% comment\n\n3 3 2\n1 2 7\n3 1 -2\n")
+    graph = load_graph(path)
+    assert graph.num_nodes == 3 and graph.weights_integral
+    assert edges_of(graph) == [(0, 1, 7.0), (2, 0, -2.0)]
+
+
+def test_mtx_symmetric_real_mirrors_off_diagonal(tmp_path):
+    path = write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                    "4 4 3\n2 1 0.5\n3 3 1\n4 2 2\n")
+    graph = load_graph(path)
+    assert not graph.weights_integral
+    assert edges_of(graph) == [(0, 1, 0.5), (1, 0, 0.5), (1, 3, 2.0), (2, 2, 1.0),
+                               (3, 1, 2.0)]
+
+
+def test_mtx_pattern_and_scipy_agree(tmp_path):
+    import scipy.io
+    path = write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                    "5 5 4\n1 2\n2 3\n5 1\n4 4\n")
+    graph = load_graph(path)
+    assert not graph.has_weights and graph.num_nodes == 5
+    expected = scipy.io.mmread(path).tocsr()
+    assert (graph.to_scipy() != expected).nnz == 0
+
+
+def test_mtx_num_nodes_must_agree(tmp_path):
+    path = write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                    "3 3 1\n1 2\n")
+    assert load_graph(path, num_nodes=3).num_nodes == 3
+    with pytest.raises(GraphFormatError, match=r"g\.mtx:2: .*num_nodes=4"):
+        load_graph(path, num_nodes=4)
+
+
+# -- .npz ---------------------------------------------------------------------------------
+
+def test_npz_round_trip_keeps_every_array(tmp_path):
+    graph = Graph.from_edges(4, [3, 0, 0], [0, 2, 2], [1.5, 2, 3], weights_integral=False)
+    path = str(tmp_path / "g.npz")
+    save_npz(graph, path)
+    loaded = load_graph(path)
+    assert loaded == graph and loaded.name == path
+    assert loaded.offsets.dtype == graph.offsets.dtype
+    assert load_graph(path, undirected=True) == graph.symmetrised()
+
+
+# -- malformed input: one test per kind, each naming file and line -------------------------
+
+MALFORMED_EDGE_LISTS = [
+    ("non-numeric token", "0 1\n1 x\n", 2, "target id 'x' is not an integer"),
+    ("float id", "# c\n0.5 1\n", 2, "source id '0.5' is not an integer"),
+    ("one column", "0 1\n\n2\n", 3, "expected 2 or 3 columns, found 1"),
+    ("four columns", "0 1 2 3\n", 1, "expected 2 or 3 columns, found 4"),
+    ("negative id", "0 1\n-1 2\n", 2, "negative source id -1"),
+    ("weights on some lines only", "0 1 3\n1 2\n", 2, "weights on some lines only"),
+    ("weights missing at first", "0 1\n1 2 5\n", 2, "weights on some lines only"),
+    ("bad weight", "0 1 3\n1 2 heavy\n", 2, "weight 'heavy' is not a number"),
+    ("non-finite weight", "0 1 nan\n", 1, "weight 'nan' is not finite"),
+    ("mid-line comment", "0 1 # note\n", 1, "expected 2 or 3 columns, found 4"),
+]
+
+
+@pytest.mark.parametrize("kind, text, line, message", MALFORMED_EDGE_LISTS,
+                         ids=[case[0] for case in MALFORMED_EDGE_LISTS])
+def test_malformed_edge_list(tmp_path, kind, text, line, message):
+    path = write(tmp_path, "bad.el", text)
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(path)
+    assert caught.value.line == line
+    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+
+
+def test_id_beyond_explicit_num_nodes(tmp_path):
+    path = write(tmp_path, "bad.el", "0 1\n1 4\n")
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(path, num_nodes=4)
+    assert str(caught.value) == f"{path}:2: target id 4 out of range 0..3"
+
+
+def test_error_found_deep_in_a_large_file(tmp_path):
+    lines = [f"{i} {i + 1}" for i in range(20000)]
+    lines[15000] = "7 ?"
+    path = write(tmp_path, "big.el", "\n".join(lines))
+    with pytest.raises(GraphFormatError, match=r"big\.el:15001: target id '\?'"):
+        load_graph(path)
+
+
+def test_missing_file(tmp_path):
+    path = str(tmp_path / "absent.el")
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(path)
+    assert caught.value.line is None
+    assert str(caught.value).startswith(f"{path}: cannot open: ")
+
+
+HEADER = "%%MatrixMarket matrix coordinate integer general\n"
+
+MALFORMED_MTX = [
+    ("missing banner", "3 3 1\n1 2 1\n", 1, "missing '%%MatrixMarket' banner"),
+    ("bad banner", "%%MatrixMarket matrix coordinate\n3 3 0\n", 1, "bad banner"),
+    ("array format", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 1,
+     "array (dense) Matrix Market files are not supported"),
+    ("complex field", "%%MatrixMarket matrix coordinate complex general\n", 1,
+     "unsupported field 'complex'"),
+    ("skew symmetry", "%%MatrixMarket matrix coordinate real skew-symmetric\n", 1,
+     "unsupported symmetry 'skew-symmetric'"),
+    ("bad size line", HEADER + "% c\n3 x 1\n1 2 1\n", 3, "bad size line"),
+    ("short size line", HEADER + "3 3\n", 2, "bad size line"),
+    ("not square", HEADER + "3 4 1\n1 2 1\n", 2, "matrix is 3x4"),
+    ("index zero", HEADER + "3 3 2\n1 2 1\n0 1 1\n", 4, "source id 0 out of range 1..3"),
+    ("index too large", HEADER + "3 3 1\n1 4 1\n", 3, "target id 4 out of range 1..3"),
+    ("negative index", HEADER + "3 3 1\n-1 2 1\n", 3, "source id -1 out of range 1..3"),
+    ("real value in integer file", HEADER + "3 3 1\n1 2 1.5\n", 3,
+     "weight '1.5' is not an integer"),
+    ("non-numeric entry", HEADER + "3 3 1\n1 b 1\n", 3, "target id 'b' is not an integer"),
+    ("pattern with values", "%%MatrixMarket matrix coordinate pattern general\n"
+                            "3 3 1\n1 2 1\n", 3, "expected 2 columns, found 3"),
+    ("too many entries", HEADER + "3 3 1\n1 2 1\n% c\n2 3 1\n", 5,
+     "more entries than the 1 the size line declares"),
+    ("too few entries", HEADER + "% c\n3 3 3\n1 2 1\n", 3,
+     "the size line declares 3 entries but the file has 1"),
+]
+
+
+@pytest.mark.parametrize("kind, text, line, message", MALFORMED_MTX,
+                         ids=[case[0] for case in MALFORMED_MTX])
+def test_malformed_mtx(tmp_path, kind, text, line, message):
+    path = write(tmp_path, "bad.mtx", text)
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(path)
+    assert caught.value.line == line
+    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+
+
+def test_mtx_missing_size_line(tmp_path):
+    path = write(tmp_path, "bad.mtx", HEADER + "% only comments\n")
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(path)
+    assert str(caught.value) == f"{path}: missing size line"
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip at all", None])
+def test_corrupt_or_foreign_npz(tmp_path, content):
+    path = tmp_path / "bad.npz"
+    if content is None:
+        np.savez(path, data=np.arange(3))  # a valid npz that is not a starc graph
+    else:
+        path.write_bytes(content)
+    with pytest.raises(GraphFormatError) as caught:
+        load_graph(str(path))
+    assert caught.value.line is None
+    assert str(caught.value).startswith(f"{path}: not a starc graph cache")
+
+
+def test_npz_with_inconsistent_arrays(tmp_path):
+    graph = Graph.from_edges(3, [0, 1], [1, 2])
+    graph.targets = np.array([1, 7], dtype=np.int32)  # out of range
+    path = str(tmp_path / "bad.npz")
+    save_npz(graph, path)
+    with pytest.raises(GraphFormatError, match="ids out of range"):
+        load_graph(path)
+
+
+def test_chunked_parsing_agrees_and_locates_errors(tmp_path, monkeypatch):
+    import starc.graphs.readers as readers
+    lines = ["# weights are integers until the last line"]
+    lines += [f"{i % 97} {(i * 7) % 97} {i % 5}" for i in range(3000)] + ["3 4 0.25"]
+    path = write(tmp_path, "g.el", "\n".join(lines) + "\n")
+    whole = load_graph(path)
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", 64)
+    chunked = load_graph(path)
+    assert chunked == whole and not chunked.weights_integral
+    lines[2500] = "1 2"
+    write(tmp_path, "g.el", "\n".join(lines) + "\n")
+    with pytest.raises(GraphFormatError, match=r"g\.el:2501: weights on some lines only"):
+        load_graph(path)
+
+
+def test_non_ascii_bytes_are_reported(tmp_path):
+    path = tmp_path / "bad.el"
+    path.write_bytes("0 1\n1\u00a0 2\n".encode())  # a no-break space is not a separator
+    message = r"bad\.el:2: source id '1\\xa0' is not an integer"
+    with pytest.raises(GraphFormatError, match=message):
+        load_graph(str(path))
