@@ -7,7 +7,15 @@ import os
 import shutil
 import subprocess
 
+import pathlib
+
 import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# No SYCL compiler exists in our package registries: where none is on PATH, the SYCL backend
+# builds the generated (standard SYCL 2020) code with g++ against the test-only host
+# implementation in tests/support/sycl_host (see its README). Never used outside the tests.
+os.environ.setdefault("STARC_SYCL_TEST_DOUBLE", str(ROOT / "tests" / "support" / "sycl_host"))
 
 
 @functools.lru_cache(maxsize=None)

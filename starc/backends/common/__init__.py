@@ -1,0 +1,1 @@
+"""Shared lowering helpers, the C-family expression printer and the C++ runtime headers."""

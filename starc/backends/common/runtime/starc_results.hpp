@@ -1,0 +1,95 @@
+// starc runtime: the shared results format, identical for every backend so outputs diff.
+//
+//   # starc results: <function> backend=<backend> graph=<graph file>
+//   <property> <vertex> <value>     one line per vertex for each property, ascending ids
+//   return <value>                  when the function returns a value
+//
+// Integers print exactly, float with %.9g, double with %.17g, booleans as 1/0; NaN prints
+// "nan" whatever its sign bit, as Python's '%g' does.
+#ifndef STARC_RESULTS_HPP
+#define STARC_RESULTS_HPP
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "starc_cli.hpp"
+
+namespace starc {
+
+class Results {
+ public:
+  /// Opens --out (or stdout) and writes the header line.
+  Results(const CommandLine& cl, const char* function_name, const char* backend) : path_(cl.out_path) {
+    if (path_.empty()) {
+      file_ = stdout;
+    } else {
+      file_ = std::fopen(path_.c_str(), "w");
+      if (!file_) throw std::runtime_error("cannot open output file " + path_ + ": " + std::strerror(errno));
+    }
+    std::fprintf(file_, "# starc results: %s backend=%s graph=%s\n", function_name, backend, cl.graph_path.c_str());
+  }
+
+  Results(const Results&) = delete;
+  Results& operator=(const Results&) = delete;
+
+  void prop(const char* name, const int* v, int n) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i]);
+  }
+  void prop(const char* name, const long long* v, int n) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %lld\n", name, i, v[i]);
+  }
+  void prop(const char* name, const float* v, int n) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, i, format(v[i], 9).c_str());
+  }
+  void prop(const char* name, const double* v, int n) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, i, format(v[i], 17).c_str());
+  }
+  void prop(const char* name, const bool* v, int n) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i] ? 1 : 0);
+  }
+  void prop(const char* name, const unsigned char* v, int n) {  // bool arrays stored as bytes
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i] ? 1 : 0);
+  }
+
+  void ret(long long v) { std::fprintf(file_, "return %lld\n", v); }
+  void ret(int v) { std::fprintf(file_, "return %d\n", v); }
+  void ret(float v) { std::fprintf(file_, "return %s\n", format(v, 9).c_str()); }
+  void ret(double v) { std::fprintf(file_, "return %s\n", format(v, 17).c_str()); }
+  void ret(bool v) { std::fprintf(file_, "return %d\n", v ? 1 : 0); }
+
+  /// Flushes (and closes --out); throws std::runtime_error when the results could not be written.
+  void close() {
+    if (!file_) return;
+    bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+    if (file_ != stdout && std::fclose(file_) != 0) failed = true;
+    file_ = nullptr;
+    if (failed) throw std::runtime_error("cannot write results to " + (path_.empty() ? std::string("stdout") : path_));
+  }
+
+  ~Results() {
+    try {
+      close();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "error: %s\n", error.what());
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string path_;
+
+  static std::string format(double v, int digits) {
+    if (std::isnan(v)) return "nan";
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    return buffer;
+  }
+};
+
+}  // namespace starc
+
+#endif  // STARC_RESULTS_HPP

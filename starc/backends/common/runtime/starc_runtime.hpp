@@ -1,0 +1,96 @@
+// starc runtime: the shared, header-only C++17 host support of starc-generated programs.
+//
+// Included by the generated CUDA, SYCL, OpenACC and MPI hosts; nothing here is specific to
+// one of them. It provides, in namespace starc:
+//   starc_graph.hpp    Graph, read_graph, InputError   (edge list / Matrix Market -> CSR)
+//   starc_cli.hpp      CommandLine, ParamSpec, UsageError (./prog GRAPH_FILE [--name value ...])
+//   starc_results.hpp  Results                         (the shared results format)
+//   this file          Timer, report_time, guarded_main (timing and exit statuses)
+// Exit statuses: 0 success, 1 bad input file, 2 bad command line, 3 any other error.
+#ifndef STARC_RUNTIME_HPP
+#define STARC_RUNTIME_HPP
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "starc_cli.hpp"
+#include "starc_graph.hpp"
+#include "starc_results.hpp"
+
+namespace starc {
+
+/// A stopwatch on std::chrono::steady_clock; seconds() sums every start/stop interval so far
+/// (including a running one).
+class Timer {
+ public:
+  void start() {
+    begin_ = clock::now();
+    running_ = true;
+  }
+  void stop() {
+    if (!running_) return;
+    total_ += clock::now() - begin_;
+    running_ = false;
+  }
+  void reset() {
+    total_ = clock::duration::zero();
+    running_ = false;
+  }
+  double seconds() const {
+    clock::duration total = total_;
+    if (running_) total += clock::now() - begin_;
+    return std::chrono::duration<double>(total).count();
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  clock::time_point begin_{};
+  clock::duration total_ = clock::duration::zero();
+  bool running_ = false;
+};
+
+/// Prints "starc-time <seconds>" on stderr (the --time contract).
+inline void report_time(double seconds) {
+  std::fprintf(stderr, "starc-time %.6f\n", seconds);
+  std::fflush(stderr);
+}
+
+/// Runs body() and maps exceptions to messages and exit statuses: InputError 1, UsageError 2
+/// (with a usage hint), anything else 3. body may return void (status 0) or an int status.
+template <class F>
+int guarded_main(const char* prog, F&& body) {
+  try {
+    if constexpr (std::is_void_v<decltype(body())>) {
+      std::forward<F>(body)();
+      return 0;
+    } else {
+      return static_cast<int>(std::forward<F>(body)());
+    }
+  } catch (const InputError& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
+    return 1;
+  } catch (const UsageError& error) {
+    std::fflush(stdout);
+    const std::string& usage = detail::usage_line();
+    std::fprintf(stderr, "%s: error: %s\n%s\n", prog, error.what(),
+                 usage.empty() ? "usage: prog GRAPH_FILE [options]; try --help" : (usage + "\n(try --help)").c_str());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: out of memory\n", prog);
+    return 3;
+  } catch (const std::exception& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
+    return 3;
+  }
+}
+
+}  // namespace starc
+
+#endif  // STARC_RUNTIME_HPP
