@@ -65,6 +65,8 @@ ERROR_CODES: Dict[str, str] = {
     "E0408": "invalid filter",
     "E0409": "invalid attach",
     "E0410": "data race (promoted warning)",
+    "E0411": "recursive call",
+    "E0412": "invalid loop source",
     "E0501": "construct not supported by backend",
     "E0502": "backend unavailable",
     "E0601": "bad command-line argument",
@@ -143,6 +145,7 @@ class DiagnosticSink:
         self.disabled = set(disabled)
         self.werror = werror
         self.sources: Dict[str, str] = {}
+        self._printed: set = set()
 
     def add_source(self, filename: str, text: str) -> None:
         self.sources[filename] = text
@@ -180,9 +183,13 @@ class DiagnosticSink:
     def sorted(self) -> List[Diagnostic]:
         return sorted(self.diagnostics, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
-    def emit(self, stream: TextIO = sys.stderr) -> None:
+    def emit(self, stream: Optional[TextIO] = None) -> None:
+        """Print, in source order, every diagnostic not printed by an earlier call."""
+        stream = stream or sys.stderr     # looked up now: tests and callers redirect it
         for diag in self.sorted():
-            print(render(diag, self.sources), file=stream)
+            if id(diag) not in self._printed:
+                print(render(diag, self.sources), file=stream)
+                self._printed.add(id(diag))
 
     def raise_if_errors(self) -> None:
         if self.has_errors:

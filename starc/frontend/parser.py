@@ -1,0 +1,584 @@
+"""The parser: tokens to syntax tree (PLY yacc, LALR tables built in memory, no conflicts)."""
+
+from __future__ import annotations
+
+import threading
+from typing import List, Optional
+
+import ply.yacc
+
+from starc.diagnostics import CompileError, Diagnostic, Severity, SourceLoc
+from starc.frontend import ast
+from starc.frontend.lexer import TOKEN_SPELLINGS, Lexer
+
+__all__ = ["parse", "Parser", "BINARY_PRECEDENCE", "MAX_ERRORS", "MAX_DEPTH", "build_tables"]
+
+# Binding strength of the binary operators (higher binds tighter); the grammar's expression
+# levels below follow this table and the unparser reads it to place parentheses.
+BINARY_PRECEDENCE = {
+    "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
+    "+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
+}
+
+MAX_ERRORS = 20     # stop after this many diagnostics: later ones are mostly follow-on noise
+MAX_DEPTH = 200     # deepest syntax tree accepted; later stages recurse over the tree
+
+_COMPOUND_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "&=": "&", "|=": "|"}
+_ATTACH_KINDS = {"attachNodeProperty": "node", "attachEdgeProperty": "edge"}
+
+
+class _TooManyErrors(Exception):
+    """Raised inside the parse to stop after MAX_ERRORS diagnostics."""
+
+
+class _RecordingLogger:
+    """A PLY logger that keeps warnings and errors (PLY would print them to stderr)."""
+
+    def __init__(self) -> None:
+        self.messages: List[str] = []
+
+    def _record(self, msg, *args, **kwargs):
+        self.messages.append(msg % args if args else str(msg))
+
+    warning = error = critical = _record
+
+    def debug(self, msg, *args, **kwargs):
+        pass
+
+    info = debug
+
+
+class Parser:
+    """The grammar (BNF in the ``p_*`` docstrings) and the actions that build ``ast`` nodes.
+
+    One instance is built per process (see ``parse``); ``run`` resets its per-parse state.
+    """
+
+    tokens = Lexer.tokens
+
+    # The only two ambiguities of the grammar, both resolved towards the innermost statement:
+    # a dangling ``else`` and an ``iterateInReverse`` after a nested ``iterateInBFS``.
+    precedence = (
+        ("nonassoc", "LOWER_THAN_ELSE"),
+        ("nonassoc", "ELSE", "ITERATEINREVERSE"),
+    )
+
+    start = "program"
+
+    def __init__(self, errorlog=None, debug: bool = False, debuglog=None) -> None:
+        self.lexer = Lexer(self._lex_error)
+        self.filename = "<input>"
+        self.diagnostics: List[Diagnostic] = []
+        self._previous = self._current = None   # the last two tokens read
+        self.yacc = ply.yacc.yacc(
+            module=self, start="program", debug=debug, debuglog=debuglog,
+            write_tables=False, errorlog=errorlog or _RecordingLogger(),
+            tabmodule="starc.frontend._no_parse_tables")
+
+    # --- driving the parse ---------------------------------------------------------------
+
+    def run(self, text: str, filename: str) -> ast.Program:
+        self.filename = filename
+        self.diagnostics = []
+        self._previous = self._current = None
+        self.lexer.input(text)
+        program = None
+        try:
+            program = self.yacc.parse(lexer=self, tracking=False)
+            if program is None and not self.diagnostics:
+                self._error_at_end("E0104", "unexpected end of input")
+        except _TooManyErrors:
+            pass
+        if not self.diagnostics:
+            deep = _too_deep(program)
+            if deep is not None:
+                self._error("E0103", f"syntax error: nesting too deep (more than {MAX_DEPTH} "
+                                     "levels)", deep.loc)
+        if self.diagnostics:
+            raise CompileError(sorted(self.diagnostics, key=lambda d: (d.loc.line, d.loc.col)))
+        return program
+
+    def token(self):
+        """The token stream PLY reads: the lexer's, with reserved words reported."""
+        self._previous = self._current
+        tok = self._current = self.lexer.token()
+        if tok is not None and tok.type == "RESERVED":
+            self._error("E0105", f"'{tok.value}' is not supported yet", self._tok_loc(tok))
+        return tok
+
+    # --- diagnostics -----------------------------------------------------------------------
+
+    def _error(self, code: str, message: str, loc: SourceLoc) -> None:
+        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code))
+        if len(self.diagnostics) >= MAX_ERRORS:
+            raise _TooManyErrors()
+
+    def _lex_error(self, code: str, message: str, line: int, col: int) -> None:
+        self._error(code, message, SourceLoc(self.filename, line, col))
+
+    def _error_at_end(self, code: str, message: str) -> None:
+        text = self.lexer.text.rstrip()
+        line = text.count("\n") + 1
+        col = len(text) - text.rfind("\n")
+        self._error(code, message, SourceLoc(self.filename, line, col))
+
+    def _tok_loc(self, tok) -> SourceLoc:
+        return SourceLoc(self.filename, tok.lineno, self.lexer.column(tok.lexpos))
+
+    def _loc(self, p, i: int) -> SourceLoc:
+        return SourceLoc(self.filename, p.lineno(i), self.lexer.column(p.lexpos(i)))
+
+    def _expected(self, tok) -> str:
+        """``, expected X`` when the parser state allows only a few tokens (or a ';' is
+        missing at the end of a line), else ''."""
+        try:
+            state = self.yacc.statestack[-1]
+            allowed = {t for t in self.yacc.action[state] if t not in ("error", "$end", "RESERVED")}
+        except (AttributeError, IndexError, KeyError):
+            return ""
+        if ";" in allowed and self._previous is not None and self._previous.lineno < tok.lineno:
+            allowed = {";"}
+        names = sorted({TOKEN_SPELLINGS.get(t, t) for t in allowed})
+        if not names or len(names) > 3:
+            return ""
+        return ", expected " + " or ".join(
+            n if n.startswith("a") and " " in n else f"'{n}'" for n in names)
+
+    def p_error(self, tok):
+        if tok is None:
+            if not self.lexer.unterminated_comment:
+                self._error_at_end("E0104", "unexpected end of input")
+            return
+        if tok.type == "RESERVED":
+            return  # already reported as E0105 when it was read
+        self._error("E0103", f"syntax error: unexpected '{tok.value}'{self._expected(tok)}",
+                    self._tok_loc(tok))
+
+    # --- program and functions -------------------------------------------------------------
+
+    def p_program(self, p):
+        """program : function_list"""
+        functions = tuple(f for f in p[1] if f is not None)
+        loc = functions[0].loc if functions else SourceLoc(self.filename, 1, 1)
+        p[0] = ast.Program(functions, self.filename, loc=loc)
+
+    def p_function_list(self, p):
+        """function_list : function
+                         | function_list function"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[2]]
+
+    def p_function(self, p):
+        """function : function_keyword ID '(' param_list_opt ')' block"""
+        keyword, loc = p[1]
+        p[0] = ast.Function(p[2], tuple(p[4]), p[6], keyword, loc=loc)
+
+    def p_function_error(self, p):
+        """function : function_keyword error block
+                    | error block"""
+        p[0] = None
+
+    def p_function_keyword(self, p):
+        """function_keyword : FUNCTION
+                            | STATIC
+                            | RESERVED"""
+        p[0] = (p[1], self._loc(p, 1))
+
+    def p_param_list_opt(self, p):
+        """param_list_opt : param_list
+                          | empty"""
+        p[0] = p[1] or []
+
+    def p_param_list(self, p):
+        """param_list : param
+                      | param_list ',' param"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_param(self, p):
+        """param : type ID"""
+        p[0] = ast.Param(p[1], p[2], loc=p[1].loc)
+
+    def p_empty(self, p):
+        """empty :"""
+        p[0] = None
+
+    # --- types -------------------------------------------------------------------------------
+
+    def p_type_simple(self, p):
+        """type : INT
+                | LONG
+                | FLOAT
+                | DOUBLE
+                | BOOL
+                | NODE
+                | EDGE
+                | GRAPH
+                | DIRGRAPH
+                | RESERVED"""
+        p[0] = ast.TypeExpr(p[1], loc=self._loc(p, 1))
+
+    def p_type_property(self, p):
+        """type : PROPNODE '<' type '>'
+                | PROPEDGE '<' type '>'"""
+        p[0] = ast.TypeExpr(p[1], (p[3],), loc=self._loc(p, 1))
+
+    def p_type_set(self, p):
+        """type : SETN '<' ID '>'
+                | SETE '<' ID '>'"""
+        p[0] = ast.TypeExpr(p[1], (p[3],), loc=self._loc(p, 1))
+
+    def p_type_reserved(self, p):
+        """type : RESERVED '<' type_arg_list '>'"""
+        p[0] = ast.TypeExpr(p[1], tuple(p[3]), loc=self._loc(p, 1))
+
+    def p_type_arg_list(self, p):
+        """type_arg_list : type_arg
+                         | type_arg_list ',' type_arg"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_type_arg(self, p):
+        """type_arg : type
+                    | ID"""
+        p[0] = p[1]
+
+    # --- blocks and statement lists ----------------------------------------------------------
+
+    def p_block(self, p):
+        """block : '{' stmt_list '}'
+                 | '{' stmt_list error '}'"""
+        p[0] = ast.Block(tuple(p[2]), loc=self._loc(p, 1))
+
+    def p_stmt_list(self, p):
+        """stmt_list : empty
+                     | stmt_list stmt
+                     | stmt_list ';'"""
+        if len(p) == 2:
+            p[0] = []
+        else:
+            p[0] = p[1]
+            if isinstance(p[2], ast.Stmt):
+                p[0].append(p[2])
+
+    def p_stmt_block(self, p):
+        """stmt : block"""
+        p[0] = p[1]
+
+    def p_stmt_error(self, p):
+        """stmt : error ';'"""
+        p[0] = None
+
+    # --- simple statements -------------------------------------------------------------------
+
+    def p_stmt_declaration(self, p):
+        """stmt : type declarator_list ';'"""
+        p[0] = ast.VarDecl(p[1], tuple(p[2]), loc=p[1].loc)
+
+    def p_declarator_list(self, p):
+        """declarator_list : declarator
+                           | declarator_list ',' declarator"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_declarator(self, p):
+        """declarator : ID
+                      | ID '=' expr"""
+        p[0] = ast.Declarator(p[1], p[3] if len(p) == 4 else None, loc=self._loc(p, 1))
+
+    def p_stmt_assign(self, p):
+        """stmt : postfix_expr '=' expr ';'"""
+        p[0] = ast.Assign(p[1], p[3], loc=p[1].loc)
+
+    def p_stmt_compound(self, p):
+        """stmt : postfix_expr PLUSEQ expr ';'
+                | postfix_expr MINUSEQ expr ';'
+                | postfix_expr TIMESEQ expr ';'
+                | postfix_expr DIVEQ expr ';'
+                | postfix_expr ANDEQ expr ';'
+                | postfix_expr OREQ expr ';'"""
+        p[0] = ast.CompoundAssign(p[1], _COMPOUND_OPS[p[2]], p[3], loc=p[1].loc)
+
+    def p_stmt_incdec(self, p):
+        """stmt : postfix_expr PLUSPLUS ';'
+                | postfix_expr MINUSMINUS ';'"""
+        p[0] = ast.IncDec(p[1], p[2], loc=p[1].loc)
+
+    def p_stmt_expr(self, p):
+        """stmt : postfix_expr ';'"""
+        expr = p[1]
+        if isinstance(expr, ast.MethodCall) and expr.method in _ATTACH_KINDS:
+            if expr.args:
+                self._error("E0103", f"syntax error: '{expr.method}' takes 'name = value' "
+                                     "pairs", expr.loc)
+            p[0] = ast.Attach(expr.obj, _ATTACH_KINDS[expr.method], (), loc=expr.loc)
+            return
+        if not isinstance(expr, (ast.Call, ast.MethodCall)):
+            self._error("E0103", "syntax error: unexpected ';' (only a call can stand as a "
+                                 "statement)", self._loc(p, 2))
+        p[0] = ast.ExprStmt(expr, loc=expr.loc)
+
+    def p_stmt_attach(self, p):
+        """stmt : postfix_expr '.' ID '(' attach_pairs ')' ';'"""
+        kind = _ATTACH_KINDS.get(p[3])
+        if kind is None:
+            self._error("E0103", f"syntax error: 'name = value' arguments are only allowed in "
+                                 f"attachNodeProperty/attachEdgeProperty, not '{p[3]}'",
+                        self._loc(p, 3))
+            kind = "node"
+        p[0] = ast.Attach(p[1], kind, tuple(p[5]), loc=p[1].loc)
+
+    def p_attach_pairs(self, p):
+        """attach_pairs : ID '=' expr
+                        | attach_pairs ',' ID '=' expr"""
+        p[0] = [(p[1], p[3])] if len(p) == 4 else p[1] + [(p[3], p[5])]
+
+    def p_stmt_minmax(self, p):
+        """stmt : '<' target_list '>' '=' '<' minmax '(' arg_list_opt ')' tuple_rest '>' ';'"""
+        p[0] = ast.MinMaxAssign(tuple(p[2]), p[6], tuple(p[8]), tuple(p[10]),
+                                loc=self._loc(p, 1))
+
+    def p_stmt_minmax_ge(self, p):
+        """stmt : '<' target_list GE '<' minmax '(' arg_list_opt ')' tuple_rest '>' ';'"""
+        # ``<a>=<Min(a, b)>;`` written without spaces: ``>=`` is lexed as one token.
+        p[0] = ast.MinMaxAssign(tuple(p[2]), p[5], tuple(p[7]), tuple(p[9]),
+                                loc=self._loc(p, 1))
+
+    def p_minmax(self, p):
+        """minmax : MIN
+                  | MAX"""
+        p[0] = p[1]
+
+    def p_target_list(self, p):
+        """target_list : postfix_expr
+                       | target_list ',' postfix_expr"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_tuple_rest(self, p):
+        """tuple_rest : empty
+                      | tuple_rest ',' additive_expr"""
+        # Elements after the Min/Max call stop short of comparisons: a bare '>' closes the
+        # tuple (write ``(a > b)`` to compare).
+        p[0] = [] if len(p) == 2 else p[1] + [p[3]]
+
+    def p_stmt_return(self, p):
+        """stmt : RETURN ';'
+                | RETURN expr ';'"""
+        p[0] = ast.Return(p[2] if len(p) == 4 else None, loc=self._loc(p, 1))
+
+    def p_stmt_break(self, p):
+        """stmt : BREAK ';'"""
+        p[0] = ast.Break(loc=self._loc(p, 1))
+
+    def p_stmt_continue(self, p):
+        """stmt : CONTINUE ';'"""
+        p[0] = ast.Continue(loc=self._loc(p, 1))
+
+    # --- compound statements -----------------------------------------------------------------
+
+    def p_stmt_if(self, p):
+        """stmt : IF '(' expr ')' stmt %prec LOWER_THAN_ELSE
+                | IF '(' expr ')' stmt ELSE stmt"""
+        orelse = _body(p[7]) if len(p) == 8 else None
+        p[0] = ast.If(p[3], _body(p[5]), orelse,
+                      loc=self._loc(p, 1))
+
+    def p_stmt_while(self, p):
+        """stmt : WHILE '(' expr ')' stmt"""
+        p[0] = ast.While(p[3], _body(p[5]), loc=self._loc(p, 1))
+
+    def p_stmt_do_while(self, p):
+        """stmt : DO stmt WHILE '(' expr ')' ';'"""
+        p[0] = ast.DoWhile(_body(p[2]), p[5], loc=self._loc(p, 1))
+
+    def p_stmt_loop(self, p):
+        """stmt : FORALL '(' ID IN iter_source ')' stmt
+                | FOR '(' ID IN iter_source ')' stmt"""
+        p[0] = ast.Loop(p[3], p[5], _body(p[7]), p[1] == "forall",
+                        loc=self._loc(p, 1))
+
+    def p_iter_source(self, p):
+        """iter_source : postfix_expr filter_opt"""
+        expr = p[1]
+        if isinstance(expr, ast.MethodCall):
+            p[0] = ast.IterSource(expr.obj, expr.method, expr.args, p[2], loc=expr.loc)
+        else:
+            p[0] = ast.IterSource(expr, None, (), p[2], loc=expr.loc)
+
+    def p_filter_opt(self, p):
+        """filter_opt : empty
+                      | '.' FILTER '(' expr ')'"""
+        p[0] = p[4] if len(p) == 6 else None
+
+    def p_stmt_fixed_point(self, p):
+        """stmt : FIXEDPOINT UNTIL '(' ID ':' expr ')' stmt"""
+        p[0] = ast.FixedPoint(p[4], p[6], _body(p[8]), loc=self._loc(p, 1))
+
+    def p_stmt_bfs(self, p):
+        """stmt : ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt %prec LOWER_THAN_ELSE
+                | ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt reverse"""
+        source = p[5]
+        if isinstance(source, ast.MethodCall) and source.method == "nodes" and not source.args:
+            graph = source.obj
+        else:
+            self._error("E0103", "syntax error: iterateInBFS iterates 'g.nodes()'", source.loc)
+            graph = source
+        reverse = p[11] if len(p) == 12 else None
+        p[0] = ast.IterateInBFS(p[3], graph, p[7], p[9], _body(p[10]), reverse,
+                                loc=self._loc(p, 1))
+
+    def p_stmt_reverse(self, p):
+        """stmt : reverse"""
+        p[0] = p[1]
+
+    def p_reverse(self, p):
+        """reverse : ITERATEINREVERSE '(' expr ')' stmt
+                   | ITERATEINREVERSE '(' ')' stmt
+                   | ITERATEINREVERSE block"""
+        if len(p) == 3:
+            cond, body = None, p[2]
+        elif len(p) == 5:
+            cond, body = None, _body(p[4])
+        else:
+            cond, body = p[3], _body(p[5])
+        p[0] = ast.IterateInReverse(cond, body, loc=self._loc(p, 1))
+
+    # --- expressions, loosest first ----------------------------------------------------------
+
+    def p_expr(self, p):
+        """expr : or_expr"""
+        p[0] = p[1]
+
+    def p_binary(self, p):
+        """or_expr : or_expr OROR and_expr
+           and_expr : and_expr ANDAND equality_expr
+           equality_expr : equality_expr EQ relational_expr
+                         | equality_expr NE relational_expr
+           relational_expr : relational_expr '<' additive_expr
+                           | relational_expr LE additive_expr
+                           | relational_expr '>' additive_expr
+                           | relational_expr GE additive_expr
+           additive_expr : additive_expr '+' multiplicative_expr
+                         | additive_expr '-' multiplicative_expr
+           multiplicative_expr : multiplicative_expr '*' unary_expr
+                               | multiplicative_expr '/' unary_expr
+                               | multiplicative_expr '%' unary_expr"""
+        p[0] = ast.Binary(p[2], p[1], p[3], loc=p[1].loc)
+
+    def p_binary_level(self, p):
+        """or_expr : and_expr
+           and_expr : equality_expr
+           equality_expr : relational_expr
+           relational_expr : additive_expr
+           additive_expr : multiplicative_expr
+           multiplicative_expr : unary_expr
+           unary_expr : postfix_expr"""
+        p[0] = p[1]
+
+    def p_unary(self, p):
+        """unary_expr : '-' unary_expr
+                      | '!' unary_expr"""
+        p[0] = ast.Unary(p[1], p[2], loc=self._loc(p, 1))
+
+    def p_postfix_member(self, p):
+        """postfix_expr : postfix_expr '.' ID"""
+        p[0] = ast.Member(p[1], p[3], loc=p[1].loc)
+
+    def p_postfix_method(self, p):
+        """postfix_expr : postfix_expr '.' ID '(' arg_list_opt ')'"""
+        p[0] = ast.MethodCall(p[1], p[3], tuple(p[5]), loc=p[1].loc)
+
+    def p_postfix_index(self, p):
+        """postfix_expr : postfix_expr '[' expr ']'"""
+        p[0] = ast.Index(p[1], p[3], loc=p[1].loc)
+
+    def p_postfix_primary(self, p):
+        """postfix_expr : primary"""
+        p[0] = p[1]
+
+    def p_primary_name(self, p):
+        """primary : ID
+                   | RESERVED"""
+        p[0] = ast.Name(p[1], loc=self._loc(p, 1))
+
+    def p_primary_int(self, p):
+        """primary : INT_CONST"""
+        p[0] = ast.IntLit(int(p[1]), loc=self._loc(p, 1))
+
+    def p_primary_float(self, p):
+        """primary : FLOAT_CONST"""
+        p[0] = ast.FloatLit(float(p[1]), p[1], loc=self._loc(p, 1))
+
+    def p_primary_bool(self, p):
+        """primary : TRUE
+                   | FALSE"""
+        p[0] = ast.BoolLit(p[1] in ("True", "true"), p[1], loc=self._loc(p, 1))
+
+    def p_primary_inf(self, p):
+        """primary : INF"""
+        p[0] = ast.InfLit(p[1], loc=self._loc(p, 1))
+
+    def p_primary_paren(self, p):
+        """primary : '(' expr ')'"""
+        p[0] = p[2]
+
+    def p_primary_call(self, p):
+        """primary : ID '(' arg_list_opt ')'
+                   | RESERVED '(' arg_list_opt ')'
+                   | MIN '(' arg_list_opt ')'
+                   | MAX '(' arg_list_opt ')'
+                   | SUM '(' arg_list_opt ')'
+                   | COUNT '(' arg_list_opt ')'
+                   | PRODUCT '(' arg_list_opt ')'"""
+        p[0] = ast.Call(p[1], tuple(p[3]), loc=self._loc(p, 1))
+
+    def p_arg_list_opt(self, p):
+        """arg_list_opt : empty
+                        | arg_list"""
+        p[0] = p[1] or []
+
+    def p_arg_list(self, p):
+        """arg_list : expr
+                    | arg_list ',' expr"""
+        p[0] = [p[1]] if len(p) == 2 else p[1] + [p[3]]
+
+
+def _body(stmt):
+    """A statement used as a body; an error-recovered one (None) becomes an empty block (the
+    tree is discarded anyway: the parse reports the error)."""
+    return ast.Block(()) if stmt is None else stmt
+
+
+def _too_deep(program: Optional[ast.Program]) -> Optional[ast.Node]:
+    """The first node deeper than MAX_DEPTH, found without recursion, or None."""
+    if program is None:
+        return None
+    stack = [(program, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        stack.extend((child, depth + 1) for child in ast.children(node))
+    return None
+
+
+_lock = threading.Lock()
+_parser: Optional[Parser] = None
+
+
+def build_tables(errorlog=None, debug: bool = False, debuglog=None) -> Parser:
+    """A fresh parser (tables built in memory); tests use it to inspect PLY's log."""
+    return Parser(errorlog=errorlog, debug=debug, debuglog=debuglog)
+
+
+def parse(text: str, filename: str = "<input>") -> ast.Program:
+    """Parse ``text`` into an ``ast.Program``; raise ``CompileError`` with every syntax error."""
+    global _parser
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    with _lock:
+        if _parser is None:
+            _parser = Parser()
+        try:
+            return _parser.run(text, filename)
+        except RecursionError:
+            raise CompileError([Diagnostic(
+                Severity.ERROR, f"syntax error: nesting too deep (more than {MAX_DEPTH} levels)",
+                SourceLoc(filename, 1, 1), "E0103")]) from None
+

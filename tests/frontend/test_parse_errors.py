@@ -1,0 +1,141 @@
+"""Parse errors: codes, messages, line:col, several per run, never another exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.diagnostics import CompileError
+from starc.frontend import parse
+from starc.frontend.parser import MAX_DEPTH, MAX_ERRORS
+
+
+def errors(text):
+    with pytest.raises(CompileError) as info:
+        parse(text, "e.sp")
+    return [(d.code, d.message, d.loc.line, d.loc.col) for d in info.value.diagnostics]
+
+
+def test_reserved_words_rejected_with_location_and_the_rest_still_checked():
+    found = errors("function f() {\n  int x = 1;\n    Heap h;\n  x = ;\n}\nDynamic g() { }\n")
+    assert ("E0105", "'Heap' is not supported yet", 3, 5) in found
+    assert ("E0105", "'Dynamic' is not supported yet", 6, 1) in found
+    assert any(code == "E0103" and line == 4 for code, _, line, _ in found)
+
+
+@pytest.mark.parametrize("word", "Dynamic Incremental Decremental Batch OnAdd OnDelete updates "
+                                 "container nodeMap Heap Map list".split())
+def test_every_reserved_word(word):
+    found = errors(f"function f() {{\n  x = {word};\n}}")
+    assert found[0] == ("E0105", f"'{word}' is not supported yet", 2, 7)
+
+
+def test_invalid_character_with_line_and_column():
+    found = errors("function f() {\n  int x = 1;\n  x = x # 2;\n}")
+    assert found[0] == ("E0101", "invalid character '#'", 3, 9)
+
+
+def test_unterminated_comment():
+    assert errors("function f() {\n  x = 1; /* open\n}\n") == [
+        ("E0102", "unterminated comment", 2, 10)]
+
+
+def test_unexpected_end_of_input_at_last_line():
+    assert errors("function f() {\n  x = 1;\n") == [("E0104", "unexpected end of input", 2, 9)]
+    assert errors("") == [("E0104", "unexpected end of input", 1, 1)]
+
+
+def test_several_syntax_errors_all_reported_with_their_lines():
+    text = """function f() {
+  int x = 1
+  int y = 2;
+  y = = 3;
+  x = y;
+  if (x) { z = (1 + ; }
+  x = 4;
+}
+function g(int a) {
+  a = a +* 2;
+  return a;
+}
+"""
+    found = errors(text)
+    assert [(code, line) for code, _, line, _ in found] == [
+        ("E0103", 3), ("E0103", 4), ("E0103", 6), ("E0103", 10)]
+    assert found[0] == ("E0103", "syntax error: unexpected 'int', expected ';'", 3, 3)
+    assert found[1][1] == "syntax error: unexpected '='"
+    assert found[3][3] == 10
+
+
+def test_missing_function_keyword_and_missing_close():
+    found = errors("f() { }\nfunction g() { x = 1 }\n")
+    assert found[0][:1] == ("E0103",) and found[0][2:] == (1, 1)
+    assert "expected 'Static' or 'function'" in found[0][1]
+    assert found[1] == ("E0103", "syntax error: unexpected '}'", 2, 22)
+
+
+def test_only_calls_stand_as_statements():
+    assert errors("function f() { x; }")[0][:2] == (
+        "E0103", "syntax error: unexpected ';' (only a call can stand as a statement)")
+
+
+def test_attach_needs_pairs():
+    assert errors("function f() { g.attachNodeProperty(x); }")[0][1] == \
+        "syntax error: 'attachNodeProperty' takes 'name = value' pairs"
+    assert "not 'foo'" in errors("function f() { g.foo(a = 1); }")[0][1]
+
+
+def test_bfs_needs_nodes_source():
+    assert errors("function f() { iterateInBFS (v in g.edges() from s) { } }")[0][1] == \
+        "syntax error: iterateInBFS iterates 'g.nodes()'"
+
+
+def test_tuple_needs_min_or_max():
+    assert errors("function f() { <a, b> = <x, y>; }")[0][:2] == (
+        "E0103", "syntax error: unexpected 'x', expected 'Max' or 'Min'")
+
+
+def test_error_count_is_capped():
+    text = "function f() {\n" + "  x = = 1;\n  y = 2;\n" * 60 + "}\n"
+    found = errors(text)
+    assert len(found) == MAX_ERRORS
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: "function f() " + "{" * n + "}" * n,
+    lambda n: "function f() { x = " + "(" * n + "1" + ")" * n + "; }",
+    lambda n: "function f() { x = " + "-(" * n + "1" + ")" * n + "; }",
+    lambda n: "function f() { x = " + "!" * n + "1; }",
+    lambda n: "function f() { x = " + "1 + " * n + "1; }",
+    lambda n: "function f() { x = a" + ".b" * n + "; }",
+    lambda n: "function f() { x = " + "f(" * n + "1" + ")" * n + "; }",
+    lambda n: "function f() {" + "if (a) " * n + "x = 1; }",
+    lambda n: "function f() {" + "while (a) {" * n + "}" * n + " }",
+])
+@pytest.mark.parametrize("depth", [50, 190, 250, 5000])
+def test_deep_nesting_is_an_error_not_a_crash(make, depth):
+    try:
+        program = parse(make(depth))
+    except CompileError as error:
+        assert [d.code for d in error.diagnostics] == ["E0103"]
+        assert "nesting too deep" in error.diagnostics[0].message
+        assert depth > MAX_DEPTH // 2
+    else:
+        assert program == parse(make(depth))   # equality recurses over the whole tree
+    if depth <= 50:
+        parse(make(depth))
+
+
+@pytest.mark.parametrize("text", [
+    "\x00", "\xff\xfe", "function", "function f(", "function f() {", "}", "{", "<", "<a> = <",
+    "function f() { <a> = <Min(a, b), c > d>; }", "function f() { x = 1 <", "é", "\u202e",
+    "function f() { iterateInReverse }", "function f() { forall (v in ) {} }",
+    "Static Static Static", "function f() { int; }", "function f() { propNode<int x; }",
+])
+def test_garbage_raises_only_compile_error(text):
+    with pytest.raises(CompileError) as info:
+        parse(text)
+    assert all(d.loc.line >= 1 for d in info.value.diagnostics)
+
+
+def test_bytes_input_is_decoded():
+    assert parse(b"function f() { }").functions[0].name == "f"
