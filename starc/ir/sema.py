@@ -1,0 +1,564 @@
+"""Semantic analysis: the syntax tree to the typed IR (names, types, language rules, warnings).
+
+``analyze(program, sink)`` returns the typed IR when there are no errors (warnings allowed),
+else None; every problem goes to ``sink``. Expression typing lives in ``typecheck``, scopes in
+``scope``, and the flow and data-race rules in ``rules``; this module walks the statements.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+from starc.diagnostics import NO_LOC, DiagnosticSink, SourceLoc
+from starc.frontend import ast
+from starc.ir import nodes as ir
+from starc.ir.loops import LoopStatements
+from starc.ir.rules import Flow, RaceChecker, join
+from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
+from starc.ir.typecheck import ExpressionTyper, NeighborFrame, is_constant, is_flexible, text_of
+from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type
+
+__all__ = ["analyze", "FunctionAnalyzer", "ProgramContext", "Signature"]
+
+S = Scalar
+SCALAR_NAMES = {s.value: s for s in Scalar}
+_REDUCIBLE = {"+": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "-": (S.INT, S.LONG, S.FLOAT, S.DOUBLE),
+              "*": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "&": (S.BOOL, S.INT, S.LONG),
+              "|": (S.BOOL, S.INT, S.LONG)}
+
+
+def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
+    """The typed IR of ``program``, or None when ``sink`` received errors."""
+    before = len(sink.errors)
+    context = ProgramContext(program, sink)
+    try:
+        with stack_room():
+            functions = context.run()
+    except Exception as exc:   # defensive: report, never leak a traceback from here
+        sink.error("E0901", f"internal compiler error in semantic analysis: "
+                            f"{type(exc).__name__}: {exc}", context.last_loc)
+        return None
+    if len(sink.errors) > before or functions is None:
+        return None
+    result = ir.Program(tuple(functions), program.filename, loc=program.loc)
+    for node in ir.walk(result):
+        if isinstance(node, ir.Expr) and is_error(node.type):
+            sink.error("E0901", "internal compiler error: an untyped expression survived "
+                                "semantic analysis", node.loc)
+            return None
+    return result
+
+
+@dataclass
+class Signature:
+    name: str
+    param_types: List[Tuple[str, Optional[Type]]]
+
+
+class ProgramContext:
+    """What the functions of one program know about each other, and the uid counter."""
+
+    def __init__(self, program: ast.Program, sink: DiagnosticSink) -> None:
+        self.program = program
+        self.sink = sink
+        self.symbols = SymbolFactory()
+        self.functions: Dict[str, ast.Function] = {}
+        self.signatures: Dict[str, Signature] = {}
+        self.return_types: Dict[str, object] = {}
+        self.in_progress: Set[str] = set()
+        self.last_loc: SourceLoc = NO_LOC
+
+    def run(self) -> List[ir.Function]:
+        for fn in self.program.functions:
+            if fn.name in self.functions:
+                first = self.functions[fn.name]
+                self.sink.error("E0202", f"duplicate function '{fn.name}'", fn.loc,
+                                hint=f"'{fn.name}' is first defined at line {first.loc.line}")
+                continue
+            self.functions[fn.name] = fn
+            self.signatures[fn.name] = Signature(fn.name, [
+                (p.name, _quiet_type(p.type)) for p in fn.params])
+        self._report_recursion()
+        result = []
+        for fn in self.program.functions:
+            if self.functions.get(fn.name) is not fn:
+                continue
+            analyzer = FunctionAnalyzer(self, self.sink, self.symbols)
+            function = analyzer.run(fn)
+            if function is not None:
+                self.return_types[fn.name] = function.return_type
+                result.append(function)
+        return result
+
+    def signature(self, name: str) -> Optional[Signature]:
+        return self.signatures.get(name)
+
+    def return_type(self, name: str, loc: SourceLoc, sink: DiagnosticSink):
+        """The return type (None: no value) of a function, analysing it quietly if it has
+        not been analysed yet (a call of a function defined later)."""
+        if name in self.return_types:
+            return self.return_types[name]
+        if name in self.in_progress:
+            return ERROR   # recursion: reported once by _report_recursion
+        scratch = DiagnosticSink()
+        function = FunctionAnalyzer(self, scratch, SymbolFactory()).run(self.functions[name])
+        if scratch.has_errors or function is None:
+            return ERROR   # the function's own analysis reports why
+        self.return_types[name] = function.return_type
+        return function.return_type
+
+    def _report_recursion(self) -> None:
+        calls: Dict[str, List[ast.Call]] = {}
+        for name, fn in self.functions.items():
+            calls[name] = [n for n in _walk(fn.body)
+                           if isinstance(n, ast.Call) and n.func in self.functions]
+        for name in self.functions:
+            for call in calls[name]:
+                if _reaches(calls, call.func, name):
+                    self.sink.error("E0411", f"recursive call of '{call.func}' is not supported",
+                                    call.loc)
+
+
+def _walk(node: ast.Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(ast.children(current))
+
+
+def _reaches(calls: Dict[str, List[ast.Call]], start: str, goal: str) -> bool:
+    seen, stack = set(), [start]
+    while stack:
+        name = stack.pop()
+        if name == goal:
+            return True
+        if name in seen:
+            continue
+        seen.add(name)
+        stack.extend(c.func for c in calls.get(name, ()))
+    return False
+
+
+def _quiet_type(node: ast.TypeExpr) -> Optional[Type]:
+    """A parameter type without diagnostics (the function's own analysis reports them)."""
+    return _resolve_type(node, None)
+
+
+def _resolve_type(node: ast.TypeExpr, sink: Optional[DiagnosticSink]) -> Optional[Type]:
+    def fail(message: str) -> None:
+        if sink is not None:
+            sink.error("E0301", message, node.loc)
+
+    name = node.name
+    if name in SCALAR_NAMES and not node.args:
+        return SCALAR_NAMES[name]
+    if name in ("Graph", "dirGraph") and not node.args:
+        return GRAPH
+    if name in ("propNode", "propEdge"):
+        if len(node.args) == 1 and isinstance(node.args[0], ast.TypeExpr):
+            elem = node.args[0]
+            if elem.name in SCALAR_NAMES and not elem.args:
+                return PropType("node" if name == "propNode" else "edge", SCALAR_NAMES[elem.name])
+        fail(f"the element type of a {name} must be a scalar, node or edge")
+        return None
+    if name in ("SetN", "SetE") and len(node.args) == 1 and isinstance(node.args[0], str):
+        return SetType("node" if name == "SetN" else "edge", node.args[0])
+    fail(f"unknown type '{name}'")
+    return None
+
+
+@dataclass
+class LoopFrame:
+    kind: str     # for, while, do, forall, bfs, reverse, fixedPoint
+    breaks: List[object] = dataclasses.field(default_factory=list)
+    continues: List[object] = dataclasses.field(default_factory=list)
+
+
+_LOOP_LABELS = {"forall": "a forall", "bfs": "iterateInBFS", "reverse": "iterateInReverse",
+                "fixedPoint": "a fixedPoint"}
+
+
+class FunctionAnalyzer(LoopStatements, ExpressionTyper):
+    """Analyses one function: statements here, expressions in ``ExpressionTyper``."""
+
+    def __init__(self, program: ProgramContext, sink: DiagnosticSink,
+                 symbols: SymbolFactory) -> None:
+        self.program = program
+        self.sink = sink
+        self.symbols = symbols
+        self.scope = Scope()
+        self.filter_var: Optional[ir.Symbol] = None
+        self.flow = Flow()
+        self.races = RaceChecker(sink)
+        self.neighbor_loops: List[NeighborFrame] = []
+        self.loops: List[LoopFrame] = []
+        self.bfs: List[Tuple[ir.Symbol, str]] = []
+        self.returns: List[ir.Return] = []
+
+    # --- functions ----------------------------------------------------------------------
+
+    def run(self, fn: ast.Function) -> Optional[ir.Function]:
+        self.program.in_progress.add(fn.name)
+        try:
+            errors = len(self.sink.errors)
+            params = self._params(fn)
+            body = ir.Block(tuple(self._stmts(fn.body.stmts)), loc=fn.body.loc)
+            return_type, body = self._return_type(body)
+            if len(self.sink.errors) > errors:
+                return None
+            return ir.Function(fn.name, tuple(params), body, return_type, loc=fn.loc)
+        finally:
+            self.program.in_progress.discard(fn.name)
+
+    def _params(self, fn: ast.Function) -> List[ir.Symbol]:
+        params = []
+        for param in fn.params:
+            type_ = _resolve_type(param.type, self.sink)
+            sym = self.symbols.make(param.name, type_ if type_ is not None else ERROR,
+                                    ir.SymbolKind.PARAM, param.loc)
+            self.scope.declare(sym, self.sink)
+            self.flow.declare(sym, True)
+            params.append(sym)
+        for param, sym in zip(fn.params, params):
+            if isinstance(sym.type, SetType):
+                graph = self.scope.lookup(sym.type.graph)
+                if graph is None or graph.type != GRAPH:
+                    self.sink.error("E0206", f"'{sym.type.graph}' in '{sym.type}' is not a graph "
+                                             "parameter", param.type.loc)
+        return params
+
+    def _return_type(self, body: ir.Block):
+        valued = [r for r in self.returns if r.value is not None]
+        if not valued:
+            return None, body
+        for r in self.returns:
+            if r.value is None:
+                self.sink.error("E0407", "'return;' without a value in a function that returns "
+                                         "a value", r.loc)
+        typed = [r for r in valued if not is_error(r.value.type)]
+        if not typed:
+            return ERROR, body
+        fixed = [r for r in typed if not is_flexible(r.value)]
+        result = (fixed or typed)[0].value.type
+        for r in fixed:
+            if r.value.type != result:
+                self.sink.error("E0407", f"this return has type '{r.value.type}' but an earlier "
+                                         f"one has type '{result}'", r.loc)
+        replace = {id(r): r for r in typed if r.value.type != result and is_flexible(r.value)}
+        if not replace:
+            return result, body
+
+        def fix(node):
+            if id(node) in replace:
+                value = self.convert(node.value, result, node.loc)
+                return ir.Return(value, loc=node.loc)
+            return None
+        return result, ir.transform(body, fix)
+
+    # --- blocks -------------------------------------------------------------------------
+
+    def _stmts(self, stmts) -> List[ir.Stmt]:
+        out: List[ir.Stmt] = []
+        for stmt in stmts:
+            if stmt is None:
+                continue
+            self.program.last_loc = stmt.loc
+            method = getattr(self, "_stmt_" + type(stmt).__name__, None)
+            if method is None:
+                self.sink.error("E0901", f"internal compiler error: unknown statement "
+                                         f"'{type(stmt).__name__}'", stmt.loc)
+                continue
+            out.extend(method(stmt))
+        return out
+
+    def block(self, stmt: ast.Stmt, scope: Optional[Scope] = None) -> ir.Block:
+        """A body in a new scope (``scope`` when given, already holding loop variables)."""
+        saved = self.scope
+        self.scope = scope if scope is not None else Scope(saved)
+        try:
+            stmts = stmt.stmts if isinstance(stmt, ast.Block) else (stmt,)
+            return ir.Block(tuple(self._stmts(stmts)), loc=stmt.loc)
+        finally:
+            self.scope = saved
+
+    def _stmt_Block(self, node: ast.Block) -> List[ir.Stmt]:
+        return [self.block(node)]
+
+    # --- declarations and assignments ---------------------------------------------------
+
+    def _stmt_VarDecl(self, node: ast.VarDecl) -> List[ir.Stmt]:
+        type_ = _resolve_type(node.type, self.sink)
+        if type_ == GRAPH or isinstance(type_, SetType):
+            self.sink.error("E0301", f"a '{type_}' can only be a function parameter", node.loc)
+            type_ = None
+        out = []
+        for decl in node.declarators:
+            init = None
+            if decl.init is not None:
+                if isinstance(type_, Scalar):
+                    init = self.value(decl.init, type_, f"'{decl.name}'")
+                elif isinstance(type_, PropType):
+                    self.sink.error(
+                        "E0301", f"property '{decl.name}' cannot be initialised in its "
+                        "declaration", decl.init.loc,
+                        hint=f"use g.attach{type_.kind.capitalize()}Property({decl.name} = ...)")
+                else:
+                    self.expr(decl.init)
+            sym = self.symbols.make(decl.name, type_ if type_ is not None else ERROR,
+                                    ir.SymbolKind.LOCAL, decl.loc)
+            self.scope.declare(sym, self.sink)
+            self.flow.declare(sym, init is not None)
+            self.races.declared(sym)
+            self.races.alias(sym, init)
+            out.append(ir.Declare(sym, init, loc=decl.loc))
+        return out
+
+    def lvalue(self, node: ast.Expr, reading: bool = False) -> Optional[ir.Expr]:
+        """An assignable scalar target (a variable or ``v.p``), or None after E0303."""
+        if isinstance(node, ast.Name):
+            sym = self.lookup(node.id, node.loc)
+            if sym is None:
+                return None
+            if is_error(sym.type):
+                return ir.VarRef(sym, type=ERROR, loc=node.loc)
+            if sym.kind in (ir.SymbolKind.LOOP, ir.SymbolKind.EDGE):
+                self.sink.error("E0303", f"cannot assign to loop variable '{sym.name}'", node.loc)
+                return None
+            if not isinstance(sym.type, Scalar):
+                self.sink.error("E0303", f"cannot assign to '{sym.name}' (a '{sym.type}')",
+                                node.loc)
+                return None
+            if reading:
+                self.flow.read(sym, node.loc, self.sink)
+            return ir.VarRef(sym, type=sym.type, loc=node.loc)
+        if isinstance(node, ast.Member):
+            target = self.expr(node)
+            if is_error(target.type) or isinstance(target, ir.PropRead):
+                return target
+        self.sink.error("E0303", f"cannot assign to '{text_of(node)}'", node.loc,
+                        hint="assign to a variable or a property element 'v.p'")
+        return None
+
+    def _prop_name(self, node: ast.Expr) -> Optional[ir.Symbol]:
+        if isinstance(node, ast.Name):
+            sym = self.scope.lookup(node.id)
+            if sym is not None and isinstance(sym.type, PropType):
+                return sym
+        return None
+
+    def _stmt_Assign(self, node: ast.Assign) -> List[ir.Stmt]:
+        dst = self._prop_name(node.target)
+        if dst is not None:
+            return self._prop_copy(node, dst)
+        value = node.value
+        if isinstance(value, ast.Call) and value.func in ("Min", "Max") and len(value.args) == 2:
+            target = self.lvalue(node.target)
+            first = self.scalar(value.args[0])
+            second = self.scalar(value.args[1])
+            if target is None:
+                return []
+            if target == first and not is_error(target.type):
+                candidate = self.convert(second, target.type, value.args[1].loc)
+                return [ir.MinMaxAssign(value.func, target, candidate, (), loc=node.loc)]
+            result = self.convert(self.min_max(value.func, first, second, value.loc),
+                                  target.type, value.loc)
+            return [self._assign(target, result, node.loc)]
+        target = self.lvalue(node.target)
+        result = self.value(value, target.type if target is not None else ERROR)
+        if target is None:
+            return []
+        return [self._assign(target, result, node.loc)]
+
+    def _assign(self, target: ir.Expr, value: ir.Expr, loc: SourceLoc) -> ir.Assign:
+        if isinstance(target, ir.VarRef):
+            self.flow.assign(target.sym)
+            self.races.alias(target.sym, value)
+        self.races.check_write(target, value, loc, is_constant(value), _target_text(target))
+        return ir.Assign(target, value, loc=loc)
+
+    def _prop_copy(self, node: ast.Assign, dst: ir.Symbol) -> List[ir.Stmt]:
+        src = self._prop_name(node.value)
+        if src is None:
+            found = self.expr(node.value)
+            if not is_error(found.type):
+                self.sink.error(
+                    "E0301", f"cannot assign a '{found.type}' to property '{dst.name}' "
+                    f"(a '{dst.type}')", node.value.loc,
+                    hint=f"set every element with g.attach{dst.type.kind.capitalize()}"
+                         f"Property({dst.name} = ...) or one with 'v.{dst.name} = ...'")
+            return []
+        if src.type != dst.type:
+            self.sink.error("E0301", f"cannot copy '{src.name}' (a '{src.type}') into "
+                                     f"'{dst.name}' (a '{dst.type}')", node.value.loc)
+            return []
+        self.races.check_whole_property(dst, node.loc, "copying into every element")
+        return [ir.PropCopy(dst, src, loc=node.loc)]
+
+    def _stmt_CompoundAssign(self, node: ast.CompoundAssign) -> List[ir.Stmt]:
+        if node.op == "/":
+            division = ast.Binary("/", node.target, node.value, loc=node.target.loc)
+            return self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
+        target = self._reduction_target(node.target, node.op, node.loc)
+        value = self.value(node.value, target.type if target is not None else ERROR)
+        if target is None:
+            return []
+        return [ir.Reduce(node.op, target, value, loc=node.loc)]
+
+    def _stmt_IncDec(self, node: ast.IncDec) -> List[ir.Stmt]:
+        op = "+" if node.op == "++" else "-"
+        target = self._reduction_target(node.target, op, node.loc)
+        if target is None:
+            return []
+        one = self.convert(ir.Const(1, type=S.INT, loc=node.loc), target.type, node.loc)
+        return [ir.Reduce(op, target, one, loc=node.loc)]
+
+    def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc) -> Optional[ir.Expr]:
+        if self._prop_name(node) is not None:
+            self.sink.error("E0303", f"cannot update the whole property '{node.id}' with "
+                                     f"'{op}='", node.loc, hint=f"update one element: 'v.{node.id}'")
+            return None
+        target = self.lvalue(node, reading=True)
+        if target is None or is_error(target.type):
+            return target
+        if target.type not in _REDUCIBLE[op]:
+            kind = "a bool or integer" if op in "&|" else "a numeric (int, long, float, double)"
+            self.sink.error("E0402", f"'{op}=' needs {kind} target, found '{target.type}'", loc)
+            return None
+        return target
+
+    def _stmt_MinMaxAssign(self, node: ast.MinMaxAssign) -> List[ir.Stmt]:
+        targets = [self.lvalue(t, reading=(i == 0)) for i, t in enumerate(node.targets)]
+        if len(node.args) != 2:
+            self.sink.error("E0205", f"'{node.func}' takes 2 arguments, found {len(node.args)}",
+                            node.loc)
+            return []
+        first = self.scalar(node.args[0])
+        second = self.scalar(node.args[1])
+        if len(node.targets) != 1 + len(node.rest):
+            self.sink.error("E0403", f"{len(node.targets)} target(s) but {1 + len(node.rest)} "
+                                     "value(s)", node.loc,
+                            hint="give one value after the Min/Max call per extra target")
+            for expr in node.rest:
+                self.expr(expr)
+            return []
+        values = [self.value(expr, t.type if t is not None else ERROR)
+                  for expr, t in zip(node.rest, targets[1:])]
+        if any(t is None for t in targets):
+            return []
+        target = targets[0]
+        if not is_error(target.type) and not is_error(first.type) and target != first:
+            self.sink.error("E0403", f"the first target must be the first argument of "
+                                     f"{node.func}", node.args[0].loc,
+                            hint=f"write '<{_target_text(target)}, ...> = <{node.func}("
+                                 f"{_target_text(target)}, ...), ...>'")
+            return []
+        candidate = self.convert(second, target.type, node.args[1].loc)
+        others = tuple(zip(targets[1:], values))
+        return [ir.MinMaxAssign(node.func, target, candidate, others, loc=node.loc)]
+
+    def _stmt_Attach(self, node: ast.Attach) -> List[ir.Stmt]:
+        graph = self.graph_symbol(node.graph)
+        method = f"attach{node.kind.capitalize()}Property"
+        inits, seen, ok = [], set(), graph is not None
+        for name, expr in node.pairs:
+            sym = self.lookup(name, expr.loc)
+            if sym is None:
+                self.expr(expr)
+                ok = False
+                continue
+            if not isinstance(sym.type, PropType) or sym.type.kind != node.kind:
+                self.sink.error("E0409", f"'{name}' has type '{sym.type}', but {method} needs "
+                                         f"prop{node.kind.capitalize()} properties", expr.loc)
+                self.expr(expr)
+                ok = False
+                continue
+            if sym.uid in seen:
+                self.sink.error("E0409", f"'{name}' is attached twice", expr.loc)
+            seen.add(sym.uid)
+            self.races.check_whole_property(sym, node.loc, "attaching a value to every element")
+            inits.append((sym, self.value(expr, sym.type.elem, f"'{name}'")))
+        if not ok:
+            return []
+        return [ir.Attach(graph, tuple(inits), loc=node.loc)]
+
+    def _stmt_ExprStmt(self, node: ast.ExprStmt) -> List[ir.Stmt]:
+        return [ir.ExprStmt(self.expr(node.expr), loc=node.loc)]
+
+    # --- control flow -------------------------------------------------------------------
+
+    def _stmt_If(self, node: ast.If) -> List[ir.Stmt]:
+        cond = self.condition(node.cond)
+        start = self.flow.state
+        then = self.block(node.then)
+        after_then, self.flow.state = self.flow.state, start
+        orelse = self.block(node.orelse) if node.orelse is not None else None
+        self.flow.state = join(after_then, self.flow.state)
+        return [ir.If(cond, then, orelse, loc=node.loc)]
+
+    def _loop_body(self, kind: str, stmt: ast.Stmt, scope: Optional[Scope] = None):
+        frame = LoopFrame(kind)
+        self.loops.append(frame)
+        try:
+            return self.block(stmt, scope), frame
+        finally:
+            self.loops.pop()
+
+    def _stmt_While(self, node: ast.While) -> List[ir.Stmt]:
+        cond = self.condition(node.cond)
+        start = self.flow.state
+        body, _ = self._loop_body("while", node.body)
+        self.flow.state = start
+        return [ir.While(cond, body, loc=node.loc)]
+
+    def _stmt_DoWhile(self, node: ast.DoWhile) -> List[ir.Stmt]:
+        body, frame = self._loop_body("do", node.body)
+        for state in frame.continues:
+            self.flow.state = join(self.flow.state, state)
+        cond = self.condition(node.cond)
+        for state in frame.breaks:
+            self.flow.state = join(self.flow.state, state)
+        return [ir.DoWhile(body, cond, loc=node.loc)]
+
+    def _stmt_Break(self, node: ast.Break) -> List[ir.Stmt]:
+        return self._jump(node, "break", ir.Break)
+
+    def _stmt_Continue(self, node: ast.Continue) -> List[ir.Stmt]:
+        return self._jump(node, "continue", ir.Continue)
+
+    def _jump(self, node: ast.Stmt, word: str, cls) -> List[ir.Stmt]:
+        if not self.loops:
+            self.sink.error("E0406", f"'{word}' outside a loop", node.loc)
+            return []
+        frame = self.loops[-1]
+        if frame.kind in _LOOP_LABELS:
+            hint = ("forall iterations are independent and may run in parallel"
+                    if frame.kind == "forall" else "use a flag checked by the loop instead")
+            self.sink.error("E0406", f"'{word}' in {_LOOP_LABELS[frame.kind]}", node.loc,
+                            hint=hint)
+            return []
+        (frame.breaks if word == "break" else frame.continues).append(self.flow.state)
+        self.flow.unreachable()
+        return [cls(loc=node.loc)]
+
+    def _stmt_Return(self, node: ast.Return) -> List[ir.Stmt]:
+        value = self.scalar(node.value) if node.value is not None else None
+        if self.races.frames:
+            self.sink.error("E0407", f"return inside {self.races.frames[-1].label}", node.loc,
+                            hint="iterations of parallel constructs cannot return; set a "
+                                 "variable with a reduction instead")
+            return []
+        stmt = ir.Return(value, loc=node.loc)
+        self.returns.append(stmt)
+        self.flow.unreachable()
+        return [stmt]
+
+
+def _target_text(target: ir.Expr) -> str:
+    from starc.ir.printer import format_expr
+    try:
+        return format_expr(target)
+    except Exception:   # messages must never fail
+        return "target"

@@ -1,0 +1,94 @@
+"""Golden diagnostics: one small program per error code / warning id, and the dsl library."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from starc.diagnostics import ERROR_CODES
+from sema_helpers import DSL_PROGRAMS, GOLDEN, check, headers
+
+EXPECT = re.compile(r"^// expect: (.*)$")
+
+
+def _expected(text: str):
+    lines = []
+    for line in text.splitlines():
+        match = EXPECT.match(line)
+        if not match:
+            break
+        lines.append(match.group(1))
+    return lines
+
+
+@pytest.mark.parametrize("path", DSL_PROGRAMS, ids=lambda p: p.name)
+def test_dsl_program_checks_clean(path):
+    program, sink = check(path.read_text(), path.name)
+    assert headers(sink, path.name) == []
+    assert program is not None
+    assert [f.name for f in program.functions]
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_diagnostics(path):
+    text = path.read_text()
+    expected = _expected(text)
+    assert expected, f"{path.name} has no '// expect:' line"
+    program, sink = check(text, path.name)
+    assert headers(sink, path.name) == expected
+    has_errors = any("error[" in line for line in expected)
+    assert (program is None) == has_errors
+
+
+def test_golden_files_cover_every_sema_code_and_warning():
+    seen = set()
+    for path in GOLDEN:
+        for line in _expected(path.read_text()):
+            seen.update(re.findall(r"(?:error|warning)\[([\w-]+)\]", line))
+    wanted = {c for c in ERROR_CODES if "E0201" <= c <= "E0206" or "E0301" <= c <= "E0305"
+              or "E0401" <= c <= "E0409" or c in ("E0411", "E0412")}
+    wanted |= {"compat-alias", "node-int-conversion", "data-race"}
+    assert wanted - seen == set()
+
+
+def test_errors_keep_going_within_a_function():
+    text = ("function F(Graph g, propNode<int> dist) {\n"
+            "    int a = b;\n"
+            "    int c = a + d;\n"
+            "    forall (v in g.nodes()) { v.nope = 1; v.dist = e + 1; }\n"
+            "}\n")
+    program, sink = check(text)
+    assert program is None
+    assert headers(sink) == [
+        "2:13: error[E0201]: undeclared name 'b'",
+        "3:17: error[E0201]: undeclared name 'd'",
+        "4:31: error[E0203]: undeclared property 'nope'",
+        "4:52: error[E0201]: undeclared name 'e'",
+    ]
+
+
+def test_duplicate_declaration_points_at_the_first():
+    program, sink = check("function F(Graph g) {\n    int x = 0;\n    int x = 1;\n}\n")
+    (diag,) = sink.diagnostics
+    assert diag.code == "E0202"
+    assert diag.notes and diag.notes[0].loc.line == 2
+
+
+def test_warnings_can_be_disabled_and_promoted():
+    text = "function F(Graph g) {\n    bool b = true;\n}\n"
+    from starc.diagnostics import DiagnosticSink
+    from starc.frontend.parser import parse
+    from starc.ir.sema import analyze
+    quiet = DiagnosticSink(disabled={"compat-alias"})
+    assert analyze(parse(text, "t.sp"), quiet) is not None and not quiet.diagnostics
+    strict = DiagnosticSink(werror=True)
+    assert analyze(parse(text, "t.sp"), strict) is None
+    assert strict.has_errors
+
+
+def test_weight_hint_names_the_parameter_to_add():
+    path = next(p for p in GOLDEN if p.stem.startswith("E0305"))
+    _, sink = check(path.read_text(), path.name)
+    (diag,) = sink.diagnostics
+    assert diag.hint == "add 'propEdge<int> weight' to the function's parameters"
