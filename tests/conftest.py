@@ -20,13 +20,10 @@ os.environ.setdefault("STARC_SYCL_TEST_DOUBLE", str(ROOT / "tests" / "support" /
 
 @functools.lru_cache(maxsize=None)
 def opencl_device() -> str:
-    """The name of a usable OpenCL device, or '' if pyopencl or a device is missing."""
-    try:
-        import pyopencl as cl
-        devices = [d for p in cl.get_platforms() for d in p.get_devices()]
-    except Exception:  # noqa: BLE001 - any failure means "no OpenCL here"
-        return ""
-    return devices[0].name if devices else ""
+    """A usable OpenCL device (one that compiles a kernel), or '' with none."""
+    from starc.backends.opencl.emitter import OpenCLBackend
+    avail = OpenCLBackend().availability()
+    return avail.detail if avail.can_run else ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -42,7 +39,8 @@ def have_gpu() -> bool:
 
 
 SKIPS = {
-    "opencl": (lambda: bool(opencl_device()), "pyopencl/PoCL not available (no OpenCL device)"),
+    "opencl": (lambda: bool(opencl_device()),
+               "pyopencl/PoCL not available (no OpenCL device that compiles kernels)"),
     "cuda": (lambda: shutil.which("nvcc") is not None, "nvcc not found"),
     "gpu": (have_gpu, "no NVIDIA GPU (nvidia-smi -L lists none)"),
     "sycl": (lambda: shutil.which("g++") is not None, "g++ not found (needed for SYCL tests)"),

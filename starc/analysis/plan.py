@@ -82,6 +82,10 @@ class ScalarReduction:
     before and reads the result after, see ``Launch``). ``exclusive`` is True when the kernel's
     only effect on the scalar is this one reduction operator, so a backend may use a native
     reduction (``sycl::reduction``, a work-group tree) instead of atomics.
+    ``op`` is one of ``+ - * & |`` (``AtomicReduce``), or ``Min``/``Max`` for a Min/Max
+    assignment to a host scalar inside a kernel (``AtomicMinMax`` with a ``VarRef`` target).
+    When the kernel uses several operators on one scalar, ``op`` is the first and
+    ``exclusive`` is False.
     """
 
     sym: ir.Symbol
@@ -98,6 +102,20 @@ class Kernel:
     None if none) is the filter and, for BFS kernels, the level test. ``body`` is lowered IR.
     ``scalars`` are the ``KernelScalar`` symbols used in the body (by-value arguments such as
     the BFS level) besides host scalars read by value.
+
+    ``extent="single"``: exactly one work item runs ``body`` (a host-level sequential ``for``
+    over nodes/edges/neighbours, or a forall over a vertex's neighbours at host level); then
+    ``index`` is an invented symbol the body does not use and ``guard`` is None. Every update
+    in such a body is plain (one work item: no atomics); host scalars it assigns are copied
+    into kernel locals at the start and stored back through ``stores`` at the end.
+
+    ``params`` lists every device array the guard or body touches (graph arrays by their fixed
+    names, property arrays, next buffers, flags, locks, the BFS level, the one-value arrays of
+    ``reductions`` and ``stores``), ``written`` where the kernel may write it, in the order of
+    ``Plan.arrays``; then every host scalar read by value, in order of first use.
+    ``stores`` (added): one-value ``"scalar"`` arrays (``array.sym`` is the host scalar) that
+    ``ScalarStore`` statements write; like reductions, the host writes the scalar's current
+    value before the launch and reads it back after.
     """
 
     name: str
@@ -108,6 +126,8 @@ class Kernel:
     params: Tuple[KernelParam, ...]
     reductions: Tuple[ScalarReduction, ...] = ()
     loc: SourceLoc = field(default=NO_LOC, compare=False)
+    scalars: Tuple["KernelScalar", ...] = ()
+    stores: Tuple[DeviceArray, ...] = ()
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------
@@ -129,14 +149,22 @@ class AtomicMinMax(ir.Stmt):
     it and perform ``others``. With ``locked`` False every ``others`` value is a constant, so
     plain stores after a successful atomic min/max are consistent with the final value; with
     ``locked`` True the backend must hold ``lock[index]`` (a ``"lock"`` device array) around
-    compare, store and ``others`` so the secondary targets come from the winning update."""
+    compare, store and ``others`` so the secondary targets come from the winning update.
+
+    ``target`` is a ``PropRead`` of a shared element, or (rarely) a ``VarRef`` of a host
+    scalar under reduction (``Kernel.reductions`` has its array, op ``Min``/``Max``; its lock,
+    when locked, has extent ``"one"``: use index 0). ``others`` targets are ``PropRead``s
+    (possibly of a fixedPoint next buffer) or ``VarRef``s of kernel-local scalars.
+    ``then`` (added): statements, only ``FlagSet`` and ``ScalarStore``, performed together
+    with ``others`` when the update wins (e.g. the fixedPoint flag after ``modified = True``)."""
 
     func: str
-    target: ir.PropRead
+    target: ir.Expr
     candidate: ir.Expr
     others: Tuple[Tuple[ir.Expr, ir.Expr], ...] = ()
     locked: bool = False
     lock: Optional[DeviceArray] = None
+    then: Tuple[ir.Stmt, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -361,3 +389,17 @@ class Plan:
     kernels: Tuple[Kernel, ...]
     host: HostBlock
     host_scalars: Tuple[ir.Symbol, ...] = ()
+
+    # ``host_scalars``: scalar (and ``node``) parameters, then every scalar the host declares
+    # (``HostDeclare``) and every ``HostForSet`` variable, in order of appearance.
+
+    def array_for(self, sym: ir.Symbol) -> DeviceArray:
+        """The device array of a property symbol (``PropRead.prop`` in kernel bodies: DSL
+        properties, fixedPoint next buffers, the BFS level) or of a host scalar's device copy."""
+        for array in self.arrays:
+            if array.sym is not None and array.sym.uid == sym.uid and array.role != "scalar":
+                return array
+        for array in self.arrays:
+            if array.sym is not None and array.sym.uid == sym.uid:
+                return array
+        raise KeyError(sym.name)

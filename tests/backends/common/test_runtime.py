@@ -285,24 +285,6 @@ def test_npz_cache_is_rejected_with_a_hint(driver, tmp_path):
     assert "starc graph convert g.npz g.el" in result.stderr
 
 
-@needs_gxx
-@pytest.mark.slow
-def test_reading_four_million_edges_is_fast(driver, tmp_path):
-    rng = np.random.default_rng(1)
-    m = 4_000_000
-    edges = np.stack([rng.integers(0, 1 << 20, m), rng.integers(0, 1 << 20, m),
-                      rng.integers(1, 100, m)], axis=1)
-    path = tmp_path / "big.el"
-    with open(path, "w") as handle:
-        handle.write("\n".join(map("%d %d %d".__mod__, map(tuple, edges.tolist()))))
-        handle.write("\n")
-    result = run(driver, "time-read", path)
-    assert result.returncode == 0, result.stderr
-    match = re.fullmatch(r"edges (\d+) seconds (\S+)\n", result.stdout)
-    assert match and int(match.group(1)) == m
-    assert float(match.group(2)) < 2.0
-
-
 # -- the command line ----------------------------------------------------------------------
 
 @pytest.fixture

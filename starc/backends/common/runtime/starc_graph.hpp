@@ -185,8 +185,11 @@ inline const char* line_end(const char* p, const char* end) {
 
 inline void reserve_for_lines(EdgeList& edges, const char* p, const char* end) {
   size_t lines = 1;
-  for (const char* q = p; (q = static_cast<const char*>(std::memchr(q, '\n', static_cast<size_t>(end - q)))); ++q)
+  for (const char* q = p; q < end; ++q) {
+    q = static_cast<const char*>(std::memchr(q, '\n', static_cast<size_t>(end - q)));
+    if (q == nullptr) break;
     ++lines;
+  }
   edges.src.reserve(lines);
   edges.dst.reserve(lines);
 }

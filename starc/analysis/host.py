@@ -1,0 +1,182 @@
+"""The host tree: control flow over host scalars plus abstract device operations.
+
+Host-level foralls over nodes/edges become kernel launches; other host loops over the graph
+become single-item kernels; loops over a SetN stay on the host. Whole-property operations
+become ``Fill``/``CopyArray``; element writes and reads become single-value transfers
+(``WriteElement``/``DeviceRead``). fixedPoint and iterateInBFS are delegated to their modules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Dict, Iterator, List, Optional
+
+from starc.analysis.bfs import lower_bfs
+from starc.analysis.fixedpoint import FixedPointScope, lower_fixedpoint
+from starc.analysis.kernels import outline
+from starc.analysis.naming import NameAllocator
+from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBlock,
+                                 HostBreak, HostContinue, HostDeclare, HostDoWhile, HostForSet,
+                                 HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
+                                 Launch, WriteElement)
+from starc.analysis.transfers import ArrayTable
+from starc.backends.base import BackendError
+from starc.ir import nodes as ir
+from starc.ir.types import PropType, Scalar
+
+__all__ = ["HostLowering", "CALLS_UNSUPPORTED"]
+
+CALLS_UNSUPPORTED = "calls between functions are not supported by the device backends yet"
+
+
+class HostLowering:
+    """Builds ``Plan.host`` for one function, collecting the kernels it outlines."""
+
+    def __init__(self, function: ir.Function, table: ArrayTable) -> None:
+        self.function = function
+        self.table = table
+        self.kernels: List[Kernel] = []
+        self.host_scalars: List[ir.Symbol] = [p for p in function.params
+                                              if isinstance(p.type, Scalar)]
+        self._kernel_names = NameAllocator()
+        self._scopes: Dict[int, FixedPointScope] = {}
+
+    # --- helpers used by the construct modules -----------------------------------------------
+
+    @contextlib.contextmanager
+    def fixedpoint_scope(self, scope: FixedPointScope) -> Iterator[None]:
+        saved = dict(self._scopes)
+        self._scopes[scope.prop.uid] = scope
+        try:
+            yield
+        finally:
+            self._scopes = saved
+
+    def outline_kernel(self, kind: str, loc, *, index: ir.Symbol, extent: str,
+                       guard: Optional[ir.Expr], body: ir.Block) -> Kernel:
+        """Outline, name (``<function>_<kind>_<line>``) and record a kernel."""
+        name = self._kernel_names.unique(f"{self.function.name}_{kind}_{loc.line}")
+        kernel = outline(name, index=index, extent=extent, guard=guard, body=body,
+                         table=self.table, scopes=self._scopes, loc=loc)
+        self.kernels.append(kernel)
+        return kernel
+
+    def expr(self, expr: Optional[ir.Expr]) -> Optional[ir.Expr]:
+        """A host expression: every property element read becomes a ``DeviceRead``."""
+        if expr is None:
+            return None
+
+        def fix(node: ir.Node):
+            if isinstance(node, ir.PropRead):
+                return DeviceRead(self.table.prop(node.prop), node.index, type=node.type,
+                                  loc=node.loc)
+            if isinstance(node, ir.CallExpr):
+                raise BackendError(CALLS_UNSUPPORTED, node.loc)
+            return None
+
+        return ir.transform(expr, fix)
+
+    def _scalar(self, sym: ir.Symbol) -> None:
+        if all(s.uid != sym.uid for s in self.host_scalars):
+            self.host_scalars.append(sym)
+
+    def _not_fixedpoint_prop(self, prop: ir.Symbol, loc) -> None:
+        if prop.uid in self._scopes:
+            raise BackendError(
+                f"writing fixedPoint property '{prop.name}' outside a forall inside its "
+                f"fixedPoint is not supported by the device backends yet", loc)
+
+    # --- statements ----------------------------------------------------------------------------
+
+    def block(self, block: ir.Block) -> HostBlock:
+        out: List[HostStmt] = []
+        for stmt in block.stmts:
+            out.extend(self.stmt(stmt))
+        return HostBlock(tuple(out), loc=block.loc)
+
+    def stmt(self, s: ir.Stmt) -> List[HostStmt]:
+        loc = s.loc
+        if isinstance(s, ir.Block):
+            return [self.block(s)]
+        if isinstance(s, ir.Declare):
+            if isinstance(s.sym.type, PropType):
+                if s.init is not None:
+                    raise BackendError("initialising a property in its declaration is not "
+                                       "supported by the device backends yet", loc)
+                return []           # allocated once for the whole run (hoisted)
+            self._scalar(s.sym)
+            return [HostDeclare(s.sym, self.expr(s.init), loc=loc)]
+        if isinstance(s, ir.Assign):
+            return [self._write(s.target, self.expr(s.value), loc)]
+        if isinstance(s, ir.Reduce):
+            if isinstance(s.target, ir.VarRef):
+                return [HostReduce(s.target.sym, s.op, self.expr(s.value), loc=loc)]
+            combined = ir.Binary(s.op, self.expr(s.target), self.expr(s.value),
+                                 type=s.target.type, loc=loc)
+            return [self._write(s.target, combined, loc)]
+        if isinstance(s, ir.MinMaxAssign):
+            candidate = self.expr(s.candidate)
+            better = ir.Binary("<" if s.func == "Min" else ">", candidate, self.expr(s.target),
+                               type=Scalar.BOOL, loc=loc)
+            then = [self._write(s.target, candidate, loc)]
+            then.extend(self._write(t, self.expr(v), loc) for t, v in s.others)
+            return [HostIf(better, HostBlock(tuple(then), loc=loc), loc=loc)]
+        if isinstance(s, ir.PropCopy):
+            self._not_fixedpoint_prop(s.dst, loc)
+            return [CopyArray(self.table.prop(s.dst), self.table.prop(s.src), loc=loc)]
+        if isinstance(s, ir.Attach):
+            out: List[HostStmt] = []
+            for prop, value in s.inits:
+                self._not_fixedpoint_prop(prop, loc)
+                out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
+            return out
+        if isinstance(s, ir.If):
+            orelse = self.block(s.orelse) if s.orelse is not None else None
+            return [HostIf(self.expr(s.cond), self.block(s.then), orelse, loc=loc)]
+        if isinstance(s, ir.While):
+            return [HostWhile(self.expr(s.cond), self.block(s.body), loc=loc)]
+        if isinstance(s, ir.DoWhile):
+            return [HostDoWhile(self.block(s.body), self.expr(s.cond), loc=loc)]
+        if isinstance(s, ir.Loop):
+            return [self._loop(s)]
+        if isinstance(s, ir.FixedPoint):
+            return lower_fixedpoint(s, self)
+        if isinstance(s, ir.IterateBFS):
+            return [lower_bfs(s, self)]
+        if isinstance(s, ir.Return):
+            return [HostReturn(self.expr(s.value), loc=loc)]
+        if isinstance(s, ir.Break):
+            return [HostBreak(loc=loc)]
+        if isinstance(s, ir.Continue):
+            return [HostContinue(loc=loc)]
+        if isinstance(s, ir.ExprStmt):
+            raise BackendError(CALLS_UNSUPPORTED, loc)
+        raise BackendError(f"'{type(s).__name__}' is not supported by the device backends yet",
+                           loc)
+
+    def _write(self, target: ir.Expr, value: ir.Expr, loc) -> HostStmt:
+        if isinstance(target, ir.VarRef):
+            return HostAssign(target.sym, value, loc=loc)
+        self._not_fixedpoint_prop(target.prop, loc)
+        return WriteElement(self.table.prop(target.prop), self.expr(target.index), value,
+                            loc=loc)
+
+    def _loop(self, s: ir.Loop) -> HostStmt:
+        loc = s.loc
+        if isinstance(s.domain, ir.SetMembers):
+            self._scalar(s.var)
+            body = self.block(s.body)
+            if s.filter is not None:
+                body = HostBlock((HostIf(self.expr(s.filter), body, loc=loc),), loc=loc)
+            return HostForSet(s.var, s.domain.set, body, loc=loc)
+        if s.parallel and isinstance(s.domain, (ir.AllNodes, ir.AllEdges)):
+            extent = "nodes" if isinstance(s.domain, ir.AllNodes) else "edges"
+            kernel = self.outline_kernel("forall", loc, index=s.var, extent=extent,
+                                         guard=s.filter, body=s.body)
+            return Launch(kernel, loc=loc)
+        # A sequential loop over the graph, or a neighbour loop, at host level: one work item.
+        item = self.table.symbols.make("item", Scalar.INT, ir.SymbolKind.LOOP, loc)
+        kernel = self.outline_kernel("forall" if s.parallel else "for", loc, index=item,
+                                     extent="single", guard=None,
+                                     body=ir.Block((s,), loc=loc))
+        return Launch(kernel, loc=loc)

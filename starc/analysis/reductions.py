@@ -1,0 +1,95 @@
+"""The reduction and atomic plan: how each write inside a kernel body is performed.
+
+Decided per statement from who owns the target (LANGUAGE.md §6):
+- the work item's own element (``v.p`` with ``v`` the kernel index), a kernel-local scalar,
+  or anything in a single-item kernel: a plain update;
+- another element of a property: ``AtomicReduce`` / ``AtomicMinMax`` (``locked`` unless every
+  secondary value is a constant);
+- a host scalar: ``AtomicReduce`` on its one-value device copy plus a ``ScalarReduction``
+  (a Min/Max likewise), or a ``ScalarStore`` for a plain assignment;
+- a fixedPoint property: its next buffer plus a ``FlagSet`` (``fixedpoint.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Tuple
+
+from starc.analysis.fixedpoint import flag_set_for, is_constant
+from starc.analysis.plan import AtomicMinMax, AtomicReduce, ScalarStore
+from starc.backends.base import BackendError
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+if TYPE_CHECKING:  # pragma: no cover
+    from starc.analysis.kernels import KernelContext
+
+__all__ = ["lower_assign", "lower_reduce", "lower_minmax", "plain_store"]
+
+Stmts = Tuple[ir.Stmt, ...]
+
+
+def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelContext", loc) -> Stmts:
+    """``target = value`` inside a kernel."""
+    if isinstance(target, ir.PropRead):
+        scope = ctx.scope_of(target.prop)
+        if scope is not None:
+            flag = flag_set_for(scope, value, loc)
+            assign = ir.Assign(scope.redirect(target), value, loc=loc)
+            return (assign,) if flag is None else (assign, flag)
+        return (ir.Assign(target, value, loc=loc),)
+    if ctx.is_local(target.sym):
+        return (ir.Assign(target, value, loc=loc),)
+    return (ScalarStore(ctx.store(target.sym), value, loc=loc),)
+
+
+def lower_assign(stmt: ir.Assign, ctx: "KernelContext") -> Stmts:
+    return plain_store(stmt.target, stmt.value, ctx, stmt.loc)
+
+
+def _no_fixedpoint_target(target: ir.Expr, ctx: "KernelContext", what: str, loc) -> None:
+    if isinstance(target, ir.PropRead) and ctx.scope_of(target.prop) is not None:
+        raise BackendError(
+            f"{what} of fixedPoint property '{target.prop.name}' inside its fixedPoint is not "
+            f"supported by the device backends yet; assign True/False to it instead", loc)
+
+
+def lower_reduce(stmt: ir.Reduce, ctx: "KernelContext") -> Stmts:
+    target, loc = stmt.target, stmt.loc
+    _no_fixedpoint_target(target, ctx, f"'{stmt.op}=' update", loc)
+    if ctx.owns(target):
+        combined = ir.Binary(stmt.op, target, stmt.value, type=target.type, loc=loc)
+        return (ir.Assign(target, combined, loc=loc),)
+    if isinstance(target, ir.VarRef):
+        ctx.note_reduction(target.sym, stmt.op)
+    return (AtomicReduce(stmt.op, target, stmt.value, loc=loc),)
+
+
+def lower_minmax(stmt: ir.MinMaxAssign, ctx: "KernelContext") -> Stmts:
+    target, loc = stmt.target, stmt.loc
+    _no_fixedpoint_target(target, ctx, f"{stmt.func} assignment", loc)
+    if ctx.owns(target):
+        better = ir.Binary("<" if stmt.func == "Min" else ">", stmt.candidate, target,
+                           type=Scalar.BOOL, loc=loc)
+        then: List[ir.Stmt] = [ir.Assign(target, stmt.candidate, loc=loc)]
+        for other, value in stmt.others:
+            then.extend(plain_store(other, value, ctx, loc))
+        return (ir.If(better, ir.Block(tuple(then), loc=loc), loc=loc),)
+    others: List[Tuple[ir.Expr, ir.Expr]] = []
+    effects: List[ir.Stmt] = []
+    for other, value in stmt.others:
+        if isinstance(other, ir.PropRead) and ctx.scope_of(other.prop) is not None:
+            scope = ctx.scope_of(other.prop)
+            others.append((scope.redirect(other), value))
+            flag = flag_set_for(scope, value, loc)
+            if flag is not None:
+                effects.append(flag)
+        elif isinstance(other, ir.VarRef) and not ctx.is_local(other.sym):
+            effects.append(ScalarStore(ctx.store(other.sym), value, loc=loc))
+        else:
+            others.append((other, value))
+    locked = not all(is_constant(value) for _, value in stmt.others)
+    if isinstance(target, ir.VarRef):
+        ctx.note_reduction(target.sym, stmt.func)
+    lock = ctx.table.lock(target) if locked else None
+    return (AtomicMinMax(stmt.func, target, stmt.candidate, tuple(others), locked, lock,
+                         tuple(effects), loc=loc),)

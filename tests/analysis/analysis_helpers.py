@@ -1,0 +1,73 @@
+"""Shared helpers of the analysis tests: compile DSL text to a plan, find things in plans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, List, Type, TypeVar
+
+from starc.analysis import lower_function
+from starc.analysis import plan as P
+from starc.diagnostics import DiagnosticSink
+from starc.ir import nodes as ir
+
+ROOT = Path(__file__).resolve().parents[2]
+DSL = ROOT / "dsl"
+T = TypeVar("T")
+
+
+def program_of(text: str, filename: str = "test.sp") -> ir.Program:
+    from starc.frontend.parser import parse
+    from starc.ir.sema import analyze
+    sink = DiagnosticSink()
+    sink.add_source(filename, text)
+    program = analyze(parse(text, filename), sink)
+    assert program is not None and not sink.has_errors, [d.header() for d in sink.diagnostics]
+    return program
+
+
+def plan_of(text: str, function: str = None) -> P.Plan:
+    program = program_of(text)
+    fn = program.function(function) if function else program.functions[0]
+    return lower_function(program, fn)
+
+
+def dsl_plan(name: str) -> P.Plan:
+    return plan_of((DSL / f"{name}.sp").read_text())
+
+
+def kernel(plan: P.Plan, suffix: str) -> P.Kernel:
+    """The kernel whose name ends with ``suffix`` (e.g. ``forall_11``)."""
+    found = [k for k in plan.kernels if k.name.endswith(suffix)]
+    assert len(found) == 1, [k.name for k in plan.kernels]
+    return found[0]
+
+
+def nodes_of(node, cls: Type[T]) -> List[T]:
+    return [n for n in ir.walk(node) if isinstance(n, cls)]
+
+
+def host_nodes(stmt: P.HostStmt) -> Iterator[P.HostStmt]:
+    """Pre-order walk of a host tree (kernels are not entered)."""
+    yield stmt
+    for name in ("stmts", "then", "orelse", "body"):
+        value = getattr(stmt, name, None)
+        if isinstance(value, tuple):
+            for s in value:
+                yield from host_nodes(s)
+        elif isinstance(value, P.HostStmt):
+            yield from host_nodes(value)
+
+
+def host_of(plan: P.Plan, cls: Type[T]) -> List[T]:
+    return [s for s in host_nodes(plan.host) if isinstance(s, cls)]
+
+
+def array(plan: P.Plan, name: str) -> P.DeviceArray:
+    found = [a for a in plan.arrays if a.name == name]
+    assert found, [a.name for a in plan.arrays]
+    return found[0]
+
+
+def params(k: P.Kernel) -> dict:
+    """name -> written for array params; name -> 'value' for by-value scalars."""
+    return {p.name: (p.written if p.array is not None else "value") for p in k.params}

@@ -1,0 +1,173 @@
+"""fixedPoint (double-buffered flags, one device flag) and iterateInBFS lowering."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis_helpers import dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
+from starc.analysis import plan as P
+from starc.backends.base import BackendError
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+
+@pytest.mark.parametrize("name", ["sssp", "sswp", "cc"])
+def test_fixedpoint_writes_go_to_next_buffer_with_flag(name):
+    plan = dsl_plan(name)
+    (loop,) = host_of(plan, P.FixedPointLoop)
+    assert loop.flag_var.name == "finished" and loop.forced is False
+    assert (loop.current.name, loop.next.name, loop.flag.name) == (
+        "modified", "modified_nxt", "finished_flag")
+    assert (loop.next.role, loop.next.elem, loop.next.extent) == ("next", Scalar.BOOL, "nodes")
+    assert (loop.flag.role, loop.flag.elem, loop.flag.extent) == ("flag", Scalar.INT, "one")
+    launched = [s.kernel for s in host_nodes(loop.body) if isinstance(s, P.Launch)]
+    assert launched
+    for k in launched:
+        for atomic in nodes_of(k.body, P.AtomicMinMax):
+            assert [t.prop for t, _ in atomic.others] == [loop.next.sym]
+            assert [type(s) for s in atomic.then] == [P.FlagSet]
+            assert atomic.then[0].flag == loop.flag and atomic.then[0].value is None
+        # no write of the current property remains; reads (the guard) keep the current array
+        writes = [t for a in nodes_of(k.body, ir.Assign) for t in [a.target]]
+        assert all(not (isinstance(t, ir.PropRead) and t.prop == loop.current.sym)
+                   for t in writes)
+        assert k.guard.left.prop == loop.current.sym
+
+
+def test_plain_write_in_fixedpoint_and_forced_iteration():
+    text = """
+function F(Graph g, propNode<bool> mark, propNode<int> a) {
+    propNode<bool> modified;
+    g.attachNodeProperty(modified = True, a = 0);
+    bool done = False;
+    fixedPoint until (done : !modified) {
+        forall (v in g.nodes().filter(modified == True)) {
+            v.a = v.a + 1;
+            v.modified = v.a < 3;
+        }
+        if (done) { done = False; }
+    }
+}
+"""
+    plan = plan_of(text)
+    (loop,) = host_of(plan, P.FixedPointLoop)
+    assert loop.forced is True
+    k = plan.kernels[0]
+    assign, flag = k.body.stmts[1], k.body.stmts[2]
+    assert isinstance(assign, ir.Assign) and assign.target.prop == loop.next.sym
+    assert isinstance(flag, P.FlagSet) and flag.value == assign.value
+    assert params(k)["modified_nxt"] is True and params(k)["modified"] is False
+
+
+def test_writing_false_to_the_fixedpoint_property_sets_no_flag():
+    text = """
+function F(Graph g) {
+    propNode<bool> modified;
+    g.attachNodeProperty(modified = True);
+    bool done = False;
+    fixedPoint until (done : !modified) {
+        forall (v in g.nodes()) { v.modified = False; }
+    }
+}
+"""
+    k = plan_of(text).kernels[0]
+    assert not nodes_of(k.body, P.FlagSet)
+    assert k.body.stmts[0].target.prop.name == "modified_nxt"
+
+
+def test_general_fixedpoint_is_a_do_while_then_flag():
+    text = """
+function G(Graph g, int k) {
+    int t = 0;
+    bool done = False;
+    fixedPoint until (done : t > k) {
+        t = t + 1;
+    }
+}
+"""
+    plan = plan_of(text)
+    stmts = plan.host.stmts
+    loop, after = stmts[-2], stmts[-1]
+    assert isinstance(loop, P.HostDoWhile)
+    assert isinstance(loop.cond, ir.Unary) and loop.cond.op == "!"
+    assert isinstance(after, P.HostAssign) and after.sym.name == "done"
+    assert after.value.value is True
+
+
+def test_fixedpoint_property_written_on_host_inside_loop_is_rejected():
+    text = """
+function H(Graph g, node src) {
+    propNode<bool> modified;
+    g.attachNodeProperty(modified = True);
+    bool done = False;
+    fixedPoint until (done : !modified) {
+        src.modified = False;
+    }
+}
+"""
+    with pytest.raises(BackendError, match="fixedPoint property 'modified'") as info:
+        plan_of(text)
+    assert info.value.loc.line == 7
+
+
+def test_bfs_forward_kernel():
+    plan = dsl_plan("bc")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    level, flag = bfs.level, bfs.flag
+    assert (level.name, level.elem, level.role, level.extent) == (
+        "bfs_level", Scalar.INT, "level", "nodes")
+    assert (flag.role, flag.extent) == ("flag", "one")
+    assert bfs.root.sym.name == "src" and bfs.depth_name == "bfs_depth"
+    fwd = bfs.forward
+    assert fwd.name == "Compute_BC_bfs_fwd_12" and fwd.extent == "nodes"
+    assert fwd.guard.op == "==" and fwd.guard.left.prop == level.sym
+    assert isinstance(fwd.guard.right, P.KernelScalar) and fwd.guard.right.name == "bfs_depth"
+    assert [s.name for s in fwd.scalars] == ["bfs_depth"]
+    parents, expansion = fwd.body.stmts
+    # the parents loop became an in-neighbour loop filtered on level == depth - 1
+    assert isinstance(parents.domain, ir.InNeighbors) and parents.var.name == "w"
+    assert parents.filter.left.prop == level.sym and parents.filter.right.op == "-"
+    # expansion: unvisited out-neighbours get depth + 1 and set the flag
+    assert isinstance(expansion.domain, ir.Neighbors) and expansion.domain.role == "out"
+    (visit,) = expansion.body.stmts
+    assert visit.cond.right.value == -1
+    store, setflag = visit.then.stmts
+    assert store.target.prop == level.sym and store.value.op == "+"
+    assert isinstance(setflag, P.FlagSet) and setflag.flag == flag
+    assert params(fwd)["bfs_level"] is True and params(fwd)["bfs_flag"] is True
+    assert params(fwd)["sigma"] is True
+
+
+def test_bfs_reverse_kernel():
+    plan = dsl_plan("bc")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    rev = bfs.reverse
+    assert rev.name == "Compute_BC_bfs_rev_17"
+    assert rev.guard.op == "&&" and rev.guard.left.left.prop == bfs.level.sym
+    assert rev.guard.right.op == "!="
+    (children, bc_update) = rev.body.stmts
+    assert isinstance(children.domain, ir.Neighbors) and children.domain.role == "out"
+    assert children.filter.right.op == "+"
+    assert params(rev)["src"] == "value" and params(rev)["BC"] is True
+
+
+def test_no_bfs_roles_remain_anywhere():
+    for name in ("bc", "bfs"):
+        for k in dsl_plan(name).kernels:
+            roles = [d.role for d in nodes_of(k.body, ir.Neighbors)]
+            assert all(r == "out" for r in roles), (name, k.name, roles)
+
+
+def test_bfs_filter_restricts_the_body_not_the_traversal():
+    text = """
+function B(Graph g, propNode<int> a, node src) {
+    g.attachNodeProperty(a = 0);
+    iterateInBFS (v in g.nodes() from src).filter(v != src) {
+        v.a = 1;
+    }
+}
+"""
+    fwd = plan_of(text).kernels[0]
+    guarded, expansion = fwd.body.stmts
+    assert isinstance(guarded, ir.If) and isinstance(expansion, ir.Loop)
+    assert fwd.guard.op == "=="

@@ -1,0 +1,105 @@
+"""Device arrays and the transfer plan: copy flags, roles, hoisting, host operations."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis_helpers import DSL, array, dsl_plan, host_of, plan_of
+from starc.analysis import plan as P
+from starc.ir.types import Scalar
+
+ALL = sorted(p.stem for p in DSL.glob("*.sp"))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_copy_flags_follow_roles(name):
+    plan = dsl_plan(name)
+    names = [a.name for a in plan.arrays]
+    assert len(names) == len(set(names))
+    for a in plan.arrays:
+        assert a.copy_in == (a.role in ("graph", "weight")), a
+        assert a.copy_out == (a.role == "result"), a
+    results = {p.name for p in plan.function.params
+               if getattr(p.type, "kind", None) == "node" and hasattr(p.type, "elem")}
+    assert {a.name for a in plan.arrays if a.copy_out} == results
+
+
+def test_weights_copied_in_locals_never_copied_out():
+    plan = dsl_plan("sssp")
+    w = array(plan, "weight")
+    assert (w.role, w.extent, w.copy_in, w.copy_out) == ("weight", "edges", True, False)
+    assert array(plan, "dist").copy_out and not array(plan, "modified").copy_out
+    assert [a.name for a in plan.arrays if a.role == "graph"] == ["offsets", "targets"]
+
+
+def test_only_used_graph_arrays():
+    assert [a.name for a in dsl_plan("tc").arrays if a.role == "graph"] == [
+        "offsets", "targets"]
+    assert [a.name for a in dsl_plan("pr").arrays if a.role == "graph"] == [
+        "offsets", "rev_offsets", "rev_sources", "rev_edge_ids"]
+
+
+def test_bc_locals_declared_in_host_loop_are_hoisted():
+    plan = dsl_plan("bc")
+    sigma, delta = array(plan, "sigma"), array(plan, "delta")
+    assert (sigma.role, sigma.elem, sigma.copy_in, sigma.copy_out) == (
+        "local", Scalar.FLOAT, False, False)
+    assert delta.role == "local"
+    (loop,) = host_of(plan, P.HostForSet)
+    # inside the loop: the attach (two fills) and src.sigma = 1; no allocation, no declaration
+    kinds = [type(s).__name__ for s in loop.body.stmts]
+    assert kinds == ["Fill", "Fill", "WriteElement", "BFSLoop"]
+    assert not host_of(plan, P.HostDeclare)
+
+
+def test_host_operations_sssp():
+    plan = dsl_plan("sssp")
+    fills = host_of(plan, P.Fill)
+    assert [(f.array.name, type(f.value).__name__) for f in fills] == [
+        ("dist", "Inf"), ("modified", "Const")]
+    writes = host_of(plan, P.WriteElement)
+    assert [(w.array.name, w.index.sym.name) for w in writes] == [
+        ("modified", "src"), ("dist", "src")]
+    (decl,) = host_of(plan, P.HostDeclare)
+    assert decl.sym.name == "finished"
+    assert [s.name for s in plan.host_scalars] == ["src", "finished"]
+
+
+def test_pr_copy_and_host_reads():
+    plan = dsl_plan("pr")
+    (copy,) = host_of(plan, P.CopyArray)
+    assert (copy.dst.name, copy.src.name) == ("pageRank", "pageRank_nxt")
+    text = """
+function R(Graph g, propNode<int> a, node src) {
+    g.attachNodeProperty(a = 3);
+    int x = src.a + 1;
+    src.a += x;
+    return x;
+}
+"""
+    plan = plan_of(text)
+    decl = host_of(plan, P.HostDeclare)[0]
+    assert isinstance(decl.init.left, P.DeviceRead) and decl.init.left.array.name == "a"
+    (write,) = host_of(plan, P.WriteElement)
+    assert isinstance(write.value.left, P.DeviceRead)
+
+
+def test_same_named_locals_get_unique_array_names():
+    text = """
+function U(Graph g, propNode<int> out) {
+    g.attachNodeProperty(out = 0);
+    if (True) {
+        propNode<int> tmp;
+        g.attachNodeProperty(tmp = 1);
+        out = tmp;
+    } else {
+        propNode<int> tmp;
+        g.attachNodeProperty(tmp = 2);
+        out = tmp;
+    }
+}
+"""
+    plan = plan_of(text)
+    assert [a.name for a in plan.arrays] == ["out", "tmp", "tmp_2"]
+    copies = host_of(plan, P.CopyArray)
+    assert [c.src.name for c in copies] == ["tmp", "tmp_2"]
