@@ -229,6 +229,10 @@ class CompiledProgram:
                 self._built = build(self.compilation, self.backend, sink, self.options)
                 if self._built is None:
                     raise CompileError(sink.errors)
+            if self.backend == "opencl":
+                # The generated host is a Python module: run it in this process, so the
+                # device context and the built kernels are reused across runs.
+                return self._opencl_module().run(path, undirected=undirected, **params)
             out = os.path.join(tmp, "results.txt")
             argv = self._built.argv_prefix + _program_argv(path, undirected, params, out,
                                                            False)
@@ -237,6 +241,17 @@ class CompiledProgram:
                 raise RuntimeError(f"{self.backend} program failed (exit {proc.returncode}): "
                                    f"{proc.stderr.strip()}")
             return parse_results(pathlib.Path(out).read_text())
+
+
+    def _opencl_module(self):
+        if getattr(self, "_module", None) is None:
+            import importlib.util
+            script = pathlib.Path(self._built.argv_prefix[-1])
+            spec = importlib.util.spec_from_file_location(f"starc_opencl_{script.stem}", script)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self._module = module
+        return self._module
 
 
 def compile(source: str, backend: str = "reference", *, function: Optional[str] = None,

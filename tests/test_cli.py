@@ -151,3 +151,21 @@ def test_run_reports_bad_graph(tmp_path):
     status, _, err = run_cli("run", ROOT / "dsl" / "bfs.sp", "-b", "reference",
                              "--graph", graph, "--src", "0")
     assert status == 1 and f"{graph}:2" in err and "Traceback" not in err
+
+
+@pytest.mark.opencl
+def test_run_opencl_matches_reference_through_the_cli(tmp_path):
+    """The README's quick start: `starc run dsl/sssp.sp -b opencl --graph g.el --src 0`."""
+    graph = tmp_path / "g.el"
+    status, _, err = run_cli("graph", "gen", "rmat", "--scale", "7", "--weights", "-o", graph)
+    assert status == 0, err
+    outputs = {}
+    for backend in ("reference", "opencl"):
+        status, out, err = run_cli("run", ROOT / "dsl" / "sssp.sp", "-b", backend,
+                                   "--graph", graph, "--src", "0", "--time")
+        assert status == 0, err
+        assert "starc-time" in err
+        outputs[backend] = out.splitlines()
+    assert outputs["opencl"][0].endswith(f"backend=opencl graph={graph}")
+    assert outputs["opencl"][1:] == outputs["reference"][1:]
+    assert len(outputs["opencl"]) == 1 + 128

@@ -1,0 +1,101 @@
+"""The small graphs and per-program parameters of the end-to-end matrix."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from typing import Dict, Tuple
+
+import numpy as np
+
+from starc.graphs import Graph, rmat, grid, write_edge_list, write_mtx
+
+DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramCase:
+    """How the matrix runs one dsl program: its parameters, whether it needs weights or a
+    symmetric graph, and the float tolerance its results are compared with."""
+
+    name: str
+    params: Tuple[Tuple[str, str], ...] = ()
+    weighted: bool = False
+    undirected: bool = False
+    rtol: float = 0.0
+    atol: float = 0.0
+
+    @property
+    def path(self) -> pathlib.Path:
+        return DSL / f"{self.name}.sp"
+
+    def params_for(self, num_nodes: int) -> Dict[str, str]:
+        """The parameters, with vertex ids that do not exist in a tiny graph dropped from
+        a source set (a single source is always vertex 0, so every graph has >= 1 vertex)."""
+        out = {}
+        for name, value in self.params:
+            if name == "sourceSet":
+                value = ",".join(v for v in value.split(",") if int(v) < num_nodes)
+            out[name] = value
+        return out
+
+
+# Tolerances: integer programs compare exactly. PageRank sums float32 ranks in a different
+# order on parallel backends (and its diff reduction too), so ranks may differ in the last
+# bits; BC accumulates float32 path counts and dependencies in parallel per level.
+PROGRAMS = {
+    "sssp": ProgramCase("sssp", (("src", "0"),), weighted=True),
+    "sswp": ProgramCase("sswp", (("src", "0"),), weighted=True),
+    "bfs": ProgramCase("bfs", (("src", "0"),)),
+    "cc": ProgramCase("cc"),
+    "tc": ProgramCase("tc", undirected=True),
+    "kcore": ProgramCase("kcore", (("k", "2"),), undirected=True),
+    "pr": ProgramCase("pr", (("beta", "0.0001"), ("delta", "0.85"), ("maxIter", "50")),
+                      rtol=1e-4, atol=1e-6),
+    "bc": ProgramCase("bc", (("sourceSet", "0,1,3"),), rtol=1e-4, atol=1e-4),
+}
+
+
+def _edges(n, pairs, weights=None, name=""):
+    src = np.array([p[0] for p in pairs], dtype=np.int64)
+    dst = np.array([p[1] for p in pairs], dtype=np.int64)
+    w = None if weights is None else np.array(weights, dtype=np.float64)
+    return Graph.from_edges(n, src, dst, w, True, name)
+
+
+def small_graphs() -> Dict[str, Graph]:
+    """The graph shapes of the matrix: every edge case of the graph issue, all weighted
+    (unweighted programs ignore weights) and with at least 4 vertices where the shape allows,
+    so the parameters above are valid everywhere."""
+    graphs = {
+        "rmat": rmat(6, edge_factor=4, seed=3, weights=True),
+        "grid": grid(4, 5, seed=1, weights=True),
+        "no_edges": _edges(5, [], [], "no edges"),
+        "one_vertex": _edges(1, [], [], "one vertex"),
+        "self_loop_only": _edges(4, [(0, 0)], [3], "self-loop only"),
+        "isolated": _edges(9, [(0, 1), (1, 2), (2, 0), (3, 4)], [5, 1, 2, 7], "isolated"),
+        "self_loops_dups": _edges(5, [(0, 1), (0, 1), (1, 1), (1, 2), (2, 3), (3, 3),
+                                      (0, 2), (2, 4)],
+                                  [4, 2, 1, 3, 1, 9, 8, 2], "self-loops, duplicates"),
+        "disconnected": _edges(8, [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 4),
+                                   (0, 2), (5, 7)],
+                               [1, 2, 3, 4, 5, 6, 7, 8, 9], "two parts"),
+        "star": _edges(6, [(0, i) for i in range(1, 6)] + [(i, 0) for i in range(1, 6)],
+                       [1] * 10, "star"),
+    }
+    return graphs
+
+
+def write_graph_files(directory: pathlib.Path) -> Dict[str, pathlib.Path]:
+    """Write every small graph; a few as Matrix Market, the rest as edge lists."""
+    files = {}
+    for name, graph in small_graphs().items():
+        # Matrix Market keeps the vertex count, so trailing isolated vertices survive.
+        if name in ("grid", "no_edges", "one_vertex", "self_loop_only", "isolated"):
+            path = directory / f"{name}.mtx"
+            write_mtx(graph, path)
+        else:
+            path = directory / f"{name}.el"
+            write_edge_list(graph, path)
+        files[name] = path
+    return files

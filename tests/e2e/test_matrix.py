@@ -1,0 +1,82 @@
+"""Every dsl program x every available backend x the small graphs, against the reference."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import numpy as np
+
+import starc
+from starc.graphs import Graph, load_graph, write_edge_list
+from starc.results import compare_results
+
+from e2e_cases import PROGRAMS, small_graphs, write_graph_files
+
+# One marker per backend (strict markers): `-m opencl` runs one column of the matrix.
+BACKENDS = {
+    "opencl": [pytest.mark.opencl],
+    "cuda": [pytest.mark.cuda, pytest.mark.gpu],
+    "sycl": [pytest.mark.sycl],
+}
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(program: str, backend: str):
+    """Compile (and, on first run, build) once per program and backend per process."""
+    return starc.compile(str(PROGRAMS[program].path), backend)
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def _check(program: str, backend: str, path, num_nodes: int) -> None:
+    case = PROGRAMS[program]
+    params = case.params_for(num_nodes)
+    expected = compiled(program, "reference").run(path, undirected=case.undirected, **params)
+    actual = compiled(program, backend).run(path, undirected=case.undirected, **params)
+    problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
+    assert not problems, f"{program} on {path.name} ({backend}):\n" + "\n".join(problems)
+
+
+def _matrix():
+    for backend, marks in BACKENDS.items():
+        for program in PROGRAMS:
+            for graph in small_graphs():
+                yield pytest.param(program, backend, graph, marks=marks,
+                                   id=f"{backend}-{program}-{graph}")
+
+
+@pytest.mark.parametrize("program, backend, graph", list(_matrix()))
+def test_matrix(program, backend, graph, graph_files):
+    path = graph_files[graph]
+    _check(program, backend, path, load_graph(str(path)).num_nodes)
+
+
+@st.composite
+def edge_lists(draw):
+    """Small random weighted directed graphs (ids dense from 0, self-loops and duplicates
+    allowed), at least one vertex so that `--src 0` is valid."""
+    n = draw(st.integers(min_value=1, max_value=24))
+    m = draw(st.integers(min_value=0, max_value=3 * n))
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = draw(st.lists(st.integers(1, 100), min_size=m, max_size=m))
+    return Graph.from_edges(n, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
+                            np.array(w, dtype=np.float64), True, "hypothesis")
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("program", ["sssp", "cc", "bfs", "sswp", "tc", "kcore"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(graph=edge_lists())
+def test_generated_graphs_opencl(program, graph, tmp_path):
+    from starc.graphs import write_mtx
+    path = tmp_path / "g.mtx"        # .mtx keeps the vertex count of isolated vertices
+    write_mtx(graph, path)
+    _check(program, "opencl", path, graph.num_nodes)
