@@ -1,0 +1,250 @@
+"""The run contract of a program: which function runs and how its parameters bind.
+
+Every backend's program and the reference executor follow DESIGN.md, "The generated-program
+contract": scalar, ``node`` and ``SetN`` parameters come from ``--name value`` options,
+``propEdge`` parameters bind to the graph's edge weights, ``propNode`` parameters are results,
+the ``Graph`` parameter is the input graph.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional
+
+import numpy as np
+
+from starc.ir import nodes as ir
+from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
+
+__all__ = ["UsageError", "ParamSpec", "param_specs", "bind_arguments", "entry_function",
+           "describe_kind", "graph_label"]
+
+
+class UsageError(Exception):
+    """A bad command line or input for a run: the message names the parameter."""
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of the entry function as the command line sees it.
+
+    ``kind`` is one of ``scalar`` (``scalar`` holds its type), ``node``, ``edge``, ``SetN``,
+    ``SetE``, ``propEdge``, ``propNode`` (``scalar`` = element type) or ``Graph``.
+    ``is_input`` is True for parameters given as ``--name value`` options.
+    """
+
+    name: str
+    kind: str
+    scalar: Optional[Scalar]
+    is_input: bool
+    symbol: ir.Symbol
+
+    @property
+    def option(self) -> str:
+        return f"--{self.name}"
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_NODE_ID = re.compile(r"[0-9]+\Z")
+_NUMBER = re.compile(r"[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)\Z",
+                     re.IGNORECASE)
+_RANGES = {Scalar.INT: (-2**31, 2**31 - 1), Scalar.LONG: (-2**63, 2**63 - 1)}
+
+
+def describe_kind(spec: ParamSpec, num_nodes: Optional[int] = None,
+                  num_edges: Optional[int] = None) -> str:
+    """What the option expects, in words: ``an int``, ``a node id (0..n-1)``."""
+    if spec.kind == "node":
+        upper = f"{num_nodes - 1}" if num_nodes is not None else "n-1"
+        return f"a node id (0..{upper})"
+    if spec.kind == "edge":
+        upper = f"{num_edges - 1}" if num_edges is not None else "m-1"
+        return f"an edge id (0..{upper})"
+    if spec.kind == "SetN":
+        return "a comma-separated list of node ids, e.g. 0,5,9"
+    if spec.kind == "SetE":
+        return "a comma-separated list of edge ids, e.g. 0,5,9"
+    if spec.kind == "scalar":
+        return {Scalar.INT: "an int", Scalar.LONG: "a long", Scalar.FLOAT: "a float",
+                Scalar.DOUBLE: "a double",
+                Scalar.BOOL: "a bool (0, 1, true or false)"}[spec.scalar]
+    return str(spec.kind)
+
+
+def param_specs(fn: ir.Function) -> List[ParamSpec]:
+    """The parameters of ``fn`` in order, classified for binding."""
+    specs = []
+    for sym in fn.params:
+        t = sym.type
+        if isinstance(t, GraphType):
+            specs.append(ParamSpec(sym.name, "Graph", None, False, sym))
+        elif isinstance(t, PropType):
+            kind = "propNode" if t.kind == "node" else "propEdge"
+            specs.append(ParamSpec(sym.name, kind, t.elem, False, sym))
+        elif isinstance(t, SetType):
+            specs.append(ParamSpec(sym.name, "SetN" if t.kind == "node" else "SetE", None,
+                                   True, sym))
+        elif t is Scalar.NODE:
+            specs.append(ParamSpec(sym.name, "node", Scalar.NODE, True, sym))
+        elif t is Scalar.EDGE:
+            specs.append(ParamSpec(sym.name, "edge", Scalar.EDGE, True, sym))
+        elif isinstance(t, Scalar):
+            specs.append(ParamSpec(sym.name, "scalar", t, True, sym))
+        else:
+            raise UsageError(f"parameter {sym.name!r} has type {t}, which a program "
+                             f"cannot take from the command line")
+    return specs
+
+
+def graph_label(graph) -> str:
+    """The graph's file name as messages show it."""
+    name = getattr(graph, "name", "") or "the graph"
+    return name[:-len(" (undirected)")] if name.endswith(" (undirected)") else name
+
+
+def _parse_scalar(spec: ParamSpec, text: str):
+    scalar = spec.scalar
+    bad = UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r}")
+    if scalar is Scalar.BOOL:
+        if text in ("1", "true"):
+            return True
+        if text in ("0", "false"):
+            return False
+        raise bad
+    if scalar in (Scalar.INT, Scalar.LONG):
+        if not _INTEGER.match(text):
+            raise bad
+        value = int(text)
+        low, high = _RANGES[scalar]
+        if not low <= value <= high:
+            raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
+                             f"(out of range {low}..{high})")
+        return value
+    if not _NUMBER.match(text):
+        raise bad
+    value = float(text)
+    if scalar is Scalar.FLOAT:
+        with np.errstate(over="ignore"):
+            value = float(np.float32(value))
+        if math.isinf(value) and not math.isinf(float(text)):
+            raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
+                             f"(too large for a float)")
+    return value
+
+
+def _parse_id(spec: ParamSpec, text: str, limit: int, graph) -> int:
+    if not _NODE_ID.match(text):
+        raise UsageError(f"{spec.option} expects "
+                         f"{describe_kind(spec, graph.num_nodes, graph.num_edges)}, got {text!r}")
+    value = int(text)
+    if value >= limit:
+        what = "vertices" if spec.kind in ("node", "SetN") else "edges"
+        raise UsageError(f"{spec.option} expects "
+                         f"{describe_kind(spec, graph.num_nodes, graph.num_edges)}, got {text!r} "
+                         f"({graph_label(graph)} has {limit} {what})")
+    return value
+
+
+def _parse_id_list(spec: ParamSpec, text: str, limit: int, graph) -> List[int]:
+    items = text.split(",") if text.strip() else []
+    ids = []
+    what = "node" if spec.kind == "SetN" else "edge"
+    for item in items:
+        item = item.strip()
+        if not _NODE_ID.match(item):
+            raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
+                             f"({item!r} is not a {what} id)")
+        if int(item) >= limit:
+            plural = "vertices" if what == "node" else "edges"
+            raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
+                             f"({item} is out of range: {graph_label(graph)} has {limit} "
+                             f"{plural})")
+        ids.append(int(item))
+    return ids
+
+
+def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
+    from starc.results import numpy_dtype
+    if graph.weights is None:
+        raise UsageError(f"{fn.name} needs edge weights for {spec.name!r} but "
+                         f"{graph_label(graph)} has none")
+    weights = np.asarray(graph.weights, dtype=np.float64)
+    if spec.scalar is Scalar.BOOL:
+        return weights != 0
+    if is_integer(spec.scalar):
+        if not graph.weights_integral or not np.all(np.isfinite(weights)) or not np.array_equal(
+                weights, np.trunc(weights)):
+            raise UsageError(f"{fn.name} needs integer edge weights for {spec.name!r} "
+                             f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
+                             f"non-integer weights")
+        info = np.iinfo(numpy_dtype(spec.scalar))
+        if weights.size and (weights.min() < info.min or weights.max() > info.max):
+            raise UsageError(f"{fn.name}: a weight of {graph_label(graph)} does not fit "
+                             f"propEdge<{spec.scalar}> {spec.name!r}")
+        return weights.astype(numpy_dtype(spec.scalar))
+    return weights.astype(numpy_dtype(spec.scalar))
+
+
+def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[ir.Symbol, object]:
+    """Values for the inputs of ``fn``: the graph, the weights and the ``--name value`` options
+    (keys with or without the leading ``--``; unknown keys are ignored, as backend flags are).
+
+    Returns ``{symbol: value}`` with Python ints/floats/bools for scalars and ids, a list of ids
+    for ``SetN``/``SetE``, the graph for ``Graph`` and a numpy array (converted to the element
+    type) for ``propEdge`` parameters. ``propNode`` parameters are results and not bound.
+    Raises UsageError naming the parameter and what it expects.
+    """
+    given = {key[2:] if key.startswith("--") else key: value for key, value in options.items()}
+    bound: Dict[ir.Symbol, object] = {}
+    for spec in param_specs(fn):
+        if spec.kind == "Graph":
+            bound[spec.symbol] = graph
+            continue
+        if spec.kind == "propEdge":
+            bound[spec.symbol] = _bind_weights(fn, spec, graph)
+            continue
+        if spec.kind == "propNode":
+            continue
+        if spec.name not in given or given[spec.name] is None:
+            raise UsageError(f"missing {spec.option} "
+                             f"({describe_kind(spec, graph.num_nodes, graph.num_edges)})")
+        text = str(given[spec.name])
+        if spec.kind == "node":
+            bound[spec.symbol] = _parse_id(spec, text, graph.num_nodes, graph)
+        elif spec.kind == "edge":
+            bound[spec.symbol] = _parse_id(spec, text, graph.num_edges, graph)
+        elif spec.kind in ("SetN", "SetE"):
+            limit = graph.num_nodes if spec.kind == "SetN" else graph.num_edges
+            bound[spec.symbol] = _parse_id_list(spec, text, limit, graph)
+        else:
+            bound[spec.symbol] = _parse_scalar(spec, text)
+    return bound
+
+
+def _called_names(fn: ir.Function) -> set:
+    return {node.function for node in ir.walk(fn.body) if isinstance(node, ir.CallExpr)}
+
+
+def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Function:
+    """The function a run executes: ``name`` when given; else the only function; else the
+    last function in the file that no other function calls (a file of helpers followed by
+    their driver runs the driver); when every function is called by another (mutual
+    recursion), the last function in the file."""
+    functions = list(program.functions)
+    if not functions:
+        raise UsageError(f"{program.filename} defines no function")
+    if name is not None:
+        for fn in functions:
+            if fn.name == name:
+                return fn
+        listed = ", ".join(fn.name for fn in functions)
+        raise UsageError(f"{program.filename} has no function {name!r} (it has {listed})")
+    if len(functions) == 1:
+        return functions[0]
+    called = set()
+    for fn in functions:
+        called |= {callee for callee in _called_names(fn) if callee != fn.name}
+    roots = [fn for fn in functions if fn.name not in called]
+    return roots[-1] if roots else functions[-1]
