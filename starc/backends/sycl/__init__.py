@@ -1,0 +1,1 @@
+"""The SYCL backend: standard SYCL 2020 (USM, one in-order queue) with a C++ host."""

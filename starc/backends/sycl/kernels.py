@@ -1,0 +1,185 @@
+"""SYCL 2020 kernels from a plan: the dialect table, the reduction choice and kernel shells.
+
+Each plan kernel becomes a small host function that submits one ``parallel_for`` (through
+``starc_parallel_for`` of the runtime prelude, which picks ``range<1>`` or ``nd_range<1>``)
+whose lambda holds the body printed by the shared ``cfamily`` printer. Shared updates use
+the prelude's ``sycl::atomic_ref`` helpers; a scalar reduction that is the kernel's only use
+of the scalar (``ScalarReduction.exclusive``) becomes a ``sycl::reduction`` instead, the SYCL
+reduction optimisation of the StarPlat paper.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence
+
+from starc.analysis import plan as P
+from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
+                                           KernelContext, lower_kernel)
+from starc.backends.common.cpp_host import CXX_KEYWORDS
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "print_kernel", "SHELL_PARAMS"]
+
+_INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
+
+#: The parameters every kernel function takes before its plan arguments.
+SHELL_PARAMS = ("q", "block", "where")
+
+#: SYCL 2020 function objects for each reduction operator (``-`` combines the negation).
+_REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multiplies",
+                        "&": "sycl::bit_and", "|": "sycl::bit_or", "Min": "sycl::minimum",
+                        "Max": "sycl::maximum"}
+
+#: Reducer updates by abstract atomic op: the operator SYCL defines for the reducer, if any.
+_REDUCER_OPERATORS = {"add": "+=", "mul": "*=", "and": "&=", "or": "|="}
+
+
+class SYCLDialect(Dialect):
+    """SYCL 2020 device code is C++: ``long long`` is 64-bit, bool arrays are ``unsigned
+    char``, every atomic is a ``sycl::atomic_ref`` helper of the prelude (native
+    ``fetch_min``/``fetch_max`` for integers and floating types alike).
+
+    One instance serves one kernel: ``reducers`` maps the address text of a scalar reduced
+    through ``sycl::reduction`` (``&diff_dev[0]``) to its reducer's name, and those names are
+    reserved so no kernel local takes them."""
+
+    name = "sycl"
+    scalar_types = {Scalar.BOOL: "bool", _INT: "int", _LONG: "long long", _FLOAT: "float",
+                    _DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
+    storage_types = {Scalar.BOOL: "unsigned char", _INT: "int", _LONG: "long long",
+                     _FLOAT: "float", _DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
+    atomics = frozenset(
+        [(op, t) for op in ("add", "sub", "mul", "and", "or", "min", "max")
+         for t in (_INT, _LONG)]
+        + [(op, t) for op in ("add", "sub", "mul", "min", "max") for t in (_FLOAT, _DOUBLE)])
+    minmax_functions = {(f, t): f"std::{f.lower()}" for f in ("Min", "Max")
+                        for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
+    reserved = CXX_KEYWORDS | frozenset(SHELL_PARAMS) | frozenset(("sycl", "item", "reducers"))
+
+    def __init__(self, reducers: Optional[Dict[str, str]] = None) -> None:
+        self.reducers: Dict[str, str] = dict(reducers or {})
+        self.reserved = type(self).reserved | frozenset(self.reducers.values())
+
+    def atomic_helper(self, op: str, elem: Scalar) -> str:
+        # The DSL's type names (int, long, float, double), as in the CUDA and OpenCL preludes.
+        stored = _INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
+        if (op, stored) not in self.atomics:
+            self.missing(f"an atomic {op} on '{elem}'")
+        return f"starc_atomic_{op}_{stored}"
+
+    def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
+        reducer = self.reducers.get(address)
+        if reducer is None:
+            return super().atomic(op, elem, address, value)
+        if op == "sub":
+            return f"{reducer} += -({value})"
+        if op in _REDUCER_OPERATORS:
+            return f"{reducer} {_REDUCER_OPERATORS[op]} {value}"
+        return f"{reducer}.combine({value})"          # min, max
+
+
+@dataclasses.dataclass
+class SYCLKernel:
+    """A printed kernel: the cfamily code, its native reductions and the function text."""
+
+    code: KernelCode
+    reductions: List[P.ScalarReduction]
+    text: str
+
+
+def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
+    """The kernel's scalar reductions that ``sycl::reduction`` can carry: exclusive ones on a
+    non-bool scalar that the body only updates (never reads) and, for Min/Max, only through
+    plain atomic min/max statements (no secondary targets, no lock)."""
+    chosen = []
+    nodes = list(ir.walk(kernel.body))
+    if kernel.guard is not None:
+        nodes += list(ir.walk(kernel.guard))
+    for red in kernel.reductions:
+        if not red.exclusive or red.sym.type is Scalar.BOOL or red.op not in _REDUCTION_OPERATORS:
+            continue
+        refs = sum(1 for x in nodes if isinstance(x, ir.VarRef) and x.sym == red.sym)
+        updates = 0
+        simple = True
+        for x in nodes:
+            if isinstance(x, (P.AtomicReduce, P.AtomicMinMax)) and \
+                    isinstance(x.target, ir.VarRef) and x.target.sym == red.sym:
+                updates += 1
+                if isinstance(x, P.AtomicMinMax):
+                    simple = simple and not (x.others or x.then or x.locked) \
+                        and x.func == red.op
+                else:
+                    simple = simple and x.op == red.op
+        if simple and updates and refs == updates:
+            chosen.append(red)
+    return chosen
+
+
+def _reducer_name(red: P.ScalarReduction) -> str:
+    return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reducer'}"
+
+
+def print_kernel(kernel: P.Kernel) -> SYCLKernel:
+    """Print one plan kernel as a SYCL kernel function."""
+    native = native_reductions(kernel)
+    names: Dict[int, str] = {}
+    for red in native:       # distinct even for two scalars of the same DSL name
+        name, k = _reducer_name(red), 2
+        while name in names.values():
+            name, k = f"{_reducer_name(red)}_{k}", k + 1
+        names[red.sym.uid] = name
+    dialect = SYCLDialect()
+    if native:
+        # The reduction arrays' argument names are decided by the kernel context; a context
+        # built with the same reserved names names them exactly as lower_kernel's will.
+        probe = SYCLDialect({f"unused {uid}": name for uid, name in names.items()})
+        context = KernelContext(kernel, probe)
+        dialect = SYCLDialect({probe.address(context.reduction_arrays[red.sym.uid].name, "0"):
+                               names[red.sym.uid] for red in native})
+    code = lower_kernel(kernel, dialect)
+    nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
+    index_used = any(isinstance(x, ir.VarRef) and x.sym == kernel.index for x in nodes)
+    index = code.index if index_used else None   # an unnamed parameter: no unused warning
+    return SYCLKernel(code, native, "\n".join(_shell(code, index, native, names, dialect)))
+
+
+def _signature(arg: KernelArg, dialect: SYCLDialect) -> str:
+    if arg.is_array:
+        const = "" if arg.written else "const "
+        return f"{const}{dialect.storage_type(arg.elem)}* {arg.name}"
+    return f"{dialect.storage_type(arg.elem)} {arg.name}"
+
+
+def _wrap(head: str, items: Sequence[str], tail: str, width: int = 100) -> List[str]:
+    """``head item, item, ...tail``, one item per line aligned under the first when long."""
+    text = head + ", ".join(items) + tail
+    if len(text) <= width or not items:
+        return [text]
+    pad = " " * len(head)
+    return [head + (",\n" + pad).join(items) + tail]
+
+
+def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReduction],
+           names: Dict[int, str], dialect: SYCLDialect) -> List[str]:
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
+    params += [_signature(a, dialect) for a in code.args]
+    lines = [code.comment] if code.comment else []
+    lines += _wrap(f"static void {code.name}(", params, ") {")
+    if code.extent == "single":
+        count, block = "1", "0"
+    else:
+        count, block = ("n" if code.extent == "nodes" else "m"), "block"
+    params = [f"int {index}" if index is not None else "int"]
+    params += [f"auto& {names[red.sym.uid]}" for red in native]
+    lines += _wrap(f"{INDENT}starc_parallel_for(q, where, {count}, {block}, [=](", params, ") {")
+    lines += [INDENT + line for line in code.body]
+    arrays = {a.source[1].name: a.name for a in code.args if a.source[0] == "array"}
+    reductions = [f"sycl::reduction({arrays[red.array.name]}, "
+                  f"{_REDUCTION_OPERATORS[red.op]}<{dialect.storage_type(red.sym.type)}>())"
+                  for red in native]
+    closing = f"{INDENT}}}" + "".join(f", {r}" for r in reductions) + ");"
+    if len(closing) > 100:   # one reduction per line
+        closing = f"{INDENT}}},\n" + ",\n".join(INDENT * 2 + r for r in reductions) + ");"
+    return lines + [closing, "}"]

@@ -1,0 +1,50 @@
+"""Shared helpers of the CUDA backend tests: compile DSL for cuda, find the test programs."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+from typing import List, Optional
+
+from starc.backends.base import BackendOptions
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_source
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+DSL = ROOT / "dsl"
+#: Programs written for these tests: every atomic, locks, host control flow, forced fixedPoint.
+PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
+
+
+def dsl_sources() -> List[pathlib.Path]:
+    return sorted(DSL.glob("*.sp"))
+
+
+def extra_sources() -> List[pathlib.Path]:
+    return sorted(PROGRAMS.glob("*.sp"))
+
+
+def compile_text(text: str, filename: str = "prog.sp",
+                 options: Optional[BackendOptions] = None):
+    """The Compilation of ``text`` for the cuda backend (asserting it compiled)."""
+    sink = DiagnosticSink()
+    comp = compile_source(text, filename, sink, backend="cuda", options=options)
+    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
+    return comp
+
+
+@functools.lru_cache(maxsize=None)
+def compile_path(path: pathlib.Path):
+    return compile_text(path.read_text(), str(path))
+
+
+def main_text(path: pathlib.Path) -> str:
+    """The generated .cu file of the program at ``path``."""
+    generated = compile_path(path).generated
+    return generated.files[generated.main]
+
+
+def between(text: str, start: str, end: str) -> str:
+    """``text`` from the first ``start`` up to (not including) the next ``end``."""
+    head = text.index(start)
+    return text[head:text.index(end, head)]
