@@ -386,12 +386,12 @@ class KernelCompiler(KernelRules):
             self.access(("o", slot), "sred", "outer")
             value = self.expr(s.value, depth)
 
-            ordered = is_floating(scalar)
-
             def scalar_reduce(sel):
+                # Owners are always kept: floats fold in sequential order, and a kernel that
+                # updates one scalar with several operators (+= then *=) must interleave them
+                # per iteration exactly as a sequential run would.
                 values = np.array(full(value(sel), sel.size))
-                owners = sel.owners() if ordered or self.h_storages else None
-                sel.run.scalar_records.append((slot, op, scalar, owners, values))
+                sel.run.scalar_records.append((slot, op, scalar, sel.owners(), values))
             return scalar_reduce
         if kind[0] == "own-redirected":
             raise NotVectorizable

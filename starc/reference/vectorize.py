@@ -118,16 +118,19 @@ class Kernel:
         for record in run.scalar_records:
             by_slot.setdefault(record[0], []).append(record)
         for slot, records in by_slot.items():
-            op, scalar = records[0][1], records[0][2]
+            scalar = records[0][2]
             values = np.concatenate([r[4] for r in records])
-            if records[0][3] is not None:
-                owners = np.concatenate([r[3] for r in records])
-                keep = self._keep(owners, writers)
-                if keep is not None:
-                    owners, values = owners[keep], values[keep]
-                if len(records) > 1:
-                    values = values[np.argsort(owners, kind="stable")]
-            run.env[slot] = scalar_fold(op, scalar, run.env[slot], values)
+            ops = np.concatenate([np.full(r[4].size, r[1]) for r in records])
+            owners = np.concatenate([r[3] for r in records])
+            keep = self._keep(owners, writers)
+            if keep is not None:
+                owners, values, ops = owners[keep], values[keep], ops[keep]
+            if len(records) > 1:
+                # Records come statement by statement; a stable sort by iteration restores
+                # the sequential order (statement order within one iteration).
+                order = np.argsort(owners, kind="stable")
+                values, ops = values[order], ops[order]
+            run.env[slot] = _fold_runs(ops, scalar, run.env[slot], values)
 
     def _finish_shared(self, run: Run, writers) -> None:
         h = self.c.h_storages
@@ -251,3 +254,13 @@ def _compile(fc, mode, var, filt, body, bfs_slot) -> Optional[Kernel]:
         return None
     return Kernel(compiler, fc.slot(var), filter_fn, body_fn)
 
+
+def _fold_runs(ops: np.ndarray, scalar, init, values: np.ndarray):
+    """Fold ``values`` into ``init`` in order, each with its own operator: consecutive
+    values with the same operator are folded in one vectorised step."""
+    if values.size == 0:
+        return init
+    cuts = np.flatnonzero(ops[1:] != ops[:-1]) + 1
+    for start, stop in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [values.size]])):
+        init = scalar_fold(str(ops[start]), scalar, init, values[start:stop])
+    return init

@@ -276,3 +276,17 @@ def test_dsl_programs_take_the_fast_paths():
                              ("bc", graph, {"sourceSet": f"{src},1"})]:
         stats = run_both(dsl_program(name), g, options).stats
         assert stats["vector"] > 0 and stats["fallback"] == 0, (name, stats)
+
+
+@pytest.mark.parametrize("body, expected", [
+    # 4 vertices: +10 each, -1 on the even ones (sequential: 40 - 2).
+    ("int t = 0; forall (v in g.nodes()) { t += 10; if (v % 2 == 0) { t -= 1; } } return t;",
+     38),
+    # Interleaved per iteration: ((((1+1)*2)+1)*2 ...), not all additions first.
+    ("int t = 1; forall (v in g.nodes()) { t += 1; t *= 2; } return t;", 46),
+    ("float t = 1; forall (v in g.nodes()) { t *= 3; t -= 1; } return t;", 41.0),
+])
+def test_one_scalar_reduced_with_several_operators(body, expected):
+    """Each update keeps its own operator and the sequential interleaving (a bug once folded
+    every update of a scalar with the first operator seen)."""
+    assert ret(body) == expected
