@@ -195,8 +195,13 @@ class _Access:
             self.prop(node.prop)
         elif isinstance(node, ir.WeightBound):
             self.prop(node.prop)
-        elif isinstance(node, ir.Domain):
-            self.graph(graph_arrays_for_domain(node))
+        elif isinstance(node, ir.Loop):
+            edge = getattr(node.domain, "edge", None)
+            uses_edge = edge is not None and any(
+                isinstance(n, ir.VarRef) and n.sym == edge
+                for part in (node.body, node.filter) if part is not None
+                for n in ir.walk(part))
+            self.graph(graph_arrays_for_domain(node.domain, uses_edge))
         elif isinstance(node, KernelScalar):
             self.kernel_scalars.setdefault(node.name, node)
         elif isinstance(node, ir.VarRef):

@@ -33,12 +33,13 @@ BFS_LEVEL = "bfs_level"
 BFS_FLAG = "bfs_flag"
 
 
-def graph_arrays_for_domain(domain: ir.Domain) -> Tuple[str, ...]:
-    """The CSR arrays a loop over ``domain`` reads."""
+def graph_arrays_for_domain(domain: ir.Domain, uses_edge: bool = True) -> Tuple[str, ...]:
+    """The CSR arrays a loop over ``domain`` reads; an in-neighbour loop needs the forward
+    edge ids (``rev_edge_ids``) only if its body or filter uses the loop's edge."""
     if isinstance(domain, ir.Neighbors):
         return ("offsets", "targets")
     if isinstance(domain, ir.InNeighbors):
-        return ("rev_offsets", "rev_sources", "rev_edge_ids")
+        return ("rev_offsets", "rev_sources") + (("rev_edge_ids",) if uses_edge else ())
     if isinstance(domain, ir.AllEdges):
         return ("sources",)
     return ()

@@ -35,8 +35,24 @@ def test_weights_copied_in_locals_never_copied_out():
 def test_only_used_graph_arrays():
     assert [a.name for a in dsl_plan("tc").arrays if a.role == "graph"] == [
         "offsets", "targets"]
+    # pr's in-neighbour loop never uses its edge: no forward edge ids are copied.
     assert [a.name for a in dsl_plan("pr").arrays if a.role == "graph"] == [
-        "offsets", "rev_offsets", "rev_sources", "rev_edge_ids"]
+        "offsets", "rev_offsets", "rev_sources"]
+
+
+def test_in_neighbour_edge_ids_only_when_the_edge_is_used():
+    plan = plan_of("""
+function F(Graph g, propNode<int> s, propEdge<int> weight) {
+    forall (v in g.nodes()) {
+        for (u in g.nodes_to(v)) {
+            edge e = g.get_edge(u, v);
+            v.s = v.s + e.weight;
+        }
+    }
+}
+""")
+    assert [a.name for a in plan.arrays if a.role == "graph"] == [
+        "rev_offsets", "rev_sources", "rev_edge_ids"]
 
 
 def test_bc_locals_declared_in_host_loop_are_hoisted():
