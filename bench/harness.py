@@ -1,0 +1,458 @@
+"""Benchmark harness: every dsl algorithm on every available starc backend against the
+hand-written OpenMP baselines, on generated R-MAT and uniform graphs.
+
+    python bench/harness.py [--scales 14 16 18] [--kinds rmat uniform] [--algos pr sssp tc ...]
+                            [--backends opencl reference] [--threads 2] [--repeat 3]
+
+Graphs are generated with starc.graphs into bench/out/graphs/ (cached), the baselines are
+built into bench/out/bin/, every program runs through the generated-program contract and its
+``starc-time`` (the algorithm alone, graph already in memory) is read from stderr. The table
+shows the median of --repeat runs, the ratio backend time / baseline time measured in the same
+run, and whether starc's results equal the baseline's (exact for integers, a tolerance for
+floats). Results go to bench/out/results.json and bench/out/ratios.png. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+BASELINES = ROOT / "bench" / "baselines"
+RUNTIME = ROOT / "starc" / "backends" / "common" / "runtime"
+CXXFLAGS = ["-O3", "-march=native", "-fopenmp", "-std=c++17"]
+ALGORITHMS = ("pr", "sssp", "tc", "bc", "bfs", "cc", "sswp", "kcore")
+EDGE_FACTOR = 16
+BC_SOURCES = 4
+FLOAT_PROPERTIES = {"pageRank", "BC"}   # float results; every other value is an integer
+FLOAT_RTOL = 1e-3                       # relative, and 1e-4 of the largest value absolute
+
+# Which graph variant each algorithm runs on, and its parameters ({src}/{sources} filled in).
+# "weighted": directed with integer weights 1..100; "plain": directed, no weights;
+# "symmetric": every undirected edge once (no repeats, no self-loops), run with --undirected.
+ALGORITHM_SETUP = {
+    "pr": ("plain", ["--beta", "0.001", "--delta", "0.85", "--maxIter", "100"]),
+    "sssp": ("weighted", ["--src", "{src}"]),
+    "sswp": ("weighted", ["--src", "{src}"]),
+    "bfs": ("plain", ["--src", "{src}"]),
+    "bc": ("plain", ["--sourceSet", "{sources}"]),
+    "cc": ("plain", []),
+    "tc": ("symmetric", []),
+    "kcore": ("symmetric", ["--k", "3"]),
+}
+
+
+@dataclass
+class GraphInfo:
+    kind: str
+    scale: int
+    variant: str
+    path: str
+    num_nodes: int
+    num_edges: int          # edges as the programs see them (after --undirected)
+    src: int                # the highest out-degree vertex
+    sources: List[int]      # the BC_SOURCES highest out-degree vertices
+
+
+@dataclass
+class Measurement:
+    backend: str
+    times: List[float] = field(default_factory=list)
+    median: Optional[float] = None
+    status: str = "ok"          # ok | MISMATCH | error | skipped | timeout
+    detail: str = ""
+    results_file: Optional[str] = None
+
+    def failed(self, status: str, detail: str) -> "Measurement":
+        self.status, self.detail = status, detail
+        return self
+
+
+# -- graphs -------------------------------------------------------------------------------
+def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> GraphInfo:
+    """Generate (or reuse) one graph file; Matrix Market keeps isolated highest ids."""
+    from starc.graphs import Graph, rmat, uniform
+    from starc.graphs.writers import write_mtx
+
+    directory = out / "graphs"
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{kind}-s{scale}-{variant}.mtx"
+    meta = path.with_suffix(".json")
+    if path.exists() and meta.exists():
+        return GraphInfo(**json.loads(meta.read_text()))
+    weights = variant == "weighted"
+    seed = scale  # the same seed gives the same topology for every variant of a graph
+    if kind == "rmat":
+        graph = rmat(scale, EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=seed, weights=weights)
+    elif kind == "uniform":
+        graph = uniform(1 << scale, EDGE_FACTOR, seed=seed, weights=weights)
+    else:
+        raise SystemExit(f"harness: unknown graph kind '{kind}' (use rmat or uniform)")
+    num_edges = graph.num_edges
+    if variant == "symmetric":
+        lo = np.minimum(graph.sources, graph.targets).astype(np.int64)
+        hi = np.maximum(graph.sources, graph.targets).astype(np.int64)
+        keys = np.unique((lo << 32 | hi)[lo != hi])
+        graph = Graph.from_edges(graph.num_nodes, keys >> 32, keys & 0xFFFFFFFF, None, True,
+                                 f"{graph.name}, simple undirected")
+        num_edges = 2 * graph.num_edges
+        degree = np.bincount(np.concatenate([graph.sources, graph.targets]),
+                             minlength=graph.num_nodes)
+    else:
+        degree = graph.out_degree()
+    order = np.argsort(-degree, kind="stable")
+    write_mtx(graph, path)
+    info = GraphInfo(kind, scale, variant, str(path), graph.num_nodes, int(num_edges),
+                     int(order[0]), [int(v) for v in order[:BC_SOURCES]])
+    meta.write_text(json.dumps(asdict(info)))
+    return info
+
+
+# -- baselines ----------------------------------------------------------------------------
+def build_baselines(algos: List[str], out: pathlib.Path) -> Dict[str, str]:
+    """Compile the baselines that are missing or older than their sources; name -> error."""
+    cxx = os.environ.get("CXX") or shutil.which("g++")
+    errors: Dict[str, str] = {}
+    if not cxx:
+        return {a: "g++ with OpenMP not found" for a in algos}
+    bin_dir = out / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    headers = list(RUNTIME.glob("*.hpp"))
+    jobs = {}
+    for algo in algos:
+        source, binary = BASELINES / f"{algo}.cpp", bin_dir / algo
+        newest = max(p.stat().st_mtime for p in [source, *headers])
+        if binary.exists() and binary.stat().st_mtime >= newest:
+            continue
+        print(f"harness: building baseline {algo}", file=sys.stderr)
+        jobs[algo] = subprocess.Popen([cxx, *CXXFLAGS, "-I", str(RUNTIME), "-o", str(binary),
+                                       str(source)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True)
+    for algo, job in jobs.items():
+        log, _ = job.communicate()
+        if job.returncode != 0:
+            errors[algo] = "baseline build failed: " + log.strip().splitlines()[-1][:200]
+    return errors
+
+
+# -- running ------------------------------------------------------------------------------
+def parse_time(stderr: str) -> Optional[float]:
+    for line in reversed(stderr.splitlines()):
+        if line.startswith("starc-time "):
+            return float(line.split()[1])
+    return None
+
+
+def last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else "(no output)"
+
+
+def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pathlib.Path,
+            timeout: float, backend: str) -> Measurement:
+    m = Measurement(backend, results_file=str(results_file))
+    for _ in range(repeat):
+        try:
+            proc = subprocess.run(argv + ["--out", str(results_file), "--time"], env=env,
+                                  capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        except subprocess.TimeoutExpired:
+            return m.failed("timeout", f"no result within {timeout:.0f} s")
+        if proc.returncode != 0:
+            return m.failed("error", f"exit {proc.returncode}: {last_line(proc.stderr)}")
+        seconds = parse_time(proc.stderr)
+        if seconds is None:
+            return m.failed("error", "no 'starc-time' line on stderr")
+        m.times.append(seconds)
+    m.median = statistics.median(m.times)
+    return m
+
+
+def read_results(path: str) -> Tuple[Dict[str, Dict[int, str]], Optional[str]]:
+    props: Dict[str, Dict[int, str]] = {}
+    returned = None
+    with open(path) as handle:
+        for line in handle:
+            if line.startswith("#") or not line.strip():
+                continue
+            parts = line.split()
+            if parts[0] == "return":
+                returned = parts[1]
+            else:
+                props.setdefault(parts[0], {})[int(parts[1])] = parts[2]
+    return props, returned
+
+
+def compare_results(got_path: str, want_path: str) -> Optional[str]:
+    """None when the results agree, else a short description of the first difference."""
+    got, got_return = read_results(got_path)
+    want, want_return = read_results(want_path)
+    if sorted(got) != sorted(want):
+        return f"properties {sorted(got)} vs baseline {sorted(want)}"
+    for name in want:
+        if sorted(got[name]) != sorted(want[name]):
+            return f"{name}: vertex ids differ"
+        ids = sorted(want[name])
+        if name in FLOAT_PROPERTIES:
+            a = np.array([float(got[name][v]) for v in ids])
+            b = np.array([float(want[name][v]) for v in ids])
+            scale = float(np.abs(b[np.isfinite(b)]).max()) if np.isfinite(b).any() else 1.0
+            close = np.isclose(a, b, rtol=FLOAT_RTOL, atol=1e-4 * scale, equal_nan=True)
+            if not close.all():
+                v = int(np.argmin(close))
+                return (f"{name}: {int((~close).sum())} vertices differ, e.g. {ids[v]}: "
+                        f"{a[v]:.6g} vs {b[v]:.6g}")
+        else:
+            bad = [v for v in ids if int(got[name][v]) != int(want[name][v])]
+            if bad:
+                v = bad[0]
+                return (f"{name}: {len(bad)} vertices differ, e.g. {v}: {got[name][v]} vs "
+                        f"{want[name][v]}")
+    if (got_return is None) != (want_return is None):
+        return "return value missing on one side"
+    if want_return is not None and float(got_return) != float(want_return):
+        return f"return {got_return} vs baseline {want_return}"
+    return None
+
+
+def backend_availability(backend: str) -> Optional[str]:
+    """None when the backend can build and run here, else why not."""
+    try:
+        from starc.backends import backend_names, get_backend
+        if backend not in backend_names():
+            return f"unknown backend (known: {', '.join(backend_names())})"
+        avail = get_backend(backend).availability()
+    except Exception as exc:  # noqa: BLE001 - a broken backend is a row in the table
+        return f"not loadable: {type(exc).__name__}: {exc}"
+    if not (avail.can_build and avail.can_run):
+        return f"cannot {'run' if avail.can_build else 'build'} here: {avail.detail}"
+    return None
+
+
+def program_params(algo: str, graph: GraphInfo) -> List[str]:
+    _, params = ALGORITHM_SETUP[algo]
+    return [p.format(src=graph.src, sources=",".join(map(str, graph.sources))) for p in params]
+
+
+# -- reporting ----------------------------------------------------------------------------
+def format_seconds(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} us"
+    return f"{value * 1e3:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def cell(m: Measurement, baseline: Measurement) -> str:
+    if m.status in ("error", "timeout", "skipped"):
+        return f"{m.status}: {m.detail}"
+    text = format_seconds(m.median)
+    if baseline.median:
+        text += f" ({m.median / baseline.median:.1f}x)"
+    if m.status == "MISMATCH":
+        text += f" **MISMATCH** {m.detail}"
+    return text
+
+
+def markdown_table(rows: List[dict], backends: List[str]) -> str:
+    header = ["graph", "scale", "algo", "n", "m", "baseline (OpenMP)"] + backends
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        base = Measurement(**row["baseline"])
+        cells = [row["kind"], str(row["scale"]), row["algo"], str(row["num_nodes"]),
+                 str(row["num_edges"]),
+                 format_seconds(base.median) if base.status == "ok" else f"{base.status}: {base.detail}"]
+        for b in backends:
+            cells.append(cell(Measurement(**row["backends"][b]), base) if b in row["backends"]
+                         else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(rows: List[dict], backends: List[str], path: pathlib.Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = sorted({r["kind"] for r in rows})
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(11, 4 * len(kinds)), squeeze=False)
+    any_ratio = False
+    for ax, kind in zip(axes[:, 0], kinds):
+        series = {}  # (backend, scale) -> {algo: ratio}
+        for r in rows:
+            if r["kind"] != kind or r["baseline"]["median"] is None:
+                continue
+            for b in backends:
+                m = r["backends"].get(b)
+                if m and m["median"] is not None and m["status"] in ("ok", "MISMATCH"):
+                    series.setdefault((b, r["scale"]), {})[r["algo"]] = \
+                        m["median"] / r["baseline"]["median"]
+        algos = [a for a in ALGORITHMS if any(r["algo"] == a and r["kind"] == kind for r in rows)]
+        if series:
+            any_ratio = True
+            width = 0.8 / len(series)
+            for i, (key, ratios) in enumerate(sorted(series.items())):
+                xs = [j + i * width for j, a in enumerate(algos) if a in ratios]
+                ax.bar(xs, [ratios[a] for a in algos if a in ratios], width,
+                       label=f"{key[0]} scale {key[1]}")
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            ax.set_yscale("log")
+            ax.set_ylabel("time / OpenMP baseline time")
+        else:  # no backend results yet: show the baseline times themselves
+            scales = sorted({r["scale"] for r in rows if r["kind"] == kind})
+            width = 0.8 / max(len(scales), 1)
+            for i, scale in enumerate(scales):
+                times = {r["algo"]: r["baseline"]["median"] for r in rows
+                         if r["kind"] == kind and r["scale"] == scale and r["baseline"]["median"]}
+                xs = [j + i * width for j, a in enumerate(algos) if a in times]
+                ax.bar(xs, [times[a] for a in algos if a in times], width,
+                       label=f"baseline scale {scale}")
+            ax.set_yscale("log")
+            ax.set_ylabel("OpenMP baseline time (s)")
+        ax.set_xticks([j + 0.4 - (0.8 / max(len(series), 1)) / 2 for j in range(len(algos))])
+        ax.set_xticklabels(algos)
+        ax.set_title(f"{kind} graphs, edge factor {EDGE_FACTOR}")
+        ax.legend(fontsize=8)
+    fig.suptitle("starc backends relative to hand-written OpenMP" if any_ratio
+                 else "OpenMP baselines (no starc backend results yet)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+# -- main ---------------------------------------------------------------------------------
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--scales", type=int, nargs="+", default=[14, 16])
+    p.add_argument("--kinds", nargs="+", default=["rmat", "uniform"], choices=["rmat", "uniform"])
+    p.add_argument("--algos", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
+    p.add_argument("--backends", nargs="+", default=["opencl", "reference"])
+    p.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS for the baselines")
+    p.add_argument("--wait-policy", default="passive", choices=["passive", "active"],
+                   help="OMP_WAIT_POLICY for the baselines (default passive: on a shared 2-core "
+                        "machine spinning threads steal the cores the others need; measured 5x "
+                        "faster under load, about equal when the machine is quiet)")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    p.add_argument("--reference-max-scale", type=int, default=None,
+                   help="run the (slow) reference executor up to this scale "
+                        "(default: the smallest scale only)")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per program run")
+    p.add_argument("--out", default=str(ROOT / "bench" / "out"), help="output directory")
+    return p.parse_args(argv)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    out = pathlib.Path(args.out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    reference_max = (args.reference_max_scale if args.reference_max_scale is not None
+                     else min(args.scales))
+    build_errors = build_baselines(args.algos, out)
+    unavailable = {b: backend_availability(b) for b in args.backends}
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
+    print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait), median of {args.repeat}; source vertex = "
+          "the highest out-degree vertex, bc sources = the 4 highest", file=sys.stderr)
+
+    rows = []
+    for kind in args.kinds:
+        for scale in args.scales:
+            for algo in args.algos:
+                variant, _ = ALGORITHM_SETUP[algo]
+                started = time.perf_counter()
+                graph = generate_graph(kind, scale, variant, out)
+                undirected = ["--undirected"] if variant == "symmetric" else []
+                params = program_params(algo, graph)
+                stem = out / "runs" / f"{kind}-s{scale}-{algo}"
+                base_file = pathlib.Path(f"{stem}-baseline.txt")
+                if algo in build_errors:
+                    baseline = Measurement("openmp-baseline").failed("error", build_errors[algo])
+                else:
+                    baseline = measure([str(out / "bin" / algo), graph.path, *undirected, *params],
+                                       env, args.repeat, base_file, args.timeout, "openmp-baseline")
+                load_before = os.getloadavg()[0]
+                row = {"kind": kind, "scale": scale, "algo": algo, "graph": graph.path,
+                       "num_nodes": graph.num_nodes, "num_edges": graph.num_edges,
+                       "params": params + undirected, "threads": args.threads,
+                       "baseline": asdict(baseline), "backends": {}}
+                for backend in args.backends:
+                    if unavailable[backend]:
+                        m = Measurement(backend).failed("error", unavailable[backend])
+                    elif backend == "reference" and scale > reference_max:
+                        m = Measurement(backend).failed(
+                            "skipped", f"reference executor only up to scale {reference_max}")
+                    else:
+                        argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp", "-b",
+                                  backend, "--graph", graph.path, *undirected, *params]
+                        m = measure(argv_b, env, args.repeat,
+                                    pathlib.Path(f"{stem}-{backend}.txt"), args.timeout, backend)
+                        if m.status == "ok" and baseline.status == "ok":
+                            problem = compare_results(m.results_file, baseline.results_file)
+                            if problem:
+                                m.failed("MISMATCH", problem)
+                    row["backends"][backend] = asdict(m)
+                row["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+                rows.append(row)
+                summary = "; ".join(f"{b}: {cell(Measurement(**row['backends'][b]), baseline)}"
+                                    for b in args.backends)
+                print(f"harness: {kind} s{scale} {algo}: baseline "
+                      f"{format_seconds(baseline.median)}; {summary} "
+                      f"[{time.perf_counter() - started:.0f} s, load {load_before:.1f}]",
+                      file=sys.stderr)
+
+    table = markdown_table(rows, args.backends)
+    print(table)
+    loads = [x for r in rows for x in r["load_average"]]
+    cpus = os.cpu_count() or 1
+    if loads and max(loads) > cpus:
+        print(f"\nwarning: the 1-minute load average reached {max(loads):.1f} on {cpus} CPUs "
+              "during the run; the times include waiting for shared cores (OpenMP barriers "
+              "suffer most). Rerun on a quiet machine for figures to quote.")
+    mismatches = [r for r in rows for m in r["backends"].values() if m["status"] == "MISMATCH"]
+    if mismatches:
+        print(f"\n!!! {len(mismatches)} RESULT MISMATCH(ES) between starc and the baselines "
+              "(see the table) !!!")
+    report = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "processor": _cpu_model(),
+                    "cpus": os.cpu_count(), "python": platform.python_version()},
+        "settings": {k: v for k, v in vars(args).items()},
+        "rows": rows,
+        "table": table,
+    }
+    (out / "results.json").write_text(json.dumps(report, indent=1))
+    try:
+        plot(rows, args.backends, out / "ratios.png")
+    except Exception as exc:  # noqa: BLE001 - the numbers matter more than the picture
+        print(f"harness: no plot: {type(exc).__name__}: {exc}", file=sys.stderr)
+    print(f"\nwrote {out / 'results.json'} and {out / 'ratios.png'}", file=sys.stderr)
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
