@@ -19,12 +19,15 @@ import os
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
+from starc.backends.common.edge_cursors import EDGE_QUERIES, cursor_rows, query_row
+from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar, is_floating, is_integer
 
 __all__ = [
     "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelContext",
     "CPrinter", "lower_kernel", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS",
+    "PRECEDENCE", "POSTFIX",
 ]
 
 INDENT = "    "
@@ -43,9 +46,13 @@ C_KEYWORDS = frozenset("""
     delete this operator private public protected virtual friend using min max abs n m
 """.split())
 
-_PREC = {"||": 4, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
-         "+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
-_UNARY, _POSTFIX, _PRIMARY = 14, 15, 16
+#: C precedence of the binary operators the printer emits (higher binds tighter); printers
+#: return (text, precedence) pairs and parenthesise an operand below the precedence needed.
+PRECEDENCE = {"||": 4, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+              "+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
+#: The precedence of a postfix expression (a call, an index): never parenthesised.
+POSTFIX = 15
+_UNARY, _PRIMARY = 14, 16
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
@@ -83,6 +90,10 @@ class Dialect:
     long_suffix = "LL"
     #: (atomic op, element type) pairs the runtime prelude defines helpers for
     atomics: FrozenSet[Tuple[str, Scalar]] = frozenset()
+    #: element-type suffix of the prelude helpers, the same in every backend whatever the C
+    #: type is called there (``starc_atomic_add_long``, not ``..._long_long``)
+    helper_suffixes: Dict[Scalar, str] = {
+        Scalar.INT: "int", Scalar.LONG: "long", Scalar.FLOAT: "float", Scalar.DOUBLE: "double"}
     #: Min/Max as a plain expression: function name per type
     minmax_functions: Dict[Tuple[str, Scalar], str] = {}
     reserved: FrozenSet[str] = C_KEYWORDS
@@ -133,7 +144,7 @@ class Dialect:
         stored = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
         if (op, stored) not in self.atomics:
             self.missing(f"an atomic {op} on '{elem}'")
-        return f"starc_atomic_{op}_{self.type_name(stored).replace(' ', '_')}"
+        return f"starc_atomic_{op}_{self.helper_suffixes[stored]}"
 
     def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
         """An expression performing the atomic update; its value is the old element."""
@@ -155,6 +166,10 @@ class Dialect:
 
     def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
         return f"starc_find_edge({offsets}, {targets}, {u}, {w})"
+
+    def gallop(self, targets: str, cursor: str, end: str, w: str) -> str:
+        """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
+        return f"starc_gallop({targets}, &{cursor}, {end}, {w})"
 
 
 class NameTable:
@@ -317,6 +332,13 @@ class KernelContext:
                         if a.source[0] != "graph" or a.name in self.used_graph]
 
 
+def _mentions(loop: ir.Loop, sym: ir.Symbol) -> bool:
+    """``loop``'s body or filter reads ``sym``."""
+    parts = (loop.body,) if loop.filter is None else (loop.body, loop.filter)
+    return any(isinstance(x, ir.VarRef) and x.sym == sym for part in parts
+               for x in ir.walk(part))
+
+
 def _base(path: str) -> str:
     return os.path.basename(path) if path else "<input>"
 
@@ -327,6 +349,9 @@ class CPrinter:
     def __init__(self, dialect: Dialect, context: KernelContext) -> None:
         self.d = dialect
         self.ctx = context
+        #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the
+        #: loop over w is printed (see edge_cursors)
+        self._cursors: Dict[Tuple[ir.Symbol, ir.Symbol], Tuple[str, str]] = {}
 
     def comment(self, node) -> str:
         loc = getattr(node, "loc", None)
@@ -362,7 +387,7 @@ class CPrinter:
         value = int(e.value)
         lowest = -2 ** 63 if e.type is Scalar.LONG else -2 ** 31
         if value == lowest:   # the literal 2147483648 does not fit: spell INT_MIN
-            return f"{self.d.int_literal(value + 1, e.type)} - 1", _PREC["-"]
+            return f"{self.d.int_literal(value + 1, e.type)} - 1", PRECEDENCE["-"]
         text = self.d.int_literal(value, e.type)
         return text, (_UNARY if value < 0 else _PRIMARY)
 
@@ -378,17 +403,17 @@ class CPrinter:
         if sym.uid in self.ctx.by_value:
             return self.ctx.by_value[sym.uid].name, _PRIMARY
         if sym.uid in self.ctx.reduction_arrays:
-            return self.d.index(self.ctx.reduction_arrays[sym.uid].name, "0"), _POSTFIX
+            return self.d.index(self.ctx.reduction_arrays[sym.uid].name, "0"), POSTFIX
         self.d.missing(f"a reference to '{sym.name}' in kernel {self.ctx.kernel.name} (not a "
                        "local, parameter or reduction)", e.loc)
 
     def _expr_PropRead(self, e: ir.PropRead):
         array = self.ctx.prop(e.prop, e.loc)
-        return self.d.index(array, self.expr(e.index)), _POSTFIX
+        return self.d.index(array, self.expr(e.index)), POSTFIX
 
     def _expr_EdgeEndpoint(self, e: ir.EdgeEndpoint):
         array = "sources" if e.end == "source" else "targets"
-        return self.d.index(self.ctx.graph_array(array), self.expr(e.edge)), _POSTFIX
+        return self.d.index(self.ctx.graph_array(array), self.expr(e.edge)), POSTFIX
 
     def _expr_Unary(self, e: ir.Unary):
         if e.op == "!" and isinstance(e.operand, ir.Binary) and e.operand.op in _NEGATED \
@@ -411,12 +436,12 @@ class CPrinter:
                     if bool(value.value) == (e.op == "=="):
                         return self._expr(other)
                     return self._expr(ir.Unary("!", other, type=Scalar.BOOL, loc=e.loc))
-        prec = _PREC[e.op]
+        prec = PRECEDENCE[e.op]
         left_min, right_min = prec, prec + 1
         if e.op == "||":       # spell a && b inside || with parentheses (as -Wparentheses asks)
-            left_min = right_min = _PREC["&&"] + 1
-        elif prec == _PREC["=="]:
-            left_min = right_min = _PREC["<"] + 1
+            left_min = right_min = PRECEDENCE["&&"] + 1
+        elif prec == PRECEDENCE["=="]:
+            left_min = right_min = PRECEDENCE["<"] + 1
         left = self._operand(e.left, left_min)
         right = self._operand(e.right, right_min)
         if right.startswith("-") and e.op in "+-":
@@ -439,7 +464,7 @@ class CPrinter:
     def _expr_MinMax(self, e: ir.MinMax):
         args = [self.expr(x if x.type == e.type else ir.Cast(x, type=e.type))
                 for x in (e.left, e.right)]
-        return self.d.minmax(e.func, e.type, *args), _POSTFIX
+        return self.d.minmax(e.func, e.type, *args), POSTFIX
 
     def _expr_GraphQuery(self, e: ir.GraphQuery):
         if e.op == "num_nodes":
@@ -449,16 +474,22 @@ class CPrinter:
         if e.op in ("count_outNbrs", "count_inNbrs"):
             offsets = self.ctx.graph_array("offsets" if e.op == "count_outNbrs"
                                            else "rev_offsets")
-            v = self._operand(e.args[0], _PREC["+"])
+            v = self._operand(e.args[0], PRECEDENCE["+"])
             return (f"{self.d.index(offsets, v + ' + 1')} - {self.d.index(offsets, v)}",
-                    _PREC["-"])
-        if e.op in ("is_an_edge", "get_edge"):
-            call = self.d.find_edge(self.ctx.graph_array("offsets"),
-                                    self.ctx.graph_array("targets"),
-                                    self.expr(e.args[0]), self.expr(e.args[1]))
+                    PRECEDENCE["-"])
+        if e.op in EDGE_QUERIES:
+            cursor = next((names for (var, row), names in self._cursors.items()
+                           if query_row(e, var) == row), None)
+            if cursor is not None:
+                call = self.d.gallop(self.ctx.graph_array("targets"), *cursor,
+                                     self.expr(e.args[1]))
+            else:
+                call = self.d.find_edge(self.ctx.graph_array("offsets"),
+                                        self.ctx.graph_array("targets"),
+                                        self.expr(e.args[0]), self.expr(e.args[1]))
             if e.op == "get_edge":
-                return call, _POSTFIX
-            return f"{call} >= 0", _PREC[">="]
+                return call, POSTFIX
+            return f"{call} >= 0", PRECEDENCE[">="]
         self.d.missing(f"the graph query '{e.op}'", e.loc)
 
     def _expr_KernelScalar(self, e: P.KernelScalar):
@@ -567,27 +598,73 @@ class CPrinter:
                 of_name = self.ctx.names.fresh(f"{var}_of")
                 prologue = [self._line(depth, f"int {of_name} = {of};")]
                 of = of_name
-            edge_used = any(isinstance(x, ir.VarRef) and x.sym == dom.edge
-                            for x in ir.walk(s.body)) or (
-                s.filter is not None and any(isinstance(x, ir.VarRef) and x.sym == dom.edge
-                                             for x in ir.walk(s.filter)))
             if forward:
                 pos = self.ctx.names.bind(dom.edge)
             else:
                 pos = self.ctx.names.fresh(f"{var}_in")
-            head = (f"for (int {pos} = {self.d.index(offsets, of)}; "
-                    f"{pos} < {self.d.index(offsets, of + ' + 1')}; {pos}++)")
-            prologue_inner = [self._line(inner, f"int {var} = {self.d.index(ends, pos)};")]
-            if not forward and edge_used:
+            begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
+            ranged = split_range_filter(s, self._private)
+            if ranged is not None:
+                bounds, begin, end = self._sorted_range(ranged, var, ends, begin, end, s, depth)
+                prologue += bounds
+                s = dataclasses.replace(s, filter=ranged.rest)
+            cursors = cursor_rows(s, self._private)
+            for row, query in cursors.items():
+                prologue += self._edge_cursor(s.var, var, row, query, depth)
+            head = f"for (int {pos} = {begin}; {pos} < {end}; {pos}++)"
+            prologue_inner = []
+            # A loop whose filter became its range may no longer read the neighbour itself.
+            if ranged is None or _mentions(s, s.var):
+                prologue_inner.append(
+                    self._line(inner, f"int {var} = {self.d.index(ends, pos)};"))
+            if not forward and _mentions(s, dom.edge):
                 edge = self.ctx.names.bind(dom.edge)
                 rev_ids = self.ctx.graph_array("rev_edge_ids")
                 prologue_inner.append(
                     self._line(inner, f"int {edge} = {self.d.index(rev_ids, pos)};"))
             body = self._filtered(s, inner)
+            for row in cursors:
+                del self._cursors[(s.var, row)]
             return prologue + self._braced(head, prologue_inner + body, depth)
         else:
             self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
         return prologue + self._braced(head, self._filtered(s, inner), depth)
+
+    def _private(self, sym: ir.Symbol) -> bool:
+        """``sym`` is printed as a work-item local or a by-value argument (not shared)."""
+        return self.ctx.names.lookup(sym) is not None or sym.uid in self.ctx.by_value
+
+    def _sorted_range(self, ranged: RangeFilter, var: str, ends: str, begin: str, end: str,
+                      s: ir.Loop, depth: int) -> Tuple[List[str], str, str]:
+        """Binary searches for the run of a sorted CSR row that passes the filter's bounds
+        on the loop variable: the lines declaring them and the loop's new begin and end."""
+        lines: List[str] = []
+        for bound in ranged.bounds:
+            # start: the first id > c (>= c); stop: the first id >= c (> c), which fails.
+            helper = "starc_upper_bound" if bound.inclusive == (bound.side == "stop") \
+                else "starc_lower_bound"
+            name = self.ctx.names.fresh(f"{var}_{bound.side}")
+            call = f"{helper}({ends}, {begin}, {end}, {self.expr(bound.value)})"
+            comment = "" if lines else self.comment(s)
+            lines.append(self._line(depth, f"int {name} = {call};{comment}"))
+            if bound.side == "start":
+                begin = name
+            else:
+                end = name
+        return lines, begin, end
+
+    def _edge_cursor(self, loop_var: ir.Symbol, var: str, row: ir.Symbol,
+                     query: ir.GraphQuery, depth: int) -> List[str]:
+        """Declares the cursor answering the loop's edge queries (row, var): u's whole row
+        (``offsets`` is read here, before the loop); registers it for the body."""
+        offsets = self.ctx.graph_array("offsets")
+        u = self.expr(ir.VarRef(row, type=row.type))
+        pos = self.ctx.names.fresh(f"{var}_in_{u}_pos")
+        end = self.ctx.names.fresh(f"{var}_in_{u}_end")
+        self._cursors[(loop_var, row)] = (pos, end)
+        return [self._line(depth, f"int {pos} = {self.d.index(offsets, u)};"
+                                  f"{self.comment(query)}"),
+                self._line(depth, f"int {end} = {self.d.index(offsets, u + ' + 1')};")]
 
     def _filtered(self, s: ir.Loop, depth: int) -> List[str]:
         if s.filter is None:

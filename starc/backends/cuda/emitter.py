@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 import re
-from typing import Dict, List, Sequence
+from typing import List, Sequence
 
 from mako.lookup import TemplateLookup
 
@@ -14,7 +14,8 @@ from starc.backends.base import (Availability, Backend, BackendError, BackendOpt
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common import cfamily
 from starc.backends.common.cpp_host import CXX_KEYWORDS, CppHostPrinter, HostDialect
-from starc.backends.common.runtime_paths import RUNTIME_DIR
+from starc.backends.common.host_tree import launched_kernels
+from starc.backends.common.runtime_paths import runtime_files
 from starc.ir.types import Scalar
 from starc import toolchains
 
@@ -26,8 +27,6 @@ RUNTIME_HEADER = HERE / "runtime" / "starc_cuda.cuh"
 _TEMPLATES = TemplateLookup(directories=[str(HERE / "templates")], strict_undefined=True)
 
 _NUMERIC = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.NODE, Scalar.EDGE)
-_ATOMIC_SUFFIX = {Scalar.INT: "int", Scalar.NODE: "int", Scalar.EDGE: "int",
-                  Scalar.LONG: "long", Scalar.FLOAT: "float", Scalar.DOUBLE: "double"}
 
 #: CUDA names a kernel must not shadow.
 CUDA_RESERVED = CXX_KEYWORDS | frozenset("""
@@ -48,13 +47,6 @@ class CUDADialect(cfamily.Dialect):
     minmax_functions = {(func, t): f"starc_{func.lower()}"
                         for func in ("Min", "Max") for t in _NUMERIC}
     reserved = CUDA_RESERVED
-
-    def atomic_helper(self, op: str, elem: Scalar) -> str:
-        stored = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
-        if (op, stored) not in self.atomics:
-            self.missing(f"an atomic {op} on '{elem}'")
-        # The helper API names 64-bit integers "long" in every backend (OpenCL's spelling).
-        return f"starc_atomic_{op}_{_ATOMIC_SUFFIX[stored]}"
 
 
 class CUDAHostDialect(HostDialect):
@@ -191,27 +183,6 @@ class _KernelShell:
             self.bound = "n" if code.extent == "nodes" else "m"
 
 
-def _plan_kernels(plan: P.Plan) -> List[P.Kernel]:
-    """Every kernel the host launches, plan order first, each once."""
-    kernels: Dict[str, P.Kernel] = {k.name: k for k in plan.kernels}
-    stack = [plan.host]
-    while stack:
-        node = stack.pop()
-        found = []
-        if isinstance(node, P.Launch):
-            found = [node.kernel]
-        elif isinstance(node, P.BFSLoop):
-            found = [k for k in (node.forward, node.reverse) if k is not None]
-        for kernel in found:
-            kernels.setdefault(kernel.name, kernel)
-        stack.extend(getattr(node, "stmts", ()))
-        for field in ("then", "orelse", "body"):
-            child = getattr(node, field, None)
-            if isinstance(child, P.HostStmt):
-                stack.append(child)
-    return list(kernels.values())
-
-
 def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     """The nvcc command line that builds ``program``.cu into ``program`` (in its folder)."""
     argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}"]
@@ -251,7 +222,7 @@ class CUDABackend(Backend):
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
         try:
-            codes = {k.name: cfamily.lower_kernel(k, dialect) for k in _plan_kernels(plan)}
+            codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
             host = CppHostPrinter(plan, CUDAHostDialect(options.block_size), codes)
             main = host.main()
         except cfamily.DialectError as error:
@@ -265,11 +236,8 @@ class CUDABackend(Backend):
             version=getattr(starc, "__version__", "0"), build=build,
             synopsis=_synopsis(plan), includes=includes,
             kernels=[_KernelShell(codes[name], dialect) for name in codes],
-            support=host.support(), main=main)
-        files = {f"{program}.cu": text}
-        for header in sorted(RUNTIME_DIR.glob("*.hpp")):
-            files[header.name] = header.read_text()
-        files[RUNTIME_HEADER.name] = RUNTIME_HEADER.read_text()
+            main=main)
+        files = {f"{program}.cu": text, **runtime_files(RUNTIME_HEADER)}
         return GeneratedProgram("cuda", plan.function.name, files, f"{program}.cu", build)
 
     def build(self, generated: GeneratedProgram, outdir: pathlib.Path,

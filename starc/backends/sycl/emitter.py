@@ -18,7 +18,7 @@ import functools
 import os
 import pathlib
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import starc
 from starc import toolchains
@@ -27,7 +27,8 @@ from starc.backends.base import (Availability, Backend, BackendError, BackendOpt
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common.cfamily import DialectError
 from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.runtime_paths import RUNTIME_DIR
+from starc.backends.common.host_tree import launched_kernels
+from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl.host import SYCLHostDialect
 from starc.backends.sycl.kernels import print_kernel
 from starc.ir.types import Scalar, SetType
@@ -117,7 +118,7 @@ class SYCLBackend(Backend):
     # --- generation ----------------------------------------------------------------------------
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
-            kernels = [print_kernel(k) for k in _all_kernels(plan)]
+            kernels = [print_kernel(k) for k in launched_kernels(plan)]
             host = CppHostPrinter(plan, SYCLHostDialect(), {k.code.name: k.code for k in kernels})
             main = host.main()
         except DialectError as exc:
@@ -129,11 +130,8 @@ class SYCLBackend(Backend):
             version=starc.__version__, source=pathlib.Path(plan.program.filename).name,
             function=plan.function.name, build_commands=commands,
             run_command=_run_command(plan, program), includes=includes,
-            support=host.support(), kernels=[k.text for k in kernels], main=main)
-        files = {f"{program}.cpp": text}
-        for header in sorted(RUNTIME_DIR.glob("*.hpp")):    # starc_runtime.hpp and its parts
-            files[header.name] = header.read_text()
-        files[SYCL_RUNTIME.name] = SYCL_RUNTIME.read_text()
+            kernels=[k.text for k in kernels], main=main)
+        files = {f"{program}.cpp": text, **runtime_files(SYCL_RUNTIME)}
         return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",
                                 build_hint=commands[0])
 
@@ -159,23 +157,3 @@ class SYCLBackend(Backend):
                                code="E0502")
         (outdir / partial).replace(outdir / program)
         return BuiltProgram("sycl", generated.function, outdir, [str(outdir / program)])
-
-
-def _all_kernels(plan: P.Plan) -> List[P.Kernel]:
-    """Every kernel the host launches (BFS kernels included), plan order first, each once."""
-    kernels: Dict[str, P.Kernel] = {k.name: k for k in plan.kernels}
-    stack: List[P.HostStmt] = [plan.host]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, P.Launch):
-            kernels.setdefault(node.kernel.name, node.kernel)
-        elif isinstance(node, P.BFSLoop):
-            for kernel in (node.forward, node.reverse):
-                if kernel is not None:
-                    kernels.setdefault(kernel.name, kernel)
-        stack.extend(getattr(node, "stmts", ()))
-        for field in ("then", "orelse", "body"):
-            child = getattr(node, field, None)
-            if isinstance(child, P.HostStmt):
-                stack.append(child)
-    return list(kernels.values())

@@ -62,13 +62,6 @@ class SYCLDialect(Dialect):
         self.reducers: Dict[str, str] = dict(reducers or {})
         self.reserved = type(self).reserved | frozenset(self.reducers.values())
 
-    def atomic_helper(self, op: str, elem: Scalar) -> str:
-        # The DSL's type names (int, long, float, double), as in the CUDA and OpenCL preludes.
-        stored = _INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
-        if (op, stored) not in self.atomics:
-            self.missing(f"an atomic {op} on '{elem}'")
-        return f"starc_atomic_{op}_{stored}"
-
     def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
         reducer = self.reducers.get(address)
         if reducer is None:

@@ -160,6 +160,18 @@ def test_atomic_reduce_per_type(op, elem, helper):
     assert line == [f"    {helper}(&acc[w], {pr.expr(value)});  // prog.sp:12"]
 
 
+def test_every_backend_names_atomic_helpers_by_the_dsl_type():
+    # CUDA and SYCL call 64-bit integers "long long", OpenCL "long": the helpers are
+    # starc_atomic_<op>_long everywhere (the base Dialect's suffix table).
+    from starc.backends.cuda.emitter import CUDADialect
+    from starc.backends.sycl.kernels import SYCLDialect
+    for dialect in (CUDADialect(), SYCLDialect(), OpenCLDialect()):
+        names = [dialect.atomic_helper("add", t)
+                 for t in (S.INT, S.NODE, S.LONG, S.FLOAT, S.DOUBLE)]
+        assert names == ["starc_atomic_add_int", "starc_atomic_add_int", "starc_atomic_add_long",
+                         "starc_atomic_add_float", "starc_atomic_add_double"], dialect.name
+
+
 def test_atomic_on_a_float_bitwise_op_is_a_loud_error():
     p = prop("acc", S.FLOAT)
     pr = printer(kernel([], [array_for(p)]))
@@ -243,13 +255,13 @@ def test_neighbour_loop_with_filter_binds_the_edge():
     dist = prop("dist", S.INT)
     body = ir.Block((ir.Assign(read(dist, var(W)), read(weight, var(EDGE))),))
     loop = ir.Loop(W, ir.Neighbors(G, var(V), EDGE), body, parallel=True,
-                   filter=binary("<", var(W), var(V)))
+                   filter=binary("!=", var(W), var(V)))
     code = lower_kernel(kernel([loop], [array_for(dist), array_for(weight, "weight")]),
                         OpenCLDialect())
     assert code.body == [
         "    for (int e = offsets[v]; e < offsets[v + 1]; e++) {",
         "        int w = targets[e];",
-        "        if (w < v) {",
+        "        if (w != v) {",
         "            dist[w] = weight[e];",
         "        }",
         "    }"]

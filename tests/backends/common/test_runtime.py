@@ -441,7 +441,8 @@ def test_unwritable_out_file_is_an_other_error(driver, small_graph, tmp_path):
 def test_runtime_headers_are_package_data():
     assert RUNTIME_HEADER.is_file()
     names = {path.name for path in RUNTIME_DIR.glob("*.hpp")}
-    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_cli.hpp", "starc_results.hpp"} <= names
+    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_cli.hpp", "starc_results.hpp",
+            "starc_support.hpp"} <= names
 
 
 @needs_gxx

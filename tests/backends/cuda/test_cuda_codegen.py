@@ -34,7 +34,7 @@ def test_every_program_generates_a_self_contained_folder():
         assert generated.main == f"{path.stem}.cu"
         assert set(generated.files) == {
             f"{path.stem}.cu", "starc_runtime.hpp", "starc_cli.hpp", "starc_graph.hpp",
-            "starc_results.hpp", "starc_cuda.cuh"}
+            "starc_results.hpp", "starc_support.hpp", "starc_cuda.cuh"}
         assert generated.files["starc_cuda.cuh"] == RUNTIME_HEADER.read_text()
 
 
@@ -195,7 +195,8 @@ def test_helper_names_match_the_opencl_prelude():
     opencl = DSL.parent / "starc" / "backends" / "opencl" / "runtime" / "starc_opencl.cl"
     if not opencl.exists():
         pytest.skip("the OpenCL prelude is not in this checkout")
-    names = set(re.findall(r"\b(starc_(?:atomic_\w+|lock_\w+|find_edge))\(", opencl.read_text()))
+    names = set(re.findall(r"\b(starc_(?:atomic_\w+|lock_\w+|find_edge|lower_bound|upper_bound))\(",
+                           opencl.read_text()))
     header = RUNTIME_HEADER.read_text()
     missing = [n for n in sorted(names) if not re.search(rf"\b{n}\(", header)]
     assert not missing
@@ -229,7 +230,7 @@ def test_host_control_flow_returns_through_a_lambda():
     assert "auto algorithm = [&]() -> int {" in text
     assert "int returned = algorithm();" in text and "results.ret(returned);" in text
     assert "                    return rounds;" in text
-    assert "starc_min_weight(h_weight, static_cast<int>(INT_MAX))" in text
+    assert "starc::min_weight(h_weight, static_cast<int>(INT_MAX))" in text
     assert "for (int s : seeds) {  // host.sp:7" in text
     # A sequential host loop over the nodes runs as one device thread.
     assert "HostStuff_for_25<<<1, 1>>>(g.num_nodes, d_val);" in text

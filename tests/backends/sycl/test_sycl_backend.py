@@ -280,15 +280,19 @@ def test_float_min_is_an_atomic_ref_fetch_min():
     assert "compare_exchange_strong" in runtime      # *= loops and locks
 
 
+#: a call of one of the prelude helpers every backend defines under the same name
+_HELPER_CALL = (r"\b(starc_atomic_\w+|starc_lock_\w+|starc_find_edge"
+                r"|starc_(?:lower|upper)_bound)\(")
+
+
 def test_runtime_defines_the_helper_api_of_the_other_backends():
     runtime = SYCL_RUNTIME.read_text()
-    defined = set(re.findall(r"\b(starc_atomic_\w+|starc_lock_\w+|starc_find_edge)\(", runtime))
+    defined = set(re.findall(_HELPER_CALL, runtime))
     cuda = (ROOT / "starc/backends/cuda/runtime/starc_cuda.cuh").read_text()
     cuda_atomics = set(re.findall(r"\b(starc_atomic_(?:add|sub|mul|and|or|min|max)_\w+)\(", cuda))
     assert cuda_atomics and cuda_atomics <= defined
     for name, source in SOURCES.items():
-        used = set(re.findall(r"\b(starc_atomic_\w+|starc_lock_\w+|starc_find_edge)\(",
-                              main_text(name)))
+        used = set(re.findall(_HELPER_CALL, main_text(name)))
         assert used <= defined, (name, used - defined)
 
 
@@ -300,7 +304,8 @@ def test_generated_code_is_portable_sycl_2020(name):
                           "INTEL_", "hipsycl", "ONEAPI"):
             assert forbidden not in text, (file_name, forbidden)
     assert set(generated.files) >= {generated.main, "starc_runtime.hpp", "starc_cli.hpp",
-                                    "starc_graph.hpp", "starc_results.hpp", "starc_sycl.hpp"}
+                                    "starc_graph.hpp", "starc_results.hpp", "starc_support.hpp",
+                                    "starc_sycl.hpp"}
     assert "#include <sycl/sycl.hpp>" in generated.files["starc_sycl.hpp"]
     main = main_text(name)
     assert '#include "starc_sycl.hpp"' in main

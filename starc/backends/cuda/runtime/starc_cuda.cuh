@@ -10,6 +10,8 @@
 //   starc_atomic_<op>_<type>        op in add sub mul and or min max; type in int long float double
 //   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
 //   starc_find_edge                 binary search in a sorted CSR row (host and device)
+//   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
+//   starc_gallop                    find_edge for ascending w, by a cursor moving forward
 //   starc_min / starc_max           Min/Max as expressions
 //   starc_block_size, starc_elapsed_seconds     the --block-size option, --time events
 // Define STARC_CUDA_SYNC_LAUNCHES to synchronise after every launch (pins down which launch
@@ -242,16 +244,53 @@ __host__ __device__ inline T starc_min(T a, T b) { return b < a ? b : a; }
 template <typename T>
 __host__ __device__ inline T starc_max(T a, T b) { return a < b ? b : a; }
 
-/// The first edge u->w (the lowest CSR position), or -1: rows are sorted by target
-/// (starc_graph.hpp), so a binary search. Host and device.
-__host__ __device__ inline int starc_find_edge(const int* offsets, const int* targets, int u, int w) {
-  int low = offsets[u], high = offsets[u + 1];
-  while (low < high) {
-    int mid = low + (high - low) / 2;
-    if (targets[mid] < w) low = mid + 1;
-    else high = mid;
+/// Binary searches of a sorted run ids[begin, end) (a CSR row: rows are sorted by id,
+/// starc_graph.hpp): the first position whose id is >= value (lower) / > value (upper), end
+/// if none. Host and device.
+__host__ __device__ inline int starc_lower_bound(const int* ids, int begin, int end, int value) {
+  while (begin < end) {
+    int mid = begin + (end - begin) / 2;
+    if (ids[mid] < value) begin = mid + 1;
+    else end = mid;
   }
-  return low < offsets[u + 1] && targets[low] == w ? low : -1;
+  return begin;
+}
+
+__host__ __device__ inline int starc_upper_bound(const int* ids, int begin, int end, int value) {
+  while (begin < end) {
+    int mid = begin + (end - begin) / 2;
+    if (ids[mid] <= value) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
+/// The first edge u->w (the lowest CSR position), or -1. Host and device.
+__host__ __device__ inline int starc_find_edge(const int* offsets, const int* targets, int u, int w) {
+  int end = offsets[u + 1];
+  int low = starc_lower_bound(targets, offsets[u], end, w);
+  return low < end && targets[low] == w ? low : -1;
+}
+
+/// find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
+/// the first id >= w (galloping: cost log of the distance moved) and returns that position
+/// if it holds w, else -1. Every id before *cursor must be < w.
+__host__ __device__ inline int starc_gallop(const int* ids, int* cursor, int end, int w) {
+  int pos = *cursor;
+  if (pos < end && ids[pos] < w) {
+    // ids[pos] < w: probe ahead in doubling steps (1, 2, 4, ...) until an id >= w or the
+    // end, then binary-search the last step.
+    int step = 1;
+    int next = pos + 1;
+    while (next < end && ids[next] < w) {
+      pos = next;
+      if (step <= (end - pos) / 2) step *= 2;
+      next = end - pos > step ? pos + step : end;
+    }
+    pos = starc_lower_bound(ids, pos + 1, next, w);
+    *cursor = pos;
+  }
+  return pos < end && ids[pos] == w ? pos : -1;
 }
 
 // --- program options and timing -------------------------------------------------------------

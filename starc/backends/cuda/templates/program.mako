@@ -24,9 +24,5 @@ ${k.body}
 
 ${kernel(k)}\
 % endfor
-% if support:
-
-${support}\
-% endif
 
 ${main}

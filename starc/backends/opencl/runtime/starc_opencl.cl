@@ -1,5 +1,6 @@
 // starc OpenCL runtime prelude (OpenCL C 1.2): the helper API every starc backend defines
-// under the same names (starc_atomic_<op>_<type>, starc_lock_try/release, starc_find_edge).
+// under the same names (starc_atomic_<op>_<type>, starc_lock_try/release, starc_find_edge,
+// starc_lower_bound/upper_bound, starc_gallop).
 // The generated program defines STARC_FP64, STARC_INT64_BASE_ATOMICS and
 // STARC_INT64_EXTENDED_ATOMICS before this prelude only when its kernels need them, so a
 // device without those extensions still builds every program that does not use them.
@@ -183,13 +184,50 @@ inline void starc_lock_release(volatile __global int *lock) {
 
 // --- graph queries ----------------------------------------------------------------------------
 
+// Binary searches of a sorted run ids[begin, end) (a CSR row): the first position whose id is
+// >= value (lower) / > value (upper), end if none. A neighbour loop filtered by u < c, u >= c
+// ... iterates only the positions between such bounds.
+inline int starc_lower_bound(__global const int *ids, int begin, int end, int value) {
+    while (begin < end) {
+        int mid = begin + (end - begin) / 2;
+        if (ids[mid] < value) begin = mid + 1; else end = mid;
+    }
+    return begin;
+}
+
+inline int starc_upper_bound(__global const int *ids, int begin, int end, int value) {
+    while (begin < end) {
+        int mid = begin + (end - begin) / 2;
+        if (ids[mid] <= value) begin = mid + 1; else end = mid;
+    }
+    return begin;
+}
+
 // The first edge u -> w (lowest edge id), or -1: a binary search of u's sorted adjacency.
 inline int starc_find_edge(__global const int *offsets, __global const int *targets,
                            int u, int w) {
-    int lo = offsets[u], hi = offsets[u + 1];
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (targets[mid] < w) lo = mid + 1; else hi = mid;
+    int end = offsets[u + 1];
+    int lo = starc_lower_bound(targets, offsets[u], end, w);
+    return (lo < end && targets[lo] == w) ? lo : -1;
+}
+
+// find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
+// the first id >= w (galloping: cost log of the distance moved) and returns that position
+// if it holds w, else -1. Every id before *cursor must be < w.
+inline int starc_gallop(__global const int *ids, int *cursor, int end, int w) {
+    int pos = *cursor;
+    if (pos < end && ids[pos] < w) {
+        // ids[pos] < w: probe ahead in doubling steps (1, 2, 4, ...) until an id >= w or the
+        // end, then binary-search the last step.
+        int step = 1;
+        int next = pos + 1;
+        while (next < end && ids[next] < w) {
+            pos = next;
+            if (step <= (end - pos) / 2) step *= 2;
+            next = end - pos > step ? pos + step : end;
+        }
+        pos = starc_lower_bound(ids, pos + 1, next, w);
+        *cursor = pos;
     }
-    return (lo < offsets[u + 1] && targets[lo] == w) ? lo : -1;
+    return (pos < end && ids[pos] == w) ? pos : -1;
 }

@@ -18,6 +18,8 @@
 //                                           long float double (sycl::atomic_ref, relaxed)
 //   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
 //   starc_find_edge                         binary search in a sorted CSR row
+//   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
+//   starc_gallop                            find_edge for ascending w, by a cursor moving forward
 #ifndef STARC_SYCL_HPP
 #define STARC_SYCL_HPP
 
@@ -257,15 +259,52 @@ inline void starc_lock_release(int* lock) { starc_lock_ref(*lock).store(0); }
 // --- graph queries -------------------------------------------------------------------------------
 // Rows of the CSR are sorted by target (starc_graph.hpp), so an edge test is a binary search.
 
+/// The first position of the sorted run ids[begin, end) whose id is >= value (lower) /
+/// > value (upper), end if none.
+inline int starc_lower_bound(const int* ids, int begin, int end, int value) {
+  while (begin < end) {
+    int mid = begin + (end - begin) / 2;
+    if (ids[mid] < value) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
+inline int starc_upper_bound(const int* ids, int begin, int end, int value) {
+  while (begin < end) {
+    int mid = begin + (end - begin) / 2;
+    if (ids[mid] <= value) begin = mid + 1;
+    else end = mid;
+  }
+  return begin;
+}
+
 /// The first edge u->w (its CSR position), or -1.
 inline int starc_find_edge(const int* offsets, const int* targets, int u, int w) {
-  int low = offsets[u], high = offsets[u + 1];
-  while (low < high) {
-    int mid = low + (high - low) / 2;
-    if (targets[mid] < w) low = mid + 1;
-    else high = mid;
+  int end = offsets[u + 1];
+  int low = starc_lower_bound(targets, offsets[u], end, w);
+  return low < end && targets[low] == w ? low : -1;
+}
+
+/// find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
+/// the first id >= w (galloping: cost log of the distance moved) and returns that position
+/// if it holds w, else -1. Every id before *cursor must be < w.
+inline int starc_gallop(const int* ids, int* cursor, int end, int w) {
+  int pos = *cursor;
+  if (pos < end && ids[pos] < w) {
+    // ids[pos] < w: probe ahead in doubling steps (1, 2, 4, ...) until an id >= w or the
+    // end, then binary-search the last step.
+    int step = 1;
+    int next = pos + 1;
+    while (next < end && ids[next] < w) {
+      pos = next;
+      if (step <= (end - pos) / 2) step *= 2;
+      next = end - pos > step ? pos + step : end;
+    }
+    pos = starc_lower_bound(ids, pos + 1, next, w);
+    *cursor = pos;
   }
-  return low < offsets[u + 1] && targets[low] == w ? low : -1;
+  return pos < end && ids[pos] == w ? pos : -1;
 }
 
 #endif  // STARC_SYCL_HPP

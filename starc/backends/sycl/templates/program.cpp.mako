@@ -13,10 +13,6 @@
 
 #include "starc_runtime.hpp"
 #include "starc_sycl.hpp"
-% if support:
-
-${support}
-% endif
 % for kernel in kernels:
 
 ${kernel}

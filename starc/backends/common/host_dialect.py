@@ -1,0 +1,147 @@
+"""The hook table of the shared C++ host printer: how one backend spells device operations.
+
+A C++ backend (CUDA, SYCL, ...) subclasses ``HostDialect``; each hook returns C++ text for one
+device operation (allocate, copy, fill, swap, single-element access, launch, synchronise,
+timing). A hook a backend lacks raises ``BackendError`` naming the operation. Host expressions
+use ``HostExprDialect``, the cfamily dialect of C++ host code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, List, Sequence
+
+from starc.backends.base import BackendError
+from starc.backends.common import cfamily
+from starc.backends.common.cfamily import KernelCode
+from starc.ir.types import Scalar, c_name
+
+if TYPE_CHECKING:  # the printer imports this module
+    from starc.backends.common.cpp_host import CppHostPrinter
+
+__all__ = ["CXX_KEYWORDS", "HostDialect", "HostExprDialect", "location"]
+
+#: C++17 keywords and names a generated C++ program must not shadow.
+CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
+    alignas alignof and and_eq asm bitand bitor catch char16_t char32_t compl concept const_cast
+    constexpr decltype dynamic_cast explicit export final friend mutable noexcept not not_eq
+    nullptr or or_eq override reinterpret_cast requires static_assert static_cast thread_local
+    throw try typeid wchar_t xor xor_eq co_await co_return co_yield char8_t consteval constinit
+    main argc argv std starc NULL errno assert
+""".split())
+
+
+def location(loc, fallback: str = "<input>") -> str:
+    """``"prog.sp:12"`` for a source location (the file's base name), else the fallback."""
+    if loc is None or loc.line <= 0:
+        return fallback
+    return f"{os.path.basename(loc.file) or fallback}:{loc.line}"
+
+
+class HostExprDialect(cfamily.Dialect):
+    """Host expressions in C++: the DSL's C types, ``std::min``/``std::max``, and the edge
+    search of the runtime (a backend whose device helper is not callable on the host
+    overrides ``find_edge``)."""
+
+    name = "c++ host"
+    scalar_types = {s: c_name(s) for s in Scalar}
+    storage_types = scalar_types
+    reserved = CXX_KEYWORDS
+
+    def minmax(self, func: str, t: Scalar, left: str, right: str) -> str:
+        return f"std::{func.lower()}({left}, {right})"
+
+    def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
+        return f"starc_find_edge({offsets}.data(), {targets}.data(), {u}, {w})"
+
+
+class HostDialect:
+    """How one C++ backend spells the host's device operations. Every hook returns C++ text
+    (statements as a list of lines without indentation, expressions as a string); ``where`` is
+    the quoted DSL location (``"\\"sssp.sp:12\\""``) for error messages. The defaults raise."""
+
+    #: backend name printed in the results header
+    name = "c++"
+    #: the cfamily dialect of host expressions
+    expr_dialect: cfamily.Dialect = HostExprDialect()
+
+    #: the printer using this dialect (set by ``attach``)
+    host: "CppHostPrinter" = None
+
+    def attach(self, printer: "CppHostPrinter") -> None:
+        """Called once by the printer, before anything is printed: take names for the
+        dialect's own variables from ``printer.names`` (``printer.names.fresh("queue")``)."""
+        self.host = printer
+
+    def missing(self, operation: str, loc=None):
+        raise BackendError(f"the {self.name} backend cannot express {operation} on the host",
+                           loc)
+
+    # --- types -------------------------------------------------------------------------------
+    def storage_type(self, elem: Scalar) -> str:
+        """Element type of a device array and of its host staging vector."""
+        return "unsigned char" if elem is Scalar.BOOL else c_name(elem)
+
+    def array_declaration(self, var: str, elem: Scalar) -> str:
+        return f"{self.storage_type(elem)}* {var} = nullptr;"
+
+    # --- program phases ----------------------------------------------------------------------
+    def options(self, cl: str) -> List[str]:
+        """After the command line is parsed: read backend options (e.g. ``--block-size``)."""
+        return []
+
+    def setup(self, where: str) -> List[str]:
+        """Before the timer: device selection, context/queue creation, timing events."""
+        return []
+
+    def teardown(self, where: str) -> List[str]:
+        return []
+
+    def timer_start(self, where: str) -> List[str]:
+        self.missing("timing")
+
+    def timer_stop(self, where: str) -> List[str]:
+        self.missing("timing")
+
+    def timer_seconds(self) -> str:
+        self.missing("timing")
+
+    # --- device memory -----------------------------------------------------------------------
+    def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:
+        self.missing("allocating a device array")
+
+    def free(self, var: str, elem: Scalar, where: str) -> List[str]:
+        self.missing("freeing a device array")
+
+    def copy_to_device(self, var: str, elem: Scalar, host: str, count: str,
+                       where: str) -> List[str]:
+        self.missing("a host-to-device copy")
+
+    def copy_to_host(self, host: str, var: str, elem: Scalar, count: str,
+                     where: str) -> List[str]:
+        self.missing("a device-to-host copy")
+
+    def fill(self, var: str, elem: Scalar, value: str, count: str, where: str) -> List[str]:
+        self.missing("filling a device array")
+
+    def copy_device(self, dst: str, src: str, elem: Scalar, count: str,
+                    where: str) -> List[str]:
+        self.missing("a device-to-device copy")
+
+    def swap(self, a: str, b: str, elem: Scalar, where: str) -> List[str]:
+        return [f"std::swap({a}, {b});"]
+
+    def write_element(self, var: str, elem: Scalar, index: str, value: str,
+                      where: str) -> List[str]:
+        self.missing("writing one device element")
+
+    def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
+        self.missing("reading one device element")
+
+    # --- kernels -----------------------------------------------------------------------------
+    def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
+        self.missing("a kernel launch")
+
+    def synchronize(self, where: str) -> List[str]:
+        return []
+

@@ -1,0 +1,69 @@
+"""Host expressions of the shared C++ host printer: the cfamily printer with a host context.
+
+Graph queries read ``starc::Graph``; a device element is read through the backend's
+``HostDialect``; ``minWt``/``maxWt`` call the runtime's weight bounds.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import TYPE_CHECKING, Dict
+
+from starc.analysis import plan as P
+from starc.backends.common import cfamily
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+if TYPE_CHECKING:  # the printer imports this module
+    from starc.backends.common.host_statements import HostStatementPrinter
+
+__all__ = ["HostContext", "HostExprPrinter"]
+
+
+class HostContext:
+    """What the cfamily printer asks of a context, answered for host code."""
+
+    def __init__(self, printer: "HostStatementPrinter") -> None:
+        self.printer = printer
+        self.names = printer.names
+        self.by_value: Dict[int, object] = {}
+        self.reduction_arrays: Dict[int, object] = {}
+        self.kernel = types.SimpleNamespace(name="the host code")
+        self.features: set = set()
+        self.kernel_scalar_values: Dict[str, str] = {}
+
+    def graph_array(self, name: str) -> str:
+        return f"{self.printer.graph}.{name}"
+
+    def num_nodes(self) -> str:
+        return f"{self.printer.graph}.num_nodes"
+
+    def num_edges(self) -> str:
+        return f"{self.printer.graph}.num_edges"
+
+    def prop(self, sym: ir.Symbol, loc=None) -> str:
+        self.printer.dialect.missing(f"reading property '{sym.name}' without a device read", loc)
+
+    def kernel_scalar(self, name: str, t: Scalar) -> str:
+        if name not in self.kernel_scalar_values:
+            self.printer.dialect.missing(f"the kernel scalar '{name}'")
+        return self.kernel_scalar_values[name]
+
+
+class HostExprPrinter(cfamily.CPrinter):
+    """The cfamily expression printer plus the two host-only expressions."""
+
+    def __init__(self, printer: "HostStatementPrinter") -> None:
+        super().__init__(printer.dialect.expr_dialect, HostContext(printer))
+        self.host = printer
+
+    def _expr_DeviceRead(self, e: P.DeviceRead):
+        host = self.host
+        text = host.dialect.read_element(host.array_var(e.array), e.array.elem,
+                                         self.expr(e.index), host.where(e.loc))
+        if e.array.elem is Scalar.BOOL and host.dialect.storage_type(Scalar.BOOL) != "bool":
+            return f"{text} != 0", cfamily.PRECEDENCE["!="]
+        return text, cfamily.POSTFIX
+
+    def _expr_WeightBound(self, e: ir.WeightBound):
+        return self.host.weight_bound(e), cfamily.POSTFIX

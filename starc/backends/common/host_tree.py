@@ -1,0 +1,69 @@
+"""Walks over a plan's host tree: its statements, the device arrays and expressions they use,
+and the kernels it launches. Shared by the C++ host printer and the CUDA and SYCL emitters."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List
+
+from starc.analysis import plan as P
+from starc.ir import nodes as ir
+
+__all__ = ["GRAPH_EXTENTS", "walk_host", "arrays_of", "host_exprs", "kernels_launched_by",
+           "launched_kernels"]
+
+#: The extent of each CSR array of the graph (the plan's ``DeviceArray.extent`` spelling).
+GRAPH_EXTENTS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
+                 "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges"}
+
+_CHILD_BLOCKS = ("then", "orelse", "body")
+
+
+def walk_host(node) -> Iterable[P.HostStmt]:
+    """Every host statement below ``node`` (itself included), depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(getattr(current, "stmts", ())))
+        for field in _CHILD_BLOCKS:
+            child = getattr(current, field, None)
+            if isinstance(child, P.HostStmt):
+                stack.append(child)
+
+
+def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
+    """The kernels one host statement launches itself (a ``Launch``, a ``BFSLoop``'s two)."""
+    if isinstance(stmt, P.Launch):
+        return [stmt.kernel]
+    if isinstance(stmt, P.BFSLoop):
+        return [k for k in (stmt.forward, stmt.reverse) if k is not None]
+    return []
+
+
+def arrays_of(stmt: P.HostStmt) -> List[P.DeviceArray]:
+    """The device arrays one host statement operates on (launched kernels included)."""
+    fields = ("array", "dst", "src", "a", "b", "current", "next", "flag", "level")
+    arrays = [getattr(stmt, f, None) for f in fields]
+    for kernel in kernels_launched_by(stmt):
+        arrays += [r.array for r in kernel.reductions] + list(kernel.stores)
+    return [a for a in arrays if isinstance(a, P.DeviceArray)]
+
+
+def host_exprs(stmt: P.HostStmt) -> Iterable[ir.Node]:
+    """Every IR node in the expressions of one host statement."""
+    for field in ("init", "value", "cond", "index", "root"):
+        value = getattr(stmt, field, None)
+        if isinstance(value, ir.Node):
+            yield from ir.walk(value)
+    if isinstance(stmt, P.Launch):
+        for _, value in stmt.scalar_args:
+            yield from ir.walk(value)
+
+
+def launched_kernels(plan: P.Plan) -> List[P.Kernel]:
+    """Every kernel the host launches (BFS kernels included), plan order first, each once."""
+    kernels: Dict[str, P.Kernel] = {k.name: k for k in plan.kernels}
+    for stmt in walk_host(plan.host):
+        for kernel in kernels_launched_by(stmt):
+            kernels.setdefault(kernel.name, kernel)
+    return list(kernels.values())
