@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional, Tuple, Union
 
 from starc.diagnostics import NO_LOC, SourceLoc
+from starc.tree import child_nodes
 
 __all__ = [
     "Node", "Program", "Function", "Param", "TypeExpr",
@@ -307,18 +308,7 @@ class Index(Expr):
 
 def children(node: Node) -> Iterator[Node]:
     """The direct child nodes of ``node`` in field order (tuples flattened)."""
-    for f in dataclasses.fields(node):
-        if f.name == "loc":
-            continue
-        yield from _nodes_in(getattr(node, f.name))
-
-
-def _nodes_in(value) -> Iterator[Node]:
-    if isinstance(value, Node):
-        yield value
-    elif isinstance(value, tuple):
-        for item in value:
-            yield from _nodes_in(item)
+    return child_nodes(node, Node, ("loc",))
 
 
 def dump(node: Node, indent: int = 0) -> str:

@@ -22,6 +22,7 @@ from typing import Callable, Iterator, Optional, Tuple, Union
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir.types import Scalar, Type
+from starc.tree import child_nodes
 
 __all__ = [
     "SymbolKind", "Symbol", "Node", "Expr", "Stmt",
@@ -376,18 +377,7 @@ class Program(Node):
 
 def children(node: Node) -> Iterator[Node]:
     """Direct child nodes in field order (tuples, including pairs, flattened)."""
-    for f in dataclasses.fields(node):
-        if f.name in ("loc", "type"):
-            continue
-        yield from _nodes_in(getattr(node, f.name))
-
-
-def _nodes_in(value) -> Iterator[Node]:
-    if isinstance(value, Node):
-        yield value
-    elif isinstance(value, tuple):
-        for item in value:
-            yield from _nodes_in(item)
+    return child_nodes(node, Node, ("loc", "type"))
 
 
 def walk(node: Node) -> Iterator[Node]:
