@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import sys
 from typing import Dict, Iterator, Optional
 
@@ -89,3 +90,12 @@ class Scope:
 
     def symbols(self) -> Iterator[Symbol]:
         return iter(self.names.values())
+
+    def suggest(self, name: str, wanted=lambda sym: True) -> Optional[str]:
+        """The visible name closest to a misspelt ``name`` (for a "did you mean" hint)."""
+        visible, scope = set(), self
+        while scope is not None:
+            visible.update(n for n, sym in scope.names.items() if wanted(sym))
+            scope = scope.parent
+        close = difflib.get_close_matches(name, sorted(visible), n=1, cutoff=0.75)
+        return close[0] if close else None

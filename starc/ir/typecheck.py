@@ -174,7 +174,9 @@ class ExpressionTyper:
     def lookup(self, name: str, loc: SourceLoc) -> Optional[ir.Symbol]:
         sym = self.scope.lookup(name)
         if sym is None:
-            self.sink.error("E0201", f"undeclared name '{name}'", loc)
+            near = self.scope.suggest(name)
+            self.sink.error("E0201", f"undeclared name '{name}'", loc,
+                            hint=f"did you mean '{near}'?" if near else None)
         return sym
 
     def _expr_Name(self, node: ast.Name) -> ir.Expr:
@@ -283,8 +285,10 @@ class ExpressionTyper:
                     "E0305", f"edge property '{node.name}' is not declared", node.loc,
                     hint=f"add 'propEdge<int> {node.name}' to the function's parameters")
             elif sym is None:
+                near = self.scope.suggest(node.name, lambda s: isinstance(s.type, PropType))
                 self.sink.error("E0203", f"undeclared property '{node.name}'", node.loc,
-                                hint=f"declare it, e.g. 'propNode<int> {node.name};'")
+                                hint=f"did you mean '{near}'?" if near else
+                                f"declare it, e.g. 'propNode<int> {node.name};'")
             else:
                 self.sink.error("E0203", f"'{node.name}' is not a property", node.loc)
             return _error(node.loc)

@@ -45,3 +45,16 @@ def test_mutated_programs_never_crash_sema(text):
     if result is not None:
         again = analyze(parse(print_program(result), "m.sp"), DiagnosticSink())
         assert again == result
+
+
+def test_misspelt_names_get_a_did_you_mean_hint():
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+    sink = DiagnosticSink()
+    compile_source("function f(Graph g, propNode<int> dist) {\n"
+                   "    int total = 0;\n"
+                   "    totl = 1;\n"
+                   "    forall (v in g.nodes()) { v.dst = 1; }\n"
+                   "}\n", "t.sp", sink, stop_after="sema")
+    hints = {d.code: d.hint for d in sink.errors}
+    assert hints == {"E0201": "did you mean 'total'?", "E0203": "did you mean 'dist'?"}
