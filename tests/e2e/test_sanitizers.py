@@ -1,0 +1,118 @@
+"""AddressSanitizer/UBSan tier: the generated C++ and the shared runtime, built with the
+sanitizers, run every dsl program on every edge-case graph and on malformed inputs.
+
+The SYCL output is the C++ program that runs on this machine (through the test-only host
+implementation, see tests/support/sycl_host); the runtime it includes (graph reader, command
+line, results) is the one CUDA uses too, so this tier covers both.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_file
+from starc.graphs import load_graph
+from starc.results import compare_results, parse_results
+
+from e2e_cases import PROGRAMS, write_graph_files
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TEST_DOUBLE = ROOT / "tests" / "support" / "sycl_host"
+SANITIZE = ["-std=c++17", "-O1", "-g", "-fopenmp", "-fsanitize=address,undefined",
+            "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+REPORTS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
+
+pytestmark = [pytest.mark.sycl,
+              pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not found")]
+
+
+def _build(name: str, outdir: pathlib.Path) -> pathlib.Path:
+    sink = DiagnosticSink()
+    comp = compile_file(str(PROGRAMS[name].path), sink, backend="sycl",
+                        options=BackendOptions())
+    assert comp is not None and comp.ok, [d.header() for d in sink.diagnostics]
+    comp.generated.write(outdir)
+    exe = outdir / name
+    proc = subprocess.run(["g++", *SANITIZE, f"-I{TEST_DOUBLE}", f"-I{outdir}", "-o", str(exe),
+                           str(outdir / comp.generated.main)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return exe
+
+
+@pytest.fixture(scope="module")
+def sanitized(tmp_path_factory):
+    """name -> sanitized executable, each built on first use (so parallel test workers
+    build only the programs their tests need)."""
+    root = tmp_path_factory.mktemp("asan")
+
+    class Builds(dict):
+        def __missing__(self, name):
+            self[name] = _build(name, root / name)
+            return self[name]
+    return Builds()
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("asan-graphs"))
+
+
+def _run(exe, *args):
+    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True,
+                          timeout=300, env={"OMP_NUM_THREADS": "2", "PATH": "/usr/bin:/bin",
+                                            "ASAN_OPTIONS": "detect_leaks=1"})
+    assert not any(r in proc.stderr for r in REPORTS), proc.stderr[-3000:]
+    return proc
+
+
+@functools.lru_cache(maxsize=None)
+def _reference(name: str):
+    return starc.compile(str(PROGRAMS[name].path), "reference")
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_sanitized_programs_match_the_reference_on_every_graph(name, sanitized, graph_files):
+    case = PROGRAMS[name]
+    for graph, path in graph_files.items():
+        params = case.params_for(load_graph(str(path)).num_nodes)
+        flags = [f"--{k}={v}" for k, v in params.items()]
+        flags += ["--undirected"] if case.undirected else []
+        proc = _run(sanitized[name], path, *flags)
+        assert proc.returncode == 0, (graph, proc.stderr[-2000:])
+        expected = _reference(name).run(path, undirected=case.undirected, **params)
+        problems = compare_results(expected, parse_results(proc.stdout), rtol=case.rtol,
+                                   atol=case.atol)
+        assert not problems, (graph, problems)
+
+
+@pytest.mark.parametrize("content, status, message", [
+    ("0 1 3\n1 x 4\n", 1, ":2: non-numeric token"),
+    ("0 1 3\n1 2\n", 1, ":2:"),                      # weights on some lines only
+    ("0 -1 3\n", 1, ":1:"),                         # negative id
+    ("0 1 2 3 4\n", 1, ":1:"),                      # too many columns
+    ("", 0, ""),                                    # empty file: zero vertices
+])
+def test_sanitized_reader_on_malformed_graphs(content, status, message, sanitized, tmp_path):
+    path = tmp_path / "g.el"
+    path.write_text(content)
+    # bfs needs no weights; an empty graph has no vertex 0, which is a usage error (2)
+    proc = _run(sanitized["bfs"], path, "--src", "0")
+    expected = 2 if content == "" else status
+    assert proc.returncode == expected, proc.stderr
+    assert message in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--src", "x"], ["--src"], ["--src", "99"], [],
+                                  ["--src", "0", "--out", "/nonexistent/dir/r.txt"]])
+def test_sanitized_command_line_errors(args, sanitized, graph_files):
+    proc = _run(sanitized["sssp"], graph_files["rmat"], *args)
+    assert proc.returncode in (2, 3), proc.stderr
+    assert "error" in proc.stderr
