@@ -1,5 +1,5 @@
 // Triangle counting on an undirected (symmetric) graph: every triangle u < v < w is counted
-// once, at its middle vertex v, with a binary search for the edge u-w.
+// once, at its middle vertex v, with a search for the edge u-w (one cursor along u's row).
 // Run: starc run dsl/tc.sp -b opencl --graph g.el --undirected
 function Compute_TC(Graph g) {
     long triangle_count = 0;

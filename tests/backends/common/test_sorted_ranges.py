@@ -68,9 +68,10 @@ TC_KERNEL = """\
     for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
         int u = targets[e_u];
         int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
+        int w_in_u_pos = offsets[u];  // tc.sp:9
+        int w_in_u_end = offsets[u + 1];
         for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
             int w = targets[e_w];
-            if (starc_find_edge(offsets, targets, u, w) >= 0) {
 """
 
 

@@ -195,7 +195,8 @@ def test_helper_names_match_the_opencl_prelude():
     opencl = DSL.parent / "starc" / "backends" / "opencl" / "runtime" / "starc_opencl.cl"
     if not opencl.exists():
         pytest.skip("the OpenCL prelude is not in this checkout")
-    names = set(re.findall(r"\b(starc_(?:atomic_\w+|lock_\w+|find_edge|lower_bound|upper_bound))\(",
+    names = set(re.findall(r"\b(starc_(?:atomic_\w+|lock_\w+|find_edge|lower_bound|upper_bound"
+                           r"|gallop))\(",
                            opencl.read_text()))
     header = RUNTIME_HEADER.read_text()
     missing = [n for n in sorted(names) if not re.search(rf"\b{n}\(", header)]

@@ -282,7 +282,7 @@ def test_float_min_is_an_atomic_ref_fetch_min():
 
 #: a call of one of the prelude helpers every backend defines under the same name
 _HELPER_CALL = (r"\b(starc_atomic_\w+|starc_lock_\w+|starc_find_edge"
-                r"|starc_(?:lower|upper)_bound)\(")
+                r"|starc_(?:lower|upper)_bound|starc_gallop)\(")
 
 
 def test_runtime_defines_the_helper_api_of_the_other_backends():
