@@ -27,7 +27,7 @@ from starc.ir.types import PropType, Scalar, is_floating, is_integer
 __all__ = [
     "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelContext",
     "CPrinter", "lower_kernel", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS",
-    "PRECEDENCE", "POSTFIX",
+    "PRECEDENCE", "POSTFIX", "private_reductions", "PrivateAccumulator",
 ]
 
 INDENT = "    "
@@ -100,6 +100,12 @@ class Dialect:
 
     def missing(self, operation: str, loc=None):
         raise DialectError(self.name, operation, loc)
+
+    def accumulates_privately(self, address: str) -> bool:
+        """Whether an exclusive scalar reduction whose device copy is at ``address`` may be
+        accumulated in a work-item private and combined once at the end of the body (see
+        ``private_reductions``). False where the dialect reduces it natively instead."""
+        return True
 
     # --- types and constants ----------------------------------------------------------------
     def type_name(self, t) -> str:
@@ -343,6 +349,52 @@ def _base(path: str) -> str:
     return os.path.basename(path) if path else "<input>"
 
 
+def private_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
+    """The kernel's scalar reductions a work item may accumulate privately and combine into
+    the device scalar once (with one atomic, or a native reduction such as
+    ``sycl::reduction``): exclusive ones on a non-bool scalar that the guard and body only
+    update (never read) and, for Min/Max, only through plain atomic min/max statements (no
+    secondary targets, no lock). Single-item kernels have none (they use no atomics)."""
+    if kernel.extent == "single":
+        return []
+    chosen = []
+    nodes = list(ir.walk(kernel.body))
+    if kernel.guard is not None:
+        nodes += list(ir.walk(kernel.guard))
+    for red in kernel.reductions:
+        if not red.exclusive or red.sym.type is Scalar.BOOL or red.op not in ATOMIC_OPS:
+            continue
+        refs = sum(1 for x in nodes if isinstance(x, ir.VarRef) and x.sym == red.sym)
+        updates = 0
+        simple = True
+        for x in nodes:
+            if isinstance(x, (P.AtomicReduce, P.AtomicMinMax)) and \
+                    isinstance(x.target, ir.VarRef) and x.target.sym == red.sym:
+                updates += 1
+                if isinstance(x, P.AtomicMinMax):
+                    simple = simple and not (x.others or x.then or x.locked) \
+                        and x.func == red.op
+                else:
+                    simple = simple and x.op == red.op
+        if simple and updates and refs == updates:
+            chosen.append(red)
+    return chosen
+
+
+@dataclasses.dataclass
+class PrivateAccumulator:
+    """A work item's private partial result of an exclusive scalar reduction: ``name`` is
+    the local, ``op`` the reduction operator (``-`` accumulates the subtracted values with
+    ``+`` and subtracts their sum once), ``elem`` the scalar's type, ``address`` its device
+    copy, ``first_update`` the first update printed (its location comments the combine)."""
+
+    name: str
+    op: str
+    elem: Scalar
+    address: str
+    first_update: Optional[ir.Stmt] = None
+
+
 class CPrinter:
     """Prints typed-IR expressions and kernel statements through a dialect and a context."""
 
@@ -352,6 +404,67 @@ class CPrinter:
         #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the
         #: loop over w is printed (see edge_cursors)
         self._cursors: Dict[Tuple[ir.Symbol, ir.Symbol], Tuple[str, str]] = {}
+        #: host scalar uid -> its work-item private accumulator (see ``private_reductions``)
+        self.accumulators: Dict[int, PrivateAccumulator] = {}
+
+    # --- private accumulators of exclusive scalar reductions ---------------------------------
+    def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
+                          depth: int) -> List[str]:
+        """Declare one private per reduction, initialised to its operator's identity; the
+        updates of the body then go to it (``_stmt_AtomicReduce``, ``_stmt_AtomicMinMax``)."""
+        lines = []
+        for red in reductions:
+            address, elem = self._address(ir.VarRef(red.sym, type=red.sym.type))
+            if not self.d.accumulates_privately(address):
+                continue
+            self._note_type(elem)
+            name = self.ctx.names.fresh(f"{red.sym.name}_local")
+            self.accumulators[red.sym.uid] = PrivateAccumulator(name, red.op, elem, address)
+            lines.append(self._line(depth, f"{self.d.type_name(elem)} {name} = "
+                                           f"{self._identity(red.op, elem)};"))
+        return lines
+
+    def close_accumulators(self, depth: int) -> List[str]:
+        """One atomic combine per private, skipped while it still holds the identity."""
+        lines = []
+        for acc in self.accumulators.values():
+            if acc.first_update is None:   # no update printed (cannot happen when chosen)
+                continue
+            op = ATOMIC_OPS[acc.op]
+            self.ctx.features.add(f"atomic_{op}_{acc.elem}")
+            call = self.d.atomic(op, acc.elem, acc.address, acc.name)
+            identity = self._identity(acc.op, acc.elem)
+            lines += self._braced(f"if ({acc.name} != {identity})", [
+                self._line(depth + 1, f"{call};{self.comment(acc.first_update)}")], depth)
+        return lines
+
+    def _identity(self, op: str, elem: Scalar) -> str:
+        if op in ("+", "-", "|"):
+            return "0"
+        if op == "*":
+            return "1"
+        if op == "&":
+            return "~0"
+        return self.d.inf(elem, negative=op == "Max")     # Min: INF, Max: -INF
+
+    def _accumulate(self, s: ir.Stmt, target: ir.Expr, value: ir.Expr, depth: int):
+        """The private update replacing an atomic one on a privately accumulated scalar,
+        or None when ``target`` is not such a scalar."""
+        if not isinstance(target, ir.VarRef):
+            return None
+        acc = self.accumulators.get(target.sym.uid)
+        if acc is None:
+            return None
+        if acc.first_update is None:
+            acc.first_update = s
+        comment = self.comment(s)
+        if acc.op in ("Min", "Max"):
+            cand = self.expr(value if value.type == acc.elem else ir.Cast(value, type=acc.elem))
+            return [self._line(depth, f"{acc.name} = "
+                                      f"{self.d.minmax(acc.op, acc.elem, acc.name, cand)};"
+                                      f"{comment}")]
+        op = "+" if acc.op == "-" else acc.op
+        return [self._line(depth, f"{acc.name} {op}= {self.expr(value)};{comment}")]
 
     def comment(self, node) -> str:
         loc = getattr(node, "loc", None)
@@ -683,6 +796,9 @@ class CPrinter:
         self.d.missing(f"an atomic update of {type(target).__name__}", target.loc)
 
     def _stmt_AtomicReduce(self, s: P.AtomicReduce, depth: int):
+        private = self._accumulate(s, s.target, s.value, depth)
+        if private is not None:
+            return private
         address, elem = self._address(s.target)
         self._note_type(elem)
         comment = self.comment(s)
@@ -704,6 +820,10 @@ class CPrinter:
         return [self._line(depth, f"{call};{comment}")]
 
     def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, depth: int):
+        if not s.others and not s.then and not s.locked:
+            private = self._accumulate(s, s.target, s.candidate, depth)
+            if private is not None:
+                return private
         address, elem = self._address(s.target)
         self._note_type(elem)
         op = ATOMIC_OPS[s.func]
@@ -767,7 +887,11 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     if kernel.guard is not None:
         guard = printer.expr(ir.Unary("!", kernel.guard, type=Scalar.BOOL))
         body.append(INDENT + f"if ({guard}) return;")
+    # Exclusive scalar reductions: a private per work item, one atomic combine at the end
+    # (a forall body has no return, so the end is always reached after the guard).
+    body += printer.open_accumulators(private_reductions(kernel), 1)
     body += printer.block(kernel.body, 1)
+    body += printer.close_accumulators(1)
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
     loc = kernel.loc

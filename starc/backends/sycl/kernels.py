@@ -62,6 +62,10 @@ class SYCLDialect(Dialect):
         self.reducers: Dict[str, str] = dict(reducers or {})
         self.reserved = type(self).reserved | frozenset(self.reducers.values())
 
+    def accumulates_privately(self, address: str) -> bool:
+        # A scalar under sycl::reduction is combined by its reducer, not by a private.
+        return address not in self.reducers
+
     def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
         reducer = self.reducers.get(address)
         if reducer is None:

@@ -6,7 +6,7 @@ import pytest
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import (Dialect, DialectError, KernelContext, CPrinter,
-                                           lower_kernel)
+                                           lower_kernel, private_reductions)
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.diagnostics import SourceLoc
 from starc.ir import nodes as ir
@@ -193,14 +193,77 @@ def test_bool_reductions_are_agreeing_stores():
 
 
 def test_scalar_reduction_targets_its_device_copy():
+    # Not exclusive (the kernel also uses another operator on it): one atomic per update.
     total = sym("total", S.FLOAT)
     arr = P.DeviceArray("total_dev", S.FLOAT, "one", "scalar", sym=total)
-    red = P.ScalarReduction(total, "+", arr, True)
+    red = P.ScalarReduction(total, "+", arr, False)
     k = kernel([P.AtomicReduce("+", var(total), const(1.0, S.FLOAT), loc=LOC)], [arr],
                reductions=[red])
     code = lower_kernel(k, OpenCLDialect())
     assert code.body == ["    starc_atomic_add_float(&total_dev[0], 1.0f);  // prog.sp:12"]
     assert "atomic_add_float" in code.features
+
+
+@pytest.mark.parametrize("op, elem, init, update, helper", [
+    ("+", S.FLOAT, "0", "total_local += 1.0f;", "starc_atomic_add_float"),
+    ("-", S.INT, "0", "total_local += 1;", "starc_atomic_sub_int"),
+    ("*", S.DOUBLE, "1", "total_local *= 1.0;", "starc_atomic_mul_double"),
+    ("&", S.INT, "~0", "total_local &= 1;", "starc_atomic_and_int"),
+    ("|", S.LONG, "0", "total_local |= 1L;", "starc_atomic_or_long"),
+])
+def test_exclusive_scalar_reduction_is_one_atomic_per_work_item(op, elem, init, update, helper):
+    total = sym("total", elem)
+    arr = P.DeviceArray("total_dev", elem, "one", "scalar", sym=total)
+    red = P.ScalarReduction(total, op, arr, True)
+    value = const(1.0 if elem in (S.FLOAT, S.DOUBLE) else 1, elem)
+    guard = binary("<", var(V), const(5, S.NODE))
+    loop = ir.Loop(W, ir.AllNodes(G), ir.Block((P.AtomicReduce(op, var(total), value, loc=LOC),)),
+                   False)
+    k = kernel([loop], [arr], reductions=[red], guard=guard)
+    code = lower_kernel(k, OpenCLDialect())
+    type_name = OpenCLDialect().type_name(elem)
+    assert code.body == [
+        "    if (v >= 5) return;",
+        f"    {type_name} total_local = {init};",
+        "    for (int w = 0; w < n; w++) {",
+        f"        {update}  // prog.sp:12",
+        "    }",
+        f"    if (total_local != {init}) {{",
+        f"        {helper}(&total_dev[0], total_local);  // prog.sp:12",
+        "    }"]
+    assert f"atomic_{helper.split('_')[2]}_{elem}" in code.features
+
+
+def test_exclusive_scalar_min_max_accumulate_with_min_max():
+    for func, init in (("Min", "INT_MAX"), ("Max", "INT_MIN")):
+        best = sym("best", S.INT)
+        arr = P.DeviceArray("best_dev", S.INT, "one", "scalar", sym=best)
+        red = P.ScalarReduction(best, func, arr, True)
+        k = kernel([P.AtomicMinMax(func, var(best), var(V), loc=LOC)], [arr], reductions=[red])
+        code = lower_kernel(k, OpenCLDialect())
+        assert code.body == [
+            f"    int best_local = {init};",
+            f"    best_local = {func.lower()}(best_local, v);  // prog.sp:12",
+            f"    if (best_local != {init}) {{",
+            f"        starc_atomic_{func.lower()}_int(&best_dev[0], best_local);  // prog.sp:12",
+            "    }"]
+
+
+def test_private_accumulation_needs_an_exclusive_update_only_scalar():
+    total = sym("total", S.INT)
+    arr = P.DeviceArray("total_dev", S.INT, "one", "scalar", sym=total)
+    update = P.AtomicReduce("+", var(total), const(1, S.INT), loc=LOC)
+    # Single-item kernels use no atomics; a bool is an agreeing store; neither is private.
+    single = kernel([update], [arr], reductions=[P.ScalarReduction(total, "+", arr, True)],
+                    extent="single")
+    assert private_reductions(single) == []
+    flag = sym("flag", S.BOOL)
+    flag_arr = P.DeviceArray("flag_dev", S.BOOL, "one", "scalar", sym=flag)
+    flag_red = P.ScalarReduction(flag, "|", flag_arr, True)
+    assert private_reductions(kernel([P.AtomicReduce("|", var(flag), const(True, S.BOOL))],
+                                     [flag_arr], reductions=[flag_red])) == []
+    red = P.ScalarReduction(total, "+", arr, True)
+    assert private_reductions(kernel([update], [arr], reductions=[red])) == [red]
 
 
 def _minmax_kernel(others=(), locked=False, then=()):

@@ -50,6 +50,32 @@ def test_header_names_version_source_and_build_command():
         "nvcc -O3 -std=c++17 -arch=sm_75 -o sssp sssp.cu"
 
 
+def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
+    # Each thread counts its triangles in a private and adds them once, after its loops.
+    text = main_text(DSL / "tc.sp")
+    kernel = between(text, "__global__ void Compute_TC_forall_6(", "\n}\n")
+    assert kernel.split(") {\n", 1)[1] == """\
+    const int v = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (v >= n) return;
+    long long triangle_count_local = 0;
+    int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+    for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
+        int u = targets[e_u];
+        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
+        int w_in_u_pos = offsets[u];  // tc.sp:9
+        int w_in_u_end = offsets[u + 1];
+        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+            int w = targets[e_w];
+            if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
+                triangle_count_local += 1LL;  // tc.sp:10
+            }
+        }
+    }
+    if (triangle_count_local != 0) {
+        starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+    }"""
+
+
 def test_golden_sssp_kernel():
     text = main_text(DSL / "sssp.sp")
     assert between(text, "__global__ void Compute_SSSP_forall_11(", "\n}\n") == """\
@@ -154,7 +180,11 @@ def test_every_allocation_is_freed(path):
 def test_float_multiply_is_a_cas_loop_not_an_add():
     text = main_text(PROGRAMS / "ops.sp")
     assert "starc_atomic_mul_float(&prodF[w], scale);  // ops.sp:9" in text
-    assert "starc_atomic_mul_double(&total_dev[0], 1.5);  // ops.sp:15" in text
+    # total is only multiplied: a private product, one atomic multiply per thread.
+    assert "double total_local = 1;" in text
+    assert "total_local *= 1.5;  // ops.sp:15" in text
+    assert "    if (total_local != 1) {\n" \
+        "        starc_atomic_mul_double(&total_dev[0], total_local);  // ops.sp:15\n" in text
     assert "atomicAdd" not in text
     header = RUNTIME_HEADER.read_text()
     for kind in ("float", "double"):
@@ -169,7 +199,9 @@ def test_and_or_keep_their_own_operation():
     text = main_text(PROGRAMS / "ops.sp")
     assert "starc_atomic_and_int(&andI[w], v);  // ops.sp:10" in text
     assert "starc_atomic_or_long(&orL[w], (long long)v);  // ops.sp:11" in text
-    assert "starc_atomic_or_long(&bits_dev[0], (long long)v);  // ops.sp:17" in text
+    assert "bits_local |= (long long)v;  // ops.sp:17" in text
+    assert "    if (bits_local != 0) {\n" \
+        "        starc_atomic_or_long(&bits_dev[0], bits_local);  // ops.sp:17\n" in text
     # bool |= needs no atomic: every writer stores the same 1.
     assert "if (v > w) anyB[w] = true;  // ops.sp:14" in text
     header = RUNTIME_HEADER.read_text()

@@ -32,6 +32,33 @@ def test_golden_sssp_min_atomic():
     }"""
 
 
+def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
+    # triangle_count is only ever incremented in the kernel: each work item counts into a
+    # private and adds it to the device scalar once, after its loops (skipped when zero).
+    cl = compile_dsl("tc").generated.files["tc.cl"]
+    assert _between(cl, "    int v = get_global_id(0);", "\n}") == """\
+    int v = get_global_id(0);
+    if (v >= n) return;
+    long triangle_count_local = 0;
+    int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+    for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
+        int u = targets[e_u];
+        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
+        int w_in_u_pos = offsets[u];  // tc.sp:9
+        int w_in_u_end = offsets[u + 1];
+        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+            int w = targets[e_w];
+            if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
+                triangle_count_local += 1L;  // tc.sp:10
+            }
+        }
+    }
+    if (triangle_count_local != 0) {
+        starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+    }"""
+    assert cl.split("// --- kernels")[1].count("starc_atomic_") == 1
+
+
 def test_golden_sssp_fixedpoint_transfers():
     py = compile_dsl("sssp").generated.files["sssp.py"]
     assert _between(py, "    finished = False\n", "\n\n\n") == """\
@@ -85,7 +112,10 @@ function Total(Graph g, propNode<double> x) {
 }""")
     files = comp.generated.files
     assert "#define STARC_FP64" in files["prog.cl"]
-    assert "starc_atomic_add_double(&total_dev[0], x[v]);" in files["prog.cl"]
+    assert "    double total_local = 0;\n    total_local += x[v];  // prog.sp:5\n" \
+        "    if (total_local != 0) {\n" \
+        "        starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \
+        "    }\n}" in files["prog.cl"]
     assert "'cl_khr_fp64', 'cl_khr_int64_base_atomics'" in files["prog.py"]
 
 

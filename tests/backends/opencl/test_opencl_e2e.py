@@ -150,3 +150,55 @@ def test_dsl_program_on_the_opencl_device(name, undirected, params, graphs, tmp_
     assert compare_results(want, module.run(load_graph(graphs["uniform"],
                                                        undirected=undirected), **params),
                            **_tolerance(name)) == []
+
+
+# edges, hi (Max) and down (-=) are exclusive: one private per work item, one atomic each;
+# x is not (+= and -= on it), so it keeps one atomic per update.
+MIXED_REDUCTIONS = """
+function Mixed(Graph g) {
+    long edges = 0;
+    int x = 0;
+    int hi = 0;
+    int down = 100;
+    forall (v in g.nodes()) {
+        forall (w in g.neighbors(v)) {
+            edges += 1;
+            x += 1;
+            if (w < v) {
+                x -= 2;
+            }
+            hi = Max(hi, w);
+            down -= 1;
+        }
+    }
+    return edges * 1000000 + x * 1000 + hi + down;
+}
+"""
+
+
+def test_exclusive_and_shared_scalar_reductions_match_the_reference(graphs, tmp_path):
+    from opencl_helpers import compile_text
+    comp = compile_text(MIXED_REDUCTIONS, "mixed.sp")
+    cl = comp.generated.files["mixed.cl"]
+    kernels = cl.split("// --- kernels")[1]
+    for name, op in (("edges", "add_long"), ("hi", "max_int"), ("down", "sub_int")):
+        assert kernels.count(f"starc_atomic_{op}(&{name}_dev[0], {name}_local);") == 1
+    assert "starc_atomic_add_int(&x_dev[0], 1);  // mixed.sp:10" in kernels
+    assert "starc_atomic_sub_int(&x_dev[0], 2);  // mixed.sp:12" in kernels
+    for graph_name in ("small", "rmat", "uniform", "one_vertex"):
+        graph = load_graph(graphs[graph_name])
+        want = _reference(comp, graph, {})
+        if have_gcc():
+            got, _ = run_on_shim(comp, graph, {}, tmp_path / f"shim_{graph_name}")
+            assert compare_results(want, got) == [], graph_name
+    _device_or_skip()
+    from starc.backends.base import BackendOptions
+    from starc.backends.opencl.emitter import OpenCLBackend
+    built = OpenCLBackend().build(comp.generated, tmp_path / "out", BackendOptions())
+    for graph_name in ("small", "rmat", "uniform"):
+        out = tmp_path / f"{graph_name}.txt"
+        proc = subprocess.run(built.argv_prefix + [str(graphs[graph_name]), "--out", str(out)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        want = _reference(comp, load_graph(graphs[graph_name]), {})
+        assert compare_results(want, parse_results(out.read_text())) == [], graph_name
