@@ -1,0 +1,176 @@
+"""Typed-IR expressions to C text through a ``Dialect``, with C operator precedence.
+
+Printers return (text, precedence) pairs and parenthesise an operand only where C needs it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Tuple
+
+from starc.analysis import plan as P
+from starc.backends.common.dialect import Dialect
+from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar, is_floating, is_integer
+
+if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
+    from starc.backends.common.cfamily import KernelContext
+
+__all__ = ["CExpressionPrinter", "PRECEDENCE", "POSTFIX"]
+
+#: C precedence of the binary operators the printer emits (higher binds tighter); printers
+#: return (text, precedence) pairs and parenthesise an operand below the precedence needed.
+PRECEDENCE = {"||": 4, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+              "+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
+#: The precedence of a postfix expression (a call, an index): never parenthesised.
+POSTFIX = 15
+_UNARY, _PRIMARY = 14, 16
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+class CExpressionPrinter:
+    """Prints typed-IR expressions through a dialect and a context (a kernel's, or the
+    host's, which answers the same questions)."""
+
+    def __init__(self, dialect: Dialect, context: KernelContext) -> None:
+        self.d = dialect
+        self.ctx = context
+        #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the
+        #: loop over w is printed (see edge_cursors)
+        self._cursors: Dict[Tuple[ir.Symbol, ir.Symbol], Tuple[str, str]] = {}
+
+    def _note_type(self, t) -> None:
+        if t is Scalar.DOUBLE:
+            self.ctx.features.add("double")
+
+    # --- expressions -------------------------------------------------------------------------
+    def expr(self, e: ir.Expr) -> str:
+        return self._expr(e)[0]
+
+    def _operand(self, e: ir.Expr, min_prec: int) -> str:
+        text, prec = self._expr(e)
+        return f"({text})" if prec < min_prec else text
+
+    def _expr(self, e: ir.Expr) -> Tuple[str, int]:
+        self._note_type(e.type)
+        method = getattr(self, "_expr_" + type(e).__name__, None)
+        if method is None:
+            self.d.missing(f"the expression {type(e).__name__}", e.loc)
+        return method(e)
+
+    def _expr_Const(self, e: ir.Const):
+        if e.type is Scalar.BOOL:
+            return self.d.bool_literal(bool(e.value)), _PRIMARY
+        if is_floating(e.type):
+            text = self.d.float_literal(e.value, e.type)
+            return text, (_UNARY if text.startswith("-") else _PRIMARY)
+        value = int(e.value)
+        lowest = -2 ** 63 if e.type is Scalar.LONG else -2 ** 31
+        if value == lowest:   # the literal 2147483648 does not fit: spell INT_MIN
+            return f"{self.d.int_literal(value + 1, e.type)} - 1", PRECEDENCE["-"]
+        text = self.d.int_literal(value, e.type)
+        return text, (_UNARY if value < 0 else _PRIMARY)
+
+    def _expr_Inf(self, e: ir.Inf):
+        text = self.d.inf(e.type, e.negative)
+        return text, (_UNARY if text.startswith("-") else _PRIMARY)
+
+    def _expr_VarRef(self, e: ir.VarRef):
+        sym = e.sym
+        name = self.ctx.names.lookup(sym)
+        if name is not None:
+            return name, _PRIMARY
+        if sym.uid in self.ctx.by_value:
+            return self.ctx.by_value[sym.uid].name, _PRIMARY
+        if sym.uid in self.ctx.reduction_arrays:
+            return self.d.index(self.ctx.reduction_arrays[sym.uid].name, "0"), POSTFIX
+        self.d.missing(f"a reference to '{sym.name}' in kernel {self.ctx.kernel.name} (not a "
+                       "local, parameter or reduction)", e.loc)
+
+    def _expr_PropRead(self, e: ir.PropRead):
+        array = self.ctx.prop(e.prop, e.loc)
+        return self.d.index(array, self.expr(e.index)), POSTFIX
+
+    def _expr_EdgeEndpoint(self, e: ir.EdgeEndpoint):
+        array = "sources" if e.end == "source" else "targets"
+        return self.d.index(self.ctx.graph_array(array), self.expr(e.edge)), POSTFIX
+
+    def _expr_Unary(self, e: ir.Unary):
+        if e.op == "!" and isinstance(e.operand, ir.Binary) and e.operand.op in _NEGATED \
+                and not is_floating(e.operand.left.type):
+            inner = e.operand
+            return self._expr(ir.Binary(_NEGATED[inner.op], inner.left, inner.right,
+                                        type=inner.type, loc=inner.loc))
+        if e.op == "!" and isinstance(e.operand, ir.Unary) and e.operand.op == "!":
+            return self._expr(e.operand.operand)
+        operand = self._operand(e.operand, _UNARY)
+        if e.op == "-" and operand.startswith("-"):
+            operand = f"({operand})"
+        return f"{e.op}{operand}", _UNARY
+
+    def _expr_Binary(self, e: ir.Binary):
+        if e.op in ("==", "!=") and e.left.type is Scalar.BOOL:
+            # x == true is x, x != true is !x (bools are stored as 0/1)
+            for value, other in ((e.right, e.left), (e.left, e.right)):
+                if isinstance(value, ir.Const) and not isinstance(other, ir.Const):
+                    if bool(value.value) == (e.op == "=="):
+                        return self._expr(other)
+                    return self._expr(ir.Unary("!", other, type=Scalar.BOOL, loc=e.loc))
+        prec = PRECEDENCE[e.op]
+        left_min, right_min = prec, prec + 1
+        if e.op == "||":       # spell a && b inside || with parentheses (as -Wparentheses asks)
+            left_min = right_min = PRECEDENCE["&&"] + 1
+        elif prec == PRECEDENCE["=="]:
+            left_min = right_min = PRECEDENCE["<"] + 1
+        left = self._operand(e.left, left_min)
+        right = self._operand(e.right, right_min)
+        if right.startswith("-") and e.op in "+-":
+            right = f"({right})"
+        return f"{left} {e.op} {right}", prec
+
+    def _expr_Cast(self, e: ir.Cast):
+        inner = e.expr
+        if isinstance(inner.type, Scalar) and \
+                self.d.type_name(inner.type) == self.d.type_name(e.type):
+            return self._expr(inner)
+        if isinstance(inner, ir.Const) and e.type is not Scalar.BOOL:
+            value = inner.value
+            if is_floating(e.type):
+                return self._expr_Const(ir.Const(float(value), type=e.type))
+            if is_integer(e.type) and not isinstance(value, float):
+                return self._expr_Const(ir.Const(int(value), type=e.type))
+        return f"({self.d.type_name(e.type)}){self._operand(inner, _UNARY)}", _UNARY
+
+    def _expr_MinMax(self, e: ir.MinMax):
+        args = [self.expr(x if x.type == e.type else ir.Cast(x, type=e.type))
+                for x in (e.left, e.right)]
+        return self.d.minmax(e.func, e.type, *args), POSTFIX
+
+    def _expr_GraphQuery(self, e: ir.GraphQuery):
+        if e.op == "num_nodes":
+            return self.ctx.num_nodes(), _PRIMARY
+        if e.op == "num_edges":
+            return self.ctx.num_edges(), _PRIMARY
+        if e.op in ("count_outNbrs", "count_inNbrs"):
+            offsets = self.ctx.graph_array("offsets" if e.op == "count_outNbrs"
+                                           else "rev_offsets")
+            v = self._operand(e.args[0], PRECEDENCE["+"])
+            return (f"{self.d.index(offsets, v + ' + 1')} - {self.d.index(offsets, v)}",
+                    PRECEDENCE["-"])
+        if e.op in EDGE_QUERIES:
+            cursor = next((names for (var, row), names in self._cursors.items()
+                           if query_row(e, var) == row), None)
+            if cursor is not None:
+                call = self.d.gallop(self.ctx.graph_array("targets"), *cursor,
+                                     self.expr(e.args[1]))
+            else:
+                call = self.d.find_edge(self.ctx.graph_array("offsets"),
+                                        self.ctx.graph_array("targets"),
+                                        self.expr(e.args[0]), self.expr(e.args[1]))
+            if e.op == "get_edge":
+                return call, POSTFIX
+            return f"{call} >= 0", PRECEDENCE[">="]
+        self.d.missing(f"the graph query '{e.op}'", e.loc)
+
+    def _expr_KernelScalar(self, e: P.KernelScalar):
+        return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

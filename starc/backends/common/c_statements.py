@@ -1,0 +1,391 @@
+"""Kernel statements to C text: control flow, neighbour loops, atomics, locked Min/Max.
+
+Extends the expression printer with the statements of a lowered kernel body, including
+the work-item private accumulators of exclusive scalar reductions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+
+from starc.analysis import plan as P
+from starc.backends.common.c_expressions import CExpressionPrinter
+from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
+from starc.backends.common.edge_cursors import cursor_rows
+from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
+from starc.ir import nodes as ir
+from starc.ir.types import PropType, Scalar
+
+if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
+    from starc.backends.common.cfamily import KernelContext
+
+__all__ = ["CPrinter", "PrivateAccumulator", "source_name"]
+
+
+def _mentions(loop: ir.Loop, sym: ir.Symbol) -> bool:
+    """``loop``'s body or filter reads ``sym``."""
+    parts = (loop.body,) if loop.filter is None else (loop.body, loop.filter)
+    return any(isinstance(x, ir.VarRef) and x.sym == sym for part in parts
+               for x in ir.walk(part))
+
+
+def source_name(path: str) -> str:
+    """The file name that ``// file.sp:LINE`` comments show."""
+    return os.path.basename(path) if path else "<input>"
+
+
+@dataclasses.dataclass
+class PrivateAccumulator:
+    """A work item's private partial result of an exclusive scalar reduction: ``name`` is
+    the local, ``op`` the reduction operator (``-`` accumulates the subtracted values with
+    ``+`` and subtracts their sum once), ``elem`` the scalar's type, ``address`` its device
+    copy, ``first_update`` the first update printed (its location comments the combine)."""
+
+    name: str
+    op: str
+    elem: Scalar
+    address: str
+    first_update: Optional[ir.Stmt] = None
+
+
+class CPrinter(CExpressionPrinter):
+    """Prints typed-IR expressions and kernel statements through a dialect and a context."""
+
+    def __init__(self, dialect: Dialect, context: KernelContext) -> None:
+        super().__init__(dialect, context)
+        #: host scalar uid -> its work-item private accumulator (see ``private_reductions``)
+        self.accumulators: Dict[int, PrivateAccumulator] = {}
+
+    # --- private accumulators of exclusive scalar reductions ---------------------------------
+    def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
+                          depth: int) -> List[str]:
+        """Declare one private per reduction, initialised to its operator's identity; the
+        updates of the body then go to it (``_stmt_AtomicReduce``, ``_stmt_AtomicMinMax``)."""
+        lines = []
+        for red in reductions:
+            address, elem = self._address(ir.VarRef(red.sym, type=red.sym.type))
+            if not self.d.accumulates_privately(address):
+                continue
+            self._note_type(elem)
+            name = self.ctx.names.fresh(f"{red.sym.name}_local")
+            self.accumulators[red.sym.uid] = PrivateAccumulator(name, red.op, elem, address)
+            lines.append(self._line(depth, f"{self.d.type_name(elem)} {name} = "
+                                           f"{self._identity(red.op, elem)};"))
+        return lines
+
+    def close_accumulators(self, depth: int) -> List[str]:
+        """One atomic combine per private, skipped while it still holds the identity."""
+        lines = []
+        for acc in self.accumulators.values():
+            if acc.first_update is None:   # no update printed (cannot happen when chosen)
+                continue
+            op = ATOMIC_OPS[acc.op]
+            self.ctx.features.add(f"atomic_{op}_{acc.elem}")
+            call = self.d.atomic(op, acc.elem, acc.address, acc.name)
+            identity = self._identity(acc.op, acc.elem)
+            lines += self._braced(f"if ({acc.name} != {identity})", [
+                self._line(depth + 1, f"{call};{self.comment(acc.first_update)}")], depth)
+        return lines
+
+    def _identity(self, op: str, elem: Scalar) -> str:
+        if op in ("+", "-", "|"):
+            return "0"
+        if op == "*":
+            return "1"
+        if op == "&":
+            return "~0"
+        return self.d.inf(elem, negative=op == "Max")     # Min: INF, Max: -INF
+
+    def _accumulate(self, s: ir.Stmt, target: ir.Expr, value: ir.Expr, depth: int):
+        """The private update replacing an atomic one on a privately accumulated scalar,
+        or None when ``target`` is not such a scalar."""
+        if not isinstance(target, ir.VarRef):
+            return None
+        acc = self.accumulators.get(target.sym.uid)
+        if acc is None:
+            return None
+        if acc.first_update is None:
+            acc.first_update = s
+        comment = self.comment(s)
+        if acc.op in ("Min", "Max"):
+            cand = self.expr(value if value.type == acc.elem else ir.Cast(value, type=acc.elem))
+            return [self._line(depth, f"{acc.name} = "
+                                      f"{self.d.minmax(acc.op, acc.elem, acc.name, cand)};"
+                                      f"{comment}")]
+        op = "+" if acc.op == "-" else acc.op
+        return [self._line(depth, f"{acc.name} {op}= {self.expr(value)};{comment}")]
+
+    def comment(self, node) -> str:
+        loc = getattr(node, "loc", None)
+        if loc is None or loc.line <= 0:
+            return ""
+        return f"  // {source_name(loc.file)}:{loc.line}"
+
+    # --- statements ---------------------------------------------------------------------------
+    def block(self, block: ir.Block, depth: int) -> List[str]:
+        lines: List[str] = []
+        for stmt in block.stmts:
+            lines += self.stmt(stmt, depth)
+        return lines
+
+    def stmt(self, s: ir.Stmt, depth: int) -> List[str]:
+        method = getattr(self, "_stmt_" + type(s).__name__, None)
+        if method is None:
+            self.d.missing(f"the statement {type(s).__name__} inside a kernel", s.loc)
+        return method(s, depth)
+
+    def _line(self, depth: int, text: str) -> str:
+        return INDENT * depth + text
+
+    def _braced(self, head: str, body: List[str], depth: int, tail: str = "}",
+                comment: str = "") -> List[str]:
+        return [self._line(depth, head + " {" + comment)] + body + [self._line(depth, tail)]
+
+    def _stmt_Block(self, s: ir.Block, depth: int):
+        return [self._line(depth, "{")] + self.block(s, depth + 1) + [self._line(depth, "}")]
+
+    def _declare_local(self, sym: ir.Symbol) -> Tuple[str, str]:
+        if isinstance(sym.type, PropType):
+            self.d.missing(f"declaring the property '{sym.name}' inside a kernel", sym.loc)
+        self._note_type(sym.type)
+        return self.d.type_name(sym.type), self.ctx.names.bind(sym)
+
+    def _stmt_Declare(self, s: ir.Declare, depth: int):
+        init = None if s.init is None else self.expr(s.init)
+        type_name, name = self._declare_local(s.sym)
+        text = f"{type_name} {name}" + ("" if init is None else f" = {init}")
+        return [self._line(depth, text + ";")]
+
+    def _lvalue(self, target: ir.Expr) -> str:
+        if isinstance(target, ir.PropRead):
+            self.ctx.prop(target.prop, target.loc, written=True)
+        if isinstance(target, ir.VarRef) and self.ctx.names.lookup(target.sym) is None:
+            if target.sym.uid not in self.ctx.reduction_arrays:
+                self.d.missing(f"a plain write to the host scalar '{target.sym.name}' inside "
+                               f"kernel {self.ctx.kernel.name}", target.loc)
+        return self.expr(target)
+
+    def _stmt_Assign(self, s: ir.Assign, depth: int):
+        return [self._line(depth, f"{self._lvalue(s.target)} = {self.expr(s.value)};")]
+
+    def _stmt_Reduce(self, s: ir.Reduce, depth: int):
+        return [self._line(depth, f"{self._lvalue(s.target)} {s.op}= {self.expr(s.value)};")]
+
+    def _stmt_ExprStmt(self, s: ir.ExprStmt, depth: int):
+        return [self._line(depth, self.expr(s.expr) + ";")]
+
+    def _stmt_If(self, s: ir.If, depth: int):
+        lines = self._braced(f"if ({self.expr(s.cond)})", self.block(s.then, depth + 1), depth)
+        orelse = s.orelse
+        while orelse is not None:
+            if len(orelse.stmts) == 1 and isinstance(orelse.stmts[0], ir.If):
+                nested = orelse.stmts[0]
+                lines[-1] += f" else if ({self.expr(nested.cond)}) {{"
+                lines += self.block(nested.then, depth + 1) + [self._line(depth, "}")]
+                orelse = nested.orelse
+            else:
+                lines[-1] += " else {"
+                lines += self.block(orelse, depth + 1) + [self._line(depth, "}")]
+                orelse = None
+        return lines
+
+    def _stmt_While(self, s: ir.While, depth: int):
+        return self._braced(f"while ({self.expr(s.cond)})", self.block(s.body, depth + 1),
+                            depth)
+
+    def _stmt_DoWhile(self, s: ir.DoWhile, depth: int):
+        body = self.block(s.body, depth + 1)
+        return self._braced("do", body, depth, f"}} while ({self.expr(s.cond)});")
+
+    def _stmt_Break(self, s, depth):
+        return [self._line(depth, "break;")]
+
+    def _stmt_Continue(self, s, depth):
+        return [self._line(depth, "continue;")]
+
+    def _stmt_Loop(self, s: ir.Loop, depth: int):
+        dom = s.domain
+        var = self.ctx.names.bind(s.var)
+        inner = depth + 1
+        prologue: List[str] = []
+        if isinstance(dom, ir.AllNodes):
+            head = f"for (int {var} = 0; {var} < {self.ctx.num_nodes()}; {var}++)"
+        elif isinstance(dom, ir.AllEdges):
+            head = f"for (int {var} = 0; {var} < {self.ctx.num_edges()}; {var}++)"
+        elif isinstance(dom, (ir.Neighbors, ir.InNeighbors)):
+            if isinstance(dom, ir.Neighbors) and dom.role != "out":
+                self.d.missing(f"a neighbour loop with BFS role '{dom.role}' (the analyses "
+                               "should have lowered it)", s.loc)
+            forward = isinstance(dom, ir.Neighbors)
+            offsets = self.ctx.graph_array("offsets" if forward else "rev_offsets")
+            ends = self.ctx.graph_array("targets" if forward else "rev_sources")
+            of = self.expr(dom.of)
+            if not isinstance(dom.of, (ir.VarRef, P.KernelScalar)):
+                of_name = self.ctx.names.fresh(f"{var}_of")
+                prologue = [self._line(depth, f"int {of_name} = {of};")]
+                of = of_name
+            if forward:
+                pos = self.ctx.names.bind(dom.edge)
+            else:
+                pos = self.ctx.names.fresh(f"{var}_in")
+            begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
+            ranged = split_range_filter(s, self._private)
+            if ranged is not None:
+                bounds, begin, end = self._sorted_range(ranged, var, ends, begin, end, s, depth)
+                prologue += bounds
+                s = dataclasses.replace(s, filter=ranged.rest)
+            cursors = cursor_rows(s, self._private)
+            for row, query in cursors.items():
+                prologue += self._edge_cursor(s.var, var, row, query, depth)
+            head = f"for (int {pos} = {begin}; {pos} < {end}; {pos}++)"
+            prologue_inner = []
+            # A loop whose filter became its range may no longer read the neighbour itself.
+            if ranged is None or _mentions(s, s.var):
+                prologue_inner.append(
+                    self._line(inner, f"int {var} = {self.d.index(ends, pos)};"))
+            if not forward and _mentions(s, dom.edge):
+                edge = self.ctx.names.bind(dom.edge)
+                rev_ids = self.ctx.graph_array("rev_edge_ids")
+                prologue_inner.append(
+                    self._line(inner, f"int {edge} = {self.d.index(rev_ids, pos)};"))
+            body = self._filtered(s, inner)
+            for row in cursors:
+                del self._cursors[(s.var, row)]
+            return prologue + self._braced(head, prologue_inner + body, depth)
+        else:
+            self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
+        return prologue + self._braced(head, self._filtered(s, inner), depth)
+
+    def _private(self, sym: ir.Symbol) -> bool:
+        """``sym`` is printed as a work-item local or a by-value argument (not shared)."""
+        return self.ctx.names.lookup(sym) is not None or sym.uid in self.ctx.by_value
+
+    def _sorted_range(self, ranged: RangeFilter, var: str, ends: str, begin: str, end: str,
+                      s: ir.Loop, depth: int) -> Tuple[List[str], str, str]:
+        """Binary searches for the run of a sorted CSR row that passes the filter's bounds
+        on the loop variable: the lines declaring them and the loop's new begin and end."""
+        lines: List[str] = []
+        for bound in ranged.bounds:
+            # start: the first id > c (>= c); stop: the first id >= c (> c), which fails.
+            helper = "starc_upper_bound" if bound.inclusive == (bound.side == "stop") \
+                else "starc_lower_bound"
+            name = self.ctx.names.fresh(f"{var}_{bound.side}")
+            call = f"{helper}({ends}, {begin}, {end}, {self.expr(bound.value)})"
+            comment = "" if lines else self.comment(s)
+            lines.append(self._line(depth, f"int {name} = {call};{comment}"))
+            if bound.side == "start":
+                begin = name
+            else:
+                end = name
+        return lines, begin, end
+
+    def _edge_cursor(self, loop_var: ir.Symbol, var: str, row: ir.Symbol,
+                     query: ir.GraphQuery, depth: int) -> List[str]:
+        """Declares the cursor answering the loop's edge queries (row, var): u's whole row
+        (``offsets`` is read here, before the loop); registers it for the body."""
+        offsets = self.ctx.graph_array("offsets")
+        u = self.expr(ir.VarRef(row, type=row.type))
+        pos = self.ctx.names.fresh(f"{var}_in_{u}_pos")
+        end = self.ctx.names.fresh(f"{var}_in_{u}_end")
+        self._cursors[(loop_var, row)] = (pos, end)
+        return [self._line(depth, f"int {pos} = {self.d.index(offsets, u)};"
+                                  f"{self.comment(query)}"),
+                self._line(depth, f"int {end} = {self.d.index(offsets, u + ' + 1')};")]
+
+    def _filtered(self, s: ir.Loop, depth: int) -> List[str]:
+        if s.filter is None:
+            return self.block(s.body, depth)
+        return self._braced(f"if ({self.expr(s.filter)})", self.block(s.body, depth + 1),
+                            depth)
+
+    # --- lowered statements -------------------------------------------------------------------
+    def _address(self, target: ir.Expr) -> Tuple[str, Scalar]:
+        if isinstance(target, ir.PropRead):
+            array = self.ctx.prop(target.prop, target.loc, written=True)
+            return self.d.address(array, self.expr(target.index)), target.prop.type.elem
+        if isinstance(target, ir.VarRef) and target.sym.uid in self.ctx.reduction_arrays:
+            arg = self.ctx.reduction_arrays[target.sym.uid]
+            return self.d.address(arg.name, "0"), target.sym.type
+        self.d.missing(f"an atomic update of {type(target).__name__}", target.loc)
+
+    def _stmt_AtomicReduce(self, s: P.AtomicReduce, depth: int):
+        private = self._accumulate(s, s.target, s.value, depth)
+        if private is not None:
+            return private
+        address, elem = self._address(s.target)
+        self._note_type(elem)
+        comment = self.comment(s)
+        if elem is Scalar.BOOL:
+            # All-writers-agree stores: v &= c clears when c is false, v |= c sets when true;
+            # byte-sized atomics do not exist everywhere and are not needed.
+            if s.op not in "&|":
+                self.d.missing(f"the reduction '{s.op}=' on bool", s.loc)
+            target = self.expr(s.target)
+            if s.op == "|":
+                cond, value = self.expr(s.value), self.d.bool_literal(True)
+            else:
+                cond = self.expr(ir.Unary("!", s.value, type=Scalar.BOOL))
+                value = self.d.bool_literal(False)
+            return [self._line(depth, f"if ({cond}) {target} = {value};{comment}")]
+        op = ATOMIC_OPS[s.op]
+        self.ctx.features.add(f"atomic_{op}_{elem}")
+        call = self.d.atomic(op, elem, address, self.expr(s.value))
+        return [self._line(depth, f"{call};{comment}")]
+
+    def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, depth: int):
+        if not s.others and not s.then and not s.locked:
+            private = self._accumulate(s, s.target, s.candidate, depth)
+            if private is not None:
+                return private
+        address, elem = self._address(s.target)
+        self._note_type(elem)
+        op = ATOMIC_OPS[s.func]
+        self.ctx.features.add(f"atomic_{op}_{elem}")
+        comment = self.comment(s)
+        if not s.others and not s.then and not s.locked:
+            call = self.d.atomic(op, elem, address, self.expr(s.candidate))
+            return [self._line(depth, f"{call};{comment}")]
+        base = s.target.prop.name if isinstance(s.target, ir.PropRead) else s.target.sym.name
+        cand = self.ctx.names.fresh(f"{base}_new")
+        lines = [self._line(depth, f"{self.d.type_name(elem)} {cand} = "
+                                   f"{self.expr(s.candidate)};")]
+        # The helper returns the old value: the update won iff the candidate beats it.
+        won = f"{self.d.atomic(op, elem, address, cand)} {'>' if s.func == 'Min' else '<'} {cand}"
+        if not s.locked:
+            return lines + self._braced(f"if ({won})", self._effects(s, depth + 1), depth,
+                                        comment=comment)
+        if s.lock is None:
+            self.d.missing("a locked Min/Max without a lock array", s.loc)
+        lock_arg = self.ctx.array(s.lock, written=True)
+        lock_index = self.expr(s.target.index) if s.lock.extent != "one" else "0"
+        lock_address = self.d.address(lock_arg.name, lock_index)
+        done = self.ctx.names.fresh("done")
+        # Retry until this work item owns the lock; the holder's branch always completes, so
+        # work items of one SIMD group cannot deadlock each other. The target is still
+        # updated atomically so readers outside the lock never see a torn value.
+        critical = self._braced(f"if ({won})", self._effects(s, depth + 3), depth + 2) + [
+            self._line(depth + 2, self.d.lock_release(lock_address)),
+            self._line(depth + 2, f"{done} = true;")]
+        inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, depth + 1)
+        return lines + self._braced(f"for (bool {done} = false; !{done}; )", inner, depth,
+                                    comment=comment)
+
+    def _effects(self, s: P.AtomicMinMax, depth: int) -> List[str]:
+        lines = [self._line(depth, f"{self._lvalue(t)} = {self.expr(v)};") for t, v in s.others]
+        for stmt in s.then:
+            lines += [line.split("  //")[0] for line in self.stmt(stmt, depth)]
+        return lines
+
+    def _stmt_FlagSet(self, s: P.FlagSet, depth: int):
+        arg = self.ctx.array(s.flag, written=True)
+        store = self.d.flag_set(arg.name)
+        if s.value is None:
+            return [self._line(depth, store + self.comment(s))]
+        return [self._line(depth, f"if ({self.expr(s.value)}) {store}{self.comment(s)}")]
+
+    def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):
+        arg = self.ctx.array(s.array, written=True)
+        return [self._line(depth, f"{self.d.index(arg.name, '0')} = {self.expr(s.value)};"
+                                  f"{self.comment(s)}")]

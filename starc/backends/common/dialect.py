@@ -1,0 +1,154 @@
+"""The C-family dialect: how one C-like backend spells each abstract operation.
+
+A backend subclasses ``Dialect`` (type names, INF spellings, atomic helper names, array
+indexing, locks, flags). Names of the runtime helpers are the same in every backend's prelude
+(``starc_atomic_min_float``, ``starc_find_edge``, ``starc_lock_try`` ...), so only spellings
+that really differ live in the dialects. A mapping a dialect lacks raises ``DialectError``
+naming the operation and the backend; nothing is ever dropped silently.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, Tuple
+
+from starc.ir.types import Scalar
+
+__all__ = ["DialectError", "Dialect", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS"]
+
+INDENT = "    "
+
+#: Abstract atomic read-modify-write operations and the reduction operator each serves.
+ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
+              "Min": "min", "Max": "max"}
+
+#: The CSR arrays of the graph, by the names the plan and the generated code use.
+GRAPH_ARRAYS = ("offsets", "targets", "sources", "rev_offsets", "rev_sources", "rev_edge_ids")
+
+C_KEYWORDS = frozenset("""
+    auto break case char const continue default do double else enum extern float for goto if
+    inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while bool true false class template typename namespace new
+    delete this operator private public protected virtual friend using min max abs n m
+""".split())
+
+
+class DialectError(NotImplementedError):
+    """A construct or abstract operation the backend has no mapping for."""
+
+    def __init__(self, backend: str, operation: str, loc=None) -> None:
+        where = f" at {loc.file}:{loc.line}" if loc is not None and loc.line > 0 else ""
+        super().__init__(f"the {backend} backend cannot express {operation}{where}")
+        self.backend = backend
+        self.operation = operation
+        self.loc = loc
+
+
+class Dialect:
+    """How one C-like target spells each abstract operation. Subclasses fill the tables.
+
+    Every method that has no mapping raises ``DialectError`` through ``missing``.
+    """
+
+    name = "c"
+    #: type of locals and by-value values in device code
+    scalar_types: Dict[Scalar, str] = {
+        Scalar.BOOL: "bool", Scalar.INT: "int", Scalar.LONG: "long long", Scalar.FLOAT: "float",
+        Scalar.DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
+    #: element type of device arrays and by-value kernel arguments (bool is a byte)
+    storage_types: Dict[Scalar, str] = {
+        Scalar.BOOL: "unsigned char", Scalar.INT: "int", Scalar.LONG: "long long",
+        Scalar.FLOAT: "float", Scalar.DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
+    #: (INF, -INF) per type
+    inf_values: Dict[Scalar, Tuple[str, str]] = {
+        Scalar.INT: ("INT_MAX", "INT_MIN"), Scalar.NODE: ("INT_MAX", "INT_MIN"),
+        Scalar.EDGE: ("INT_MAX", "INT_MIN"), Scalar.LONG: ("LLONG_MAX", "LLONG_MIN"),
+        Scalar.FLOAT: ("FLT_MAX", "-FLT_MAX"), Scalar.DOUBLE: ("DBL_MAX", "-DBL_MAX")}
+    long_suffix = "LL"
+    #: (atomic op, element type) pairs the runtime prelude defines helpers for
+    atomics: FrozenSet[Tuple[str, Scalar]] = frozenset()
+    #: element-type suffix of the prelude helpers, the same in every backend whatever the C
+    #: type is called there (``starc_atomic_add_long``, not ``..._long_long``)
+    helper_suffixes: Dict[Scalar, str] = {
+        Scalar.INT: "int", Scalar.LONG: "long", Scalar.FLOAT: "float", Scalar.DOUBLE: "double"}
+    #: Min/Max as a plain expression: function name per type
+    minmax_functions: Dict[Tuple[str, Scalar], str] = {}
+    reserved: FrozenSet[str] = C_KEYWORDS
+
+    def missing(self, operation: str, loc=None):
+        raise DialectError(self.name, operation, loc)
+
+    def accumulates_privately(self, address: str) -> bool:
+        """Whether an exclusive scalar reduction whose device copy is at ``address`` may be
+        accumulated in a work-item private and combined once at the end of the body (see
+        ``private_reductions``). False where the dialect reduces it natively instead."""
+        return True
+
+    # --- types and constants ----------------------------------------------------------------
+    def type_name(self, t) -> str:
+        if t not in self.scalar_types:
+            self.missing(f"the type '{t}' in device code")
+        return self.scalar_types[t]
+
+    def storage_type(self, t) -> str:
+        if t not in self.storage_types:
+            self.missing(f"device arrays of '{t}'")
+        return self.storage_types[t]
+
+    def inf(self, t: Scalar, negative: bool) -> str:
+        if t not in self.inf_values:
+            self.missing(f"{'-' if negative else ''}INF of type '{t}'")
+        return self.inf_values[t][1 if negative else 0]
+
+    def int_literal(self, value: int, t: Scalar) -> str:
+        return f"{value}{self.long_suffix}" if t is Scalar.LONG else str(value)
+
+    def float_literal(self, value: float, t: Scalar) -> str:
+        text = repr(float(value))
+        if text in ("inf", "-inf", "nan"):
+            self.missing(f"the float constant {text}")
+        if not any(c in text for c in ".e"):
+            text += ".0"
+        return text + ("f" if t is Scalar.FLOAT else "")
+
+    def bool_literal(self, value: bool) -> str:
+        return "true" if value else "false"
+
+    # --- memory -------------------------------------------------------------------------------
+    def index(self, array: str, index: str) -> str:
+        return f"{array}[{index}]"
+
+    def address(self, array: str, index: str) -> str:
+        return f"&{array}[{index}]"
+
+    # --- atomics, locks, flags -----------------------------------------------------------------
+    def atomic_helper(self, op: str, elem: Scalar) -> str:
+        """Name of the prelude helper for abstract ``op`` (add sub mul and or min max)."""
+        stored = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
+        if (op, stored) not in self.atomics:
+            self.missing(f"an atomic {op} on '{elem}'")
+        return f"starc_atomic_{op}_{self.helper_suffixes[stored]}"
+
+    def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
+        """An expression performing the atomic update; its value is the old element."""
+        return f"{self.atomic_helper(op, elem)}({address}, {value})"
+
+    def lock_try(self, address: str) -> str:
+        return f"starc_lock_try({address})"
+
+    def lock_release(self, address: str) -> str:
+        return f"starc_lock_release({address});"
+
+    def flag_set(self, flag: str) -> str:
+        return f"{self.index(flag, '0')} = 1;"
+
+    def minmax(self, func: str, t: Scalar, left: str, right: str) -> str:
+        if (func, t) not in self.minmax_functions:
+            self.missing(f"{func} of '{t}' as an expression")
+        return f"{self.minmax_functions[(func, t)]}({left}, {right})"
+
+    def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
+        return f"starc_find_edge({offsets}, {targets}, {u}, {w})"
+
+    def gallop(self, targets: str, cursor: str, end: str, w: str) -> str:
+        """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
+        return f"starc_gallop({targets}, &{cursor}, {end}, {w})"
