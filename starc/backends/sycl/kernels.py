@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
-                                           KernelContext, lower_kernel)
+                                           KernelContext, lower_kernel, private_reductions)
 from starc.backends.common.cpp_host import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -87,31 +87,10 @@ class SYCLKernel:
 
 
 def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
-    """The kernel's scalar reductions that ``sycl::reduction`` can carry: exclusive ones on a
-    non-bool scalar that the body only updates (never reads) and, for Min/Max, only through
-    plain atomic min/max statements (no secondary targets, no lock)."""
-    chosen = []
-    nodes = list(ir.walk(kernel.body))
-    if kernel.guard is not None:
-        nodes += list(ir.walk(kernel.guard))
-    for red in kernel.reductions:
-        if not red.exclusive or red.sym.type is Scalar.BOOL or red.op not in _REDUCTION_OPERATORS:
-            continue
-        refs = sum(1 for x in nodes if isinstance(x, ir.VarRef) and x.sym == red.sym)
-        updates = 0
-        simple = True
-        for x in nodes:
-            if isinstance(x, (P.AtomicReduce, P.AtomicMinMax)) and \
-                    isinstance(x.target, ir.VarRef) and x.target.sym == red.sym:
-                updates += 1
-                if isinstance(x, P.AtomicMinMax):
-                    simple = simple and not (x.others or x.then or x.locked) \
-                        and x.func == red.op
-                else:
-                    simple = simple and x.op == red.op
-        if simple and updates and refs == updates:
-            chosen.append(red)
-    return chosen
+    """The kernel's scalar reductions that ``sycl::reduction`` carries: exactly those the
+    shared rule lets a work item accumulate privately (``cfamily.private_reductions``);
+    the reduction object then does the combining that OpenCL/CUDA do with one atomic."""
+    return [red for red in private_reductions(kernel) if red.op in _REDUCTION_OPERATORS]
 
 
 def _reducer_name(red: P.ScalarReduction) -> str:
