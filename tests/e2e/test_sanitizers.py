@@ -110,9 +110,14 @@ def test_sanitized_reader_on_malformed_graphs(content, status, message, sanitize
     assert message in proc.stderr
 
 
-@pytest.mark.parametrize("args", [["--src", "x"], ["--src"], ["--src", "99"], [],
-                                  ["--src", "0", "--out", "/nonexistent/dir/r.txt"]])
-def test_sanitized_command_line_errors(args, sanitized, graph_files):
+@pytest.mark.parametrize("args, status, message", [
+    (["--src", "x"], 2, "--src"),
+    (["--src"], 2, "--src"),
+    (["--src", "99"], 2, "--src"),
+    ([], 2, "--src"),
+    (["--src", "0", "--out", "/nonexistent/dir/r.txt"], 3, "/nonexistent/dir/r.txt"),
+])
+def test_sanitized_command_line_errors(args, status, message, sanitized, graph_files):
     proc = _run(sanitized["sssp"], graph_files["rmat"], *args)
-    assert proc.returncode in (2, 3), proc.stderr
-    assert "error" in proc.stderr
+    assert proc.returncode == status, proc.stderr
+    assert "error" in proc.stderr and message in proc.stderr
