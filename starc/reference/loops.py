@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from starc.ir import nodes as ir
-from starc.reference.graphview import bfs_layers
+from starc.reference.graphview import bfs_layers, bfs_related
 from starc.reference.values import ExecutionError
 
 __all__ = ["LoopStatements", "BFSState", "BREAK", "CONTINUE", "RETURN", "check_vertex"]
@@ -79,9 +79,9 @@ class LoopStatements:
                 lo, hi = rev_offsets[v], rev_offsets[v + 1]
                 if parents:
                     level = env[bfs_slot].level_list
-                    want = level[v] - 1
+                    here = level[v]
                     return [(rev_sources[k], rev_edge_ids[k]) for k in range(lo, hi)
-                            if level[rev_sources[k]] == want]
+                            if bfs_related(level[rev_sources[k]], here, -1)]
                 return zip(rev_sources[lo:hi], rev_edge_ids[lo:hi])
             return in_items, True
         children = d.role == "bfs_children"
@@ -92,8 +92,9 @@ class LoopStatements:
             lo, hi = offsets[v], offsets[v + 1]
             if children:
                 level = env[bfs_slot].level_list
-                want = level[v] + 1
-                return [(targets[e], e) for e in range(lo, hi) if level[targets[e]] == want]
+                here = level[v]
+                return [(targets[e], e) for e in range(lo, hi)
+                        if bfs_related(level[targets[e]], here, 1)]
             return zip(targets[lo:hi], range(lo, hi))
         return out_items, True
 

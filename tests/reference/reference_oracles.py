@@ -67,6 +67,25 @@ def bfs_levels(graph, src):
     return np.array([lengths.get(v, -1) for v in range(graph.num_nodes)])
 
 
+def bfs_relation_counts(graph, src, runs_b1=None, runs_b2=None):
+    """Per vertex, the number of BFS-parent edges (w -> v, level(w) = level(v) - 1) seen by B1 and
+    of BFS-child edges (v -> w, level(w) = level(v) + 1) seen by B2, from networkx's levels and
+    the edge list (duplicate edges count twice, self-loops never). Only reached vertices run a
+    body; ``runs_b1``/``runs_b2`` (vertex -> bool) model a BFS filter / iterateInReverse
+    condition. The source has no parents."""
+    level = bfs_levels(graph, src)
+    parents = np.zeros(graph.num_nodes, dtype=np.int64)
+    children = np.zeros(graph.num_nodes, dtype=np.int64)
+    for u, v, _ in edges_of(graph):
+        if level[u] < 0 or level[v] != level[u] + 1:
+            continue
+        if runs_b1 is None or runs_b1(v):
+            parents[v] += 1
+        if runs_b2 is None or runs_b2(u):
+            children[u] += 1
+    return parents, children
+
+
 def components(graph):
     comp = np.arange(graph.num_nodes)
     for members in nx.weakly_connected_components(digraph(graph)):

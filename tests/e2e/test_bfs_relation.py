@@ -1,0 +1,80 @@
+"""Who is a BFS parent (in iterateInBFS) and a BFS child (in iterateInReverse), on every
+runnable backend, against the reference and networkx's BFS levels: the source has no parents."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import starc
+from starc.graphs import write_mtx
+from starc.results import compare_results
+
+from e2e_cases import small_graphs
+from test_matrix import edge_lists
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
+import reference_oracles as oracles  # noqa: E402  (the oracle module of tests/reference)
+
+PROGRAM = """function F(Graph g, propNode<int> parents, propNode<int> children, node src) {
+  g.attachNodeProperty(parents = 0, children = 0);
+  iterateInBFS (v in g.nodes() from src)FILTER {
+    forall (w in g.neighbors(v)) { v.parents += 1; }
+  }
+  iterateInReverse (COND) {
+    forall (w in g.neighbors(v)) { v.children += 1; }
+  }
+}
+"""
+# (BFS filter, reverse condition, the same two as Python predicates for the oracle)
+VARIANTS = {
+    "plain": ("", "True", None, None),
+    "filtered": (".filter(v != 1)", "v != 2", lambda v: v != 1, lambda v: v != 2),
+}
+BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl]}
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(variant: str, backend: str):
+    bfs_filter, cond = VARIANTS[variant][:2]
+    return starc.compile(PROGRAM.replace("FILTER", bfs_filter).replace("COND", cond), backend)
+
+
+def _check(variant: str, backend: str, graph, src: int, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "g.mtx"          # .mtx keeps the vertex count of isolated vertices
+    write_mtx(graph, path)
+    expected = compiled(variant, "reference").run(path, src=src)
+    actual = compiled(variant, backend).run(path, src=src)
+    problems = compare_results(expected, actual)
+    assert not problems, f"{variant} from {src} ({backend}):\n" + "\n".join(problems)
+    parents, children = oracles.bfs_relation_counts(graph, src, *VARIANTS[variant][2:])
+    assert expected.props["parents"].tolist() == parents.tolist()
+    assert expected.props["children"].tolist() == children.tolist()
+
+
+def _cases():
+    for backend, marks in BACKENDS.items():
+        for variant in VARIANTS:
+            for graph in small_graphs():
+                yield pytest.param(backend, variant, graph, marks=marks,
+                                   id=f"{backend}-{variant}-{graph}")
+
+
+@pytest.mark.parametrize("backend, variant, graph_name", list(_cases()))
+def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
+    graph = small_graphs()[graph_name]
+    for src in sorted({0, graph.num_nodes - 1}):
+        _check(variant, backend, graph, src, tmp_path)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(graph=edge_lists())
+def test_generated_graphs(backend, graph, tmp_path):
+    for variant in VARIANTS:
+        _check(variant, backend, graph, graph.num_nodes // 2, tmp_path)
