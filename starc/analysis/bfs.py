@@ -4,9 +4,9 @@ Forward kernel (one work item per vertex, guard ``level[v] == depth``): runs B1 
 BFS filter, if any) with every BFS-parents loop rewritten to an in-neighbour loop filtered on
 ``depth >= 1 && level[w] == depth - 1`` (the source has no parents: at depth 0, ``depth - 1``
 is the -1 of every unvisited vertex), then expands: every unvisited out-neighbour gets
-``depth + 1`` and sets the flag (a plain store: every writer stores the same value). The BFS filter restricts
-which reached vertices run B1, not the traversal. Reverse kernel (guard ``level[v] == depth &&
-cond``): B2 with every BFS-children loop rewritten to an out-neighbour loop filtered on
+``depth + 1`` and sets the flag (a plain store: every writer stores the same value). The BFS
+filter restricts which reached vertices run B1, not the traversal (nor who is a parent).
+Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop rewritten to an out-neighbour loop filtered on
 ``level[w] == depth + 1``. The host runs a ``BFSLoop``.
 """
 
