@@ -6,8 +6,9 @@ BFS filter, if any) with every BFS-parents loop rewritten to an in-neighbour loo
 is the -1 of every unvisited vertex), then expands: every unvisited out-neighbour gets
 ``depth + 1`` and sets the flag (a plain store: every writer stores the same value). The BFS
 filter restricts which reached vertices run B1, not the traversal (nor who is a parent).
-Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop rewritten to an out-neighbour loop filtered on
-``level[w] == depth + 1``. The host runs a ``BFSLoop``.
+Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop
+rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The host runs a
+``BFSLoop``.
 """
 
 from __future__ import annotations
