@@ -542,8 +542,9 @@ class KernelCompiler(KernelRules):
         trusted = isinstance(d.of, ir.VarRef) and d.of.sym.uid in self.loop_syms
         inward = isinstance(d, ir.InNeighbors) or d.role == "bfs_parents"
         role = getattr(d, "role", "out")
-        if role != "out" and self.mode != "bfs":
-            raise NotVectorizable
+        if role != "out" and (self.mode != "bfs" or not isinstance(d.of, ir.VarRef)
+                              or d.of.sym.uid != self.own):
+            raise NotVectorizable   # the parents/children of an outer BFS's vertex
         inner = depth + 1
         for sym in (s.var, d.edge):
             self.depth_of[sym.uid] = inner

@@ -72,7 +72,7 @@ class LoopStatements:
         if isinstance(d, ir.InNeighbors) or (isinstance(d, ir.Neighbors)
                                              and d.role == "bfs_parents"):
             parents = isinstance(d, ir.Neighbors)
-            bfs_slot = self.bfs_stack[-1] if parents else None
+            bfs_slot = self._bfs_of(d) if parents else None
 
             def in_items(env):
                 v = _check_vertex(of(env), n, "vertex", loc)
@@ -85,7 +85,7 @@ class LoopStatements:
                 return zip(rev_sources[lo:hi], rev_edge_ids[lo:hi])
             return in_items, True
         children = d.role == "bfs_children"
-        bfs_slot = self.bfs_stack[-1] if children else None
+        bfs_slot = self._bfs_of(d) if children else None
 
         def out_items(env):
             v = _check_vertex(of(env), n, "vertex", loc)
@@ -97,6 +97,15 @@ class LoopStatements:
                         if bfs_related(level[targets[e]], here, 1)]
             return zip(targets[lo:hi], range(lo, hi))
         return out_items, True
+
+    def _bfs_of(self, d: ir.Neighbors) -> int:
+        """The BFSState slot of the iterateInBFS whose variable a parents/children loop
+        iterates around (sema gives a role only to ``g.neighbors(v)`` of a BFS variable ``v``;
+        in a nested BFS that may be an outer one)."""
+        for uid, slot in reversed(self.bfs_stack):
+            if d.of.sym.uid == uid:
+                return slot
+        raise AssertionError(f"no enclosing iterateInBFS for a {d.role} loop")
 
     def _s_Loop(self, s: ir.Loop):
         items, with_edges = self._domain_iterator(s)
@@ -193,7 +202,7 @@ class LoopStatements:
         var = self.slot(s.var)
         root = self.expr(s.root)
         bfs_slot = self._new_slot()
-        self.bfs_stack.append(bfs_slot)
+        self.bfs_stack.append((s.var.uid, bfs_slot))
         try:
             body = self.stmt(s.body)
             filt = self.expr(s.filter) if s.filter is not None else None

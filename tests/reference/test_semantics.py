@@ -293,6 +293,23 @@ def test_bfs_filter_and_reverse_condition_do_not_change_who_is_a_parent_or_child
     assert (parents, children) == (expected[0].tolist(), expected[1].tolist())
 
 
+def test_nested_bfs_parents_are_those_of_the_bfs_the_vertex_belongs_to():
+    """Inside an inner iterateInBFS, g.neighbors(v) of the outer BFS variable v visits v's
+    parents in the outer traversal (they once came from the inner traversal's levels)."""
+    text = """function F(Graph g, propNode<int> x, node src) {
+  g.attachNodeProperty(x = 0);
+  iterateInBFS (v in g.nodes() from src) {
+    iterateInBFS (u in g.nodes() from v) {
+      for (w in g.neighbors(v)) { u.x += 1; }
+    }
+  }
+}"""
+    # outer levels 0 | 1, 2 | 3 | 4; u.x = sum over outer v reaching u of v's parent count
+    graph = make_graph(5, [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)], [1] * 5)
+    r = run_both(compile_text(text), graph, {"src": "0"})
+    assert r.props["x"].tolist() == [0, 1, 1, 4, 5]
+
+
 def test_dsl_programs_take_the_fast_paths():
     from starc.graphs.generators import rmat
     from reference_helpers import dsl_program
