@@ -20,13 +20,24 @@ from test_matrix import edge_lists
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
 import reference_oracles as oracles  # noqa: E402  (the oracle module of tests/reference)
 
-PROGRAM = """function F(Graph g, propNode<int> parents, propNode<int> children, node src) {
-  g.attachNodeProperty(parents = 0, children = 0);
+# Counts and weight sums of the parent edges (B1) and child edges (B2) of every vertex.
+PROGRAM = """function F(Graph g, propEdge<int> weight, propNode<int> parents,
+                        propNode<int> children, propNode<int> pweight, propNode<int> cweight,
+                        node src) {
+  g.attachNodeProperty(parents = 0, children = 0, pweight = 0, cweight = 0);
   iterateInBFS (v in g.nodes() from src)FILTER {
-    forall (w in g.neighbors(v)) { v.parents += 1; }
+    forall (w in g.neighbors(v)) {
+      edge e = g.get_edge(w, v);
+      v.parents += 1;
+      v.pweight += e.weight;
+    }
   }
   iterateInReverse (COND) {
-    forall (w in g.neighbors(v)) { v.children += 1; }
+    forall (w in g.neighbors(v)) {
+      edge e = g.get_edge(v, w);
+      v.children += 1;
+      v.cweight += e.weight;
+    }
   }
 }
 """
@@ -51,9 +62,9 @@ def _check(variant: str, backend: str, graph, src: int, tmp_path: pathlib.Path) 
     actual = compiled(variant, backend).run(path, src=src)
     problems = compare_results(expected, actual)
     assert not problems, f"{variant} from {src} ({backend}):\n" + "\n".join(problems)
-    parents, children = oracles.bfs_relation_counts(graph, src, *VARIANTS[variant][2:])
-    assert expected.props["parents"].tolist() == parents.tolist()
-    assert expected.props["children"].tolist() == children.tolist()
+    oracle = oracles.bfs_relation(graph, src, *VARIANTS[variant][2:])
+    for name, values in oracle.items():
+        assert expected.props[name].tolist() == values.tolist(), name
 
 
 def _cases():

@@ -73,17 +73,26 @@ def bfs_relation_counts(graph, src, runs_b1=None, runs_b2=None):
     the edge list (duplicate edges count twice, self-loops never). Only reached vertices run a
     body; ``runs_b1``/``runs_b2`` (vertex -> bool) model a BFS filter / iterateInReverse
     condition. The source has no parents."""
+    counts = bfs_relation(graph, src, runs_b1, runs_b2)
+    return counts["parents"], counts["children"]
+
+
+def bfs_relation(graph, src, runs_b1=None, runs_b2=None):
+    """``bfs_relation_counts`` as a dict, with the weight sums of those edges: ``parents``,
+    ``children``, ``pweight`` (parent edges) and ``cweight`` (child edges)."""
     level = bfs_levels(graph, src)
-    parents = np.zeros(graph.num_nodes, dtype=np.int64)
-    children = np.zeros(graph.num_nodes, dtype=np.int64)
-    for u, v, _ in edges_of(graph):
+    out = {name: np.zeros(graph.num_nodes, dtype=np.int64)
+           for name in ("parents", "children", "pweight", "cweight")}
+    for u, v, w in edges_of(graph):
         if level[u] < 0 or level[v] != level[u] + 1:
             continue
         if runs_b1 is None or runs_b1(v):
-            parents[v] += 1
+            out["parents"][v] += 1
+            out["pweight"][v] += int(w)
         if runs_b2 is None or runs_b2(u):
-            children[u] += 1
-    return parents, children
+            out["children"][u] += 1
+            out["cweight"][u] += int(w)
+    return out
 
 
 def components(graph):
