@@ -46,7 +46,8 @@ VARIANTS = {
     "plain": ("", "True", None, None),
     "filtered": (".filter(v != 1)", "v != 2", lambda v: v != 1, lambda v: v != 2),
 }
-BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl]}
+BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
+            "cuda": [pytest.mark.cuda, pytest.mark.gpu]}
 
 
 @functools.lru_cache(maxsize=None)
