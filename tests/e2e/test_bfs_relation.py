@@ -90,3 +90,41 @@ def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
 def test_generated_graphs(backend, graph, tmp_path):
     for variant in VARIANTS:
         _check(variant, backend, graph, graph.num_nodes // 2, tmp_path)
+
+
+# Two traversals in a row: the second starts from fresh levels (nothing of the first's levels
+# may make a vertex a parent or child), and its reverse sweep belongs to it alone.
+TWO = """function F(Graph g, propNode<int> a, propNode<int> b, node src, node other) {
+  g.attachNodeProperty(a = 0, b = 0);
+  iterateInBFS (v in g.nodes() from src) {
+    for (w in g.neighbors(v)) { v.a += 1; }
+  }
+  iterateInBFS (v in g.nodes() from other) {
+    for (w in g.neighbors(v)) { v.b += 1; }
+  }
+  iterateInReverse (True) {
+    for (w in g.neighbors(v)) { v.b += 10; }
+  }
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_two(backend: str):
+    return starc.compile(TWO, backend)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+@pytest.mark.parametrize("graph_name", ["source_in_edges", "unreached_in_nbr", "rmat"])
+def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
+    graph = small_graphs()[graph_name]
+    path = tmp_path / "g.mtx"
+    write_mtx(graph, path)
+    src, other = 0, graph.num_nodes - 2
+    expected = compiled_two("reference").run(path, src=src, other=other)
+    actual = compiled_two(backend).run(path, src=src, other=other)
+    assert not compare_results(expected, actual)
+    first = oracles.bfs_relation(graph, src)
+    second = oracles.bfs_relation(graph, other)
+    assert expected.props["a"].tolist() == first["parents"].tolist()
+    assert expected.props["b"].tolist() == (second["parents"] + 10 * second["children"]).tolist()
