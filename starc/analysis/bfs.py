@@ -2,11 +2,13 @@
 
 Forward kernel (one work item per vertex, guard ``level[v] == depth``): runs B1 (under the
 BFS filter, if any) with every BFS-parents loop rewritten to an in-neighbour loop filtered on
-``level[w] == depth - 1``, then expands: every unvisited out-neighbour gets ``depth + 1`` and
-sets the flag (a plain store: every writer stores the same value). The BFS filter restricts
-which reached vertices run B1, not the traversal. Reverse kernel (guard ``level[v] == depth &&
-cond``): B2 with every BFS-children loop rewritten to an out-neighbour loop filtered on
-``level[w] == depth + 1``. The host runs a ``BFSLoop``.
+``depth >= 1 && level[w] == depth - 1`` (the source has no parents: at depth 0, ``depth - 1``
+is the -1 of every unvisited vertex), then expands: every unvisited out-neighbour gets
+``depth + 1`` and sets the flag (a plain store: every writer stores the same value). The BFS
+filter restricts which reached vertices run B1, not the traversal (nor who is a parent).
+Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop
+rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The host runs a
+``BFSLoop``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,19 @@ class _Levels:
         return ir.Binary("==", self.of(ir.VarRef(sym, type=sym.type, loc=self.loc)), value,
                          type=_BOOL, loc=self.loc)
 
+    def related(self, w: ir.Symbol, delta: int) -> ir.Expr:
+        """``w`` is a BFS parent (delta -1) or child (+1) of the vertex at ``depth``: it was
+        reached (level >= 0) and its level is ``depth + delta``. The reached test matters only
+        for parents at depth 0, where ``depth - 1`` equals the level of every unvisited
+        vertex; it is written on ``depth`` so the kernel reads ``level[w]`` once. A child's
+        level, ``depth + 1 >= 1``, is never the unvisited -1."""
+        test = self.is_at(w, self.depth_plus(delta))
+        if delta >= 0:
+            return test
+        reachable = ir.Binary(">=", self.depth, ir.Const(-delta, type=_INT, loc=self.loc),
+                              type=_BOOL, loc=self.loc)
+        return _and(reachable, test)
+
 
 def _and(a: ir.Expr, b: Optional[ir.Expr]) -> ir.Expr:
     return a if b is None else ir.Binary("&&", a, b, type=_BOOL, loc=a.loc)
@@ -65,7 +80,7 @@ def _rewrite_role(body: ir.Block, role: str, levels: _Levels, delta: int) -> ir.
             domain = ir.InNeighbors(d.graph, d.of, d.edge, loc=d.loc)
         else:
             domain = dataclasses.replace(d, role="out")
-        test = levels.is_at(node.var, levels.depth_plus(delta))
+        test = levels.related(node.var, delta)
         return dataclasses.replace(node, domain=domain, filter=_and(test, node.filter))
 
     return ir.transform(body, fix)

@@ -7,9 +7,12 @@ and keeps the loop, neighbour, BFS and parallel-construct stacks the other rules
 
 from __future__ import annotations
 
+import dataclasses
 from typing import List, Optional
 
+from starc.diagnostics import Diagnostic, Severity
 from starc.frontend import ast
+from starc.frontend.unparse import unparse
 from starc.ir import nodes as ir
 from starc.ir.rules import ParallelFrame
 from starc.ir.scope import ERROR, Scope, is_error
@@ -41,7 +44,8 @@ class LoopStatements:
             else:
                 domain = ir.InNeighbors(graph, of, edge, loc=source.loc)
             direction = "in" if cls is ir.InNeighbors or role == "bfs_parents" else "out"
-            self.neighbor_loops.append(NeighborFrame(var, of, edge, graph, direction))
+            self.neighbor_loops.append(NeighborFrame(var, of, edge, graph, direction, role,
+                                                     node.loc))
             self.races.register_edge(edge, of)
         filter_ = self._filter(source.filter, var, scope) if source.filter is not None else None
         start = self.flow.state
@@ -201,8 +205,57 @@ class LoopStatements:
             self.races.frames.pop()
             self.bfs.pop()
 
+    def bfs_parent_write(self, target: ir.Expr, stmt: Optional[ast.Stmt]) -> bool:
+        """E0303 for a write to a property of ``w`` in ``for (w in g.neighbors(v))`` inside
+        an iterateInBFS body: there ``w`` is a BFS *parent* of ``v``. StarPlat's push-form
+        Brandes (``w.sigma = w.sigma + v.sigma``) means ``w`` to be a child; accepting it
+        would silently give another answer, so it is rejected with its pull form (the same
+        statement with ``v`` and ``w`` swapped). True when reported."""
+        if not (isinstance(target, ir.PropRead) and isinstance(target.index, ir.VarRef)):
+            return False
+        frame = next((f for f in reversed(self.neighbor_loops)
+                      if f.role == "bfs_parents" and f.var == target.index.sym), None)
+        if frame is None:
+            return False
+        if stmt is not None and stmt is self.push_reported:
+            return True     # one message for <w.a, w.b> = <Min(...), ...>
+        self.push_reported = stmt
+        w, v = frame.var.name, frame.of.sym.name
+        prop = f"{w}.{target.prop.name}"
+        pull = _swap_names(stmt, w, v) if stmt is not None else None
+        rewrite = (f": '{unparse(pull)}'" if isinstance(pull, _SIMPLE) else
+                   f", with '{v}' and '{w}' swapped")
+        note = Diagnostic(
+            Severity.NOTE, f"inside iterateInBFS, g.neighbors({v}) visits the BFS parents of "
+                           f"'{v}': edges {w} -> {v} with level({w}) = level({v}) - 1, one level "
+                           f"closer to the source (inside iterateInReverse: the children)",
+            frame.loc)
+        self.sink.extend([Diagnostic(
+            Severity.ERROR, f"cannot write '{prop}' inside iterateInBFS: '{w}' is a BFS parent "
+                            f"of '{v}', not a child",
+            target.loc, "E0303",
+            hint=f"pull from the parent instead of pushing to the child{rewrite}",
+            notes=(note,) if frame.loc.line > 0 else ())])
+        return True
+
     def _stmt_IterateInReverse(self, node: ast.IterateInReverse) -> List[ir.Stmt]:
         self.sink.error("E0405", "iterateInReverse must directly follow an iterateInBFS",
                         node.loc, hint="write 'iterateInBFS (v in g.nodes() from src) { ... } "
                                        "iterateInReverse (...) { ... }'")
         return []
+
+
+_SIMPLE = (ast.Assign, ast.CompoundAssign, ast.IncDec, ast.MinMaxAssign)
+
+
+def _swap_names(node, a: str, b: str):
+    """``node`` (a syntax tree) with the variables ``a`` and ``b`` exchanged."""
+    if isinstance(node, ast.Name) and node.id in (a, b):
+        return dataclasses.replace(node, id=b if node.id == a else a)
+    if isinstance(node, tuple):
+        return tuple(_swap_names(item, a, b) for item in node)
+    if not isinstance(node, ast.Node):
+        return node
+    changes = {f.name: _swap_names(getattr(node, f.name), a, b)
+               for f in dataclasses.fields(node) if f.name != "loc"}
+    return dataclasses.replace(node, **changes)

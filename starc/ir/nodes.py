@@ -265,9 +265,10 @@ class AllEdges(Domain):
 @dataclass(frozen=True)
 class Neighbors(Domain):
     """Out-neighbours ``w`` of ``of`` (edge ``of -> w`` in ``edge``). Inside an iterateInBFS
-    body a loop over the BFS variable's neighbours has ``role="bfs_parents"`` (in-neighbours
-    one level up; ``edge`` is the forward edge w -> of); inside the reverse sweep
-    ``role="bfs_children"`` (out-neighbours one level down); else ``role="out"``."""
+    body a loop over the BFS variable's neighbours has ``role="bfs_parents"`` (reached
+    in-neighbours one level up, none for the source; ``edge`` is the forward edge w -> of);
+    inside the reverse sweep ``role="bfs_children"`` (out-neighbours one level down); else
+    ``role="out"``."""
 
     graph: Symbol
     of: Expr

@@ -197,6 +197,8 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         self.loops: List[LoopFrame] = []
         self.bfs: List[Tuple[ir.Symbol, str]] = []
         self.returns: List[ir.Return] = []
+        self.statement: Optional[ast.Stmt] = None
+        self.push_reported: Optional[ast.Stmt] = None   # see LoopStatements.bfs_parent_write
 
     # --- functions ----------------------------------------------------------------------
 
@@ -266,6 +268,7 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
             if stmt is None:
                 continue
             self.program.last_loc = stmt.loc
+            self.statement = stmt     # for messages that show a rewrite of the statement
             method = getattr(self, "_stmt_" + type(stmt).__name__, None)
             if method is None:
                 self.sink.error("E0901", f"internal compiler error: unknown statement "
@@ -336,6 +339,8 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
             return ir.VarRef(sym, type=sym.type, loc=node.loc)
         if isinstance(node, ast.Member):
             target = self.expr(node)
+            if self.bfs_parent_write(target, self.statement):
+                return None
             if is_error(target.type) or isinstance(target, ir.PropRead):
                 return target
         self.sink.error("E0303", f"cannot assign to '{text_of(node)}'", node.loc,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from starc.diagnostics import SourceLoc
+from starc.diagnostics import NO_LOC, SourceLoc
 from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.scope import ERROR, is_error
@@ -39,13 +39,17 @@ COMPARISON = ("==", "!=", "<", "<=", ">", ">=")
 @dataclass
 class NeighborFrame:
     """An enclosing neighbour loop, for ``g.get_edge`` resolution: ``direction`` is ``out``
-    when the loop's edge is ``of -> var`` and ``in`` when it is ``var -> of``."""
+    when the loop's edge is ``of -> var`` and ``in`` when it is ``var -> of``; ``role`` is
+    the loop domain's BFS role (``bfs_parents``, ``bfs_children`` or ``out``); ``loc`` the
+    loop's location."""
 
     var: ir.Symbol
     of: ir.Expr
     edge: ir.Symbol
     graph: ir.Symbol
     direction: str
+    role: str = "out"
+    loc: SourceLoc = NO_LOC
 
 
 def is_flexible(expr: ir.Expr) -> bool:

@@ -16,7 +16,8 @@ Semantic decisions (where LANGUAGE.md leaves room):
 - iterateInBFS traverses every vertex reachable from the root along out-edges; the
   ``.filter`` decides which reached vertices run the body, never which are traversed; within
   a level, vertices run in ascending id order; the reverse sweep visits levels deepest first
-  and includes the root when the condition allows;
+  and includes the root when the condition allows; a parent (child) is a reached vertex one
+  level up (down), so the root has no parents (``graphview.bfs_related``);
 - ``get_edge(u, v)`` is the first edge u -> v in CSR order (stable input order among
   duplicates), -1 when there is none; ``is_an_edge`` is a binary search in u's sorted row;
 - ``INF``/``-INF`` are the largest/lowest value of the type (``INT_MIN`` for ``-INF`` of int,

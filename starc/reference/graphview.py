@@ -57,6 +57,14 @@ def bfs_layers(view: "GraphView", root: int) -> Tuple[List[np.ndarray], np.ndarr
     return layers, level
 
 
+def bfs_related(level_w, level_v, step: int):
+    """The BFS relation of reached ``v`` and a neighbour ``w`` (ints or numpy arrays): ``w`` is a
+    parent (``step`` -1) or child (+1) when it was reached and ``level(w) = level(v) + step``.
+    The reached test keeps an unreached in-neighbour (level -1) from being the source's parent:
+    the source has no parents, ever."""
+    return (level_w >= 0) & (level_w == level_v + step)
+
+
 class GraphView:
     """Read-only views of one ``starc.graphs.Graph`` for both execution layers."""
 

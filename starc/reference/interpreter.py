@@ -9,7 +9,7 @@ bodies of iterateInBFS) first try the vectorised kernels of ``starc.reference.ve
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -84,7 +84,9 @@ class FunctionCompiler(LoopStatements):
         self.ret_slot = self._new_slot()
         # fixedPoint double buffering: prop uid -> slot receiving writes inside the body
         self.write_redirect: Dict[int, int] = {}
-        self.bfs_stack: List[int] = []   # slots holding the BFSState of enclosing BFS
+        # (BFS variable uid, slot of its BFSState) of each enclosing iterateInBFS, innermost
+        # last: a parents/children loop uses the BFS of the vertex it iterates around.
+        self.bfs_stack: List[Tuple[int, int]] = []
 
     # -- slots ----------------------------------------------------------------------------
     def _new_slot(self) -> int:

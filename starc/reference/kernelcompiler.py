@@ -13,7 +13,7 @@ import numpy as np
 
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar, is_floating, is_integer
-from starc.reference.graphview import expand_counts
+from starc.reference.graphview import bfs_related, expand_counts
 from starc.reference.kernelrules import KernelRules
 from starc.reference.values import ExecutionError, numpy_dtype
 from starc.reference.lanes import (LANE_LIMIT, Access, Frame, NotVectorizable, Sel, full,
@@ -542,8 +542,9 @@ class KernelCompiler(KernelRules):
         trusted = isinstance(d.of, ir.VarRef) and d.of.sym.uid in self.loop_syms
         inward = isinstance(d, ir.InNeighbors) or d.role == "bfs_parents"
         role = getattr(d, "role", "out")
-        if role != "out" and self.mode != "bfs":
-            raise NotVectorizable
+        if role != "out" and (self.mode != "bfs" or not isinstance(d.of, ir.VarRef)
+                              or d.of.sym.uid != self.own):
+            raise NotVectorizable   # the parents/children of an outer BFS's vertex
         inner = depth + 1
         for sym in (s.var, d.edge):
             self.depth_of[sym.uid] = inner
@@ -588,7 +589,7 @@ class KernelCompiler(KernelRules):
             if role != "out":
                 level = sel.run.level
                 step = -1 if role == "bfs_parents" else 1
-                keep = level[others] == level[vertices[owner]] + step
+                keep = bfs_related(level[others], level[vertices[owner]], step)
                 positions, owner, others = positions[keep], owner[keep], others[keep]
             edges = (edge_of[positions] if inward else positions).astype(np.int32)
             up = owner if sel.idx is None else sel.idx[owner]

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from starc.ir import nodes as ir
-from starc.reference.graphview import bfs_layers
+from starc.reference.graphview import bfs_layers, bfs_related
 from starc.reference.values import ExecutionError
 
 __all__ = ["LoopStatements", "BFSState", "BREAK", "CONTINUE", "RETURN", "check_vertex"]
@@ -72,30 +72,40 @@ class LoopStatements:
         if isinstance(d, ir.InNeighbors) or (isinstance(d, ir.Neighbors)
                                              and d.role == "bfs_parents"):
             parents = isinstance(d, ir.Neighbors)
-            bfs_slot = self.bfs_stack[-1] if parents else None
+            bfs_slot = self._bfs_of(d) if parents else None
 
             def in_items(env):
                 v = _check_vertex(of(env), n, "vertex", loc)
                 lo, hi = rev_offsets[v], rev_offsets[v + 1]
                 if parents:
                     level = env[bfs_slot].level_list
-                    want = level[v] - 1
+                    here = level[v]
                     return [(rev_sources[k], rev_edge_ids[k]) for k in range(lo, hi)
-                            if level[rev_sources[k]] == want]
+                            if bfs_related(level[rev_sources[k]], here, -1)]
                 return zip(rev_sources[lo:hi], rev_edge_ids[lo:hi])
             return in_items, True
         children = d.role == "bfs_children"
-        bfs_slot = self.bfs_stack[-1] if children else None
+        bfs_slot = self._bfs_of(d) if children else None
 
         def out_items(env):
             v = _check_vertex(of(env), n, "vertex", loc)
             lo, hi = offsets[v], offsets[v + 1]
             if children:
                 level = env[bfs_slot].level_list
-                want = level[v] + 1
-                return [(targets[e], e) for e in range(lo, hi) if level[targets[e]] == want]
+                here = level[v]
+                return [(targets[e], e) for e in range(lo, hi)
+                        if bfs_related(level[targets[e]], here, 1)]
             return zip(targets[lo:hi], range(lo, hi))
         return out_items, True
+
+    def _bfs_of(self, d: ir.Neighbors) -> int:
+        """The BFSState slot of the iterateInBFS whose variable a parents/children loop
+        iterates around (sema gives a role only to ``g.neighbors(v)`` of a BFS variable ``v``;
+        in a nested BFS that may be an outer one)."""
+        for uid, slot in reversed(self.bfs_stack):
+            if d.of.sym.uid == uid:
+                return slot
+        raise AssertionError(f"no enclosing iterateInBFS for a {d.role} loop")
 
     def _s_Loop(self, s: ir.Loop):
         items, with_edges = self._domain_iterator(s)
@@ -192,7 +202,7 @@ class LoopStatements:
         var = self.slot(s.var)
         root = self.expr(s.root)
         bfs_slot = self._new_slot()
-        self.bfs_stack.append(bfs_slot)
+        self.bfs_stack.append((s.var.uid, bfs_slot))
         try:
             body = self.stmt(s.body)
             filt = self.expr(s.filter) if s.filter is not None else None

@@ -124,9 +124,13 @@ def test_bfs_forward_kernel():
     assert isinstance(fwd.guard.right, P.KernelScalar) and fwd.guard.right.name == "bfs_depth"
     assert [s.name for s in fwd.scalars] == ["bfs_depth"]
     parents, expansion = fwd.body.stmts
-    # the parents loop became an in-neighbour loop filtered on level == depth - 1
+    # the parents loop became an in-neighbour loop filtered on depth >= 1 && level == depth - 1
+    # (the source, at depth 0, has no parents: depth - 1 is also the level of unvisited ones)
     assert isinstance(parents.domain, ir.InNeighbors) and parents.var.name == "w"
-    assert parents.filter.left.prop == level.sym and parents.filter.right.op == "-"
+    reached, test = parents.filter.left, parents.filter.right
+    assert parents.filter.op == "&&"
+    assert reached.op == ">=" and reached.left.name == "bfs_depth" and reached.right.value == 1
+    assert test.left.prop == level.sym and test.right.op == "-" and test.right.right.value == 1
     # expansion: unvisited out-neighbours get depth + 1 and set the flag
     assert isinstance(expansion.domain, ir.Neighbors) and expansion.domain.role == "out"
     (visit,) = expansion.body.stmts

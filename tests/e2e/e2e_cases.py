@@ -82,6 +82,16 @@ def small_graphs() -> Dict[str, Graph]:
                                [1, 2, 3, 4, 5, 6, 7, 8, 9], "two parts"),
         "star": _edges(6, [(0, i) for i in range(1, 6)] + [(i, 0) for i in range(1, 6)],
                        [1] * 10, "star"),
+        # BFS from 0 where a vertex could wrongly count as the source's parent (the source has
+        # none): a cycle back to it, a self-loop on it, reached and unreached in-neighbours.
+        "cycle3": _edges(3, [(0, 1), (1, 2), (2, 0)], [2, 3, 4], "directed 3-cycle"),
+        "self_loop_source": _edges(4, [(0, 0), (0, 1), (1, 2), (2, 3), (3, 3)], [5, 1, 2, 3, 4],
+                                   "self-loop at the source"),
+        "source_in_edges": _edges(5, [(0, 1), (0, 2), (1, 0), (2, 0), (2, 3), (3, 0), (3, 4),
+                                      (4, 0)],
+                                  [1, 2, 3, 4, 5, 6, 7, 8], "source with in-edges"),
+        "unreached_in_nbr": _edges(6, [(0, 1), (1, 2), (2, 3), (4, 0), (5, 4), (4, 1), (3, 1)],
+                                   [3, 1, 4, 1, 5, 9, 2], "unreached in-neighbour of the source"),
     }
     return graphs
 

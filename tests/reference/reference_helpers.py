@@ -57,3 +57,20 @@ def run_both(program, graph, options, function=None):
     return fast
 
 
+# Counts, per vertex, the BFS parents seen by B1 and the BFS children seen by B2.
+RELATION = """function F(Graph g, propNode<int> parents, propNode<int> children, node src) {
+  g.attachNodeProperty(parents = 0, children = 0);
+  iterateInBFS (v in g.nodes() from src)FILTER {
+    for (w in g.neighbors(v)) { v.parents = v.parents + 1; }
+  }
+  iterateInReverse (COND) {
+    for (w in g.neighbors(v)) { v.children = v.children + 1; }
+  }
+}"""
+
+
+def relation(graph, src=0, bfs_filter="", cond="True"):
+    """(parents, children) lists of RELATION, with an optional BFS filter and reverse condition."""
+    text = RELATION.replace("FILTER", bfs_filter).replace("COND", cond)
+    r = run_both(compile_text(text), graph, {"src": str(src)})
+    return r.props["parents"].tolist(), r.props["children"].tolist()

@@ -67,6 +67,34 @@ def bfs_levels(graph, src):
     return np.array([lengths.get(v, -1) for v in range(graph.num_nodes)])
 
 
+def bfs_relation_counts(graph, src, runs_b1=None, runs_b2=None):
+    """Per vertex, the number of BFS-parent edges (w -> v, level(w) = level(v) - 1) seen by B1 and
+    of BFS-child edges (v -> w, level(w) = level(v) + 1) seen by B2, from networkx's levels and
+    the edge list (duplicate edges count twice, self-loops never). Only reached vertices run a
+    body; ``runs_b1``/``runs_b2`` (vertex -> bool) model a BFS filter / iterateInReverse
+    condition. The source has no parents."""
+    counts = bfs_relation(graph, src, runs_b1, runs_b2)
+    return counts["parents"], counts["children"]
+
+
+def bfs_relation(graph, src, runs_b1=None, runs_b2=None):
+    """``bfs_relation_counts`` as a dict, with the weight sums of those edges: ``parents``,
+    ``children``, ``pweight`` (parent edges) and ``cweight`` (child edges)."""
+    level = bfs_levels(graph, src)
+    out = {name: np.zeros(graph.num_nodes, dtype=np.int64)
+           for name in ("parents", "children", "pweight", "cweight")}
+    for u, v, w in edges_of(graph):
+        if level[u] < 0 or level[v] != level[u] + 1:
+            continue
+        if runs_b1 is None or runs_b1(v):
+            out["parents"][v] += 1
+            out["pweight"][v] += int(w)
+        if runs_b2 is None or runs_b2(u):
+            out["children"][u] += 1
+            out["cweight"][u] += int(w)
+    return out
+
+
 def components(graph):
     comp = np.arange(graph.num_nodes)
     for members in nx.weakly_connected_components(digraph(graph)):

@@ -12,7 +12,7 @@ from starc.runcontract import UsageError
 from starc.reference import execute
 
 import reference_oracles as oracles
-from reference_helpers import dsl_program, make_graph, run_both
+from reference_helpers import dsl_program, make_graph, relation, run_both
 
 # name -> (n, edges, weights)
 FIXED = {
@@ -187,6 +187,18 @@ def test_generated_bc(spec, undirected, data):
     r = run_both(dsl_program("bc"), graph, {"sourceSet": ",".join(map(str, sources))})
     np.testing.assert_allclose(r.props["BC"], oracles.betweenness(graph, sources, undirected),
                                rtol=1e-4, atol=1e-4)
+
+
+@SETTINGS
+@given(graphs(max_nodes=16), st.data())
+def test_generated_bfs_parents_and_children(spec, data):
+    """Who is a BFS parent / child, against networkx's levels, on multigraphs with cycles and
+    self-loops, from any source (including ones with unreached in-neighbours)."""
+    n, edges, weights = spec
+    graph = make_graph(n, edges, weights)
+    src = data.draw(st.integers(0, n - 1))
+    parents, children = oracles.bfs_relation_counts(graph, src)
+    assert relation(graph, src) == (parents.tolist(), children.tolist())
 
 
 @SETTINGS

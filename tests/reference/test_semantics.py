@@ -9,7 +9,8 @@ import pytest
 from starc.reference import ExecutionError, execute
 from starc.reference.values import FLT_MAX, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 
-from reference_helpers import compile_text, make_graph, run_both
+import reference_oracles as oracles
+from reference_helpers import compile_text, make_graph, relation, run_both
 
 LINE = make_graph(4, [(0, 1), (1, 2), (2, 3)], [1, 1, 1])
 
@@ -261,6 +262,52 @@ def test_bfs_filter_restricts_the_body_not_the_traversal():
 }"""
     r = run_both(compile_text(text), LINE, {"src": "0"})
     assert r.props["seen"].tolist() == [1, 0, 1, 1]
+
+
+# The source has no parents, ever: not on a cycle back to it, not through a self-loop, not
+# from an in-neighbour the traversal never reaches (whose level, -1, is "depth 0 minus one").
+@pytest.mark.parametrize("n, edges, parents, children", [
+    (3, [(0, 1), (1, 2), (2, 0)], [0, 1, 1], [1, 1, 0]),                     # directed 3-cycle
+    (3, [(0, 0), (0, 1), (1, 2), (2, 2)], [0, 1, 1], [1, 1, 0]),             # self-loop at src
+    (4, [(0, 1), (0, 2), (1, 0), (2, 0), (2, 3), (3, 0), (1, 3)],
+     [0, 1, 1, 2], [2, 1, 1, 0]),                                            # src with in-edges
+    (5, [(0, 1), (1, 2), (3, 0), (4, 3), (2, 1), (3, 1)],
+     [0, 1, 1, 0, 0], [1, 1, 0, 0, 0]),                                      # unreached in-nbr
+])
+def test_bfs_source_has_no_parents(n, edges, parents, children):
+    graph = make_graph(n, edges, [1] * len(edges))
+    assert relation(graph) == (parents, children)
+    expected = oracles.bfs_relation_counts(graph, 0)
+    assert relation(graph) == (expected[0].tolist(), expected[1].tolist())
+
+
+def test_bfs_filter_and_reverse_condition_do_not_change_who_is_a_parent_or_child():
+    """A filtered-out vertex still is its children's parent (and the reverse condition only
+    picks which vertices run B2, not who counts as a child)."""
+    # levels: 0 | 1, 2 | 3 (parents 1, 2) | 4 (parent 3); 5 -> 0 unreached
+    graph = make_graph(6, [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (5, 0), (4, 0)], [1] * 7)
+    parents, children = relation(graph, bfs_filter=".filter(v != 1)", cond="v != 3")
+    assert parents == [0, 0, 1, 2, 1, 0]
+    assert children == [2, 1, 1, 0, 0, 0]
+    expected = oracles.bfs_relation_counts(graph, 0, lambda v: v != 1, lambda v: v != 3)
+    assert (parents, children) == (expected[0].tolist(), expected[1].tolist())
+
+
+def test_nested_bfs_parents_are_those_of_the_bfs_the_vertex_belongs_to():
+    """Inside an inner iterateInBFS, g.neighbors(v) of the outer BFS variable v visits v's
+    parents in the outer traversal (they once came from the inner traversal's levels)."""
+    text = """function F(Graph g, propNode<int> x, node src) {
+  g.attachNodeProperty(x = 0);
+  iterateInBFS (v in g.nodes() from src) {
+    iterateInBFS (u in g.nodes() from v) {
+      for (w in g.neighbors(v)) { u.x += 1; }
+    }
+  }
+}"""
+    # outer levels 0 | 1, 2 | 3 | 4; u.x = sum over outer v reaching u of v's parent count
+    graph = make_graph(5, [(0, 1), (0, 2), (1, 3), (2, 3), (3, 4)], [1] * 5)
+    r = run_both(compile_text(text), graph, {"src": "0"})
+    assert r.props["x"].tolist() == [0, 1, 1, 4, 5]
 
 
 def test_dsl_programs_take_the_fast_paths():

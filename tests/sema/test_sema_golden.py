@@ -68,6 +68,40 @@ def test_errors_keep_going_within_a_function():
     ]
 
 
+def test_push_form_brandes_is_rejected_with_its_pull_form():
+    """StarPlat's push-form forward phase: the message says why (w is a parent here), the help
+    line is the same statement from v's side, the note points at the neighbour loop."""
+    from starc.diagnostics import render
+    text = ("function F(Graph g, propNode<float> sigma, node src) {\n"
+            "    g.attachNodeProperty(sigma = 0);\n"
+            "    src.sigma = 1;\n"
+            "    iterateInBFS (v in g.nodes() from src) {\n"
+            "        forall (w in g.neighbors(v)) {\n"
+            "            w.sigma = w.sigma + v.sigma;\n"
+            "        }\n"
+            "    }\n"
+            "}\n")
+    program, sink = check(text)
+    assert program is None
+    (diag,) = sink.diagnostics
+    assert render(diag, sink.sources).splitlines() == [
+        "test.sp:6:13: error[E0303]: cannot write 'w.sigma' inside iterateInBFS: 'w' is a BFS "
+        "parent of 'v', not a child",
+        "    6 |             w.sigma = w.sigma + v.sigma;",
+        "      |             ^",
+        "      = help: pull from the parent instead of pushing to the child: "
+        "'v.sigma = v.sigma + w.sigma;'",
+        "test.sp:5:9: note: inside iterateInBFS, g.neighbors(v) visits the BFS parents of 'v': "
+        "edges w -> v with level(w) = level(v) - 1, one level closer to the source (inside "
+        "iterateInReverse: the children)",
+        "    5 |         forall (w in g.neighbors(v)) {",
+        "      |         ^",
+    ]
+    # the suggested pull form is accepted
+    fixed, sink = check(text.replace("w.sigma = w.sigma + v.sigma", "v.sigma += w.sigma"))
+    assert fixed is not None and not sink.diagnostics
+
+
 def test_duplicate_declaration_points_at_the_first():
     program, sink = check("function F(Graph g) {\n    int x = 0;\n    int x = 1;\n}\n")
     (diag,) = sink.diagnostics

@@ -1,0 +1,130 @@
+"""Who is a BFS parent (in iterateInBFS) and a BFS child (in iterateInReverse), on every
+runnable backend, against the reference and networkx's BFS levels: the source has no parents."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import starc
+from starc.graphs import write_mtx
+from starc.results import compare_results
+
+from e2e_cases import small_graphs
+from test_matrix import edge_lists
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
+import reference_oracles as oracles  # noqa: E402  (the oracle module of tests/reference)
+
+# Counts and weight sums of the parent edges (B1) and child edges (B2) of every vertex.
+PROGRAM = """function F(Graph g, propEdge<int> weight, propNode<int> parents,
+                        propNode<int> children, propNode<int> pweight, propNode<int> cweight,
+                        node src) {
+  g.attachNodeProperty(parents = 0, children = 0, pweight = 0, cweight = 0);
+  iterateInBFS (v in g.nodes() from src)FILTER {
+    forall (w in g.neighbors(v)) {
+      edge e = g.get_edge(w, v);
+      v.parents += 1;
+      v.pweight += e.weight;
+    }
+  }
+  iterateInReverse (COND) {
+    forall (w in g.neighbors(v)) {
+      edge e = g.get_edge(v, w);
+      v.children += 1;
+      v.cweight += e.weight;
+    }
+  }
+}
+"""
+# (BFS filter, reverse condition, the same two as Python predicates for the oracle)
+VARIANTS = {
+    "plain": ("", "True", None, None),
+    "filtered": (".filter(v != 1)", "v != 2", lambda v: v != 1, lambda v: v != 2),
+}
+BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
+            "cuda": [pytest.mark.cuda, pytest.mark.gpu]}
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(variant: str, backend: str):
+    bfs_filter, cond = VARIANTS[variant][:2]
+    return starc.compile(PROGRAM.replace("FILTER", bfs_filter).replace("COND", cond), backend)
+
+
+def _check(variant: str, backend: str, graph, src: int, tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "g.mtx"          # .mtx keeps the vertex count of isolated vertices
+    write_mtx(graph, path)
+    expected = compiled(variant, "reference").run(path, src=src)
+    actual = compiled(variant, backend).run(path, src=src)
+    problems = compare_results(expected, actual)
+    assert not problems, f"{variant} from {src} ({backend}):\n" + "\n".join(problems)
+    oracle = oracles.bfs_relation(graph, src, *VARIANTS[variant][2:])
+    for name, values in oracle.items():
+        assert expected.props[name].tolist() == values.tolist(), name
+
+
+def _cases():
+    for backend, marks in BACKENDS.items():
+        for variant in VARIANTS:
+            for graph in small_graphs():
+                yield pytest.param(backend, variant, graph, marks=marks,
+                                   id=f"{backend}-{variant}-{graph}")
+
+
+@pytest.mark.parametrize("backend, variant, graph_name", list(_cases()))
+def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
+    graph = small_graphs()[graph_name]
+    for src in sorted({0, graph.num_nodes - 1}):
+        _check(variant, backend, graph, src, tmp_path)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(graph=edge_lists())
+def test_generated_graphs(backend, graph, tmp_path):
+    for variant in VARIANTS:
+        _check(variant, backend, graph, graph.num_nodes // 2, tmp_path)
+
+
+# Two traversals in a row: the second starts from fresh levels (nothing of the first's levels
+# may make a vertex a parent or child), and its reverse sweep belongs to it alone.
+TWO = """function F(Graph g, propNode<int> a, propNode<int> b, node src, node other) {
+  g.attachNodeProperty(a = 0, b = 0);
+  iterateInBFS (v in g.nodes() from src) {
+    for (w in g.neighbors(v)) { v.a += 1; }
+  }
+  iterateInBFS (v in g.nodes() from other) {
+    for (w in g.neighbors(v)) { v.b += 1; }
+  }
+  iterateInReverse (True) {
+    for (w in g.neighbors(v)) { v.b += 10; }
+  }
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_two(backend: str):
+    return starc.compile(TWO, backend)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+@pytest.mark.parametrize("graph_name", ["source_in_edges", "unreached_in_nbr", "rmat"])
+def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
+    graph = small_graphs()[graph_name]
+    path = tmp_path / "g.mtx"
+    write_mtx(graph, path)
+    src, other = 0, graph.num_nodes - 2
+    expected = compiled_two("reference").run(path, src=src, other=other)
+    actual = compiled_two(backend).run(path, src=src, other=other)
+    assert not compare_results(expected, actual)
+    first = oracles.bfs_relation(graph, src)
+    second = oracles.bfs_relation(graph, other)
+    assert expected.props["a"].tolist() == first["parents"].tolist()
+    assert expected.props["b"].tolist() == (second["parents"] + 10 * second["children"]).tolist()
