@@ -9,9 +9,10 @@ anywhere the host evaluates an expression once: a call statement, the value of a
 a declaration's initialiser, a ``return`` value, an ``if`` condition (it is evaluated into a
 temporary just before the statement). Sema rejects recursion, so inlining terminates.
 
-What stays rejected, each with its location: a call inside a forall or a BFS body (the callee's
-foralls would nest inside a kernel), in a loop condition or filter (evaluated repeatedly), and
-a callee whose ``return`` is not its last statement.
+A ``return`` before the callee's end becomes ``result = e; returned = True;`` with the rest
+guarded by ``if (!returned)``. What stays rejected, each with its location: a call inside a
+forall or a BFS body (the callee's foralls would nest inside a kernel), in a loop condition or
+filter (evaluated repeatedly), and a ``return`` inside a loop of the callee.
 """
 
 from __future__ import annotations
@@ -162,18 +163,25 @@ class _Inliner:
         body = substitute(body, mapping)
         stmts = list(body.stmts)
         result = None
-        if stmts and isinstance(stmts[-1], ir.Return):
-            ret = stmts.pop()
-            if ret.value is not None and want_value:
-                result = self.fresh(ir.Symbol("result", call.type, ir.SymbolKind.LOCAL, 0, loc),
-                                    f"{callee.name}_result")
+        if want_value:
+            result = self.fresh(ir.Symbol("result", call.type, ir.SymbolKind.LOCAL, 0, loc),
+                                f"{callee.name}_result")
+        if stmts and isinstance(stmts[-1], ir.Return) and not any(
+                isinstance(n, ir.Return) for s in stmts[:-1] for n in ir.walk(s)):
+            ret = stmts.pop()       # the common case: one return, at the end
+            if result is not None:
                 stmts.append(ir.Declare(result, ret.value, loc=ret.loc))
-        early = next((n for n in ir.walk(ir.Block(tuple(stmts), loc=loc))
-                      if isinstance(n, ir.Return)), None)
-        if early is not None:
-            raise BackendError(f"inlining '{callee.name}' for the device backends needs its "
-                               f"'return' to be its last statement", early.loc)
-        if want_value and result is None:
+        elif any(isinstance(n, ir.Return) for s in stmts for n in ir.walk(s)):
+            returned = self.fresh(ir.Symbol("returned", Scalar.BOOL, ir.SymbolKind.LOCAL, 0,
+                                            loc), f"{callee.name}_returned")
+            false = ir.Const(False, type=Scalar.BOOL, loc=loc)
+            head = [ir.Declare(returned, false, loc=loc)]
+            if result is not None:   # zero first: compilers cannot see every path assigns it
+                zero = ir.Const(False if result.type == Scalar.BOOL else 0, type=result.type,
+                                loc=loc)
+                head.insert(0, ir.Declare(result, zero, loc=loc))
+            stmts = head + _Returns(callee.name, result, returned).block(stmts)
+        elif result is not None:
             raise BackendError(f"'{callee.name}' returns no value here", loc)
         value = ir.VarRef(result, type=result.type, loc=loc) if result is not None else None
         # Spliced into the caller's block, not nested: the result is read after the body, and
@@ -183,6 +191,54 @@ class _Inliner:
     def fresh(self, like: ir.Symbol, name: str) -> ir.Symbol:
         kind = like.kind if like.kind != ir.SymbolKind.PARAM else ir.SymbolKind.LOCAL
         return self.symbols.make(self.names.unique(name), like.type, kind, like.loc)
+
+
+class _Returns:
+    """A callee's ``return`` statements as ``result = e; returned = True;`` with the statements
+    after each one guarded by ``if (!returned)`` (a return inside a host loop stays
+    unsupported: leaving the loop would need a break that the loop's own breaks could
+    confuse)."""
+
+    def __init__(self, callee: str, result: Optional[ir.Symbol], returned: ir.Symbol) -> None:
+        self.callee, self.result, self.returned = callee, result, returned
+
+    def block(self, stmts) -> List[ir.Stmt]:
+        out: List[ir.Stmt] = []
+        for index, stmt in enumerate(stmts):
+            lowered, returns = self.stmt(stmt)
+            out.append(lowered)
+            if returns:
+                rest = self.block(stmts[index + 1:])
+                if rest:
+                    loc = rest[0].loc
+                    flag = ir.VarRef(self.returned, type=Scalar.BOOL, loc=loc)
+                    go_on = ir.Unary("!", flag, type=Scalar.BOOL, loc=loc)
+                    out.append(ir.If(go_on, ir.Block(tuple(rest), loc=loc), loc=loc))
+                break
+        return out
+
+    def stmt(self, s: ir.Stmt) -> Tuple[ir.Stmt, bool]:
+        if not any(isinstance(n, ir.Return) for n in ir.walk(s)):
+            return s, False
+        loc = s.loc
+        if isinstance(s, ir.Return):
+            done = [ir.Assign(ir.VarRef(self.returned, type=Scalar.BOOL, loc=loc),
+                              ir.Const(True, type=Scalar.BOOL, loc=loc), loc=loc)]
+            if self.result is not None and s.value is not None:
+                done.insert(0, ir.Assign(ir.VarRef(self.result, type=self.result.type, loc=loc),
+                                         s.value, loc=loc))
+            return ir.Block(tuple(done), loc=loc), True
+        if isinstance(s, ir.Block):
+            return dataclasses.replace(s, stmts=tuple(self.block(s.stmts))), True
+        if isinstance(s, ir.If):
+            then = ir.Block(tuple(self.block(s.then.stmts)), loc=s.then.loc)
+            orelse = None if s.orelse is None else \
+                ir.Block(tuple(self.block(s.orelse.stmts)), loc=s.orelse.loc)
+            return dataclasses.replace(s, then=then, orelse=orelse), True
+        early = next(n for n in ir.walk(s) if isinstance(n, ir.Return))
+        raise BackendError(f"inlining '{self.callee}' for the device backends: a 'return' "
+                           f"inside a loop is not supported; set a variable and 'break' "
+                           f"instead", early.loc)
 
 
 def inline_calls(program: ir.Program, function: ir.Function,

@@ -86,10 +86,21 @@ def test_calls_that_stay_unsupported_are_located(body, line, words):
     assert info.value.loc.line == line
 
 
-def test_callee_with_an_early_return_is_located():
-    text = ("function f(Graph g, int x) {\n    if (x > 1) {\n        return 1;\n    }\n"
+def test_callee_with_a_return_inside_a_loop_is_located():
+    text = ("function f(Graph g, int x) {\n    while (x > 1) {\n        return 1;\n    }\n"
             "    return 2;\n}\n"
             "function M(Graph g) {\n    int y = f(g, 3);\n    return y;\n}\n")
-    with pytest.raises(BackendError, match="'return' to be its last statement") as info:
+    with pytest.raises(BackendError, match="'return' inside a loop") as info:
         plan_of(text, "M")
     assert info.value.loc.line == 3
+
+
+def test_early_returns_become_a_flag_and_guards():
+    text = ("function f(Graph g, int x) {\n    if (x == 0) {\n        return 0;\n    }\n"
+            "    int y = x * 2;\n    return y;\n}\n"
+            "function M(Graph g) {\n    int y = f(g, 3);\n    return y;\n}\n")
+    fn = _inlined(text, "M")
+    assert not [n for n in ir.walk(fn.body) if isinstance(n, ir.CallExpr)]
+    guards = [n for n in ir.walk(fn.body) if isinstance(n, ir.If)
+              and isinstance(n.cond, ir.Unary) and n.cond.operand.sym.name == "f_returned"]
+    assert len(guards) == 1

@@ -30,6 +30,15 @@ function degree_sum(Graph h, propNode<long> p) {
     }
     return s;
 }
+function clamp(long x, long hi) {
+    if (x > hi) {
+        return hi;
+    }
+    if (x < 0) {
+        return 0;
+    }
+    return x;
+}
 function Main(Graph g, propNode<long> acc, propNode<bool> seen, int k) {
     g.attachNodeProperty(acc = 1, seen = False);
     bump(g, acc, seen, k);
@@ -38,7 +47,7 @@ function Main(Graph g, propNode<long> acc, propNode<bool> seen, int k) {
     if (degree_sum(g, acc) > 10) {
         t = t + degree_sum(g, acc) * 1000;
     }
-    return t + k;
+    return clamp(t, 100000) + clamp(k, 2);
 }
 """
 
@@ -62,6 +71,6 @@ def graph_files(tmp_path_factory):
 def test_calls_agree_with_reference(backend, graph, graph_files):
     expected = compiled("reference").run(graph_files[graph], k=3)
     actual = compiled(backend).run(graph_files[graph], k=3)
-    assert expected.ret is not None and expected.ret > 3
+    assert expected.ret is not None
     problems = compare_results(expected, actual)
     assert not problems, "\n".join(problems)
