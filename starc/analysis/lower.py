@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from starc.analysis.host import CALLS_UNSUPPORTED, HostLowering
+from starc.analysis.host import HostLowering
+from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Plan
 from starc.analysis.transfers import ArrayTable
-from starc.backends.base import BackendError
 from starc.ir import nodes as ir
 
 __all__ = ["lower_function"]
-
-
-def _reject_calls(function: ir.Function) -> None:
-    for node in ir.walk(function.body):
-        if isinstance(node, (ir.CallExpr, ir.ExprStmt)):
-            raise BackendError(CALLS_UNSUPPORTED, node.loc)
 
 
 def lower_function(program: ir.Program, function: ir.Function) -> Plan:
@@ -25,8 +19,8 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     built). Raises ``BackendError`` (with the construct's location) for what the device
     backends cannot express yet.
     """
-    _reject_calls(function)
     symbols = SymbolFactory(program)
+    function = inline_calls(program, function, symbols)
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
     body = host.block(function.body)

@@ -130,14 +130,6 @@ def test_kernel_names_unique_on_one_line():
     assert [k.name for k in plan_of(text).kernels] == ["D_forall_2", "D_forall_2_2"]
 
 
-def test_calls_between_functions_are_a_located_backend_error():
-    text = ("function F(Graph g, int x) {\n    int y = x;\n}\n"
-            "function G(Graph g) {\n    F(g, 3);\n}\n")
-    with pytest.raises(BackendError, match="calls between functions") as info:
-        plan_of(text, "G")
-    assert info.value.loc.line == 5
-
-
 def test_return_inside_device_loop_is_a_located_backend_error():
     text = ("function R(Graph g, propNode<int> a) {\n"
             "    for (v in g.nodes()) {\n        return 1;\n    }\n    return 0;\n}\n")
