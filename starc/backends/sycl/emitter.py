@@ -133,7 +133,8 @@ class SYCLBackend(Backend):
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
             kernels = [print_kernel(k) for k in launched_kernels(plan)]
-            host = CppHostPrinter(plan, SYCLHostDialect(), {k.code.name: k.code for k in kernels})
+            host = CppHostPrinter(plan, SYCLHostDialect(options.block_size),
+                                  {k.code.name: k.code for k in kernels})
             main = host.main()
         except DialectError as exc:
             raise BackendError(str(exc), exc.loc) from None
@@ -144,6 +145,8 @@ class SYCLBackend(Backend):
             version=starc.__version__, source=pathlib.Path(plan.program.filename).name,
             function=plan.function.name, build_commands=commands,
             run_command=_run_command(plan, program), includes=includes,
+            block_default=(f"{options.block_size}, from starc --block-size"
+                           if options.block_size else "the runtime's choice"),
             kernels=[k.text for k in kernels], main=main)
         files = {f"{program}.cpp": text, **runtime_files(SYCL_RUNTIME)}
         return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",

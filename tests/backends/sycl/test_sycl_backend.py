@@ -174,11 +174,12 @@ def test_program_matches_reference(name, graph, built, graph_files, tmp_path):
 
 @pytest.mark.parametrize("name", ["sssp", "pr", "tc", "bc", "ops"])
 def test_nd_range_launch_with_block_size(name, built, graph_files, tmp_path):
-    """--block-size 3 launches nd_range<1> work-groups of 3 (global size rounded up, the extra
-    work-items return at once); --device cpu picks the CPU device."""
+    """--block-size 4 launches nd_range<1> work-groups of 4 (global size rounded up from the 10
+    vertices and 14 edges, the extra work-items return at once); --device cpu picks the CPU
+    device."""
     graph = graph_files["mixed"]
     proc = run_program(built[name], graph, name, tmp_path / "out.txt",
-                       ["--block-size", "3", "--device", "cpu"])
+                       ["--block-size", "4", "--device", "cpu"])
     assert proc.returncode == 0, proc.stderr
     rtol, atol = TOLERANCE.get(name, (0.0, 0.0))
     problems = compare_results(reference(name, graph),
@@ -219,7 +220,8 @@ def test_unavailable_device_is_reported_with_the_dsl_line(built, graph_files, tm
 
 
 @pytest.mark.parametrize("option", [["--device", "tpu"], ["--block-size", "many"],
-                                    ["--block-size", "-4"]])
+                                    ["--block-size", "-4"], ["--block-size", "0"],
+                                    ["--block-size", "3"], ["--block-size", "96"]])
 def test_bad_backend_options_are_usage_errors(option, built, graph_files, tmp_path):
     proc = run_program(built["tc"], graph_files["dense"], "tc", tmp_path / "out.txt", option)
     assert proc.returncode == 2

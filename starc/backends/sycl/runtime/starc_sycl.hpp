@@ -72,12 +72,18 @@ inline sycl::queue starc_make_queue(const std::string& device, const char* where
   throw starc::UsageError("--device expects cpu, gpu or default, got '" + device + "'");
 }
 
-/// The --block-size option: 0 (absent) lets the SYCL runtime choose the work-group size.
-inline std::size_t starc_block_size(const starc::CommandLine& cl) {
-  std::string text = cl.get_extra("block-size", "0");
+/// The --block-size option, else `fallback` (starc's --block-size when the program was
+/// generated; 0 lets the SYCL runtime choose the work-group size). A power of two only:
+/// other sizes break sycl::reduction on AdaptiveCpp.
+inline std::size_t starc_block_size(const starc::CommandLine& cl, std::size_t fallback) {
+  bool given = false;
+  for (std::size_t k = 0; k + 1 < cl.extra.size(); k += 2) given = given || cl.extra[k] == "--block-size";
+  if (!given) return fallback;
+  std::string text = cl.get_extra("block-size", "");
   long long value = 0;
-  if (!starc::detail::parse_full_integer(text, value) || value < 0 || value > 65536)
-    throw starc::UsageError("--block-size expects a work-group size between 1 and 65536, got '" + text + "'");
+  if (!starc::detail::parse_full_integer(text, value) || value < 1 || value > 65536 || (value & (value - 1)) != 0)
+    throw starc::UsageError("--block-size expects a power of two from 1 to 65536 (the work-group size), got '" +
+                            text + "'");
   return static_cast<std::size_t>(value);
 }
 
