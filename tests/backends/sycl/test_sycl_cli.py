@@ -46,12 +46,21 @@ def test_block_size_help_documents_the_rule(tmp_path):
     assert "a power of two from 1 to 1024" in " ".join(proc.stdout.split())
 
 
-@pytest.mark.parametrize("size, default", [(None, "0"), ("64", "64")])
-def test_block_size_becomes_the_programs_default(size, default, tmp_path):
+#: How each backend's generated program spells its default block size.
+DEFAULT_BLOCK = {"sycl": "= starc_block_size(cl, {});", "cuda": "= starc_block_size(cl, {});",
+                 "opencl": "def open_device(kind=\"default\", work_group_size={}):"}
+
+
+@pytest.mark.parametrize("backend, size, default", [
+    ("sycl", None, "0"), ("sycl", "64", "64"), ("cuda", None, "256"), ("cuda", "64", "64"),
+    ("opencl", None, "256"), ("opencl", "64", "64")])
+def test_block_size_becomes_the_programs_default(backend, size, default, tmp_path):
+    """What `starc run` builds and runs: the option is the program's default (SYCL without
+    it: 0, the SYCL runtime's choice)."""
     args = ["--block-size", size] if size else []
-    proc = run_cli("compile", SSSP, "-b", "sycl", "--emit", "code", *args, cache=tmp_path)
+    proc = run_cli("compile", SSSP, "-b", backend, "--emit", "code", *args, cache=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert f"= starc_block_size(cl, {default});" in proc.stdout
+    assert DEFAULT_BLOCK[backend].format(default) in proc.stdout
 
 
 @pytest.fixture
