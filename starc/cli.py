@@ -45,8 +45,11 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
                    help="target backend (see 'starc backends')")
     p.add_argument("--function", help="function to compile when the file defines several")
     g = p.add_argument_group("backend options")
-    g.add_argument("--block-size", type=int, default=256,
-                   help="threads per block / work-group size (default 256)")
+    g.add_argument("--block-size", type=int, default=None, metavar="N",
+                   help="threads per block / work-group size, a power of two from 1 to 1024 "
+                        "(other sizes are rejected: SYCL reductions need a power of two); "
+                        "built into the program as its default (CUDA, OpenCL: 256; SYCL: "
+                        "the SYCL runtime's choice)")
     g.add_argument("--gpu-arch", default="sm_75", help="CUDA architecture (default sm_75)")
     g.add_argument("--sycl-compiler",
                    help="SYCL compiler command (default: first of acpp, icpx, clang++ found)")
@@ -120,10 +123,16 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
     return DiagnosticSink(disabled, werror)
 
 
+#: The largest --block-size: CUDA's limit of threads per block.
+_MAX_BLOCK_SIZE = 1024
+
+
 def _backend_options(args):
     from starc.backends.base import BackendOptions
-    if args.block_size <= 0:
-        raise SystemExit(_usage_error("--block-size must be a positive integer"))
+    size = args.block_size
+    if size is not None and not (1 <= size <= _MAX_BLOCK_SIZE and size & (size - 1) == 0):
+        raise SystemExit(_usage_error(f"--block-size must be a power of two from 1 to "
+                                      f"{_MAX_BLOCK_SIZE}, got {size}"))
     return BackendOptions(block_size=args.block_size, gpu_arch=args.gpu_arch,
                           sycl_compiler=args.sycl_compiler)
 

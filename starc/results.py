@@ -13,6 +13,7 @@ infinities ``inf``/``-inf``, exactly as the C++ runtime (``starc_results.hpp``) 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Union
 
@@ -24,6 +25,7 @@ __all__ = ["Results", "ResultsFormatError", "format_results", "format_value", "p
            "compare_results", "numpy_dtype"]
 
 _HEADER = "# starc results: "
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")     # a DSL property name
 
 _DTYPES = {Scalar.BOOL: np.bool_, Scalar.INT: np.int32, Scalar.LONG: np.int64,
            Scalar.FLOAT: np.float32, Scalar.DOUBLE: np.float64, Scalar.NODE: np.int32,
@@ -135,7 +137,11 @@ def parse_results(text: str, prop_types: Optional[Dict[str, Scalar]] = None,
     prop_types = dict(prop_types or {})
     lines = text.splitlines()
     if not lines or not lines[0].startswith(_HEADER):
-        raise ResultsFormatError(f"{source}:1: missing the '{_HEADER.strip()}' header line")
+        # Quote the line: it is typically a stray message (a compiler or runtime warning)
+        # printed on the program's stdout before the results.
+        got = f", got {lines[0]!r}" if lines else " (the output is empty)"
+        raise ResultsFormatError(f"{source}:1: missing the '{_HEADER.strip()}' header "
+                                 f"line{got}")
     head = lines[0][len(_HEADER):].split(" backend=", 1)
     if len(head) != 2 or " graph=" not in head[1]:
         raise ResultsFormatError(f"{source}:1: malformed header {lines[0]!r}")
@@ -156,6 +162,9 @@ def parse_results(text: str, prop_types: Optional[Dict[str, Scalar]] = None,
             raise ResultsFormatError(f"{where}: expected '<property> <vertex> <value>', "
                                      f"got {line!r}")
         name, vertex_text, value_text = words
+        if not (_NAME.fullmatch(name) and vertex_text.isdigit()):
+            # Not '<identifier> <vertex number> <value>': a stray line, never a property.
+            raise ResultsFormatError(f"{where}: not a result line: {line!r}")
         column = columns.setdefault(name, [])
         if vertex_text != str(len(column)):
             raise ResultsFormatError(f"{where}: expected vertex {len(column)} of {name!r}, "

@@ -7,6 +7,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 from typing import List, Optional, Sequence, Tuple
 
@@ -143,14 +144,22 @@ def nvidia_gpus() -> Tuple[str, ...]:
 
 
 def run_compiler(argv: List[str], cwd=None, timeout: float = 900) -> Tuple[bool, str]:
-    """Run a compiler command; returns (succeeded, the command line followed by its output)."""
+    """Run a compiler command; returns (succeeded, the command line followed by its output).
+
+    The compiler's stdout and stderr are both captured, never inherited: some compilers print
+    warnings on stdout, which ``starc run`` reserves for the program's results. What a
+    successful build printed (warnings) is passed on to starc's stderr; a failed build's log
+    is the caller's to report."""
     command = " ".join(str(a) for a in argv)
     try:
-        proc = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run([str(a) for a in argv], cwd=cwd, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError as error:
         return False, f"$ {command}\ncannot run {argv[0]}: {error}"
     except subprocess.TimeoutExpired:
         return False, f"$ {command}\ntimed out after {timeout:.0f} s"
-    log = f"$ {command}\n{proc.stdout}{proc.stderr}".rstrip()
+    output = f"{proc.stdout}{proc.stderr}".rstrip()
+    log = f"$ {command}\n{output}".rstrip()
+    if proc.returncode == 0 and output:
+        sys.stderr.write(log + "\n")      # looked up now: tests and callers redirect it
     return proc.returncode == 0, log

@@ -83,6 +83,17 @@ def test_compare_limits_lines_and_checks_shape():
     ("# starc results: F backend=x graph=g\ndist 1 5\n", "expected vertex 0 of 'dist'"),
     ("# starc results: F backend=x graph=g\ndist 0\n", "expected '<property> <vertex> <value>'"),
     ("# starc results: F backend=x graph=g\ndist 0 abc\n", ":2: expected a number"),
+    # stray lines (a compiler or runtime message on the program's stdout) are named, never
+    # read as a property
+    ("warning: unused variable 'x'\n# starc results: F backend=x graph=g\ndist 0 1\n",
+     ":1: missing the '# starc results:' header line, got \"warning: unused variable 'x'\""),
+    ("", ":1: missing the '# starc results:' header line \\(the output is empty\\)"),
+    ("# starc results: F backend=x graph=g\ndist 0 1\nwarning: slow path\n",
+     ":3: not a result line: 'warning: slow path'"),
+    ("# starc results: F backend=x graph=g\n[acpp] 4 threads\ndist 0 1\n",
+     ":2: not a result line: '\\[acpp\\] 4 threads'"),
+    ("# starc results: F backend=x graph=g\n[acpp] using 4 threads\ndist 0 1\n",
+     ":2: expected '<property> <vertex> <value>', got '\\[acpp\\] using 4 threads'"),
 ])
 def test_parse_errors(text, message):
     with pytest.raises(ResultsFormatError, match=message):

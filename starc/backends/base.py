@@ -33,7 +33,7 @@ class Availability:
 class BackendOptions:
     """Options from the command line that backends understand (each ignores the rest)."""
 
-    block_size: int = 256
+    block_size: Optional[int] = None     # None: the backend's default (CUDA, OpenCL: 256)
     gpu_arch: str = "sm_75"
     sycl_compiler: Optional[str] = None
     extra: Dict[str, str] = dataclasses.field(default_factory=dict)

@@ -466,3 +466,40 @@ def test_header_labels_itself_a_test_double_and_is_not_package_data():
                            "not a SYCL implementation.")
     package = Path(__file__).resolve().parents[2] / "starc"
     assert not list(package.rglob("sycl.hpp"))  # never shipped next to the backends
+
+
+MINMAX_RETURN = r"""
+#include <sycl/sycl.hpp>
+#include <cstdio>
+
+template <typename T>
+using device_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device,
+                                       sycl::access::address_space::global_space>;
+
+int main() {
+  int i = 5;
+  double d = 5.0;
+  int a = device_atomic<int>(i).fetch_min(3), b = device_atomic<int>(i).fetch_max(8);
+  double c = device_atomic<double>(d).fetch_min(2.5), e = device_atomic<double>(d).fetch_max(1.0);
+  std::printf("%d %d %d %g %g %g\n", a, b, i, c, e, d);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("define, expected", [
+    ([], "5 3 8 5 2.5 2.5"),                                       # SYCL 2020: the old value
+    (["-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW"], "3 8 8 2.5 2.5 2.5"),  # AdaptiveCpp 24.06: new
+])
+def test_fetch_min_max_return_value_mode(define, expected, tmp_path):
+    """The double can reproduce AdaptiveCpp's fetch_min/fetch_max returning the new value, so
+    starc's programs are tested against that behaviour too (tests/backends/sycl)."""
+    if GXX is None:
+        pytest.skip("g++ not found")
+    source = tmp_path / "minmax.cpp"
+    source.write_text(MINMAX_RETURN)
+    proc = subprocess.run([GXX, *FLAGS, *define, str(source), "-o", str(tmp_path / "minmax")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([str(tmp_path / "minmax")], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == expected.split()

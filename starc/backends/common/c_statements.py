@@ -83,7 +83,7 @@ class CPrinter(CExpressionPrinter):
                 continue
             op = ATOMIC_OPS[acc.op]
             self.ctx.features.add(f"atomic_{op}_{acc.elem}")
-            call = self.d.atomic(op, acc.elem, acc.address, acc.name)
+            call = self.d.atomic_update(op, acc.elem, acc.address, acc.name)
             identity = self._identity(acc.op, acc.elem)
             lines += self._braced(f"if ({acc.name} != {identity})", [
                 self._line(depth + 1, f"{call};{self.comment(acc.first_update)}")], depth)
@@ -331,7 +331,7 @@ class CPrinter(CExpressionPrinter):
             return [self._line(depth, f"if ({cond}) {target} = {value};{comment}")]
         op = ATOMIC_OPS[s.op]
         self.ctx.features.add(f"atomic_{op}_{elem}")
-        call = self.d.atomic(op, elem, address, self.expr(s.value))
+        call = self.d.atomic_update(op, elem, address, self.expr(s.value))
         return [self._line(depth, f"{call};{comment}")]
 
     def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, depth: int):
@@ -345,7 +345,7 @@ class CPrinter(CExpressionPrinter):
         self.ctx.features.add(f"atomic_{op}_{elem}")
         comment = self.comment(s)
         if not s.others and not s.then and not s.locked:
-            call = self.d.atomic(op, elem, address, self.expr(s.candidate))
+            call = self.d.atomic_update(op, elem, address, self.expr(s.candidate))
             return [self._line(depth, f"{call};{comment}")]
         base = s.target.prop.name if isinstance(s.target, ir.PropRead) else s.target.sym.name
         cand = self.ctx.names.fresh(f"{base}_new")

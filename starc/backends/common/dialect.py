@@ -132,6 +132,10 @@ class Dialect:
         """An expression performing the atomic update; its value is the old element."""
         return f"{self.atomic_helper(op, elem)}({address}, {value})"
 
+    def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
+        """An atomic update whose value is not used (a dialect may pick a cheaper form)."""
+        return self.atomic(op, elem, address, value)
+
     def lock_try(self, address: str) -> str:
         return f"starc_lock_try({address})"
 

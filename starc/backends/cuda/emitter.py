@@ -223,7 +223,7 @@ class CUDABackend(Backend):
         dialect = CUDADialect()
         try:
             codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
-            host = CppHostPrinter(plan, CUDAHostDialect(options.block_size), codes)
+            host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or 256), codes)
             main = host.main()
         except cfamily.DialectError as error:
             raise BackendError(str(error), error.loc) from error

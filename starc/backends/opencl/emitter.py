@@ -94,7 +94,7 @@ class OpenCLBackend(Backend):
             param_names=[name for _, name in host.params],
             param_values=[_param_value(sym) for sym, _ in host.params],
             body=host.body, allocations=allocations, downloads=downloads,
-            work_group_size=options.block_size, starc_root=_starc_root(), **common)
+            work_group_size=options.block_size or 256, starc_root=_starc_root(), **common)
         return GeneratedProgram("opencl", plan.function.name,
                                 {kernel_file: cl_text, host_file: py_text}, host_file,
                                 build_hint=f"none needed: {run_command}")

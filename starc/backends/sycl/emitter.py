@@ -10,6 +10,20 @@ and ``STARC_SYCL_TEST_DOUBLE`` names an include folder (``tests/conftest.py`` se
 ``sycl/sycl.hpp``, a small host implementation of exactly the SYCL subset starc emits. That is
 a test double, not a SYCL implementation; it never appears in generated code, and a real
 compiler, when found, always wins.
+
+Facts from a real SYCL implementation (AdaptiveCpp 24.06), which the double cannot show by
+default and the generator must respect:
+
+- ``atomic_ref::fetch_min``/``fetch_max`` return the *new* value for floats on every target and
+  for integers with ``--acpp-targets=omp``. So a Min/Max whose old value decides "this update
+  won" (multi-assignments with secondary targets) uses the prelude's compare-and-swap helpers;
+  only updates whose result is unused call ``fetch_min``/``fetch_max``. The double reproduces
+  the behaviour with ``-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW`` (tests/backends/sycl).
+- A work-group size that is not a power of two breaks ``sycl::reduction``: ``--block-size``
+  must be a power of two, both for ``starc`` (which bakes it into the program as the default)
+  and for the generated program's own ``--block-size`` option.
+- A compiler writes warnings on stdout, where the program's results go: ``starc build``/``run``
+  pass the compiler's output on to stderr only (``toolchains.run_compiler``).
 """
 
 from __future__ import annotations
@@ -119,7 +133,8 @@ class SYCLBackend(Backend):
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
             kernels = [print_kernel(k) for k in launched_kernels(plan)]
-            host = CppHostPrinter(plan, SYCLHostDialect(), {k.code.name: k.code for k in kernels})
+            host = CppHostPrinter(plan, SYCLHostDialect(options.block_size),
+                                  {k.code.name: k.code for k in kernels})
             main = host.main()
         except DialectError as exc:
             raise BackendError(str(exc), exc.loc) from None
@@ -130,6 +145,8 @@ class SYCLBackend(Backend):
             version=starc.__version__, source=pathlib.Path(plan.program.filename).name,
             function=plan.function.name, build_commands=commands,
             run_command=_run_command(plan, program), includes=includes,
+            block_default=(f"{options.block_size}, from starc --block-size"
+                           if options.block_size else "the runtime's choice"),
             kernels=[k.text for k in kernels], main=main)
         files = {f"{program}.cpp": text, **runtime_files(SYCL_RUNTIME)}
         return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",

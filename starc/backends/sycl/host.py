@@ -7,7 +7,7 @@ a ``sycl::exception`` as ``error: <what> at <prog.sp>:<line>`` and exits with st
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from starc.backends.common.cfamily import KernelCode
 from starc.backends.common.cpp_host import HostDialect
@@ -24,14 +24,16 @@ TIMER = "starc_timer"
 class SYCLHostDialect(HostDialect):
     name = "sycl"
 
-    def __init__(self) -> None:
+    def __init__(self, block_size: Optional[int] = None) -> None:
         self.cl = "cl"
+        # starc's --block-size, the program's default work-group size (0: the runtime's choice)
+        self.default_block_size = block_size or 0
 
     # --- program phases -----------------------------------------------------------------------
     def options(self, cl: str) -> List[str]:
         self.cl = cl
-        return [f"const std::size_t {BLOCK} = starc_block_size({cl});  "
-                "// --block-size N: work-groups of N"]
+        return [f"const std::size_t {BLOCK} = starc_block_size({cl}, "
+                f"{self.default_block_size});  // --block-size N: work-groups of N"]
 
     def setup(self, where: str) -> List[str]:
         return [f'sycl::queue {QUEUE} = starc_make_queue({self.cl}.get_extra("device", '

@@ -38,8 +38,9 @@ _REDUCER_OPERATORS = {"add": "+=", "mul": "*=", "and": "&=", "or": "|="}
 
 class SYCLDialect(Dialect):
     """SYCL 2020 device code is C++: ``long long`` is 64-bit, bool arrays are ``unsigned
-    char``, every atomic is a ``sycl::atomic_ref`` helper of the prelude (native
-    ``fetch_min``/``fetch_max`` for integers and floating types alike).
+    char``, every atomic is a ``sycl::atomic_ref`` helper of the prelude; a Min/Max whose old
+    value decides the winner is a compare-and-swap loop, one whose result is unused a native
+    ``fetch_min``/``fetch_max`` (whose return value AdaptiveCpp gets wrong).
 
     One instance serves one kernel: ``reducers`` maps the address text of a scalar reduced
     through ``sycl::reduction`` (``&diff_dev[0]``) to its reducer's name, and those names are
@@ -75,6 +76,14 @@ class SYCLDialect(Dialect):
         if op in _REDUCER_OPERATORS:
             return f"{reducer} {_REDUCER_OPERATORS[op]} {value}"
         return f"{reducer}.combine({value})"          # min, max
+
+    def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
+        # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
+        # value is unreliable on AdaptiveCpp (see starc_sycl.hpp), the update itself is not.
+        if op not in ("min", "max") or address in self.reducers:
+            return self.atomic(op, elem, address, value)
+        helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
+        return f"{helper}({address}, {value})"
 
 
 @dataclasses.dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pathlib
 import shutil
 import subprocess
-from typing import List
+from typing import List, Sequence
 
 __all__ = ["TEST_DOUBLE", "GXX", "STRICT_FLAGS", "build_with_test_double", "DoubleBuildError"]
 
@@ -28,9 +28,10 @@ class DoubleBuildError(AssertionError):
     """g++ rejected a generated program (the message holds the command and its output)."""
 
 
-def build_with_test_double(generated, outdir) -> List[str]:
+def build_with_test_double(generated, outdir, extra_flags: Sequence[str] = ()) -> List[str]:
     """Write ``generated`` (a ``GeneratedProgram`` of the sycl backend) into ``outdir`` and
     compile it with g++ against the test double; returns the argv prefix that runs it.
+    ``extra_flags`` go to g++ (e.g. ``-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW``).
 
     The program's folder is the only other include path: the runtime headers must have been
     generated next to the program (the output folder is self-contained)."""
@@ -39,7 +40,7 @@ def build_with_test_double(generated, outdir) -> List[str]:
     outdir = pathlib.Path(outdir)
     generated.write(outdir)
     program = pathlib.Path(generated.main).stem
-    argv = [GXX, *STRICT_FLAGS, f"-I{TEST_DOUBLE}", f"-I{outdir}", "-o", str(outdir / program),
+    argv = [GXX, *STRICT_FLAGS, *extra_flags, f"-I{TEST_DOUBLE}", f"-I{outdir}", "-o", str(outdir / program),
             str(outdir / generated.main)]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:

@@ -174,11 +174,12 @@ def test_program_matches_reference(name, graph, built, graph_files, tmp_path):
 
 @pytest.mark.parametrize("name", ["sssp", "pr", "tc", "bc", "ops"])
 def test_nd_range_launch_with_block_size(name, built, graph_files, tmp_path):
-    """--block-size 3 launches nd_range<1> work-groups of 3 (global size rounded up, the extra
-    work-items return at once); --device cpu picks the CPU device."""
+    """--block-size 4 launches nd_range<1> work-groups of 4 (global size rounded up from the 10
+    vertices and 14 edges, the extra work-items return at once); --device cpu picks the CPU
+    device."""
     graph = graph_files["mixed"]
     proc = run_program(built[name], graph, name, tmp_path / "out.txt",
-                       ["--block-size", "3", "--device", "cpu"])
+                       ["--block-size", "4", "--device", "cpu"])
     assert proc.returncode == 0, proc.stderr
     rtol, atol = TOLERANCE.get(name, (0.0, 0.0))
     problems = compare_results(reference(name, graph),
@@ -219,11 +220,55 @@ def test_unavailable_device_is_reported_with_the_dsl_line(built, graph_files, tm
 
 
 @pytest.mark.parametrize("option", [["--device", "tpu"], ["--block-size", "many"],
-                                    ["--block-size", "-4"]])
+                                    ["--block-size", "-4"], ["--block-size", "0"],
+                                    ["--block-size", "3"], ["--block-size", "96"]])
 def test_bad_backend_options_are_usage_errors(option, built, graph_files, tmp_path):
     proc = run_program(built["tc"], graph_files["dense"], "tc", tmp_path / "out.txt", option)
     assert proc.returncode == 2
     assert option[0] in proc.stderr
+
+
+# --- AdaptiveCpp: fetch_min/fetch_max returning the new value ----------------------------------
+
+#: Every program with a Min/Max update, plus a float SSSP (AdaptiveCpp returns the new value
+#: for floats on every target) made from dsl/sssp.sp.
+MINMAX_PROGRAMS = ["sssp", "sswp", "cc", "bc", "ops", "mixed", "sssp_float"]
+
+
+@pytest.fixture(scope="module")
+def built_returns_new(tmp_path_factory) -> Dict[str, List[str]]:
+    """The Min/Max programs built against the double in its AdaptiveCpp mode, where
+    atomic_ref::fetch_min/fetch_max return the new value (SYCL_HOST_FETCH_MINMAX_RETURNS_NEW)."""
+    if GXX is None:
+        pytest.skip("g++ not found")
+    folder = tmp_path_factory.mktemp("sycl-acpp-mode")
+    floating = folder / "sssp_float.sp"
+    floating.write_text((DSL / "sssp.sp").read_text().replace("propNode<int> dist",
+                                                              "propNode<float> dist"))
+    SOURCES.setdefault("sssp_float", floating)
+    PARAMS.setdefault("sssp_float", PARAMS["sssp"])
+    for name in MINMAX_PROGRAMS:
+        compiled(name)
+    flags = ["-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW"]
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
+        jobs = {name: pool.submit(build_with_test_double, compiled(name).generated,
+                                  folder / name, flags) for name in MINMAX_PROGRAMS}
+        return {name: job.result() for name, job in jobs.items()}
+
+
+@pytest.mark.parametrize("graph", ["mixed", "dense"])
+@pytest.mark.parametrize("name", MINMAX_PROGRAMS)
+def test_min_max_programs_when_fetch_min_returns_the_new_value(name, graph, built_returns_new,
+                                                               graph_files, tmp_path):
+    """On AdaptiveCpp 24.06 fetch_min/fetch_max return the new value; a program that read it
+    as the old one never saw its own update win (SSSP stopped after one round)."""
+    proc = run_program(built_returns_new[name], graph_files[graph], name, tmp_path / "out.txt")
+    assert proc.returncode == 0, proc.stderr
+    rtol, atol = TOLERANCE.get(name, (0.0, 0.0))
+    problems = compare_results(reference(name, graph_files[graph]),
+                               parse_results((tmp_path / "out.txt").read_text()),
+                               rtol=rtol, atol=atol)
+    assert not problems, "\n".join(problems)
 
 
 # --- focused goldens of the generated text ------------------------------------------------------
@@ -268,16 +313,27 @@ def test_non_exclusive_reduction_uses_atomics():
     assert "starc_atomic_sub_long(&total_dev[0], 3LL);" in text
 
 
-def test_float_min_is_an_atomic_ref_fetch_min():
-    assert re.search(r"starc_atomic_min_float\(&best\[w\], ", main_text("mixed"))
+def test_min_max_use_fetch_min_only_where_the_old_value_is_unused():
+    """A Min without secondaries is a plain atomic_ref fetch_min (its result unused); one whose
+    old value decides the winner calls the compare-and-swap helper, because AdaptiveCpp's
+    fetch_min/fetch_max may return the new value."""
+    assert re.search(r"^ *starc_atomic_update_min_float\(&best\[w\], ", main_text("mixed"), re.M)
+    assert re.search(r"if \(starc_atomic_min_int\(&dist\[nbr\], dist_new\) > dist_new\)",
+                     main_text("sssp"))
+    assert re.search(r"if \(starc_atomic_max_int\(&width\[nbr\], width_new\) < width_new\)",
+                     main_text("sswp"))
     runtime = SYCL_RUNTIME.read_text()
     assert re.search(r"using starc_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, "
                      r"sycl::memory_scope::device,\s+sycl::access::address_space::global_space>",
                      runtime)
-    for t in ("float", "double", "int", "long long"):
-        assert re.search(rf"starc_atomic<{t}>\(\*p\)\.fetch_min\(v\)", runtime), t
-        assert re.search(rf"starc_atomic<{t}>\(\*p\)\.fetch_max\(v\)", runtime), t
-    assert "compare_exchange_strong" in runtime      # *= loops and locks
+    for suffix, t in (("float", "float"), ("double", "double"), ("int", "int"),
+                      ("long", "long long")):
+        for op, less in (("min", "true"), ("max", "false")):
+            assert re.search(rf"inline void starc_atomic_update_{op}_{suffix}\({t}\* p, {t} v\) "
+                             rf"{{ starc_atomic<{t}>\(\*p\)\.fetch_{op}\(v\); }}", runtime)
+            assert re.search(rf"inline {t} starc_atomic_{op}_{suffix}\({t}\* p, {t} v\) "
+                             rf"{{ return starc_atomic_minmax<{less}>\(p, v\); }}", runtime)
+    assert "compare_exchange_strong" in runtime      # min/max and *= loops, locks
 
 
 #: a call of one of the prelude helpers every backend defines under the same name

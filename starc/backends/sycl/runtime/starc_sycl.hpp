@@ -15,7 +15,9 @@
 //                                           sycl::exception as "error: <what> at <prog.sp>:<line>"
 //                                           and exits with status 3
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
-//                                           long float double (sycl::atomic_ref, relaxed)
+//                                           long float double (sycl::atomic_ref, relaxed);
+//                                           returns the old value (min/max by CAS loops)
+//   starc_atomic_update_<min|max>_<type>    fetch_min/fetch_max whose result is not used
 //   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
 //   starc_find_edge                         binary search in a sorted CSR row
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
@@ -70,12 +72,18 @@ inline sycl::queue starc_make_queue(const std::string& device, const char* where
   throw starc::UsageError("--device expects cpu, gpu or default, got '" + device + "'");
 }
 
-/// The --block-size option: 0 (absent) lets the SYCL runtime choose the work-group size.
-inline std::size_t starc_block_size(const starc::CommandLine& cl) {
-  std::string text = cl.get_extra("block-size", "0");
+/// The --block-size option, else `fallback` (starc's --block-size when the program was
+/// generated; 0 lets the SYCL runtime choose the work-group size). A power of two only:
+/// other sizes break sycl::reduction on AdaptiveCpp.
+inline std::size_t starc_block_size(const starc::CommandLine& cl, std::size_t fallback) {
+  bool given = false;
+  for (std::size_t k = 0; k + 1 < cl.extra.size(); k += 2) given = given || cl.extra[k] == "--block-size";
+  if (!given) return fallback;
+  std::string text = cl.get_extra("block-size", "");
   long long value = 0;
-  if (!starc::detail::parse_full_integer(text, value) || value < 0 || value > 65536)
-    throw starc::UsageError("--block-size expects a work-group size between 1 and 65536, got '" + text + "'");
+  if (!starc::detail::parse_full_integer(text, value) || value < 1 || value > 65536 || (value & (value - 1)) != 0)
+    throw starc::UsageError("--block-size expects a power of two from 1 to 65536 (the work-group size), got '" +
+                            text + "'");
   return static_cast<std::size_t>(value);
 }
 
@@ -181,13 +189,30 @@ inline void starc_finish(sycl::queue& q, const char* where) {
 }
 
 // --- atomics ---------------------------------------------------------------------------------------
-// Every helper returns the old value. sycl::atomic_ref has add/sub/min/max for integers and
-// floating types and and/or for integers; *= is a compare-and-swap loop. Each operator keeps
-// its own meaning: *= multiplies, &= ands, |= ors.
+// Every starc_atomic_<op>_<type> helper returns the old value. sycl::atomic_ref has add/sub for
+// integers and floating types and and/or for integers; *= is a compare-and-swap loop. Each
+// operator keeps its own meaning: *= multiplies, &= ands, |= ors.
+//
+// Min and max are compare-and-swap loops too, because their old value decides "this update
+// won" (Min/Max assignments with secondary targets), and atomic_ref::fetch_min/fetch_max do not
+// reliably return it: AdaptiveCpp 24.06 returns the *new* value for floats on every target and
+// for integers with --acpp-targets=omp. Where the result is unused the generator calls
+// starc_atomic_update_<min|max>_<type> instead, a plain fetch_min/fetch_max returning nothing.
 
 template <class T>
 using starc_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device,
                                       sycl::access::address_space::global_space>;
+
+/// Atomic min (Less = true) or max of *p and v by compare-and-swap; returns the old value.
+/// The loop stops as soon as v does not improve the stored value (NaN never does).
+template <bool Less, class T>
+inline T starc_atomic_minmax(T* p, T v) {
+  starc_atomic<T> ref(*p);
+  T old = ref.load();
+  while ((Less ? v < old : old < v) && !ref.compare_exchange_strong(old, v)) {
+  }
+  return old;
+}
 
 template <class T>
 inline T starc_atomic_mul(T* p, T v) {
@@ -202,8 +227,10 @@ inline int starc_atomic_add_int(int* p, int v) { return starc_atomic<int>(*p).fe
 inline int starc_atomic_sub_int(int* p, int v) { return starc_atomic<int>(*p).fetch_sub(v); }
 inline int starc_atomic_and_int(int* p, int v) { return starc_atomic<int>(*p).fetch_and(v); }
 inline int starc_atomic_or_int(int* p, int v) { return starc_atomic<int>(*p).fetch_or(v); }
-inline int starc_atomic_min_int(int* p, int v) { return starc_atomic<int>(*p).fetch_min(v); }
-inline int starc_atomic_max_int(int* p, int v) { return starc_atomic<int>(*p).fetch_max(v); }
+inline int starc_atomic_min_int(int* p, int v) { return starc_atomic_minmax<true>(p, v); }
+inline void starc_atomic_update_min_int(int* p, int v) { starc_atomic<int>(*p).fetch_min(v); }
+inline int starc_atomic_max_int(int* p, int v) { return starc_atomic_minmax<false>(p, v); }
+inline void starc_atomic_update_max_int(int* p, int v) { starc_atomic<int>(*p).fetch_max(v); }
 inline int starc_atomic_mul_int(int* p, int v) {
   // Multiply as unsigned: wraps like two's complement without signed-overflow UB.
   starc_atomic<int> ref(*p);
@@ -218,8 +245,10 @@ inline long long starc_atomic_add_long(long long* p, long long v) { return starc
 inline long long starc_atomic_sub_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_sub(v); }
 inline long long starc_atomic_and_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_and(v); }
 inline long long starc_atomic_or_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_or(v); }
-inline long long starc_atomic_min_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_min(v); }
-inline long long starc_atomic_max_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_max(v); }
+inline long long starc_atomic_min_long(long long* p, long long v) { return starc_atomic_minmax<true>(p, v); }
+inline void starc_atomic_update_min_long(long long* p, long long v) { starc_atomic<long long>(*p).fetch_min(v); }
+inline long long starc_atomic_max_long(long long* p, long long v) { return starc_atomic_minmax<false>(p, v); }
+inline void starc_atomic_update_max_long(long long* p, long long v) { starc_atomic<long long>(*p).fetch_max(v); }
 inline long long starc_atomic_mul_long(long long* p, long long v) {
   starc_atomic<long long> ref(*p);
   long long old = ref.load();
@@ -231,14 +260,18 @@ inline long long starc_atomic_mul_long(long long* p, long long v) {
 
 inline float starc_atomic_add_float(float* p, float v) { return starc_atomic<float>(*p).fetch_add(v); }
 inline float starc_atomic_sub_float(float* p, float v) { return starc_atomic<float>(*p).fetch_sub(v); }
-inline float starc_atomic_min_float(float* p, float v) { return starc_atomic<float>(*p).fetch_min(v); }
-inline float starc_atomic_max_float(float* p, float v) { return starc_atomic<float>(*p).fetch_max(v); }
+inline float starc_atomic_min_float(float* p, float v) { return starc_atomic_minmax<true>(p, v); }
+inline void starc_atomic_update_min_float(float* p, float v) { starc_atomic<float>(*p).fetch_min(v); }
+inline float starc_atomic_max_float(float* p, float v) { return starc_atomic_minmax<false>(p, v); }
+inline void starc_atomic_update_max_float(float* p, float v) { starc_atomic<float>(*p).fetch_max(v); }
 inline float starc_atomic_mul_float(float* p, float v) { return starc_atomic_mul<float>(p, v); }
 
 inline double starc_atomic_add_double(double* p, double v) { return starc_atomic<double>(*p).fetch_add(v); }
 inline double starc_atomic_sub_double(double* p, double v) { return starc_atomic<double>(*p).fetch_sub(v); }
-inline double starc_atomic_min_double(double* p, double v) { return starc_atomic<double>(*p).fetch_min(v); }
-inline double starc_atomic_max_double(double* p, double v) { return starc_atomic<double>(*p).fetch_max(v); }
+inline double starc_atomic_min_double(double* p, double v) { return starc_atomic_minmax<true>(p, v); }
+inline void starc_atomic_update_min_double(double* p, double v) { starc_atomic<double>(*p).fetch_min(v); }
+inline double starc_atomic_max_double(double* p, double v) { return starc_atomic_minmax<false>(p, v); }
+inline void starc_atomic_update_max_double(double* p, double v) { starc_atomic<double>(*p).fetch_max(v); }
 inline double starc_atomic_mul_double(double* p, double v) { return starc_atomic_mul<double>(p, v); }
 
 // --- per-element locks ---------------------------------------------------------------------------

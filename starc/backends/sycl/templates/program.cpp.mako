@@ -5,7 +5,8 @@
 % endfor
 // Run: ${run_command}
 //   --device cpu|gpu|default  the SYCL device (default: the runtime's choice)
-//   --block-size N            launch work-groups of N work-items (default: the runtime's choice)
+//   --block-size N            launch work-groups of N work-items, N a power of two
+//                             (default: ${block_default})
 // starc_runtime.hpp and starc_sycl.hpp are generated next to this file.
 % for header in includes:
 #include <${header}>

@@ -1,0 +1,102 @@
+"""`starc run/build/compile` with the SYCL backend: --block-size and where compiler output goes."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import starc
+from starc.results import compare_results, parse_results
+
+from hostbuild import GXX, TEST_DOUBLE
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+SSSP = ROOT / "dsl" / "sssp.sp"
+GRAPH = "0 1 4\n1 2 2\n2 0 7\n0 2 1\n2 3 3\n3 4 2\n4 1 5\n5 6 1\n"
+pytestmark = pytest.mark.sycl
+
+WARNING = "wrapper.cpp:1:1: warning: this compiler prints its warnings on stdout"
+
+
+def run_cli(*args, cache: pathlib.Path):
+    """`python -m starc ARGS` with its own build cache; returns the finished process."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), STARC_CACHE_DIR=str(cache), OMP_NUM_THREADS="2")
+    return subprocess.run([sys.executable, "-m", "starc", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=600)
+
+
+@pytest.mark.parametrize("backend", ["sycl", "opencl", "cuda"])
+@pytest.mark.parametrize("size", ["3", "0", "-8", "96", "2048"])
+def test_block_size_not_a_power_of_two_is_a_usage_error(backend, size, tmp_path):
+    """Checked before anything is built, for every backend: a clear message and exit 2."""
+    proc = run_cli("run", SSSP, "-b", backend, "--graph", tmp_path / "none.el",
+                   "--block-size", size, "--src", "0", cache=tmp_path / "cache")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("starc: error: --block-size must be a power of two from 1 to 1024, "
+                           f"got {size}\n")
+    assert proc.stdout == ""
+
+
+def test_block_size_help_documents_the_rule(tmp_path):
+    proc = run_cli("run", "--help", cache=tmp_path)
+    assert "a power of two from 1 to 1024" in " ".join(proc.stdout.split())
+
+
+#: How each backend's generated program spells its default block size.
+DEFAULT_BLOCK = {"sycl": "= starc_block_size(cl, {});", "cuda": "= starc_block_size(cl, {});",
+                 "opencl": "def open_device(kind=\"default\", work_group_size={}):"}
+
+
+@pytest.mark.parametrize("backend, size, default", [
+    ("sycl", None, "0"), ("sycl", "64", "64"), ("cuda", None, "256"), ("cuda", "64", "64"),
+    ("opencl", None, "256"), ("opencl", "64", "64")])
+def test_block_size_becomes_the_programs_default(backend, size, default, tmp_path):
+    """What `starc run` builds and runs: the option is the program's default (SYCL without
+    it: 0, the SYCL runtime's choice)."""
+    args = ["--block-size", size] if size else []
+    proc = run_cli("compile", SSSP, "-b", backend, "--emit", "code", *args, cache=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert DEFAULT_BLOCK[backend].format(default) in proc.stdout
+
+
+@pytest.fixture
+def noisy_compiler(tmp_path) -> pathlib.Path:
+    """A "SYCL compiler" that prints a warning on stdout, then builds with g++ against the
+    test double."""
+    if GXX is None:
+        pytest.skip("g++ not found")
+    wrapper = tmp_path / "noisy-sycl"
+    wrapper.write_text(f'#!/bin/sh\necho "{WARNING}"\n'
+                       f'exec {GXX} -std=c++17 -fopenmp -I{TEST_DOUBLE} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def test_run_prints_only_results_on_stdout_and_honours_block_size(noisy_compiler, tmp_path):
+    """The compiler's stdout goes to starc's stderr, so `starc run` stdout parses as results;
+    --block-size 4 is built into the program (run it, on a graph whose 7 vertices are not
+    a multiple of 4)."""
+    graph = tmp_path / "g.el"
+    graph.write_text(GRAPH)
+    cache = tmp_path / "cache"
+    proc = run_cli("run", SSSP, "-b", "sycl", "--sycl-compiler", noisy_compiler,
+                   "--block-size", "4", "--graph", graph, "--src", "0", cache=cache)
+    assert proc.returncode == 0, proc.stderr
+    assert WARNING in proc.stderr
+    assert WARNING not in proc.stdout
+    expected = starc.compile(str(SSSP)).run(graph, src=0)
+    assert compare_results(expected, parse_results(proc.stdout)) == []
+    sources = list(cache.glob("*/sssp.cpp"))
+    assert len(sources) == 1 and "starc_block_size(cl, 4);" in sources[0].read_text()
+
+
+def test_build_passes_compiler_output_to_stderr(noisy_compiler, tmp_path):
+    proc = run_cli("build", SSSP, "-b", "sycl", "--sycl-compiler", noisy_compiler,
+                   "-o", tmp_path / "out", cache=tmp_path / "cache")
+    assert proc.returncode == 0, proc.stderr
+    assert WARNING in proc.stderr and WARNING not in proc.stdout
+    assert proc.stdout.startswith("built sycl program in ")
