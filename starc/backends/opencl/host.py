@@ -15,6 +15,7 @@ from typing import Dict, List, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import GRAPH_ARRAYS, KernelArg, KernelCode, NameTable
+from starc.backends.common.host_tree import kernels_launched_by, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar, SetType, is_floating, is_integer
 
@@ -51,6 +52,7 @@ class HostCode:
     uses_n: bool
     uses_m: bool
     arrays: Dict[str, str]                      # device array name -> "dev.<attribute>"
+    error_check: List[str] = dataclasses.field(default_factory=list)  # after the algorithm
 
 
 def _base(path: str) -> str:
@@ -142,6 +144,9 @@ class HostPrinter:
     def _expr_Unary(self, e: ir.Unary):
         if e.op == "!":
             return f"not {self._operand(e.operand, _NOT)}", _NOT
+        if isinstance(e.operand, ir.Const) and is_integer(e.type):
+            # -2147483648 is an int but 2147483648 is not: negate before typing
+            return self._typed(e.type, repr(-int(e.operand.value)))
         operand = self._operand(e.operand, _NEG)
         if operand.startswith("-"):
             operand = f"({operand})"
@@ -348,6 +353,19 @@ class HostPrinter:
             return value if isinstance(value, str) else self.expr(value)
         raise BackendError(f"unknown kernel argument source {kind!r}", kernel.loc)
 
+    # --- the run-time error word (starc.analysis.checks) ---------------------------------------
+    def error_check(self) -> List[str]:
+        """Raise the reference's ``ExecutionError`` if a kernel check failed (no plan error
+        word: nothing to read)."""
+        error = self.plan.error
+        if error is None:
+            return []
+        return [f"rt.check_errors(device, graph, {self.array(error.site)}, "
+                f"{self.array(error.value)}, CHECK_SITES)"]
+
+    def _checks_in(self, block) -> bool:
+        return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
+
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
         flag_var = self.names.bind(s.flag_var)
         current, nxt, flag = self.array(s.current), self.array(s.next), self.array(s.flag)
@@ -360,8 +378,10 @@ class HostPrinter:
             lines.append(f"{INDENT}{flag_var} = True")
             done += f" and {flag_var}"
         lines += self._nested(s.body, depth)
-        lines += [f"{INDENT}{current}, {nxt} = {nxt}, {current}",
-                  f"{INDENT}if {done}:",
+        lines.append(f"{INDENT}{current}, {nxt} = {nxt}, {current}")
+        if self._checks_in(s.body):   # a failed check must not leave the loop spinning
+            lines += [INDENT + line for line in self.error_check()]
+        lines += [f"{INDENT}if {done}:",
                   f"{INDENT * 2}break",
                   f"{flag_var} = True"]
         return lines
@@ -376,6 +396,8 @@ class HostPrinter:
                  f"{INDENT}device.fill({flag}, 0)"]
         lines += [INDENT + line for line in self.launch(s.forward, {s.depth_name: depth_var},
                                                           s.forward)]
+        if s.forward.checks:
+            lines += [INDENT + line for line in self.error_check()]
         lines += [f"{INDENT}{depth_var} += i32(1)",
                   f"{INDENT}if device.read_element({flag}) == 0:",
                   f"{INDENT * 2}break"]
@@ -441,4 +463,4 @@ def print_host(plan: P.Plan, kernels: Sequence[KernelCode]) -> HostCode:
     body = [INDENT + line for line in sizes] + body
     graph_arrays = [name for name in GRAPH_ARRAYS if name in printer.graph_arrays]
     return HostCode(body, params, graph_arrays, printer.uses_n, printer.uses_m,
-                    printer.arrays)
+                    printer.arrays, printer.error_check())

@@ -15,7 +15,9 @@ from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["DeviceError", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", "find_edge",
+from starc.reference.values import ExecutionError
+
+__all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", "find_edge",
            "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
            "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
 
@@ -210,6 +212,23 @@ def open_device(kernel_file, signatures, kind: str = "default",
     return _DEVICES[key]
 
 
+def zeroed(device, dtype, count: int):
+    """A new device buffer of ``count`` zeros."""
+    buf = device.alloc(dtype, count)
+    device.fill(buf, 0)
+    return buf
+
+
+def check_errors(device, graph, site_buf, value_buf, sites) -> None:
+    """Raise the reference executor's ``ExecutionError`` when a kernel's run-time check failed
+    (the device error word, ``starc.analysis.checks``); one element read when none did."""
+    site = int(device.read_element(site_buf))
+    if site:
+        check = sites[site - 1]
+        value = int(device.read_element(value_buf))
+        raise ExecutionError(check.message(value, graph.num_nodes, graph.num_edges), check.loc)
+
+
 def bind(module, graph, options):
     from starc.runcontract import bind_arguments
     bound = bind_arguments(module.FUNCTION, graph, options)
@@ -289,6 +308,9 @@ def main(module, argv: Sequence[str]) -> int:
         with np.errstate(all="ignore"):
             props, value = module.compute(device, graph, args)
         elapsed = time.perf_counter() - start
+    except ExecutionError as exc:     # a failed run-time check: the reference's message
+        print(exc, file=sys.stderr)
+        return 1
     except (DeviceError, ArithmeticError, IndexError) as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1
