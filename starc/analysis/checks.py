@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir import nodes as ir
@@ -87,10 +87,36 @@ class ErrorWord:
     sites: Tuple[CheckSite, ...]
 
 
-def is_safe_index(expr: ir.Expr) -> bool:
-    """A vertex or edge id the graph itself produced (a loop or edge variable)."""
-    return isinstance(expr, ir.VarRef) and expr.sym.kind in (ir.SymbolKind.LOOP,
-                                                             ir.SymbolKind.EDGE)
+def is_safe_index(expr: ir.Expr, trusted: FrozenSet[int] = frozenset()) -> bool:
+    """A vertex or edge id the graph itself produced: a loop or edge variable, a local that
+    only ever holds one (``trusted``), or an endpoint of such an edge."""
+    if isinstance(expr, ir.VarRef):
+        return expr.sym.kind in (ir.SymbolKind.LOOP, ir.SymbolKind.EDGE) \
+            or expr.sym.uid in trusted
+    if isinstance(expr, ir.EdgeEndpoint):
+        return is_safe_index(expr.edge, trusted)
+    return False
+
+
+def _trusted_locals(node: ir.Node) -> FrozenSet[int]:
+    """Locals declared from a safe id and never assigned again (``edge e = g.get_edge(v,
+    nbr)`` inside ``for (nbr in g.neighbors(v))`` is the loop's edge: sema resolved it)."""
+    assigned = set()
+    for n in ir.walk(node):
+        if isinstance(n, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
+            targets = [n.target] + [t for t, _ in getattr(n, "others", ())]
+            assigned.update(t.sym.uid for t in targets if isinstance(t, ir.VarRef))
+    trusted: set = set()
+    changed = True
+    while changed:        # a chain of copies: node a = nbr; node b = a;
+        changed = False
+        for n in ir.walk(node):
+            if isinstance(n, ir.Declare) and n.init is not None \
+                    and n.sym.uid not in assigned and n.sym.uid not in trusted \
+                    and is_safe_index(n.init, frozenset(trusted)):
+                trusted.add(n.sym.uid)
+                changed = True
+    return frozenset(trusted)
 
 
 def _prop_extent(prop: ir.Symbol) -> str:
@@ -103,32 +129,36 @@ def insert_checks(node: ir.Node, sites: List[CheckSite], names=None) -> ir.Node:
     property symbol uid to the DSL name to report (e.g. a fixedPoint next buffer's
     property), defaulting to the symbol's own name."""
     names = names or {}
+    trusted = _trusted_locals(node)
+
+    def safe(expr: ir.Expr) -> bool:
+        return is_safe_index(expr, trusted)
 
     def site(kind: str, loc, name: str = "", extent: str = "nodes") -> int:
         sites.append(CheckSite(kind, loc, name, extent))
         return len(sites) - 1
 
     def vertex(expr: ir.Expr, loc) -> ir.Expr:
-        if is_safe_index(expr):
+        if safe(expr):
             return expr
         return CheckedIndex(expr, "nodes", site("vertex", loc), type=expr.type, loc=expr.loc)
 
     def fix(n: ir.Node) -> Optional[ir.Node]:
-        if isinstance(n, ir.PropRead) and not is_safe_index(n.index) \
+        if isinstance(n, ir.PropRead) and not safe(n.index) \
                 and not isinstance(n.index, CheckedIndex):
             extent = _prop_extent(n.prop)
             name = names.get(n.prop.uid, n.prop.name)
             checked = CheckedIndex(n.index, extent, site("index", n.loc, name, extent),
                                    type=n.index.type, loc=n.index.loc)
             return ir.PropRead(n.prop, checked, type=n.type, loc=n.loc)
-        if isinstance(n, ir.EdgeEndpoint) and not is_safe_index(n.edge):
+        if isinstance(n, ir.EdgeEndpoint) and not safe(n.edge):
             checked = CheckedIndex(n.edge, "edges", site("edge", n.loc, extent="edges"),
                                    type=n.edge.type, loc=n.edge.loc)
             return ir.EdgeEndpoint(checked, n.end, type=n.type, loc=n.loc)
         if isinstance(n, ir.GraphQuery) and n.args:
             return ir.GraphQuery(n.op, n.graph, tuple(vertex(a, n.loc) for a in n.args),
                                  type=n.type, loc=n.loc)
-        if isinstance(n, (ir.Neighbors, ir.InNeighbors)) and not is_safe_index(n.of):
+        if isinstance(n, (ir.Neighbors, ir.InNeighbors)) and not safe(n.of):
             return dataclasses.replace(n, of=vertex(n.of, n.loc))
         if isinstance(n, ir.Binary) and n.op in ("/", "%") and n.type in _INTEGRAL:
             right = n.right
