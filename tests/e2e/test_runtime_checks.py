@@ -248,3 +248,53 @@ def test_cuda_fault_checks_compile_and_run(files, name, tmp_path):
         return      # compiled; no GPU to run it on
     assert_fails_like_reference(list(built.argv_prefix), sources[name], graph,
                                 PROGRAMS[name][1])
+
+
+def test_reference_vectorised_and_interpreted_paths_word_errors_alike(files):
+    _, graph, sources = files
+    for name in ("get_edge", "vertex", "degree"):
+        comp = starc.compile(str(sources[name]), "reference").compilation
+        messages = set()
+        for vectorize in (True, False):
+            with pytest.raises(ExecutionError) as raised:
+                execute(comp.ir, load_graph(str(graph)), PROGRAMS[name][1],
+                        function=comp.function.name, vectorize=vectorize)
+            messages.add(str(raised.value))
+        assert len(messages) == 1, messages
+
+
+# --- signed overflow wraps on every backend (docs/language-notes.md) ----------------------
+
+OVERFLOW = """\
+function F(Graph g, propNode<int> core, propNode<int> big, propNode<long> lg) {
+    g.attachNodeProperty(core = 0, big = 2147483647, lg = 9223372036854775807);
+    forall (v in g.nodes()) {
+        v.core -= INF;
+        v.core -= INF;
+        v.big = v.big + v + 1;
+        v.lg = v.lg * 3;
+        int q = v.big - v;
+        v.core = v.core + q / (0 - 1) + q % (0 - 1);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", [
+    pytest.param("opencl", marks=[pytest.mark.opencl, needs_opencl]),
+    pytest.param("sycl", marks=[pytest.mark.sycl, needs_gxx])])
+def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
+    root, graph, _ = files
+    path = tmp_path / "overflow.sp"
+    path.write_text(OVERFLOW)
+    expected = reference_results(path, graph, {})
+    assert expected.props["big"][0] == -2147483648          # INT_MAX + 0 + 1 wraps
+    assert expected.props["core"][0] == 2 - 2147483648      # -2 INF wraps to 2; INT_MIN / -1
+    if backend == "opencl":
+        actual = starc.compile(str(path), "opencl").run(graph)
+    else:
+        argv = _sycl_program(path, tmp_path / "build")
+        proc = subprocess.run(argv + [str(graph)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        actual = parse_results(proc.stdout)
+    assert not compare_results(expected, actual)
