@@ -80,6 +80,17 @@ function F(Graph g, propNode<int> out, node src, int divisor) {
     }
 }
 """, {"src": "0", "divisor": "0"}, {"src": "0", "divisor": "1"}),
+    "host_div": ("""\
+function F(Graph g, propNode<int> out, int divisor) {
+    g.attachNodeProperty(out = 0);
+    int x = 10 / divisor;
+    long y = 10;
+    y = y % divisor;
+    forall (v in g.nodes()) {
+        v.out = x + y;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "-1"}),
     "fixedpoint_mod": ("""\
 function F(Graph g, propNode<int> dist, int divisor) {
     propNode<bool> modified;
@@ -143,6 +154,7 @@ def test_reference_messages_are_located(files):
         "vertex": "vertex.sp:5:9: runtime error: index 4 of 'out' out of range 0..3",
         "degree": "degree.sp:4:17: runtime error: vertex -1 out of range 0..3",
         "bfs_div": "bfs_div.sp:4:17: runtime error: integer division by zero",
+        "host_div": "host_div.sp:3:13: runtime error: integer division by zero",
         "fixedpoint_mod": "fixedpoint_mod.sp:8:53: runtime error: integer modulo by zero",
     }
     for name, (_, bad, _) in PROGRAMS.items():

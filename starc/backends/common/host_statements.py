@@ -9,6 +9,7 @@ as C++ lines; every device operation goes through the backend's ``HostDialect``.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Dict, Iterable, List, Sequence, Tuple
 
@@ -385,8 +386,8 @@ class HostStatementPrinter:
         if self.plan.error is None:
             return []
         self._sites_var = self.names.fresh("check_sites")
-        rows = [f'{{"{c.kind}", "{c.loc}", "{c.name}", {str(c.extent == "edges").lower()}}}'
-                for c in self.plan.error.sites]
+        rows = [f'{{"{c.kind}", {json.dumps(str(c.loc))}, {json.dumps(c.name)}, '
+                f'{str(c.extent == "edges").lower()}}}' for c in self.plan.error.sites]
         return [f"static const starc::CheckSite {self._sites_var}[] = {{"] + \
             [INDENT + row + "," for row in rows] + ["};"]
 

@@ -155,7 +155,9 @@ class HostPrinter:
     def _expr_Binary(self, e: ir.Binary):
         if e.op in ("/", "%") and is_integer(e.type):
             func = "rt.cdiv" if e.op == "/" else "rt.cmod"
-            return f"{func}({self.expr(e.left)}, {self.expr(e.right)})", _CALL
+            loc = e.loc
+            return (f"{func}({self.expr(e.left)}, {self.expr(e.right)}, "
+                    f"({loc.file!r}, {loc.line}, {loc.col}))", _CALL)
         if e.op == "%":
             return f"np.fmod({self.expr(e.left)}, {self.expr(e.right)})", _CALL
         prec = _PREC[e.op]

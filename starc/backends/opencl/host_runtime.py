@@ -29,17 +29,34 @@ class DeviceError(RuntimeError):
     """No usable OpenCL device, a missing extension, or a failed build."""
 
 
-def cdiv(a, b):
-    """C's integer division (truncates toward zero), in the type of ``a``."""
+def _wrap(value: int, like):
+    """``value`` in the numpy integer type of ``like``, wrapped as two's complement."""
+    kind = type(like) if isinstance(like, np.integer) else np.int64
+    half = 2 ** (np.dtype(kind).itemsize * 8 - 1)
+    return kind((int(value) + half) % (2 * half) - half)
+
+
+def _fault(message: str, where):
+    from starc.diagnostics import SourceLoc
+    loc = SourceLoc(*where) if where is not None else None
+    return ExecutionError(message, loc) if loc is not None else ZeroDivisionError(message)
+
+
+def cdiv(a, b, where=None):
+    """C's integer division (truncates toward zero), in the type of ``a``; by zero, the
+    reference's run-time error at ``where`` (file, line, col); ``INT_MIN / -1`` wraps."""
     if b == 0:
-        raise ZeroDivisionError("integer division by zero")
+        raise _fault("integer division by zero", where)
     quotient = abs(int(a)) // abs(int(b))
-    return type(a)(quotient if (a < 0) == (b < 0) else -quotient)
+    return _wrap(quotient if (a < 0) == (b < 0) else -quotient, a)
 
 
-def cmod(a, b):
+def cmod(a, b, where=None):
     """C's remainder (the sign of the dividend), in the type of ``a``."""
-    return type(a)(int(a) - int(cdiv(a, b)) * int(b))
+    if b == 0:
+        raise _fault("integer modulo by zero", where)
+    r = abs(int(a)) % abs(int(b))
+    return type(a)(-r if a < 0 else r)
 
 
 def inf(dtype):

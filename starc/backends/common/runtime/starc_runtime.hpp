@@ -95,6 +95,21 @@ struct CheckError : std::runtime_error {
   throw CheckError(std::string(s.where) + ": runtime error: " + message);
 }
 
+/// Host-side integer a / b and a % b (T is int or long long): b == 0 throws the reference's
+/// "integer division by zero" CheckError at `where`; INT_MIN / -1 wraps, INT_MIN % -1 is 0.
+template <typename T>
+inline T host_div(T a, T b, const char* where) {
+  if (b == 0) throw CheckError(std::string(where) + ": runtime error: integer division by zero");
+  using U = std::make_unsigned_t<T>;
+  return b == -1 ? static_cast<T>(U(0) - static_cast<U>(a)) : a / b;
+}
+
+template <typename T>
+inline T host_mod(T a, T b, const char* where) {
+  if (b == 0) throw CheckError(std::string(where) + ": runtime error: integer modulo by zero");
+  return b == -1 ? T(0) : a % b;
+}
+
 /// Runs body() and maps exceptions to messages and exit statuses: InputError 1, UsageError 2
 /// (with a usage hint), anything else 3. body may return void (status 0) or an int status.
 template <class F>
