@@ -17,7 +17,8 @@ import numpy as np
 
 from starc.reference.values import ExecutionError
 
-__all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", "find_edge",
+__all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf",
+           "neg_inf", "find_edge",
            "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
            "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
 
