@@ -91,6 +91,20 @@ function F(Graph g, propNode<int> out, int divisor) {
     }
 }
 """, {"divisor": "0"}, {"divisor": "-1"}),
+    "while_div": ("""\
+function F(Graph g, propNode<int> out, int divisor) {
+    g.attachNodeProperty(out = 0);
+    int total = 0;
+    while (total < 10) {
+        forall (v in g.nodes()) {
+            total += 1 / divisor;
+        }
+    }
+    forall (v in g.nodes()) {
+        v.out = total;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "1"}),
     "fixedpoint_mod": ("""\
 function F(Graph g, propNode<int> dist, int divisor) {
     propNode<bool> modified;
@@ -155,6 +169,7 @@ def test_reference_messages_are_located(files):
         "degree": "degree.sp:4:17: runtime error: vertex -1 out of range 0..3",
         "bfs_div": "bfs_div.sp:4:17: runtime error: integer division by zero",
         "host_div": "host_div.sp:3:13: runtime error: integer division by zero",
+        "while_div": "while_div.sp:6:22: runtime error: integer division by zero",
         "fixedpoint_mod": "fixedpoint_mod.sp:8:53: runtime error: integer modulo by zero",
     }
     for name, (_, bad, _) in PROGRAMS.items():

@@ -259,11 +259,13 @@ class HostStatementPrinter:
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
         pad = INDENT * depth
         return ([pad + f"while ({self.expr(s.cond)}) {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         pad = INDENT * depth
         return ([pad + f"do {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1)
                 + [pad + f"}} while ({self.expr(s.cond)});"])
 
@@ -271,6 +273,7 @@ class HostStatementPrinter:
         pad = INDENT * depth
         var = self.names.bind(s.var)
         return ([pad + f"for (int {var} : {self.scalar(s.set)}) {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
 
     def _exit(self, statement: str, depth: int, all_levels: bool) -> List[str]:
@@ -405,6 +408,13 @@ class HostStatementPrinter:
 
     def _checks_in(self, block) -> bool:
         return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
+
+    def _loop_check(self, s, depth: int) -> List[str]:
+        """A host loop whose body launches checked kernels reads the error word at the top
+        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
+        if not self._checks_in(s.body):
+            return []
+        return self._indent(self.error_check(self.where(s.loc)), depth)
 
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
         """As the reference runs it: each iteration starts with the flag variable True and

@@ -262,22 +262,27 @@ class HostPrinter:
                 orelse = None
         return lines
 
+    def _loop_check(self, s) -> List[str]:
+        """A host loop whose body launches checked kernels reads the error word at the top
+        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
+        return [INDENT + line for line in self.error_check()] if self._checks_in(s.body) else []
+
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
-        return [f"while {self.expr(s.cond)}:"] + self._nested(s.body, depth)
+        return [f"while {self.expr(s.cond)}:"] + self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         cond = self.expr(s.cond)
         if not _continues(s.body):
-            return ["while True:"] + self._nested(s.body, depth) + [
+            return ["while True:"] + self._loop_check(s) + self._nested(s.body, depth) + [
                 f"{INDENT}if not ({cond}):", f"{INDENT * 2}break"]
         # a `continue` in the body must still test the condition
         first = self.names.fresh("first_pass")
         return [f"{first} = True", f"while {first} or ({cond}):", f"{INDENT}{first} = False"] \
-            + self._nested(s.body, depth)
+            + self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostForSet(self, s: P.HostForSet, depth: int):
         return [f"for {self.names.bind(s.var)} in {self.names.bind(s.set)}:"] + \
-            self._nested(s.body, depth)
+            self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostReturn(self, s: P.HostReturn, depth: int):
         return ["return" if s.value is None else f"return {self.expr(s.value)}"]
