@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from starc.analysis import plan as P
+from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.ir import nodes as ir
 
 __all__ = ["plan_dump", "format_expr", "format_stmt"]
@@ -54,6 +55,10 @@ def format_expr(expr: Optional[ir.Expr]) -> str:
         return f"{expr.func}({expr.prop.name})"
     if isinstance(expr, ir.CallExpr):
         return f"{expr.function}({', '.join(format_expr(a) for a in expr.args)})"
+    if isinstance(expr, CheckedIndex):
+        return f"check#{expr.site + 1}({format_expr(expr.index)} < {expr.extent})"
+    if isinstance(expr, CheckedDivide):
+        return f"check#{expr.site + 1}({_operand(expr.left)} {expr.op} {_operand(expr.right)})"
     return f"<{type(expr).__name__}>"
 
 
@@ -226,6 +231,8 @@ def _kernel(k: P.Kernel) -> List[str]:
         lines.append(f"  reduction: {r.sym.name} {r.op} via {r.array.name} ({kind})")
     for s in k.stores:
         lines.append(f"  store: {s.sym.name if s.sym else '?'} via {s.name}")
+    if k.checks:
+        lines.append("  checks: " + ", ".join(f"#{c + 1}" for c in k.checks))
     if k.guard is not None:
         lines.append(f"  guard: {format_expr(k.guard)}")
     lines.append("  body:")
@@ -242,6 +249,11 @@ def plan_dump(plan: P.Plan) -> str:
     for kernel in plan.kernels:
         lines.append("")
         lines.extend(_kernel(kernel))
+    if plan.error is not None:
+        lines += ["", f"run-time checks (error word {plan.error.site.name}, "
+                      f"{plan.error.value.name}):"]
+        lines.extend(f"  #{i + 1} {c.kind}{' of ' + c.name if c.name else ''} at {c.loc}"
+                     for i, c in enumerate(plan.error.sites))
     lines += ["", "host:"]
     lines.extend(_host(plan.host, 1))
     return "\n".join(lines) + "\n"

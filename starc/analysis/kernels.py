@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from starc.analysis.checks import insert_checks
 from starc.analysis.fixedpoint import FixedPointScope
 from starc.analysis.plan import (AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, ScalarReduction, ScalarStore)
@@ -294,8 +295,17 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
     if single:
         body = _localize_host_scalars(body, ctx)
     lowered = lower_block(body, ctx)
+    # run-time checks (checks.py): the kernel writes the error word when it has any
+    first_site = len(table.check_sites)
+    names = {sc.next_sym.uid: sc.prop.name for sc in scopes.values()}
+    lowered = insert_checks(lowered, table.check_sites, names)
+    if guard is not None:
+        guard = insert_checks(guard, table.check_sites, names)
 
     access = _Access(ctx)
+    if len(table.check_sites) > first_site:
+        for array in table.error_arrays():
+            access.array(array, written=True)
     if extent == "edges":
         access.graph(("sources",))
     access.visit(guard)
@@ -309,4 +319,5 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
     stores = tuple(table.scalar(sym) for uid, sym in ctx.stores.items()
                    if uid not in ctx.reductions)
     return Kernel(name, index, extent, guard, lowered, access.params(), tuple(reductions),
-                  loc=loc, scalars=tuple(access.kernel_scalars.values()), stores=stores)
+                  loc=loc, scalars=tuple(access.kernel_scalars.values()), stores=stores,
+                  checks=tuple(range(first_site, len(table.check_sites))))

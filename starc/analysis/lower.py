@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from starc.analysis.checks import ErrorWord
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
@@ -24,5 +25,9 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
     body = host.block(function.body)
+    error = None
+    if table.check_sites:
+        site, value = table.error_arrays()
+        error = ErrorWord(site, value, tuple(table.check_sites))
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
-                tuple(host.host_scalars))
+                tuple(host.host_scalars), error)

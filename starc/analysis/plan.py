@@ -49,7 +49,8 @@ class DeviceArray:
     (a propEdge parameter bound to the file's weights), ``"result"`` (a propNode parameter),
     ``"local"`` (a declared property), ``"next"`` (the next-iteration buffer of a fixedPoint
     property), ``"level"`` (BFS levels), ``"scalar"`` (device copy of a host scalar), ``"flag"``
-    (a device flag), ``"lock"`` (per-element locks for Min/Max with secondary targets).
+    (a device flag), ``"lock"`` (per-element locks for Min/Max with secondary targets),
+    ``"error"`` (the run-time error word, see ``Plan.error``).
     ``copy_in``: copied host->device once after allocation; ``copy_out``: copied back once at
     the end. Nothing else is transferred except by explicit host operations.
     """
@@ -113,6 +114,8 @@ class Kernel:
     names, property arrays, next buffers, flags, locks, the BFS level, the one-value arrays of
     ``reductions`` and ``stores``), ``written`` where the kernel may write it, in the order of
     ``Plan.arrays``; then every host scalar read by value, in order of first use.
+    ``checks``: the run-time check sites (numbers into ``Plan.error.sites``) the kernel may
+    raise; when not empty, ``params`` include the two ``"error"`` arrays.
     ``stores`` (added): one-value ``"scalar"`` arrays (``array.sym`` is the host scalar) that
     ``ScalarStore`` statements write; like reductions, the host writes the scalar's current
     value before the launch and reads it back after.
@@ -128,6 +131,7 @@ class Kernel:
     loc: SourceLoc = field(default=NO_LOC, compare=False)
     scalars: Tuple["KernelScalar", ...] = ()
     stores: Tuple[DeviceArray, ...] = ()
+    checks: Tuple[int, ...] = ()
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------
@@ -389,7 +393,12 @@ class Plan:
     kernels: Tuple[Kernel, ...]
     host: HostBlock
     host_scalars: Tuple[ir.Symbol, ...] = ()
+    error: Optional[object] = None
 
+    # ``error``: the device error word (``starc.analysis.checks.ErrorWord``) when some kernel
+    # has run-time checks, else None. Hosts zero it after allocation, read it after the
+    # kernel sequence (and after each fixedPoint/BFS round whose kernels may raise), and
+    # report ``sites[site - 1].message(value, n, m)`` at that site's location.
     # ``host_scalars``: scalar (and ``node``) parameters, then every scalar the host declares
     # (``HostDeclare``) and every ``HostForSet`` variable, in order of appearance.
 

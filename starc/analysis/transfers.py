@@ -82,6 +82,8 @@ class ArrayTable:
         self._locks: Dict[int, DeviceArray] = {}
         self._level: Optional[Tuple[DeviceArray, ir.Symbol]] = None
         self._bfs_flag: Optional[DeviceArray] = None
+        self._error: Optional[Tuple[DeviceArray, DeviceArray]] = None
+        self.check_sites: List = []           # starc.analysis.checks.CheckSite, by number
         for sym in props:                     # DSL names first, so they keep their spelling
             self.prop(sym)
 
@@ -167,6 +169,17 @@ class ArrayTable:
             self._bfs_flag = self._add(DeviceArray(self._names.unique(BFS_FLAG), Scalar.INT,
                                                    "one", "flag"))
         return self._bfs_flag
+
+    def error_arrays(self) -> Tuple[DeviceArray, DeviceArray]:
+        """The device error word (see ``starc.analysis.checks``): failed site + 1, and the
+        offending value; one pair for the whole program, zeroed once after allocation."""
+        if self._error is None:
+            self._error = (
+                self._add(DeviceArray(self._names.unique("starc_error"), Scalar.INT, "one",
+                                      "error")),
+                self._add(DeviceArray(self._names.unique("starc_error_value"), Scalar.LONG,
+                                      "one", "error")))
+        return self._error
 
     def by_symbol(self, sym: ir.Symbol) -> Optional[DeviceArray]:
         return self._by_uid.get(sym.uid)

@@ -24,6 +24,8 @@ S = Scalar
 _INTEGRAL = (S.INT, S.LONG)
 _IDS = (S.NODE, S.EDGE)
 _INT32_MAX = 2 ** 31 - 1
+# The value range of each integer type, for literals (LONG_MAX + 1 is only valid negated).
+_RANGES = {S.INT: (-2 ** 31, 2 ** 31 - 1), S.LONG: (-2 ** 63, 2 ** 63 - 1)}
 
 # name -> (number of node arguments, result type)
 GRAPH_QUERIES = {
@@ -142,20 +144,36 @@ class ExpressionTyper:
             return _error(loc)
         return ir.Cast(expr, type=S.BOOL, loc=expr.loc)
 
-    def _adapt_literal(self, expr: ir.Expr, target: Scalar) -> Optional[ir.Expr]:
-        """The literal rebuilt with type ``target``, or None where a ``Cast`` is needed."""
+    def _adapt_literal(self, expr: ir.Expr, target: Scalar,
+                       negated: bool = False) -> Optional[ir.Expr]:
+        """The literal rebuilt with type ``target``, or None where a ``Cast`` is needed.
+
+        An integer literal outside ``target``'s range is an error at its location (E0304):
+        accepting it would leave its value to each backend's C compiler."""
         if isinstance(expr, ir.Unary):
-            inner = self._adapt_literal(expr.operand, target)
-            if inner is None:
-                return None
+            inner = self._adapt_literal(expr.operand, target, not negated)
+            if inner is None or is_error(inner.type):
+                return inner
             return ir.Unary("-", inner, type=target, loc=expr.loc)
         if isinstance(expr, ir.Inf):
             return None if target is S.BOOL else ir.Inf(expr.negative, type=target, loc=expr.loc)
         if is_floating(target):
             return ir.Const(float(expr.value), type=target, loc=expr.loc)
         if target in _INTEGRAL and isinstance(expr.value, int):
+            if not self._literal_fits(-expr.value if negated else expr.value, target, expr.loc):
+                return _error(expr.loc)
             return ir.Const(expr.value, type=target, loc=expr.loc)
         return None
+
+    def _literal_fits(self, value: int, target: Scalar, loc: SourceLoc) -> bool:
+        low, high = _RANGES[target]
+        if low <= value <= high:
+            return True
+        self.sink.error("E0304", f"integer literal {value} is out of range for '{target}' "
+                        f"({low}..{high})", loc,
+                        hint="use a 'long' variable for larger values" if target is S.INT
+                        else None)
+        return False
 
     def _meet(self, left: ir.Expr, right: ir.Expr, comparison: bool):
         """The common type of two operands, letting a literal take the other's type."""
@@ -199,9 +217,14 @@ class ExpressionTyper:
         self.flow.read(sym, node.loc, self.sink)
         return ir.VarRef(sym, type=sym.type, loc=node.loc)
 
-    def _expr_IntLit(self, node: ast.IntLit) -> ir.Expr:
-        type_ = S.INT if node.value <= _INT32_MAX else S.LONG
-        return ir.Const(int(node.value), type=type_, loc=node.loc)
+    def _expr_IntLit(self, node: ast.IntLit, negated: bool = False) -> ir.Expr:
+        value = int(node.value)
+        # a literal that fits no integer type is rejected here; one that fits 'long' but
+        # not the type it meets is rejected where it adapts (``_adapt_literal``)
+        if not self._literal_fits(-value if negated else value, S.LONG, node.loc):
+            return _error(node.loc)
+        type_ = S.INT if value <= _INT32_MAX + (1 if negated else 0) else S.LONG
+        return ir.Const(value, type=type_, loc=node.loc)
 
     def _expr_FloatLit(self, node: ast.FloatLit) -> ir.Expr:
         return ir.Const(float(node.value), type=S.DOUBLE, loc=node.loc)
@@ -222,7 +245,10 @@ class ExpressionTyper:
     # --- operators --------------------------------------------------------------------
 
     def _expr_Unary(self, node: ast.Unary) -> ir.Expr:
-        operand = self.scalar(node.operand)
+        if node.op == "-" and isinstance(node.operand, ast.IntLit):
+            operand = self._expr_IntLit(node.operand, negated=True)  # -2147483648 is an int
+        else:
+            operand = self.scalar(node.operand)
         if is_error(operand.type):
             return operand
         if node.op == "!":

@@ -32,10 +32,14 @@ def _mentions(expr: ir.Node, target: ir.LValue) -> bool:
 
 
 def _check_range(values, limit: int, what: str, loc) -> None:
+    """``what`` is ``vertex``, ``edge`` or ``index of 'p'`` (the value goes after its first
+    word, as the closure interpreter words it: "index 5 of 'p' out of range 0..2")."""
     values = np.asarray(values)
     if values.size and (values.min() < 0 or values.max() >= limit):
         bad = values[(values < 0) | (values >= limit)].flat[0]
-        raise ExecutionError(f"{what} {int(bad)} out of range 0..{limit - 1}", loc)
+        head, _, tail = what.partition(" ")
+        subject = f"{head} {int(bad)}" + (f" {tail}" if tail else "")
+        raise ExecutionError(f"{subject} out of range 0..{limit - 1}", loc)
 
 
 class KernelCompiler(KernelRules):
@@ -142,7 +146,7 @@ class KernelCompiler(KernelRules):
         def read(sel):
             i = index(sel)
             if not trusted:
-                _check_range(i, limit, f"index of {name!r}:", loc)
+                _check_range(i, limit, f"index of {name!r}", loc)
             return sel.run.env[slot][i]
         return read
 
@@ -419,7 +423,7 @@ class KernelCompiler(KernelRules):
 
         def write(sel):
             targets = np.array(full(index(sel), sel.size), dtype=np.int64)
-            _check_range(targets, limit, f"index of {name!r}:", loc)
+            _check_range(targets, limit, f"index of {name!r}", loc)
             values = np.array(full(value(sel), sel.size))
             sel.run.shared_records.append((kind, slot, op, seq, targets, values, sel.owners()))
         return write
@@ -514,7 +518,7 @@ class KernelCompiler(KernelRules):
 
         def min_max(sel):
             targets = np.array(full(index(sel), sel.size), dtype=np.int64)
-            _check_range(targets, limit, f"index of {name!r}:", loc)
+            _check_range(targets, limit, f"index of {name!r}", loc)
             cands = np.array(full(candidate(sel), sel.size))
             secs = [np.array(full(v(sel), sel.size)) for v in values]
             sel.run.mm_records.append((seq, targets, cands, secs, sel.owners()))

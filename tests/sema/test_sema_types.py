@@ -3,6 +3,8 @@ filter rewriting, get_edge resolution, BFS roles, symbols and return types."""
 
 from __future__ import annotations
 
+import pytest
+
 from sema_helpers import all_of, analyze_ok, check, first, headers
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar as S
@@ -252,3 +254,31 @@ def test_internal_errors_are_reported_not_raised(monkeypatch):
     assert program is None
     assert [d.code for d in sink.diagnostics] == ["E0901"]
     assert sink.diagnostics[0].loc.line == 3
+
+
+# --- integer literal range (issue 13 item 5) ---------------------------------------------------
+
+@pytest.mark.parametrize("decl, literal, type_", [
+    ("int a = 2147483648;", "2147483648", "int"),
+    ("int a = -2147483649;", "-2147483649", "int"),
+    ("long a = 9223372036854775808;", "9223372036854775808", "long"),
+    ("long a = -9223372036854775809;", "-9223372036854775809", "long"),
+    ("long a = 99999999999999999999;", "99999999999999999999", "long"),
+    ("int a = 1;\nint b = a + 3000000000;", "3000000000", "int"),
+])
+def test_integer_literal_out_of_its_types_range_is_an_error_at_the_literal(decl, literal, type_):
+    _, sink = check(wrap(decl))
+    found = [d for d in sink.diagnostics if d.is_error]
+    assert len(found) == 1, headers(sink)
+    assert found[0].code == "E0304"
+    assert f"integer literal {literal} is out of range for '{type_}'" in found[0].message
+    line = wrap(decl).splitlines()
+    assert found[0].loc.line == next(i + 1 for i, text in enumerate(line)
+                                     if literal.lstrip("-") in text)
+
+
+def test_integer_literals_at_the_ends_of_their_range_are_accepted():
+    program = analyze_ok(wrap("int a = 2147483647;\nint b = -2147483648;\n"
+                              "long c = 9223372036854775807;\nlong d = -9223372036854775808;\n"
+                              "long e = 3000000000;\nfloat f = 3000000000;"))
+    assert program is not None

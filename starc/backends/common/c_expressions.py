@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.backends.common.dialect import Dialect
 from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
 from starc.ir import nodes as ir
@@ -171,6 +172,28 @@ class CExpressionPrinter:
                 return call, POSTFIX
             return f"{call} >= 0", PRECEDENCE[">="]
         self.d.missing(f"the graph query '{e.op}'", e.loc)
+
+    # --- run-time checks (starc.analysis.checks): prelude helpers that record the site ---------
+    def _error_args(self) -> str:
+        arrays = [p.array for p in self.ctx.kernel.params
+                  if p.array is not None and p.array.role == "error"]
+        if len(arrays) != 2:
+            self.d.missing(f"a run-time check in kernel {self.ctx.kernel.name} without the "
+                           "error word among its arguments")
+        site, value = sorted(arrays, key=lambda a: a.elem is Scalar.LONG)
+        return f"{self.ctx.array(site).name}, {self.ctx.array(value).name}"
+
+    def _expr_CheckedIndex(self, e: CheckedIndex):
+        limit = self.ctx.num_edges() if e.extent == "edges" else self.ctx.num_nodes()
+        index = self.expr(e.index)
+        return (f"starc_check_index({index}, {limit}, {self._error_args()}, {e.site + 1})",
+                POSTFIX)
+
+    def _expr_CheckedDivide(self, e: CheckedDivide):
+        kind = "long" if e.type is Scalar.LONG else "int"
+        func = "starc_div" if e.op == "/" else "starc_mod"
+        return (f"{func}_{kind}({self.expr(e.left)}, {self.expr(e.right)}, "
+                f"{self._error_args()}, {e.site + 1})", POSTFIX)
 
     def _expr_KernelScalar(self, e: P.KernelScalar):
         return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

@@ -68,6 +68,7 @@ class CppHostPrinter(HostStatementPrinter):
             body.append(f"std::vector<{d.storage_type(elem)}> {vector}"
                         f"(static_cast<size_t>({g}.num_nodes));")
             result_vectors.append((p, array, vector))
+        body += self.sites_table()
         body += d.setup(where)
         body.append("")
         body.append("// Timed: from the graph in host memory to the results back in host memory.")
@@ -77,6 +78,7 @@ class CppHostPrinter(HostStatementPrinter):
             body += self._allocate(array)
         algorithm = self._algorithm()
         body += algorithm
+        body += self.error_check(where)     # before any result is copied or printed
         for p, array, vector in result_vectors:
             if array is not None:
                 body += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
@@ -168,7 +170,7 @@ class CppHostPrinter(HostStatementPrinter):
             else:
                 d.missing(f"copying the '{array.role}' array '{array.name}' in")
             lines += d.copy_to_device(var, array.elem, host, count, where)
-        if array.role == "lock":  # every lock starts released
+        if array.role in ("lock", "error"):  # every lock starts released, no check failed
             lines += d.fill(var, array.elem, "0", count, where)
         return lines
 

@@ -6,6 +6,7 @@ Graph queries read ``starc::Graph``; a device element is read through the backen
 
 from __future__ import annotations
 
+import json
 import types
 from typing import TYPE_CHECKING, Dict
 
@@ -65,5 +66,23 @@ class HostExprPrinter(cfamily.CPrinter):
             return f"{text} != 0", cfamily.PRECEDENCE["!="]
         return text, cfamily.POSTFIX
 
+    def _expr_Binary(self, e: ir.Binary):
+        """Integer ``/`` and ``%`` by a divisor that may be 0 or -1 call ``starc::host_div`` /
+        ``host_mod``: division by zero is the reference's located run-time error, and
+        ``INT_MIN / -1`` wraps instead of trapping (docs/language-notes.md)."""
+        if e.op in ("/", "%") and e.type in (Scalar.INT, Scalar.LONG) \
+                and not _plain_divisor(e.right):
+            func = "starc::host_div" if e.op == "/" else "starc::host_mod"
+            where = json.dumps(str(e.loc))
+            return f"{func}({self.expr(e.left)}, {self.expr(e.right)}, {where})", cfamily.POSTFIX
+        return super()._expr_Binary(e)
+
     def _expr_WeightBound(self, e: ir.WeightBound):
         return self.host.weight_bound(e), cfamily.POSTFIX
+
+
+def _plain_divisor(e: ir.Expr) -> bool:
+    """A constant divisor other than 0 and -1: C's ``/`` and ``%`` are defined for it."""
+    while isinstance(e, ir.Cast):
+        e = e.expr
+    return isinstance(e, ir.Const) and int(e.value) not in (0, -1)

@@ -9,6 +9,7 @@ as C++ lines; every device operation goes through the backend's ``HostDialect``.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Dict, Iterable, List, Sequence, Tuple
 
@@ -258,11 +259,13 @@ class HostStatementPrinter:
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
         pad = INDENT * depth
         return ([pad + f"while ({self.expr(s.cond)}) {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         pad = INDENT * depth
         return ([pad + f"do {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1)
                 + [pad + f"}} while ({self.expr(s.cond)});"])
 
@@ -270,6 +273,7 @@ class HostStatementPrinter:
         pad = INDENT * depth
         var = self.names.bind(s.var)
         return ([pad + f"for (int {var} : {self.scalar(s.set)}) {{{self.comment(s.loc)}"]
+                + self._loop_check(s, depth + 1)
                 + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
 
     def _exit(self, statement: str, depth: int, all_levels: bool) -> List[str]:
@@ -379,6 +383,39 @@ class HostStatementPrinter:
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
                 f"{self._read_element(s.array, '0', self.where(s.loc))};"]
 
+    # --- the run-time error word (starc.analysis.checks) -------------------------------------
+    def sites_table(self) -> List[str]:
+        """The static table of check sites ``error_check`` reports from (none: no lines)."""
+        if self.plan.error is None:
+            return []
+        self._sites_var = self.names.fresh("check_sites")
+        rows = [f'{{"{c.kind}", {json.dumps(str(c.loc))}, {json.dumps(c.name)}, '
+                f'{str(c.extent == "edges").lower()}}}' for c in self.plan.error.sites]
+        return [f"static const starc::CheckSite {self._sites_var}[] = {{"] + \
+            [INDENT + row + "," for row in rows] + ["};"]
+
+    def error_check(self, where: str) -> List[str]:
+        """Read the error word; on a failed check throw ``starc::CheckError`` (the reference's
+        message, exit status 1). Only the site word is read unless it is set."""
+        if self.plan.error is None:
+            return []
+        site = self.names.fresh("failed_site")
+        g = self.graph
+        return [f"if (int {site} = {self._read_element(self.plan.error.site, '0', where)}) "
+                f"starc::raise_check({site}, "
+                f"{self._read_element(self.plan.error.value, '0', where)}, {g}.num_nodes, "
+                f"{g}.num_edges, {self._sites_var});"]
+
+    def _checks_in(self, block) -> bool:
+        return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
+
+    def _loop_check(self, s, depth: int) -> List[str]:
+        """A host loop whose body launches checked kernels reads the error word at the top
+        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
+        if not self._checks_in(s.body):
+            return []
+        return self._indent(self.error_check(self.where(s.loc)), depth)
+
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
         """As the reference runs it: each iteration starts with the flag variable True and
         an all-false next buffer; it continues while any flag was set (or the body set the
@@ -399,6 +436,8 @@ class HostStatementPrinter:
         lines = [pad + f"do {{{self.comment(s.loc)}"] + self._indent(body, depth + 1)
         lines += self._loop_body("fixedPoint", s.body, depth + 1, swap)
         lines += self._indent(swap, depth + 1)
+        if self._checks_in(s.body):   # a failed check must not leave the loop spinning
+            lines += self._indent(self.error_check(where), depth + 1)
         cond = f"{self._read_element(s.flag, '0', where)}"
         cond = f"{cond} != 0" if not cond.endswith("!= 0") else cond
         if s.forced:
@@ -421,6 +460,8 @@ class HostStatementPrinter:
         step = d.write_element(flag, s.flag.elem, "0", "0", where)
         step += self.launch(s.forward, {s.depth_name: depth_var}, s.loc)
         step.append(f"++{depth_var};")
+        if s.forward.checks:
+            step += self.error_check(where)
         inner += [INDENT + line for line in step]
         inner.append(f"}} while ({self._read_element(s.flag, '0', where)} != 0);")
         if s.reverse is not None:

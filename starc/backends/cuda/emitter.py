@@ -185,7 +185,8 @@ class _KernelShell:
 
 def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     """The nvcc command line that builds ``program``.cu into ``program`` (in its folder)."""
-    argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}"]
+    # -fwrapv: host code wraps on signed overflow, as the reference (docs/language-notes.md)
+    argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fwrapv"]
     if strict:
         argv += ["-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra"]
     return argv + ["-o", program, f"{program}.cu"]

@@ -93,6 +93,8 @@ class OpenCLBackend(Backend):
                                   for a in k.args]) for k in kernels.kernels],
             param_names=[name for _, name in host.params],
             param_values=[_param_value(sym) for sym, _ in host.params],
+            check_sites=[_site_repr(c) for c in (plan.error.sites if plan.error else ())],
+            error_check=host.error_check,
             body=host.body, allocations=allocations, downloads=downloads,
             work_group_size=options.block_size or 256, starc_root=_starc_root(), **common)
         return GeneratedProgram("opencl", plan.function.name,
@@ -110,6 +112,8 @@ class OpenCLBackend(Backend):
             dtype = STORAGE_DTYPES[array.elem]
             if array.role == "weight" and array.sym is not None:
                 allocations.append(f"{attr}=device.upload(args[{array.sym.name!r}], {dtype})")
+            elif array.role == "error":     # zero: no check has failed
+                allocations.append(f"{attr}=rt.zeroed(device, {dtype}, 1)")
             elif array.copy_in:
                 raise BackendError(f"the opencl backend does not know what to copy into the "
                                    f"{array.role} array '{array.name}'")
@@ -173,6 +177,12 @@ def _build_error(exc) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower() and "clBuildProgram" not in line]
     return (errors or lines or ["unknown error"])[0]
+
+
+def _site_repr(site) -> str:
+    loc = site.loc
+    return (f"CheckSite({site.kind!r}, SourceLoc({loc.file!r}, {loc.line}, {loc.col}), "
+            f"{site.name!r}, {site.extent!r})")
 
 
 def _param_value(sym) -> str:

@@ -15,6 +15,7 @@ from typing import Dict, List, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import GRAPH_ARRAYS, KernelArg, KernelCode, NameTable
+from starc.backends.common.host_tree import kernels_launched_by, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar, SetType, is_floating, is_integer
 
@@ -51,6 +52,7 @@ class HostCode:
     uses_n: bool
     uses_m: bool
     arrays: Dict[str, str]                      # device array name -> "dev.<attribute>"
+    error_check: List[str] = dataclasses.field(default_factory=list)  # after the algorithm
 
 
 def _base(path: str) -> str:
@@ -142,6 +144,9 @@ class HostPrinter:
     def _expr_Unary(self, e: ir.Unary):
         if e.op == "!":
             return f"not {self._operand(e.operand, _NOT)}", _NOT
+        if isinstance(e.operand, ir.Const) and is_integer(e.type):
+            # -2147483648 is an int but 2147483648 is not: negate before typing
+            return self._typed(e.type, repr(-int(e.operand.value)))
         operand = self._operand(e.operand, _NEG)
         if operand.startswith("-"):
             operand = f"({operand})"
@@ -150,7 +155,9 @@ class HostPrinter:
     def _expr_Binary(self, e: ir.Binary):
         if e.op in ("/", "%") and is_integer(e.type):
             func = "rt.cdiv" if e.op == "/" else "rt.cmod"
-            return f"{func}({self.expr(e.left)}, {self.expr(e.right)})", _CALL
+            loc = e.loc
+            return (f"{func}({self.expr(e.left)}, {self.expr(e.right)}, "
+                    f"({loc.file!r}, {loc.line}, {loc.col}))", _CALL)
         if e.op == "%":
             return f"np.fmod({self.expr(e.left)}, {self.expr(e.right)})", _CALL
         prec = _PREC[e.op]
@@ -255,22 +262,27 @@ class HostPrinter:
                 orelse = None
         return lines
 
+    def _loop_check(self, s) -> List[str]:
+        """A host loop whose body launches checked kernels reads the error word at the top
+        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
+        return [INDENT + line for line in self.error_check()] if self._checks_in(s.body) else []
+
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
-        return [f"while {self.expr(s.cond)}:"] + self._nested(s.body, depth)
+        return [f"while {self.expr(s.cond)}:"] + self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         cond = self.expr(s.cond)
         if not _continues(s.body):
-            return ["while True:"] + self._nested(s.body, depth) + [
+            return ["while True:"] + self._loop_check(s) + self._nested(s.body, depth) + [
                 f"{INDENT}if not ({cond}):", f"{INDENT * 2}break"]
         # a `continue` in the body must still test the condition
         first = self.names.fresh("first_pass")
         return [f"{first} = True", f"while {first} or ({cond}):", f"{INDENT}{first} = False"] \
-            + self._nested(s.body, depth)
+            + self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostForSet(self, s: P.HostForSet, depth: int):
         return [f"for {self.names.bind(s.var)} in {self.names.bind(s.set)}:"] + \
-            self._nested(s.body, depth)
+            self._loop_check(s) + self._nested(s.body, depth)
 
     def _stmt_HostReturn(self, s: P.HostReturn, depth: int):
         return ["return" if s.value is None else f"return {self.expr(s.value)}"]
@@ -348,6 +360,19 @@ class HostPrinter:
             return value if isinstance(value, str) else self.expr(value)
         raise BackendError(f"unknown kernel argument source {kind!r}", kernel.loc)
 
+    # --- the run-time error word (starc.analysis.checks) ---------------------------------------
+    def error_check(self) -> List[str]:
+        """Raise the reference's ``ExecutionError`` if a kernel check failed (no plan error
+        word: nothing to read)."""
+        error = self.plan.error
+        if error is None:
+            return []
+        return [f"rt.check_errors(device, graph, {self.array(error.site)}, "
+                f"{self.array(error.value)}, CHECK_SITES)"]
+
+    def _checks_in(self, block) -> bool:
+        return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
+
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
         flag_var = self.names.bind(s.flag_var)
         current, nxt, flag = self.array(s.current), self.array(s.next), self.array(s.flag)
@@ -360,8 +385,10 @@ class HostPrinter:
             lines.append(f"{INDENT}{flag_var} = True")
             done += f" and {flag_var}"
         lines += self._nested(s.body, depth)
-        lines += [f"{INDENT}{current}, {nxt} = {nxt}, {current}",
-                  f"{INDENT}if {done}:",
+        lines.append(f"{INDENT}{current}, {nxt} = {nxt}, {current}")
+        if self._checks_in(s.body):   # a failed check must not leave the loop spinning
+            lines += [INDENT + line for line in self.error_check()]
+        lines += [f"{INDENT}if {done}:",
                   f"{INDENT * 2}break",
                   f"{flag_var} = True"]
         return lines
@@ -376,6 +403,8 @@ class HostPrinter:
                  f"{INDENT}device.fill({flag}, 0)"]
         lines += [INDENT + line for line in self.launch(s.forward, {s.depth_name: depth_var},
                                                           s.forward)]
+        if s.forward.checks:
+            lines += [INDENT + line for line in self.error_check()]
         lines += [f"{INDENT}{depth_var} += i32(1)",
                   f"{INDENT}if device.read_element({flag}) == 0:",
                   f"{INDENT * 2}break"]
@@ -441,4 +470,4 @@ def print_host(plan: P.Plan, kernels: Sequence[KernelCode]) -> HostCode:
     body = [INDENT + line for line in sizes] + body
     graph_arrays = [name for name in GRAPH_ARRAYS if name in printer.graph_arrays]
     return HostCode(body, params, graph_arrays, printer.uses_n, printer.uses_m,
-                    printer.arrays)
+                    printer.arrays, printer.error_check())

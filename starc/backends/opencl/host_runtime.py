@@ -15,7 +15,10 @@ from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["DeviceError", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", "find_edge",
+from starc.reference.values import ExecutionError
+
+__all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf",
+           "neg_inf", "find_edge",
            "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
            "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
 
@@ -27,17 +30,34 @@ class DeviceError(RuntimeError):
     """No usable OpenCL device, a missing extension, or a failed build."""
 
 
-def cdiv(a, b):
-    """C's integer division (truncates toward zero), in the type of ``a``."""
+def _wrap(value: int, like):
+    """``value`` in the numpy integer type of ``like``, wrapped as two's complement."""
+    kind = type(like) if isinstance(like, np.integer) else np.int64
+    half = 2 ** (np.dtype(kind).itemsize * 8 - 1)
+    return kind((int(value) + half) % (2 * half) - half)
+
+
+def _fault(message: str, where):
+    from starc.diagnostics import SourceLoc
+    loc = SourceLoc(*where) if where is not None else None
+    return ExecutionError(message, loc) if loc is not None else ZeroDivisionError(message)
+
+
+def cdiv(a, b, where=None):
+    """C's integer division (truncates toward zero), in the type of ``a``; by zero, the
+    reference's run-time error at ``where`` (file, line, col); ``INT_MIN / -1`` wraps."""
     if b == 0:
-        raise ZeroDivisionError("integer division by zero")
+        raise _fault("integer division by zero", where)
     quotient = abs(int(a)) // abs(int(b))
-    return type(a)(quotient if (a < 0) == (b < 0) else -quotient)
+    return _wrap(quotient if (a < 0) == (b < 0) else -quotient, a)
 
 
-def cmod(a, b):
+def cmod(a, b, where=None):
     """C's remainder (the sign of the dividend), in the type of ``a``."""
-    return type(a)(int(a) - int(cdiv(a, b)) * int(b))
+    if b == 0:
+        raise _fault("integer modulo by zero", where)
+    r = abs(int(a)) % abs(int(b))
+    return type(a)(-r if a < 0 else r)
 
 
 def inf(dtype):
@@ -210,6 +230,23 @@ def open_device(kernel_file, signatures, kind: str = "default",
     return _DEVICES[key]
 
 
+def zeroed(device, dtype, count: int):
+    """A new device buffer of ``count`` zeros."""
+    buf = device.alloc(dtype, count)
+    device.fill(buf, 0)
+    return buf
+
+
+def check_errors(device, graph, site_buf, value_buf, sites) -> None:
+    """Raise the reference executor's ``ExecutionError`` when a kernel's run-time check failed
+    (the device error word, ``starc.analysis.checks``); one element read when none did."""
+    site = int(device.read_element(site_buf))
+    if site:
+        check = sites[site - 1]
+        value = int(device.read_element(value_buf))
+        raise ExecutionError(check.message(value, graph.num_nodes, graph.num_edges), check.loc)
+
+
 def bind(module, graph, options):
     from starc.runcontract import bind_arguments
     bound = bind_arguments(module.FUNCTION, graph, options)
@@ -289,6 +326,9 @@ def main(module, argv: Sequence[str]) -> int:
         with np.errstate(all="ignore"):
             props, value = module.compute(device, graph, args)
         elapsed = time.perf_counter() - start
+    except ExecutionError as exc:     # a failed run-time check: the reference's message
+        print(exc, file=sys.stderr)
+        return 1
     except (DeviceError, ArithmeticError, IndexError) as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1

@@ -60,6 +60,8 @@ TEST_DOUBLE_VARIABLE = "STARC_SYCL_TEST_DOUBLE"
 #: How each supported compiler builds a generated program (documented in its header).
 _COMPILER_COMMANDS = (("acpp",), ("icpx", "-fsycl"), ("clang++", "-fsycl"))
 _OPTIMIZE = "-O3"
+#: Signed integer overflow wraps (two's complement) as in the reference (docs/language-notes.md)
+_WRAP = "-fwrapv"
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,7 +76,7 @@ def _program_name(plan: P.Plan) -> str:
 
 def build_commands(program: str) -> List[str]:
     """The one-line build command of ``program.cpp`` for each supported SYCL compiler."""
-    return [" ".join([*compiler, _OPTIMIZE, "-o", program, f"{program}.cpp"])
+    return [" ".join([*compiler, _OPTIMIZE, _WRAP, "-o", program, f"{program}.cpp"])
             for compiler in _COMPILER_COMMANDS]
 
 
@@ -165,7 +167,7 @@ class SYCLBackend(Backend):
         generated.write(outdir)
         program = pathlib.Path(generated.main).stem
         partial = f"{program}.partial"  # renamed when complete: no half-built executable
-        flags = ["-O2"] if kind == "double" else [_OPTIMIZE]
+        flags = (["-O2"] if kind == "double" else [_OPTIMIZE]) + [_WRAP]
         ok, log = toolchains.run_compiler(argv + flags + ["-o", partial, generated.main],
                                           cwd=outdir)
         if not ok:

@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 TEST_DOUBLE = ROOT / "tests" / "support" / "sycl_host"
 GXX = shutil.which("g++")
 #: Every warning is an error: generated code must compile cleanly.
-STRICT_FLAGS = ["-std=c++17", "-O1", "-fopenmp", "-Wall", "-Wextra", "-Werror"]
+STRICT_FLAGS = ["-std=c++17", "-O1", "-fopenmp", "-fwrapv", "-Wall", "-Wextra", "-Werror"]
 
 
 class DoubleBuildError(AssertionError):

@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -61,6 +63,53 @@ inline void report_time(double seconds) {
   std::fflush(stderr);
 }
 
+/// A run-time check site of the generated kernels (starc/analysis/checks.py): kind
+/// ("index", "vertex", "edge", "division", "modulo"), DSL location, property name, and
+/// whether the limit is the number of edges (else of nodes).
+struct CheckSite {
+  const char* kind;
+  const char* where;
+  const char* name;
+  bool edges;
+};
+
+/// A failed run-time check; guarded_main prints what() alone (the reference executor's
+/// "<file>:<line>:<col>: runtime error: <message>") and exits with status 1.
+struct CheckError : std::runtime_error {
+  using runtime_error::runtime_error;
+};
+
+/// Throws the CheckError of site number `site` (from 1, as the error word holds it).
+[[noreturn]] inline void raise_check(int site, long long value, long long num_nodes,
+                                     long long num_edges, const CheckSite* sites) {
+  const CheckSite& s = sites[site - 1];
+  std::string kind = s.kind, message;
+  long long limit = s.edges ? num_edges : num_nodes;
+  if (kind == "division" || kind == "modulo") {
+    message = "integer " + kind + " by zero";
+  } else {
+    message = kind == "index" ? "index " + std::to_string(value) + " of '" + s.name + "'"
+                              : kind + " " + std::to_string(value);
+    message += " out of range 0.." + std::to_string(limit - 1);
+  }
+  throw CheckError(std::string(s.where) + ": runtime error: " + message);
+}
+
+/// Host-side integer a / b and a % b (T is int or long long): b == 0 throws the reference's
+/// "integer division by zero" CheckError at `where`; INT_MIN / -1 wraps, INT_MIN % -1 is 0.
+template <typename T>
+inline T host_div(T a, T b, const char* where) {
+  if (b == 0) throw CheckError(std::string(where) + ": runtime error: integer division by zero");
+  using U = std::make_unsigned_t<T>;
+  return b == -1 ? static_cast<T>(U(0) - static_cast<U>(a)) : a / b;
+}
+
+template <typename T>
+inline T host_mod(T a, T b, const char* where) {
+  if (b == 0) throw CheckError(std::string(where) + ": runtime error: integer modulo by zero");
+  return b == -1 ? T(0) : a % b;
+}
+
 /// Runs body() and maps exceptions to messages and exit statuses: InputError 1, UsageError 2
 /// (with a usage hint), anything else 3. body may return void (status 0) or an int status.
 template <class F>
@@ -72,6 +121,10 @@ int guarded_main(const char* prog, F&& body) {
     } else {
       return static_cast<int>(std::forward<F>(body)());
     }
+  } catch (const CheckError& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
   } catch (const InputError& error) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", prog, error.what());

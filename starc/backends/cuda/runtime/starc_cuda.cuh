@@ -236,6 +236,41 @@ __device__ inline void starc_lock_release(int* lock) {
   atomicExch(lock, 0);
 }
 
+// --- run-time checks (starc/analysis/checks.py) -------------------------------------------------
+// On failure a helper records its site (numbered from 1) in *err unless an earlier failure did
+// (first writer wins: compare-exchange from 0), stores the offending value, and returns a safe
+// value (index 0, quotient 0) so the kernel finishes; the host reports the site's message and
+// prints no results. Signed overflow wraps: INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
+__device__ inline void starc_raise(int* err, long long* err_value, int site, long long value) {
+  if (atomicCAS(err, 0, site) == 0) *err_value = value;
+}
+
+__device__ inline int starc_check_index(long long i, int limit, int* err, long long* err_value, int site) {
+  if (i >= 0 && i < limit) return (int)i;
+  starc_raise(err, err_value, site, i);
+  return 0;
+}
+
+__device__ inline int starc_div_int(int a, int b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? (int)(0u - (unsigned)a) : a / b;
+}
+
+__device__ inline int starc_mod_int(int a, int b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? 0 : a % b;
+}
+
+__device__ inline long long starc_div_long(long long a, long long b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? (long long)((unsigned long long)0 - (unsigned long long)a) : a / b;
+}
+
+__device__ inline long long starc_mod_long(long long a, long long b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? 0 : a % b;
+}
+
 // --- expressions and graph queries ------------------------------------------------------------
 
 template <typename T>

@@ -182,6 +182,41 @@ inline void starc_lock_release(volatile __global int *lock) {
     atomic_xchg(lock, 0);
 }
 
+// --- run-time checks (starc/analysis/checks.py) -------------------------------------------------
+// On failure a helper records its site (numbered from 1) in *err unless an earlier failure did
+// (first writer wins: compare-exchange from 0), stores the offending value, and returns a safe
+// value (index 0, quotient 0) so the kernel finishes; the host reports the site's message and
+// prints no results. Signed overflow wraps: INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
+inline void starc_raise(volatile __global int *err, __global long *err_value, int site, long value) {
+    if (atomic_cmpxchg(err, 0, site) == 0) *err_value = value;
+}
+
+inline int starc_check_index(long i, int limit, volatile __global int *err, __global long *err_value, int site) {
+    if (i >= 0 && i < limit) return (int)i;
+    starc_raise(err, err_value, site, i);
+    return 0;
+}
+
+inline int starc_div_int(int a, int b, volatile __global int *err, __global long *err_value, int site) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? (int)(0u - (uint)a) : a / b;
+}
+
+inline int starc_mod_int(int a, int b, volatile __global int *err, __global long *err_value, int site) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? 0 : a % b;
+}
+
+inline long starc_div_long(long a, long b, volatile __global int *err, __global long *err_value, int site) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? (long)((ulong)0 - (ulong)a) : a / b;
+}
+
+inline long starc_mod_long(long a, long b, volatile __global int *err, __global long *err_value, int site) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? 0 : a % b;
+}
+
 // --- graph queries ----------------------------------------------------------------------------
 
 // Binary searches of a sorted run ids[begin, end) (a CSR row): the first position whose id is

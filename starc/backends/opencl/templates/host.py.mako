@@ -20,6 +20,10 @@ except ImportError:     # generated from a starc checkout that is not installed
 from starc.backends.opencl import host_runtime as rt
 from starc.backends.opencl.host_runtime import i32, i64, f32, f64
 from starc.ir import nodes as ir
+% if check_sites:
+from starc.analysis.checks import CheckSite
+from starc.diagnostics import SourceLoc
+% endif
 from starc.ir.types import GRAPH, PropType, Scalar, SetType
 
 KERNEL_FILE = pathlib.Path(__file__).with_name(${repr(kernel_file)})
@@ -32,6 +36,14 @@ FUNCTION = ir.Function(${repr(function)}, params=(
 ), body=ir.Block(()))
 RESULT_TYPES = {${", ".join(f"{name!r}: Scalar.{t.name}" for name, t in results)}}
 RETURN_TYPE = ${"None" if return_type is None else "Scalar." + return_type.name}
+% if check_sites:
+# The kernels' run-time checks, by site number - 1 (the device error word holds the number).
+CHECK_SITES = (
+% for line in check_sites:
+    ${line},
+% endfor
+)
+% endif
 # Scalar argument types of each kernel, in order (None: a buffer).
 SIGNATURES = {
 % for name, dtypes in signatures:
@@ -57,6 +69,9 @@ def compute(device, graph, args):
 % endfor
     )
     value = _algorithm(${", ".join(["device", "graph", "dev"] + param_values)})
+% for line in error_check:
+    ${line}
+% endfor
     props = {
 % for line in downloads:
         ${line},

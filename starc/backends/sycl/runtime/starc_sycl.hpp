@@ -289,6 +289,46 @@ inline bool starc_lock_try(int* lock) {
 
 inline void starc_lock_release(int* lock) { starc_lock_ref(*lock).store(0); }
 
+// --- run-time checks (starc/analysis/checks.py) -------------------------------------------------
+// On failure a helper records its site (numbered from 1) in *err unless an earlier failure did
+// (first writer wins: compare-exchange from 0), stores the offending value, and returns a safe
+// value (index 0, quotient 0) so the kernel finishes; the host reports the site's message and
+// prints no results. Signed overflow wraps: INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
+using starc_error_ref = sycl::atomic_ref<int, sycl::memory_order::relaxed,
+                                         sycl::memory_scope::device,
+                                         sycl::access::address_space::global_space>;
+
+inline void starc_raise(int* err, long long* err_value, int site, long long value) {
+  int expected = 0;
+  if (starc_error_ref(*err).compare_exchange_strong(expected, site)) *err_value = value;
+}
+
+inline int starc_check_index(long long i, int limit, int* err, long long* err_value, int site) {
+  if (i >= 0 && i < limit) return (int)i;
+  starc_raise(err, err_value, site, i);
+  return 0;
+}
+
+inline int starc_div_int(int a, int b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? (int)(0u - (unsigned)a) : a / b;
+}
+
+inline int starc_mod_int(int a, int b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? 0 : a % b;
+}
+
+inline long long starc_div_long(long long a, long long b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? (long long)((unsigned long long)0 - (unsigned long long)a) : a / b;
+}
+
+inline long long starc_mod_long(long long a, long long b, int* err, long long* err_value, int site) {
+  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+  return b == -1 ? 0 : a % b;
+}
+
 // --- graph queries -------------------------------------------------------------------------------
 // Rows of the CSR are sorted by target (starc_graph.hpp), so an edge test is a binary search.
 

@@ -1,0 +1,327 @@
+"""Run-time checks (issue 13 items 5 and 6): a fault in a kernel stops every backend with the
+reference executor's located message, a non-zero exit and no results; a program without
+faults is unaffected.
+
+Each fault program runs on the reference (the oracle: its ``ExecutionError`` text), on the
+generated OpenCL program, on the SYCL program built with g++ against the test double, and is
+compiled with nvcc (run where a GPU is present)."""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_source
+from starc.graphs import load_graph
+from starc.reference import ExecutionError, execute
+from starc.results import compare_results, parse_results
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "backends" / "sycl"))
+from hostbuild import GXX, build_with_test_double  # noqa: E402
+
+GRAPH = "0 1 3\n1 2 4\n2 0 5\n2 3 1\n"      # 4 vertices, 4 weighted edges; 0->3 is missing
+
+# name -> (program text, fault parameters, good parameters)
+PROGRAMS = {
+    "div": ("""\
+function F(Graph g, propNode<int> out, int divisor) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        v.out = 100 / divisor + v;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "7"}),
+    "mod_long": ("""\
+function F(Graph g, propNode<long> out, long divisor) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        v.out = v % divisor;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "3"}),
+    "get_edge": ("""\
+function F(Graph g, propNode<int> out, propEdge<int> weight, node target) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        edge e = g.get_edge(v, target);
+        v.out = e.weight;
+    }
+}
+""", {"target": "3"}, None),
+    "vertex": ("""\
+function F(Graph g, propNode<int> out, int shift) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        node w = v + shift;
+        w.out += 1;
+    }
+}
+""", {"shift": "2"}, {"shift": "0"}),
+    "degree": ("""\
+function F(Graph g, propNode<int> out, int shift) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        v.out = g.count_outNbrs(v + shift);
+    }
+}
+""", {"shift": "-1"}, {"shift": "0"}),
+    "bfs_div": ("""\
+function F(Graph g, propNode<int> out, node src, int divisor) {
+    g.attachNodeProperty(out = 0);
+    iterateInBFS (v in g.nodes() from src) {
+        v.out = 1 / divisor;
+    }
+}
+""", {"src": "0", "divisor": "0"}, {"src": "0", "divisor": "1"}),
+    "host_div": ("""\
+function F(Graph g, propNode<int> out, int divisor) {
+    g.attachNodeProperty(out = 0);
+    int x = 10 / divisor;
+    long y = 10;
+    y = y % divisor;
+    forall (v in g.nodes()) {
+        v.out = x + y;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "-1"}),
+    "while_div": ("""\
+function F(Graph g, propNode<int> out, int divisor) {
+    g.attachNodeProperty(out = 0);
+    int total = 0;
+    while (total < 10) {
+        forall (v in g.nodes()) {
+            total += 1 / divisor;
+        }
+    }
+    forall (v in g.nodes()) {
+        v.out = total;
+    }
+}
+""", {"divisor": "0"}, {"divisor": "1"}),
+    "fixedpoint_mod": ("""\
+function F(Graph g, propNode<int> dist, int divisor) {
+    propNode<bool> modified;
+    g.attachNodeProperty(dist = 0, modified = True);
+    bool finished = False;
+    fixedPoint until (finished : !modified) {
+        forall (v in g.nodes().filter(modified == True)) {
+            forall (w in g.neighbors(v)) {
+                <w.dist, w.modified> = <Min(w.dist, v.dist % divisor - 1), True>;
+            }
+        }
+    }
+}
+""", {"divisor": "0"}, None),
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("checks")
+    graph = root / "g.el"
+    graph.write_text(GRAPH)
+    sources = {}
+    for name, (text, _, _) in PROGRAMS.items():
+        path = root / f"{name}.sp"
+        path.write_text(text)
+        sources[name] = path
+    return root, graph, sources
+
+
+def reference_message(path, graph, params) -> str:
+    comp = starc.compile(str(path), "reference").compilation
+    with pytest.raises(ExecutionError) as raised:
+        execute(comp.ir, load_graph(str(graph)), params, function=comp.function.name)
+    return str(raised.value)
+
+
+def reference_results(path, graph, params):
+    return starc.compile(str(path), "reference").run(graph, **params)
+
+
+def argv_params(params):
+    return [word for key, value in params.items() for word in (f"--{key}", value)]
+
+
+def assert_fails_like_reference(argv, path, graph, params):
+    proc = subprocess.run(argv + [str(graph)] + argv_params(params), capture_output=True,
+                          text=True, timeout=300)
+    expected = reference_message(path, graph, params)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == "", "no results may be printed after a failed check"
+    assert proc.stderr.strip().splitlines()[-1] == expected
+
+
+def test_reference_messages_are_located(files):
+    root, graph, sources = files
+    expected = {
+        "div": "div.sp:4:17: runtime error: integer division by zero",
+        "mod_long": "mod_long.sp:4:17: runtime error: integer modulo by zero",
+        "get_edge": "get_edge.sp:5:17: runtime error: index -1 of 'weight' out of range 0..3",
+        "vertex": "vertex.sp:5:9: runtime error: index 4 of 'out' out of range 0..3",
+        "degree": "degree.sp:4:17: runtime error: vertex -1 out of range 0..3",
+        "bfs_div": "bfs_div.sp:4:17: runtime error: integer division by zero",
+        "host_div": "host_div.sp:3:13: runtime error: integer division by zero",
+        "while_div": "while_div.sp:6:22: runtime error: integer division by zero",
+        "fixedpoint_mod": "fixedpoint_mod.sp:8:53: runtime error: integer modulo by zero",
+    }
+    for name, (_, bad, _) in PROGRAMS.items():
+        message = reference_message(sources[name], graph, bad)
+        assert message == f"{root}/{expected[name]}"
+
+
+# --- OpenCL -------------------------------------------------------------------------------
+
+def _opencl_available():
+    from starc.backends import get_backend
+    return get_backend("opencl").availability().can_run
+
+
+needs_opencl = pytest.mark.skipif(not _opencl_available(), reason="no OpenCL device (pyopencl "
+                                  "with PoCL) here")
+
+
+def _opencl_program(path, outdir):
+    sink = DiagnosticSink()
+    comp = compile_source(path.read_text(), str(path), sink, backend="opencl")
+    assert comp.ok, [str(d) for d in sink.diagnostics]
+    comp.generated.write(outdir)
+    return [sys.executable, str(outdir / comp.generated.main)]
+
+
+@pytest.mark.opencl
+@needs_opencl
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_opencl_fault_stops_with_the_reference_message(files, name, tmp_path):
+    _, graph, sources = files
+    argv = _opencl_program(sources[name], tmp_path)
+    assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
+
+
+@pytest.mark.opencl
+@needs_opencl
+@pytest.mark.parametrize("name", [n for n, p in PROGRAMS.items() if p[2] is not None])
+def test_opencl_without_fault_matches_reference(files, name):
+    _, graph, sources = files
+    good = PROGRAMS[name][2]
+    expected = reference_results(sources[name], graph, good)
+    actual = starc.compile(str(sources[name]), "opencl").run(graph, **good)
+    assert not compare_results(expected, actual)
+
+
+@pytest.mark.opencl
+@needs_opencl
+def test_opencl_in_process_run_raises_the_reference_error(files):
+    _, graph, sources = files
+    with pytest.raises(ExecutionError) as raised:
+        starc.compile(str(sources["get_edge"]), "opencl").run(graph, target=3)
+    assert str(raised.value) == reference_message(sources["get_edge"], graph, {"target": "3"})
+
+
+# --- SYCL through the OpenMP test double --------------------------------------------------
+
+needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ not found (SYCL test double)")
+
+
+def _sycl_program(path, outdir):
+    sink = DiagnosticSink()
+    comp = compile_source(path.read_text(), str(path), sink, backend="sycl")
+    assert comp.ok, [str(d) for d in sink.diagnostics]
+    return build_with_test_double(comp.generated, outdir)
+
+
+@pytest.mark.sycl
+@needs_gxx
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_sycl_fault_stops_with_the_reference_message(files, name, tmp_path):
+    _, graph, sources = files
+    argv = _sycl_program(sources[name], tmp_path)
+    assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
+    good = PROGRAMS[name][2]
+    if good is not None:
+        proc = subprocess.run(argv + [str(graph)] + argv_params(good), capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        expected = reference_results(sources[name], graph, good)
+        assert not compare_results(expected, parse_results(proc.stdout))
+
+
+# --- CUDA: nvcc compiles the checks (runs them where a GPU is present) --------------------
+
+def _nvcc():
+    from starc import toolchains
+    return toolchains.find_nvcc()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(_nvcc() is None, reason="nvcc not found (set STARC_NVCC or CUDA_HOME)")
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_cuda_fault_checks_compile_and_run(files, name, tmp_path):
+    from starc.backends.cuda.emitter import CUDABackend
+    _, graph, sources = files
+    sink = DiagnosticSink()
+    comp = compile_source(sources[name].read_text(), str(sources[name]), sink, backend="cuda")
+    assert comp.ok, [str(d) for d in sink.diagnostics]
+    built = CUDABackend().build(comp.generated, tmp_path, BackendOptions())
+    if shutil.which("nvidia-smi") is None or subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True, text=True).stdout.strip() == "":
+        return      # compiled; no GPU to run it on
+    assert_fails_like_reference(list(built.argv_prefix), sources[name], graph,
+                                PROGRAMS[name][1])
+
+
+def test_reference_vectorised_and_interpreted_paths_word_errors_alike(files):
+    _, graph, sources = files
+    for name in ("get_edge", "vertex", "degree"):
+        comp = starc.compile(str(sources[name]), "reference").compilation
+        messages = set()
+        for vectorize in (True, False):
+            with pytest.raises(ExecutionError) as raised:
+                execute(comp.ir, load_graph(str(graph)), PROGRAMS[name][1],
+                        function=comp.function.name, vectorize=vectorize)
+            messages.add(str(raised.value))
+        assert len(messages) == 1, messages
+
+
+# --- signed overflow wraps on every backend (docs/language-notes.md) ----------------------
+
+OVERFLOW = """\
+function F(Graph g, propNode<int> core, propNode<int> big, propNode<long> lg) {
+    g.attachNodeProperty(core = 0, big = 2147483647, lg = 9223372036854775807);
+    forall (v in g.nodes()) {
+        v.core -= INF;
+        v.core -= INF;
+        v.big = v.big + v + 1;
+        v.lg = v.lg * 3;
+        int q = v.big - v;
+        v.core = v.core + q / (0 - 1) + q % (0 - 1);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", [
+    pytest.param("opencl", marks=[pytest.mark.opencl, needs_opencl]),
+    pytest.param("sycl", marks=[pytest.mark.sycl, needs_gxx])])
+def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
+    root, graph, _ = files
+    path = tmp_path / "overflow.sp"
+    path.write_text(OVERFLOW)
+    expected = reference_results(path, graph, {})
+    assert expected.props["big"][0] == -2147483648          # INT_MAX + 0 + 1 wraps
+    assert expected.props["core"][0] == 2 - 2147483648      # -2 INF wraps to 2; INT_MIN / -1
+    if backend == "opencl":
+        actual = starc.compile(str(path), "opencl").run(graph)
+    else:
+        argv = _sycl_program(path, tmp_path / "build")
+        proc = subprocess.run(argv + [str(graph)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        actual = parse_results(proc.stdout)
+    assert not compare_results(expected, actual)
