@@ -8,8 +8,10 @@ from typing import List, Optional
 
 import numpy as np
 
+from starc.errors import StarcError, UsageError
+from starc.inputs import atomic_output, check_output_file, parse_max_vertices
+
 from .csr import Graph
-from .errors import GraphFormatError
 from .generators import grid, rmat, uniform
 from .readers import load_graph
 from .writers import write_graph
@@ -21,26 +23,26 @@ _FORMATS_HELP = "format by extension: .mtx Matrix Market, .npz binary cache, els
 
 def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     """Register ``graph`` (gen, info, convert); its handler is ``args.func``."""
-    parser = subparsers.add_parser("graph", help="generate, inspect and convert graph files",
+    parser = subparsers.add_parser("graph", allow_abbrev=False, help="generate, inspect and convert graph files",
                                    description="Generate, inspect and convert graph files.")
     commands = parser.add_subparsers(dest="graph_command", metavar="COMMAND")
     commands.required = True
 
-    gen = commands.add_parser("gen", help="generate a synthetic graph")
+    gen = commands.add_parser("gen", allow_abbrev=False, help="generate a synthetic graph")
     generators = gen.add_subparsers(dest="generator", metavar="GENERATOR")
     generators.required = True
-    rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
+    rmat_parser = generators.add_parser("rmat", allow_abbrev=False, help="Graph500 R-MAT (Kronecker) graph")
     rmat_parser.add_argument("--scale", type=int, required=True, help="2**scale vertices")
     rmat_parser.add_argument("--edge-factor", type=int, default=16,
                              help="edges per vertex (default 16)")
     for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
         rmat_parser.add_argument(f"-{name}", type=float, default=default,
                                  help=f"quadrant probability {name} (default {default})")
-    uniform_parser = generators.add_parser("uniform", help="uniformly random edges")
+    uniform_parser = generators.add_parser("uniform", allow_abbrev=False, help="uniformly random edges")
     uniform_parser.add_argument("--nodes", type=int, required=True)
     uniform_parser.add_argument("--degree", type=float, required=True,
                                 help="average out-degree")
-    grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
+    grid_parser = generators.add_parser("grid", allow_abbrev=False, help="road-like 2-D lattice")
     grid_parser.add_argument("--rows", type=int, required=True)
     grid_parser.add_argument("--cols", type=int, required=True)
     for sub in (rmat_parser, uniform_parser, grid_parser):
@@ -49,18 +51,34 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
                          help="integer weights uniform in [1, 100]")
         sub.add_argument("-o", "--output", required=True, help=_FORMATS_HELP)
 
-    info = commands.add_parser("info", help="print a graph file's statistics")
+    info = commands.add_parser("info", allow_abbrev=False, help="print a graph file's statistics")
     info.add_argument("graph", help=_FORMATS_HELP)
     info.add_argument("--undirected", action="store_true", help="symmetrise the edges first")
+    add_max_vertices_option(info)
 
-    convert = commands.add_parser("convert", help="convert between graph formats")
+    convert = commands.add_parser("convert", allow_abbrev=False, help="convert between graph formats")
     convert.add_argument("input", help=_FORMATS_HELP)
     convert.add_argument("output", help=_FORMATS_HELP)
     convert.add_argument("--undirected", action="store_true",
                          help="symmetrise the edges before writing")
+    add_max_vertices_option(convert)
 
     parser.set_defaults(func=run_graph_command)
     return parser
+
+
+def add_max_vertices_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-vertices N``: refuse a graph whose largest vertex id is N or more."""
+    parser.add_argument("--max-vertices", type=_max_vertices, metavar="N",
+                        help="refuse graphs with more than N vertices (default 2^31-1, and "
+                             "no more than fits in the available memory)")
+
+
+def _max_vertices(text: str) -> int:
+    try:
+        return parse_max_vertices(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error)[len("--max-vertices "):]) from None
 
 
 def graph_summary(graph: Graph) -> List[str]:
@@ -102,38 +120,37 @@ def _generate(args) -> Graph:
 
 
 def _write(graph: Graph, path: str) -> None:
-    try:
-        write_graph(graph, path)
-    except OSError as error:
-        raise GraphFormatError(path, None, f"cannot write: {error.strerror or error}") \
-            from None
+    """Write atomically: a failed or interrupted write leaves no partial file."""
+    with atomic_output(path) as tmp:
+        write_graph(graph, tmp)
 
 
 def run_graph_command(args) -> int:
     """Run ``starc graph ...``; returns the exit status, reporting errors on stderr."""
     try:
         if args.graph_command == "gen":
+            check_output_file(args.output)      # before generating: fail fast
             try:
                 graph = _generate(args)
-            except ValueError as error:
-                print(f"error[E0601]: {error}", file=sys.stderr)
-                return 1
+            except ValueError as error:       # a bad generator argument or size
+                raise UsageError(str(error)) from None
             _write(graph, args.output)
             print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
         elif args.graph_command == "info":
-            graph = load_graph(args.graph, undirected=args.undirected)
+            graph = load_graph(args.graph, undirected=args.undirected,
+                               max_vertices=args.max_vertices)
             print("\n".join(graph_summary(graph)))
         elif args.graph_command == "convert":
-            graph = load_graph(args.input, undirected=args.undirected)
+            check_output_file(args.output)
+            graph = load_graph(args.input, undirected=args.undirected,
+                               max_vertices=args.max_vertices)
             _write(graph, args.output)
             print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
         else:  # argparse makes the subcommand required; this guards direct callers.
-            print(f"error[E0601]: unknown graph command {args.graph_command!r}",
-                  file=sys.stderr)
-            return 1
-    except GraphFormatError as error:
-        print(f"error[E0602]: {error}", file=sys.stderr)
-        return 1
+            raise UsageError(f"unknown graph command {args.graph_command!r}")
+    except StarcError as error:
+        print(error.report(), file=sys.stderr)
+        return error.exit_code
     return 0
 
 
@@ -142,7 +159,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != ["graph"]:
         argv = ["graph"] + argv
-    parser = argparse.ArgumentParser(prog="starc")
+    parser = argparse.ArgumentParser(prog="starc", allow_abbrev=False)
     add_graph_subparser(parser.add_subparsers(dest="command"))
     try:
         args = parser.parse_args(argv)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from starc.errors import InputError
+
 __all__ = ["GraphFormatError"]
 
 
-class GraphFormatError(ValueError):
+class GraphFormatError(InputError, ValueError):
     """A graph file that cannot be read; ``line`` is None for whole-file problems."""
 
     def __init__(self, path: str, line: Optional[int], message: str) -> None:

@@ -247,12 +247,12 @@ def test_npz_with_inconsistent_arrays(tmp_path):
 
 
 def test_chunked_parsing_agrees_and_locates_errors(tmp_path, monkeypatch):
-    import starc.graphs.readers as readers
+    import starc.inputs as inputs
     lines = ["# weights are integers until the last line"]
     lines += [f"{i % 97} {(i * 7) % 97} {i % 5}" for i in range(3000)] + ["3 4 0.25"]
     path = write(tmp_path, "g.el", "\n".join(lines) + "\n")
     whole = load_graph(path)
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(inputs, "_CHUNK_BYTES", 64)
     chunked = load_graph(path)
     assert chunked == whole and not chunked.weights_integral
     lines[2500] = "1 2"

@@ -15,6 +15,8 @@ from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
+from starc.errors import StarcError
+
 __all__ = ["DeviceError", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", "find_edge",
            "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
            "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
@@ -23,7 +25,7 @@ __all__ = ["DeviceError", "Buffer", "Device", "cdiv", "cmod", "inf", "neg_inf", 
 i32, i64, f32, f64 = np.int32, np.int64, np.float32, np.float64
 
 
-class DeviceError(RuntimeError):
+class DeviceError(StarcError, RuntimeError):
     """No usable OpenCL device, a missing extension, or a failed build."""
 
 
@@ -250,13 +252,14 @@ def main(module, argv: Sequence[str]) -> int:
     import argparse
     import sys
     import time
-    from starc.graphs import GraphFormatError, load_graph
+    from starc.graphs import load_graph
+    from starc.inputs import check_output_file, parse_max_vertices, write_file
     from starc.results import format_results
-    from starc.runcontract import UsageError
-    from starc.runner import ParamSyntaxError, parse_param_tokens
+    from starc.runner import parse_param_tokens
 
+    # allow_abbrev=False: a program parameter '--d 0' must not become '--device 0'.
     parser = argparse.ArgumentParser(
-        prog=os.path.basename(module.__file__),
+        prog=os.path.basename(module.__file__), allow_abbrev=False,
         description=f"Run {module.FUNCTION.name} (starc, backend opencl) on a graph; program "
                     "parameters are given as --name value.")
     parser.add_argument("graph", help="edge list (src dst [weight]) or Matrix Market file")
@@ -266,41 +269,33 @@ def main(module, argv: Sequence[str]) -> int:
                         help="print 'starc-time <seconds>' on stderr")
     parser.add_argument("--device", default="default", choices=("default", "cpu", "gpu"),
                         help="the OpenCL device kind (default: PYOPENCL_CTX, a GPU, any)")
+    parser.add_argument("--max-vertices", metavar="N",
+                        help="refuse graphs with more than N vertices (default 2^31-1)")
     ns, rest = parser.parse_known_args(argv)
     name = parser.prog
     try:
+        # The exit status is the error's: 1 bad input data, 2 bad command line.
         options = parse_param_tokens(rest)
-    except ParamSyntaxError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        graph = load_graph(ns.graph, undirected=ns.undirected)
-    except GraphFormatError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 1
-    try:
+        max_vertices = None if ns.max_vertices is None else parse_max_vertices(ns.max_vertices)
+        if ns.out:
+            check_output_file(ns.out)
+        graph = load_graph(ns.graph, undirected=ns.undirected, max_vertices=max_vertices)
         args = bind(module, graph, options)
-    except UsageError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 2
-    try:
         device = module.open_device(ns.device)
         start = time.perf_counter()
-        with np.errstate(all="ignore"):
-            props, value = module.compute(device, graph, args)
-        elapsed = time.perf_counter() - start
-    except (DeviceError, ArithmeticError, IndexError) as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 1
-    text = format_results(make_results(module, ns.graph, props, value))
-    if ns.out:
         try:
-            pathlib.Path(ns.out).write_text(text)
-        except OSError as exc:
-            print(f"{name}: error: cannot write {ns.out}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return 1
-    else:
+            with np.errstate(all="ignore"):
+                props, value = module.compute(device, graph, args)
+        except (ArithmeticError, IndexError) as exc:
+            raise DeviceError(str(exc)) from None
+        elapsed = time.perf_counter() - start
+        text = format_results(make_results(module, ns.graph, props, value))
+        if ns.out:
+            write_file(ns.out, text)
+    except StarcError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if not ns.out:
         sys.stdout.write(text)
     if ns.time:
         print(f"starc-time {elapsed:.6f}", file=sys.stderr)
