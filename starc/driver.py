@@ -44,12 +44,13 @@ class Compilation:
 
 def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
     """The text of ``path``, or None with an E0602 diagnostic if it cannot be read."""
-    from starc.errors import InputError
+    from starc.errors import FileError
     from starc.inputs import read_source_bytes
     try:
         data = read_source_bytes(path)
-    except InputError as exc:
-        sink.error("E0602", str(exc)[len(path) + 2:], SourceLoc(path, 0, 0))
+    except FileError as exc:
+        why = exc.message.split(": ", 1)[-1]
+        sink.error("E0602", f"cannot read '{path}': {why}", SourceLoc(path, 0, 0))
         return None
     try:
         return data.decode("utf-8")
@@ -78,9 +79,13 @@ def _construct_at_failure(tb) -> tuple:
 def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
               action: Callable[[], T]) -> T:
     """Run one stage; an unexpected exception becomes an E0901 diagnostic naming the
-    construct and location (and the stack with ``--traceback``), then InternalError."""
+    construct and location (and the stack with ``--traceback``), then InternalError. Every
+    stage recurses over the tree: stack_room gives it room for the deepest tree the parser
+    accepts (MAX_DEPTH levels, chains of MAX_CHAIN operators)."""
+    from starc.ir.scope import stack_room
     try:
-        return action()
+        with stack_room():
+            return action()
     except CompileError as exc:
         sink.extend(d for d in exc.diagnostics if d not in sink.diagnostics)
         raise

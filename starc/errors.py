@@ -8,8 +8,10 @@ to its ``exit_code`` and prints ``str(error)`` -- never a Python traceback.
 
 from __future__ import annotations
 
+from typing import Optional
+
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INTERNAL", "StarcError",
-           "UsageError", "InputError", "InternalError"]
+           "UsageError", "InputError", "FileError", "InternalError"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -36,6 +38,25 @@ class InputError(StarcError):
     """Bad input data: a graph file, a program's data (weights the program cannot use)."""
 
     exit_code = EXIT_ERROR
+
+
+class FileError(InputError):
+    """A problem with one input file, reported as ``path:line: message`` (``line`` None:
+    the whole file)."""
+
+    def __init__(self, path: str, line: Optional[int], message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}: {self.message}"
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.line, self.message))
 
 
 class InternalError(StarcError):

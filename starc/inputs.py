@@ -23,7 +23,7 @@ import contextlib
 import tempfile
 from typing import Dict, Iterator, Optional, Tuple, Union
 
-from starc.errors import InputError, UsageError
+from starc.errors import FileError, InputError, UsageError
 
 __all__ = ["MAX_VERTICES", "MAX_EDGES", "MAX_LINE_BYTES", "MAX_SOURCE_BYTES", "open_input",
            "read_source_bytes", "line_chunks", "write_file", "write_directory",
@@ -38,6 +38,7 @@ MAX_LINE_BYTES = 1 << 20
 #: A .sp program larger than this is not a program.
 MAX_SOURCE_BYTES = 64 << 20
 _CHUNK_BYTES = 1 << 25
+_TOO_LONG = f"line is longer than {MAX_LINE_BYTES >> 20} MiB; is this a text graph file?"
 # Peak bytes per vertex and per edge while a graph is built and a program runs on it: forward
 # and reverse offsets, the counting-sort temporaries, a few per-vertex result arrays; per
 # edge the id pairs as read, the sorted CSR arrays, the reverse CSR and the weights.
@@ -53,10 +54,10 @@ def open_input(path: str):
     """``path`` opened for binary reading; InputError ``path: cannot open: why`` if not."""
     try:
         if stat.S_ISDIR(os.stat(path).st_mode):
-            raise InputError(f"{path}: cannot open: it is a directory")
+            raise FileError(path, None, "cannot open: it is a directory")
         return open(path, "rb")
     except OSError as error:
-        raise InputError(f"{path}: cannot open: {_reason(error)}") from None
+        raise FileError(path, None, f"cannot open: {_reason(error)}") from None
 
 
 def read_source_bytes(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
@@ -65,10 +66,10 @@ def read_source_bytes(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
         try:
             data = handle.read(limit + 1)
         except OSError as error:
-            raise InputError(f"{path}: cannot read: {_reason(error)}") from None
+            raise FileError(path, None, f"cannot read: {_reason(error)}") from None
     if len(data) > limit:
-        raise InputError(f"{path}: the file is larger than {limit >> 20} MiB; "
-                         "is it a starc program?")
+        raise FileError(path, None, f"the file is larger than {limit >> 20} MiB; "
+                                    "is it a starc program?")
     return data
 
 
@@ -88,20 +89,16 @@ def line_chunks(path: str, first: bytes = b"", handle=None,
             try:
                 block = handle.read(chunk_bytes)
             except OSError as error:
-                raise InputError(f"{path}: cannot read: {_reason(error)}") from None
+                raise FileError(path, None, f"cannot read: {_reason(error)}") from None
             pending += block
             cut = pending.rfind(b"\n") + 1 if block else len(pending)
             if cut == 0 and len(pending) > MAX_LINE_BYTES:
-                raise InputError(f"{path}:{lines_before + 1}: line is longer than "
-                                 f"{MAX_LINE_BYTES >> 20} MiB; is this a text graph file?")
+                raise FileError(path, lines_before + 1, _TOO_LONG)
             if cut:
                 piece, pending = pending[:cut], pending[cut:]
                 tail = piece.rfind(b"\n") + 1
                 if len(piece) - tail > MAX_LINE_BYTES:
-                    line = lines_before + piece.count(b"\n") + 1
-                    raise InputError(f"{path}:{line}: line "
-                                     f"is longer than {MAX_LINE_BYTES >> 20} MiB; is this a "
-                                     "text graph file?")
+                    raise FileError(path, lines_before + piece.count(b"\n") + 1, _TOO_LONG)
                 yield piece, lines_before
                 lines_before += piece.count(b"\n")
             if not block:

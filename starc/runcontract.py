@@ -179,6 +179,14 @@ def _parse_id_list(spec: ParamSpec, text: str, limit: int, graph) -> List[int]:
     return ids
 
 
+def _weight_location(graph, bad) -> str:
+    """``"path:line: "`` of the first weight token for which ``bad(token)`` holds, read
+    back from the graph's file (only on this error path), or "" if there is none."""
+    from starc.graphs.readers import first_weight_line
+    found = first_weight_line(graph_label(graph), bad)
+    return "" if found is None else f"{graph_label(graph)}:{found[0]}: weight {found[1]!r}: "
+
+
 def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     from starc.results import numpy_dtype
     if graph.weights is None:
@@ -190,13 +198,17 @@ def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     if is_integer(spec.scalar):
         if not graph.weights_integral or not np.all(np.isfinite(weights)) or not np.array_equal(
                 weights, np.trunc(weights)):
-            raise DataError(f"{fn.name} needs integer edge weights for {spec.name!r} "
-                             f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
-                             f"non-integer weights")
+            raise DataError(_weight_location(graph, lambda token: not _INTEGER.match(token)) +
+                            f"{fn.name} needs integer edge weights for {spec.name!r} "
+                            f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
+                            f"non-integer weights")
         info = np.iinfo(numpy_dtype(spec.scalar))
         if weights.size and (weights.min() < info.min or weights.max() > info.max):
-            raise DataError(f"{fn.name}: a weight of {graph_label(graph)} does not fit "
-                             f"propEdge<{spec.scalar}> {spec.name!r}")
+            outside = (lambda token: _INTEGER.match(token) is not None
+                       and not info.min <= int(token) <= info.max)
+            raise DataError(_weight_location(graph, outside) +
+                            f"{fn.name}: a weight of {graph_label(graph)} does not fit "
+                            f"propEdge<{spec.scalar}> {spec.name!r}")
         return weights.astype(numpy_dtype(spec.scalar))
     return weights.astype(numpy_dtype(spec.scalar))
 

@@ -146,9 +146,11 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
     if out:
         check_output_file(out)      # before the run: a bad path is known at once
     g = load_graph(graph, undirected=undirected, max_vertices=max_vertices)
+    from starc.ir.scope import stack_room
     try:
         start = _time.perf_counter()
-        results = execute(comp.ir, g, params, function=comp.function.name)
+        with stack_room():       # the executor recurses over expressions, as the stages do
+            results = execute(comp.ir, g, params, function=comp.function.name)
         elapsed = _time.perf_counter() - start
     except ExecutionError as exc:
         loc = getattr(exc, "loc", None)

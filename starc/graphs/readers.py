@@ -36,13 +36,13 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from starc.errors import InputError
+from starc.errors import FileError, InputError
 from starc.inputs import MAX_VERTICES, check_graph_size, line_chunks
 
 from .csr import Graph
 from .errors import GraphFormatError
 
-__all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz"]
+__all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz", "first_weight_line"]
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*[#%][^\n]*")
 # bytes.split() splits on exactly these: keeping the table equal keeps tokens and counts aligned.
@@ -85,11 +85,8 @@ def _chunks(path: str):
         yield from line_chunks(path)
     except GraphFormatError:
         raise
-    except InputError as error:   # "path:line: what" or "path: what"
-        text = str(error)[len(path):]
-        line, _, message = text[1:].partition(": ")
-        raise GraphFormatError(path, int(line) if line.isdigit() else None,
-                               message if line.isdigit() else text[2:]) from None
+    except FileError as error:
+        raise GraphFormatError(error.path, error.line, error.message) from None
 
 
 # -- text edge lists ----------------------------------------------------------------------
@@ -252,6 +249,30 @@ def _check_weight(path, number, raw: bytes, weight_kind):
         raise GraphFormatError(path, number, f"weight {token!r} is not a number") from None
     if not np.isfinite(value):
         raise GraphFormatError(path, number, f"weight {token!r} is not finite")
+
+
+def first_weight_line(path: str, bad) -> Optional[Tuple[int, str]]:
+    """(line number, token) of the first edge weight for which ``bad(token)`` holds; None
+    when there is none or the file cannot be read again. For messages about weights the
+    program cannot use: the Graph keeps no line numbers."""
+    is_mtx = path.lower().endswith(".mtx")
+    size_line_seen = not is_mtx
+    try:
+        for data, lines_before in line_chunks(path):
+            for number, raw in enumerate(data.split(b"\n"), start=lines_before + 1):
+                tokens = raw.split()
+                if not tokens or tokens[0][:1] in (b"#", b"%"):
+                    continue
+                if not size_line_seen:
+                    size_line_seen = True
+                    continue
+                if len(tokens) == 3:
+                    token = tokens[2].decode("utf-8", "replace")
+                    if bad(token):
+                        return number, token
+    except InputError:
+        return None
+    return None
 
 
 # -- Matrix Market ------------------------------------------------------------------------
