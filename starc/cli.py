@@ -10,6 +10,7 @@ import sys
 from typing import List, Optional
 
 import starc
+from starc.argparsing import ExactArgumentParser
 from starc.diagnostics import DiagnosticSink, WARNING_IDS
 from starc.errors import EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, StarcError, UsageError
 from starc.graphs.cli import add_graph_subparser, add_max_vertices_option
@@ -59,10 +60,8 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # allow_abbrev=False everywhere: with prefix matching 'starc run ... --s 4' (a program
-    # parameter) would silently become '--sycl-compiler 4'.
-    parser = argparse.ArgumentParser(
-        prog="starc", allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = ExactArgumentParser(
+        prog="starc", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="starc compiles StarPlat-style graph programs (.sp) to CUDA, SYCL, "
                     "OpenCL, OpenACC and MPI. 'starc FILE -b BACKEND' is short for "
                     "'starc compile FILE -b BACKEND'.",
@@ -70,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"starc {starc.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("compile", allow_abbrev=False, help="generate a program for a backend (the default command)",
+    p = sub.add_parser("compile", help="generate a program for a backend (the default command)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="the .sp program")
     _add_backend_options(p, required=False)
@@ -80,18 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "source from the IR), plan (kernels and transfers), code")
     _add_diagnostic_options(p)
 
-    p = sub.add_parser("check", allow_abbrev=False, help="parse and check programs; report every error")
+    p = sub.add_parser("check", help="parse and check programs; report every error")
     p.add_argument("files", nargs="+", metavar="FILE")
     _add_diagnostic_options(p)
 
-    p = sub.add_parser("build", allow_abbrev=False, help="generate and compile with the backend's toolchain")
+    p = sub.add_parser("build", help="generate and compile with the backend's toolchain")
     p.add_argument("file")
     _add_backend_options(p)
     p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
     _add_diagnostic_options(p)
 
     p = sub.add_parser(
-        "run", allow_abbrev=False, help="build (cached), run on a graph and print the results",
+        "run", help="build (cached), run on a graph and print the results",
         description="Parameters of the program are given as '--name value' after the "
                     "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
     p.add_argument("file")
@@ -104,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
 
-    sub.add_parser("backends", allow_abbrev=False, help="list backends and whether they can build and run here")
+    sub.add_parser("backends", help="list backends and whether they can build and run here")
 
     add_graph_subparser(sub)
     return parser

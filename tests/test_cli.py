@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import glob
 import pathlib
 import subprocess
@@ -417,3 +418,22 @@ def test_no_traceback_from_a_subprocess_either(tmp_path):
     (tmp_path / "huge.el").write_text("0 99999999999\n")
     status, out, err = run_cli("graph", "info", tmp_path / "huge.el")
     assert status == 1 and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def _all_parsers(parser):
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _all_parsers(child)
+
+
+def test_no_parser_matches_option_prefixes(capsys, graphs):
+    from starc.cli import build_parser
+    parsers = list(_all_parsers(build_parser()))
+    assert len(parsers) > 10 and not [p.prog for p in parsers if p.allow_abbrev]
+    status, _, err = starc(capsys, "graph", "info", graphs / "w.el", "--undir")
+    assert status == 2 and "unrecognized arguments: --undir" in err
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph", graphs / "w.el",
+                           "--src", "0", "--no-c")
+    assert status == 2 and "--no-c needs a value" in err     # a parameter, not --no-cache

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from starc.argparsing import ExactArgumentParser
 from starc.errors import StarcError, UsageError
 from starc.inputs import atomic_output, check_output_file, parse_max_vertices
 
@@ -23,26 +24,26 @@ _FORMATS_HELP = "format by extension: .mtx Matrix Market, .npz binary cache, els
 
 def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     """Register ``graph`` (gen, info, convert); its handler is ``args.func``."""
-    parser = subparsers.add_parser("graph", allow_abbrev=False, help="generate, inspect and convert graph files",
+    parser = subparsers.add_parser("graph", help="generate, inspect and convert graph files",
                                    description="Generate, inspect and convert graph files.")
     commands = parser.add_subparsers(dest="graph_command", metavar="COMMAND")
     commands.required = True
 
-    gen = commands.add_parser("gen", allow_abbrev=False, help="generate a synthetic graph")
+    gen = commands.add_parser("gen", help="generate a synthetic graph")
     generators = gen.add_subparsers(dest="generator", metavar="GENERATOR")
     generators.required = True
-    rmat_parser = generators.add_parser("rmat", allow_abbrev=False, help="Graph500 R-MAT (Kronecker) graph")
+    rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
     rmat_parser.add_argument("--scale", type=int, required=True, help="2**scale vertices")
     rmat_parser.add_argument("--edge-factor", type=int, default=16,
                              help="edges per vertex (default 16)")
     for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
         rmat_parser.add_argument(f"-{name}", type=float, default=default,
                                  help=f"quadrant probability {name} (default {default})")
-    uniform_parser = generators.add_parser("uniform", allow_abbrev=False, help="uniformly random edges")
+    uniform_parser = generators.add_parser("uniform", help="uniformly random edges")
     uniform_parser.add_argument("--nodes", type=int, required=True)
     uniform_parser.add_argument("--degree", type=float, required=True,
                                 help="average out-degree")
-    grid_parser = generators.add_parser("grid", allow_abbrev=False, help="road-like 2-D lattice")
+    grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
     grid_parser.add_argument("--rows", type=int, required=True)
     grid_parser.add_argument("--cols", type=int, required=True)
     for sub in (rmat_parser, uniform_parser, grid_parser):
@@ -51,12 +52,12 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
                          help="integer weights uniform in [1, 100]")
         sub.add_argument("-o", "--output", required=True, help=_FORMATS_HELP)
 
-    info = commands.add_parser("info", allow_abbrev=False, help="print a graph file's statistics")
+    info = commands.add_parser("info", help="print a graph file's statistics")
     info.add_argument("graph", help=_FORMATS_HELP)
     info.add_argument("--undirected", action="store_true", help="symmetrise the edges first")
     add_max_vertices_option(info)
 
-    convert = commands.add_parser("convert", allow_abbrev=False, help="convert between graph formats")
+    convert = commands.add_parser("convert", help="convert between graph formats")
     convert.add_argument("input", help=_FORMATS_HELP)
     convert.add_argument("output", help=_FORMATS_HELP)
     convert.add_argument("--undirected", action="store_true",
@@ -159,7 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != ["graph"]:
         argv = ["graph"] + argv
-    parser = argparse.ArgumentParser(prog="starc", allow_abbrev=False)
+    parser = ExactArgumentParser(prog="starc")
     add_graph_subparser(parser.add_subparsers(dest="command"))
     try:
         args = parser.parse_args(argv)

@@ -249,7 +249,6 @@ def run_in_process(module, graph, device: str = "default", undirected: bool = Fa
 
 def main(module, argv: Sequence[str]) -> int:
     """The generated-program command line (DESIGN.md, "The generated-program contract")."""
-    import argparse
     import sys
     import time
     from starc.graphs import load_graph
@@ -257,9 +256,9 @@ def main(module, argv: Sequence[str]) -> int:
     from starc.results import format_results
     from starc.runner import parse_param_tokens
 
-    # allow_abbrev=False: a program parameter '--d 0' must not become '--device 0'.
-    parser = argparse.ArgumentParser(
-        prog=os.path.basename(module.__file__), allow_abbrev=False,
+    from starc.argparsing import ExactArgumentParser
+    parser = ExactArgumentParser(
+        prog=os.path.basename(module.__file__),
         description=f"Run {module.FUNCTION.name} (starc, backend opencl) on a graph; program "
                     "parameters are given as --name value.")
     parser.add_argument("graph", help="edge list (src dst [weight]) or Matrix Market file")

@@ -1,0 +1,18 @@
+"""ExactArgumentParser: every starc command line matches option names exactly."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["ExactArgumentParser"]
+
+
+class ExactArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser without prefix matching (``allow_abbrev``): with it,
+    ``starc run ... --s 4`` (a program parameter) would silently become
+    ``--sycl-compiler 4``, and ``--d 0`` in a generated program ``--device 0``. Subcommand
+    parsers are created with the parent's class, so they inherit this."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
