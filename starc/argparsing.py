@@ -1,4 +1,5 @@
-"""ExactArgumentParser: every starc command line matches option names exactly."""
+"""ExactArgumentParser: every starc command line matches option names exactly and reports
+a command-line error in two lines."""
 
 from __future__ import annotations
 
@@ -16,3 +17,8 @@ class ExactArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs["allow_abbrev"] = False
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        """The error and where to look, not the whole usage (which wraps over many lines):
+        status 2, as every command-line error."""
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
