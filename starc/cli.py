@@ -186,7 +186,10 @@ def cmd_compile(args) -> int:
     if stop == "generate" and args.backend == "reference":
         return _usage_error("the reference executor generates no program; use "
                             "'starc run FILE -b reference --graph G'")
-    comp = compile_file(args.file, sink, stop_after=stop, backend=args.backend,
+    # The plan is the same for every backend; the reference executor (which runs the typed
+    # IR and never lowers it) would otherwise stop before it.
+    backend = None if stop == "plan" else args.backend
+    comp = compile_file(args.file, sink, stop_after=stop, backend=backend,
                         function=args.function, options=options,
                         show_traceback=args.traceback)
     sink.emit()

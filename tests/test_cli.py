@@ -437,3 +437,10 @@ def test_no_parser_matches_option_prefixes(capsys, graphs):
     status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph", graphs / "w.el",
                            "--src", "0", "--no-c")
     assert status == 2 and "--no-c needs a value" in err     # a parameter, not --no-cache
+
+
+def test_emit_plan_with_the_reference_backend(capsys):
+    # Found by the CLI fuzzer: an internal error (the reference executor has no plan stage).
+    status, out, err = starc(capsys, SSSP, "-b", "reference", "--emit", "plan")
+    assert status == 0, err
+    assert out == starc(capsys, SSSP, "--emit", "plan")[1] != ""

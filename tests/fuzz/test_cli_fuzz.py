@@ -81,7 +81,8 @@ def paths(names):
 def command_lines(draw, command: str):
     argv = command.split()
     if command in ("compile", "check", "run"):
-        argv.append(draw(st.sampled_from(PROGRAMS + ["missing.sp", "dir", "g.el"])))
+        # file.txt holds "x": not a program (random programs are the parser fuzzer's job).
+        argv.append(draw(st.sampled_from(PROGRAMS + ["missing.sp", "dir", "file.txt"])))
     elif command == "graph info":
         argv.append(draw(paths(["g.el", "g.mtx"])))
     elif command == "graph convert":
