@@ -5,7 +5,9 @@ of whole lines, so a reader stops at the first bad line and ``/dev/zero`` is ref
 one over-long line instead of being read without end). Writing: ``write_file`` and
 ``write_directory`` write to a temporary name beside the target and rename it into place, so
 a failure leaves nothing half-written; a path that cannot be written (missing directory, a
-directory where a file should go, a file where a directory should go) is a UsageError.
+directory where a file should go, a file where a directory should go) is a UsageError. An
+existing device or FIFO (``/dev/null``, ``/dev/stdout``) is written in place, never renamed
+over.
 Sizes: ``check_graph_size`` refuses, before anything is allocated, a graph whose vertex count
 (largest id + 1) passes ``max_vertices`` (default MAX_VERTICES, the 32-bit ids every backend
 uses) or whose arrays would not fit in the available memory (``STARC_MAX_MEMORY`` bytes
@@ -138,6 +140,16 @@ def check_output_directory(path: str) -> pathlib.Path:
     return target
 
 
+def _is_special(target: pathlib.Path) -> bool:
+    """An existing file that is not a regular file (/dev/null, a FIFO, /dev/stdout): written
+    in place, never replaced by a rename (which would replace the device itself)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def _write_temp(directory: pathlib.Path, name: str, data: Union[str, bytes]) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
@@ -153,6 +165,10 @@ def write_file(path: str, data: Union[str, bytes]) -> pathlib.Path:
     """Write ``data`` to ``path`` atomically (a temporary file renamed into place)."""
     target = check_output_file(path)
     try:
+        if _is_special(target):
+            with open(target, "wb") as handle:
+                handle.write(data.encode() if isinstance(data, str) else data)
+            return target
         tmp = _write_temp(target.parent, target.name, data)
         os.replace(tmp, target)
     except OSError as error:
@@ -165,6 +181,12 @@ def atomic_output(path: str):
     """``with atomic_output(p) as tmp:`` write ``tmp`` (same directory and extension as
     ``p``); it becomes ``p`` only when the block succeeds, and is removed otherwise."""
     target = check_output_file(path)
+    if _is_special(target):
+        try:
+            yield str(target)
+        except OSError as error:
+            raise UsageError(f"cannot write '{path}': {_reason(error)}") from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
                                    dir=target.parent)

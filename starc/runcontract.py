@@ -19,7 +19,8 @@ from starc import errors
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
 
-__all__ = ["UsageError", "DataError", "ParamSpec", "param_specs", "bind_arguments", "entry_function",
+__all__ = ["UsageError", "DataError", "ParamSpec", "param_specs", "bind_arguments",
+           "entry_function",
            "describe_kind", "graph_label"]
 
 

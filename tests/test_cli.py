@@ -444,3 +444,27 @@ def test_emit_plan_with_the_reference_backend(capsys):
     status, out, err = starc(capsys, SSSP, "-b", "reference", "--emit", "plan")
     assert status == 0, err
     assert out == starc(capsys, SSSP, "--emit", "plan")[1] != ""
+
+
+@pytest.mark.parametrize("command", ["run", "convert"])
+def test_output_onto_a_fifo_writes_in_place_never_replaces_it(capsys, graphs, command):
+    # An atomic rename onto /dev/null (as root) would replace the device for the whole
+    # machine; a FIFO in the test directory stands in for it.
+    import os
+    import stat
+    import threading
+    fifo = graphs / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    if command == "run":
+        status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                               graphs / "w.el", "--src", "0", "--out", fifo)
+    else:
+        status, _, err = starc(capsys, "graph", "convert", graphs / "w.el", fifo)
+    reader.join(30)
+    assert status == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert ("dist 2 7\n" if command == "run" else "\n1 2 4\n") in got[0]
+    assert tree(graphs) == sorted(["fifo"] + [name for name in tree(graphs) if name != "fifo"])

@@ -72,12 +72,13 @@ def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
     return graph
 
 
-def _check_size(path: str, num_nodes: int, num_edges: int, max_vertices) -> None:
+def _check_size(path: str, num_nodes: int, num_edges: int, max_vertices,
+                line: Optional[int] = None) -> None:
     """starc.inputs.check_graph_size, its message as a GraphFormatError of the file."""
     try:
         check_graph_size(path, num_nodes, num_edges, max_vertices)
     except InputError as error:
-        raise GraphFormatError(path, None, str(error)[len(path) + 2:]) from None
+        raise GraphFormatError(path, line, str(error)[len(path) + 2:]) from None
 
 
 def _chunks(path: str):
@@ -288,12 +289,20 @@ def read_mtx(path, num_nodes: Optional[int] = None,
     chunks = _chunks(path)
     data, _ = next(chunks, (b"", 0))
     field, symmetric, header_lines = _read_mtx_banner(path, data)
-    n, declared, size_line, body_start = _read_mtx_size(path, data, header_lines)
+    while True:     # the header, up to the size line, may span pieces (long comments)
+        try:
+            n, declared, size_line, body_start = _read_mtx_size(path, data, header_lines)
+            break
+        except GraphFormatError as error:
+            piece = next(chunks, None) if error.line is None else None
+            if piece is None:
+                raise
+            data += piece[0]
     if num_nodes is not None and num_nodes != n:
         raise GraphFormatError(path, size_line, f"the file has {n} vertices but "
                                                 f"num_nodes={num_nodes} was given")
     # The size line fixes the size: refuse an impossible one before reading the entries.
-    _check_size(path, n, declared * (2 if symmetric else 1), max_vertices)
+    _check_size(path, n, declared * (2 if symmetric else 1), max_vertices, size_line)
     columns = (2,) if field == "none" else (3,)
 
     def body():

@@ -71,10 +71,11 @@ GRAPH_LINES = st.one_of(
 GRAPH_TEXT = st.lists(GRAPH_LINES, max_size=12).map("\n".join)
 
 
-def paths(names):
-    """A path argument: one of the files prepared in the directory, or a bad one."""
-    return st.sampled_from(names + ["missing.el", "dir", "dir/new.el", "file.txt/x.el",
-                                    "/dev/zero", "", "-"])
+def paths(names, output=False):
+    """A path argument: one of the files prepared in the directory, or a bad one. Never a
+    device as an output: a regression would replace it for the whole machine."""
+    return st.sampled_from(names + ["missing.el", "dir", "dir/new.el", "file.txt/x.el", "",
+                                    "-"] + ([] if output else ["/dev/zero"]))
 
 
 @st.composite
@@ -86,14 +87,17 @@ def command_lines(draw, command: str):
     elif command == "graph info":
         argv.append(draw(paths(["g.el", "g.mtx"])))
     elif command == "graph convert":
-        argv += [draw(paths(["g.el", "g.mtx"])), draw(paths(["out.el", "out.mtx", "out.npz"]))]
+        argv += [draw(paths(["g.el", "g.mtx"])),
+                 draw(paths(["out.el", "out.mtx", "out.npz"], output=True))]
     for _ in range(draw(st.integers(0, 7))):
         option = draw(st.sampled_from(OPTIONS[command]))
         argv.append(option)
         if option in FLAGS:
             continue
-        if option in ("--graph", "-o", "--output", "--out"):
-            argv.append(draw(paths(["g.el", "g.mtx", "out.el", "outdir"])))
+        if option == "--graph":
+            argv.append(draw(paths(["g.el", "g.mtx"])))
+        elif option in ("-o", "--output", "--out"):
+            argv.append(draw(paths(["g.el", "out.el", "outdir"], output=True)))
         elif option in ("-b", "--backend") and command != "graph gen rmat":
             argv.append(draw(st.sampled_from(["reference", "reference", "opencl", "cuda",
                                               "sycl", "none"])))

@@ -442,6 +442,25 @@ def test_unwritable_out_file_is_a_usage_error_before_the_run(driver, small_graph
     assert sorted(tmp_path.rglob("*")) == before      # nothing half-written
 
 
+@needs_gxx
+def test_out_onto_a_fifo_writes_in_place(driver, small_graph, tmp_path):
+    # A rename onto an existing device (/dev/null as root) would replace it: a FIFO stands in.
+    import stat
+    import threading
+    values = tmp_path / "values.txt"
+    values.write_text("0.5\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = run(driver, "results", small_graph, "--values", values, "--out", fifo)
+    reader.join(30)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got[0].splitlines()[1] == "d 0 0.5"
+
+
 # -- bad input (issue 13): exact option names, bounded reading, size limits -----------------
 
 @needs_gxx

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "starc_cli.hpp"
 
 namespace starc {
@@ -25,8 +27,13 @@ class Results {
   /// Opens --out (or stdout) and writes the header line. --out is written under a temporary
   /// name and renamed by close(): a failed run leaves no half-written results file.
   Results(const CommandLine& cl, const char* function_name, const char* backend) : path_(cl.out_path) {
+    struct stat info;
     if (path_.empty()) {
       file_ = stdout;
+    } else if (::stat(path_.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+      // A device or FIFO (/dev/null, /dev/stdout): written in place; a rename would replace it.
+      file_ = std::fopen(path_.c_str(), "w");
+      if (!file_) throw UsageError("cannot write '" + path_ + "': " + std::strerror(errno));
     } else {
       temp_ = path_ + ".starc-tmp";
       file_ = std::fopen(temp_.c_str(), "w");
