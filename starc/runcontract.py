@@ -147,9 +147,10 @@ def _parse_scalar(spec: ParamSpec, text: str):
 
 def _parse_id(spec: ParamSpec, text: str, limit: int, graph) -> int:
     if limit == 0 and _NODE_ID.match(text):
+        # Out of range like any other id (a usage error, as in the generated programs).
         what = "vertices" if spec.kind == "node" else "edges"
-        raise DataError(f"{spec.option} {text}: {graph_label(graph)} has no {what}, so no "
-                        f"{spec.kind} id is valid")
+        raise UsageError(f"{spec.option} {text}: {graph_label(graph)} has no {what}, so no "
+                         f"{spec.kind} id is valid")
     if not _NODE_ID.match(text):
         raise UsageError(f"{spec.option} expects "
                          f"{describe_kind(spec, graph.num_nodes, graph.num_edges)}, got {text!r}")

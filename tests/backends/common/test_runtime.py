@@ -548,3 +548,13 @@ def test_runtime_compiles_as_cuda_host_code(tmp_path):
          "-x", "cu", "-c", str(DRIVER_SOURCE), "-o", str(tmp_path / "driver.o")],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@needs_gxx
+def test_empty_graph_message_has_no_negative_range(driver, tmp_path):
+    path = tmp_path / "empty.el"
+    path.write_text("")
+    result = run(driver, "params", path, "--src", "0")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"runtime_driver: error: --src 0: {path} has no vertices, "
+                                    "so no node id is valid\n")

@@ -299,6 +299,9 @@ class CommandLine {
   }
 
   void check_node(const char* name, long long id, const Graph& g) const {
+    if (g.num_nodes == 0)
+      throw UsageError(std::string("--") + name + " " + std::to_string(id) + ": " + g.path +
+                       " has no vertices, so no node id is valid");
     if (id < 0 || id >= g.num_nodes)
       throw UsageError(std::string("--") + name + ": node id " + std::to_string(id) + " is out of range for " +
                        g.path + " (it has " + std::to_string(g.num_nodes) + " nodes, ids 0.." +
