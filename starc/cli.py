@@ -12,7 +12,8 @@ from typing import List, Optional
 import starc
 from starc.argparsing import ExactArgumentParser
 from starc.diagnostics import DiagnosticSink, WARNING_IDS
-from starc.errors import EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, StarcError, UsageError
+from starc.errors import (EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, InputError, StarcError,
+                          UsageError)
 from starc.graphs.cli import add_graph_subparser, add_max_vertices_option
 from starc.inputs import check_output_directory, check_output_file, write_directory
 
@@ -154,7 +155,7 @@ def _check_input_file(path: str) -> None:
     """A missing program file is reported first, before any option is judged."""
     if not os.path.isfile(path):
         why = "it is a directory" if os.path.isdir(path) else "No such file or directory"
-        raise StarcError(f"cannot read '{path}': {why}")
+        raise InputError(f"cannot read '{path}': {why}")
 
 
 def cmd_check(args) -> int:
