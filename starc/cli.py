@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
+import re
 import sys
 from typing import List, Optional
 
 import starc
+from starc.argparsing import ExactArgumentParser
 from starc.diagnostics import DiagnosticSink, WARNING_IDS
+from starc.errors import (EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, InputError, StarcError,
+                          UsageError)
+from starc.graphs.cli import add_graph_subparser, add_max_vertices_option
+from starc.inputs import check_output_directory, check_output_file, write_directory
 
 __all__ = ["main", "build_parser"]
 
@@ -26,7 +33,8 @@ examples:
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc backends                                     what can build and run here
 
-exit status: 0 success, 1 errors in the program or its inputs, 2 command-line errors.
+exit status: 0 success, 1 errors in the program or its input files, 2 command-line
+errors (unknown option, bad value, unwritable output path), 3 internal compiler error.
 """
 
 
@@ -56,7 +64,7 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ExactArgumentParser(
         prog="starc", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="starc compiles StarPlat-style graph programs (.sp) to CUDA, SYCL, "
                     "OpenCL, OpenACC and MPI. 'starc FILE -b BACKEND' is short for "
@@ -95,17 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
     p.add_argument("--out", help="write the results here instead of stdout")
     p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
+    add_max_vertices_option(p)
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
 
     sub.add_parser("backends", help="list backends and whether they can build and run here")
 
-    try:
-        from starc.graphs.cli import add_graph_subparser
-    except ImportError:  # pragma: no cover - only while the package is being assembled
-        pass
-    else:
-        add_graph_subparser(sub)
+    add_graph_subparser(sub)
     return parser
 
 
@@ -125,21 +129,40 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
 
 #: The largest --block-size: CUDA's limit of threads per block.
 _MAX_BLOCK_SIZE = 1024
+_GPU_ARCH = re.compile(r"(sm|compute)_[1-9][0-9]{1,2}[a-z]?\Z")
 
 
 def _backend_options(args):
     from starc.backends.base import BackendOptions
     size = args.block_size
     if size is not None and not (1 <= size <= _MAX_BLOCK_SIZE and size & (size - 1) == 0):
-        raise SystemExit(_usage_error(f"--block-size must be a power of two from 1 to "
-                                      f"{_MAX_BLOCK_SIZE}, got {size}"))
+        raise UsageError(f"--block-size must be a power of two from 1 to {_MAX_BLOCK_SIZE}, "
+                         f"got {size}")
+    if not _GPU_ARCH.match(args.gpu_arch):
+        raise UsageError(f"--gpu-arch expects a CUDA architecture such as sm_75, sm_90a or "
+                         f"compute_80, got {args.gpu_arch!r}")
     return BackendOptions(block_size=args.block_size, gpu_arch=args.gpu_arch,
                           sycl_compiler=args.sycl_compiler)
 
 
 def _usage_error(message: str) -> int:
     print(f"starc: error: {message}", file=sys.stderr)
-    return 2
+    return EXIT_USAGE
+
+
+def _status(sink: DiagnosticSink) -> int:
+    """1 for errors in the program, 2 when every error is about the command line (E0601,
+    e.g. --function naming no function)."""
+    if not sink.has_errors:
+        return 0
+    return EXIT_USAGE if all(d.code == "E0601" for d in sink.errors) else EXIT_ERROR
+
+
+def _check_input_file(path: str) -> None:
+    """A missing program file is reported first, before any option is judged."""
+    if not os.path.isfile(path):
+        why = "it is a directory" if os.path.isdir(path) else "No such file or directory"
+        raise InputError(f"cannot read '{path}': {why}")
 
 
 def cmd_check(args) -> int:
@@ -150,7 +173,7 @@ def cmd_check(args) -> int:
     for path in args.files:
         compile_file(path, sink, stop_after="sema", show_traceback=args.traceback)
     sink.emit()
-    return 1 if sink.has_errors else 0
+    return _status(sink)
 
 
 def cmd_compile(args) -> int:
@@ -160,17 +183,26 @@ def cmd_compile(args) -> int:
         return 2
     stop = {"ast": "parse", "ir": "sema", "dsl": "sema", "plan": "plan"}.get(args.emit,
                                                                              "generate")
+    _check_input_file(args.file)
+    options = _backend_options(args)
+    outdir = None
+    if stop == "generate" and args.backend and args.backend != "reference":
+        outdir = check_output_directory(
+            args.output or f"{pathlib.Path(args.file).stem}_{args.backend}")
     if stop == "generate" and not args.backend:
         return _usage_error("a backend is needed: -b " + "|".join(_device_backends()))
     if stop == "generate" and args.backend == "reference":
         return _usage_error("the reference executor generates no program; use "
                             "'starc run FILE -b reference --graph G'")
-    comp = compile_file(args.file, sink, stop_after=stop, backend=args.backend,
-                        function=args.function, options=_backend_options(args),
+    # The plan is the same for every backend; the reference executor (which runs the typed
+    # IR and never lowers it) would otherwise stop before it.
+    backend = None if stop == "plan" else args.backend
+    comp = compile_file(args.file, sink, stop_after=stop, backend=backend,
+                        function=args.function, options=options,
                         show_traceback=args.traceback)
     sink.emit()
     if comp is None or sink.has_errors:
-        return 1
+        return _status(sink) or EXIT_ERROR
     if args.emit == "ast":
         from starc.frontend.ast import dump
         print(dump(comp.ast))
@@ -188,8 +220,7 @@ def cmd_compile(args) -> int:
             print(f"// ===== {name} =====")
             print(text)
     else:
-        outdir = pathlib.Path(args.output or f"{pathlib.Path(args.file).stem}_{args.backend}")
-        for path in comp.generated.write(outdir):
+        for path in write_directory(str(outdir), comp.generated.files):
             print(f"wrote {path}")
         if comp.generated.build_hint:
             print(f"build: {comp.generated.build_hint}")
@@ -201,32 +232,39 @@ def cmd_build(args) -> int:
     sink = _sink_for(args)
     if sink is None:
         return 2
+    _check_input_file(args.file)
     if args.backend == "reference":
         return _usage_error("the reference executor needs no build; use 'starc run'")
+    options = _backend_options(args)
+    if args.output:
+        check_output_directory(args.output)
     built = build_file(args.file, args.backend, sink, function=args.function,
-                       options=_backend_options(args), outdir=args.output,
+                       options=options, outdir=args.output,
                        show_traceback=args.traceback)
     sink.emit()
     if built is None:
-        return 1
+        return _status(sink) or EXIT_ERROR
     print(f"built {built.backend} program in {built.directory}")
     print("run:  " + " ".join(built.argv_prefix) + " GRAPH [--name value ...]")
     return 0
 
 
 def cmd_run(args, params: List[str]) -> int:
-    from starc.runner import run_file, parse_param_tokens, ParamSyntaxError
+    from starc.runner import run_file, parse_param_tokens
     sink = _sink_for(args)
     if sink is None:
         return 2
-    try:
-        values = parse_param_tokens(params)
-    except ParamSyntaxError as exc:
-        return _usage_error(str(exc))
-    return run_file(args.file, args.backend, sink, graph=args.graph,
-                    undirected=args.undirected, params=values, out=args.out,
-                    time=args.time, function=args.function, options=_backend_options(args),
-                    use_cache=not args.no_cache, show_traceback=args.traceback)
+    _check_input_file(args.file)
+    values = parse_param_tokens(params)          # a ParamSyntaxError is a UsageError
+    options = _backend_options(args)
+    if args.out:
+        check_output_file(args.out)
+    status = run_file(args.file, args.backend, sink, graph=args.graph,
+                      undirected=args.undirected, params=values, out=args.out,
+                      time=args.time, function=args.function, options=options,
+                      use_cache=not args.no_cache, show_traceback=args.traceback,
+                      max_vertices=args.max_vertices)
+    return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
 
 
 def _device_backends() -> List[str]:
@@ -285,9 +323,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(exc.code or 0)
     except KeyboardInterrupt:
         return 130
+    except StarcError as exc:
+        print(f"starc: {exc.report()}", file=sys.stderr)
+        return exc.exit_code
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user
         print(f"starc: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         if getattr(args, "traceback", False):
             raise
-        return 3
+        return EXIT_INTERNAL
     return 0

@@ -7,6 +7,8 @@ import enum
 import sys
 from typing import Dict, Iterable, List, Optional, Sequence, TextIO
 
+from starc.errors import StarcError
+
 __all__ = [
     "SourceLoc", "Severity", "Diagnostic", "DiagnosticSink", "CompileError",
     "ERROR_CODES", "WARNING_IDS", "render", "NO_LOC",
@@ -196,7 +198,7 @@ class DiagnosticSink:
             raise CompileError(self.errors)
 
 
-class CompileError(Exception):
+class CompileError(StarcError):
     """Raised to stop a stage that found errors; carries the diagnostics."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:

@@ -8,6 +8,7 @@ import sys
 import traceback
 from typing import Callable, List, Optional, TypeVar
 
+from starc import errors
 from starc.diagnostics import CompileError, DiagnosticSink, NO_LOC, SourceLoc
 
 __all__ = ["STAGES", "Compilation", "compile_source", "compile_file", "read_source",
@@ -19,7 +20,7 @@ STAGES = ("parse", "sema", "plan", "generate")
 T = TypeVar("T")
 
 
-class InternalError(Exception):
+class InternalError(errors.InternalError):
     """An unexpected exception inside a stage, already reported as an E0901 diagnostic."""
 
 
@@ -43,11 +44,13 @@ class Compilation:
 
 def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
     """The text of ``path``, or None with an E0602 diagnostic if it cannot be read."""
+    from starc.errors import FileError
+    from starc.inputs import read_source_bytes
     try:
-        data = pathlib.Path(path).read_bytes()
-    except OSError as exc:
-        sink.error("E0602", f"cannot read '{path}': {exc.strerror or exc}",
-                   SourceLoc(path, 0, 0))
+        data = read_source_bytes(path)
+    except FileError as exc:
+        why = exc.message.split(": ", 1)[-1]
+        sink.error("E0602", f"cannot read '{path}': {why}", SourceLoc(path, 0, 0))
         return None
     try:
         return data.decode("utf-8")
@@ -76,9 +79,13 @@ def _construct_at_failure(tb) -> tuple:
 def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
               action: Callable[[], T]) -> T:
     """Run one stage; an unexpected exception becomes an E0901 diagnostic naming the
-    construct and location (and the stack with ``--traceback``), then InternalError."""
+    construct and location (and the stack with ``--traceback``), then InternalError. Every
+    stage recurses over the tree: stack_room gives it room for the deepest tree the parser
+    accepts (MAX_DEPTH levels, chains of MAX_CHAIN operators)."""
+    from starc.ir.scope import stack_room
     try:
-        return action()
+        with stack_room():
+            return action()
     except CompileError as exc:
         sink.extend(d for d in exc.diagnostics if d not in sink.diagnostics)
         raise
@@ -136,10 +143,10 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
 
 def select_function(program, name: Optional[str], sink: DiagnosticSink):
     """The function a program runs: ``name`` if given, else the one the run contract picks."""
-    from starc.runcontract import entry_function
+    from starc.runcontract import UsageError, entry_function
     try:
         return entry_function(program, name)
-    except KeyError:
+    except (KeyError, UsageError):
         names = ", ".join(fn.name for fn in program.functions)
         sink.error("E0601", f"no function named '{name}' (the file defines: {names})",
                    SourceLoc(program.filename, 0, 0))

@@ -15,15 +15,22 @@ from typing import Dict, List, Mapping, Optional
 
 import numpy as np
 
+from starc import errors
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
 
-__all__ = ["UsageError", "ParamSpec", "param_specs", "bind_arguments", "entry_function",
+__all__ = ["UsageError", "DataError", "ParamSpec", "param_specs", "bind_arguments",
+           "entry_function",
            "describe_kind", "graph_label"]
 
 
-class UsageError(Exception):
-    """A bad command line or input for a run: the message names the parameter."""
+class UsageError(errors.UsageError):
+    """A bad command line for a run (exit status 2): the message names the parameter."""
+
+
+class DataError(errors.InputError):
+    """Input data the program cannot use (exit status 1), e.g. a graph without the weights
+    a propEdge parameter needs."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +64,13 @@ def describe_kind(spec: ParamSpec, num_nodes: Optional[int] = None,
                   num_edges: Optional[int] = None) -> str:
     """What the option expects, in words: ``an int``, ``a node id (0..n-1)``."""
     if spec.kind == "node":
+        if num_nodes == 0:
+            return "a node id, but the graph has no vertices"
         upper = f"{num_nodes - 1}" if num_nodes is not None else "n-1"
         return f"a node id (0..{upper})"
     if spec.kind == "edge":
+        if num_edges == 0:
+            return "an edge id, but the graph has no edges"
         upper = f"{num_edges - 1}" if num_edges is not None else "m-1"
         return f"an edge id (0..{upper})"
     if spec.kind == "SetN":
@@ -135,6 +146,11 @@ def _parse_scalar(spec: ParamSpec, text: str):
 
 
 def _parse_id(spec: ParamSpec, text: str, limit: int, graph) -> int:
+    if limit == 0 and _NODE_ID.match(text):
+        # Out of range like any other id (a usage error, as in the generated programs).
+        what = "vertices" if spec.kind == "node" else "edges"
+        raise UsageError(f"{spec.option} {text}: {graph_label(graph)} has no {what}, so no "
+                         f"{spec.kind} id is valid")
     if not _NODE_ID.match(text):
         raise UsageError(f"{spec.option} expects "
                          f"{describe_kind(spec, graph.num_nodes, graph.num_edges)}, got {text!r}")
@@ -165,10 +181,18 @@ def _parse_id_list(spec: ParamSpec, text: str, limit: int, graph) -> List[int]:
     return ids
 
 
+def _weight_location(graph, bad) -> str:
+    """``"path:line: "`` of the first weight token for which ``bad(token)`` holds, read
+    back from the graph's file (only on this error path), or "" if there is none."""
+    from starc.graphs.readers import first_weight_line
+    found = first_weight_line(graph_label(graph), bad)
+    return "" if found is None else f"{graph_label(graph)}:{found[0]}: weight {found[1]!r}: "
+
+
 def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     from starc.results import numpy_dtype
     if graph.weights is None:
-        raise UsageError(f"{fn.name} needs edge weights for {spec.name!r} but "
+        raise DataError(f"{fn.name} needs edge weights for {spec.name!r} but "
                          f"{graph_label(graph)} has none")
     weights = np.asarray(graph.weights, dtype=np.float64)
     if spec.scalar is Scalar.BOOL:
@@ -176,20 +200,25 @@ def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     if is_integer(spec.scalar):
         if not graph.weights_integral or not np.all(np.isfinite(weights)) or not np.array_equal(
                 weights, np.trunc(weights)):
-            raise UsageError(f"{fn.name} needs integer edge weights for {spec.name!r} "
-                             f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
-                             f"non-integer weights")
+            raise DataError(_weight_location(graph, lambda token: not _INTEGER.match(token)) +
+                            f"{fn.name} needs integer edge weights for {spec.name!r} "
+                            f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
+                            f"non-integer weights")
         info = np.iinfo(numpy_dtype(spec.scalar))
         if weights.size and (weights.min() < info.min or weights.max() > info.max):
-            raise UsageError(f"{fn.name}: a weight of {graph_label(graph)} does not fit "
-                             f"propEdge<{spec.scalar}> {spec.name!r}")
+            outside = (lambda token: _INTEGER.match(token) is not None
+                       and not info.min <= int(token) <= info.max)
+            raise DataError(_weight_location(graph, outside) +
+                            f"{fn.name}: a weight of {graph_label(graph)} does not fit "
+                            f"propEdge<{spec.scalar}> {spec.name!r}")
         return weights.astype(numpy_dtype(spec.scalar))
     return weights.astype(numpy_dtype(spec.scalar))
 
 
 def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[ir.Symbol, object]:
     """Values for the inputs of ``fn``: the graph, the weights and the ``--name value`` options
-    (keys with or without the leading ``--``; unknown keys are ignored, as backend flags are).
+    (keys with or without the leading ``--``). A key that names no parameter is a UsageError:
+    a misspelt option must not silently leave a parameter at some default.
 
     Returns ``{symbol: value}`` with Python ints/floats/bools for scalars and ids, a list of ids
     for ``SetN``/``SetE``, the graph for ``Graph`` and a numpy array (converted to the element
@@ -197,8 +226,14 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[i
     Raises UsageError naming the parameter and what it expects.
     """
     given = {key[2:] if key.startswith("--") else key: value for key, value in options.items()}
+    specs = param_specs(fn)
+    inputs = [spec.name for spec in specs if spec.is_input]
+    for key in given:
+        if key not in inputs:
+            known = ", ".join("--" + name for name in inputs) or "none"
+            raise UsageError(f"unknown option --{key} ({fn.name} takes: {known})")
     bound: Dict[ir.Symbol, object] = {}
-    for spec in param_specs(fn):
+    for spec in specs:
         if spec.kind == "Graph":
             bound[spec.symbol] = graph
             continue

@@ -15,12 +15,13 @@ from typing import Dict, List, Optional
 
 import starc
 from starc.diagnostics import CompileError, DiagnosticSink, SourceLoc
+from starc.errors import UsageError
 
 __all__ = ["ParamSyntaxError", "parse_param_tokens", "cache_root", "build_file", "build",
            "run_file", "CompiledProgram", "compile"]
 
 
-class ParamSyntaxError(ValueError):
+class ParamSyntaxError(UsageError, ValueError):
     """A program parameter on the command line that is not ``--name value``."""
 
 
@@ -76,7 +77,12 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
                    SourceLoc(comp.filename, 0, 0))
         return None
     cached_dir = None
-    if outdir is None:
+    if outdir is not None and not pathlib.Path(outdir).exists():
+        # A new -o directory appears complete or not at all: build beside it, then rename.
+        cached_dir = pathlib.Path(outdir)
+        work = pathlib.Path(tempfile.mkdtemp(prefix=f".{cached_dir.name}.",
+                                             dir=cached_dir.parent))
+    elif outdir is None:
         cached_dir = cache_root() / _cache_key(comp, backend_name, options, avail.detail)
         marker = cached_dir / "starc-built.json"
         if use_cache and marker.exists():
@@ -98,8 +104,9 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
     if cached_dir is None:
         return built
     argv = [a.replace(str(work), str(cached_dir)) for a in built.argv_prefix]
-    (work / "starc-built.json").write_text(json.dumps({"argv_prefix": argv}))
-    shutil.rmtree(cached_dir, ignore_errors=True)
+    if outdir is None:
+        (work / "starc-built.json").write_text(json.dumps({"argv_prefix": argv}))
+        shutil.rmtree(cached_dir, ignore_errors=True)
     os.replace(work, cached_dir)
     return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
 
@@ -130,23 +137,21 @@ def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
     return argv
 
 
-def _run_reference(comp, sink, graph, undirected, params, out, time) -> int:
-    from starc.graphs import GraphFormatError, load_graph
+def _run_reference(comp, sink, graph, undirected, params, out, time,
+                   max_vertices=None) -> int:
+    from starc.graphs import load_graph
+    from starc.inputs import check_output_file, write_file
     from starc.reference import execute, ExecutionError
     from starc.results import format_results
-    from starc.runcontract import UsageError
-    try:
-        g = load_graph(graph, undirected=undirected)
-    except GraphFormatError as exc:
-        print(f"starc: error[E0602]: {exc}", file=sys.stderr)
-        return 1
+    if out:
+        check_output_file(out)      # before the run: a bad path is known at once
+    g = load_graph(graph, undirected=undirected, max_vertices=max_vertices)
+    from starc.ir.scope import stack_room
     try:
         start = _time.perf_counter()
-        results = execute(comp.ir, g, params, function=comp.function.name)
+        with stack_room():       # the executor recurses over expressions, as the stages do
+            results = execute(comp.ir, g, params, function=comp.function.name)
         elapsed = _time.perf_counter() - start
-    except UsageError as exc:
-        print(f"starc: error: {exc}", file=sys.stderr)
-        return 2
     except ExecutionError as exc:
         loc = getattr(exc, "loc", None)
         sink.error("E0602", f"the program failed at run time: {exc}",
@@ -156,7 +161,7 @@ def _run_reference(comp, sink, graph, undirected, params, out, time) -> int:
     results.graph = graph
     text = format_results(results)
     if out:
-        pathlib.Path(out).write_text(text)
+        write_file(out, text)
     else:
         sys.stdout.write(text)
     if time:
@@ -166,8 +171,10 @@ def _run_reference(comp, sink, graph, undirected, params, out, time) -> int:
 
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
-             function=None, options=None, use_cache=True, show_traceback=False) -> int:
-    """``starc run``: the exit status (the generated program's own status is passed on)."""
+             function=None, options=None, use_cache=True, show_traceback=False,
+             max_vertices=None) -> int:
+    """``starc run``: the exit status (the generated program's own status is passed on).
+    Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code)."""
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
     options = options or BackendOptions()
@@ -178,7 +185,7 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         return 1
     if backend_name == "reference":
         sink.emit()
-        return _run_reference(comp, sink, graph, undirected, params, out, time)
+        return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices)
     built = build(comp, backend_name, sink, options, use_cache=use_cache)
     sink.emit()
     if built is None:
@@ -190,6 +197,8 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
               file=sys.stderr)
         return 1
     argv = built.argv_prefix + _program_argv(graph, undirected, params, out, time)
+    if max_vertices is not None:
+        argv += ["--max-vertices", str(max_vertices)]
     return subprocess.run(argv).returncode
 
 

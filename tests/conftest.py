@@ -10,6 +10,16 @@ import subprocess
 import pathlib
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis profiles: 'ci' (the default; the CLI fuzzer takes about a minute) and 'long'
+# (pytest --hypothesis-profile=long, e.g. tests/fuzz for a nightly run). Registered here, in
+# the top conftest, because the hypothesis plugin loads the profile before the test
+# directories' conftests are read.
+settings.register_profile("ci", deadline=None)
+settings.register_profile("long", deadline=None, max_examples=4000,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # No SYCL compiler exists in our package registries: where none is on PATH, the SYCL backend

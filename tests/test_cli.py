@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import glob
 import pathlib
 import subprocess
@@ -169,3 +170,299 @@ def test_run_opencl_matches_reference_through_the_cli(tmp_path):
     assert outputs["opencl"][0].endswith(f"backend=opencl graph={graph}")
     assert outputs["opencl"][1:] == outputs["reference"][1:]
     assert len(outputs["opencl"]) == 1 + 128
+
+
+# -- bad input (issue 13): every problem a message, the documented status, nothing written --
+
+SSSP = ROOT / "dsl" / "sssp.sp"
+BFS = ROOT / "dsl" / "bfs.sp"
+
+
+def starc(capsys, *args):
+    """Run ``starc.cli.main`` in-process; returns (status, stdout, stderr)."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, out, err
+
+
+def tree(path: pathlib.Path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.fixture
+def graphs(tmp_path):
+    files = {"huge.el": "0 1 3\n1 99999999999 2\n", "big.el": "0 1 3\n1 2000000000 2\n",
+             "w.el": "0 1 3\n1 2 4\n", "nw.el": "0 1\n1 2\n", "real.el": "0 1 3\n1 2 2.5\n",
+             "badw.el": "0 1 3\n1 2 x\n", "empty.el": ""}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["run", SSSP, "-b", "reference", "--src", "0", "--graph"],
+                                     ["graph", "info"], ["graph", "convert"]])
+def test_huge_vertex_id_is_a_located_input_error(capsys, graphs, command):
+    extra = [graphs / "out.el"] if command[-1] == "convert" else []
+    status, out, err = starc(capsys, *command, graphs / "huge.el", *extra)
+    assert status == 1 and out == ""
+    assert err.endswith(f"{graphs / 'huge.el'}:2: target id 99999999999 is larger than the "
+                        "largest vertex id allowed, 2147483646 (--max-vertices; 32-bit ids)\n")
+    assert not (graphs / "out.el").exists()
+
+
+def test_huge_32_bit_vertex_id_is_refused_before_allocating(capsys, graphs, monkeypatch):
+    monkeypatch.setenv("STARC_MAX_MEMORY", "2G")
+    status, _, err = starc(capsys, "graph", "info", graphs / "big.el")
+    assert status == 1
+    assert err == (f"error[E0602]: {graphs / 'big.el'}: 2000000001 vertices and 2 edges need "
+                   "about 89.4 GiB of memory but 2.0 GiB is available (the vertex count is the "
+                   "largest id + 1: are the ids dense?)\n")
+    status, _, err = starc(capsys, "graph", "info", graphs / "w.el", "--max-vertices", "2")
+    assert status == 1 and f"{graphs / 'w.el'}:2: target id 2 is larger than the largest " \
+                           "vertex id allowed, 1" in err
+    status, _, err = starc(capsys, "graph", "info", graphs / "w.el", "--max-vertices", "0")
+    assert status == 2 and "--max-vertices" in err
+
+
+def test_max_vertices_option_of_run(capsys, graphs):
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph", graphs / "w.el",
+                           "--src", "0", "--max-vertices", "2")
+    assert status == 1 and ":2: target id 2 is larger than" in err
+    status, out, _ = starc(capsys, "run", SSSP, "-b", "reference", "--graph", graphs / "w.el",
+                           "--src", "0", "--max-vertices", "3")
+    assert status == 0 and "dist 2 7" in out
+
+
+@pytest.mark.parametrize("command", [["run", SSSP, "-b", "reference", "--src", "0", "--graph"],
+                                     ["graph", "info"]])
+def test_dev_zero_is_refused_not_read_forever(capsys, command):
+    status, _, err = starc(capsys, *command, "/dev/zero")
+    assert status == 1
+    assert err.endswith("/dev/zero:1: line is longer than 1 MiB; is this a text graph file?\n")
+
+
+@pytest.mark.parametrize("command", [["compile", SSSP, "-b", "opencl", "--emit", "code"],
+                                     ["build", SSSP, "-b", "opencl"],
+                                     ["run", SSSP, "-b", "reference", "--src", "0", "--graph"]])
+def test_unknown_function_is_a_usage_error(capsys, graphs, command):
+    extra = [graphs / "w.el"] if command[-1] == "--graph" else []
+    status, out, err = starc(capsys, *command, *extra, "--function", "Nope")
+    assert status == 2 and out == ""
+    assert "error[E0601]: no function named 'Nope' (the file defines: Compute_SSSP)" in err
+    assert "internal" not in err
+
+
+@pytest.mark.parametrize("where", ["missing_dir", "under_a_file"])
+def test_compile_output_directory_problems(capsys, tmp_path, where):
+    (tmp_path / "file").write_text("x")
+    out = {"missing_dir": tmp_path / "no" / "sub", "under_a_file": tmp_path / "file" / "sub"}
+    before = tree(tmp_path)
+    status, _, err = starc(capsys, SSSP, "-b", "opencl", "-o", out[where])
+    assert status == 2
+    assert err.startswith(f"starc: error[E0601]: cannot create '{out[where]}': ")
+    assert tree(tmp_path) == before
+
+
+def test_compile_output_onto_a_file_and_into_a_new_directory(capsys, tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    status, _, err = starc(capsys, SSSP, "-b", "opencl", "-o", target)
+    assert status == 2
+    assert err == (f"starc: error[E0601]: cannot write into '{target}': it is a file, not a "
+                   "directory\n")
+    assert target.read_text() == "x"
+    status, out, _ = starc(capsys, SSSP, "-b", "opencl", "-o", tmp_path / "new")
+    assert status == 0 and tree(tmp_path / "new") == ["sssp.cl", "sssp.py"]
+    assert tree(tmp_path) == ["file", "new", "new/sssp.cl", "new/sssp.py"]   # no leftovers
+
+
+def test_build_output_directory_problems(capsys, tmp_path):
+    (tmp_path / "file").write_text("x")
+    for out in (tmp_path / "no" / "sub", tmp_path / "file"):
+        status, _, err = starc(capsys, "build", SSSP, "-b", "opencl", "-o", out)
+        assert status == 2 and "error[E0601]: cannot " in err
+    assert tree(tmp_path) == ["file"]
+
+
+@pytest.mark.parametrize("output", ["dir", "missing/g.el", "file/g.el"])
+@pytest.mark.parametrize("command", [["graph", "gen", "grid", "--rows", "2", "--cols", "2",
+                                      "-o"], ["graph", "convert", "IN"]])
+def test_graph_output_path_problems(capsys, graphs, command, output):
+    (graphs / "dir").mkdir()
+    (graphs / "file").write_text("x")
+    command = [graphs / "w.el" if part == "IN" else part for part in command]
+    before = tree(graphs)
+    status, out, err = starc(capsys, *command, graphs / output)
+    assert status == 2 and out == ""
+    assert err.startswith(f"error[E0601]: cannot write '{graphs / output}': ")
+    assert tree(graphs) == before
+
+
+@pytest.mark.parametrize("output", ["dir", "missing/r.txt", "file/r.txt"])
+def test_run_out_path_problems(capsys, graphs, output):
+    (graphs / "dir").mkdir()
+    (graphs / "file").write_text("x")
+    before = tree(graphs)
+    status, out, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                             graphs / "w.el", "--src", "0", "--out", graphs / output)
+    assert status == 2 and out == ""
+    assert err.startswith(f"starc: error[E0601]: cannot write '{graphs / output}': ")
+    assert tree(graphs) == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["rmat", "--scale", "40"], "rmat --scale 40 --edge-factor 16: 1099511627776 vertices"),
+    (["rmat", "--scale", "30"], "rmat --scale 30 --edge-factor 16: 17179869184 edges are more "
+                                "than the limit"),
+    (["uniform", "--nodes", "10", "--degree", "inf"], "avg_degree a finite number"),
+    (["uniform", "--nodes", "10", "--degree", "nan"], "avg_degree a finite number"),
+    (["uniform", "--nodes", "2000000000", "--degree", "1"], "of memory but"),
+    (["grid", "--rows", "100000", "--cols", "100000"], "vertices (ids 0..9999999999)"),
+    (["rmat", "--scale", "4", "-a", "nan"], "probabilities"),
+])
+def test_graph_gen_sizes_are_checked_before_allocating(capsys, tmp_path, monkeypatch, args,
+                                                       message):
+    monkeypatch.setenv("STARC_MAX_MEMORY", "4G")
+    status, _, err = starc(capsys, "graph", "gen", *args, "-o", tmp_path / "g.el")
+    assert status == 2, err
+    assert message in err and len(err.splitlines()) == 1
+    assert tree(tmp_path) == []
+
+
+@pytest.mark.parametrize("backend", ["reference", pytest.param("opencl",
+                                                               marks=pytest.mark.opencl)])
+@pytest.mark.parametrize("extra, name", [(["--foo", "3"], "--foo"), (["--s", "0"], "--s"),
+                                         (["--sr", "0"], "--sr"), (["--d", "0"], "--d"),
+                                         (["--dev", "cpu"], "--dev"),
+                                         (["--sycl", "x"], "--sycl")])
+def test_program_parameters_match_exactly(capfd, graphs, backend, extra, name):
+    # capfd: the generated OpenCL host runs as a subprocess and writes to the real stderr.
+    status, out, err = starc(capfd, "run", SSSP, "-b", backend, "--graph", graphs / "w.el",
+                             "--src", "0", *extra)
+    assert status == 2 and out == ""
+    assert f"unknown option {name} (Compute_SSSP takes: --src)" in err
+
+
+def test_bogus_gpu_arch_is_a_usage_error(capsys):
+    status, _, err = starc(capsys, SSSP, "-b", "cuda", "--gpu-arch", "bogus", "--emit", "code")
+    assert status == 2
+    assert "--gpu-arch expects a CUDA architecture such as sm_75" in err
+    for arch in ("sm_90a", "compute_80", "sm_75"):
+        status, out, _ = starc(capsys, SSSP, "-b", "cuda", "--gpu-arch", arch, "--emit", "code")
+        assert status == 0 and out
+
+
+def test_weight_errors_name_the_line(capsys, graphs):
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                           graphs / "real.el", "--src", "0")
+    assert status == 1
+    assert err == (f"starc: error[E0602]: {graphs / 'real.el'}:2: weight '2.5': Compute_SSSP "
+                   "needs integer edge weights for 'weight' (propEdge<int>) but "
+                   f"{graphs / 'real.el'} has non-integer weights\n")
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                           graphs / "badw.el", "--src", "0")
+    assert status == 1 and f"{graphs / 'badw.el'}:2: weight 'x' is not a number" in err
+
+
+def test_data_errors_exit_1_not_the_usage_status(capsys, graphs):
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                           graphs / "nw.el", "--src", "0")
+    assert status == 1
+    assert "Compute_SSSP needs edge weights for 'weight' but" in err
+    # ... while a bad parameter value is a command-line error
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                           graphs / "w.el", "--src", "9")
+    assert status == 2 and "--src expects a node id (0..2), got '9'" in err
+
+
+def test_empty_graph_message_has_no_negative_range(capsys, graphs):
+    status, _, err = starc(capsys, "run", BFS, "-b", "reference", "--graph",
+                           graphs / "empty.el", "--src", "0")
+    assert status == 2      # out of range, as any id; the same status as generated programs
+    assert err == (f"starc: error[E0601]: --src 0: {graphs / 'empty.el'} has no vertices, so "
+                   "no node id is valid\n")
+    assert "-1" not in err
+
+
+@pytest.mark.parametrize("args", [["nosuchfile.sp"], ["nosuchfile.sp", "-b", "opencl"],
+                                  ["build", "nosuchfile.sp", "-b", "opencl"],
+                                  ["run", "nosuchfile.sp", "-b", "reference", "--graph", "g"]])
+def test_missing_program_file_is_named_first(capsys, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = starc(capsys, *args)
+    assert status == 1
+    assert err == ("starc: error[E0602]: cannot read 'nosuchfile.sp': No such file or "
+                   "directory\n")
+
+
+def test_flat_250_term_sum_compiles_and_runs_everywhere(capsys, tmp_path, graphs):
+    terms = " + ".join(f"v.p * {i % 7}" if i % 3 else str(i) for i in range(250))
+    program = tmp_path / "sum.sp"
+    program.write_text("function F(Graph g, propNode<int> p, propNode<int> q) {\n"
+                       "  g.attachNodeProperty(p = 1, q = 0);\n"
+                       f"  forall (v in g.nodes()) {{ v.q = {terms}; }}\n}}\n")
+    expected = sum(i % 7 if i % 3 else i for i in range(250))
+    for backend in ("opencl", "cuda", "sycl"):
+        status, out, err = starc(capsys, program, "-b", backend, "--emit", "code")
+        assert status == 0, err
+    status, out, err = starc(capsys, "run", program, "-b", "reference", "--graph",
+                             graphs / "w.el")
+    assert status == 0, err
+    assert f"q 0 {expected}\n" in out
+
+
+def test_no_traceback_from_a_subprocess_either(tmp_path):
+    (tmp_path / "huge.el").write_text("0 99999999999\n")
+    status, out, err = run_cli("graph", "info", tmp_path / "huge.el")
+    assert status == 1 and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def _all_parsers(parser):
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _all_parsers(child)
+
+
+def test_no_parser_matches_option_prefixes(capsys, graphs):
+    from starc.cli import build_parser
+    parsers = list(_all_parsers(build_parser()))
+    assert len(parsers) > 10 and not [p.prog for p in parsers if p.allow_abbrev]
+    status, _, err = starc(capsys, "graph", "info", graphs / "w.el", "--undir")
+    assert status == 2 and "unrecognized arguments: --undir" in err
+    status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph", graphs / "w.el",
+                           "--src", "0", "--no-c")
+    assert status == 2 and "--no-c needs a value" in err     # a parameter, not --no-cache
+
+
+def test_emit_plan_with_the_reference_backend(capsys):
+    # Found by the CLI fuzzer: an internal error (the reference executor has no plan stage).
+    status, out, err = starc(capsys, SSSP, "-b", "reference", "--emit", "plan")
+    assert status == 0, err
+    assert out == starc(capsys, SSSP, "--emit", "plan")[1] != ""
+
+
+@pytest.mark.parametrize("command", ["run", "convert"])
+def test_output_onto_a_fifo_writes_in_place_never_replaces_it(capsys, graphs, command):
+    # An atomic rename onto /dev/null (as root) would replace the device for the whole
+    # machine; a FIFO in the test directory stands in for it.
+    import os
+    import stat
+    import threading
+    fifo = graphs / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    if command == "run":
+        status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
+                               graphs / "w.el", "--src", "0", "--out", fifo)
+    else:
+        status, _, err = starc(capsys, "graph", "convert", graphs / "w.el", fifo)
+    reader.join(30)
+    assert status == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert ("dist 2 7\n" if command == "run" else "\n1 2 4\n") in got[0]
+    assert tree(graphs) == sorted(["fifo"] + [name for name in tree(graphs) if name != "fifo"])

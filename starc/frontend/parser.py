@@ -11,7 +11,7 @@ from starc.diagnostics import CompileError, Diagnostic, Severity, SourceLoc
 from starc.frontend import ast
 from starc.frontend.lexer import TOKEN_SPELLINGS, Lexer
 
-__all__ = ["parse", "Parser", "BINARY_PRECEDENCE", "MAX_ERRORS", "MAX_DEPTH", "build_tables"]
+__all__ = ["parse", "Parser", "BINARY_PRECEDENCE", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
 
 # Binding strength of the binary operators (higher binds tighter); the grammar's expression
 # levels below follow this table and the unparser reads it to place parentheses.
@@ -22,6 +22,7 @@ BINARY_PRECEDENCE = {
 
 MAX_ERRORS = 20     # stop after this many diagnostics: later ones are mostly follow-on noise
 MAX_DEPTH = 200     # deepest syntax tree accepted; later stages recurse over the tree
+MAX_CHAIN = 1000    # longest flat chain of binary operators (a + b + ... is not nesting)
 
 _COMPOUND_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "&=": "&", "|=": "|"}
 _ATTACH_KINDS = {"attachNodeProperty": "node", "attachEdgeProperty": "edge"}
@@ -93,7 +94,8 @@ class Parser:
             deep = _too_deep(program)
             if deep is not None:
                 self._error("E0103", f"syntax error: nesting too deep (more than {MAX_DEPTH} "
-                                     "levels)", deep.loc)
+                                     f"levels, or a chain of more than {MAX_CHAIN} binary "
+                                     "operators)", deep.loc)
         if self.diagnostics:
             raise CompileError(sorted(self.diagnostics, key=lambda d: (d.loc.line, d.loc.col)))
         return program
@@ -546,15 +548,25 @@ def _body(stmt):
 
 
 def _too_deep(program: Optional[ast.Program]) -> Optional[ast.Node]:
-    """The first node deeper than MAX_DEPTH, found without recursion, or None."""
+    """The first node deeper than MAX_DEPTH, found without recursion, or None.
+
+    The left operand of a binary operator sits at its operator's depth: ``a + b + ... + z``
+    is a flat chain to the reader however long (the tree leans left only because the
+    operators are left-associative), while parentheses, unary operators, calls and blocks
+    nest. A chain is instead limited to MAX_CHAIN operators, which later stages (recursing
+    down the left spine) handle within their stack room."""
     if program is None:
         return None
-    stack = [(program, 1)]
+    stack = [(program, 1, 0)]
     while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        node, depth, chain = stack.pop()
+        if depth > MAX_DEPTH or chain > MAX_CHAIN:
             return node
-        stack.extend((child, depth + 1) for child in ast.children(node))
+        for child in ast.children(node):
+            if isinstance(node, ast.Binary) and child is node.left:
+                stack.append((child, depth, chain + 1))
+            else:
+                stack.append((child, depth + 1, 0))
     return None
 
 

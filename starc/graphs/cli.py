@@ -8,8 +8,11 @@ from typing import List, Optional
 
 import numpy as np
 
+from starc.argparsing import ExactArgumentParser
+from starc.errors import StarcError, UsageError
+from starc.inputs import atomic_output, check_output_file, parse_max_vertices
+
 from .csr import Graph
-from .errors import GraphFormatError
 from .generators import grid, rmat, uniform
 from .readers import load_graph
 from .writers import write_graph
@@ -52,15 +55,31 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     info = commands.add_parser("info", help="print a graph file's statistics")
     info.add_argument("graph", help=_FORMATS_HELP)
     info.add_argument("--undirected", action="store_true", help="symmetrise the edges first")
+    add_max_vertices_option(info)
 
     convert = commands.add_parser("convert", help="convert between graph formats")
     convert.add_argument("input", help=_FORMATS_HELP)
     convert.add_argument("output", help=_FORMATS_HELP)
     convert.add_argument("--undirected", action="store_true",
                          help="symmetrise the edges before writing")
+    add_max_vertices_option(convert)
 
     parser.set_defaults(func=run_graph_command)
     return parser
+
+
+def add_max_vertices_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-vertices N``: refuse a graph whose largest vertex id is N or more."""
+    parser.add_argument("--max-vertices", type=_max_vertices, metavar="N",
+                        help="refuse graphs with more than N vertices (default 2^31-1, and "
+                             "no more than fits in the available memory)")
+
+
+def _max_vertices(text: str) -> int:
+    try:
+        return parse_max_vertices(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error)[len("--max-vertices "):]) from None
 
 
 def graph_summary(graph: Graph) -> List[str]:
@@ -102,38 +121,37 @@ def _generate(args) -> Graph:
 
 
 def _write(graph: Graph, path: str) -> None:
-    try:
-        write_graph(graph, path)
-    except OSError as error:
-        raise GraphFormatError(path, None, f"cannot write: {error.strerror or error}") \
-            from None
+    """Write atomically: a failed or interrupted write leaves no partial file."""
+    with atomic_output(path) as tmp:
+        write_graph(graph, tmp)
 
 
 def run_graph_command(args) -> int:
     """Run ``starc graph ...``; returns the exit status, reporting errors on stderr."""
     try:
         if args.graph_command == "gen":
+            check_output_file(args.output)      # before generating: fail fast
             try:
                 graph = _generate(args)
-            except ValueError as error:
-                print(f"error[E0601]: {error}", file=sys.stderr)
-                return 1
+            except ValueError as error:       # a bad generator argument or size
+                raise UsageError(str(error)) from None
             _write(graph, args.output)
             print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
         elif args.graph_command == "info":
-            graph = load_graph(args.graph, undirected=args.undirected)
+            graph = load_graph(args.graph, undirected=args.undirected,
+                               max_vertices=args.max_vertices)
             print("\n".join(graph_summary(graph)))
         elif args.graph_command == "convert":
-            graph = load_graph(args.input, undirected=args.undirected)
+            check_output_file(args.output)
+            graph = load_graph(args.input, undirected=args.undirected,
+                               max_vertices=args.max_vertices)
             _write(graph, args.output)
             print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
         else:  # argparse makes the subcommand required; this guards direct callers.
-            print(f"error[E0601]: unknown graph command {args.graph_command!r}",
-                  file=sys.stderr)
-            return 1
-    except GraphFormatError as error:
-        print(f"error[E0602]: {error}", file=sys.stderr)
-        return 1
+            raise UsageError(f"unknown graph command {args.graph_command!r}")
+    except StarcError as error:
+        print(error.report(), file=sys.stderr)
+        return error.exit_code
     return 0
 
 
@@ -142,7 +160,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != ["graph"]:
         argv = ["graph"] + argv
-    parser = argparse.ArgumentParser(prog="starc")
+    parser = ExactArgumentParser(prog="starc")
     add_graph_subparser(parser.add_subparsers(dest="command"))
     try:
         args = parser.parse_args(argv)

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from starc.errors import InputError
+from starc.inputs import check_graph_size
 
 from .csr import Graph
 
 __all__ = ["rmat", "uniform", "grid"]
 
 _WEIGHT_LOW, _WEIGHT_HIGH = 1, 100
+
+
+def _check_size(what: str, num_nodes: int, num_edges: int) -> None:
+    """Refuse a size past the limits before anything is allocated (a ValueError, as every
+    bad generator argument is)."""
+    try:
+        check_graph_size(what, num_nodes, num_edges)
+    except InputError as error:
+        raise ValueError(str(error)) from None
 
 
 def _weights(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -29,12 +43,13 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19,
     if edge_factor < 0:
         raise ValueError(f"edge factor must be >= 0, got {edge_factor}")
     d = 1.0 - a - b - c
-    if min(a, b, c, d) < 0:
+    if not all(p >= 0 for p in (a, b, c, d)):   # also refuses NaN
         raise ValueError(f"R-MAT probabilities must be >= 0 and sum to at most 1 "
                          f"(a={a}, b={b}, c={c})")
-    rng = np.random.default_rng(seed)
     num_nodes = 1 << scale
     num_edges = edge_factor * num_nodes
+    _check_size(f"rmat --scale {scale} --edge-factor {edge_factor}", num_nodes, num_edges)
+    rng = np.random.default_rng(seed)
     index = np.int32 if scale <= 30 else np.int64
     src = np.zeros(num_edges, dtype=index)
     dst = np.zeros(num_edges, dtype=index)
@@ -59,9 +74,11 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19,
 def uniform(num_nodes: int, avg_degree: float, seed: int = 0,
             weights: bool = False) -> Graph:
     """Erdős–Rényi-like multigraph: round(num_nodes * avg_degree) uniformly random edges."""
-    if num_nodes < 0 or avg_degree < 0:
-        raise ValueError("num_nodes and avg_degree must be >= 0")
+    if num_nodes < 0 or not avg_degree >= 0 or not math.isfinite(avg_degree):
+        raise ValueError(f"num_nodes must be >= 0 and avg_degree a finite number >= 0, got "
+                         f"{num_nodes} and {avg_degree}")
     num_edges = int(round(num_nodes * avg_degree))
+    _check_size(f"uniform --nodes {num_nodes} --degree {avg_degree}", num_nodes, num_edges)
     if num_nodes == 0 and num_edges:
         raise ValueError("a graph with no vertices cannot have edges")
     rng = np.random.default_rng(seed)
@@ -81,6 +98,8 @@ def grid(rows: int, cols: int, seed: int = 0, weights: bool = False) -> Graph:
     """
     if rows < 0 or cols < 0:
         raise ValueError("rows and cols must be >= 0")
+    _check_size(f"grid --rows {rows} --cols {cols}", rows * cols,
+                4 * rows * cols)
     ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
     horizontal = (ids[:, :-1].ravel(), ids[:, 1:].ravel())
     vertical = (ids[:-1, :].ravel(), ids[1:, :].ravel())

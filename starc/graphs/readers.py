@@ -17,9 +17,14 @@ For ``.mtx`` and ``.npz`` the file fixes the vertex count, so ``num_nodes``, whe
 agree with it. ``undirected=True`` returns :meth:`Graph.symmetrised`. Every problem raises
 :class:`GraphFormatError` naming the file and, where there is one, the line.
 
-Parsing is vectorised: comment lines are blanked with one regex, token counts per line are
-computed with numpy over the raw bytes, and the tokens are converted column-wise. Only when
-that fast path finds a problem does a line-by-line scan run, to report the first bad line.
+Files are read through ``starc.inputs.line_chunks``: in pieces of whole lines, so reading
+stops at the first bad piece, and a line over 1 MiB (binary data, ``/dev/zero``) is refused.
+Each piece is parsed vectorised: comment lines are blanked with one regex, token counts per
+line are computed with numpy over the raw bytes, and the tokens are converted column-wise.
+Only when that fast path finds a problem does a line-by-line scan of the piece run, to report
+the first bad line. Vertex ids are at most ``max_vertices - 1`` (default: the 32-bit limit
+``starc.inputs.MAX_VERTICES``), and ``starc.inputs.check_graph_size`` refuses a graph too
+large for the available memory before its CSR arrays are allocated.
 """
 
 from __future__ import annotations
@@ -31,10 +36,13 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from starc.errors import FileError, InputError
+from starc.inputs import MAX_VERTICES, check_graph_size, line_chunks
+
 from .csr import Graph
 from .errors import GraphFormatError
 
-__all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz"]
+__all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz", "first_weight_line"]
 
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t\r\x0b\x0c]*[#%][^\n]*")
 # bytes.split() splits on exactly these: keeping the table equal keeps tokens and counts aligned.
@@ -42,42 +50,62 @@ _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True
 
 
-def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None) -> Graph:
-    """Read ``path`` (format by extension) and return its Graph."""
+def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
+               max_vertices: Optional[int] = None) -> Graph:
+    """Read ``path`` (format by extension) and return its Graph; ``max_vertices`` lowers
+    the vertex limit (the --max-vertices option)."""
     path = os.fspath(path)
     extension = os.path.splitext(path)[1].lower()
     if extension == ".npz":
         graph = load_npz(path)
+        _check_size(path, graph.num_nodes, graph.num_edges, max_vertices)
         if num_nodes is not None and num_nodes != graph.num_nodes:
             raise GraphFormatError(path, None, f"the file has {graph.num_nodes} vertices "
                                                f"but num_nodes={num_nodes} was given")
     elif extension == ".mtx":
-        graph = read_mtx(path, num_nodes)
+        graph = read_mtx(path, num_nodes, max_vertices)
     else:
-        graph = read_edge_list(path, num_nodes)
-    return graph.symmetrised() if undirected else graph
+        graph = read_edge_list(path, num_nodes, max_vertices)
+    if undirected:
+        _check_size(path, graph.num_nodes, 2 * graph.num_edges, max_vertices)
+        graph = graph.symmetrised()
+    return graph
 
 
-def _read_bytes(path: str) -> bytes:
+def _check_size(path: str, num_nodes: int, num_edges: int, max_vertices,
+                line: Optional[int] = None) -> None:
+    """starc.inputs.check_graph_size, its message as a GraphFormatError of the file."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError as error:
-        raise GraphFormatError(path, None, f"cannot open: {error.strerror or error}") from None
+        check_graph_size(path, num_nodes, num_edges, max_vertices)
+    except InputError as error:
+        raise GraphFormatError(path, line, str(error)[len(path) + 2:]) from None
+
+
+def _chunks(path: str):
+    try:
+        yield from line_chunks(path)
+    except GraphFormatError:
+        raise
+    except FileError as error:
+        raise GraphFormatError(error.path, error.line, error.message) from None
 
 
 # -- text edge lists ----------------------------------------------------------------------
 
-def read_edge_list(path, num_nodes: Optional[int] = None) -> Graph:
+def read_edge_list(path, num_nodes: Optional[int] = None,
+                   max_vertices: Optional[int] = None) -> Graph:
     """Read a whitespace-separated ``src dst [weight]`` edge list (0-based ids)."""
     path = os.fspath(path)
     if num_nodes is not None and num_nodes < 0:
         raise GraphFormatError(path, None, f"num_nodes must be >= 0, got {num_nodes}")
-    data = _read_bytes(path)
-    rows = _parse_rows(path, data, 0, allowed_columns=(2, 3), base=0, limit=num_nodes,
-                       weight_kind="any")
+    limit = num_nodes
+    if limit is None:
+        limit = MAX_VERTICES if max_vertices is None else max_vertices
+    rows = _parse_rows(path, _chunks(path), allowed_columns=(2, 3), base=0, limit=limit,
+                       weight_kind="any", limit_is_option=num_nodes is None)
     if num_nodes is None:
         num_nodes = int(max(rows.src.max(), rows.dst.max())) + 1 if rows.count else 0
+    _check_size(path, num_nodes, rows.count, max_vertices)
     return Graph.from_edges(num_nodes, rows.src, rows.dst, rows.weights,
                             rows.integral, name=path)
 
@@ -91,32 +119,33 @@ class _Rows:
         self.count = int(src.size)
 
 
-def _parse_rows(path: str, data: bytes, line_offset: int, *, allowed_columns: Sequence[int],
-                base: int, limit: Optional[int], weight_kind: str) -> _Rows:
+def _parse_rows(path: str, chunks, *, allowed_columns: Sequence[int], base: int, limit: int,
+                weight_kind: str, limit_is_option: bool = False) -> _Rows:
     """Parse data lines; ``weight_kind`` is ``any``, ``int`` or ``real`` (mtx fields).
 
-    ``line_offset`` is the number of lines before ``data`` in the file; ``limit`` is the
-    vertex count ids must stay under (None: unbounded). The text is converted in chunks of
-    whole lines so the temporary token objects stay small for files of 10**7+ edges.
+    ``chunks`` yields ``(piece, lines before it)`` for pieces of whole lines; ``limit`` is
+    the vertex count ids must stay under (``limit_is_option``: it is the vertex limit, not
+    a count the file declared). Piece by piece, so the temporary token objects stay small for
+    files of 10**7+ edges and a bad line stops the reading.
     """
-    cleaned = _COMMENT_LINE.sub(b"", data) if (b"#" in data or b"%" in data) else data
     columns = None
     parts: List[Tuple[np.ndarray, Optional[np.ndarray], bool, np.ndarray]] = []
-    lines_before = line_offset
-    for chunk in _line_chunks(cleaned):
+    for data, lines_before in chunks:
+        chunk = _COMMENT_LINE.sub(b"", data) if (b"#" in data or b"%" in data) else data
         counts = _tokens_per_line(chunk)
         data_lines = np.flatnonzero(counts)
         if data_lines.size:
-            if columns is None:
+            first = columns is None
+            if first:
                 columns = int(counts[data_lines[0]])
             part = None
             if columns in allowed_columns and np.all(counts[data_lines] == columns):
                 part = _convert_chunk(chunk, columns, base, limit, weight_kind)
             if part is None:
-                raise _scan_for_error(path, data, line_offset, allowed_columns, base, limit,
-                                      weight_kind)
+                raise _scan_for_error(path, data, lines_before, allowed_columns, base, limit,
+                                      weight_kind, None if first else columns,
+                                      limit_is_option)
             parts.append(part + (data_lines + lines_before + 1,))
-        lines_before += counts.size - 1
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return _Rows(empty, empty, None, True, empty)
@@ -129,19 +158,6 @@ def _parse_rows(path: str, data: bytes, line_offset: int, *, allowed_columns: Se
                  np.concatenate([part[3] for part in parts]))
 
 
-_CHUNK_BYTES = 1 << 25
-
-
-def _line_chunks(data: bytes):
-    """Yield pieces of ``data`` of about _CHUNK_BYTES, each ending just after a newline."""
-    start = 0
-    while start < len(data):
-        stop = data.find(b"\n", min(start + _CHUNK_BYTES, len(data)) - 1)
-        stop = len(data) if stop < 0 else stop + 1
-        yield data[start:stop]
-        start = stop
-
-
 def _convert_chunk(chunk: bytes, columns: int, base: int, limit: Optional[int],
                    weight_kind: str):
     """(ids, weights, integral) for uniform-width lines, or None if any value is bad."""
@@ -151,7 +167,7 @@ def _convert_chunk(chunk: bytes, columns: int, base: int, limit: Optional[int],
     except (ValueError, OverflowError):
         return None
     ids -= base
-    if ids.min() < 0 or (limit is not None and ids.max() >= limit):
+    if ids.min() < 0 or ids.max() >= limit:
         return None
     if columns < 3:
         return ids, None, True
@@ -178,9 +194,10 @@ def _tokens_per_line(data: bytes) -> np.ndarray:
     return np.bincount(line_of_token, minlength=newlines.size + 1)
 
 
-def _scan_for_error(path, data, line_offset, allowed_columns, base, limit, weight_kind):
-    """Find the first bad line, line by line (runs only after the fast path failed)."""
-    expected = None
+def _scan_for_error(path, data, line_offset, allowed_columns, base, limit, weight_kind,
+                    expected=None, limit_is_option=False):
+    """Find the first bad line, line by line (runs only after the fast path failed);
+    ``expected`` is the column count of earlier pieces' lines."""
     for number, raw in enumerate(data.split(b"\n"), start=line_offset + 1):
         tokens = raw.split()
         if not tokens or tokens[0][:1] in (b"#", b"%"):
@@ -205,8 +222,12 @@ def _scan_for_error(path, data, line_offset, allowed_columns, base, limit, weigh
                                        f"{role} id {token!r} is not an integer") from None
             if base == 0 and value < 0:
                 raise GraphFormatError(path, number, f"negative {role} id {value}")
-            if value < base or (limit is not None and value - base >= limit):
-                top = "" if limit is None else f"..{limit - 1 + base}"
+            if limit_is_option and value - base >= limit:
+                raise GraphFormatError(path, number, f"{role} id {value} is larger than the "
+                                                     f"largest vertex id allowed, {limit - 1} "
+                                                     "(--max-vertices; 32-bit ids)")
+            if value < base or value - base >= limit:
+                top = f"..{limit - 1 + base}" if limit > 0 else " (the graph has no vertices)"
                 raise GraphFormatError(path, number,
                                        f"{role} id {value} out of range {base}{top}")
         if len(tokens) == 3:
@@ -231,24 +252,64 @@ def _check_weight(path, number, raw: bytes, weight_kind):
         raise GraphFormatError(path, number, f"weight {token!r} is not finite")
 
 
+def first_weight_line(path: str, bad) -> Optional[Tuple[int, str]]:
+    """(line number, token) of the first edge weight for which ``bad(token)`` holds; None
+    when there is none or the file cannot be read again. For messages about weights the
+    program cannot use: the Graph keeps no line numbers."""
+    is_mtx = path.lower().endswith(".mtx")
+    size_line_seen = not is_mtx
+    try:
+        for data, lines_before in line_chunks(path):
+            for number, raw in enumerate(data.split(b"\n"), start=lines_before + 1):
+                tokens = raw.split()
+                if not tokens or tokens[0][:1] in (b"#", b"%"):
+                    continue
+                if not size_line_seen:
+                    size_line_seen = True
+                    continue
+                if len(tokens) == 3:
+                    token = tokens[2].decode("utf-8", "replace")
+                    if bad(token):
+                        return number, token
+    except InputError:
+        return None
+    return None
+
+
 # -- Matrix Market ------------------------------------------------------------------------
 
 _FIELDS = {"pattern": "none", "integer": "int", "real": "real"}
 _SYMMETRIES = ("general", "symmetric")
 
 
-def read_mtx(path, num_nodes: Optional[int] = None) -> Graph:
+def read_mtx(path, num_nodes: Optional[int] = None,
+             max_vertices: Optional[int] = None) -> Graph:
     """Read a Matrix Market coordinate file (1-based; symmetric entries mirrored)."""
     path = os.fspath(path)
-    data = _read_bytes(path)
+    chunks = _chunks(path)
+    data, _ = next(chunks, (b"", 0))
     field, symmetric, header_lines = _read_mtx_banner(path, data)
-    n, declared, size_line, body_start = _read_mtx_size(path, data, header_lines)
+    while True:     # the header, up to the size line, may span pieces (long comments)
+        try:
+            n, declared, size_line, body_start = _read_mtx_size(path, data, header_lines)
+            break
+        except GraphFormatError as error:
+            piece = next(chunks, None) if error.line is None else None
+            if piece is None:
+                raise
+            data += piece[0]
     if num_nodes is not None and num_nodes != n:
         raise GraphFormatError(path, size_line, f"the file has {n} vertices but "
                                                 f"num_nodes={num_nodes} was given")
+    # The size line fixes the size: refuse an impossible one before reading the entries.
+    _check_size(path, n, declared * (2 if symmetric else 1), max_vertices, size_line)
     columns = (2,) if field == "none" else (3,)
-    rows = _parse_rows(path, data[body_start:], size_line, allowed_columns=columns, base=1,
-                       limit=n, weight_kind=field)
+
+    def body():
+        yield data[body_start:], size_line
+        yield from chunks
+    rows = _parse_rows(path, body(), allowed_columns=columns, base=1, limit=n,
+                       weight_kind=field)
     if rows.count != declared:
         if rows.count > declared:
             raise GraphFormatError(path, int(rows.lines[declared]),

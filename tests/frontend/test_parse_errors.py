@@ -139,3 +139,18 @@ def test_garbage_raises_only_compile_error(text):
 
 def test_bytes_input_is_decoded():
     assert parse(b"function f() { }").functions[0].name == "f"
+
+
+@pytest.mark.parametrize("op", ["+", "*", "&&", "<", "-"])
+def test_flat_operator_chains_are_not_nesting(op):
+    # 250 terms once read as 250 levels of nesting; a flat chain is now limited separately.
+    from starc.frontend.parser import MAX_CHAIN
+    text = "function f() { x = " + f" {op} ".join(["a"] * 250) + "; }"
+    parse(text)
+    with pytest.raises(CompileError) as error:
+        parse("function f() { x = " + f" {op} ".join(["a"] * (MAX_CHAIN + 2)) + "; }")
+    assert "nesting too deep" in error.value.diagnostics[0].message
+    # ... while the same number of parenthesised levels is still deep nesting
+    with pytest.raises(CompileError, match="nesting too deep"):
+        parse("function f() { x = " + "(a " + op + " " * 1 + ("(a " + op + " ") * 249 + "a"
+              + ")" * 250 + "; }")

@@ -53,13 +53,17 @@ def test_missing_input_and_unwritable_output(tmp_path, capsys):
     assert main(["graph", "convert", str(tmp_path / "none.el"), str(tmp_path / "o.el")]) == 1
     assert "cannot open" in capsys.readouterr().err
     out = str(tmp_path / "no" / "dir" / "g.el")
-    assert main(["graph", "gen", "grid", "--rows", "2", "--cols", "2", "-o", out]) == 1
-    assert capsys.readouterr().err.startswith(f"error[E0602]: {out}: cannot write")
+    # An output path that cannot be written is a command-line error: status 2.
+    assert main(["graph", "gen", "grid", "--rows", "2", "--cols", "2", "-o", out]) == 2
+    assert capsys.readouterr().err == (f"error[E0601]: cannot write '{out}': directory "
+                                       f"'{tmp_path / 'no' / 'dir'}' does not exist\n")
+    assert not (tmp_path / "no").exists()
 
 
 def test_bad_generator_argument_is_e0601(tmp_path, capsys):
-    assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", str(tmp_path / "g.el")]) == 1
+    assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", str(tmp_path / "g.el")]) == 2
     assert capsys.readouterr().err.startswith("error[E0601]: scale must be")
+    assert not (tmp_path / "g.el").exists()
 
 
 def test_usage_error_returns_argparse_status(capsys):

@@ -247,12 +247,12 @@ def test_npz_with_inconsistent_arrays(tmp_path):
 
 
 def test_chunked_parsing_agrees_and_locates_errors(tmp_path, monkeypatch):
-    import starc.graphs.readers as readers
+    import starc.inputs as inputs
     lines = ["# weights are integers until the last line"]
     lines += [f"{i % 97} {(i * 7) % 97} {i % 5}" for i in range(3000)] + ["3 4 0.25"]
     path = write(tmp_path, "g.el", "\n".join(lines) + "\n")
     whole = load_graph(path)
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(inputs, "_CHUNK_BYTES", 64)
     chunked = load_graph(path)
     assert chunked == whole and not chunked.weights_integral
     lines[2500] = "1 2"
@@ -267,3 +267,84 @@ def test_non_ascii_bytes_are_reported(tmp_path):
     message = r"bad\.el:2: source id '1\\xa0' is not an integer"
     with pytest.raises(GraphFormatError, match=message):
         load_graph(str(path))
+
+
+# -- bad input (issue 13): limits before allocation, bounded and streaming reading ----------
+
+def test_reading_stops_at_the_first_bad_line(tmp_path, monkeypatch):
+    import starc.inputs as inputs
+    monkeypatch.setattr(inputs, "_CHUNK_BYTES", 64)
+    path = tmp_path / "g.el"
+    # Line 2 is bad; what follows would be refused as an over-long line if it were read.
+    path.write_bytes(b"0 1\nx 2\n" + b"\0" * (inputs.MAX_LINE_BYTES + 10))
+    with pytest.raises(GraphFormatError) as error:
+        load_graph(str(path))
+    assert (error.value.line, error.value.message) == (2, "source id 'x' is not an integer")
+
+
+@pytest.mark.parametrize("name", ["g.el", "g.mtx"])
+def test_over_long_line_is_refused(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"%%MatrixMarket matrix coordinate pattern general\n" * (name == "g.mtx")
+                     + b"1" * (2 << 20))
+    with pytest.raises(GraphFormatError) as error:
+        load_graph(str(path))
+    assert error.value.line == (2 if name == "g.mtx" else 1)
+    assert "line is longer than 1 MiB" in error.value.message
+
+
+def test_dev_zero(tmp_path):
+    with pytest.raises(GraphFormatError, match=r"^/dev/zero:1: line is longer than 1 MiB"):
+        load_graph("/dev/zero")
+
+
+def test_vertex_ids_past_the_32_bit_limit_are_refused_at_their_line(tmp_path):
+    path = write(tmp_path, "g.el", "0 1\n2147483646 0\n2147483647 0\n")
+    with pytest.raises(GraphFormatError) as error:
+        load_graph(path, max_vertices=None)
+    assert error.value.line == 3
+    assert "source id 2147483647 is larger than the largest vertex id allowed, 2147483646" \
+        in error.value.message
+    with pytest.raises(GraphFormatError, match=r"g\.el:2: source id 2147483646 is larger than "
+                                                r"the largest vertex id allowed, 9"):
+        load_graph(path, max_vertices=10)
+
+
+@pytest.mark.parametrize("text, line", [
+    ("0 1\n1 2000000000\n", None),
+    ("%%MatrixMarket matrix coordinate pattern general\n% c\n2000000000 2000000000 1\n1 2\n", 3),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 100000000\n1 2\n", 2),
+])
+def test_graphs_larger_than_memory_are_refused_before_allocating(tmp_path, monkeypatch, text,
+                                                                  line):
+    monkeypatch.setenv("STARC_MAX_MEMORY", "1G")
+    name = "g.el" if line is None else "g.mtx"
+    with pytest.raises(GraphFormatError) as error:
+        load_graph(write(tmp_path, name, text))
+    assert error.value.line == line
+    assert "of memory but 1.0 GiB is available" in error.value.message
+
+
+def test_undirected_doubles_the_edges_before_the_memory_check(tmp_path, monkeypatch):
+    path = write(tmp_path, "g.el", "".join(f"{i} {i + 1}\n" for i in range(1000)))
+    monkeypatch.setenv("STARC_MAX_MEMORY", str(48 * 1001 + 64 * 1000))
+    assert load_graph(path).num_edges == 1000
+    with pytest.raises(GraphFormatError, match="1001 vertices and 2000 edges need about"):
+        load_graph(path, undirected=True)
+
+
+def test_bad_memory_setting_is_a_usage_error(tmp_path, monkeypatch):
+    from starc.errors import UsageError
+    monkeypatch.setenv("STARC_MAX_MEMORY", "lots")
+    with pytest.raises(UsageError, match="STARC_MAX_MEMORY='lots' is not a size"):
+        load_graph(write(tmp_path, "g.el", "0 1\n"))
+
+
+def test_weight_line_lookup(tmp_path):
+    from starc.graphs.readers import first_weight_line
+    path = write(tmp_path, "g.el", "# c\n0 1 3\n1 2 2.5\n")
+    assert first_weight_line(path, lambda token: "." in token) == (3, "2.5")
+    mtx = write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                   "3 3 2\n1 2 3\n2 3 1e3\n")
+    assert first_weight_line(mtx, lambda token: "e" in token) == (4, "1e3")
+    assert first_weight_line(str(tmp_path / "none.el"), bool) is None

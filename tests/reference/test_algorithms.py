@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from starc.runcontract import UsageError
+from starc.runcontract import DataError
 from starc.reference import execute
 
 import reference_oracles as oracles
@@ -128,7 +128,7 @@ def test_pr(name):
 def test_weights_required():
     graph = fixed_graph("dag", weighted=False)
     for name in ("sssp", "sswp"):
-        with pytest.raises(UsageError, match="needs edge weights for 'weight' but dag.el has none"):
+        with pytest.raises(DataError, match="needs edge weights for 'weight' but dag.el has none"):
             execute(dsl_program(name), graph, {"src": "0"})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from starc.runcontract import UsageError, bind_arguments, entry_function, param_specs
+from starc.runcontract import DataError, UsageError, bind_arguments, entry_function, param_specs
 
 from reference_helpers import compile_text, dsl_program, make_graph
 
@@ -72,12 +72,13 @@ def test_bind_errors(change, message):
 
 def test_weights_missing_or_not_integral():
     unweighted = make_graph(3, [(0, 1)], name="g.el")
-    with pytest.raises(UsageError, match="Compute_SSSP needs edge weights for 'weight' "
+    # Data the program cannot use is an input error (exit status 1), not a usage error.
+    with pytest.raises(DataError, match="Compute_SSSP needs edge weights for 'weight' "
                                          "but g.el has none"):
         bind_arguments(dsl_program("sssp").functions[0], unweighted, {"src": "0"})
     real = make_graph(3, [(0, 1)], [1.5], name="r.el")
     real.weights_integral = False
-    with pytest.raises(UsageError, match="needs integer edge weights"):
+    with pytest.raises(DataError, match="needs integer edge weights"):
         bind_arguments(dsl_program("sssp").functions[0], real, {"src": "0"})
     as_float = compile_text("function F(Graph g, propEdge<float> w) { }").functions[0]
     bound = bind_arguments(as_float, real, {})

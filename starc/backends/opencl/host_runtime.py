@@ -15,6 +15,7 @@ from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
+from starc.errors import StarcError
 from starc.reference.values import ExecutionError
 
 __all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf",
@@ -26,7 +27,7 @@ __all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", 
 i32, i64, f32, f64 = np.int32, np.int64, np.float32, np.float64
 
 
-class DeviceError(RuntimeError):
+class DeviceError(StarcError, RuntimeError):
     """No usable OpenCL device, a missing extension, or a failed build."""
 
 
@@ -284,15 +285,15 @@ def run_in_process(module, graph, device: str = "default", undirected: bool = Fa
 
 def main(module, argv: Sequence[str]) -> int:
     """The generated-program command line (DESIGN.md, "The generated-program contract")."""
-    import argparse
     import sys
     import time
-    from starc.graphs import GraphFormatError, load_graph
+    from starc.graphs import load_graph
+    from starc.inputs import check_output_file, parse_max_vertices, write_file
     from starc.results import format_results
-    from starc.runcontract import UsageError
-    from starc.runner import ParamSyntaxError, parse_param_tokens
+    from starc.runner import parse_param_tokens
 
-    parser = argparse.ArgumentParser(
+    from starc.argparsing import ExactArgumentParser
+    parser = ExactArgumentParser(
         prog=os.path.basename(module.__file__),
         description=f"Run {module.FUNCTION.name} (starc, backend opencl) on a graph; program "
                     "parameters are given as --name value.")
@@ -303,44 +304,36 @@ def main(module, argv: Sequence[str]) -> int:
                         help="print 'starc-time <seconds>' on stderr")
     parser.add_argument("--device", default="default", choices=("default", "cpu", "gpu"),
                         help="the OpenCL device kind (default: PYOPENCL_CTX, a GPU, any)")
+    parser.add_argument("--max-vertices", metavar="N",
+                        help="refuse graphs with more than N vertices (default 2^31-1)")
     ns, rest = parser.parse_known_args(argv)
     name = parser.prog
     try:
+        # The exit status is the error's: 1 bad input data, 2 bad command line.
         options = parse_param_tokens(rest)
-    except ParamSyntaxError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        graph = load_graph(ns.graph, undirected=ns.undirected)
-    except GraphFormatError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 1
-    try:
+        max_vertices = None if ns.max_vertices is None else parse_max_vertices(ns.max_vertices)
+        if ns.out:
+            check_output_file(ns.out)
+        graph = load_graph(ns.graph, undirected=ns.undirected, max_vertices=max_vertices)
         args = bind(module, graph, options)
-    except UsageError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
-        return 2
-    try:
         device = module.open_device(ns.device)
         start = time.perf_counter()
-        with np.errstate(all="ignore"):
-            props, value = module.compute(device, graph, args)
+        try:
+            with np.errstate(all="ignore"):
+                props, value = module.compute(device, graph, args)
+        except (ArithmeticError, IndexError) as exc:
+            raise DeviceError(str(exc)) from None
         elapsed = time.perf_counter() - start
+        text = format_results(make_results(module, ns.graph, props, value))
+        if ns.out:
+            write_file(ns.out, text)
     except ExecutionError as exc:     # a failed run-time check: the reference's message
         print(exc, file=sys.stderr)
         return 1
-    except (DeviceError, ArithmeticError, IndexError) as exc:
+    except StarcError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
-        return 1
-    text = format_results(make_results(module, ns.graph, props, value))
-    if ns.out:
-        try:
-            pathlib.Path(ns.out).write_text(text)
-        except OSError as exc:
-            print(f"{name}: error: cannot write {ns.out}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return 1
-    else:
+        return exc.exit_code
+    if not ns.out:
         sys.stdout.write(text)
     if ns.time:
         print(f"starc-time {elapsed:.6f}", file=sys.stderr)

@@ -73,7 +73,7 @@ int params(int argc, char** argv) {
 }
 
 int results(int argc, char** argv) {
-  starc::CommandLine cl(argc, argv, {}, "results");
+  starc::CommandLine cl(argc, argv, {}, "results", {"values"});
   starc::Timer timer;
   timer.start();
   std::vector<double> values;

@@ -243,8 +243,8 @@ MALFORMED = {
         "g.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1.5\n", 3, "integer"),
 }
 
-# Limits of the C++ runtime only: the Python reader switches to int64 ids instead.
-CXX_ONLY = {"id_too_large"}
+# Limits of the C++ runtime only (none now: both readers refuse ids past 2^31-2).
+CXX_ONLY: set = set()
 
 
 @needs_gxx
@@ -427,13 +427,99 @@ def test_results_to_out_file_and_time_on_stderr(driver, small_graph, tmp_path):
 
 
 @needs_gxx
-def test_unwritable_out_file_is_an_other_error(driver, small_graph, tmp_path):
+@pytest.mark.parametrize("where", ["missing_dir", "a_directory", "under_a_file"])
+def test_unwritable_out_file_is_a_usage_error_before_the_run(driver, small_graph, tmp_path,
+                                                             where):
     values = tmp_path / "values.txt"
     values.write_text("0.5\n")
-    result = run(driver, "results", small_graph, "--values", values,
-                 "--out", tmp_path / "no" / "such" / "dir.txt")
-    assert result.returncode == 3
-    assert "cannot open output file" in result.stderr
+    out = {"missing_dir": tmp_path / "no" / "such" / "dir.txt", "a_directory": tmp_path,
+           "under_a_file": values / "r.txt"}[where]
+    before = sorted(tmp_path.rglob("*"))
+    result = run(driver, "results", small_graph, "--values", values, "--out", out)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"runtime_driver: error: cannot write '{out}': ")
+    assert result.stdout == ""
+    assert sorted(tmp_path.rglob("*")) == before      # nothing half-written
+
+
+@needs_gxx
+def test_out_onto_a_fifo_writes_in_place(driver, small_graph, tmp_path):
+    # A rename onto an existing device (/dev/null as root) would replace it: a FIFO stands in.
+    import stat
+    import threading
+    values = tmp_path / "values.txt"
+    values.write_text("0.5\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = run(driver, "results", small_graph, "--values", values, "--out", fifo)
+    reader.join(30)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got[0].splitlines()[1] == "d 0 0.5"
+
+
+# -- bad input (issue 13): exact option names, bounded reading, size limits -----------------
+
+@needs_gxx
+@pytest.mark.parametrize("option", ["--foo", "--d", "--sr", "--dev"])
+def test_unknown_options_are_usage_errors(driver, small_graph, option):
+    result = run(driver, "params", small_graph, "--src", "0", option, "3")
+    assert result.returncode == 2, result.stdout
+    assert f"unknown option '{option}' (params takes: --src, --sourceSet" in result.stderr
+    assert result.stdout == ""
+
+
+@needs_gxx
+def test_dev_zero_is_refused_after_one_long_line(driver):
+    result = run(driver, "dump", "/dev/zero")
+    assert result.returncode == 1
+    assert result.stderr == ("runtime_driver: error: /dev/zero:1: line is longer than 1 MiB; "
+                             "is this a text graph file?\n")
+
+
+@needs_gxx
+def test_huge_but_32_bit_id_is_refused_before_allocating(driver, tmp_path):
+    path = tmp_path / "big.el"
+    path.write_text("0 1\n1 2000000000\n")
+    env = dict(os.environ, STARC_MAX_MEMORY="1G")
+    result = subprocess.run([str(driver), "dump", str(path)], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"runtime_driver: error: {path}: 2000000001 vertices and "
+                                    "2 edges need about 89.4 GiB of memory but 1.0 GiB")
+    with pytest.raises(GraphFormatError, match="2000000001 vertices and 2 edges need about "
+                                               "89.4 GiB of memory but 1.0 GiB"):
+        os.environ["STARC_MAX_MEMORY"] = "1G"
+        try:
+            _load_graph(str(path))
+        finally:
+            del os.environ["STARC_MAX_MEMORY"]
+
+
+@needs_gxx
+def test_max_vertices_limits_ids_at_their_line(driver, tmp_path, small_graph):
+    result = run(driver, "dump", small_graph, "--max-vertices", "4")
+    assert result.returncode == 1
+    assert result.stderr == (f"runtime_driver: error: {small_graph}:4: vertex id 4 is larger "
+                             "than the largest allowed, 3 (--max-vertices; 32-bit ids)\n")
+    assert run(driver, "dump", small_graph, "--max-vertices", "5").returncode == 0
+    bad = run(driver, "dump", small_graph, "--max-vertices", "0")
+    assert bad.returncode == 2 and "--max-vertices expects an integer" in bad.stderr
+
+
+@needs_gxx
+def test_matrix_market_size_line_is_checked_before_reading_entries(driver, tmp_path):
+    path = tmp_path / "g.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate pattern general\n"
+                    "2000000000 2000000000 1\n1 2\n")
+    env = dict(os.environ, STARC_MAX_MEMORY="1G")
+    result = subprocess.run([str(driver), "dump", str(path)], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"runtime_driver: error: {path}:2: 2000000000 vertices")
 
 
 # -- portability ---------------------------------------------------------------------------
@@ -462,3 +548,13 @@ def test_runtime_compiles_as_cuda_host_code(tmp_path):
          "-x", "cu", "-c", str(DRIVER_SOURCE), "-o", str(tmp_path / "driver.o")],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@needs_gxx
+def test_empty_graph_message_has_no_negative_range(driver, tmp_path):
+    path = tmp_path / "empty.el"
+    path.write_text("")
+    result = run(driver, "params", path, "--src", "0")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"runtime_driver: error: --src 0: {path} has no vertices, "
+                                    "so no node id is valid\n")

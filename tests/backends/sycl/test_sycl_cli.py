@@ -36,7 +36,7 @@ def test_block_size_not_a_power_of_two_is_a_usage_error(backend, size, tmp_path)
     proc = run_cli("run", SSSP, "-b", backend, "--graph", tmp_path / "none.el",
                    "--block-size", size, "--src", "0", cache=tmp_path / "cache")
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == ("starc: error: --block-size must be a power of two from 1 to 1024, "
+    assert proc.stderr == ("starc: error[E0601]: --block-size must be a power of two from 1 to 1024, "
                            f"got {size}\n")
     assert proc.stdout == ""
 

@@ -2,13 +2,17 @@
 //
 //   ./prog GRAPH_FILE [--undirected] [--name value ...] [--out FILE] [--time] [--help]
 //
-// Declared parameters (ParamSpec) are validated when the command line is parsed; backend flags
-// the runtime does not know (--device gpu, --block-size 256) are kept in `extra` as
-// "--name", "value" pairs for get_extra. Option values may be written "--name value" or
-// "--name=value". Every problem is a UsageError naming the option.
+// Declared parameters (ParamSpec) are validated when the command line is parsed; the backend
+// flags (--device gpu, --block-size 256, and any `backend_flags` a caller adds) are kept in
+// `extra` as "--name", "value" pairs for get_extra. Any other option is a UsageError: names
+// match exactly, so a misspelt parameter never leaves its value at a default. Option values
+// may be written "--name value" or "--name=value". --max-vertices N lowers the vertex limit
+// of read_graph; --out FILE is checked at once (its directory exists, it is not a directory).
+// Every problem is a UsageError naming the option.
 #ifndef STARC_CLI_HPP
 #define STARC_CLI_HPP
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -19,6 +23,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "starc_graph.hpp"
 
@@ -123,8 +129,11 @@ inline bool parse_bool(const std::string& text, bool& out) {
 
 class CommandLine {
  public:
-  CommandLine(int argc, char** argv, std::vector<ParamSpec> params, const char* function_name)
+  CommandLine(int argc, char** argv, std::vector<ParamSpec> params, const char* function_name,
+              std::vector<std::string> backend_flags = {})
       : params_(std::move(params)), values_(params_.size()), given_(params_.size(), false) {
+    backend_flags.push_back("device");
+    backend_flags.push_back("block-size");
     program_ = argc > 0 && argv[0] ? argv[0] : "prog";
     size_t slash = program_.find_last_of('/');
     if (slash != std::string::npos) program_ = program_.substr(slash + 1);
@@ -167,14 +176,25 @@ class CommandLine {
       }
       if (name == "out") {
         if (value.empty()) throw UsageError("--out needs a file name");
+        check_output_file(value);
         out_path = value;
+      } else if (name == "max-vertices") {
+        long long limit = 0;
+        if (!detail::parse_full_integer(value, limit) || limit < 1 || limit > INT_MAX)
+          throw UsageError("--max-vertices expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
+        detail::vertex_limit() = limit;
       } else if (index >= 0) {
         validate(params_[static_cast<size_t>(index)], value);
         values_[static_cast<size_t>(index)] = value;
         given_[static_cast<size_t>(index)] = true;
-      } else {
+      } else if (std::find(backend_flags.begin(), backend_flags.end(), name) != backend_flags.end()) {
         extra.push_back("--" + name);
         extra.push_back(value);
+      } else {
+        std::string known;
+        for (const ParamSpec& p : params_) known += std::string(known.empty() ? "" : ", ") + "--" + p.name;
+        throw UsageError("unknown option '--" + name + "' (" + function_name + " takes: " +
+                         (known.empty() ? std::string("no parameters") : known) + ")");
       }
     }
     if (graph_path.empty()) throw UsageError("missing GRAPH_FILE");
@@ -257,6 +277,18 @@ class CommandLine {
     return -1;
   }
 
+  /// A --out path that cannot be written is a usage error, known before the run.
+  static void check_output_file(const std::string& path) {
+    struct stat info;
+    if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+      throw UsageError("cannot write '" + path + "': it is a directory");
+    size_t slash = path.find_last_of('/');
+    std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    if (::stat(dir.c_str(), &info) != 0)
+      throw UsageError("cannot write '" + path + "': directory '" + dir + "' does not exist");
+    if (!S_ISDIR(info.st_mode)) throw UsageError("cannot write '" + path + "': '" + dir + "' is not a directory");
+  }
+
   const std::string& value_of(const char* name) const {
     int index = find(name);
     if (index < 0) throw std::logic_error(std::string("starc runtime: parameter '") + name + "' was not declared");
@@ -267,6 +299,9 @@ class CommandLine {
   }
 
   void check_node(const char* name, long long id, const Graph& g) const {
+    if (g.num_nodes == 0)
+      throw UsageError(std::string("--") + name + " " + std::to_string(id) + ": " + g.path +
+                       " has no vertices, so no node id is valid");
     if (id < 0 || id >= g.num_nodes)
       throw UsageError(std::string("--") + name + ": node id " + std::to_string(id) + " is out of range for " +
                        g.path + " (it has " + std::to_string(g.num_nodes) + " nodes, ids 0.." +
@@ -299,7 +334,7 @@ class CommandLine {
       std::string item = std::string("--") + p.name + " " + detail::kind_metavar(p.kind);
       line += p.required ? " " + item : " [" + item + "]";
     }
-    return line + " [--out FILE] [--time] [--help]";
+    return line + " [--out FILE] [--time] [--max-vertices N] [--help]";
   }
 
   void print_help(const char* function_name) const {
@@ -313,6 +348,7 @@ class CommandLine {
     }
     std::printf("  %-24s %s\n", "--out FILE", "write the results to FILE instead of stdout");
     std::printf("  %-24s %s\n", "--time", "print 'starc-time <seconds>' for the algorithm on stderr");
+    std::printf("  %-24s %s\n", "--max-vertices N", "refuse graphs with more than N vertices (default 2^31-1)");
     std::printf("  %-24s %s\n", "--help", "show this help");
   }
 };

@@ -8,7 +8,11 @@
 //   * the reverse CSR lists in-edges by (dst, src, forward edge id).
 // The format follows the extension: ".mtx" Matrix Market, ".npz" rejected (the binary cache is
 // for the Python tools), anything else a text edge list.
-// Errors are InputError("path:line: what"), or "path: what" for whole-file problems.
+// Errors are InputError("path:line: what"), or "path: what" for whole-file problems. The file
+// is read line by line as it arrives, so reading stops at the first bad line; a line over
+// 1 MiB, a vertex id at or past the limit (2^31-1, or --max-vertices) and a graph larger than
+// the available memory ($STARC_MAX_MEMORY when set) are refused before anything is allocated
+// for them -- the same rules as the Python reader (starc.inputs).
 #ifndef STARC_GRAPH_HPP
 #define STARC_GRAPH_HPP
 
@@ -22,6 +26,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h>  // sysconf: the available memory
 
 namespace starc {
 
@@ -83,31 +89,111 @@ inline std::string quoted(const char* begin, const char* end) {
   return "'" + t + "'";
 }
 
-/// The whole file, with a terminating NUL so strtod always stops inside the buffer.
-inline std::vector<char> read_file(const std::string& path) {
+/// The most vertices a graph may have: 2^31-1 (32-bit ids), or less after --max-vertices.
+inline long long& vertex_limit() {
+  static long long limit = INT_MAX;
+  return limit;
+}
+
+constexpr size_t kMaxLineBytes = size_t(1) << 20;  // a longer line is not a graph line
+// Peak bytes per vertex and per edge while the graph is built and used: the same rule as
+// starc.inputs.graph_bytes, so both readers refuse the same graphs.
+constexpr double kBytesPerVertex = 48, kBytesPerEdge = 64;
+
+/// Bytes a graph may use: $STARC_MAX_MEMORY when set, else the available physical memory,
+/// else 0 (unknown: no check).
+inline double available_memory() {
+  const char* setting = std::getenv("STARC_MAX_MEMORY");
+  if (setting && *setting) {
+    char* stop = nullptr;
+    double value = std::strtod(setting, &stop);
+    double scale = 1;
+    switch (*stop) {
+      case 'k': case 'K': scale = 1024.0; ++stop; break;
+      case 'm': case 'M': scale = 1024.0 * 1024; ++stop; break;
+      case 'g': case 'G': scale = 1024.0 * 1024 * 1024; ++stop; break;
+      case 't': case 'T': scale = 1024.0 * 1024 * 1024 * 1024; ++stop; break;
+      default: break;
+    }
+    if (*stop == '\0' && value > 0) return value * scale;
+  }
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<double>(pages) * static_cast<double>(page);
+#endif
+  return 0;
+}
+
+/// Refuses, before the CSR arrays are allocated, a graph over the vertex limit or larger than
+/// the available memory.
+inline void check_graph_size(const std::string& path, long line, long long num_nodes, long long num_edges) {
+  long long limit = vertex_limit();
+  if (num_nodes > limit)
+    input_error(path, line, std::to_string(num_nodes) + " vertices are more than the limit of " +
+                                std::to_string(limit) + " (--max-vertices; 32-bit ids)");
+  if (num_edges > static_cast<long long>(INT_MAX) - 1)
+    input_error(path, line, std::to_string(num_edges) + " edges do not fit in 32-bit edge ids");
+  double memory = available_memory();
+  double need = kBytesPerVertex * static_cast<double>(num_nodes) + kBytesPerEdge * static_cast<double>(num_edges);
+  if (memory > 0 && need > memory) {
+    char text[200];
+    std::snprintf(text, sizeof text, "%lld vertices and %lld edges need about %.1f GiB of memory but %.1f GiB is "
+                  "available (the vertex count is the largest id + 1: are the ids dense?)",
+                  num_nodes, num_edges, need / (1 << 30), memory / (1 << 30));
+    input_error(path, line, text);
+  }
+}
+
+/// Reads `path` in blocks and calls handler.line(number, begin, end) for every line, without
+/// its newline, as it arrives: reading stops at the first bad line (the handler throws), and a
+/// line longer than kMaxLineBytes (binary data, /dev/zero) is an InputError. Each line handed
+/// over is followed by a '\n' in memory, so strtod always stops inside the buffer.
+template <class Handler>
+inline void for_each_line(const std::string& path, Handler& handler) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::vector<char> data;
-  char chunk[1 << 16];
-  bool failed = false;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    if (size > 0) data.reserve(static_cast<size_t>(size) + 1);
-    std::rewind(f);
-  }
+  struct Closer {
+    std::FILE* f;
+    ~Closer() { std::fclose(f); }
+  } closer{f};
+  std::vector<char> pending;  // the start of a line whose newline has not arrived yet
+  std::vector<char> block(size_t(1) << 20);
+  long number = 0;
+  bool first = true;
   for (;;) {
-    size_t got = std::fread(chunk, 1, sizeof chunk, f);
-    data.insert(data.end(), chunk, chunk + got);
-    if (got < sizeof chunk) {
-      failed = std::ferror(f) != 0;
+    size_t got = std::fread(block.data(), 1, block.size(), f);
+    if (got == 0) {
+      if (std::ferror(f)) input_error(path, 0, std::string("cannot read: ") + std::strerror(errno));
       break;
     }
+    if (first && got >= 4 && std::memcmp(block.data(), "PK\x03\x04", 4) == 0)
+      input_error(path, 0,
+                  "this is a zip archive (an .npz graph cache?); the binary cache is for the Python "
+                  "tools, convert it first: `starc graph convert g.npz g.el`");
+    first = false;
+    const char* p = block.data();
+    const char* end = p + got;
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', got));
+    if (nl && !pending.empty()) {  // complete the pending line
+      pending.insert(pending.end(), p, nl + 1);
+      handler.line(++number, pending.data(), pending.data() + pending.size() - 1);
+      pending.clear();
+      p = nl + 1;
+      nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    }
+    while (nl) {
+      handler.line(++number, p, nl);
+      p = nl + 1;
+      nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    }
+    pending.insert(pending.end(), p, end);
+    if (pending.size() > kMaxLineBytes)
+      input_error(path, number + 1, "line is longer than 1 MiB; is this a text graph file?");
   }
-  int saved = errno;
-  std::fclose(f);
-  if (failed) input_error(path, 0, std::string("cannot read: ") + std::strerror(saved));
-  data.push_back('\0');
-  return data;
+  if (!pending.empty()) {
+    pending.push_back('\n');
+    handler.line(++number, pending.data(), pending.data() + pending.size() - 1);
+  }
 }
 
 /// Splits one line into blank-separated tokens; returns how many (only the first `cap` kept).
@@ -178,65 +264,50 @@ inline double parse_weight(const std::string& path, long line, const char* b, co
   return w;
 }
 
-inline const char* line_end(const char* p, const char* end) {
-  const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-  return nl ? static_cast<const char*>(nl) : end;
-}
-
-inline void reserve_for_lines(EdgeList& edges, const char* p, const char* end) {
-  size_t lines = 1;
-  for (const char* q = p; q < end; ++q) {
-    q = static_cast<const char*>(std::memchr(q, '\n', static_cast<size_t>(end - q)));
-    if (q == nullptr) break;
-    ++lines;
-  }
-  edges.src.reserve(lines);
-  edges.dst.reserve(lines);
-}
-
 /// Text edge list: "src dst [weight]" per line, 0-based; '#'/'%' lines and blank lines skipped.
-inline EdgeList parse_edge_list(const std::string& path, const char* p, const char* end) {
+struct EdgeListParser {
+  const std::string& path;
   EdgeList edges;
-  reserve_for_lines(edges, p, end);
-  long line = 0;
   long first_data_line = 0;
   long long max_id = -1;
-  const char* b[3];
-  const char* e[3];
-  while (p < end) {
-    ++line;
-    const char* le = line_end(p, end);
-    const char* s = p;
-    p = le + 1;
+
+  void line(long number, const char* s, const char* le) {
     while (s < le && is_blank(*s)) ++s;
-    if (s == le || *s == '#' || *s == '%') continue;
+    if (s == le || *s == '#' || *s == '%') return;
+    const char* b[3];
+    const char* e[3];
     int columns = split_tokens(s, le, b, e, 3);
     if (columns < 2 || columns > 3)
-      input_error(path, line, "expected 'src dst [weight]', found " + std::to_string(columns) +
-                                  (columns == 1 ? " column" : " columns"));
+      input_error(path, number, "expected 'src dst [weight]', found " + std::to_string(columns) +
+                                    (columns == 1 ? " column" : " columns"));
     bool weighted = columns == 3;
     if (first_data_line == 0) {
-      first_data_line = line;
+      first_data_line = number;
       edges.has_weights = weighted;
-      if (weighted) edges.weights.reserve(edges.src.capacity());
     } else if (weighted != edges.has_weights) {
-      input_error(path, line, std::string(weighted ? "a weight here, but" : "no weight here, but") +
-                                  " line " + std::to_string(first_data_line) +
-                                  (edges.has_weights ? " has one" : " has none") +
-                                  " (weights must be on every edge or on none)");
+      input_error(path, number, std::string(weighted ? "a weight here, but" : "no weight here, but") +
+                                    " line " + std::to_string(first_data_line) +
+                                    (edges.has_weights ? " has one" : " has none") +
+                                    " (weights must be on every edge or on none)");
     }
-    long long u = parse_id(path, line, b[0], e[0], "vertex id");
-    long long v = parse_id(path, line, b[1], e[1], "vertex id");
-    if (weighted) edges.weights.push_back(parse_weight(path, line, b[2], e[2], edges.weights_integral));
-    if (u > max_id) max_id = u;
-    if (v > max_id) max_id = v;
+    long long u = parse_id(path, number, b[0], e[0], "vertex id");
+    long long v = parse_id(path, number, b[1], e[1], "vertex id");
+    long long larger = u > v ? u : v;
+    if (larger >= vertex_limit())
+      input_error(path, number, "vertex id " + std::to_string(larger) + " is larger than the largest allowed, " +
+                                    std::to_string(vertex_limit() - 1) + " (--max-vertices; 32-bit ids)");
+    if (weighted) edges.weights.push_back(parse_weight(path, number, b[2], e[2], edges.weights_integral));
+    if (larger > max_id) max_id = larger;
     edges.src.push_back(static_cast<int>(u));
     edges.dst.push_back(static_cast<int>(v));
   }
-  if (max_id + 1 > INT_MAX) input_error(path, 0, "vertex id " + std::to_string(max_id) + " does not fit in a 32-bit int");
-  edges.num_nodes = max_id + 1;
-  return edges;
-}
+
+  EdgeList finish() {
+    edges.num_nodes = max_id + 1;
+    check_graph_size(path, 0, edges.num_nodes, static_cast<long long>(edges.src.size()));
+    return std::move(edges);
+  }
+};
 
 inline bool equals_ignore_case(const char* b, const char* e, const char* word) {
   size_t n = std::strlen(word);
@@ -250,87 +321,97 @@ inline bool equals_ignore_case(const char* b, const char* e, const char* word) {
 }
 
 /// Matrix Market coordinate (pattern|integer|real, general|symmetric); 1-based ids.
-inline EdgeList parse_matrix_market(const std::string& path, const char* p, const char* end) {
-  static const char* banner_help =
-      "bad Matrix Market banner: expected '%%MatrixMarket matrix coordinate "
-      "<pattern|integer|real> <general|symmetric>'";
+struct MatrixMarketParser {
+  const std::string& path;
   EdgeList edges;
-  long line = 1;
-  const char* b[5];
-  const char* e[5];
-  const char* le = line_end(p, end);
-  int count = split_tokens(p, le, b, e, 5);
-  if (count != 5 || !equals_ignore_case(b[0], e[0], "%%matrixmarket") || !equals_ignore_case(b[1], e[1], "matrix") ||
-      !equals_ignore_case(b[2], e[2], "coordinate"))
-    input_error(path, line, banner_help);
-  bool pattern = equals_ignore_case(b[3], e[3], "pattern");
-  if (!pattern && !equals_ignore_case(b[3], e[3], "integer") && !equals_ignore_case(b[3], e[3], "real"))
-    input_error(path, line, banner_help + std::string(", got field ") + quoted(b[3], e[3]));
-  bool integer_field = equals_ignore_case(b[3], e[3], "integer");
-  bool symmetric = equals_ignore_case(b[4], e[4], "symmetric");
-  if (!symmetric && !equals_ignore_case(b[4], e[4], "general"))
-    input_error(path, line, banner_help + std::string(", got symmetry ") + quoted(b[4], e[4]));
-  edges.has_weights = !pattern;
-  p = le < end ? le + 1 : end;
-
+  bool pattern = false, integer_field = false, symmetric = false;
   long long rows = -1, declared = 0, seen = 0;
   long size_line = 0;
-  while (p < end) {
-    ++line;
-    le = line_end(p, end);
-    const char* s = p;
-    p = le + 1;
+  bool saw_banner = false;
+
+  void banner(const char* p, const char* le) {
+    static const char* banner_help =
+        "bad Matrix Market banner: expected '%%MatrixMarket matrix coordinate "
+        "<pattern|integer|real> <general|symmetric>'";
+    saw_banner = true;
+    const char* b[5];
+    const char* e[5];
+    int count = split_tokens(p, le, b, e, 5);
+    if (count != 5 || !equals_ignore_case(b[0], e[0], "%%matrixmarket") || !equals_ignore_case(b[1], e[1], "matrix") ||
+        !equals_ignore_case(b[2], e[2], "coordinate"))
+      input_error(path, 1, banner_help);
+    pattern = equals_ignore_case(b[3], e[3], "pattern");
+    if (!pattern && !equals_ignore_case(b[3], e[3], "integer") && !equals_ignore_case(b[3], e[3], "real"))
+      input_error(path, 1, banner_help + std::string(", got field ") + quoted(b[3], e[3]));
+    integer_field = equals_ignore_case(b[3], e[3], "integer");
+    symmetric = equals_ignore_case(b[4], e[4], "symmetric");
+    if (!symmetric && !equals_ignore_case(b[4], e[4], "general"))
+      input_error(path, 1, banner_help + std::string(", got symmetry ") + quoted(b[4], e[4]));
+    edges.has_weights = !pattern;
+  }
+
+  void line(long number, const char* s, const char* le) {
+    if (number == 1) return banner(s, le);
     while (s < le && is_blank(*s)) ++s;
-    if (s == le || *s == '%' || *s == '#') continue;
-    count = split_tokens(s, le, b, e, 3);
+    if (s == le || *s == '%' || *s == '#') return;
+    const char* b[3];
+    const char* e[3];
+    int count = split_tokens(s, le, b, e, 3);
     if (rows < 0) {  // the size line
-      if (count != 3) input_error(path, line, "bad size line: expected 'rows columns entries'");
-      long long r = parse_id(path, line, b[0], e[0], "row count");
-      long long c = parse_id(path, line, b[1], e[1], "column count");
-      declared = parse_id(path, line, b[2], e[2], "entry count");
-      size_line = line;
+      if (count != 3) input_error(path, number, "bad size line: expected 'rows columns entries'");
+      long long r = parse_id(path, number, b[0], e[0], "row count");
+      long long c = parse_id(path, number, b[1], e[1], "column count");
+      declared = parse_id(path, number, b[2], e[2], "entry count");
+      size_line = number;
       if (r != c)
-        input_error(path, line, "matrix is " + std::to_string(r) + " x " + std::to_string(c) +
-                                    "; a graph needs a square matrix");
+        input_error(path, number, "matrix is " + std::to_string(r) + " x " + std::to_string(c) +
+                                      "; a graph needs a square matrix");
+      // The size line fixes the size: refuse an impossible one before reading the entries.
+      check_graph_size(path, number, r, declared * (symmetric ? 2 : 1));
       rows = r;
       edges.num_nodes = rows;
-      size_t reserve = static_cast<size_t>(declared) * (symmetric ? 2 : 1);
+      // Reserve for what is declared, up to 2^24 entries: a false count must not allocate.
+      size_t reserve = static_cast<size_t>(declared < (1 << 24) ? declared : (1 << 24)) * (symmetric ? 2 : 1);
       edges.src.reserve(reserve);
       edges.dst.reserve(reserve);
       if (!pattern) edges.weights.reserve(reserve);
-      continue;
+      return;
     }
     int want = pattern ? 2 : 3;
     if (count != want)
-      input_error(path, line, "expected " + std::to_string(want) + " columns in a " +
-                                  (pattern ? "pattern" : "weighted") + " entry, found " + std::to_string(count));
+      input_error(path, number, "expected " + std::to_string(want) + " columns in a " +
+                                    (pattern ? "pattern" : "weighted") + " entry, found " + std::to_string(count));
     if (++seen > declared)
-      input_error(path, line, "more entries than the " + std::to_string(declared) + " declared in the size line");
-    long long i = parse_id(path, line, b[0], e[0], "row index");
-    long long j = parse_id(path, line, b[1], e[1], "column index");
+      input_error(path, number, "more entries than the " + std::to_string(declared) + " declared in the size line");
+    long long i = parse_id(path, number, b[0], e[0], "row index");
+    long long j = parse_id(path, number, b[1], e[1], "column index");
     if (i < 1 || i > rows || j < 1 || j > rows)
-      input_error(path, line, "entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                                  ") is out of range for a " + std::to_string(rows) + " x " +
-                                  std::to_string(rows) + " matrix");
+      input_error(path, number, "entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                                    ") is out of range for a " + std::to_string(rows) + " x " +
+                                    std::to_string(rows) + " matrix");
     edges.src.push_back(static_cast<int>(i - 1));
     edges.dst.push_back(static_cast<int>(j - 1));
-    if (!pattern) edges.weights.push_back(parse_weight(path, line, b[2], e[2], edges.weights_integral, integer_field));
+    if (!pattern) edges.weights.push_back(parse_weight(path, number, b[2], e[2], edges.weights_integral, integer_field));
   }
-  if (rows < 0) input_error(path, 0, "missing the size line 'rows columns entries'");
-  if (seen != declared)
-    input_error(path, size_line, "the size line declares " + std::to_string(declared) + " entries but the file has " +
-                                     std::to_string(seen));
-  if (symmetric) {  // mirrors of the off-diagonal entries, after all the originals
-    size_t original = edges.src.size();
-    for (size_t k = 0; k < original; ++k) {
-      if (edges.src[k] == edges.dst[k]) continue;
-      edges.src.push_back(edges.dst[k]);
-      edges.dst.push_back(edges.src[k]);
-      if (!pattern) edges.weights.push_back(edges.weights[k]);
+
+  EdgeList finish() {
+    if (!saw_banner) banner("", "");  // an empty file: the banner error
+    if (rows < 0) input_error(path, 0, "missing the size line 'rows columns entries'");
+    if (seen != declared)
+      input_error(path, size_line, "the size line declares " + std::to_string(declared) +
+                                       " entries but the file has " + std::to_string(seen));
+    if (symmetric) {  // mirrors of the off-diagonal entries, after all the originals
+      size_t original = edges.src.size();
+      for (size_t k = 0; k < original; ++k) {
+        if (edges.src[k] == edges.dst[k]) continue;
+        edges.src.push_back(edges.dst[k]);
+        edges.dst.push_back(edges.src[k]);
+        if (!pattern) edges.weights.push_back(edges.weights[k]);
+      }
     }
+    return std::move(edges);
   }
-  return edges;
-}
+};
 
 /// Appends v->u for every u->v that is not a self-loop, after all the originals.
 inline void symmetrise(EdgeList& edges) {
@@ -417,19 +498,21 @@ inline Graph read_graph(const std::string& path, bool undirected) {
     detail::input_error(path, 0,
                         "the binary .npz graph cache is for the Python tools; convert it to an edge list "
                         "first, e.g. `starc graph convert g.npz g.el`");
-  std::vector<char> data = detail::read_file(path);
-  const char* begin = data.data();
-  const char* end = begin + data.size() - 1;  // without the terminating NUL
-  if (end - begin >= 4 && std::memcmp(begin, "PK\x03\x04", 4) == 0)
-    detail::input_error(path, 0,
-                        "this is a zip archive (an .npz graph cache?); the binary cache is for the Python "
-                        "tools, convert it first: `starc graph convert g.npz g.el`");
   // The format follows the extension, as in starc.graphs.load_graph.
-  detail::EdgeList edges = detail::has_extension(path, ".mtx")
-                               ? detail::parse_matrix_market(path, begin, end)
-                               : detail::parse_edge_list(path, begin, end);
-  data = std::vector<char>();
-  if (undirected) detail::symmetrise(edges);
+  detail::EdgeList edges;
+  if (detail::has_extension(path, ".mtx")) {
+    detail::MatrixMarketParser parser{path, {}};
+    detail::for_each_line(path, parser);
+    edges = parser.finish();
+  } else {
+    detail::EdgeListParser parser{path, {}};
+    detail::for_each_line(path, parser);
+    edges = parser.finish();
+  }
+  if (undirected) {
+    detail::check_graph_size(path, 0, edges.num_nodes, 2 * static_cast<long long>(edges.src.size()));
+    detail::symmetrise(edges);
+  }
   return detail::build_csr(std::move(edges), path);
 }
 

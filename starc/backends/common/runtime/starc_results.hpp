@@ -16,19 +16,28 @@
 #include <stdexcept>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "starc_cli.hpp"
 
 namespace starc {
 
 class Results {
  public:
-  /// Opens --out (or stdout) and writes the header line.
+  /// Opens --out (or stdout) and writes the header line. --out is written under a temporary
+  /// name and renamed by close(): a failed run leaves no half-written results file.
   Results(const CommandLine& cl, const char* function_name, const char* backend) : path_(cl.out_path) {
+    struct stat info;
     if (path_.empty()) {
       file_ = stdout;
-    } else {
+    } else if (::stat(path_.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+      // A device or FIFO (/dev/null, /dev/stdout): written in place; a rename would replace it.
       file_ = std::fopen(path_.c_str(), "w");
-      if (!file_) throw std::runtime_error("cannot open output file " + path_ + ": " + std::strerror(errno));
+      if (!file_) throw UsageError("cannot write '" + path_ + "': " + std::strerror(errno));
+    } else {
+      temp_ = path_ + ".starc-tmp";
+      file_ = std::fopen(temp_.c_str(), "w");
+      if (!file_) throw UsageError("cannot write '" + path_ + "': " + std::strerror(errno));
     }
     std::fprintf(file_, "# starc results: %s backend=%s graph=%s\n", function_name, backend, cl.graph_path.c_str());
   }
@@ -67,20 +76,28 @@ class Results {
     bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
     if (file_ != stdout && std::fclose(file_) != 0) failed = true;
     file_ = nullptr;
-    if (failed) throw std::runtime_error("cannot write results to " + (path_.empty() ? std::string("stdout") : path_));
+    if (!temp_.empty() && !failed && std::rename(temp_.c_str(), path_.c_str()) != 0) failed = true;
+    if (failed) {
+      if (!temp_.empty()) std::remove(temp_.c_str());
+      throw std::runtime_error("cannot write results to " + (path_.empty() ? std::string("stdout") : path_));
+    }
   }
 
+  /// Without close() (an exception on the way) the results are incomplete: discard them.
   ~Results() {
-    try {
-      close();
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "error: %s\n", error.what());
+    if (!file_) return;
+    if (file_ == stdout) {
+      std::fflush(stdout);
+    } else {
+      std::fclose(file_);
+      std::remove(temp_.c_str());
     }
   }
 
  private:
   std::FILE* file_ = nullptr;
   std::string path_;
+  std::string temp_;  // --out is written here, then renamed
 
   static std::string format(double v, int digits) {
     if (std::isnan(v)) return "nan";
