@@ -361,6 +361,8 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
             if target is None:
                 return []
             if target == first and not is_error(target.type):
+                if not self._minmax_target(value.func, target, node.loc):
+                    return []
                 candidate = self.convert(second, target.type, value.args[1].loc)
                 return [ir.MinMaxAssign(value.func, target, candidate, (), loc=node.loc)]
             result = self.convert(self.min_max(value.func, first, second, value.loc),
@@ -371,6 +373,17 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         if target is None:
             return []
         return [self._assign(target, result, node.loc)]
+
+    def _minmax_target(self, func: str, target: ir.Expr, loc: SourceLoc) -> bool:
+        """False after an error: a bool has no atomic min/max on the device backends, and
+        &= / |= already say the same thing."""
+        if target.type is not S.BOOL:
+            return True
+        self.sink.error("E0402", f"'{func}' needs a numeric (int, long, float, double) target, "
+                                 f"found 'bool'", loc,
+                        hint=f"for a bool write '{_target_text(target)} "
+                             f"{'&=' if func == 'Min' else '|='} ...'")
+        return False
 
     def _assign(self, target: ir.Expr, value: ir.Expr, loc: SourceLoc) -> ir.Assign:
         if isinstance(target, ir.VarRef):
@@ -400,7 +413,13 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
     def _stmt_CompoundAssign(self, node: ast.CompoundAssign) -> List[ir.Stmt]:
         if node.op == "/":
             division = ast.Binary("/", node.target, node.value, loc=node.target.loc)
-            return self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
+            out = self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
+            if out and isinstance(out[0], ir.Assign) and out[0].target.type is S.BOOL:
+                # like += -= *=: a bool is no number (and b /= False divides by zero)
+                self.sink.error("E0402", "'/=' needs a numeric (int, long, float, double) "
+                                         "target, found 'bool'", node.loc)
+                return []
+            return out
         target = self._reduction_target(node.target, node.op, node.loc)
         value = self.value(node.value, target.type if target is not None else ERROR)
         if target is None:
@@ -449,6 +468,8 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         if any(t is None for t in targets):
             return []
         target = targets[0]
+        if not self._minmax_target(node.func, target, node.loc):
+            return []
         if not is_error(target.type) and not is_error(first.type) and target != first:
             self.sink.error("E0403", f"the first target must be the first argument of "
                                      f"{node.func}", node.args[0].loc,
