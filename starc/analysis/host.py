@@ -22,7 +22,7 @@ from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBl
 from starc.analysis.transfers import ArrayTable
 from starc.backends.base import BackendError
 from starc.ir import nodes as ir
-from starc.ir.types import PropType, Scalar
+from starc.ir.types import GRAPH, PropType, Scalar
 
 __all__ = ["HostLowering", "CALLS_UNSUPPORTED"]
 
@@ -107,6 +107,8 @@ class HostLowering:
             self._scalar(s.sym)
             return [HostDeclare(s.sym, self.expr(s.init), loc=loc)]
         if isinstance(s, ir.Assign):
+            if isinstance(s.target, ir.PropRead) and s.target.prop.uid in self._scopes:
+                return [self._in_kernel(s)]
             return [self._write(s.target, self.expr(s.value), loc)]
         if isinstance(s, ir.Reduce):
             if isinstance(s.target, ir.VarRef):
@@ -122,13 +124,17 @@ class HostLowering:
             then.extend(self._write(t, self.expr(v), loc) for t, v in s.others)
             return [HostIf(better, HostBlock(tuple(then), loc=loc), loc=loc)]
         if isinstance(s, ir.PropCopy):
-            self._not_fixedpoint_prop(s.dst, loc)
+            if s.dst.uid in self._scopes:
+                return [self._fill_in_kernel(s.dst, lambda v: ir.PropRead(
+                    s.src, v, type=s.src.type.elem, loc=loc), self._graph(), loc)]
             return [CopyArray(self.table.prop(s.dst), self.table.prop(s.src), loc=loc)]
         if isinstance(s, ir.Attach):
             out: List[HostStmt] = []
             for prop, value in s.inits:
-                self._not_fixedpoint_prop(prop, loc)
-                out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
+                if prop.uid in self._scopes:
+                    out.append(self._fill_in_kernel(prop, lambda v: value, s.graph, loc))
+                else:
+                    out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
             return out
         if isinstance(s, ir.If):
             orelse = self.block(s.orelse) if s.orelse is not None else None
@@ -153,6 +159,31 @@ class HostLowering:
             raise BackendError(CALLS_UNSUPPORTED, loc)
         raise BackendError(f"'{type(s).__name__}' is not supported by the device backends yet",
                            loc)
+
+    # A host-level write of a fixedPoint property inside its fixedPoint (sssp_dslV3's
+    # ``modified = modified_nxt; g.attachNodeProperty(modified_nxt = False)`` swap, or
+    # ``src.modified = True``) runs as a kernel, so that it goes to the next buffer and sets
+    # the convergence flag exactly like a write inside a forall (fixedpoint.py).
+
+    def _graph(self) -> ir.Symbol:
+        return next(p for p in self.function.params if p.type == GRAPH)
+
+    def _in_kernel(self, stmt: ir.Stmt) -> HostStmt:
+        """``stmt`` run by one work item."""
+        item = self.table.symbols.make("item", Scalar.INT, ir.SymbolKind.LOOP, stmt.loc)
+        kernel = self.outline_kernel("for", stmt.loc, index=item, extent="single",
+                                     guard=None, body=ir.Block((stmt,), loc=stmt.loc))
+        return Launch(kernel, loc=stmt.loc)
+
+    def _fill_in_kernel(self, prop: ir.Symbol, value_at, graph: ir.Symbol, loc) -> HostStmt:
+        """Every element ``v`` of node property ``prop`` set to ``value_at(v)``, in a forall."""
+        var = self.table.symbols.make("v", Scalar.NODE, ir.SymbolKind.LOOP, loc)
+        ref = ir.VarRef(var, type=Scalar.NODE, loc=loc)
+        body = ir.Block((ir.Assign(ir.PropRead(prop, ref, type=prop.type.elem, loc=loc),
+                                   value_at(ref), loc=loc),), loc=loc)
+        kernel = self.outline_kernel("forall", loc, index=var, extent="nodes", guard=None,
+                                     body=body)
+        return Launch(kernel, loc=loc)
 
     def _write(self, target: ir.Expr, value: ir.Expr, loc) -> HostStmt:
         if isinstance(target, ir.VarRef):

@@ -294,6 +294,13 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         if type_ == GRAPH or isinstance(type_, SetType):
             self.sink.error("E0301", f"a '{type_}' can only be a function parameter", node.loc)
             type_ = None
+        if isinstance(type_, PropType) and self.races.frames:
+            # every parallel iteration would need a whole-graph array of its own
+            self.sink.error("E0301", f"a property cannot be declared inside "
+                                     f"{self.races.frames[-1].label}: each iteration would need "
+                                     f"a whole-graph property of its own", node.loc,
+                            hint="declare it before the loop (and attach it there, or set "
+                                 "'v.p = ...' per element inside)")
         out = []
         for decl in node.declarators:
             init = None
