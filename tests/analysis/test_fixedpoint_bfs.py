@@ -6,7 +6,6 @@ import pytest
 
 from analysis_helpers import dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
 from starc.analysis import plan as P
-from starc.backends.base import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
