@@ -29,6 +29,18 @@ __all__ = ["HostLowering", "CALLS_UNSUPPORTED"]
 CALLS_UNSUPPORTED = "calls between functions are not supported by the device backends yet"
 
 
+def attached_next(stmts, prop: ir.Symbol) -> bool:
+    """Whether ``stmts`` start with declarations and attaches, one of them attaching
+    ``prop`` (so nothing can read it before every element is set)."""
+    for stmt in stmts:
+        if isinstance(stmt, ir.Attach):
+            if any(sym == prop for sym, _ in stmt.inits):
+                return True
+        elif not (isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType)):
+            return False
+    return False
+
+
 class HostLowering:
     """Builds ``Plan.host`` for one function, collecting the kernels it outlines."""
 
@@ -61,6 +73,19 @@ class HostLowering:
         self.kernels.append(kernel)
         return kernel
 
+    def zero_fill(self, prop: ir.Symbol, loc) -> Fill:
+        """Every element of ``prop`` set to its type's zero (False, 0, 0.0)."""
+        elem = prop.type.elem
+        zero = False if elem is Scalar.BOOL else 0.0 if elem in (Scalar.FLOAT, Scalar.DOUBLE) \
+            else 0
+        return Fill(self.table.prop(prop), ir.Const(zero, type=elem, loc=loc), loc=loc)
+
+    def result_zero_fills(self) -> List[HostStmt]:
+        """Output (``propNode``) parameters start at zero, as if declared at the top."""
+        return [self.zero_fill(p, p.loc) for p in self.function.params
+                if isinstance(p.type, PropType) and p.type.kind == "node"
+                and not attached_next(self.function.body.stmts, p)]
+
     def expr(self, expr: Optional[ir.Expr]) -> Optional[ir.Expr]:
         """A host expression: every property element read becomes a ``DeviceRead``."""
         if expr is None:
@@ -90,7 +115,10 @@ class HostLowering:
 
     def block(self, block: ir.Block) -> HostBlock:
         out: List[HostStmt] = []
-        for stmt in block.stmts:
+        for i, stmt in enumerate(block.stmts):
+            if isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType) and \
+                    stmt.init is None and attached_next(block.stmts[i + 1:], stmt.sym):
+                continue   # its attach right after sets every element: no zero fill needed
             out.extend(self.stmt(stmt))
         return HostBlock(tuple(out), loc=block.loc)
 
@@ -103,7 +131,9 @@ class HostLowering:
                 if s.init is not None:
                     raise BackendError("initialising a property in its declaration is not "
                                        "supported by the device backends yet", loc)
-                return []           # allocated once for the whole run (hoisted)
+                # allocated once for the whole run (hoisted), zeroed each time the
+                # declaration runs (LANGUAGE.md: a property is zero until written)
+                return [self.zero_fill(s.sym, loc)]
             self._scalar(s.sym)
             return [HostDeclare(s.sym, self.expr(s.init), loc=loc)]
         if isinstance(s, ir.Assign):
@@ -125,14 +155,16 @@ class HostLowering:
             return [HostIf(better, HostBlock(tuple(then), loc=loc), loc=loc)]
         if isinstance(s, ir.PropCopy):
             if s.dst.uid in self._scopes:
-                return [self._fill_in_kernel(s.dst, lambda v: ir.PropRead(
-                    s.src, v, type=s.src.type.elem, loc=loc), self._graph(), loc)]
+                return self._fill_in_kernel(s.dst, lambda v: ir.PropRead(
+                    s.src, v, type=s.src.type.elem, loc=loc), self._graph(), loc)
+            if s.dst == s.src:   # 'rank = rank;': nothing to copy (and no overlapping copy)
+                return []
             return [CopyArray(self.table.prop(s.dst), self.table.prop(s.src), loc=loc)]
         if isinstance(s, ir.Attach):
             out: List[HostStmt] = []
             for prop, value in s.inits:
                 if prop.uid in self._scopes:
-                    out.append(self._fill_in_kernel(prop, lambda v: value, s.graph, loc))
+                    out.extend(self._fill_in_kernel(prop, lambda v: value, s.graph, loc))
                 else:
                     out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
             return out
@@ -175,15 +207,20 @@ class HostLowering:
                                      guard=None, body=ir.Block((stmt,), loc=stmt.loc))
         return Launch(kernel, loc=stmt.loc)
 
-    def _fill_in_kernel(self, prop: ir.Symbol, value_at, graph: ir.Symbol, loc) -> HostStmt:
-        """Every element ``v`` of node property ``prop`` set to ``value_at(v)``, in a forall."""
+    def _fill_in_kernel(self, prop: ir.Symbol, value_at, graph: ir.Symbol,
+                        loc) -> List[HostStmt]:
+        """Every element ``v`` of node property ``prop`` set to ``value_at(v)``, in a forall.
+        Every element is overwritten, so the flag is cleared first: it then says whether
+        any element of the new value is true, as the reference decides after the body."""
+        flag = self._scopes[prop.uid].flag
+        zero = ir.Const(0, type=Scalar.INT, loc=loc)
         var = self.table.symbols.make("v", Scalar.NODE, ir.SymbolKind.LOOP, loc)
         ref = ir.VarRef(var, type=Scalar.NODE, loc=loc)
         body = ir.Block((ir.Assign(ir.PropRead(prop, ref, type=prop.type.elem, loc=loc),
                                    value_at(ref), loc=loc),), loc=loc)
         kernel = self.outline_kernel("forall", loc, index=var, extent="nodes", guard=None,
                                      body=body)
-        return Launch(kernel, loc=loc)
+        return [WriteElement(flag, zero, zero, loc=loc), Launch(kernel, loc=loc)]
 
     def _write(self, target: ir.Expr, value: ir.Expr, loc) -> HostStmt:
         if isinstance(target, ir.VarRef):

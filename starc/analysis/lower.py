@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starc.analysis.host import CALLS_UNSUPPORTED, HostLowering
 from starc.analysis.naming import SymbolFactory
-from starc.analysis.plan import Plan
+from starc.analysis.plan import HostBlock, Plan
 from starc.analysis.transfers import ArrayTable
 from starc.backends.base import BackendError
 from starc.ir import nodes as ir
@@ -29,6 +29,8 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     symbols = SymbolFactory(program)
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
+    zeros = host.result_zero_fills()
     body = host.block(function.body)
+    body = HostBlock(tuple(zeros) + body.stmts, loc=body.loc)
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
                 tuple(host.host_scalars))

@@ -36,3 +36,25 @@ def _same(path, backend, graph_files, **params):
 @pytest.mark.parametrize("backend", DEVICE)
 def test_fixedpoint_with_swapped_convergence_property(backend, graph_files):
     _same(PROGRAMS / "sssp_dslV3.sp", backend, graph_files, src="0")
+
+
+# 0->1, 1->2, 2->0, 0->2, 2->3: in-degrees 1 1 2 1
+CHAIN = "0 1\n1 2\n2 0\n0 2\n2 3\n"
+
+
+@pytest.mark.parametrize("backend", ["reference"] + DEVICE)
+def test_properties_start_at_zero_at_each_declaration(backend, tmp_path):
+    """3 rounds: indeg is zeroed each round, acc (attached only under if (False)) and the
+    outputs start at zero: out = 3 * indeg + 6 * v."""
+    graph = tmp_path / "g.el"
+    graph.write_text(CHAIN)
+    results = starc.compile(str(PROGRAMS / "use_before_attach.sp"), backend).run(graph)
+    assert list(results.props["out"]) == [3, 9, 18, 21]
+    assert list(results.props["never"]) == [0, 0, 0, 0]
+    assert [bool(x) for x in results.props["flag"]] == [False, False, True, False]
+
+
+@pytest.mark.parametrize("backend", DEVICE)
+def test_property_copied_onto_itself_is_a_no_op(backend, graph_files):
+    _same(PROGRAMS / "self_copy.sp", backend, graph_files)
+
