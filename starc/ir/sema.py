@@ -474,6 +474,13 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
                   for expr, t in zip(node.rest, targets[1:])]
         if any(t is None for t in targets):
             return []
+        for i, t in enumerate(targets):
+            if not is_error(t.type) and t in targets[:i]:
+                # two stores to one element in one atomic update: which one wins is undefined
+                self.sink.error("E0403", f"'{_target_text(t)}' is a target twice in one "
+                                         f"{node.func} assignment", node.targets[i].loc,
+                                hint="name each target once")
+                return []
         target = targets[0]
         if not self._minmax_target(node.func, target, node.loc):
             return []
