@@ -58,3 +58,17 @@ def test_properties_start_at_zero_at_each_declaration(backend, tmp_path):
 def test_property_copied_onto_itself_is_a_no_op(backend, graph_files):
     _same(PROGRAMS / "self_copy.sp", backend, graph_files)
 
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", ["sssp_dslV3", "use_before_attach", "self_copy"])
+def test_programs_compile_with_nvcc(name, tmp_path):
+    from starc.backends.base import BackendOptions
+    from starc.backends.cuda.emitter import CUDABackend
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+    path = PROGRAMS / f"{name}.sp"
+    sink = DiagnosticSink()
+    comp = compile_source(path.read_text(), str(path), sink, backend="cuda")
+    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
+    CUDABackend().build(comp.generated, tmp_path / "build", BackendOptions(gpu_arch="sm_75"))
