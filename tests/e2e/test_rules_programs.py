@@ -38,6 +38,13 @@ def test_fixedpoint_with_swapped_convergence_property(backend, graph_files):
     _same(PROGRAMS / "sssp_dslV3.sp", backend, graph_files, src="0")
 
 
+@pytest.mark.parametrize("backend", DEVICE)
+def test_compound_operators_at_host_level(backend, graph_files):
+    """x |= e, b &= (x > 4) on host scalars (a numpy bool passed to a kernel broke OpenCL),
+    src.a |= e on one element."""
+    _same(PROGRAMS / "host_operators.sp", backend, graph_files, src="0")
+
+
 # 0->1, 1->2, 2->0, 0->2, 2->3: in-degrees 1 1 2 1
 CHAIN = "0 1\n1 2\n2 0\n0 2\n2 3\n"
 
@@ -61,7 +68,8 @@ def test_property_copied_onto_itself_is_a_no_op(backend, graph_files):
 
 
 @pytest.mark.cuda
-@pytest.mark.parametrize("name", ["sssp_dslV3", "use_before_attach", "self_copy"])
+@pytest.mark.parametrize("name", ["sssp_dslV3", "use_before_attach", "self_copy",
+                                  "host_operators"])
 def test_programs_compile_with_nvcc(name, tmp_path):
     from starc.backends.base import BackendOptions
     from starc.backends.cuda.emitter import CUDABackend
