@@ -22,11 +22,23 @@ from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBl
 from starc.analysis.transfers import ArrayTable
 from starc.backends.base import BackendError
 from starc.ir import nodes as ir
-from starc.ir.types import PropType, Scalar
+from starc.ir.types import GRAPH, PropType, Scalar
 
 __all__ = ["HostLowering", "CALLS_UNSUPPORTED"]
 
 CALLS_UNSUPPORTED = "calls between functions are not supported by the device backends yet"
+
+
+def attached_next(stmts, prop: ir.Symbol) -> bool:
+    """Whether ``stmts`` start with declarations and attaches, one of them attaching
+    ``prop`` (so nothing can read it before every element is set)."""
+    for stmt in stmts:
+        if isinstance(stmt, ir.Attach):
+            if any(sym == prop for sym, _ in stmt.inits):
+                return True
+        elif not (isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType)):
+            return False
+    return False
 
 
 class HostLowering:
@@ -61,6 +73,19 @@ class HostLowering:
         self.kernels.append(kernel)
         return kernel
 
+    def zero_fill(self, prop: ir.Symbol, loc) -> Fill:
+        """Every element of ``prop`` set to its type's zero (False, 0, 0.0)."""
+        elem = prop.type.elem
+        zero = False if elem is Scalar.BOOL else 0.0 if elem in (Scalar.FLOAT, Scalar.DOUBLE) \
+            else 0
+        return Fill(self.table.prop(prop), ir.Const(zero, type=elem, loc=loc), loc=loc)
+
+    def result_zero_fills(self) -> List[HostStmt]:
+        """Output (``propNode``) parameters start at zero, as if declared at the top."""
+        return [self.zero_fill(p, p.loc) for p in self.function.params
+                if isinstance(p.type, PropType) and p.type.kind == "node"
+                and not attached_next(self.function.body.stmts, p)]
+
     def expr(self, expr: Optional[ir.Expr]) -> Optional[ir.Expr]:
         """A host expression: every property element read becomes a ``DeviceRead``."""
         if expr is None:
@@ -90,7 +115,10 @@ class HostLowering:
 
     def block(self, block: ir.Block) -> HostBlock:
         out: List[HostStmt] = []
-        for stmt in block.stmts:
+        for i, stmt in enumerate(block.stmts):
+            if isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType) and \
+                    stmt.init is None and attached_next(block.stmts[i + 1:], stmt.sym):
+                continue   # its attach right after sets every element: no zero fill needed
             out.extend(self.stmt(stmt))
         return HostBlock(tuple(out), loc=block.loc)
 
@@ -103,10 +131,14 @@ class HostLowering:
                 if s.init is not None:
                     raise BackendError("initialising a property in its declaration is not "
                                        "supported by the device backends yet", loc)
-                return []           # allocated once for the whole run (hoisted)
+                # allocated once for the whole run (hoisted), zeroed each time the
+                # declaration runs (LANGUAGE.md: a property is zero until written)
+                return [self.zero_fill(s.sym, loc)]
             self._scalar(s.sym)
             return [HostDeclare(s.sym, self.expr(s.init), loc=loc)]
         if isinstance(s, ir.Assign):
+            if isinstance(s.target, ir.PropRead) and s.target.prop.uid in self._scopes:
+                return [self._in_kernel(s)]
             return [self._write(s.target, self.expr(s.value), loc)]
         if isinstance(s, ir.Reduce):
             if isinstance(s.target, ir.VarRef):
@@ -122,13 +154,19 @@ class HostLowering:
             then.extend(self._write(t, self.expr(v), loc) for t, v in s.others)
             return [HostIf(better, HostBlock(tuple(then), loc=loc), loc=loc)]
         if isinstance(s, ir.PropCopy):
-            self._not_fixedpoint_prop(s.dst, loc)
+            if s.dst.uid in self._scopes:
+                return self._fill_in_kernel(s.dst, lambda v: ir.PropRead(
+                    s.src, v, type=s.src.type.elem, loc=loc), self._graph(), loc)
+            if s.dst == s.src:   # 'rank = rank;': nothing to copy (and no overlapping copy)
+                return []
             return [CopyArray(self.table.prop(s.dst), self.table.prop(s.src), loc=loc)]
         if isinstance(s, ir.Attach):
             out: List[HostStmt] = []
             for prop, value in s.inits:
-                self._not_fixedpoint_prop(prop, loc)
-                out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
+                if prop.uid in self._scopes:
+                    out.extend(self._fill_in_kernel(prop, lambda v: value, s.graph, loc))
+                else:
+                    out.append(Fill(self.table.prop(prop), self.expr(value), loc=loc))
             return out
         if isinstance(s, ir.If):
             orelse = self.block(s.orelse) if s.orelse is not None else None
@@ -153,6 +191,36 @@ class HostLowering:
             raise BackendError(CALLS_UNSUPPORTED, loc)
         raise BackendError(f"'{type(s).__name__}' is not supported by the device backends yet",
                            loc)
+
+    # A host-level write of a fixedPoint property inside its fixedPoint (sssp_dslV3's
+    # ``modified = modified_nxt; g.attachNodeProperty(modified_nxt = False)`` swap, or
+    # ``src.modified = True``) runs as a kernel, so that it goes to the next buffer and sets
+    # the convergence flag exactly like a write inside a forall (fixedpoint.py).
+
+    def _graph(self) -> ir.Symbol:
+        return next(p for p in self.function.params if p.type == GRAPH)
+
+    def _in_kernel(self, stmt: ir.Stmt) -> HostStmt:
+        """``stmt`` run by one work item."""
+        item = self.table.symbols.make("item", Scalar.INT, ir.SymbolKind.LOOP, stmt.loc)
+        kernel = self.outline_kernel("for", stmt.loc, index=item, extent="single",
+                                     guard=None, body=ir.Block((stmt,), loc=stmt.loc))
+        return Launch(kernel, loc=stmt.loc)
+
+    def _fill_in_kernel(self, prop: ir.Symbol, value_at, graph: ir.Symbol,
+                        loc) -> List[HostStmt]:
+        """Every element ``v`` of node property ``prop`` set to ``value_at(v)``, in a forall.
+        Every element is overwritten, so the flag is cleared first: it then says whether
+        any element of the new value is true, as the reference decides after the body."""
+        flag = self._scopes[prop.uid].flag
+        zero = ir.Const(0, type=Scalar.INT, loc=loc)
+        var = self.table.symbols.make("v", Scalar.NODE, ir.SymbolKind.LOOP, loc)
+        ref = ir.VarRef(var, type=Scalar.NODE, loc=loc)
+        body = ir.Block((ir.Assign(ir.PropRead(prop, ref, type=prop.type.elem, loc=loc),
+                                   value_at(ref), loc=loc),), loc=loc)
+        kernel = self.outline_kernel("forall", loc, index=var, extent="nodes", guard=None,
+                                     body=body)
+        return [WriteElement(flag, zero, zero, loc=loc), Launch(kernel, loc=loc)]
 
     def _write(self, target: ir.Expr, value: ir.Expr, loc) -> HostStmt:
         if isinstance(target, ir.VarRef):

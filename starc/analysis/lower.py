@@ -6,7 +6,7 @@ from starc.analysis.checks import ErrorWord
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
-from starc.analysis.plan import Plan
+from starc.analysis.plan import HostBlock, Plan
 from starc.analysis.transfers import ArrayTable
 from starc.ir import nodes as ir
 
@@ -24,7 +24,9 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     function = inline_calls(program, function, symbols)
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
+    zeros = host.result_zero_fills()
     body = host.block(function.body)
+    body = HostBlock(tuple(zeros) + body.stmts, loc=body.loc)
     error = None
     if table.check_sites:
         site, value = table.error_arrays()

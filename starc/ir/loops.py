@@ -59,6 +59,8 @@ class LoopStatements:
                 self.races.frames.pop()
             if neighbor is not None:
                 self.neighbor_loops.pop()
+        if node.parallel and not self.races.frames:
+            self.races.check_reduced_reads(var, (filter_, body))
         self.flow.state = start
         if domain is None:   # an error was reported
             return []

@@ -134,6 +134,32 @@ class RaceChecker:
             self._warn(f"{what} of '{prop.name}' inside {self.frames[-1].label} writes every "
                        "element from every iteration", loc)
 
+    def check_reduced_reads(self, var: ir.Symbol, parts) -> None:
+        """An outermost forall over ``var`` (``parts``: its filter and body) that reads a
+        property which its iterations also update through a reduction on other elements
+        (k-core's ``if (v.deg < k) { forall (w ...) { w.deg -= 1; } }`` in one pass): the
+        value read depends on which other iterations ran first. Min/Max assignments are
+        exempt: a relaxation reading a value another lowers only converges faster."""
+        own = ir.VarRef(var, type=var.type)
+        reduced: Dict[int, ir.Reduce] = {}
+        targets: Set[int] = set()
+        nodes = [n for part in parts if part is not None for n in ir.walk(part)]
+        for node in nodes:
+            if isinstance(node, ir.Reduce) and isinstance(node.target, ir.PropRead):
+                targets.add(id(node.target))
+                if node.target.index != own:
+                    reduced.setdefault(node.target.prop.uid, node)
+        warned: Set[int] = set()
+        for node in nodes:
+            if isinstance(node, ir.PropRead) and node.prop.uid in reduced and \
+                    id(node) not in targets and node.prop.uid not in warned:
+                warned.add(node.prop.uid)
+                update = reduced[node.prop.uid]
+                self._warn(f"'{node.prop.name}' is read in a forall whose iterations also "
+                           f"update it ('{update.op}=' at line {update.loc.line}): the value "
+                           "read depends on the order the iterations run", node.loc,
+                           hint="read it in one forall and update it in a later one")
+
     def _owned(self, index: ir.Expr) -> bool:
         if not isinstance(index, ir.VarRef):
             return False
@@ -144,5 +170,5 @@ class RaceChecker:
         # a forall over the neighbours of the outer variable: its edge is still private
         return len(self.frames) == 2 and uid in outer.owned_edges and self.frames[1].edge == uid
 
-    def _warn(self, message: str, loc: SourceLoc) -> None:
-        self.sink.warning("data-race", message, loc, hint=RACE_HINT)
+    def _warn(self, message: str, loc: SourceLoc, hint: str = RACE_HINT) -> None:
+        self.sink.warning("data-race", message, loc, hint=hint)

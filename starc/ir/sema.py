@@ -297,6 +297,13 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         if type_ == GRAPH or isinstance(type_, SetType):
             self.sink.error("E0301", f"a '{type_}' can only be a function parameter", node.loc)
             type_ = None
+        if isinstance(type_, PropType) and self.races.frames:
+            # every parallel iteration would need a whole-graph array of its own
+            self.sink.error("E0301", f"a property cannot be declared inside "
+                                     f"{self.races.frames[-1].label}: each iteration would need "
+                                     f"a whole-graph property of its own", node.loc,
+                            hint="declare it before the loop (and attach it there, or set "
+                                 "'v.p = ...' per element inside)")
         out = []
         for decl in node.declarators:
             init = None
@@ -366,6 +373,8 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
             if target is None:
                 return []
             if target == first and not is_error(target.type):
+                if not self._minmax_target(value.func, target, node.loc):
+                    return []
                 candidate = self.convert(second, target.type, value.args[1].loc)
                 return [ir.MinMaxAssign(value.func, target, candidate, (), loc=node.loc)]
             result = self.convert(self.min_max(value.func, first, second, value.loc),
@@ -376,6 +385,17 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         if target is None:
             return []
         return [self._assign(target, result, node.loc)]
+
+    def _minmax_target(self, func: str, target: ir.Expr, loc: SourceLoc) -> bool:
+        """False after an error: a bool has no atomic min/max on the device backends, and
+        &= / |= already say the same thing."""
+        if target.type is not S.BOOL:
+            return True
+        self.sink.error("E0402", f"'{func}' needs a numeric (int, long, float, double) target, "
+                                 f"found 'bool'", loc,
+                        hint=f"for a bool write '{_target_text(target)} "
+                             f"{'&=' if func == 'Min' else '|='} ...'")
+        return False
 
     def _assign(self, target: ir.Expr, value: ir.Expr, loc: SourceLoc) -> ir.Assign:
         if isinstance(target, ir.VarRef):
@@ -405,7 +425,13 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
     def _stmt_CompoundAssign(self, node: ast.CompoundAssign) -> List[ir.Stmt]:
         if node.op == "/":
             division = ast.Binary("/", node.target, node.value, loc=node.target.loc)
-            return self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
+            out = self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
+            if out and isinstance(out[0], ir.Assign) and out[0].target.type is S.BOOL:
+                # like += -= *=: a bool is no number (and b /= False divides by zero)
+                self.sink.error("E0402", "'/=' needs a numeric (int, long, float, double) "
+                                         "target, found 'bool'", node.loc)
+                return []
+            return out
         target = self._reduction_target(node.target, node.op, node.loc)
         value = self.value(node.value, target.type if target is not None else ERROR)
         if target is None:
@@ -453,7 +479,16 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
                   for expr, t in zip(node.rest, targets[1:])]
         if any(t is None for t in targets):
             return []
+        for i, t in enumerate(targets):
+            if not is_error(t.type) and t in targets[:i]:
+                # two stores to one element in one atomic update: which one wins is undefined
+                self.sink.error("E0403", f"'{_target_text(t)}' is a target twice in one "
+                                         f"{node.func} assignment", node.targets[i].loc,
+                                hint="name each target once")
+                return []
         target = targets[0]
+        if not self._minmax_target(node.func, target, node.loc):
+            return []
         if not is_error(target.type) and not is_error(first.type) and target != first:
             self.sink.error("E0403", f"the first target must be the first argument of "
                                      f"{node.func}", node.args[0].loc,

@@ -368,6 +368,10 @@ class ExpressionTyper:
         if is_error(left.type) or is_error(right.type):
             return _error(loc)
         common = self._meet(left, right, comparison=True)
+        if common is S.BOOL:   # no min/max of bools in C or as a device atomic
+            self.sink.error("E0304", f"'{func}' needs numeric operands, found 'bool'", loc,
+                            hint=f"use '{'&&' if func == 'Min' else '||'}' on bools")
+            return _error(loc)
         return ir.MinMax(func, self._silent_convert(left, common),
                          self._silent_convert(right, common), type=common, loc=loc)
 

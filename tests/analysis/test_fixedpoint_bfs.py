@@ -6,7 +6,6 @@ import pytest
 
 from analysis_helpers import dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
 from starc.analysis import plan as P
-from starc.backends.base import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -94,20 +93,37 @@ function G(Graph g, int k) {
     assert after.value.value is True
 
 
-def test_fixedpoint_property_written_on_host_inside_loop_is_rejected():
+def test_fixedpoint_property_written_on_host_inside_loop_runs_as_kernels():
+    """sssp_dslV3's swap: host-level writes of the fixedPoint property inside its loop (an
+    element, a copy, an attach) become kernels writing the next buffer and setting the flag."""
     text = """
 function H(Graph g, node src) {
     propNode<bool> modified;
-    g.attachNodeProperty(modified = True);
+    propNode<bool> other;
+    g.attachNodeProperty(modified = True, other = False);
     bool done = False;
     fixedPoint until (done : !modified) {
         src.modified = False;
+        modified = other;
+        g.attachNodeProperty(modified = False, other = True);
     }
 }
 """
-    with pytest.raises(BackendError, match="fixedPoint property 'modified'") as info:
-        plan_of(text)
-    assert info.value.loc.line == 7
+    plan = plan_of(text)
+    (loop,) = host_of(plan, P.FixedPointLoop)
+    launched = [s.kernel for s in host_nodes(loop.body) if isinstance(s, P.Launch)]
+    assert [k.extent for k in launched] == ["single", "nodes", "nodes"]
+    assert not any(isinstance(s, (P.Fill, P.CopyArray, P.WriteElement)) and
+                   s.array == loop.current for s in host_nodes(loop.body))
+    for k in launched:
+        (write,) = nodes_of(k.body, ir.Assign)
+        assert write.target.prop == loop.next.sym
+    # copying a property may set the flag: it is tested per element
+    (flag,) = nodes_of(launched[1].body, P.FlagSet)
+    assert flag.flag == loop.flag and flag.value.prop.name == "other"
+    assert not nodes_of(launched[0].body, P.FlagSet)   # writing False never sets it
+    fills = [s for s in host_nodes(loop.body) if isinstance(s, P.Fill)]
+    assert [f.array.name for f in fills] == ["other"]
 
 
 def test_bfs_forward_kernel():

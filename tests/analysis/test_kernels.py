@@ -16,8 +16,8 @@ from starc.ir import nodes as ir
     ("cc", [("Compute_CC_forall_7", "nodes"), ("Compute_CC_forall_12", "nodes")]),
     ("pr", [("Compute_PR_forall_13", "nodes")]),
     ("tc", [("Compute_TC_forall_6", "nodes")]),
-    ("kcore", [("Compute_KCore_forall_7", "nodes"), ("Compute_KCore_forall_13", "nodes"),
-               ("Compute_KCore_forall_24", "nodes")]),
+    ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
+               ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
     ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes")]),
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_rev_17", "nodes")]),
 ])
@@ -63,9 +63,12 @@ def test_read_write_sets_pr_in_neighbours_and_scalars_by_value():
 
 
 def test_kcore_params():
-    p = params(kernel(dsl_plan("kcore"), "forall_13"))
-    assert p == {"offsets": False, "targets": False, "inCore": True, "degree": True,
-                 "removed_dev": True, "k": "value"}
+    plan = dsl_plan("kcore")
+    p = params(kernel(plan, "forall_17"))   # decide who is peeled this round
+    assert p == {"inCore": True, "degree": False, "peeled": True, "removed_dev": True,
+                 "k": "value"}
+    p = params(kernel(plan, "forall_24"))   # then decrement their neighbours' degrees
+    assert p == {"offsets": False, "targets": False, "degree": True, "peeled": True}
 
 
 EDGES = """

@@ -18,15 +18,22 @@ def test_tc_triangle_count_is_an_exclusive_sum():
 
 
 def test_kcore_degree_decrement_is_an_atomic_minus_and_own_write_is_plain():
-    k = kernel(dsl_plan("kcore"), "forall_13")
+    plan = dsl_plan("kcore")
+    k = kernel(plan, "forall_24")
     atomics = nodes_of(k.body, P.AtomicReduce)
     props = [a for a in atomics if isinstance(a.target, ir.PropRead)]
     assert [(a.op, a.target.prop.name, a.target.index.sym.name) for a in props] == [
         ("-", "degree", "w")]
+    assigns = [a for a in nodes_of(k.body, ir.Assign) if isinstance(a.target, ir.PropRead)]
+    assert [(a.target.prop.name, a.target.index.sym.name) for a in assigns] == [("peeled", "v")]
+    assert not nodes_of(k.body, ir.Reduce)
+    k = kernel(plan, "forall_17")
     (red,) = k.reductions
     assert (red.sym.name, red.op, red.exclusive) == ("removed", "+", True)
     assigns = [a for a in nodes_of(k.body, ir.Assign) if isinstance(a.target, ir.PropRead)]
-    assert [(a.target.prop.name, a.target.index.sym.name) for a in assigns] == [("inCore", "v")]
+    assert [(a.target.prop.name, a.target.index.sym.name) for a in assigns] == [
+        ("inCore", "v"), ("peeled", "v")]
+    assert not [a for a in nodes_of(k.body, P.AtomicReduce) if isinstance(a.target, ir.PropRead)]
     assert not nodes_of(k.body, ir.Reduce)
 
 
@@ -63,7 +70,8 @@ function O(Graph g, propNode<int> a) {
 }
 """
     k = plan_of(text).kernels[0]
-    assert not nodes_of(k.body, P.AtomicReduce) and not nodes_of(k.body, ir.Reduce)
+    assert not [a for a in nodes_of(k.body, P.AtomicReduce) if isinstance(a.target, ir.PropRead)]
+    assert not nodes_of(k.body, ir.Reduce)
     first = k.body.stmts[0]
     assert isinstance(first, ir.Assign) and isinstance(first.value, ir.Binary)
     assert first.value.op == "+" and first.value.left == first.target

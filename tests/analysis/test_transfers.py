@@ -119,3 +119,28 @@ function U(Graph g, propNode<int> out) {
     assert [a.name for a in plan.arrays] == ["out", "tmp", "tmp_2"]
     copies = host_of(plan, P.CopyArray)
     assert [c.src.name for c in copies] == ["tmp", "tmp_2"]
+
+
+def test_property_copied_onto_itself_is_no_copy_and_properties_start_at_zero():
+    """'rank = rank;' plans nothing (an overlapping copy failed in OpenCL); a declared
+    property is zeroed where it is declared (each time: here in a loop body) unless an attach
+    follows at once, and so are the results (propNode parameters) not attached at the top."""
+    plan = plan_of("""
+function F(Graph g, propNode<float> rank, propNode<int> out, propNode<bool> done) {
+    g.attachNodeProperty(done = False);
+    rank = rank;
+    int i = 0;
+    while (i < 2) {
+        propNode<int> tmp;
+        propNode<int> set;
+        g.attachNodeProperty(set = 1);
+        forall (v in g.nodes()) { v.out += v.tmp + v.set; }
+        i = i + 1;
+    }
+}
+""")
+    assert not host_of(plan, P.CopyArray)
+    zero_fills = [(s.array.name, s.value.value) for s in host_of(plan, P.Fill)]
+    assert zero_fills == [("rank", 0.0), ("out", 0), ("done", False), ("tmp", 0), ("set", 1)]
+    (loop,) = host_of(plan, P.HostWhile)
+    assert [s.array.name for s in loop.body.stmts if isinstance(s, P.Fill)] == ["tmp", "set"]

@@ -230,7 +230,11 @@ def test_data_race_rule_is_precise():
           "            m.dist += 1;\n            g.get_edge(v, m).w = local;\n        }\n    }\n}\n")
     program, sink = check(ok)
     assert program is not None
-    assert headers(sink) == ["12:21: warning[node-int-conversion]: implicit conversion from "
+    # no plain-write race; reading v.dist while other iterations add to m.dist is one
+    assert headers(sink) == ["5:17: warning[data-race]: 'dist' is read in a forall whose "
+                             "iterations also update it ('+=' at line 15): the value read "
+                             "depends on the order the iterations run",
+                             "12:21: warning[node-int-conversion]: implicit conversion from "
                              "'node' to 'int'"]
     racy = ("function F(Graph g, propNode<int> dist) {\n"
             "    forall (v in g.nodes()) {\n        int local = 0;\n"

@@ -21,7 +21,7 @@ __all__ = ["CExpressionPrinter", "PRECEDENCE", "POSTFIX"]
 
 #: C precedence of the binary operators the printer emits (higher binds tighter); printers
 #: return (text, precedence) pairs and parenthesise an operand below the precedence needed.
-PRECEDENCE = {"||": 4, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+PRECEDENCE = {"||": 4, "&&": 5, "|": 6, "&": 8, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
               "+": 12, "-": 12, "*": 13, "/": 13, "%": 13}
 #: The precedence of a postfix expression (a call, an index): never parenthesised.
 POSTFIX = 15
@@ -123,6 +123,8 @@ class CExpressionPrinter:
             left_min = right_min = PRECEDENCE["&&"] + 1
         elif prec == PRECEDENCE["=="]:
             left_min = right_min = PRECEDENCE["<"] + 1
+        elif e.op in "&|":     # only from v.p &= x / |= x: parenthesise any binary operand
+            left_min = right_min = _UNARY
         left = self._operand(e.left, left_min)
         right = self._operand(e.right, right_min)
         if right.startswith("-") and e.op in "+-":

@@ -37,7 +37,7 @@ _RESERVED = set(keyword.kwlist) | {
 
 # Python precedences (higher binds tighter)
 _PREC = {"||": 1, "&&": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
-         "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+         "|": 5, "&": 7, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _NOT, _NEG, _CALL, _ATOM = 3, 11, 13, 14
 _PY_OPS = {"||": "or", "&&": "and"}
 

@@ -195,19 +195,24 @@ class Device:
         if count <= 0:
             return
         group = self.group[name]
-        args = [a.buffer if isinstance(a, Buffer) else a for a in args]
-        self.kernels[name](self.queue, (round_up(count, group),), (group,), *args)
+        self.kernels[name](self.queue, (round_up(count, group),), (group,), *_kernel_args(args))
 
     def launch_single(self, name: str, *args) -> None:
         """A single-item kernel: exactly one work item."""
-        args = [a.buffer if isinstance(a, Buffer) else a for a in args]
-        self.kernels[name](self.queue, (1,), (1,), *args)
+        self.kernels[name](self.queue, (1,), (1,), *_kernel_args(args))
 
     def finish(self) -> None:
         self.queue.finish()
 
     def describe(self) -> str:
         return f"{self.device.platform.name.strip()}: {self.device.name.strip()}"
+
+
+def _kernel_args(args):
+    """Buffers as their OpenCL buffers; a numpy bool (a host bool computed by a comparison)
+    as an int: pyopencl cannot convert np.bool_ to the kernel's uchar (std::bad_cast)."""
+    return [a.buffer if isinstance(a, Buffer) else int(a) if isinstance(a, np.bool_) else a
+            for a in args]
 
 
 def check_graph(graph) -> None:

@@ -1,0 +1,109 @@
+"""Every compound operator the language accepts on a node property, on its own element and
+through a neighbour (the atomic path), gives the reference's answer on every backend; the
+ones it does not accept (Min/Max or arithmetic on bool) are rejected at their line."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.backends.cuda.emitter import CUDABackend
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_source
+from starc.results import compare_results
+
+# Per type: the attach value, the update value, and the operators allowed on it.
+TYPES = {
+    "int": ("3", "v + 2", ["+=", "-=", "*=", "/=", "&=", "|=", "++", "--"]),
+    "long": ("3", "v + 2", ["+=", "-=", "*=", "/=", "&=", "|=", "++", "--"]),
+    "float": ("1.5", "2.0", ["+=", "-=", "*=", "/=", "++", "--"]),
+    "double": ("1.5", "2.0", ["+=", "-=", "*=", "/=", "++", "--"]),
+    "bool": ("True", "v > 1", ["&=", "|="]),
+}
+MINMAX = {"int": "v + 2", "long": "v + 2", "float": "v * 0.5", "double": "v * 0.5"}
+
+# a cycle, a chord, a self-loop, a duplicate edge: several writers per element
+EDGES = "0 1\n1 2\n2 0\n0 2\n2 2\n2 3\n2 3\n3 1\n"
+
+
+def _update(target: str, op: str, value: str) -> str:
+    return f"{target}{op};" if op in ("++", "--") else f"{target} {op} {value};"
+
+
+def program(type_name: str) -> str:
+    """One property per (operator, form); /= is a plain write, so only on the own element."""
+    init, value, ops = TYPES[type_name]
+    props, own, nbr = [], [], []
+    for i, op in enumerate(ops):
+        props += [f"o{i}", f"n{i}"]
+        own.append(_update(f"v.o{i}", op, value))
+        if op != "/=":
+            nbr.append(_update(f"w.n{i}", op, value))
+    if type_name in MINMAX:
+        props += ["mn", "mx", "ms"]
+        nbr.append(f"w.mn = Min(w.mn, {MINMAX[type_name]});")
+        nbr.append(f"<w.mx, w.ms> = <Max(w.mx, {MINMAX[type_name]}), {init}>;")
+    params = ", ".join(f"propNode<{type_name}> {p}" for p in props)
+    attach = ", ".join(f"{p} = {init}" for p in props)
+    return (f"function F(Graph g, {params}) {{\n    g.attachNodeProperty({attach});\n"
+            f"    forall (v in g.nodes()) {{\n        " + "\n        ".join(own) +
+            "\n        forall (w in g.neighbors(v)) {\n            " +
+            "\n            ".join(nbr) + "\n        }\n    }\n}\n")
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ops") / "g.el"
+    path.write_text(EDGES)
+    return path
+
+
+def _write(tmp_path, type_name):
+    path = tmp_path / f"ops_{type_name}.sp"
+    path.write_text(program(type_name))
+    return path
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("sycl", marks=pytest.mark.sycl)])
+@pytest.mark.parametrize("type_name", list(TYPES))
+def test_compound_operators_match_the_reference(type_name, backend, graph, tmp_path):
+    path = _write(tmp_path, type_name)
+    expected = starc.compile(str(path), "reference").run(graph)
+    actual = starc.compile(str(path), backend).run(graph)
+    problems = compare_results(expected, actual, rtol=1e-6, atol=1e-6)
+    assert not problems, f"{type_name} on {backend}:\n" + "\n".join(problems)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("type_name", list(TYPES))
+def test_compound_operators_compile_with_nvcc(type_name, tmp_path):
+    sink = DiagnosticSink()
+    comp = compile_source(program(type_name), "ops.sp", sink, backend="cuda")
+    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
+    CUDABackend().build(comp.generated, tmp_path / "build", BackendOptions(gpu_arch="sm_75"))
+
+
+def _errors(text: str):
+    sink = DiagnosticSink()
+    comp = compile_source(text, "bad.sp", sink, backend="opencl")
+    assert comp is None or comp.generated is None
+    return [d.header() for d in sink.diagnostics if d.is_error]
+
+
+@pytest.mark.parametrize("stmt, message", [
+    ("w.b = Min(w.b, v > 1);", "bad.sp:4:40: error[E0402]: 'Min' needs a numeric"),
+    ("<w.b, w.c> = <Max(w.b, v > 1), 1>;", "bad.sp:4:40: error[E0402]: 'Max' needs a numeric"),
+    ("w.c = Min(w.b, v > 1);", "bad.sp:4:46: error[E0304]: 'Min' needs numeric operands"),
+    ("v.b /= v > 1;", "bad.sp:4:40: error[E0402]: '/=' needs a numeric"),
+])
+def test_minmax_and_division_on_bool_are_rejected_at_their_line(stmt, message):
+    text = ("function F(Graph g, propNode<bool> b, propNode<int> c) {\n"
+            "    g.attachNodeProperty(b = True, c = 0);\n"
+            "    forall (v in g.nodes()) {\n"
+            f"        forall (w in g.neighbors(v)) {{ {stmt} }}\n    }}\n}}\n")
+    errors = _errors(text)
+    assert len(errors) == 1 and errors[0].startswith(message), errors

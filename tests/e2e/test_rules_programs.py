@@ -1,0 +1,82 @@
+"""Programs `starc check` accepts run on every backend with the reference's answer (or are
+rejected by `check` with the reason): LANGUAGE.md's rule that nothing accepted may fail in a
+backend with an "unsupported" error."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+import starc
+from starc.results import compare_results
+
+from e2e_cases import write_graph_files
+
+PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
+DEVICE = [pytest.param("opencl", marks=pytest.mark.opencl),
+          pytest.param("sycl", marks=pytest.mark.sycl)]
+GRAPHS = ("rmat", "isolated", "self_loops_dups", "disconnected", "one_vertex")
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def _same(path, backend, graph_files, **params):
+    ref, dev = starc.compile(str(path), "reference"), starc.compile(str(path), backend)
+    for name in GRAPHS:
+        expected = ref.run(graph_files[name], **params)
+        actual = dev.run(graph_files[name], **params)
+        problems = compare_results(expected, actual)
+        assert not problems, f"{path.name} on {name} ({backend}):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("backend", DEVICE)
+def test_fixedpoint_with_swapped_convergence_property(backend, graph_files):
+    _same(PROGRAMS / "sssp_dslV3.sp", backend, graph_files, src="0")
+
+
+@pytest.mark.parametrize("backend", DEVICE)
+def test_compound_operators_at_host_level(backend, graph_files):
+    """x |= e, b &= (x > 4) on host scalars (a numpy bool passed to a kernel broke OpenCL),
+    src.a |= e on one element."""
+    _same(PROGRAMS / "host_operators.sp", backend, graph_files, src="0")
+
+
+# 0->1, 1->2, 2->0, 0->2, 2->3: in-degrees 1 1 2 1
+CHAIN = "0 1\n1 2\n2 0\n0 2\n2 3\n"
+
+
+@pytest.mark.parametrize("backend", ["reference"] + DEVICE)
+def test_properties_start_at_zero_at_each_declaration(backend, tmp_path):
+    """3 rounds: indeg is zeroed each round, acc (attached only under if (False)) and the
+    outputs start at zero: out = 3 * indeg + 6 * v."""
+    graph = tmp_path / "g.el"
+    graph.write_text(CHAIN)
+    results = starc.compile(str(PROGRAMS / "use_before_attach.sp"), backend).run(graph)
+    assert list(results.props["out"]) == [3, 9, 18, 21]
+    assert list(results.props["never"]) == [0, 0, 0, 0]
+    assert [bool(x) for x in results.props["flag"]] == [False, False, True, False]
+
+
+@pytest.mark.parametrize("backend", DEVICE)
+def test_property_copied_onto_itself_is_a_no_op(backend, graph_files):
+    _same(PROGRAMS / "self_copy.sp", backend, graph_files)
+
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", ["sssp_dslV3", "use_before_attach", "self_copy",
+                                  "host_operators"])
+def test_programs_compile_with_nvcc(name, tmp_path):
+    from starc.backends.base import BackendOptions
+    from starc.backends.cuda.emitter import CUDABackend
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+    path = PROGRAMS / f"{name}.sp"
+    sink = DiagnosticSink()
+    comp = compile_source(path.read_text(), str(path), sink, backend="cuda")
+    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
+    CUDABackend().build(comp.generated, tmp_path / "build", BackendOptions(gpu_arch="sm_75"))
