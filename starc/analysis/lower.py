@@ -6,9 +6,10 @@ from starc.analysis.checks import ErrorWord
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
-from starc.analysis.plan import HostBlock, Plan
+from starc.analysis.plan import Fill, HostBlock, Plan
 from starc.analysis.transfers import ArrayTable
 from starc.ir import nodes as ir
+from starc.ir.types import Scalar
 
 __all__ = ["lower_function"]
 
@@ -26,7 +27,13 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     host = HostLowering(function, table)
     zeros = host.result_zero_fills()
     body = host.block(function.body)
-    body = HostBlock(tuple(zeros) + body.stmts, loc=body.loc)
+    # Every per-element lock starts released (device memory starts undefined; an unzeroed
+    # lock is never acquired and its kernel spins forever). Locks are created while kernels
+    # are lowered, so they are known only now.
+    released = ir.Const(0, type=Scalar.INT, loc=function.loc)
+    locks = tuple(Fill(array, released, loc=function.loc) for array in table.arrays()
+                  if array.role == "lock")
+    body = HostBlock(locks + tuple(zeros) + body.stmts, loc=body.loc)
     error = None
     if table.check_sites:
         site, value = table.error_arrays()

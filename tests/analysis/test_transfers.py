@@ -144,3 +144,19 @@ function F(Graph g, propNode<float> rank, propNode<int> out, propNode<bool> done
     assert zero_fills == [("rank", 0.0), ("out", 0), ("done", False), ("tmp", 0), ("set", 1)]
     (loop,) = host_of(plan, P.HostWhile)
     assert [s.array.name for s in loop.body.stmts if isinstance(s, P.Fill)] == ["tmp", "set"]
+
+
+def test_every_lock_is_released_by_a_fill_before_the_algorithm():
+    """Device memory starts undefined: the plan, not a printer, zeroes each lock array once,
+    first thing, so every backend starts with every lock free."""
+    text = ("function F(Graph g, propNode<int> d, propNode<node> parent) {\n"
+            "    g.attachNodeProperty(d = 0, parent = 0);\n"
+            "    forall (v in g.nodes()) {\n"
+            "        forall (w in g.neighbors(v)) {\n"
+            "            <w.d, w.parent> = <Max(w.d, v + 1), v>;\n"
+            "        }\n    }\n}\n")
+    plan = plan_of(text)
+    locks = [a for a in plan.arrays if a.role == "lock"]
+    assert len(locks) == 1
+    first = plan.host.stmts[0]
+    assert isinstance(first, P.Fill) and first.array == locks[0] and first.value.value == 0
