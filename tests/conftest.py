@@ -10,6 +10,14 @@ import subprocess
 import pathlib
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The fuzzers' long campaign (`pytest -m fuzz --hypothesis-profile=long`); registered here, in
+# the initial conftest, because hypothesis selects the profile before sub-directories load.
+settings.register_profile(
+    "long", max_examples=3000, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.function_scoped_fixture])
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # No SYCL compiler exists in our package registries: where none is on PATH, the SYCL backend
