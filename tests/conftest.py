@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, settings
 # directories' conftests are read.
 settings.register_profile("ci", deadline=None)
 settings.register_profile("long", deadline=None, max_examples=4000,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
 settings.load_profile("ci")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

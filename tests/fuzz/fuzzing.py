@@ -1,0 +1,19 @@
+"""The fuzzers' shared settings: a small budget in CI, the ``long`` profile's by hand."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+
+__all__ = ["budget", "SETTINGS"]
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                     HealthCheck.data_too_large,
+                                                     HealthCheck.function_scoped_fixture])
+
+
+def budget(ci_examples: int) -> int:
+    """Examples for one fuzzer: its CI budget, or the profile's under ``long``
+    (``pytest -m fuzz --hypothesis-profile=long``, registered in tests/conftest.py)."""
+    if settings.get_current_profile_name() == "long":
+        return settings().max_examples
+    return ci_examples

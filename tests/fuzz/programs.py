@@ -1,0 +1,235 @@
+"""Hypothesis strategies for well-typed, race-free DSL programs and small graphs.
+
+The differential fuzzer runs what these produce on every runnable backend and on both layers
+of the reference executor. Programs are built from *phases*, each a construct the dsl/ library
+uses (own-property forall, push accumulation through atomics, pull from in-neighbours, scalar
+reductions, Min/Max relaxation inside a fixedPoint, BFS with its reverse sweep, host loops),
+with random expressions, operators, filters and constants inside. Every phase is race-free by
+construction: a forall writes only its own vertex's properties, or other vertices' through a
+reduction or Min/Max, and reads only properties that no iteration of that forall writes. So
+every backend must agree with the reference exactly (integers) whatever the schedule.
+
+Values stay small (constants 0..9, products of a constant and a leaf) so no phase overflows
+``int``; division and modulo use non-zero constant divisors (C's truncation toward zero for
+negative operands is part of what is compared).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Sequence
+
+import numpy as np
+from hypothesis import strategies as st
+
+from starc.graphs import Graph
+
+__all__ = ["programs", "graphs", "FuzzProgram"]
+
+SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
+             "propEdge<int> weight, node src)")
+
+
+@dataclasses.dataclass(frozen=True)
+class FuzzProgram:
+    """One generated program: its text and the phases it was built from (for reports)."""
+
+    text: str
+    phases: Sequence[str]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# -- expressions ---------------------------------------------------------------------------
+
+def _const():
+    return st.integers(0, 9).map(str)
+
+
+def int_exprs(leaves: Sequence[str], max_leaves: int = 4):
+    """Integer expressions over ``leaves`` (already well-typed int reads)."""
+    leaf = st.one_of(st.sampled_from(list(leaves)), _const())
+
+    def extend(children):
+        binary = st.tuples(children, st.sampled_from(["+", "-"]), children).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})")
+        scaled = st.tuples(st.integers(0, 4), children).map(lambda t: f"({t[0]} * {t[1]})")
+        divided = st.tuples(children, st.sampled_from(["/", "%"]), st.integers(1, 4)).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})")
+        minmax = st.tuples(st.sampled_from(["Min", "Max"]), children, children).map(
+            lambda t: f"{t[0]}({t[1]}, {t[2]})")
+        negated = children.map(lambda c: f"(-{c})")
+        return st.one_of(binary, scaled, divided, minmax, negated)
+
+    return st.recursive(leaf, extend, max_leaves=max_leaves)
+
+
+def conditions(leaves: Sequence[str]):
+    """Boolean conditions comparing two integer expressions."""
+    side = int_exprs(leaves, max_leaves=2)
+    compare = st.tuples(side, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), side).map(
+        lambda t: f"{t[0]} {t[1]} {t[2]}")
+    return st.one_of(compare, st.tuples(compare, st.sampled_from(["&&", "||"]), compare).map(
+        lambda t: f"({t[0]}) {t[1]} ({t[2]})"))
+
+
+def _indent(lines: List[str], depth: int = 1) -> List[str]:
+    return ["    " * depth + line for line in lines]
+
+
+# -- phases ------------------------------------------------------------------------------------
+# Each returns (name, lines). Property roles: `a` is the phase's output; `b` is read-only in
+# phases that write other vertices' `a`; `flag` is a bool output of Min/Max phases.
+
+@st.composite
+def own_phase(draw):
+    """forall v: v.a / v.b written from v's own values (optionally filtered / branched)."""
+    own = ["v.a", "v.b", "g.count_outNbrs(v)", "g.count_inNbrs(v)"]
+    filt = draw(st.one_of(st.none(), conditions(["a", "b"])))
+    head = "forall (v in g.nodes()" + (f".filter({filt})" if filt else "") + ") {"
+    target = draw(st.sampled_from(["a", "b"]))
+    value = draw(int_exprs(own))
+    body = [f"v.{target} = {value};"]
+    if draw(st.booleans()):
+        cond = draw(conditions(own))
+        other = draw(int_exprs(own))
+        body = [f"if ({cond}) {{", *_indent(body), "} else {",
+                *_indent([f"v.{'b' if target == 'a' else 'a'} = {other};"]), "}"]
+    if draw(st.booleans()):
+        body.append(f"v.flag = {draw(conditions(own))};")
+    return "own", [head, *_indent(body), "}"]
+
+
+@st.composite
+def push_phase(draw):
+    """forall v, w in out-neighbours: w.a <op>= f(v.b, w.b, weight) (an atomic on `a`)."""
+    op = draw(st.sampled_from(["+=", "-=", "|=", "&=", "++", "--"]))
+    leaves = ["v.b", "w.b", "e.weight", "g.count_outNbrs(w)"]
+    inner_filter = draw(st.one_of(st.none(), conditions(["b"])))
+    loop = "forall (w in g.neighbors(v)" + (f".filter({inner_filter})" if inner_filter else "")
+    if op in ("++", "--"):
+        update = f"w.a{op};"
+    else:
+        update = f"w.a {op} {draw(int_exprs(leaves))};"
+    lines = ["forall (v in g.nodes()) {", f"    {loop}) {{",
+             "        edge e = g.get_edge(v, w);", f"        {update}", "    }", "}"]
+    return "push" + op, lines
+
+
+@st.composite
+def pull_phase(draw):
+    """forall v, u in in-neighbours: v.a accumulates f(u.b, weight) in a sequential inner loop."""
+    inner = draw(st.sampled_from(["for", "forall"]))
+    value = draw(int_exprs(["u.b", "v.b", "e.weight"]))
+    if inner == "for":      # sequential: any update of the outer vertex's own property
+        combine = draw(st.sampled_from(["v.a + {x}", "Max(v.a, {x})", "Min(v.a, {x})",
+                                        "v.a - {x}"]))
+        update = f"v.a = {combine.format(x=value)};"
+    else:                   # a nested forall may run in parallel: only a reduction is race-free
+        update = f"v.a {draw(st.sampled_from(['+=', '-=']))} {value};"
+    lines = ["forall (v in g.nodes()) {",
+             f"    {inner} (u in g.nodes_to(v)) {{",
+             "        edge e = g.get_edge(u, v);",
+             f"        {update}", "    }", "}"]
+    return "pull", lines
+
+
+@st.composite
+def reduction_phase(draw):
+    """A scalar reduction over vertices into `total` (declared by the function prelude)."""
+    op = draw(st.sampled_from(["+=", "-=", "++"]))
+    filt = draw(st.one_of(st.none(), conditions(["a", "b"])))
+    head = "forall (v in g.nodes()" + (f".filter({filt})" if filt else "") + ") {"
+    update = "total++;" if op == "++" else f"total {op} {draw(int_exprs(['v.a', 'v.b']))};"
+    return "reduce" + op, [head, f"    {update}", "}"]
+
+
+@st.composite
+def relax_phase(draw):
+    """A fixedPoint of Min (shortest-path-like) or Max (widest-path-like) relaxations of `a`
+    from `src`, with a secondary target. Monotone, so it terminates."""
+    kind = draw(st.sampled_from(["Min", "Max"]))
+    c = draw(st.integers(0, 3))
+    k = draw(st.integers(1, 3))
+    if kind == "Min":
+        init, start = "INF", "0"
+        candidate = f"v.a + {k} * e.weight + {c}"
+    else:
+        init, start = "0", "INF"
+        candidate = f"Min(v.a, e.weight + {c})"
+    # A second target set to the candidate itself is deterministic (it ends equal to the
+    # final `a`) yet not a constant, so backends must lock the element (per-element locks).
+    second = draw(st.sampled_from(["w.flag, ", "w.b, "]))
+    second_value = "True, " if second == "w.flag, " else f"{candidate}, "
+    lines = [f"g.attachNodeProperty(a = {init}, active = False, flag = False);",
+             "src.active = True;", f"src.a = {start};", "done = False;",
+             "fixedPoint until (done : !active) {",
+             "    forall (v in g.nodes().filter(active == True)) {",
+             "        forall (w in g.neighbors(v)) {",
+             "            edge e = g.get_edge(v, w);",
+             f"            <w.a, {second}w.active> = <{kind}(w.a, {candidate}), "
+             f"{second_value}True>;",
+             "        }", "    }", "}"]
+    return "relax-" + kind, lines
+
+
+@st.composite
+def bfs_phase(draw):
+    """iterateInBFS pulling from BFS parents into `a`, optionally a reverse sweep from
+    children into `b` (the Brandes shape with integer arithmetic)."""
+    forward = draw(int_exprs(["w.a", "v.b"], max_leaves=2))
+    lines = ["iterateInBFS (v in g.nodes() from src) {",
+             "    for (w in g.neighbors(v)) {",
+             f"        v.a = v.a + {forward};", "    }",
+             f"    v.flag = {draw(conditions(['v.a', 'v.b']))};", "}"]
+    name = "bfs"
+    if draw(st.booleans()):
+        backward = draw(int_exprs(["w.b", "v.a"], max_leaves=2))
+        cond = draw(st.sampled_from(["v != src", "v == v", "v.a > 1"]))
+        lines += [f"iterateInReverse ({cond}) {{", "    for (w in g.neighbors(v)) {",
+                  f"        v.b = v.b + {backward};", "    }", "}"]
+        name += "+reverse"
+    return name, lines
+
+
+@st.composite
+def host_loop_phase(draw):
+    """A host `while` loop repeating an own-property phase a few times."""
+    rounds = draw(st.integers(1, 3))
+    _, inner = draw(own_phase())
+    lines = ["round = 0;", f"while (round < {rounds}) {{", *_indent(inner),
+             "    round = round + 1;", "}"]
+    return "while", lines
+
+
+PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
+          bfs_phase(), host_loop_phase()]
+
+
+@st.composite
+def programs(draw, max_phases: int = 3) -> FuzzProgram:
+    """A whole program: attach initial values, 1..max_phases phases, return `total`."""
+    a0, b0 = draw(st.integers(0, 5)), draw(st.integers(0, 5))
+    phases = draw(st.lists(st.one_of(PHASES), min_size=1, max_size=max_phases))
+    lines = ["propNode<bool> active;", "bool done = False;", "int total = 0;",
+             "int round = 0;",
+             f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False);"]
+    for _, body in phases:
+        lines += body
+    lines.append("return total;")
+    text = SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
+    return FuzzProgram(text, tuple(name for name, _ in phases))
+
+
+@st.composite
+def graphs(draw, max_nodes: int = 9) -> Graph:
+    """Small weighted directed graphs: cycles, self-loops, duplicate edges and isolated
+    vertices all appear; weights 1..9; at least one vertex (the source is vertex 0)."""
+    n = draw(st.integers(1, max_nodes))
+    m = draw(st.integers(0, 3 * n))
+    src = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = draw(st.lists(st.integers(1, 9), min_size=m, max_size=m))
+    return Graph.from_edges(n, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
+                            np.array(w, dtype=np.float64), True, "fuzz")

@@ -1,0 +1,126 @@
+"""Differential fuzzing: generated programs agree on every runnable backend.
+
+Each example is a well-typed, race-free program (``programs.py``) run on a few random small
+graphs by the reference executor's two layers (vectorised and the closure interpreter), by
+OpenCL on PoCL and by SYCL through the test-only host implementation. Integer results must be
+identical; a run-time error must be the same located message everywhere. By default each
+fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s --hypothesis-profile=long`` runs
+the long campaign and prints its figures (the README records them).
+"""
+
+from __future__ import annotations
+
+import collections
+import pathlib
+import tempfile
+
+import pytest
+from hypothesis import given, note, settings, strategies as st
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.diagnostics import CompileError, DiagnosticSink
+from starc.driver import compile_source
+from starc.graphs import load_graph, write_mtx
+from starc.reference import execute
+from starc.results import compare_results
+
+from fuzzing import SETTINGS, budget
+from programs import graphs, programs
+
+pytestmark = pytest.mark.fuzz
+
+# Figures of the campaign, printed at the end of the module (visible with ``-s``).
+STATS = collections.Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_figures():
+    yield
+    print("\ndifferential fuzzing:", ", ".join(f"{v} {k}" for k, v in sorted(STATS.items())))
+
+
+def outcome(run):
+    """``("ok", results)`` or ``("error", message)`` for one run."""
+    try:
+        return "ok", run()
+    except CompileError:
+        raise
+    except Exception as exc:  # the run-time error every backend must report alike
+        return "error", str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+
+
+def assert_agree(name, expected, actual, program, graph):
+    kind_e, value_e = expected
+    kind_a, value_a = actual
+    where = f"{name} disagrees with the reference on graph {graph.num_nodes} vertices " \
+            f"{list(zip(graph.sources.tolist(), graph.targets.tolist()))}\n{program}"
+    assert kind_e == kind_a, f"{where}\nreference: {value_e}\n{name}: {value_a}"
+    if kind_e == "ok":
+        problems = compare_results(value_e, value_a)
+        assert not problems, where + "\n" + "\n".join(problems)
+    else:
+        assert value_e == value_a, f"{where}\nreference: {value_e}\n{name}: {value_a}"
+
+
+def compile_checked(text):
+    """The program compiles for the reference without errors or data-race warnings: the
+    generator only makes race-free programs, so a warning is itself a finding."""
+    sink = DiagnosticSink()
+    comp = compile_source(text, "fuzz.sp", sink, backend="reference",
+                          options=BackendOptions())
+    assert comp.ok, "\n".join(d.header() for d in sink.errors) + "\n" + text
+    warnings = [d.header() for d in sink.diagnostics if not d.is_error]
+    assert not warnings, "\n".join(warnings) + "\n" + text
+    return starc.compile(text, "reference")
+
+
+def run_all(program_text, graph_list, backends):
+    reference = compile_checked(program_text)
+    STATS["programs"] += 1
+    compiled = {name: starc.compile(program_text, name) for name in backends}
+    with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
+        for index, graph in enumerate(graph_list):
+            # Matrix Market keeps the vertex count and the weight field even with no edges.
+            path = pathlib.Path(tmp) / f"g{index}.mtx"
+            write_mtx(graph, path)
+            _run_one(reference, compiled, program_text, graph, path)
+
+
+def _run_one(reference, compiled, program_text, graph, path):
+    STATS["runs"] += 1
+    expected = outcome(lambda: reference.run(path, src=0))
+    if expected[0] == "error":
+        STATS["reference errors"] += 1
+    interpreted = outcome(lambda: execute(reference.compilation.ir, load_graph(str(path)),
+                                          {"src": "0"},
+                                          function="Fuzz", vectorize=False))
+    assert_agree("the closure interpreter", expected, interpreted, program_text, graph)
+    for name, program in compiled.items():
+        assert_agree(name, expected, outcome(lambda: program.run(path, src=0)),
+                     program_text, graph)
+
+
+@settings(max_examples=budget(40), **SETTINGS)
+@given(program=programs(), graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_reference_layers_agree(program, graph_list):
+    """Vectorised reference == closure interpreter (cheap: many examples)."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=())
+
+
+@pytest.mark.opencl
+@settings(max_examples=budget(30), **SETTINGS)
+@given(program=programs(), graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_opencl_agrees_with_reference(program, graph_list):
+    note(program.text)
+    run_all(program.text, graph_list, backends=("opencl",))
+
+
+@pytest.mark.sycl
+@settings(max_examples=budget(6), **SETTINGS)
+@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+def test_sycl_agrees_with_reference(program, graph_list):
+    """Each SYCL example costs a g++ build, so fewer of them."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=("sycl",))
