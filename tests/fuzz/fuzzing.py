@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, settings
 
 __all__ = ["budget", "SETTINGS"]
@@ -12,8 +14,11 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 
 
 def budget(ci_examples: int) -> int:
-    """Examples for one fuzzer: its CI budget, or the profile's under ``long``
-    (``pytest -m fuzz --hypothesis-profile=long``, registered in tests/conftest.py)."""
+    """Examples for one fuzzer: ``$STARC_FUZZ_EXAMPLES`` when set, else the profile's under
+    ``long`` (``pytest -m fuzz --hypothesis-profile=long``, registered in tests/conftest.py),
+    else its CI budget."""
+    if os.environ.get("STARC_FUZZ_EXAMPLES"):
+        return int(os.environ["STARC_FUZZ_EXAMPLES"])
     if settings.get_current_profile_name() == "long":
         return settings().max_examples
     return ci_examples

@@ -10,8 +10,9 @@ reduction or Min/Max, and reads only properties that no iteration of that forall
 every backend must agree with the reference exactly (integers) whatever the schedule.
 
 Values stay small (constants 0..9, products of a constant and a leaf) so no phase overflows
-``int``; division and modulo use non-zero constant divisors (C's truncation toward zero for
-negative operands is part of what is compared).
+``int``. Division and modulo use non-zero constant divisors inside expressions (C's truncation
+toward zero for negative operands is part of what is compared); the ``divide`` phase divides by
+an expression that may be zero, where the backends must report the reference's error.
 """
 
 from __future__ import annotations
@@ -203,8 +204,67 @@ def host_loop_phase(draw):
     return "while", lines
 
 
+@st.composite
+def divide_phase(draw):
+    """Division or modulo by an expression that may be zero: where it is, every backend must
+    stop with the reference's located run-time error."""
+    op = draw(st.sampled_from(["/", "%"]))
+    divisor = draw(int_exprs(["v.a", "v.b"], max_leaves=2))
+    return "divide" + op, ["forall (v in g.nodes()) {",
+                           f"    v.a = v.b {op} ({divisor});", "}"]
+
+
+@st.composite
+def flag_phase(draw):
+    """Bool reductions through neighbours: w.flag |= c or w.flag &= c (atomic or/and)."""
+    op = draw(st.sampled_from(["|=", "&="]))
+    cond = draw(conditions(["v.b", "w.b", "e.weight"]))
+    return "flag" + op, ["forall (v in g.nodes()) {", "    forall (w in g.neighbors(v)) {",
+                         "        edge e = g.get_edge(v, w);",
+                         f"        w.flag {op} {cond};", "    }", "}"]
+
+
+@st.composite
+def local_property_phase(draw):
+    """A property declared in a host loop body: zero at each declaration (never the previous
+    round's values), accumulated through neighbours, then folded into `a`."""
+    rounds = draw(st.integers(1, 3))
+    value = draw(int_exprs(["v.b", "e.weight"], max_leaves=2))
+    return "local-prop", ["round = 0;", f"while (round < {rounds}) {{",
+                          "    propNode<int> tmp;",
+                          "    forall (v in g.nodes()) {",
+                          "        forall (w in g.neighbors(v)) {",
+                          "            edge e = g.get_edge(v, w);",
+                          f"            w.tmp += {value};", "        }", "    }",
+                          "    forall (v in g.nodes()) {", "        v.a = v.a + v.tmp;",
+                          "    }", "    round = round + 1;", "}"]
+
+
+@st.composite
+def call_phase(draw):
+    """A call of the helper function (properties by reference, the scalar by value); the
+    device backends inline it."""
+    return "call", [f"Helper(g, a, b, {draw(st.integers(0, 5))});"]
+
+
+HELPER = """\
+function Helper(Graph g, propNode<int> a, propNode<int> b, int k) {
+    forall (v in g.nodes()) {
+        v.a = v.a + v.b * k;
+    }
+    k = k + 1;
+    if (k > 3) {
+        return;
+    }
+    forall (v in g.nodes()) {
+        v.b = v.b + k;
+    }
+}
+"""
+
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
-          bfs_phase(), host_loop_phase()]
+          bfs_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
+          call_phase()]
 
 
 @st.composite
@@ -218,7 +278,7 @@ def programs(draw, max_phases: int = 3) -> FuzzProgram:
     for _, body in phases:
         lines += body
     lines.append("return total;")
-    text = SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
+    text = HELPER + SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
     return FuzzProgram(text, tuple(name for name, _ in phases))
 
 

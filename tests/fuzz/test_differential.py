@@ -67,18 +67,18 @@ def compile_checked(text):
     """The program compiles for the reference without errors or data-race warnings: the
     generator only makes race-free programs, so a warning is itself a finding."""
     sink = DiagnosticSink()
-    comp = compile_source(text, "fuzz.sp", sink, backend="reference",
+    comp = compile_source(text, "fuzz.sp", sink, backend="reference", function="Fuzz",
                           options=BackendOptions())
     assert comp.ok, "\n".join(d.header() for d in sink.errors) + "\n" + text
     warnings = [d.header() for d in sink.diagnostics if not d.is_error]
     assert not warnings, "\n".join(warnings) + "\n" + text
-    return starc.compile(text, "reference")
+    return starc.compile(text, "reference", function="Fuzz")
 
 
 def run_all(program_text, graph_list, backends):
     reference = compile_checked(program_text)
     STATS["programs"] += 1
-    compiled = {name: starc.compile(program_text, name) for name in backends}
+    compiled = {name: starc.compile(program_text, name, function="Fuzz") for name in backends}
     with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
         for index, graph in enumerate(graph_list):
             # Matrix Market keeps the vertex count and the weight field even with no edges.
