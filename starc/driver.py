@@ -92,7 +92,7 @@ def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
     except Exception as exc:  # noqa: BLE001 - the whole point is to catch everything
         from starc.backends.base import BackendError
         if isinstance(exc, BackendError):
-            sink.error(exc.code, str(exc), exc.loc or NO_LOC)
+            sink.error(exc.code, str(exc), exc.loc or NO_LOC, hint=exc.hint)
             raise CompileError(sink.errors) from exc
         construct, loc = _construct_at_failure(exc.__traceback__)
         what = f" while processing {construct}" if construct else ""
@@ -125,9 +125,8 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         comp.function = select_function(comp.ir, function, sink)
         if comp.function is None or backend == "reference":
             return comp   # the reference executor runs the typed IR itself
-        from starc.analysis import lower_function
         comp.plan = run_stage("plan", sink, show_traceback,
-                              lambda: lower_function(comp.ir, comp.function))
+                              lambda: _plan(comp.ir, comp.function, backend))
         if stop_after == "plan" or backend is None:
             return comp
         from starc.backends import get_backend
@@ -139,6 +138,19 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
     except (CompileError, InternalError):
         pass
     return comp
+
+
+def _plan(program, function, backend: Optional[str]):
+    """The shared lowering; what it cannot express no device backend runs, so its message
+    says so, and with a backend named the help line names it and the one that can."""
+    from starc.analysis import lower_function
+    from starc.backends.base import BackendError
+    try:
+        return lower_function(program, function)
+    except BackendError as exc:
+        if backend is not None and exc.hint is None:
+            exc.hint = f"'-b {backend}' cannot run this program; '-b reference' can"
+        raise
 
 
 def select_function(program, name: Optional[str], sink: DiagnosticSink):

@@ -466,3 +466,20 @@ def test_output_onto_a_fifo_writes_in_place_never_replaces_it(capsys, graphs, co
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert ("dist 2 7\n" if command == "run" else "\n1 2 4\n") in got[0]
     assert tree(graphs) == sorted(["fifo"] + [name for name in tree(graphs) if name != "fifo"])
+
+
+def test_a_construct_no_device_backend_runs_names_the_backend_and_the_one_that_can(
+        capsys, tmp_path):
+    """Issue 13: what `check` accepts but a backend cannot express fails with a located
+    message that names that backend (and says the reference runs it)."""
+    program = tmp_path / "setn.sp"
+    program.write_text("function F(Graph g, propNode<int> a, SetN<g> s) {\n"
+                       "    forall (v in g.nodes()) {\n"
+                       "        for (x in s) {\n            v.a = v.a + x;\n        }\n"
+                       "    }\n}\n")
+    assert starc(capsys, "check", program)[0] == 0
+    status, _, err = starc(capsys, program, "-b", "sycl", "-o", tmp_path / "out")
+    assert status == 1
+    assert f"{program}:3:9: error[E0501]: iterating a SetN inside a forall" in err
+    assert "help: '-b sycl' cannot run this program; '-b reference' can" in err
+    assert not (tmp_path / "out").exists()
