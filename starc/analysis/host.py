@@ -9,6 +9,7 @@ become ``Fill``/``CopyArray``; element writes and reads become single-value tran
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Dict, Iterator, List, Optional
 
 from starc.analysis.bfs import lower_bfs
@@ -16,7 +17,7 @@ from starc.analysis.fixedpoint import FixedPointScope, lower_fixedpoint
 from starc.analysis.kernels import outline
 from starc.analysis.naming import NameAllocator
 from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBlock,
-                                 HostBreak, HostContinue, HostDeclare, HostDoWhile, HostForSet,
+                                 HostBreak, HostCheckedIndex, HostContinue, HostDeclare, HostDoWhile, HostForSet,
                                  HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
                                  Launch, WriteElement)
 from starc.analysis.transfers import ArrayTable
@@ -93,7 +94,7 @@ class HostLowering:
 
         def fix(node: ir.Node):
             if isinstance(node, ir.PropRead):
-                return DeviceRead(self.table.prop(node.prop), node.index, type=node.type,
+                return DeviceRead(self.table.prop(node.prop), self._checked(node), type=node.type,
                                   loc=node.loc)
             if isinstance(node, ir.CallExpr):
                 raise BackendError(CALLS_UNSUPPORTED, node.loc)
@@ -226,8 +227,20 @@ class HostLowering:
         if isinstance(target, ir.VarRef):
             return HostAssign(target.sym, value, loc=loc)
         self._not_fixedpoint_prop(target.prop, loc)
-        return WriteElement(self.table.prop(target.prop), self.expr(target.index), value,
-                            loc=loc)
+        index = self._checked(dataclasses.replace(target, index=self.expr(target.index)))
+        return WriteElement(self.table.prop(target.prop), index, value, loc=loc)
+
+    @staticmethod
+    def _checked(read: ir.PropRead) -> ir.Expr:
+        """The index of a host-side element access, checked unless it is a node parameter
+        (validated when arguments are bound) or a loop variable (an id the graph or a
+        validated set produced)."""
+        index = read.index
+        if isinstance(index, ir.VarRef) and index.sym.kind in (
+                ir.SymbolKind.PARAM, ir.SymbolKind.LOOP, ir.SymbolKind.EDGE):
+            return index
+        extent = "edges" if read.prop.type.kind == "edge" else "nodes"
+        return HostCheckedIndex(index, extent, read.prop.name, type=index.type, loc=read.loc)
 
     def _loop(self, s: ir.Loop) -> HostStmt:
         loc = s.loc

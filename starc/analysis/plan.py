@@ -204,6 +204,17 @@ class DeviceRead(ir.Expr):
     index: ir.Expr
 
 
+@dataclass(frozen=True)
+class HostCheckedIndex(ir.Expr):
+    """Host expression: ``index`` of property ``name`` when ``0 <= index < limit(extent)``,
+    else the reference's run-time error "index i of 'name' out of range 0..limit-1" at this
+    node's location (the host checks directly; no error word is needed)."""
+
+    index: ir.Expr
+    extent: str
+    name: str
+
+
 # --- host operations -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -160,3 +160,20 @@ def test_every_lock_is_released_by_a_fill_before_the_algorithm():
     assert len(locks) == 1
     first = plan.host.stmts[0]
     assert isinstance(first, P.Fill) and first.array == locks[0] and first.value.value == 0
+
+
+def test_host_element_access_is_checked_unless_the_id_is_a_parameter_or_loop_variable():
+    """A property element the host reads or writes through a computed id carries the
+    reference's bounds check as a plan fact (P.HostCheckedIndex); a node parameter, already
+    validated when arguments are bound, does not."""
+    text = ("function F(Graph g, propNode<int> a, node src) {\n"
+            "    node x = src + 3;\n"
+            "    x.a = 5;\n"
+            "    src.a = x.a;\n}\n")
+    plan = plan_of(text)
+    writes = host_of(plan, P.WriteElement)
+    checked = [w for w in writes if isinstance(w.index, P.HostCheckedIndex)]
+    assert len(writes) == 2 and len(checked) == 1
+    assert checked[0].index.name == "a" and checked[0].index.loc.line == 3
+    (read,) = [w.value for w in writes if isinstance(w.value, P.DeviceRead)]
+    assert isinstance(read.index, P.HostCheckedIndex) and read.index.loc.line == 4

@@ -91,6 +91,15 @@ function F(Graph g, propNode<int> out, int divisor) {
     }
 }
 """, {"divisor": "0"}, {"divisor": "-1"}),
+    "host_index": ("""\
+function F(Graph g, propNode<int> out, node src, int offset) {
+    g.attachNodeProperty(out = 0);
+    node x = src + offset;
+    x.out = 5;
+    int y = x.out;
+    src.out = y + 1;
+}
+""", {"src": "0", "offset": "7"}, {"src": "0", "offset": "2"}),
     "while_div": ("""\
 function F(Graph g, propNode<int> out, int divisor) {
     g.attachNodeProperty(out = 0);
@@ -169,6 +178,7 @@ def test_reference_messages_are_located(files):
         "degree": "degree.sp:4:17: runtime error: vertex -1 out of range 0..3",
         "bfs_div": "bfs_div.sp:4:17: runtime error: integer division by zero",
         "host_div": "host_div.sp:3:13: runtime error: integer division by zero",
+        "host_index": "host_index.sp:4:5: runtime error: index 7 of 'out' out of range 0..3",
         "while_div": "while_div.sp:6:22: runtime error: integer division by zero",
         "fixedpoint_mod": "fixedpoint_mod.sp:8:53: runtime error: integer modulo by zero",
     }

@@ -66,6 +66,11 @@ class HostExprPrinter(cfamily.CPrinter):
             return f"{text} != 0", cfamily.PRECEDENCE["!="]
         return text, cfamily.POSTFIX
 
+    def _expr_HostCheckedIndex(self, e: P.HostCheckedIndex):
+        count = self.host.extent_count(e.extent)
+        return (f"starc::host_index({self.expr(e.index)}, {count}, {json.dumps(e.name)}, "
+                f"{json.dumps(str(e.loc))})", cfamily.POSTFIX)
+
     def _expr_Binary(self, e: ir.Binary):
         """Integer ``/`` and ``%`` by a divisor that may be 0 or -1 call ``starc::host_div`` /
         ``host_mod``: division by zero is the reference's located run-time error, and

@@ -81,9 +81,12 @@ class HostStatementPrinter:
         return self._array_vars[array.name]
 
     def count(self, array: P.DeviceArray) -> str:
-        if array.extent not in _EXTENT_COUNT:
-            self.dialect.missing(f"a device array of extent '{array.extent}'")
-        return _EXTENT_COUNT[array.extent].format(g=self.graph)
+        return self.extent_count(array.extent)
+
+    def extent_count(self, extent: str) -> str:
+        if extent not in _EXTENT_COUNT:
+            self.dialect.missing(f"a device array of extent '{extent}'")
+        return _EXTENT_COUNT[extent].format(g=self.graph)
 
     def scalar(self, sym: ir.Symbol) -> str:
         name = self.names.lookup(sym)

@@ -137,6 +137,12 @@ class HostPrinter:
             return f"bool({text})", _CALL
         return text, _CALL
 
+    def _expr_HostCheckedIndex(self, e: P.HostCheckedIndex):
+        count = "graph.num_edges" if e.extent == "edges" else "graph.num_nodes"
+        loc = e.loc
+        return (f"rt.host_index({self.expr(e.index)}, {count}, {e.name!r}, {loc.file!r}, "
+                f"{loc.line}, {loc.col})", _CALL)
+
     def _expr_EdgeEndpoint(self, e: ir.EdgeEndpoint):
         array = "sources" if e.end == "source" else "targets"
         return f"i32(graph.{array}[{self.expr(e.edge)}])", _CALL

@@ -15,10 +15,11 @@ from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
 
+from starc.diagnostics import SourceLoc
 from starc.errors import StarcError
 from starc.reference.values import ExecutionError
 
-__all__ = ["DeviceError", "zeroed", "check_errors", "Buffer", "Device", "cdiv", "cmod", "inf",
+__all__ = ["DeviceError", "zeroed", "check_errors", "host_index", "Buffer", "Device", "cdiv", "cmod", "inf",
            "neg_inf", "find_edge",
            "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
            "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
@@ -241,6 +242,16 @@ def zeroed(device, dtype, count: int):
     buf = device.alloc(dtype, count)
     device.fill(buf, 0)
     return buf
+
+
+def host_index(index, count: int, name: str, file: str, line: int, col: int) -> int:
+    """A property element the host reads or writes: ``index`` when it is in 0..count-1, else
+    the reference executor's located "index i of 'name' out of range" error."""
+    index = int(index)
+    if not 0 <= index < count:
+        raise ExecutionError(f"index {index} of {name!r} out of range 0..{count - 1}",
+                             SourceLoc(file, line, col))
+    return index
 
 
 def check_errors(device, graph, site_buf, value_buf, sites) -> None:

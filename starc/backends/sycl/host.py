@@ -32,7 +32,7 @@ class SYCLHostDialect(HostDialect):
     # --- program phases -----------------------------------------------------------------------
     def options(self, cl: str) -> List[str]:
         self.cl = cl
-        return [f"const std::size_t {BLOCK} = starc_block_size({cl}, "
+        return [f"[[maybe_unused]] const std::size_t {BLOCK} = starc_block_size({cl}, "
                 f"{self.default_block_size});  // --block-size N: work-groups of N"]
 
     def setup(self, where: str) -> List[str]:

@@ -95,6 +95,17 @@ struct CheckError : std::runtime_error {
   throw CheckError(std::string(s.where) + ": runtime error: " + message);
 }
 
+/// A property element the host reads or writes: `index` when it is in 0..count-1, else the
+/// reference's "index i of 'name' out of range 0..count-1" CheckError at `where`.
+inline long long host_index(long long index, long long count, const char* name,
+                            const char* where) {
+  if (index < 0 || index >= count) {
+    throw CheckError(std::string(where) + ": runtime error: index " + std::to_string(index) +
+                     " of '" + name + "' out of range 0.." + std::to_string(count - 1));
+  }
+  return index;
+}
+
 /// Host-side integer a / b and a % b (T is int or long long): b == 0 throws the reference's
 /// "integer division by zero" CheckError at `where`; INT_MIN / -1 wraps, INT_MIN % -1 is 0.
 template <typename T>
