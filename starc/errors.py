@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INTERNAL", "StarcError",
-           "UsageError", "InputError", "FileError", "InternalError"]
+           "UsageError", "InputError", "FileError", "InternalError", "BackendError"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -64,3 +64,19 @@ class InternalError(StarcError):
 
     exit_code = EXIT_INTERNAL
     code = "E0901"
+
+
+class BackendError(StarcError):
+    """A construct a backend (or the shared lowering every device backend uses) cannot
+    express, or a toolchain failure: reported as a diagnostic with ``code`` (E0501 by
+    default) at ``loc`` when known, with ``hint`` as its help line. Defined here, not in
+    ``starc.backends``, so the analysis never imports a backend."""
+
+    code = "E0501"
+
+    def __init__(self, message: str, loc=None, code: str = "E0501",
+                 hint: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.loc = loc
+        self.code = code
+        self.hint = hint

@@ -21,7 +21,7 @@ from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBl
                                  HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
                                  Launch, WriteElement)
 from starc.analysis.transfers import ArrayTable
-from starc.backends.base import BackendError
+from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import GRAPH, PropType, Scalar
 

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
-from starc.backends.base import BackendError
+from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 

@@ -18,7 +18,7 @@ from starc.analysis.plan import (AtomicMinMax, AtomicReduce, DeviceArray, FlagSe
                                  KernelParam, KernelScalar, ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
-from starc.backends.base import BackendError
+from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 

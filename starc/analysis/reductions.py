@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, List, Tuple
 
 from starc.analysis.fixedpoint import flag_set_for, is_constant
 from starc.analysis.plan import AtomicMinMax, AtomicReduce, ScalarStore
-from starc.backends.base import BackendError
+from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 

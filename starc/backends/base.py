@@ -6,20 +6,10 @@ import dataclasses
 import pathlib
 from typing import Dict, List, Optional
 
+from starc.errors import BackendError  # re-exported: backends raise it from here
+
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOptions", "Backend",
            "BackendError"]
-
-
-class BackendError(Exception):
-    """A construct the backend cannot express, or a toolchain failure; ``loc`` when known,
-    ``hint`` a help line for the diagnostic."""
-
-    def __init__(self, message: str, loc=None, code: str = "E0501",
-                 hint: Optional[str] = None) -> None:
-        super().__init__(message)
-        self.loc = loc
-        self.code = code
-        self.hint = hint
 
 
 @dataclasses.dataclass(frozen=True)
