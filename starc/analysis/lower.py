@@ -30,13 +30,15 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     # Every per-element lock starts released (device memory starts undefined; an unzeroed
     # lock is never acquired and its kernel spins forever). Locks are created while kernels
     # are lowered, so they are known only now.
+    # Likewise the run-time error word starts at 0, "no check failed" (checks.py).
     released = ir.Const(0, type=Scalar.INT, loc=function.loc)
     locks = tuple(Fill(array, released, loc=function.loc) for array in table.arrays()
                   if array.role == "lock")
-    body = HostBlock(locks + tuple(zeros) + body.stmts, loc=body.loc)
     error = None
     if table.check_sites:
         site, value = table.error_arrays()
         error = ErrorWord(site, value, tuple(table.check_sites))
+        locks += (Fill(site, released, loc=function.loc),)
+    body = HostBlock(locks + tuple(zeros) + body.stmts, loc=body.loc)
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
                 tuple(host.host_scalars), error)

@@ -172,7 +172,8 @@ class ArrayTable:
 
     def error_arrays(self) -> Tuple[DeviceArray, DeviceArray]:
         """The device error word (see ``starc.analysis.checks``): failed site + 1, and the
-        offending value; one pair for the whole program, zeroed once after allocation."""
+        offending value; one pair for the whole program; the plan zeroes the site with a Fill
+        before the algorithm (lower.py)."""
         if self._error is None:
             self._error = (
                 self._add(DeviceArray(self._names.unique("starc_error"), Scalar.INT, "one",

@@ -177,3 +177,12 @@ def test_host_element_access_is_checked_unless_the_id_is_a_parameter_or_loop_var
     assert checked[0].index.name == "a" and checked[0].index.loc.line == 3
     (read,) = [w.value for w in writes if isinstance(w.value, P.DeviceRead)]
     assert isinstance(read.index, P.HostCheckedIndex) and read.index.loc.line == 4
+
+
+def test_the_error_word_starts_at_no_error_by_a_fill_before_the_algorithm():
+    text = ("function F(Graph g, propNode<int> a, int d) {\n"
+            "    forall (v in g.nodes()) {\n        v.a = 10 / d;\n    }\n}\n")
+    plan = plan_of(text)
+    fills = [s for s in plan.host.stmts if isinstance(s, P.Fill)]
+    assert plan.error is not None
+    assert any(f.array == plan.error.site and f.value.value == 0 for f in fills)

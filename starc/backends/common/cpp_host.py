@@ -170,8 +170,6 @@ class CppHostPrinter(HostStatementPrinter):
             else:
                 d.missing(f"copying the '{array.role}' array '{array.name}' in")
             lines += d.copy_to_device(var, array.elem, host, count, where)
-        if array.role == "error":  # no check failed yet (locks: a Fill in the plan)
-            lines += d.fill(var, array.elem, "0", count, where)
         return lines
 
     def _algorithm(self) -> List[str]:

@@ -112,8 +112,6 @@ class OpenCLBackend(Backend):
             dtype = STORAGE_DTYPES[array.elem]
             if array.role == "weight" and array.sym is not None:
                 allocations.append(f"{attr}=device.upload(args[{array.sym.name!r}], {dtype})")
-            elif array.role == "error":     # zero: no check has failed
-                allocations.append(f"{attr}=rt.zeroed(device, {dtype}, 1)")
             elif array.copy_in:
                 raise BackendError(f"the opencl backend does not know what to copy into the "
                                    f"{array.role} array '{array.name}'")

@@ -19,10 +19,10 @@ from starc.diagnostics import SourceLoc
 from starc.errors import StarcError
 from starc.reference.values import ExecutionError
 
-__all__ = ["DeviceError", "zeroed", "check_errors", "host_index", "Buffer", "Device", "cdiv", "cmod", "inf",
-           "neg_inf", "find_edge",
-           "out_degree", "in_degree", "weight_bound", "round_up", "check_graph", "open_device",
-           "run_in_process", "main", "bind", "make_results", "i32", "i64", "f32", "f64"]
+__all__ = ["DeviceError", "check_errors", "host_index", "Buffer", "Device", "cdiv", "cmod",
+           "inf", "neg_inf", "find_edge", "out_degree", "in_degree", "weight_bound",
+           "round_up", "check_graph", "open_device", "run_in_process", "main", "bind",
+           "make_results", "i32", "i64", "f32", "f64"]
 
 #: the C types of host scalars in generated code
 i32, i64, f32, f64 = np.int32, np.int64, np.float32, np.float64
@@ -235,13 +235,6 @@ def open_device(kernel_file, signatures, kind: str = "default",
         source = pathlib.Path(kernel_file).read_text()
         _DEVICES[key] = Device(source, signatures, kind, required_extensions, work_group_size)
     return _DEVICES[key]
-
-
-def zeroed(device, dtype, count: int):
-    """A new device buffer of ``count`` zeros."""
-    buf = device.alloc(dtype, count)
-    device.fill(buf, 0)
-    return buf
 
 
 def host_index(index, count: int, name: str, file: str, line: int, col: int) -> int:
