@@ -231,7 +231,7 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[i
     for key in given:
         if key not in inputs:
             known = ", ".join("--" + name for name in inputs) or "none"
-            raise UsageError(f"unknown option --{key} ({fn.name} takes: {known})")
+            raise UsageError(f"unknown option '--{key}' ({fn.name} takes: {known})")
     bound: Dict[ir.Symbol, object] = {}
     for spec in specs:
         if spec.kind == "Graph":

@@ -215,7 +215,7 @@ def test_huge_32_bit_vertex_id_is_refused_before_allocating(capsys, graphs, monk
     monkeypatch.setenv("STARC_MAX_MEMORY", "2G")
     status, _, err = starc(capsys, "graph", "info", graphs / "big.el")
     assert status == 1
-    assert err == (f"error[E0602]: {graphs / 'big.el'}: 2000000001 vertices and 2 edges need "
+    assert err == (f"starc: error[E0602]: {graphs / 'big.el'}: 2000000001 vertices and 2 edges need "
                    "about 89.4 GiB of memory but 2.0 GiB is available (the vertex count is the "
                    "largest id + 1: are the ids dense?)\n")
     status, _, err = starc(capsys, "graph", "info", graphs / "w.el", "--max-vertices", "2")
@@ -295,7 +295,7 @@ def test_graph_output_path_problems(capsys, graphs, command, output):
     before = tree(graphs)
     status, out, err = starc(capsys, *command, graphs / output)
     assert status == 2 and out == ""
-    assert err.startswith(f"error[E0601]: cannot write '{graphs / output}': ")
+    assert err.startswith(f"starc: error[E0601]: cannot write '{graphs / output}': ")
     assert tree(graphs) == before
 
 
@@ -341,7 +341,7 @@ def test_program_parameters_match_exactly(capfd, graphs, backend, extra, name):
     status, out, err = starc(capfd, "run", SSSP, "-b", backend, "--graph", graphs / "w.el",
                              "--src", "0", *extra)
     assert status == 2 and out == ""
-    assert f"unknown option {name} (Compute_SSSP takes: --src)" in err
+    assert f"unknown option '{name}' (Compute_SSSP takes: --src)" in err
 
 
 def test_bogus_gpu_arch_is_a_usage_error(capsys):

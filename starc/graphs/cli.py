@@ -150,7 +150,7 @@ def run_graph_command(args) -> int:
         else:  # argparse makes the subcommand required; this guards direct callers.
             raise UsageError(f"unknown graph command {args.graph_command!r}")
     except StarcError as error:
-        print(error.report(), file=sys.stderr)
+        print(f"starc: {error.report()}", file=sys.stderr)
         return error.exit_code
     return 0
 

@@ -46,7 +46,7 @@ def test_bad_input_reports_e0602_without_traceback(tmp_path, capsys):
     path.write_text("0 1\n1 x\n")
     assert main(["graph", "info", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err == f"error[E0602]: {path}:2: target id 'x' is not an integer\n"
+    assert err == f"starc: error[E0602]: {path}:2: target id 'x' is not an integer\n"
 
 
 def test_missing_input_and_unwritable_output(tmp_path, capsys):
@@ -55,14 +55,14 @@ def test_missing_input_and_unwritable_output(tmp_path, capsys):
     out = str(tmp_path / "no" / "dir" / "g.el")
     # An output path that cannot be written is a command-line error: status 2.
     assert main(["graph", "gen", "grid", "--rows", "2", "--cols", "2", "-o", out]) == 2
-    assert capsys.readouterr().err == (f"error[E0601]: cannot write '{out}': directory "
+    assert capsys.readouterr().err == (f"starc: error[E0601]: cannot write '{out}': directory "
                                        f"'{tmp_path / 'no' / 'dir'}' does not exist\n")
     assert not (tmp_path / "no").exists()
 
 
 def test_bad_generator_argument_is_e0601(tmp_path, capsys):
     assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", str(tmp_path / "g.el")]) == 2
-    assert capsys.readouterr().err.startswith("error[E0601]: scale must be")
+    assert capsys.readouterr().err.startswith("starc: error[E0601]: scale must be")
     assert not (tmp_path / "g.el").exists()
 
 
