@@ -28,7 +28,7 @@ from starc.graphs import Graph
 __all__ = ["programs", "graphs", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
-             "propEdge<int> weight, node src)")
+             "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,6 +241,25 @@ def local_property_phase(draw):
 
 
 @st.composite
+def floating_phase(draw):
+    """Float and double accumulation through neighbours (CAS-loop atomics on OpenCL) and a
+    floating Min/Max. Every value is a multiple of 0.5 far below 2^24, so sums are exact in
+    any order and results compare exactly."""
+    target = draw(st.sampled_from(["f", "d"]))
+    op = draw(st.sampled_from(["+=", "-="]))
+    value = draw(int_exprs(["v.b", "e.weight"], max_leaves=2))
+    func = draw(st.sampled_from(["Min", "Max"]))
+    return "float-" + target, [
+        "forall (v in g.nodes()) {", "    forall (w in g.neighbors(v)) {",
+        "        edge e = g.get_edge(v, w);",
+        f"        w.{target} {op} 0.5 * ({value});",
+        f"        <w.{'d' if target == 'f' else 'f'}> = "
+        f"<{func}(w.{'d' if target == 'f' else 'f'}, v.b + 0.5 * e.weight)>;",
+        "    }", "}",
+        "forall (v in g.nodes()) {", f"    v.a = v.a + (v.{target} > 2.5);", "}"]
+
+
+@st.composite
 def call_phase(draw):
     """A call of the helper function (properties by reference, the scalar by value); the
     device backends inline it."""
@@ -264,7 +283,7 @@ function Helper(Graph g, propNode<int> a, propNode<int> b, int k) {
 
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
           bfs_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
-          call_phase()]
+          floating_phase(), call_phase()]
 
 
 @st.composite
@@ -274,7 +293,8 @@ def programs(draw, max_phases: int = 3) -> FuzzProgram:
     phases = draw(st.lists(st.one_of(PHASES), min_size=1, max_size=max_phases))
     lines = ["propNode<bool> active;", "bool done = False;", "int total = 0;",
              "int round = 0;",
-             f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False);"]
+             f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False, "
+             f"f = 0.5, d = 1.5);"]
     for _, body in phases:
         lines += body
     lines.append("return total;")
