@@ -60,7 +60,8 @@ class LoopStatements:
             if neighbor is not None:
                 self.neighbor_loops.pop()
         if node.parallel and not self.races.frames:
-            self.races.check_reduced_reads(var, (filter_, body))
+            converging = any(f.kind in ("while", "do", "fixedPoint") for f in self.loops)
+            self.races.check_reduced_reads(var, (filter_, body), converging)
         self.flow.state = start
         if domain is None:   # an error was reported
             return []

@@ -134,31 +134,38 @@ class RaceChecker:
             self._warn(f"{what} of '{prop.name}' inside {self.frames[-1].label} writes every "
                        "element from every iteration", loc)
 
-    def check_reduced_reads(self, var: ir.Symbol, parts) -> None:
+    def check_reduced_reads(self, var: ir.Symbol, parts, converging: bool = False) -> None:
         """An outermost forall over ``var`` (``parts``: its filter and body) that reads a
-        property which its iterations also update through a reduction on other elements
-        (k-core's ``if (v.deg < k) { forall (w ...) { w.deg -= 1; } }`` in one pass): the
-        value read depends on which other iterations ran first. Min/Max assignments are
-        exempt: a relaxation reading a value another lowers only converges faster."""
+        property which its iterations also update on other elements, through a reduction
+        (k-core's ``if (v.deg < k) { forall (w ...) { w.deg -= 1; } }`` in one pass) or a
+        Min/Max assignment: the value read depends on which other iterations ran first.
+        Inside a loop that repeats the forall (``converging``: fixedPoint, while, do-while)
+        Min/Max are exempt: a relaxation reading a value another lowered only converges
+        faster, and the loop runs until nothing changes."""
         own = ir.VarRef(var, type=var.type)
-        reduced: Dict[int, ir.Reduce] = {}
+        updated: Dict[int, ir.Stmt] = {}
         targets: Set[int] = set()
+        kinds = (ir.Reduce,) if converging else (ir.Reduce, ir.MinMaxAssign)
         nodes = [n for part in parts if part is not None for n in ir.walk(part)]
         for node in nodes:
-            if isinstance(node, ir.Reduce) and isinstance(node.target, ir.PropRead):
+            if isinstance(node, ir.MinMaxAssign):     # secondary targets are writes
+                targets.update(id(t) for t, _ in node.others)
+            if isinstance(node, kinds) and isinstance(node.target, ir.PropRead):
                 targets.add(id(node.target))
                 if node.target.index != own:
-                    reduced.setdefault(node.target.prop.uid, node)
+                    updated.setdefault(node.target.prop.uid, node)
         warned: Set[int] = set()
         for node in nodes:
-            if isinstance(node, ir.PropRead) and node.prop.uid in reduced and \
+            if isinstance(node, ir.PropRead) and node.prop.uid in updated and \
                     id(node) not in targets and node.prop.uid not in warned:
                 warned.add(node.prop.uid)
-                update = reduced[node.prop.uid]
+                update = updated[node.prop.uid]
+                how = f"'{update.op}='" if isinstance(update, ir.Reduce) else update.func
                 self._warn(f"'{node.prop.name}' is read in a forall whose iterations also "
-                           f"update it ('{update.op}=' at line {update.loc.line}): the value "
+                           f"update it ({how} at line {update.loc.line}): the value "
                            "read depends on the order the iterations run", node.loc,
-                           hint="read it in one forall and update it in a later one")
+                           hint="read it in one forall and update it in a later one, or "
+                                "repeat the forall until nothing changes (fixedPoint)")
 
     def _owned(self, index: ir.Expr) -> bool:
         if not isinstance(index, ir.VarRef):

@@ -1,8 +1,9 @@
 // Round-trip sample: most statement and expression forms of the language in one file.
 function Stats(Graph g, propNode<int> dist, propEdge<int> weight, SetN<g> sources, long big) {
     propNode<double> score;
+    propNode<int> best;
     propEdge<bool> used;
-    g.attachNodeProperty(score = 0.5, dist = INF);
+    g.attachNodeProperty(score = 0.5, dist = INF, best = INF);
     g.attachEdgeProperty(used = False);
     int lo = minWt(weight);
     int hi = maxWt(weight);
@@ -29,8 +30,8 @@ function Stats(Graph g, propNode<int> dist, propEdge<int> weight, SetN<g> source
         }
         v.dist = Min(v.dist, -INF + 1);
         forall (w in g.neighbors(v)) {
-            <w.dist> = <Min(w.dist, v.dist + g.get_edge(v, w).weight)>;
-            w.dist = Max(w.dist, 0);
+            <w.best> = <Min(w.best, v.dist + g.get_edge(v, w).weight)>;
+            w.best = Max(w.best, 0);
         }
     }
     while (i < j) {
