@@ -90,8 +90,7 @@ def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
         sink.extend(d for d in exc.diagnostics if d not in sink.diagnostics)
         raise
     except Exception as exc:  # noqa: BLE001 - the whole point is to catch everything
-        from starc.backends.base import BackendError
-        if isinstance(exc, BackendError):
+        if isinstance(exc, errors.BackendError):
             sink.error(exc.code, str(exc), exc.loc or NO_LOC, hint=exc.hint)
             raise CompileError(sink.errors) from exc
         construct, loc = _construct_at_failure(exc.__traceback__)
@@ -144,10 +143,9 @@ def _plan(program, function, backend: Optional[str]):
     """The shared lowering; what it cannot express no device backend runs, so its message
     says so, and with a backend named the help line names it and the one that can."""
     from starc.analysis import lower_function
-    from starc.backends.base import BackendError
     try:
         return lower_function(program, function)
-    except BackendError as exc:
+    except errors.BackendError as exc:
         if backend is not None and exc.hint is None:
             exc.hint = f"'-b {backend}' cannot run this program; '-b reference' can"
         raise

@@ -17,17 +17,15 @@ from starc.analysis.fixedpoint import FixedPointScope, lower_fixedpoint
 from starc.analysis.kernels import outline
 from starc.analysis.naming import NameAllocator
 from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBlock,
-                                 HostBreak, HostCheckedIndex, HostContinue, HostDeclare, HostDoWhile, HostForSet,
-                                 HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
+                                 HostBreak, HostCheckedIndex, HostContinue, HostDeclare,
+                                 HostDoWhile, HostForSet, HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
                                  Launch, WriteElement)
 from starc.analysis.transfers import ArrayTable
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import GRAPH, PropType, Scalar
 
-__all__ = ["HostLowering", "CALLS_UNSUPPORTED"]
-
-CALLS_UNSUPPORTED = "calls between functions are not supported by the device backends yet"
+__all__ = ["HostLowering"]
 
 
 def attached_next(stmts, prop: ir.Symbol) -> bool:
@@ -94,10 +92,8 @@ class HostLowering:
 
         def fix(node: ir.Node):
             if isinstance(node, ir.PropRead):
-                return DeviceRead(self.table.prop(node.prop), self._checked(node), type=node.type,
-                                  loc=node.loc)
-            if isinstance(node, ir.CallExpr):
-                raise BackendError(CALLS_UNSUPPORTED, node.loc)
+                return DeviceRead(self.table.prop(node.prop), self._checked(node),
+                                  type=node.type, loc=node.loc)
             return None
 
         return ir.transform(expr, fix)
@@ -188,8 +184,6 @@ class HostLowering:
             return [HostBreak(loc=loc)]
         if isinstance(s, ir.Continue):
             return [HostContinue(loc=loc)]
-        if isinstance(s, ir.ExprStmt):
-            raise BackendError(CALLS_UNSUPPORTED, loc)
         raise BackendError(f"'{type(s).__name__}' is not supported by the device backends yet",
                            loc)
 

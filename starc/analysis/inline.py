@@ -21,9 +21,10 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
+from starc.diagnostics import NO_LOC
 from starc.errors import BackendError
 from starc.ir import nodes as ir
-from starc.ir.types import PropType, Scalar
+from starc.ir.types import Scalar
 
 __all__ = ["inline_calls"]
 
@@ -146,7 +147,7 @@ class _Inliner:
         pre: List[ir.Stmt] = []
         for param, arg in zip(callee.params, call.args):
             if isinstance(param.type, Scalar):
-                local = self.fresh(param, f"{callee.name}_{param.name}")
+                local = self.fresh(f"{callee.name}_{param.name}", param.type, loc=param.loc)
                 pre.append(ir.Declare(local, arg, loc=loc))
                 mapping[param.uid] = local
             elif isinstance(arg, ir.VarRef):     # Graph, propNode, propEdge, SetN: by reference
@@ -157,23 +158,22 @@ class _Inliner:
         params = {p.uid for p in callee.params}
         for sym in symbols_in(callee.body):
             if sym.uid not in params and sym.uid not in mapping:
-                mapping[sym.uid] = self.fresh(sym, f"{callee.name}_{sym.name}")
+                mapping[sym.uid] = self.fresh(f"{callee.name}_{sym.name}", sym.type, sym.kind,
+                                              sym.loc)
         # Inline the callee's own calls first (sema rejects recursion).
         body = _Inliner(self.program, callee, self.symbols).block(callee.body)
         body = substitute(body, mapping)
         stmts = list(body.stmts)
         result = None
         if want_value:
-            result = self.fresh(ir.Symbol("result", call.type, ir.SymbolKind.LOCAL, 0, loc),
-                                f"{callee.name}_result")
+            result = self.fresh(f"{callee.name}_result", call.type, loc=loc)
         if stmts and isinstance(stmts[-1], ir.Return) and not any(
                 isinstance(n, ir.Return) for s in stmts[:-1] for n in ir.walk(s)):
             ret = stmts.pop()       # the common case: one return, at the end
             if result is not None:
                 stmts.append(ir.Declare(result, ret.value, loc=ret.loc))
         elif any(isinstance(n, ir.Return) for s in stmts for n in ir.walk(s)):
-            returned = self.fresh(ir.Symbol("returned", Scalar.BOOL, ir.SymbolKind.LOCAL, 0,
-                                            loc), f"{callee.name}_returned")
+            returned = self.fresh(f"{callee.name}_returned", Scalar.BOOL, loc=loc)
             false = ir.Const(False, type=Scalar.BOOL, loc=loc)
             head = [ir.Declare(returned, false, loc=loc)]
             if result is not None:   # zero first: compilers cannot see every path assigns it
@@ -188,9 +188,10 @@ class _Inliner:
         # every name is unique in the caller already.
         return pre + stmts, value
 
-    def fresh(self, like: ir.Symbol, name: str) -> ir.Symbol:
-        kind = like.kind if like.kind != ir.SymbolKind.PARAM else ir.SymbolKind.LOCAL
-        return self.symbols.make(self.names.unique(name), like.type, kind, like.loc)
+    def fresh(self, name: str, type_, kind: ir.SymbolKind = ir.SymbolKind.LOCAL,
+              loc=None) -> ir.Symbol:
+        """A new symbol whose name is unique in the caller."""
+        return self.symbols.make(self.names.unique(name), type_, kind, loc or NO_LOC)
 
 
 class _Returns:

@@ -32,13 +32,13 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     # are lowered, so they are known only now.
     # Likewise the run-time error word starts at 0, "no check failed" (checks.py).
     released = ir.Const(0, type=Scalar.INT, loc=function.loc)
-    locks = tuple(Fill(array, released, loc=function.loc) for array in table.arrays()
-                  if array.role == "lock")
+    initial = tuple(Fill(array, released, loc=function.loc) for array in table.arrays()
+                    if array.role == "lock")
     error = None
     if table.check_sites:
         site, value = table.error_arrays()
         error = ErrorWord(site, value, tuple(table.check_sites))
-        locks += (Fill(site, released, loc=function.loc),)
-    body = HostBlock(locks + tuple(zeros) + body.stmts, loc=body.loc)
+        initial += (Fill(site, released, loc=function.loc),)
+    body = HostBlock(initial + tuple(zeros) + body.stmts, loc=body.loc)
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
                 tuple(host.host_scalars), error)

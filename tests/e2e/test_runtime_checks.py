@@ -198,12 +198,17 @@ needs_opencl = pytest.mark.skipif(not _opencl_available(), reason="no OpenCL dev
                                   "with PoCL) here")
 
 
-def _opencl_program(path, outdir):
+def _generated(path, backend):
     sink = DiagnosticSink()
-    comp = compile_source(path.read_text(), str(path), sink, backend="opencl")
+    comp = compile_source(path.read_text(), str(path), sink, backend=backend)
     assert comp.ok, [str(d) for d in sink.diagnostics]
-    comp.generated.write(outdir)
-    return [sys.executable, str(outdir / comp.generated.main)]
+    return comp.generated
+
+
+def _opencl_program(path, outdir):
+    generated = _generated(path, "opencl")
+    generated.write(outdir)
+    return [sys.executable, str(outdir / generated.main)]
 
 
 @pytest.mark.opencl
@@ -241,10 +246,7 @@ needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ not found (SYCL test dou
 
 
 def _sycl_program(path, outdir):
-    sink = DiagnosticSink()
-    comp = compile_source(path.read_text(), str(path), sink, backend="sycl")
-    assert comp.ok, [str(d) for d in sink.diagnostics]
-    return build_with_test_double(comp.generated, outdir)
+    return build_with_test_double(_generated(path, "sycl"), outdir)
 
 
 @pytest.mark.sycl
@@ -276,10 +278,7 @@ def _nvcc():
 def test_cuda_fault_checks_compile_and_run(files, name, tmp_path):
     from starc.backends.cuda.emitter import CUDABackend
     _, graph, sources = files
-    sink = DiagnosticSink()
-    comp = compile_source(sources[name].read_text(), str(sources[name]), sink, backend="cuda")
-    assert comp.ok, [str(d) for d in sink.diagnostics]
-    built = CUDABackend().build(comp.generated, tmp_path, BackendOptions())
+    built = CUDABackend().build(_generated(sources[name], "cuda"), tmp_path, BackendOptions())
     if shutil.which("nvidia-smi") is None or subprocess.run(
             ["nvidia-smi", "-L"], capture_output=True, text=True).stdout.strip() == "":
         return      # compiled; no GPU to run it on

@@ -18,9 +18,7 @@ import pytest
 from hypothesis import given, note, settings, strategies as st
 
 import starc
-from starc.backends.base import BackendOptions
-from starc.diagnostics import CompileError, DiagnosticSink
-from starc.driver import compile_source
+from starc.diagnostics import CompileError
 from starc.graphs import load_graph, write_mtx
 from starc.reference import execute
 from starc.results import compare_results
@@ -64,15 +62,15 @@ def assert_agree(name, expected, actual, program, graph):
 
 
 def compile_checked(text):
-    """The program compiles for the reference without errors or data-race warnings: the
-    generator only makes race-free programs, so a warning is itself a finding."""
-    sink = DiagnosticSink()
-    comp = compile_source(text, "fuzz.sp", sink, backend="reference", function="Fuzz",
-                          options=BackendOptions())
-    assert comp.ok, "\n".join(d.header() for d in sink.errors) + "\n" + text
-    warnings = [d.header() for d in sink.diagnostics if not d.is_error]
+    """The program compiles for the reference without errors or warnings: the generator
+    only makes race-free programs, so a data-race warning is itself a finding."""
+    try:
+        program = starc.compile(text, "reference", function="Fuzz")
+    except CompileError as error:
+        raise AssertionError("\n".join(d.header() for d in error.diagnostics) + "\n" + text)
+    warnings = [d.header() for d in program.compilation.sink.diagnostics]
     assert not warnings, "\n".join(warnings) + "\n" + text
-    return starc.compile(text, "reference", function="Fuzz")
+    return program
 
 
 def run_all(program_text, graph_list, backends):
