@@ -40,7 +40,6 @@ def _wrap(value: int, like):
 
 
 def _fault(message: str, where):
-    from starc.diagnostics import SourceLoc
     loc = SourceLoc(*where) if where is not None else None
     return ExecutionError(message, loc) if loc is not None else ZeroDivisionError(message)
 
