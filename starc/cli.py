@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import re
 import sys
 from typing import List, Optional
 
@@ -48,7 +47,7 @@ def _add_diagnostic_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> None:
-    from starc.backends import backend_names
+    from starc.backends import backend_names, backend_options
     p.add_argument("-b", "--backend", required=required, choices=backend_names(),
                    help="target backend (see 'starc backends')")
     p.add_argument("--function", help="function to compile when the file defines several")
@@ -58,9 +57,9 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
                         "(other sizes are rejected: SYCL reductions need a power of two); "
                         "built into the program as its default (CUDA, OpenCL: 256; SYCL: "
                         "the SYCL runtime's choice)")
-    g.add_argument("--gpu-arch", default="sm_75", help="CUDA architecture (default sm_75)")
-    g.add_argument("--sycl-compiler",
-                   help="SYCL compiler command (default: first of acpp, icpx, clang++ found)")
+    for backend, option in backend_options():
+        g.add_argument(option.flag, dest=option.dest, default=None, metavar="VALUE",
+                       help=f"{backend}: {option.help}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,20 +128,24 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
 
 #: The largest --block-size: CUDA's limit of threads per block.
 _MAX_BLOCK_SIZE = 1024
-_GPU_ARCH = re.compile(r"(sm|compute)_[1-9][0-9]{1,2}[a-z]?\Z")
 
 
 def _backend_options(args):
+    from starc.backends import backend_options
     from starc.backends.base import BackendOptions
     size = args.block_size
     if size is not None and not (1 <= size <= _MAX_BLOCK_SIZE and size & (size - 1) == 0):
         raise UsageError(f"--block-size must be a power of two from 1 to {_MAX_BLOCK_SIZE}, "
                          f"got {size}")
-    if not _GPU_ARCH.match(args.gpu_arch):
-        raise UsageError(f"--gpu-arch expects a CUDA architecture such as sm_75, sm_90a or "
-                         f"compute_80, got {args.gpu_arch!r}")
-    return BackendOptions(block_size=args.block_size, gpu_arch=args.gpu_arch,
-                          sycl_compiler=args.sycl_compiler)
+    extra = {}
+    for _, option in backend_options():
+        value = getattr(args, option.dest, None)
+        problem = option.check(value)
+        if problem:
+            raise UsageError(problem)
+        if value is not None:
+            extra[option.dest] = value
+    return BackendOptions(block_size=args.block_size, extra=extra)
 
 
 def _usage_error(message: str) -> int:

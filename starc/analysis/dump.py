@@ -172,6 +172,14 @@ def _host(stmt: P.HostStmt, depth: int) -> List[str]:
     if isinstance(stmt, P.HostForSet):
         return [f"{pad}for ({stmt.var.name} in {stmt.set.name}) {{",
                 *_host(stmt.body, depth + 1), pad + "}"]
+    if isinstance(stmt, P.HostForRange):
+        v = stmt.var.name
+        test = ">=" if stmt.step < 0 else "<="
+        return [f"{pad}for ({v} = {format_expr(stmt.first)}; {v} {test} "
+                f"{format_expr(stmt.last)}; {v} += {stmt.step}) {{",
+                *_host(stmt.body, depth + 1), pad + "}"]
+    if isinstance(stmt, P.CheckErrors):
+        return [f"{pad}check errors;"]
     if isinstance(stmt, P.HostReturn):
         value = f" {format_expr(stmt.value)}" if stmt.value is not None else ""
         return [f"{pad}return{value};"]

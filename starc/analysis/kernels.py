@@ -16,7 +16,7 @@ from starc.analysis.checks import insert_checks
 from starc.analysis.fixedpoint import FixedPointScope
 from starc.analysis.plan import (AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, ScalarReduction, ScalarStore)
-from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce
+from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -306,8 +306,6 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
     if len(table.check_sites) > first_site:
         for array in table.error_arrays():
             access.array(array, written=True)
-    if extent == "edges":
-        access.graph(("sources",))
     access.visit(guard)
     access.visit(lowered)
 
@@ -318,6 +316,7 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
         reductions.append(ScalarReduction(sym, ops[0], table.scalar(sym), exclusive))
     stores = tuple(table.scalar(sym) for uid, sym in ctx.stores.items()
                    if uid not in ctx.reductions)
-    return Kernel(name, index, extent, guard, lowered, access.params(), tuple(reductions),
-                  loc=loc, scalars=tuple(access.kernel_scalars.values()), stores=stores,
-                  checks=tuple(range(first_site, len(table.check_sites))))
+    return privatise(Kernel(name, index, extent, guard, lowered, access.params(),
+                            tuple(reductions), loc=loc,
+                            scalars=tuple(access.kernel_scalars.values()), stores=stores,
+                            checks=tuple(range(first_site, len(table.check_sites)))))

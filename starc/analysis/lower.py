@@ -1,27 +1,41 @@
-"""The analysis driver: one function of a typed IR program in, its ``Plan`` out."""
+"""The analysis driver: one function of a typed IR program in, its ``Plan`` out.
+
+The plan is made by named passes, in order (``PASSES``); ``lower_function(..., stop_after=)``
+stops after any of them, so tests and ``--emit plan`` can look at each stage:
+
+- ``outline``: call inlining, device arrays, kernels, reductions and atomics (with the
+  scalar reductions a work item accumulates privately, ``reductions.privatise``), the
+  structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
+  run-time error word;
+- ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
+- ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);
+- ``transfers``: the scalar values each launch carries, as explicit host statements;
+- ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
+  arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
+
+After the last pass a backend only prints: every decision is in the plan.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable, Optional, Tuple
+
 from starc.analysis.checks import ErrorWord
+from starc.analysis.control import expand_loops, place_loop_checks
+from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
-from starc.analysis.transfers import ArrayTable
+from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["lower_function"]
+__all__ = ["lower_function", "PASSES", "PASS_NAMES"]
 
 
-def lower_function(program: ir.Program, function: ir.Function) -> Plan:
-    """Outline kernels, plan transfers, reductions, fixedPoint and BFS for ``function``.
-
-    Pure: ``program`` and ``function`` are not modified (IR nodes are frozen; new nodes are
-    built). Raises ``BackendError`` (with the construct's location) for what the device
-    backends cannot express yet.
-    """
-    symbols = SymbolFactory(program)
+def _outline(program: ir.Program, function: ir.Function, symbols: SymbolFactory) -> Plan:
     function = inline_calls(program, function, symbols)
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
@@ -42,3 +56,49 @@ def lower_function(program: ir.Program, function: ir.Function) -> Plan:
     body = HostBlock(initial + tuple(zeros) + body.stmts, loc=body.loc)
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
                 tuple(host.host_scalars), error)
+
+
+def _on_host(rewrite: Callable[[HostBlock], HostBlock]) -> Callable[[Plan, SymbolFactory], Plan]:
+    return lambda plan, symbols: dataclasses.replace(plan, host=rewrite(plan.host))
+
+
+def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
+    read = read_scalars(plan.host)
+    host = elide_dead_scalars(plan.host, read)
+    arrays = used_arrays(plan.arrays, host, tuple(plan.function.params))
+    return dataclasses.replace(plan, host=host, read_scalars=read, arrays=arrays)
+
+
+#: name -> pass, in order (``outline`` is the first, it makes the plan).
+PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
+    ("checks", _on_host(place_loop_checks)),
+    ("expand", lambda plan, symbols: dataclasses.replace(
+        plan, host=expand_loops(plan.host, symbols))),
+    ("transfers", _on_host(explicit_scalar_transfers)),
+    ("elide", _elide),
+)
+
+PASS_NAMES = ("outline",) + tuple(name for name, _ in PASSES)
+
+
+def lower_function(program: ir.Program, function: ir.Function,
+                   stop_after: Optional[str] = None) -> Plan:
+    """Outline kernels, plan transfers, reductions, fixedPoint and BFS for ``function``,
+    running ``PASSES`` up to ``stop_after`` (default: all).
+
+    Pure: ``program`` and ``function`` are not modified (IR nodes are frozen; new nodes are
+    built). Raises ``BackendError`` (with the construct's location) for what the device
+    backends cannot express yet.
+    """
+    if stop_after is not None and stop_after not in PASS_NAMES:
+        raise ValueError(f"no analysis pass named {stop_after!r} (passes: "
+                         f"{', '.join(PASS_NAMES)})")
+    symbols = SymbolFactory(program)
+    plan = _outline(program, function, symbols)
+    if stop_after == "outline":
+        return plan
+    for name, run in PASSES:
+        plan = run(plan, symbols)
+        if name == stop_after:
+            break
+    return plan

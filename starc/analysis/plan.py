@@ -21,23 +21,31 @@ property element is a ``DeviceRead``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import FrozenSet, Optional, Tuple
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = [
-    "DeviceArray", "KernelParam", "Kernel", "ScalarReduction",
+    "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "ScalarReduction",
     "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore", "DeviceRead", "KernelScalar",
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
-    "FixedPointLoop", "BFSLoop", "Plan",
+    "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "Plan",
 ]
 
 
 # --- device data -------------------------------------------------------------------------------
+
+#: Abstract atomic read-modify-write operations, by the reduction operator each serves.
+ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
+              "Min": "min", "Max": "max"}
+
+#: The CSR arrays of the graph a plan may list, in plan order, with their extents.
+GRAPH_ARRAYS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
+                "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges"}
 
 @dataclass(frozen=True)
 class DeviceArray:
@@ -86,13 +94,16 @@ class ScalarReduction:
     ``op`` is one of ``+ - * & |`` (``AtomicReduce``), or ``Min``/``Max`` for a Min/Max
     assignment to a host scalar inside a kernel (``AtomicMinMax`` with a ``VarRef`` target).
     When the kernel uses several operators on one scalar, ``op`` is the first and
-    ``exclusive`` is False.
+    ``exclusive`` is False. ``private`` (``reductions.privatise``): a work item may accumulate
+    its updates in a private and combine it into the device copy once, with one atomic or a
+    native reduction (``sycl::reduction``).
     """
 
     sym: ir.Symbol
     op: str
     array: DeviceArray
     exclusive: bool
+    private: bool = False
 
 
 @dataclass(frozen=True)
@@ -275,6 +286,24 @@ class HostForSet(HostStmt):
 
 
 @dataclass(frozen=True)
+class HostForRange(HostStmt):
+    """``for (int var = first; var <= last; var += step)`` on the host (``>=`` when ``step``
+    is negative); ``first`` and ``last`` are evaluated once. Made by ``expand_bfs``."""
+
+    var: ir.Symbol
+    first: ir.Expr
+    last: ir.Expr
+    step: int
+    body: HostBlock
+
+
+@dataclass(frozen=True)
+class CheckErrors(HostStmt):
+    """Read the device error word (``Plan.error``); if a kernel check failed, stop with that
+    check's message and the reference's exit status. Placed by ``control.place_checks``."""
+
+
+@dataclass(frozen=True)
 class HostReturn(HostStmt):
     value: Optional[ir.Expr] = None
 
@@ -405,11 +434,14 @@ class Plan:
     host: HostBlock
     host_scalars: Tuple[ir.Symbol, ...] = ()
     error: Optional[object] = None
+    read_scalars: FrozenSet[int] = frozenset()
 
     # ``error``: the device error word (``starc.analysis.checks.ErrorWord``) when some kernel
     # has run-time checks, else None. Hosts zero it after allocation, read it after the
     # kernel sequence (and after each fixedPoint/BFS round whose kernels may raise), and
     # report ``sites[site - 1].message(value, n, m)`` at that site's location.
+    # ``read_scalars``: uids of the host scalars (parameters included) something reads; the
+    # statements that only set the others are gone (``elide.elide_dead_scalars``).
     # ``host_scalars``: scalar (and ``node``) parameters, then every scalar the host declares
     # (``HostDeclare``) and every ``HostForSet`` variable, in order of appearance.
 

@@ -12,10 +12,11 @@ Decided per statement from who owns the target (LANGUAGE.md §6):
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, List, Tuple
 
 from starc.analysis.fixedpoint import flag_set_for, is_constant
-from starc.analysis.plan import AtomicMinMax, AtomicReduce, ScalarStore
+from starc.analysis.plan import ATOMIC_OPS, AtomicMinMax, AtomicReduce, Kernel, ScalarStore
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -23,7 +24,7 @@ from starc.ir.types import Scalar
 if TYPE_CHECKING:  # pragma: no cover
     from starc.analysis.kernels import KernelContext
 
-__all__ = ["lower_assign", "lower_reduce", "lower_minmax", "plain_store"]
+__all__ = ["lower_assign", "lower_reduce", "lower_minmax", "plain_store", "privatise"]
 
 Stmts = Tuple[ir.Stmt, ...]
 
@@ -93,3 +94,39 @@ def lower_minmax(stmt: ir.MinMaxAssign, ctx: "KernelContext") -> Stmts:
     lock = ctx.table.lock(target) if locked else None
     return (AtomicMinMax(stmt.func, target, stmt.candidate, tuple(others), locked, lock,
                          tuple(effects), loc=loc),)
+
+
+def privatise(kernel: Kernel) -> Kernel:
+    """``kernel`` with ``private`` set on the scalar reductions a work item may accumulate
+    privately and combine into the device scalar once: exclusive ones on a non-bool scalar
+    that the guard and body only update (never read) and, for Min/Max, only through plain
+    atomic min/max statements (no secondary targets, no lock). A single-item kernel has none
+    (it uses no atomics)."""
+    if kernel.extent == "single" or not kernel.reductions:
+        return kernel
+    nodes = list(ir.walk(kernel.body))
+    if kernel.guard is not None:
+        nodes += list(ir.walk(kernel.guard))
+    reductions = []
+    for red in kernel.reductions:
+        private = red.exclusive and red.sym.type is not Scalar.BOOL and red.op in ATOMIC_OPS \
+            and _only_updated(red, nodes)
+        reductions.append(dataclasses.replace(red, private=private))
+    return dataclasses.replace(kernel, reductions=tuple(reductions))
+
+
+def _only_updated(red, nodes) -> bool:
+    """Whether every mention of ``red``'s scalar in ``nodes`` is the target of a plain
+    atomic update with the reduction's own operator (and there is at least one)."""
+    refs = sum(1 for x in nodes if isinstance(x, ir.VarRef) and x.sym == red.sym)
+    updates = 0
+    for x in nodes:
+        if isinstance(x, (AtomicReduce, AtomicMinMax)) and isinstance(x.target, ir.VarRef) \
+                and x.target.sym == red.sym:
+            updates += 1
+            if isinstance(x, AtomicMinMax):
+                if x.others or x.then or x.locked or x.func != red.op:
+                    return False
+            elif x.op != red.op:
+                return False
+    return updates > 0 and refs == updates

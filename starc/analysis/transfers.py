@@ -17,17 +17,15 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
-from starc.analysis.plan import DeviceArray
+from starc.analysis.host_tree import (arrays_of, host_exprs, kernels_launched_by, map_blocks,
+                                      walk_host)
+from starc.analysis.plan import (GRAPH_ARRAYS, DeviceArray, DeviceRead, FromDevice, HostBlock, HostStmt, Launch,
+                                 ToDevice)
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["GRAPH_ARRAYS", "ArrayTable", "graph_arrays_for_domain", "graph_arrays_for_expr"]
-
-# CSR array name -> extent, in the order they are listed in a plan.
-GRAPH_ARRAYS: Dict[str, str] = {
-    "offsets": "nodes+1", "targets": "edges", "sources": "edges",
-    "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges",
-}
+__all__ = ["ArrayTable", "graph_arrays_for_domain", "graph_arrays_for_expr",
+           "explicit_scalar_transfers", "used_arrays"]
 
 BFS_LEVEL = "bfs_level"
 BFS_FLAG = "bfs_flag"
@@ -201,3 +199,48 @@ def _declared_symbols(function: ir.Function) -> List[ir.Symbol]:
     out = list(function.params)
     out.extend(n.sym for n in ir.walk(function.body) if isinstance(n, ir.Declare))
     return out
+
+
+def explicit_scalar_transfers(host: HostBlock) -> HostBlock:
+    """Every ``Launch`` preceded by a ``ToDevice`` and followed by a ``FromDevice`` for each
+    host scalar its kernel reduces or stores (each scalar once, reductions first): the value
+    travels to the scalar's one-value device array and back, and the host tree says where."""
+    def rewrite(block: HostBlock) -> HostBlock:
+        stmts: List[HostStmt] = []
+        for stmt in block.stmts:
+            stmt = map_blocks(stmt, rewrite)
+            if not isinstance(stmt, Launch):
+                stmts.append(stmt)
+                continue
+            kernel = stmt.kernel
+            carried: Dict[str, Tuple[DeviceArray, ir.Symbol]] = {}
+            for array, sym in [(r.array, r.sym) for r in kernel.reductions] + \
+                    [(a, a.sym) for a in kernel.stores]:
+                if sym is not None:
+                    carried.setdefault(array.name, (array, sym))
+            stmts += [ToDevice(a, sym, loc=stmt.loc) for a, sym in carried.values()]
+            stmts.append(stmt)
+            stmts += [FromDevice(a, sym, loc=stmt.loc) for a, sym in carried.values()]
+        return HostBlock(tuple(stmts), loc=block.loc)
+    return rewrite(host)
+
+
+def used_arrays(arrays: Tuple[DeviceArray, ...], host: HostBlock,
+                results: Tuple[ir.Symbol, ...]) -> Tuple[DeviceArray, ...]:
+    """The arrays of ``arrays`` that something uses, in order: a launched kernel's parameter,
+    a host operation's operand or ``DeviceRead``, or the array of a result (copied out even if
+    the function never writes it). The others are never allocated or copied."""
+    used = {a.name for a in results_arrays(arrays, results)}
+    for stmt in walk_host(host):
+        used.update(a.name for a in arrays_of(stmt))
+        used.update(n.array.name for n in host_exprs(stmt) if isinstance(n, DeviceRead))
+        for kernel in kernels_launched_by(stmt):
+            used.update(p.array.name for p in kernel.params if p.array is not None)
+    return tuple(a for a in arrays if a.name in used)
+
+
+def results_arrays(arrays: Tuple[DeviceArray, ...],
+                   results: Tuple[ir.Symbol, ...]) -> Tuple[DeviceArray, ...]:
+    uids = {s.uid for s in results}
+    return tuple(a for a in arrays if a.role == "result" and a.sym is not None
+                 and a.sym.uid in uids)

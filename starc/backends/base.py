@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+import re
 from typing import Dict, List, Optional
 
 from starc.errors import BackendError  # re-exported: backends raise it from here
 
-__all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOptions", "Backend",
-           "BackendError"]
+__all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
+           "Backend", "BackendError"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,14 +23,41 @@ class Availability:
     detail: str
 
 
+@dataclasses.dataclass(frozen=True)
+class BackendOption:
+    """A command-line option one backend declares (in its package's ``OPTIONS``, listed by
+    the registry): ``starc build prog.sp -b cuda --gpu-arch sm_90``. ``pattern``, when given,
+    is what a value must match in full; ``expects`` says it in words for the error."""
+
+    flag: str
+    help: str
+    default: Optional[str] = None
+    pattern: Optional[str] = None
+    expects: str = ""
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def check(self, value: Optional[str]) -> Optional[str]:
+        """The error message for a bad ``value``, or None."""
+        if value is None or self.pattern is None or re.fullmatch(self.pattern, value):
+            return None
+        wanted = self.expects or f"a value matching {self.pattern!r}"
+        return f"{self.flag} expects {wanted}, got {value!r}"
+
+
 @dataclasses.dataclass
 class BackendOptions:
-    """Options from the command line that backends understand (each ignores the rest)."""
+    """Options from the command line that backends understand: the shared ``--block-size``
+    and, in ``extra`` by ``BackendOption.dest``, those a backend declares itself."""
 
     block_size: Optional[int] = None     # None: the backend's default (CUDA, OpenCL: 256)
-    gpu_arch: str = "sm_75"
-    sycl_compiler: Optional[str] = None
     extra: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def value(self, option: BackendOption) -> Optional[str]:
+        """The value given for ``option``, else its default."""
+        return self.extra.get(option.dest, option.default)
 
 
 @dataclasses.dataclass

@@ -25,14 +25,17 @@ def program_of(text: str, filename: str = "test.sp") -> ir.Program:
     return program
 
 
-def plan_of(text: str, function: str = None) -> P.Plan:
+def plan_of(text: str, function: str = None, stop_after: str = None) -> P.Plan:
+    """The plan of ``text`` (its first function, or ``function``) after every analysis pass,
+    or after the pass named ``stop_after`` (``"outline"``: fixedPoint and BFS loops still
+    structured)."""
     program = program_of(text)
     fn = program.function(function) if function else program.functions[0]
-    return lower_function(program, fn)
+    return lower_function(program, fn, stop_after=stop_after)
 
 
-def dsl_plan(name: str) -> P.Plan:
-    return plan_of((DSL / f"{name}.sp").read_text())
+def dsl_plan(name: str, stop_after: str = None) -> P.Plan:
+    return plan_of((DSL / f"{name}.sp").read_text(), stop_after=stop_after)
 
 
 def kernel(plan: P.Plan, suffix: str) -> P.Kernel:

@@ -12,7 +12,7 @@ from starc.ir.types import Scalar
 
 @pytest.mark.parametrize("name", ["sssp", "sswp", "cc"])
 def test_fixedpoint_writes_go_to_next_buffer_with_flag(name):
-    plan = dsl_plan(name)
+    plan = dsl_plan(name, "outline")
     (loop,) = host_of(plan, P.FixedPointLoop)
     assert loop.flag_var.name == "finished" and loop.forced is False
     assert (loop.current.name, loop.next.name, loop.flag.name) == (
@@ -48,7 +48,7 @@ function F(Graph g, propNode<bool> mark, propNode<int> a) {
     }
 }
 """
-    plan = plan_of(text)
+    plan = plan_of(text, stop_after="outline")
     (loop,) = host_of(plan, P.FixedPointLoop)
     assert loop.forced is True
     k = plan.kernels[0]
@@ -84,7 +84,7 @@ function G(Graph g, int k) {
     }
 }
 """
-    plan = plan_of(text)
+    plan = plan_of(text, stop_after="outline")
     stmts = plan.host.stmts
     loop, after = stmts[-2], stmts[-1]
     assert isinstance(loop, P.HostDoWhile)
@@ -109,7 +109,7 @@ function H(Graph g, node src) {
     }
 }
 """
-    plan = plan_of(text)
+    plan = plan_of(text, stop_after="outline")
     (loop,) = host_of(plan, P.FixedPointLoop)
     launched = [s.kernel for s in host_nodes(loop.body) if isinstance(s, P.Launch)]
     assert [k.extent for k in launched] == ["single", "nodes", "nodes"]
@@ -127,7 +127,7 @@ function H(Graph g, node src) {
 
 
 def test_bfs_forward_kernel():
-    plan = dsl_plan("bc")
+    plan = dsl_plan("bc", "outline")
     (bfs,) = host_of(plan, P.BFSLoop)
     level, flag = bfs.level, bfs.flag
     assert (level.name, level.elem, level.role, level.extent) == (
@@ -159,7 +159,7 @@ def test_bfs_forward_kernel():
 
 
 def test_bfs_reverse_kernel():
-    plan = dsl_plan("bc")
+    plan = dsl_plan("bc", "outline")
     (bfs,) = host_of(plan, P.BFSLoop)
     rev = bfs.reverse
     assert rev.name == "Compute_BC_bfs_rev_17"

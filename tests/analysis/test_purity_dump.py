@@ -63,7 +63,9 @@ def test_hand_built_ir_lowers():
     assert (red.sym.name, red.op, red.exclusive, red.array.elem) == (
         "count", "+", True, Scalar.LONG)
     assert [p.name for p in k.params] == ["offsets", "targets", "count_dev"]
-    assert [type(s).__name__ for s in plan.host.stmts] == ["HostDeclare", "Launch", "HostReturn"]
+    # the count travels to its device copy before the launch and back after it
+    assert [type(s).__name__ for s in plan.host.stmts] == [
+        "HostDeclare", "ToDevice", "Launch", "FromDevice", "HostReturn"]
     assert plan.host_scalars == (red.sym,)
 
 
@@ -99,9 +101,14 @@ def test_dump_sssp():
     assert "  guard: modified[v] == True" in text
     assert "atomic Min(dist[nbr], dist[v] + weight[e]) {" in text
     assert "modified_nxt[nbr] = True;" in text and "set flag finished_flag;" in text
-    assert ("fixedPoint finished: current modified, next modified_nxt, flag finished_flag {"
-            in text)
     assert "write dist[src] = 0;" in text
+    # the fixedPoint, expanded: flag cleared, next buffer reset, buffers swapped, flag read
+    assert ("  do {\n    write finished_flag[0] = 0;\n    fill modified_nxt = False;\n"
+            "    launch Compute_SSSP_forall_11;\n    swap modified <-> modified_nxt;\n"
+            "  } while (read finished_flag[0] != 0);\n") in text
+    structured = plan_dump(dsl_plan("sssp", "outline"))
+    assert ("fixedPoint finished: current modified, next modified_nxt, flag finished_flag {"
+            in structured)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -56,7 +56,7 @@ function F(Graph g, propNode<int> s, propEdge<int> weight) {
 
 
 def test_bc_locals_declared_in_host_loop_are_hoisted():
-    plan = dsl_plan("bc")
+    plan = dsl_plan("bc", "outline")
     sigma, delta = array(plan, "sigma"), array(plan, "delta")
     assert (sigma.role, sigma.elem, sigma.copy_in, sigma.copy_out) == (
         "local", Scalar.FLOAT, False, False)
@@ -69,7 +69,7 @@ def test_bc_locals_declared_in_host_loop_are_hoisted():
 
 
 def test_host_operations_sssp():
-    plan = dsl_plan("sssp")
+    plan = dsl_plan("sssp", "outline")
     fills = host_of(plan, P.Fill)
     assert [(f.array.name, type(f.value).__name__) for f in fills] == [
         ("dist", "Inf"), ("modified", "Const")]

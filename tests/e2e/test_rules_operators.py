@@ -84,7 +84,8 @@ def test_compound_operators_compile_with_nvcc(type_name, tmp_path):
     sink = DiagnosticSink()
     comp = compile_source(program(type_name), "ops.sp", sink, backend="cuda")
     assert comp.generated is not None, [str(d) for d in sink.diagnostics]
-    CUDABackend().build(comp.generated, tmp_path / "build", BackendOptions(gpu_arch="sm_75"))
+    CUDABackend().build(comp.generated, tmp_path / "build",
+                        BackendOptions(extra={"gpu_arch": "sm_75"}))
 
 
 def _errors(text: str):

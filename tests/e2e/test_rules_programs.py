@@ -79,4 +79,5 @@ def test_programs_compile_with_nvcc(name, tmp_path):
     sink = DiagnosticSink()
     comp = compile_source(path.read_text(), str(path), sink, backend="cuda")
     assert comp.generated is not None, [str(d) for d in sink.diagnostics]
-    CUDABackend().build(comp.generated, tmp_path / "build", BackendOptions(gpu_arch="sm_75"))
+    CUDABackend().build(comp.generated, tmp_path / "build",
+                        BackendOptions(extra={"gpu_arch": "sm_75"}))

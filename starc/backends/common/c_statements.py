@@ -41,13 +41,16 @@ class PrivateAccumulator:
     """A work item's private partial result of an exclusive scalar reduction: ``name`` is
     the local, ``op`` the reduction operator (``-`` accumulates the subtracted values with
     ``+`` and subtracts their sum once), ``elem`` the scalar's type, ``address`` its device
-    copy, ``first_update`` the first update printed (its location comments the combine)."""
+    copy, ``first_update`` the first update printed (its location comments the combine).
+    ``native``: ``name`` is the dialect's native reduction object (``sycl::reduction``'s
+    reducer), which does the combining itself."""
 
     name: str
     op: str
     elem: Scalar
     address: str
     first_update: Optional[ir.Stmt] = None
+    native: bool = False
 
 
 class CPrinter(CExpressionPrinter):
@@ -55,18 +58,22 @@ class CPrinter(CExpressionPrinter):
 
     def __init__(self, dialect: Dialect, context: KernelContext) -> None:
         super().__init__(dialect, context)
-        #: host scalar uid -> its work-item private accumulator (see ``private_reductions``)
+        #: host scalar uid -> its work-item private accumulator (``ScalarReduction.private``)
         self.accumulators: Dict[int, PrivateAccumulator] = {}
 
     # --- private accumulators of exclusive scalar reductions ---------------------------------
     def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
                           depth: int) -> List[str]:
-        """Declare one private per reduction, initialised to its operator's identity; the
-        updates of the body then go to it (``_stmt_AtomicReduce``, ``_stmt_AtomicMinMax``)."""
+        """Declare one private per reduction, initialised to its operator's identity (none
+        where the dialect reduces the scalar natively); the updates of the body then go to
+        it (``_stmt_AtomicReduce``, ``_stmt_AtomicMinMax``)."""
         lines = []
         for red in reductions:
             address, elem = self._address(ir.VarRef(red.sym, type=red.sym.type))
-            if not self.d.accumulates_privately(address):
+            reducer = self.d.reducer(red)
+            if reducer is not None:
+                self.accumulators[red.sym.uid] = PrivateAccumulator(reducer, red.op, elem,
+                                                                    address, native=True)
                 continue
             self._note_type(elem)
             name = self.ctx.names.fresh(f"{red.sym.name}_local")
@@ -79,7 +86,7 @@ class CPrinter(CExpressionPrinter):
         """One atomic combine per private, skipped while it still holds the identity."""
         lines = []
         for acc in self.accumulators.values():
-            if acc.first_update is None:   # no update printed (cannot happen when chosen)
+            if acc.native or acc.first_update is None:   # no update: cannot happen when chosen
                 continue
             op = ATOMIC_OPS[acc.op]
             self.ctx.features.add(f"atomic_{op}_{acc.elem}")
@@ -109,6 +116,9 @@ class CPrinter(CExpressionPrinter):
         if acc.first_update is None:
             acc.first_update = s
         comment = self.comment(s)
+        if acc.native:
+            update = self.d.reducer_update(acc.op, acc.name, self.expr(value))
+            return [self._line(depth, f"{update};{comment}")]
         if acc.op in ("Min", "Max"):
             cand = self.expr(value if value.type == acc.elem else ir.Cast(value, type=acc.elem))
             return [self._line(depth, f"{acc.name} = "

@@ -23,7 +23,7 @@ from starc.ir.types import Scalar
 __all__ = [
     "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelContext",
     "CPrinter", "lower_kernel", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS",
-    "PRECEDENCE", "POSTFIX", "private_reductions", "PrivateAccumulator",
+    "PRECEDENCE", "POSTFIX", "PrivateAccumulator",
 ]
 
 
@@ -145,11 +145,10 @@ class KernelContext:
 
     # --- resolution used by the printer ----------------------------------------------------
     def graph_array(self, name: str) -> str:
+        if name not in self.graph_args:   # the plan's kernel parameters are complete
+            self.dialect.missing(f"the graph array '{name}' in kernel {self.kernel.name} (the "
+                                 "plan does not pass it)")
         self.used_graph.add(name)
-        if name not in self.graph_args:
-            arg = KernelArg(name, Scalar.INT, True, False, ("graph", name))
-            self.graph_args[name] = arg
-            self.params.append(arg)
         return name
 
     def num_nodes(self) -> str:
@@ -186,38 +185,6 @@ class KernelContext:
         return sizes + [a for a in self.params
                         if a.source[0] != "graph" or a.name in self.used_graph]
 
-def private_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
-    """The kernel's scalar reductions a work item may accumulate privately and combine into
-    the device scalar once (with one atomic, or a native reduction such as
-    ``sycl::reduction``): exclusive ones on a non-bool scalar that the guard and body only
-    update (never read) and, for Min/Max, only through plain atomic min/max statements (no
-    secondary targets, no lock). Single-item kernels have none (they use no atomics)."""
-    if kernel.extent == "single":
-        return []
-    chosen = []
-    nodes = list(ir.walk(kernel.body))
-    if kernel.guard is not None:
-        nodes += list(ir.walk(kernel.guard))
-    for red in kernel.reductions:
-        if not red.exclusive or red.sym.type is Scalar.BOOL or red.op not in ATOMIC_OPS:
-            continue
-        refs = sum(1 for x in nodes if isinstance(x, ir.VarRef) and x.sym == red.sym)
-        updates = 0
-        simple = True
-        for x in nodes:
-            if isinstance(x, (P.AtomicReduce, P.AtomicMinMax)) and \
-                    isinstance(x.target, ir.VarRef) and x.target.sym == red.sym:
-                updates += 1
-                if isinstance(x, P.AtomicMinMax):
-                    simple = simple and not (x.others or x.then or x.locked) \
-                        and x.func == red.op
-                else:
-                    simple = simple and x.op == red.op
-        if simple and updates and refs == updates:
-            chosen.append(red)
-    return chosen
-
-
 def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     """Print ``kernel``'s guard and body; the argument list is complete afterwards."""
     if kernel.extent not in ("nodes", "edges", "single"):
@@ -231,7 +198,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
         body.append(INDENT + f"if ({guard}) return;")
     # Exclusive scalar reductions: a private per work item, one atomic combine at the end
     # (a forall body has no return, so the end is always reached after the guard).
-    body += printer.open_accumulators(private_reductions(kernel), 1)
+    body += printer.open_accumulators([r for r in kernel.reductions if r.private], 1)
     body += printer.block(kernel.body, 1)
     body += printer.close_accumulators(1)
     index_used = kernel.extent != "single" or any(

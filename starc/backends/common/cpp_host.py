@@ -29,7 +29,7 @@ from starc.backends.common.cfamily import INDENT
 from starc.backends.common.host_dialect import (CXX_KEYWORDS, HostDialect, HostExprDialect,
                                                 location)
 from starc.backends.common.host_statements import HostStatementPrinter
-from starc.backends.common.host_tree import walk_host
+from starc.analysis.host_tree import walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, c_name
 
@@ -73,7 +73,7 @@ class CppHostPrinter(HostStatementPrinter):
         body.append("")
         body.append("// Timed: from the graph in host memory to the results back in host memory.")
         body += d.timer_start(where)
-        arrays = self._all_arrays()
+        arrays = self.plan.arrays   # exactly those something uses
         for array in arrays:
             body += self._allocate(array)
         algorithm = self._algorithm()

@@ -9,8 +9,9 @@ naming the operation and the backend; nothing is ever dropped silently.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Tuple
+from typing import Dict, FrozenSet, Optional, Tuple
 
+from starc.analysis import plan
 from starc.ir.types import Scalar
 
 __all__ = ["DialectError", "Dialect", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS"]
@@ -18,11 +19,10 @@ __all__ = ["DialectError", "Dialect", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C
 INDENT = "    "
 
 #: Abstract atomic read-modify-write operations and the reduction operator each serves.
-ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
-              "Min": "min", "Max": "max"}
+ATOMIC_OPS = plan.ATOMIC_OPS
 
 #: The CSR arrays of the graph, by the names the plan and the generated code use.
-GRAPH_ARRAYS = ("offsets", "targets", "sources", "rev_offsets", "rev_sources", "rev_edge_ids")
+GRAPH_ARRAYS = tuple(plan.GRAPH_ARRAYS)   # their names, as kernel arguments
 
 C_KEYWORDS = frozenset("""
     auto break case char const continue default do double else enum extern float for goto if
@@ -77,11 +77,15 @@ class Dialect:
     def missing(self, operation: str, loc=None):
         raise DialectError(self.name, operation, loc)
 
-    def accumulates_privately(self, address: str) -> bool:
-        """Whether an exclusive scalar reduction whose device copy is at ``address`` may be
-        accumulated in a work-item private and combined once at the end of the body (see
-        ``private_reductions``). False where the dialect reduces it natively instead."""
-        return True
+    def reducer(self, red) -> Optional[str]:
+        """The name of the native reduction object that combines the private scalar
+        reduction ``red`` (a ``plan.ScalarReduction`` with ``private`` set), or None to
+        accumulate it in a work-item private and combine that with one atomic."""
+        return None
+
+    def reducer_update(self, op: str, reducer: str, value: str) -> str:
+        """One update of native reduction object ``reducer`` with reduction operator ``op``."""
+        self.missing(f"a native '{op}' reduction")
 
     # --- types and constants ----------------------------------------------------------------
     def type_name(self, t) -> str:

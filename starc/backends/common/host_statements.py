@@ -1,5 +1,5 @@
-"""The host-tree half of the shared C++ host printer: host statements, device operations,
-kernel launches, ``FixedPointLoop`` and ``BFSLoop``.
+"""The host-tree half of the shared C++ host printer: host statements, device operations and
+kernel launches, printed as the plan says (the analysis passes made every decision).
 
 ``HostStatementPrinter`` holds what every part of the host needs (names of the graph, of the
 device arrays and host vectors, the scalars the program reads) and prints a plan's host tree
@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List
 
 from starc.analysis import plan as P
+from starc.analysis.host_tree import walk_host
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
 from starc.backends.common.host_dialect import CXX_KEYWORDS, HostDialect, location
 from starc.backends.common.host_expressions import HostExprPrinter
-from starc.backends.common.host_tree import (GRAPH_EXTENTS, arrays_of, host_exprs,
-                                             kernels_launched_by, walk_host)
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, c_name
 
@@ -48,10 +47,8 @@ class HostStatementPrinter:
         self.cl = self.names.fresh("cl")
         self._array_vars: Dict[str, str] = {}
         self._host_vectors: Dict[int, str] = {}
-        for array in self._all_arrays():
+        for array in self.plan.arrays:
             self._array_vars[array.name] = self.names.fresh("d_" + array.name)
-        for array in self.plan.arrays:  # unused ones keep a name for messages
-            self._array_vars.setdefault(array.name, "d_" + array.name)
         self._weight_params = [p for p in self.function.params
                                if isinstance(p.type, PropType) and p.type.kind == "edge"]
         for p in self._weight_params:
@@ -61,10 +58,8 @@ class HostStatementPrinter:
         for p in self._results:
             self._host_vectors[p.uid] = self.names.fresh("h_" + p.name)
         self.exprs = HostExprPrinter(self)
-        self._read = self._read_scalars()
         self._return_var = ""
         dialect.attach(self)
-        self._exit_actions: List[Tuple[str, List[str]]] = []  # (loop kind, lines before exit)
 
     # --- names and locations -----------------------------------------------------------------
     def where(self, loc) -> str:
@@ -98,61 +93,14 @@ class HostStatementPrinter:
     def expr(self, e: ir.Expr) -> str:
         return self.exprs.expr(e)
 
-    def _all_arrays(self) -> List[P.DeviceArray]:
-        """The plan's arrays that something uses, plus graph arrays the printed kernels ask
-        for (a CSR array no kernel reads is neither allocated nor copied)."""
-        if hasattr(self, "_arrays"):
-            return self._arrays
-        used = set()
-        for code in self.kernels.values():
-            for arg in code.args:
-                if arg.source[0] == "array":
-                    used.add(arg.source[1].name)
-                elif arg.source[0] == "graph":
-                    used.add(arg.source[1])
-        for stmt in walk_host(self.plan.host):
-            used.update(a.name for a in arrays_of(stmt))
-            used.update(n.array.name for n in host_exprs(stmt)
-                        if isinstance(n, P.DeviceRead))
-        used.update(a.name for a in self.plan.arrays
-                    if a.role == "result" and a.sym in self.function.params)
-        arrays = [a for a in self.plan.arrays if a.name in used]
-        known = {a.name for a in arrays}
-        for name in sorted(used - known):
-            if name not in GRAPH_EXTENTS:
-                raise BackendError(f"the device array '{name}' is not in the plan")
-            arrays.append(P.DeviceArray(name, Scalar.INT, GRAPH_EXTENTS[name], "graph",
-                                        copy_in=True))
-        self._arrays = arrays
-        return arrays
-
     def _graph_array(self, name: str) -> P.DeviceArray:
-        for array in self._all_arrays():
+        for array in self.plan.arrays:
             if array.role == "graph" and array.name == name:
                 return array
         raise BackendError(f"the graph array '{name}' is not in the plan")
 
-    def _read_scalars(self) -> set:
-        """Uids of the scalars the program reads somewhere. The others are never declared
-        and their assignments are not printed (they could not change any result, and
-        compilers rightly warn about variables that are set but never used)."""
-        read = set()
-        for stmt in walk_host(self.plan.host):
-            read.update(n.sym.uid for n in host_exprs(stmt) if isinstance(n, ir.VarRef))
-            if isinstance(stmt, P.ToDevice):
-                read.add(stmt.sym.uid)
-            elif isinstance(stmt, P.HostForSet):
-                read.add(stmt.set.uid)
-            elif isinstance(stmt, P.FixedPointLoop) and stmt.forced:
-                read.add(stmt.flag_var.uid)
-            for kernel in kernels_launched_by(stmt):
-                read.update(p.sym.uid for p in kernel.params if p.sym is not None)
-                read.update(r.sym.uid for r in kernel.reductions)
-                read.update(a.sym.uid for a in kernel.stores if a.sym is not None)
-        return read
-
     def _is_read(self, sym: ir.Symbol) -> bool:
-        return sym.uid in self._read
+        return sym.uid in self.plan.read_scalars
 
     # --- minWt / maxWt -----------------------------------------------------------------------
     def weight_bound(self, e: ir.WeightBound) -> str:
@@ -188,7 +136,7 @@ class HostStatementPrinter:
         for stmt in block.stmts:
             lines += self.stmt(stmt, inner)
         if braces:
-            return [INDENT * depth + "{"] + lines + [INDENT * depth + "}"]
+            return [INDENT * depth + "{" + self.comment(block.loc)] + lines + [INDENT * depth + "}"]
         return lines
 
     def _body(self, block: P.HostBlock, depth: int) -> List[str]:
@@ -213,20 +161,14 @@ class HostStatementPrinter:
         if not isinstance(s.sym.type, Scalar):
             self.dialect.missing(f"declaring '{s.sym.name}' of type {s.sym.type} on the host",
                                  s.loc)
-        if not self._is_read(s.sym):
-            return []
         init = "{}" if s.init is None else f" = {self.expr(s.init)}"
         name = self.names.bind(s.sym)
         return [INDENT * depth + f"{c_name(s.sym.type)} {name}{init};{self.comment(s.loc)}"]
 
     def _stmt_HostAssign(self, s: P.HostAssign, depth: int):
-        if not self._is_read(s.sym):
-            return []
         return [INDENT * depth + f"{self.scalar(s.sym)} = {self.expr(s.value)};"]
 
     def _stmt_HostReduce(self, s: P.HostReduce, depth: int):
-        if not self._is_read(s.sym):
-            return []
         name = self.scalar(s.sym)
         value = self.expr(s.value)
         if s.sym.type is Scalar.BOOL and s.op in "&|":
@@ -251,52 +193,41 @@ class HostStatementPrinter:
                 orelse = None
         return lines + [pad + "}"]
 
-    def _loop_body(self, kind: str, block: P.HostBlock, depth: int,
-                   exit_lines: Sequence[str] = ()) -> List[str]:
-        self._exit_actions.append((kind, list(exit_lines)))
-        try:
-            return self._body(block, depth)
-        finally:
-            self._exit_actions.pop()
-
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
         pad = INDENT * depth
         return ([pad + f"while ({self.expr(s.cond)}) {{{self.comment(s.loc)}"]
-                + self._loop_check(s, depth + 1)
-                + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
+                + self._body(s.body, depth + 1) + [pad + "}"])
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         pad = INDENT * depth
-        return ([pad + f"do {{{self.comment(s.loc)}"]
-                + self._loop_check(s, depth + 1)
-                + self._loop_body("loop", s.body, depth + 1)
+        return ([pad + f"do {{{self.comment(s.loc)}"] + self._body(s.body, depth + 1)
                 + [pad + f"}} while ({self.expr(s.cond)});"])
 
     def _stmt_HostForSet(self, s: P.HostForSet, depth: int):
         pad = INDENT * depth
         var = self.names.bind(s.var)
         return ([pad + f"for (int {var} : {self.scalar(s.set)}) {{{self.comment(s.loc)}"]
-                + self._loop_check(s, depth + 1)
-                + self._loop_body("loop", s.body, depth + 1) + [pad + "}"])
+                + self._body(s.body, depth + 1) + [pad + "}"])
 
-    def _exit(self, statement: str, depth: int, all_levels: bool) -> List[str]:
-        """``break``/``continue`` (innermost loop) or ``return`` (every enclosing loop) after
-        the actions the loops it leaves owe (a fixedPoint's pending buffer swap)."""
-        actions: List[str] = []
-        levels = reversed(self._exit_actions) if all_levels else self._exit_actions[-1:]
-        for _, lines in levels:
-            actions += lines
-        return self._indent(actions + [statement], depth)
+    def _stmt_HostForRange(self, s: P.HostForRange, depth: int):
+        pad = INDENT * depth
+        var = self.names.bind(s.var)
+        test, step = (">=", f"--{var}") if s.step == -1 else \
+            ("<=", f"++{var}") if s.step == 1 else \
+            (">=" if s.step < 0 else "<=", f"{var} += {s.step}")
+        return ([pad + f"for (int {var} = {self.expr(s.first)}; {var} {test} "
+                       f"{self.expr(s.last)}; {step}) {{{self.comment(s.loc)}"]
+                + self._body(s.body, depth + 1) + [pad + "}"])
 
     def _stmt_HostBreak(self, s, depth):
-        return self._exit("break;", depth, all_levels=False)
+        return [INDENT * depth + "break;"]
 
     def _stmt_HostContinue(self, s, depth):
-        return self._exit("continue;", depth, all_levels=False)
+        return [INDENT * depth + "continue;"]
 
     def _stmt_HostReturn(self, s: P.HostReturn, depth: int):
         value = "" if s.value is None else " " + self.expr(s.value)
-        return self._exit(f"return{value};", depth, all_levels=True)
+        return [INDENT * depth + f"return{value};"]
 
     # --- device operations -------------------------------------------------------------------
     def _stmt_Launch(self, s: P.Launch, depth: int):
@@ -304,7 +235,7 @@ class HostStatementPrinter:
         return self._indent(self.launch(s.kernel, bindings, s.loc), depth)
 
     def launch(self, kernel: P.Kernel, kernel_scalars: Dict[str, str], loc) -> List[str]:
-        """Host writes of the scalars it reduces or stores, the launch, the reads back."""
+        """The launch of ``kernel`` with its arguments in the printed kernel's order."""
         d = self.dialect
         code = self.kernels.get(kernel.name)
         if code is None:
@@ -329,21 +260,7 @@ class HostStatementPrinter:
                 args.append(kernel_scalars[what])
             else:
                 d.missing(f"a kernel argument of kind '{kind}'")
-        mirrored: List[Tuple[P.DeviceArray, ir.Symbol]] = []
-        for array, sym in [(r.array, r.sym) for r in kernel.reductions] + \
-                [(a, a.sym) for a in kernel.stores]:
-            if sym is not None and all(a.name != array.name for a, _ in mirrored):
-                mirrored.append((array, sym))
-        lines: List[str] = []
-        for array, sym in mirrored:
-            lines += d.write_element(self.array_var(array), array.elem, "0", self.scalar(sym),
-                                     where)
-        lines += d.launch(code, args, where)
-        for array, sym in mirrored:
-            if self._is_read(sym):
-                lines.append(f"{self.scalar(sym)} = "
-                             f"{self._read_element(array, '0', where)};")
-        return lines
+        return d.launch(code, args, where)
 
     def _read_element(self, array: P.DeviceArray, index: str, where: str) -> str:
         text = self.dialect.read_element(self.array_var(array), array.elem, index, where)
@@ -381,8 +298,6 @@ class HostStatementPrinter:
             self.array_var(a), a.elem, "0", self.scalar(s.sym), self.where(s.loc)), depth)
 
     def _stmt_FromDevice(self, s: P.FromDevice, depth: int):
-        if not self._is_read(s.sym):
-            return []
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
                 f"{self._read_element(s.array, '0', self.where(s.loc))};"]
 
@@ -409,70 +324,5 @@ class HostStatementPrinter:
                 f"{self._read_element(self.plan.error.value, '0', where)}, {g}.num_nodes, "
                 f"{g}.num_edges, {self._sites_var});"]
 
-    def _checks_in(self, block) -> bool:
-        return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
-
-    def _loop_check(self, s, depth: int) -> List[str]:
-        """A host loop whose body launches checked kernels reads the error word at the top
-        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
-        if not self._checks_in(s.body):
-            return []
+    def _stmt_CheckErrors(self, s: P.CheckErrors, depth: int):
         return self._indent(self.error_check(self.where(s.loc)), depth)
-
-    def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
-        """As the reference runs it: each iteration starts with the flag variable True and
-        an all-false next buffer; it continues while any flag was set (or the body set the
-        variable False); the new flags replace the old even when the body leaves early."""
-        d, pad = self.dialect, INDENT * depth
-        where = self.where(s.loc)
-        used = self._is_read(s.flag_var)
-        fin = self.scalar(s.flag_var) if used else None
-        current, nxt = self.array_var(s.current), self.array_var(s.next)
-        flag = self.array_var(s.flag)
-        reads_fin = s.forced or any(
-            isinstance(n, ir.VarRef) and n.sym == s.flag_var
-            for stmt in walk_host(s.body) for n in host_exprs(stmt))
-        swap = d.swap(current, nxt, s.current.elem, where)
-        body = [f"{fin} = true;"] if reads_fin else []
-        body += d.write_element(flag, s.flag.elem, "0", "0", where)
-        body += d.fill(nxt, s.next.elem, "false", self.count(s.next), where)
-        lines = [pad + f"do {{{self.comment(s.loc)}"] + self._indent(body, depth + 1)
-        lines += self._loop_body("fixedPoint", s.body, depth + 1, swap)
-        lines += self._indent(swap, depth + 1)
-        if self._checks_in(s.body):   # a failed check must not leave the loop spinning
-            lines += self._indent(self.error_check(where), depth + 1)
-        cond = f"{self._read_element(s.flag, '0', where)}"
-        cond = f"{cond} != 0" if not cond.endswith("!= 0") else cond
-        if s.forced:
-            cond += f" || !{fin}"
-        lines.append(pad + f"}} while ({cond});")
-        if used:
-            lines.append(pad + f"{fin} = true;")
-        return lines
-
-    def _stmt_BFSLoop(self, s: P.BFSLoop, depth: int):
-        d = self.dialect
-        where = self.where(s.loc)
-        level, flag = self.array_var(s.level), self.array_var(s.flag)
-        depth_var = self.names.fresh(s.depth_name)
-        lines = [f"{{{self.comment(s.loc)}"]
-        inner = d.fill(level, s.level.elem, "-1", self.count(s.level), where)
-        inner += d.write_element(level, s.level.elem, self.expr(s.root), "0", where)
-        inner.append(f"int {depth_var} = 0;")
-        inner.append("do {")
-        step = d.write_element(flag, s.flag.elem, "0", "0", where)
-        step += self.launch(s.forward, {s.depth_name: depth_var}, s.loc)
-        step.append(f"++{depth_var};")
-        if s.forward.checks:
-            step += self.error_check(where)
-        inner += [INDENT + line for line in step]
-        inner.append(f"}} while ({self._read_element(s.flag, '0', where)} != 0);")
-        if s.reverse is not None:
-            back = self.names.fresh(s.depth_name + "_back")
-            inner.append(f"for (int {back} = {depth_var} - 1; {back} >= 0; --{back}) {{")
-            inner += [INDENT + line
-                      for line in self.launch(s.reverse, {s.depth_name: back}, s.loc)]
-            inner.append("}")
-        lines += [INDENT + line for line in inner]
-        lines.append("}")
-        return self._indent(lines, depth)

@@ -13,8 +13,9 @@ from starc.analysis import plan as P
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common import cfamily
+from starc.backends.cuda import GPU_ARCH
 from starc.backends.common.cpp_host import CXX_KEYWORDS, CppHostPrinter, HostDialect
-from starc.backends.common.host_tree import launched_kernels
+from starc.analysis.host_tree import launched_kernels
 from starc.backends.common.runtime_paths import runtime_files
 from starc.ir.types import Scalar
 from starc import toolchains
@@ -230,7 +231,7 @@ class CUDABackend(Backend):
             raise BackendError(str(error), error.loc) from error
         program = pathlib.Path(plan.program.filename).stem or "prog"
         program = re.sub(r"\W", "_", program)
-        build = " ".join(build_command(program, options.gpu_arch, strict=False))
+        build = " ".join(build_command(program, options.value(GPU_ARCH), strict=False))
         includes = sorted(set(host.includes()) | {"algorithm", "utility"})
         text = _TEMPLATES.get_template("program.mako").render(
             program=program, function=plan.function.name, source=host.source,
@@ -251,7 +252,7 @@ class CUDABackend(Backend):
         generated.write(outdir)
         program = pathlib.Path(generated.main).stem
         partial = f"{program}.partial"  # renamed when complete: no half-built executable
-        argv = build_command(program, options.gpu_arch)
+        argv = build_command(program, options.value(GPU_ARCH))
         argv[0] = nvcc
         argv[argv.index("-o") + 1] = partial
         ok, log = toolchains.run_compiler(argv, cwd=outdir)

@@ -15,7 +15,6 @@ from typing import Dict, List, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import GRAPH_ARRAYS, KernelArg, KernelCode, NameTable
-from starc.backends.common.host_tree import kernels_launched_by, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar, SetType, is_floating, is_integer
 
@@ -68,7 +67,6 @@ class HostPrinter:
         self.graph_arrays: Set[str] = set()
         self.uses_n = self.uses_m = False
         self.arrays: Dict[str, str] = {}
-        self.flag_already_false: Set[int] = set()   # fixedPoints whose flag is False already
         for array in plan.arrays:
             self.array(array)
 
@@ -211,12 +209,8 @@ class HostPrinter:
     # --- statements --------------------------------------------------------------------------
     def block(self, block: P.HostBlock, depth: int) -> List[str]:
         lines: List[str] = []
-        previous = None
         for stmt in block.stmts:
-            if isinstance(stmt, P.FixedPointLoop) and _sets_false(previous, stmt.flag_var):
-                self.flag_already_false.add(id(stmt))
             lines += self.stmt(stmt, depth)
-            previous = stmt
         return lines or [INDENT * depth + "pass"]
 
     def stmt(self, s: P.HostStmt, depth: int) -> List[str]:
@@ -268,27 +262,31 @@ class HostPrinter:
                 orelse = None
         return lines
 
-    def _loop_check(self, s) -> List[str]:
-        """A host loop whose body launches checked kernels reads the error word at the top
-        of every iteration (also after a ``continue``), so a failure cannot keep it going."""
-        return [INDENT + line for line in self.error_check()] if self._checks_in(s.body) else []
-
     def _stmt_HostWhile(self, s: P.HostWhile, depth: int):
-        return [f"while {self.expr(s.cond)}:"] + self._loop_check(s) + self._nested(s.body, depth)
+        return [f"while {self.expr(s.cond)}:"] + self._nested(s.body, depth)
 
     def _stmt_HostDoWhile(self, s: P.HostDoWhile, depth: int):
         cond = self.expr(s.cond)
         if not _continues(s.body):
-            return ["while True:"] + self._loop_check(s) + self._nested(s.body, depth) + [
+            return ["while True:"] + self._nested(s.body, depth) + [
                 f"{INDENT}if not ({cond}):", f"{INDENT * 2}break"]
         # a `continue` in the body must still test the condition
         first = self.names.fresh("first_pass")
         return [f"{first} = True", f"while {first} or ({cond}):", f"{INDENT}{first} = False"] \
-            + self._loop_check(s) + self._nested(s.body, depth)
+            + self._nested(s.body, depth)
 
     def _stmt_HostForSet(self, s: P.HostForSet, depth: int):
         return [f"for {self.names.bind(s.var)} in {self.names.bind(s.set)}:"] + \
-            self._loop_check(s) + self._nested(s.body, depth)
+            self._nested(s.body, depth)
+
+    def _stmt_HostForRange(self, s: P.HostForRange, depth: int):
+        var = self.names.bind(s.var)
+        end = f"{self.expr(s.last)} {'-' if s.step < 0 else '+'} 1"
+        return [f"for {var} in range({self.expr(s.first)}, {end}, {s.step}):",
+                f"{INDENT}{var} = i32({var})"] + self._nested(s.body, depth)
+
+    def _stmt_CheckErrors(self, s: P.CheckErrors, depth: int):
+        return self.error_check()
 
     def _stmt_HostReturn(self, s: P.HostReturn, depth: int):
         return ["return" if s.value is None else f"return {self.expr(s.value)}"]
@@ -328,14 +326,6 @@ class HostPrinter:
 
     def launch(self, kernel: P.Kernel, scalar_args: Dict[str, object], node) -> List[str]:
         code = self.kernels[kernel.name]
-        before, after = [], []
-        # Host scalars under reduction or stored by the kernel travel as one value each way.
-        carried = [(r.array, r.sym) for r in kernel.reductions] + [
-            (a, a.sym) for a in kernel.stores if a.sym is not None]
-        for array, sym in carried:
-            name = self.names.bind(sym)
-            before.append(f"device.write_element({self.array(array)}, 0, {name})")
-            after.append(f"{name} = {self._read_scalar(array, sym.type)}")
         args = []
         for arg in code.args:
             args.append(self._kernel_arg(arg, scalar_args, kernel))
@@ -344,7 +334,7 @@ class HostPrinter:
         else:
             count = self.n() if kernel.extent == "nodes" else self.m()
             call = f"device.launch({kernel.name!r}, {count}"
-        return before + _wrap_call(call, args, self.loc(node)) + after
+        return _wrap_call(call, args, self.loc(node))
 
     def _kernel_arg(self, arg: KernelArg, scalar_args: Dict[str, object],
                     kernel: P.Kernel) -> str:
@@ -376,52 +366,6 @@ class HostPrinter:
         return [f"rt.check_errors(device, graph, {self.array(error.site)}, "
                 f"{self.array(error.value)}, CHECK_SITES)"]
 
-    def _checks_in(self, block) -> bool:
-        return any(k.checks for stmt in walk_host(block) for k in kernels_launched_by(stmt))
-
-    def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, depth: int):
-        flag_var = self.names.bind(s.flag_var)
-        current, nxt, flag = self.array(s.current), self.array(s.next), self.array(s.flag)
-        done = f"device.read_element({flag}) == 0"
-        lines = [] if id(s) in self.flag_already_false else [f"{flag_var} = False"]
-        lines += [f"while True:{self.loc(s)}",
-                 f"{INDENT}device.fill({flag}, 0)",
-                 f"{INDENT}device.fill({nxt}, False)"]
-        if s.forced:
-            lines.append(f"{INDENT}{flag_var} = True")
-            done += f" and {flag_var}"
-        lines += self._nested(s.body, depth)
-        lines.append(f"{INDENT}{current}, {nxt} = {nxt}, {current}")
-        if self._checks_in(s.body):   # a failed check must not leave the loop spinning
-            lines += [INDENT + line for line in self.error_check()]
-        lines += [f"{INDENT}if {done}:",
-                  f"{INDENT * 2}break",
-                  f"{flag_var} = True"]
-        return lines
-
-    def _stmt_BFSLoop(self, s: P.BFSLoop, depth: int):
-        level, flag = self.array(s.level), self.array(s.flag)
-        depth_var = self.names.fresh(s.depth_name)
-        lines = [f"device.fill({level}, -1){self.loc(s)}",
-                 f"device.write_element({level}, {self.expr(s.root)}, 0)",
-                 f"{depth_var} = i32(0)",
-                 "while True:",
-                 f"{INDENT}device.fill({flag}, 0)"]
-        lines += [INDENT + line for line in self.launch(s.forward, {s.depth_name: depth_var},
-                                                          s.forward)]
-        if s.forward.checks:
-            lines += [INDENT + line for line in self.error_check()]
-        lines += [f"{INDENT}{depth_var} += i32(1)",
-                  f"{INDENT}if device.read_element({flag}) == 0:",
-                  f"{INDENT * 2}break"]
-        if s.reverse is not None:
-            level_var = self.names.fresh("level")
-            lines.append(f"for {level_var} in range({depth_var} - 1, -1, -1):")
-            lines += [INDENT + line for line in self.launch(
-                s.reverse, {s.depth_name: f"i32({level_var})"}, s.reverse)]
-        return lines
-
-
 def _wrap_call(head: str, args: List[str], comment: str, width: int = 96) -> List[str]:
     """``head, arg, ...)`` on one line, or wrapped with the arguments aligned after ``(``."""
     one = head + "".join(", " + a for a in args) + ")"
@@ -439,16 +383,6 @@ def _wrap_call(head: str, args: List[str], comment: str, width: int = 96) -> Lis
     lines.append(current)
     lines[0] += comment
     return lines
-
-
-def _sets_false(stmt, sym: ir.Symbol) -> bool:
-    """Whether ``stmt`` leaves host scalar ``sym`` False (``bool sym = False;``)."""
-    value = None
-    if isinstance(stmt, P.HostDeclare) and stmt.sym == sym:
-        value = stmt.init
-    elif isinstance(stmt, P.HostAssign) and stmt.sym == sym:
-        value = stmt.value
-    return isinstance(value, ir.Const) and value.value is False
 
 
 def _continues(block: P.HostBlock) -> bool:

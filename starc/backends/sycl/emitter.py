@@ -40,8 +40,9 @@ from starc.analysis import plan as P
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common.cfamily import DialectError
+from starc.backends.sycl import SYCL_COMPILER
 from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.host_tree import launched_kernels
+from starc.analysis.host_tree import launched_kernels
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl.host import SYCLHostDialect
 from starc.backends.sycl.kernels import print_kernel
@@ -158,10 +159,10 @@ class SYCLBackend(Backend):
     def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
               options: BackendOptions) -> BuiltProgram:
         outdir = pathlib.Path(outdir)
-        kind, argv = self._toolchain(options.sycl_compiler)
+        preferred = options.value(SYCL_COMPILER)
+        kind, argv = self._toolchain(preferred)
         if not kind:
-            wanted = f"'{options.sycl_compiler}'" if options.sycl_compiler else \
-                "acpp, icpx or clang++ -fsycl"
+            wanted = f"'{preferred}'" if preferred else "acpp, icpx or clang++ -fsycl"
             raise BackendError(f"cannot build SYCL: no SYCL compiler ({wanted}) found",
                                code="E0502")
         generated.write(outdir)

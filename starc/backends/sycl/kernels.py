@@ -14,8 +14,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence
 
 from starc.analysis import plan as P
-from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
-                                           KernelContext, lower_kernel, private_reductions)
+from starc.backends.common.cfamily import INDENT, Dialect, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.cpp_host import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -31,9 +30,6 @@ SHELL_PARAMS = ("q", "block", "where")
 _REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multiplies",
                         "&": "sycl::bit_and", "|": "sycl::bit_or", "Min": "sycl::minimum",
                         "Max": "sycl::maximum"}
-
-#: Reducer updates by abstract atomic op: the operator SYCL defines for the reducer, if any.
-_REDUCER_OPERATORS = {"add": "+=", "mul": "*=", "and": "&=", "or": "|="}
 
 
 class SYCLDialect(Dialect):
@@ -59,28 +55,25 @@ class SYCLDialect(Dialect):
                         for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
     reserved = CXX_KEYWORDS | frozenset(SHELL_PARAMS) | frozenset(("sycl", "item", "reducers"))
 
-    def __init__(self, reducers: Optional[Dict[str, str]] = None) -> None:
-        self.reducers: Dict[str, str] = dict(reducers or {})
+    def __init__(self, reducers: Optional[Dict[int, str]] = None) -> None:
+        #: host scalar uid -> the name of its ``sycl::reduction`` reducer
+        self.reducers: Dict[int, str] = dict(reducers or {})
         self.reserved = type(self).reserved | frozenset(self.reducers.values())
 
-    def accumulates_privately(self, address: str) -> bool:
-        # A scalar under sycl::reduction is combined by its reducer, not by a private.
-        return address not in self.reducers
+    def reducer(self, red: P.ScalarReduction) -> Optional[str]:
+        return self.reducers.get(red.sym.uid)
 
-    def atomic(self, op: str, elem: Scalar, address: str, value: str) -> str:
-        reducer = self.reducers.get(address)
-        if reducer is None:
-            return super().atomic(op, elem, address, value)
-        if op == "sub":
+    def reducer_update(self, op: str, reducer: str, value: str) -> str:
+        if op == "-":
             return f"{reducer} += -({value})"
-        if op in _REDUCER_OPERATORS:
-            return f"{reducer} {_REDUCER_OPERATORS[op]} {value}"
-        return f"{reducer}.combine({value})"          # min, max
+        if op in ("+", "*", "&", "|"):
+            return f"{reducer} {op}= {value}"
+        return f"{reducer}.combine({value})"          # Min, Max
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
         # value is unreliable on AdaptiveCpp (see starc_sycl.hpp), the update itself is not.
-        if op not in ("min", "max") or address in self.reducers:
+        if op not in ("min", "max"):
             return self.atomic(op, elem, address, value)
         helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
         return f"{helper}({address}, {value})"
@@ -96,10 +89,10 @@ class SYCLKernel:
 
 
 def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
-    """The kernel's scalar reductions that ``sycl::reduction`` carries: exactly those the
-    shared rule lets a work item accumulate privately (``cfamily.private_reductions``);
+    """The kernel's scalar reductions that ``sycl::reduction`` carries: those the plan lets a
+    work item accumulate privately (``ScalarReduction.private``) with an operator SYCL has;
     the reduction object then does the combining that OpenCL/CUDA do with one atomic."""
-    return [red for red in private_reductions(kernel) if red.op in _REDUCTION_OPERATORS]
+    return [red for red in kernel.reductions if red.private and red.op in _REDUCTION_OPERATORS]
 
 
 def _reducer_name(red: P.ScalarReduction) -> str:
@@ -115,14 +108,7 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
         while name in names.values():
             name, k = f"{_reducer_name(red)}_{k}", k + 1
         names[red.sym.uid] = name
-    dialect = SYCLDialect()
-    if native:
-        # The reduction arrays' argument names are decided by the kernel context; a context
-        # built with the same reserved names names them exactly as lower_kernel's will.
-        probe = SYCLDialect({f"unused {uid}": name for uid, name in names.items()})
-        context = KernelContext(kernel, probe)
-        dialect = SYCLDialect({probe.address(context.reduction_arrays[red.sym.uid].name, "0"):
-                               names[red.sym.uid] for red in native})
+    dialect = SYCLDialect(names)
     code = lower_kernel(kernel, dialect)
     nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
     index_used = any(isinstance(x, ir.VarRef) and x.sym == kernel.index for x in nodes)

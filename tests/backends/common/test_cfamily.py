@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
+from starc.analysis.reductions import privatise
 from starc.backends.common.cfamily import (Dialect, DialectError, KernelContext, CPrinter,
-                                           lower_kernel, private_reductions)
+                                           lower_kernel)
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.diagnostics import SourceLoc
 from starc.ir import nodes as ir
@@ -55,8 +56,9 @@ def read(p, index):
 def kernel(body, arrays=(), scalars=(), guard=None, reductions=(), extent="nodes"):
     params = tuple(P.KernelParam(a.name, a.elem, array=a, written=True) for a in arrays) + \
         tuple(P.KernelParam(s.name, s.type, sym=s) for s in scalars)
-    return P.Kernel("k", V, extent, guard, ir.Block(tuple(body)), params, tuple(reductions),
-                    loc=LOC)
+    # as the analysis makes them: with the private reductions marked
+    return privatise(P.Kernel("k", V, extent, guard, ir.Block(tuple(body)), params,
+                              tuple(reductions), loc=LOC))
 
 
 def printer(k, dialect=None):
@@ -247,23 +249,6 @@ def test_exclusive_scalar_min_max_accumulate_with_min_max():
             f"    if (best_local != {init}) {{",
             f"        starc_atomic_{func.lower()}_int(&best_dev[0], best_local);  // prog.sp:12",
             "    }"]
-
-
-def test_private_accumulation_needs_an_exclusive_update_only_scalar():
-    total = sym("total", S.INT)
-    arr = P.DeviceArray("total_dev", S.INT, "one", "scalar", sym=total)
-    update = P.AtomicReduce("+", var(total), const(1, S.INT), loc=LOC)
-    # Single-item kernels use no atomics; a bool is an agreeing store; neither is private.
-    single = kernel([update], [arr], reductions=[P.ScalarReduction(total, "+", arr, True)],
-                    extent="single")
-    assert private_reductions(single) == []
-    flag = sym("flag", S.BOOL)
-    flag_arr = P.DeviceArray("flag_dev", S.BOOL, "one", "scalar", sym=flag)
-    flag_red = P.ScalarReduction(flag, "|", flag_arr, True)
-    assert private_reductions(kernel([P.AtomicReduce("|", var(flag), const(True, S.BOOL))],
-                                     [flag_arr], reductions=[flag_red])) == []
-    red = P.ScalarReduction(total, "+", arr, True)
-    assert private_reductions(kernel([update], [arr], reductions=[red])) == [red]
 
 
 def _minmax_kernel(others=(), locked=False, then=()):

@@ -50,7 +50,7 @@ def _build_one(path: pathlib.Path, arch: str, root: pathlib.Path):
     outdir = root / f"{path.stem}-{arch}"
     try:
         return CUDABackend().build(compile_path(path).generated, outdir,
-                                   BackendOptions(gpu_arch=arch))
+                                   BackendOptions(extra={"gpu_arch": arch}))
     except BackendError as error:
         return error
 

@@ -284,7 +284,8 @@ def test_block_size_option_defaults_to_the_backend_option():
 
 
 def test_gpu_arch_goes_into_the_build_command():
-    comp = compile_text((DSL / "tc.sp").read_text(), "tc.sp", BackendOptions(gpu_arch="sm_90"))
+    comp = compile_text((DSL / "tc.sp").read_text(), "tc.sp",
+                        BackendOptions(extra={"gpu_arch": "sm_90"}))
     assert comp.generated.build_hint == "nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fwrapv -o tc tc.cu"
     assert emitter.build_command("tc", "sm_90") == [
         "nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-Xcompiler", "-fwrapv", "-Werror", "all-warnings", "-Xcompiler",

@@ -61,17 +61,15 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
 
 def test_golden_sssp_fixedpoint_transfers():
     py = compile_dsl("sssp").generated.files["sssp.py"]
-    assert _between(py, "    finished = False\n", "\n\n\n") == """\
-    finished = False
-    while True:  # sssp.sp:10
-        device.fill(dev.finished_flag, 0)
-        device.fill(dev.modified_nxt, False)
+    assert _between(py, "    while True:\n", "\n\n\n") == """\
+    while True:
+        device.write_element(dev.finished_flag, i32(0), i32(0))  # sssp.sp:10
+        device.fill(dev.modified_nxt, False)  # sssp.sp:10
         device.launch('Compute_SSSP_forall_11', n, n, dev.offsets, dev.targets, dev.dist, dev.weight,  # sssp.sp:11
                       dev.modified, dev.modified_nxt, dev.finished_flag)
         dev.modified, dev.modified_nxt = dev.modified_nxt, dev.modified
-        if device.read_element(dev.finished_flag) == 0:
-            break
-    finished = True"""
+        if not (device.read_element(dev.finished_flag, i32(0)) != i32(0)):
+            break"""
     # The graph and the weights go in once; only the result comes back.
     allocation = _between(py, "    dev = types.SimpleNamespace(", "    )")
     assert "offsets=device.upload(graph.offsets, np.int32)" in allocation

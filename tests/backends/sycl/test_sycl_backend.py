@@ -465,7 +465,7 @@ def test_build_failure_raises_backend_error_with_the_log(fake_path, tmp_path):
     broken = _fake_tool(fake_path, "mysycl", 'echo "boom: cannot compile" >&2; exit 1')
     with pytest.raises(BackendError) as raised:
         SYCLBackend().build(compiled("tc").generated, tmp_path / "out",
-                            BackendOptions(sycl_compiler=str(broken)))
+                            BackendOptions(extra={"sycl_compiler": str(broken)}))
     assert "boom: cannot compile" in str(raised.value)
     assert not (tmp_path / "out" / "tc").exists()
 
@@ -475,7 +475,7 @@ def test_build_with_a_named_compiler_passes_the_program(fake_path, tmp_path):
     log = tmp_path / "argv.txt"
     fake = _fake_tool(fake_path, "acpp", f'echo "$@" > {log}; : > tc.partial')
     built = SYCLBackend().build(compiled("tc").generated, tmp_path / "out",
-                                BackendOptions(sycl_compiler=str(fake)))
+                                BackendOptions(extra={"sycl_compiler": str(fake)}))
     assert log.read_text().split() == ["-O3", "-fwrapv", "-o", "tc.partial", "tc.cpp"]
     assert built.argv_prefix == [str(tmp_path / "out" / "tc")]
     assert (tmp_path / "out" / "starc_sycl.hpp").is_file()

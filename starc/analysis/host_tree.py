@@ -1,21 +1,36 @@
 """Walks over a plan's host tree: its statements, the device arrays and expressions they use,
-and the kernels it launches. Shared by the C++ host printer and the CUDA and SYCL emitters."""
+the kernels it launches; and ``map_blocks``, the rebuild every host-tree pass uses."""
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List
+import dataclasses
+from typing import Callable, Dict, Iterable, List
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
 
-__all__ = ["GRAPH_EXTENTS", "walk_host", "arrays_of", "host_exprs", "kernels_launched_by",
-           "launched_kernels"]
+__all__ = ["walk_host", "arrays_of", "host_exprs", "kernels_launched_by",
+           "launched_kernels", "map_blocks", "LOOPS"]
 
-#: The extent of each CSR array of the graph (the plan's ``DeviceArray.extent`` spelling).
-GRAPH_EXTENTS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
-                 "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges"}
 
 _CHILD_BLOCKS = ("then", "orelse", "body")
+
+#: host statements that ``break``/``continue`` refer to
+LOOPS = (P.HostWhile, P.HostDoWhile, P.HostForSet, P.HostForRange, P.FixedPointLoop)
+
+
+def map_blocks(stmt: P.HostStmt, rewrite: Callable[[P.HostBlock], P.HostBlock]) -> P.HostStmt:
+    """``stmt`` with ``rewrite`` applied to each of its child blocks (``then``, ``orelse``,
+    ``body``); a ``HostBlock`` is rewritten itself. Passes recurse by calling it from
+    ``rewrite``."""
+    if isinstance(stmt, P.HostBlock):
+        return rewrite(stmt)
+    changes = {}
+    for name in _CHILD_BLOCKS:
+        child = getattr(stmt, name, None)
+        if isinstance(child, P.HostBlock):
+            changes[name] = rewrite(child)
+    return dataclasses.replace(stmt, **changes) if changes else stmt
 
 
 def walk_host(node) -> Iterable[P.HostStmt]:
@@ -51,7 +66,7 @@ def arrays_of(stmt: P.HostStmt) -> List[P.DeviceArray]:
 
 def host_exprs(stmt: P.HostStmt) -> Iterable[ir.Node]:
     """Every IR node in the expressions of one host statement."""
-    for field in ("init", "value", "cond", "index", "root"):
+    for field in ("init", "value", "cond", "index", "root", "first", "last"):
         value = getattr(stmt, field, None)
         if isinstance(value, ir.Node):
             yield from ir.walk(value)

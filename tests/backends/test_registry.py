@@ -1,0 +1,40 @@
+"""The backend registry: names, lazy classes, and the command-line options backends declare."""
+
+from __future__ import annotations
+
+import importlib
+
+from starc.backends import REGISTRY, backend_names, backend_options, get_backend
+from starc.backends.base import Backend, BackendOption, BackendOptions
+from starc.cli import build_parser
+
+
+def test_every_registered_backend_is_a_backend_named_as_registered():
+    for name in backend_names():
+        backend = get_backend(name)
+        assert isinstance(backend, Backend) and backend.name == name
+
+
+def test_backends_declare_their_options_in_their_package():
+    declared = {(name, option.flag) for name, option in backend_options()}
+    assert ("cuda", "--gpu-arch") in declared and ("sycl", "--sycl-compiler") in declared
+    for name, (_, package) in REGISTRY.items():
+        if package is not None:
+            assert all(isinstance(o, BackendOption)
+                       for o in importlib.import_module(package).OPTIONS), name
+
+
+def test_every_declared_option_reaches_the_command_line_and_the_backend():
+    parser = build_parser()
+    for _, option in backend_options():
+        args = parser.parse_args(["build", "dsl/tc.sp", "-b", "cuda", option.flag, "x"])
+        assert getattr(args, option.dest) == "x"
+
+
+def test_option_values_default_and_check():
+    arch = BackendOption("--gpu-arch", "h", default="sm_75", pattern=r"sm_[0-9]+",
+                         expects="an architecture")
+    assert BackendOptions().value(arch) == "sm_75"
+    assert BackendOptions(extra={"gpu_arch": "sm_90"}).value(arch) == "sm_90"
+    assert arch.check("sm_90") is None and arch.check(None) is None
+    assert arch.check("x86") == "--gpu-arch expects an architecture, got 'x86'"
