@@ -5,6 +5,7 @@ Printers return (text, precedence) pairs and parenthesise an operand only where 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Dict, Tuple
 
 from starc.analysis import plan as P
@@ -63,8 +64,8 @@ class CExpressionPrinter:
         if e.type is Scalar.BOOL:
             return self.d.bool_literal(bool(e.value)), _PRIMARY
         if is_floating(e.type):
-            text = self.d.float_literal(e.value, e.type)
-            return text, (_UNARY if text.startswith("-") else _PRIMARY)
+            negative = math.copysign(1.0, float(e.value)) < 0      # -0.0 prints a sign too
+            return self.d.float_literal(e.value, e.type), (_UNARY if negative else _PRIMARY)
         value = int(e.value)
         lowest = -2 ** 63 if e.type is Scalar.LONG else -2 ** 31
         if value == lowest:   # the literal 2147483648 does not fit: spell INT_MIN
@@ -73,8 +74,8 @@ class CExpressionPrinter:
         return text, (_UNARY if value < 0 else _PRIMARY)
 
     def _expr_Inf(self, e: ir.Inf):
-        text = self.d.inf(e.type, e.negative)
-        return text, (_UNARY if text.startswith("-") else _PRIMARY)
+        # -INF may be a negated constant (-FLT_MAX) or a name (INT_MIN): treat it as negated
+        return self.d.inf(e.type, e.negative), (_UNARY if e.negative else _PRIMARY)
 
     def _expr_VarRef(self, e: ir.VarRef):
         sym = e.sym

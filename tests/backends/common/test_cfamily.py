@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.analysis.reductions import privatise
 from starc.backends.common.cfamily import (Dialect, DialectError, KernelContext, CPrinter,
@@ -54,7 +55,8 @@ def read(p, index):
 
 
 def kernel(body, arrays=(), scalars=(), guard=None, reductions=(), extent="nodes"):
-    params = tuple(P.KernelParam(a.name, a.elem, array=a, written=True) for a in arrays) + \
+    params = GRAPH_PARAMS + \
+        tuple(P.KernelParam(a.name, a.elem, array=a, written=True) for a in arrays) + \
         tuple(P.KernelParam(s.name, s.type, sym=s) for s in scalars)
     # as the analysis makes them: with the private reductions marked
     return privatise(P.Kernel("k", V, extent, guard, ir.Block(tuple(body)), params,
@@ -313,7 +315,8 @@ def test_neighbour_loop_with_filter_binds_the_edge():
         "            dist[w] = weight[e];",
         "        }",
         "    }"]
-    assert [a.name for a in code.args] == ["n", "dist", "weight", "offsets", "targets"]
+    # in plan order: the CSR arrays first
+    assert [a.name for a in code.args] == ["n", "offsets", "targets", "dist", "weight"]
 
 
 def test_in_neighbour_loop_reads_the_forward_edge_id_only_when_used():

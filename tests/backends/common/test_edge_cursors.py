@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import starc
+from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import lower_kernel
 from starc.backends.opencl.kernels import OpenCLDialect
@@ -56,7 +57,8 @@ def kernel_text(row, before=(), extra=()):
     outer = ir.Loop(U, ir.Neighbors(G, var(V), E_U), ir.Block(tuple(before) + (inner,)),
                     parallel=False, loc=LOC)
     k = P.Kernel("k", V, "nodes", None, ir.Block((outer,)),
-                 (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),), (),
+                 GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
+                 (),
                  loc=LOC)
     return "\n".join(lower_kernel(k, OpenCLDialect()).body)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import starc
+from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import lower_kernel
 from starc.backends.opencl.kernels import OpenCLDialect
@@ -56,7 +57,8 @@ def body_of(filter_, domain=ir.Neighbors, before=(), extra=()):
     loop = ir.Loop(U, domain(G, var(V), EDGE), ir.Block((add,) + tuple(extra)),
                    parallel=False, filter=filter_, loc=LOC)
     k = P.Kernel("k", V, "nodes", None, ir.Block(tuple(before) + (loop,)),
-                 (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),), (),
+                 GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
+                 (),
                  loc=LOC)
     return lower_kernel(k, OpenCLDialect()).body
 
