@@ -11,14 +11,7 @@ from starc.diagnostics import CompileError, Diagnostic, Severity, SourceLoc
 from starc.frontend import ast
 from starc.frontend.lexer import TOKEN_SPELLINGS, Lexer
 
-__all__ = ["parse", "Parser", "BINARY_PRECEDENCE", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
-
-# Binding strength of the binary operators (higher binds tighter); the grammar's expression
-# levels below follow this table and the unparser reads it to place parentheses.
-BINARY_PRECEDENCE = {
-    "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
-    "+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
-}
+__all__ = ["parse", "Parser", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
 
 MAX_ERRORS = 20     # stop after this many diagnostics: later ones are mostly follow-on noise
 MAX_DEPTH = 200     # deepest syntax tree accepted; later stages recurse over the tree
@@ -441,7 +434,7 @@ class Parser:
             cond, body = p[3], _body(p[5])
         p[0] = ast.IterateInReverse(cond, body, loc=self._loc(p, 1))
 
-    # --- expressions, loosest first ----------------------------------------------------------
+    # --- expressions, loosest first (the levels of starc.frontend.precedence) ------------------
 
     def p_expr(self, p):
         """expr : or_expr"""
