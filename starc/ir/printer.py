@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from starc.diagnostics import tracks_construct
 from starc.frontend.precedence import BINARY_PRECEDENCE as PRECEDENCE, POSTFIX, UNARY
 from starc.ir import nodes as ir
 from starc.ir.scope import stack_room
@@ -90,6 +91,7 @@ class DSLPrinter:
 
     # --- statements ------------------------------------------------------------------------
 
+    @tracks_construct
     def stmt(self, s, indent: int) -> List[str]:
         method = getattr(self, "_stmt_" + type(s).__name__, None)
         if method is None:
@@ -206,6 +208,7 @@ class DSLPrinter:
         text, prec = self.level(e)
         return f"({text})" if prec < needed else text
 
+    @tracks_construct
     def level(self, e: ir.Expr) -> Tuple[str, int]:
         """The text of ``e`` and its precedence level."""
         method = getattr(self, "_expr_" + type(e).__name__, None)

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from starc.diagnostics import NO_LOC, DiagnosticSink, SourceLoc
+from starc.diagnostics import DiagnosticSink, SourceLoc, report_internal_error, tracks_construct
 from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.loops import LoopStatements
@@ -37,8 +37,7 @@ def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
         with stack_room():
             functions = context.run()
     except Exception as exc:   # defensive: report, never leak a traceback from here
-        sink.error("E0901", f"internal compiler error in semantic analysis: "
-                            f"{type(exc).__name__}: {exc}", context.last_loc)
+        report_internal_error(sink, "sema", exc)
         return None
     if len(sink.errors) > before or functions is None:
         return None
@@ -68,7 +67,6 @@ class ProgramContext:
         self.signatures: Dict[str, Signature] = {}
         self.return_types: Dict[str, object] = {}
         self.in_progress: Set[str] = set()
-        self.last_loc: SourceLoc = NO_LOC
 
     def run(self) -> List[ir.Function]:
         for fn in self.program.functions:
@@ -202,6 +200,7 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
 
     # --- functions ----------------------------------------------------------------------
 
+    @tracks_construct
     def run(self, fn: ast.Function) -> Optional[ir.Function]:
         self.program.in_progress.add(fn.name)
         try:
@@ -265,17 +264,19 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
     def _stmts(self, stmts) -> List[ir.Stmt]:
         out: List[ir.Stmt] = []
         for stmt in stmts:
-            if stmt is None:
-                continue
-            self.program.last_loc = stmt.loc
-            self.statement = stmt     # for messages that show a rewrite of the statement
-            method = getattr(self, "_stmt_" + type(stmt).__name__, None)
-            if method is None:
-                self.sink.error("E0901", f"internal compiler error: unknown statement "
-                                         f"'{type(stmt).__name__}'", stmt.loc)
-                continue
-            out.extend(method(stmt))
+            if stmt is not None:
+                out.extend(self.stmt(stmt))
         return out
+
+    @tracks_construct
+    def stmt(self, stmt: ast.Stmt) -> List[ir.Stmt]:
+        self.statement = stmt     # for messages that show a rewrite of the statement
+        method = getattr(self, "_stmt_" + type(stmt).__name__, None)
+        if method is None:
+            self.sink.error("E0901", f"internal compiler error: unknown statement "
+                                     f"'{type(stmt).__name__}'", stmt.loc)
+            return []
+        return method(stmt)
 
     def block(self, stmt: ast.Stmt, scope: Optional[Scope] = None) -> ir.Block:
         """A body in a new scope (``scope`` when given, already holding loop variables)."""

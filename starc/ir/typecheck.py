@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from starc.diagnostics import NO_LOC, SourceLoc
+from starc.diagnostics import NO_LOC, SourceLoc, tracks_construct
 from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.scope import ERROR, is_error
@@ -91,6 +91,7 @@ class ExpressionTyper:
 
     # --- entry points -----------------------------------------------------------------
 
+    @tracks_construct
     def expr(self, node: ast.Expr) -> ir.Expr:
         method = getattr(self, "_expr_" + type(node).__name__, None)
         if method is None:
