@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
-                                           KernelContext, lower_kernel, private_reductions)
+                                           KernelArguments, lower_kernel, private_reductions)
 from starc.backends.common.cpp_host import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -120,7 +120,7 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
         # The reduction arrays' argument names are decided by the kernel context; a context
         # built with the same reserved names names them exactly as lower_kernel's will.
         probe = SYCLDialect({f"unused {uid}": name for uid, name in names.items()})
-        context = KernelContext(kernel, probe)
+        context = KernelArguments(kernel, probe)
         dialect = SYCLDialect({probe.address(context.reduction_arrays[red.sym.uid].name, "0"):
                                names[red.sym.uid] for red in native})
     code = lower_kernel(kernel, dialect)

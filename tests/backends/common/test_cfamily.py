@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
-from starc.backends.common.cfamily import (Dialect, DialectError, KernelContext, CPrinter,
+from starc.backends.common.cfamily import (Dialect, DialectError, KernelArguments, CPrinter,
                                            lower_kernel, private_reductions)
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.diagnostics import SourceLoc
@@ -61,7 +61,7 @@ def kernel(body, arrays=(), scalars=(), guard=None, reductions=(), extent="nodes
 
 def printer(k, dialect=None):
     dialect = dialect or OpenCLDialect()
-    return CPrinter(dialect, KernelContext(k, dialect))
+    return CPrinter(dialect, KernelArguments(k, dialect))
 
 
 def expr_text(e, arrays=(), scalars=()):
