@@ -97,11 +97,15 @@ class PlanPrinter(DSLPrinter):
 
     # --- host statements -------------------------------------------------------------------
 
-    def _stmt_HostBlock(self, s: P.HostBlock, indent: int) -> List[str]:
-        return self.stmts(s.stmts, indent)
-
-    def _stmt_HostDeclare(self, s: P.HostDeclare, indent: int) -> List[str]:
-        return self._stmt_Declare(s, indent)
+    # The structured host statements have the fields of their IR twins: printed alike.
+    _stmt_HostBlock = _stmt_Block
+    _stmt_HostDeclare = DSLPrinter._stmt_Declare
+    _stmt_HostIf = DSLPrinter._stmt_If
+    _stmt_HostWhile = DSLPrinter._stmt_While
+    _stmt_HostDoWhile = DSLPrinter._stmt_DoWhile
+    _stmt_HostReturn = DSLPrinter._stmt_Return
+    _stmt_HostBreak = DSLPrinter._stmt_Break
+    _stmt_HostContinue = DSLPrinter._stmt_Continue
 
     def _stmt_HostAssign(self, s: P.HostAssign, indent: int) -> List[str]:
         return self.line(f"{s.sym.name} = {self.expr(s.value)};", indent)
@@ -109,27 +113,8 @@ class PlanPrinter(DSLPrinter):
     def _stmt_HostReduce(self, s: P.HostReduce, indent: int) -> List[str]:
         return self.line(f"{s.sym.name} {s.op}= {self.expr(s.value)};", indent)
 
-    def _stmt_HostIf(self, s: P.HostIf, indent: int) -> List[str]:
-        orelse = s.orelse.stmts if s.orelse is not None else None
-        return self.if_else(s.cond, s.then.stmts, orelse, indent)
-
-    def _stmt_HostWhile(self, s: P.HostWhile, indent: int) -> List[str]:
-        return self.braced(f"while ({self.expr(s.cond)})", s.body.stmts, indent)
-
-    def _stmt_HostDoWhile(self, s: P.HostDoWhile, indent: int) -> List[str]:
-        return self.do_while(s.body.stmts, s.cond, indent)
-
     def _stmt_HostForSet(self, s: P.HostForSet, indent: int) -> List[str]:
         return self.braced(f"for ({s.var.name} in {s.set.name})", s.body.stmts, indent)
-
-    def _stmt_HostReturn(self, s: P.HostReturn, indent: int) -> List[str]:
-        return self._stmt_Return(s, indent)
-
-    def _stmt_HostBreak(self, s: P.HostBreak, indent: int) -> List[str]:
-        return self.line("break;", indent)
-
-    def _stmt_HostContinue(self, s: P.HostContinue, indent: int) -> List[str]:
-        return self.line("continue;", indent)
 
     def _stmt_Launch(self, s: P.Launch, indent: int) -> List[str]:
         args = "".join(f" {n}={self.expr(e)}" for n, e in s.scalar_args)
