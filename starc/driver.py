@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import sys
 import traceback
 from typing import Callable, List, Optional, TypeVar
