@@ -206,18 +206,12 @@ def cmd_compile(args) -> int:
     sink.emit()
     if comp is None or sink.has_errors:
         return _status(sink) or EXIT_ERROR
-    if args.emit == "ast":
-        from starc.frontend.ast import dump
-        print(dump(comp.ast))
-    elif args.emit == "ir":
-        from starc.ir.dump import dump_ir
-        print(dump_ir(comp.ir))
-    elif args.emit == "dsl":
-        from starc.ir.printer import print_program
-        print(print_program(comp.ir), end="")
-    elif args.emit == "plan":
-        from starc.analysis import plan_dump
-        print(plan_dump(comp.plan))
+    if args.emit in ("ast", "ir", "dsl", "plan"):
+        text = _emitted(args.emit, comp, args.traceback)
+        if text is None:
+            sink.emit()
+            return _status(sink)
+        print(text, end="")
     elif args.emit == "code":
         for name, text in comp.generated.files.items():
             print(f"// ===== {name} =====")
@@ -228,6 +222,29 @@ def cmd_compile(args) -> int:
         if comp.generated.build_hint:
             print(f"build: {comp.generated.build_hint}")
     return 0
+
+
+def _emitted(form: str, comp, show_traceback: bool) -> Optional[str]:
+    """The text of ``--emit FORM``, or None after an E0901: a printer that fails is reported
+    like any stage, at the construct it was printing."""
+    from starc.driver import InternalError, run_stage
+
+    def text() -> str:
+        if form == "ast":
+            from starc.frontend.ast import dump
+            return dump(comp.ast) + "\n"
+        if form == "ir":
+            from starc.ir.dump import dump_ir
+            return dump_ir(comp.ir) + "\n"
+        if form == "dsl":
+            from starc.ir.printer import print_program
+            return print_program(comp.ir)
+        from starc.analysis import plan_dump
+        return plan_dump(comp.plan) + "\n"
+    try:
+        return run_stage(f"emit {form}", comp.sink, show_traceback, text)
+    except InternalError:
+        return None
 
 
 def cmd_build(args) -> int:

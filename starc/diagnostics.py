@@ -1,17 +1,19 @@
-"""Source locations, diagnostics with codes, and their rendering with a caret line."""
+"""Source locations, diagnostics with codes, their rendering, and internal-error locations."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import sys
-from typing import Dict, Iterable, List, Optional, Sequence, TextIO
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO, TypeVar
 
 from starc.errors import StarcError
 
 __all__ = [
     "SourceLoc", "Severity", "Diagnostic", "DiagnosticSink", "CompileError",
     "ERROR_CODES", "WARNING_IDS", "render", "NO_LOC",
+    "tracks_construct", "note_construct", "construct_of", "report_internal_error",
 ]
 
 
@@ -204,3 +206,70 @@ class CompileError(StarcError):
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
         self.diagnostics = list(diagnostics)
         super().__init__("\n".join(d.header() for d in self.diagnostics))
+
+
+# --- where an internal error happened ------------------------------------------------------------
+#
+# A stage that fails unexpectedly is reported at the construct it was processing. The recursive
+# visitors mark their entry with ``tracks_construct``: an exception leaving one is tagged, once,
+# with the innermost node that has a source location, and ``report_internal_error`` reads the
+# tag. The tag travels with the exception, so there is no shared state to reset between
+# compilations or threads, and the normal path costs one call frame per visited node.
+
+_CONSTRUCT = "_starc_construct"
+F = TypeVar("F", bound=Callable)
+
+
+def note_construct(exc: BaseException, node) -> None:
+    """Tag ``exc`` with ``node`` unless an inner construct already did; an exception raised
+    while handling another keeps the construct of the one it replaced."""
+    if _CONSTRUCT in vars(exc):
+        return
+    inner = exc.__cause__ or exc.__context__
+    found = construct_of(inner) if inner is not None else None
+    if found is None:
+        loc = getattr(node, "loc", None)
+        if not isinstance(loc, SourceLoc) or loc.line <= 0:
+            return      # an outer construct with a location will tag it
+        found = node
+    setattr(exc, _CONSTRUCT, found)
+
+
+def construct_of(exc: BaseException):
+    """The innermost located construct an exception left, or None."""
+    return vars(exc).get(_CONSTRUCT)
+
+
+def tracks_construct(visit: F) -> F:
+    """Decorate a visitor method ``visit(self, node)`` or ``visit(self, node, context)``
+    so an exception leaving it names ``node`` (see ``note_construct``). The wrapper takes
+    exactly the method's positional arguments: a ``*args`` call would cost a C stack frame
+    per tree level, which deep trees cannot afford."""
+    arity = visit.__code__.co_argcount
+    if arity == 2:
+        def tracked(self, node):
+            try:
+                return visit(self, node)
+            except Exception as exc:
+                note_construct(exc, node)
+                raise
+    elif arity == 3:
+        def tracked(self, node, context):   # type: ignore[misc]
+            try:
+                return visit(self, node, context)
+            except Exception as exc:
+                note_construct(exc, node)
+                raise
+    else:
+        raise TypeError(f"{visit.__qualname__}: a tracked visitor takes (self, node) or "
+                        "(self, node, context)")
+    return functools.wraps(visit)(tracked)  # type: ignore[return-value]
+
+
+def report_internal_error(sink: DiagnosticSink, stage: str, exc: BaseException) -> Diagnostic:
+    """E0901 for an unexpected exception in ``stage``, at the construct it left."""
+    node = construct_of(exc)
+    what = f" while processing {type(node).__name__}" if node is not None else ""
+    return sink.error("E0901", f"internal compiler error in {stage}{what}: "
+                      f"{type(exc).__name__}: {exc}", node.loc if node is not None else NO_LOC,
+                      hint="please report this; rerun with --traceback for the stack")

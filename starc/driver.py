@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import sys
 import traceback
 from typing import Callable, List, Optional, TypeVar
 
 from starc import errors
-from starc.diagnostics import CompileError, DiagnosticSink, NO_LOC, SourceLoc
+from starc.diagnostics import (CompileError, DiagnosticSink, NO_LOC, SourceLoc, note_construct,
+                               report_internal_error)
 
 __all__ = ["STAGES", "Compilation", "compile_source", "compile_file", "read_source",
            "InternalError"]
@@ -61,27 +61,13 @@ def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
         return None
 
 
-def _construct_at_failure(tb) -> tuple:
-    """The innermost IR/AST node being processed when an exception was raised: the stage
-    functions all call their node argument ``node``/``stmt``/``expr``/``fn``, so the frames
-    of the traceback say which construct failed without any bookkeeping in the passes."""
-    found = (None, NO_LOC)
-    for frame, _ in traceback.walk_tb(tb):
-        for name in ("node", "stmt", "expr", "loop", "kernel", "fn", "function"):
-            value = frame.f_locals.get(name)
-            loc = getattr(value, "loc", None)
-            if isinstance(loc, SourceLoc) and loc.line > 0:
-                found = (type(value).__name__, loc)
-                break
-    return found
-
-
 def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
-              action: Callable[[], T]) -> T:
-    """Run one stage; an unexpected exception becomes an E0901 diagnostic naming the
-    construct and location (and the stack with ``--traceback``), then InternalError. Every
-    stage recurses over the tree: stack_room gives it room for the deepest tree the parser
-    accepts (MAX_DEPTH levels, chains of MAX_CHAIN operators)."""
+              action: Callable[[], T], construct=None) -> T:
+    """Run one stage; an unexpected exception becomes an E0901 diagnostic at the construct
+    it left (see ``tracks_construct``; else at ``construct``, the stage's input), with the
+    stack under ``--traceback``, then InternalError. Every stage recurses over the tree:
+    stack_room gives it room for the deepest tree the parser accepts (MAX_DEPTH levels,
+    chains of MAX_CHAIN operators)."""
     from starc.ir.scope import stack_room
     try:
         with stack_room():
@@ -93,11 +79,9 @@ def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
         if isinstance(exc, errors.BackendError):
             sink.error(exc.code, str(exc), exc.loc or NO_LOC, hint=exc.hint)
             raise CompileError(sink.errors) from exc
-        construct, loc = _construct_at_failure(exc.__traceback__)
-        what = f" while processing {construct}" if construct else ""
-        sink.error("E0901", f"internal compiler error in {stage}{what}: "
-                   f"{type(exc).__name__}: {exc}", loc,
-                   hint="please report this; rerun with --traceback for the stack")
+        if construct is not None:
+            note_construct(exc, construct)
+        report_internal_error(sink, stage, exc)
         if show_traceback:
             traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
         raise InternalError(str(exc)) from exc
@@ -125,7 +109,7 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         if comp.function is None or backend == "reference":
             return comp   # the reference executor runs the typed IR itself
         comp.plan = run_stage("plan", sink, show_traceback,
-                              lambda: _plan(comp.ir, comp.function, backend))
+                              lambda: _plan(comp.ir, comp.function, backend), comp.function)
         if stop_after == "plan" or backend is None:
             return comp
         from starc.backends import get_backend
@@ -133,7 +117,7 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         target = get_backend(backend)
         opts = options or BackendOptions()
         comp.generated = run_stage("generate", sink, show_traceback,
-                                   lambda: target.generate(comp.plan, opts))
+                                   lambda: target.generate(comp.plan, opts), comp.function)
     except (CompileError, InternalError):
         pass
     return comp

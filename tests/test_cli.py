@@ -108,20 +108,72 @@ def test_backends_lists_every_registered_backend():
         assert name in out
 
 
-def test_internal_error_is_a_diagnostic(monkeypatch, capsys):
-    """An unexpected exception in a stage becomes E0901 with a location, not a traceback."""
-    import starc.ir.sema as sema
+def _first(nodes, cls):
+    return next(n for n in nodes if isinstance(n, cls))
 
-    def broken(program, sink):
-        node = program.functions[0]          # the construct the failure is reported at
-        raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(sema, "analyze", broken)
-    status = main(["check", str(ROOT / "dsl" / "bfs.sp")])
+def _syntax_nodes(path: str):
+    from starc.frontend import ast, parse
+    stack = [parse(pathlib.Path(path).read_text(), path)]
+    while stack:
+        node = stack.pop(0)
+        yield node
+        stack.extend(ast.children(node))
+
+
+def _boom(*args):
+    raise ZeroDivisionError("boom")
+
+
+def test_internal_error_is_reported_at_the_construct(monkeypatch, capsys):
+    """An unexpected exception in a stage becomes E0901 at the construct being processed
+    (the innermost one: here an expression inside an assignment), not a traceback."""
+    from starc.frontend import ast
+    from starc.ir.typecheck import ExpressionTyper
+    path = str(ROOT / "dsl" / "bfs.sp")
+    binary = _first(_syntax_nodes(path), ast.Binary)
+    monkeypatch.setattr(ExpressionTyper, "_expr_Binary", _boom)
+    status = main(["check", path])
     err = capsys.readouterr().err
     assert status == 1
-    assert "error[E0901]: internal compiler error in sema while processing Function" in err
-    assert "bfs.sp:" in err and "Traceback" not in err
+    assert (f"{binary.loc}: error[E0901]: internal compiler error in sema while processing "
+            "Binary: ZeroDivisionError: boom") in err
+    assert "= help: please report this" in err and "Traceback" not in err
+
+
+def test_internal_error_in_lowering_names_the_function(monkeypatch, capsys):
+    """Where no visitor names a construct, the stage's input (the function) does."""
+    import starc.analysis
+    from starc.frontend import ast
+    path = str(ROOT / "dsl" / "sssp.sp")
+    function = _first(_syntax_nodes(path), ast.Function)
+    monkeypatch.setattr(starc.analysis, "lower_function", _boom)
+    status = main([path, "--emit", "plan"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert (f"{function.loc}: error[E0901]: internal compiler error in plan while processing "
+            "Function: ZeroDivisionError: boom") in err
+
+
+@pytest.mark.parametrize("form, printer, method, construct", [
+    ("dsl", "starc.ir.printer.DSLPrinter", "_stmt_MinMaxAssign", "MinMaxAssign"),
+    ("plan", "starc.analysis.dump.PlanPrinter", "_stmt_AtomicMinMax", "AtomicMinMax"),
+])
+def test_internal_error_in_a_printer_is_located(monkeypatch, capsys, form, printer, method,
+                                                construct):
+    """--emit printers are stages too: a failure names the statement being printed (the
+    plan's atomic keeps the location of the DSL Min/Max assignment it lowers)."""
+    import importlib
+    from starc.frontend import ast
+    module, cls = printer.rsplit(".", 1)
+    monkeypatch.setattr(getattr(importlib.import_module(module), cls), method, _boom)
+    path = str(ROOT / "dsl" / "sssp.sp")
+    minmax = _first(_syntax_nodes(path), ast.MinMaxAssign)
+    status = main([path, "--emit", form])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == ""
+    assert (f"{minmax.loc}: error[E0901]: internal compiler error in emit {form} while "
+            f"processing {construct}: ZeroDivisionError: boom") in err
 
 
 def test_run_reference_on_a_graph(tmp_path):

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
-from starc.diagnostics import NO_LOC
+from starc.diagnostics import NO_LOC, tracks_construct
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -74,6 +74,7 @@ class _Inliner:
             out.extend(self.stmt(stmt))
         return dataclasses.replace(block, stmts=tuple(out))
 
+    @tracks_construct
     def stmt(self, s: ir.Stmt) -> List[ir.Stmt]:
         if not _has_call(s):
             return [s]
@@ -218,6 +219,7 @@ class _Returns:
                 break
         return out
 
+    @tracks_construct
     def stmt(self, s: ir.Stmt) -> Tuple[ir.Stmt, bool]:
         if not any(isinstance(n, ir.Return) for n in ir.walk(s)):
             return s, False

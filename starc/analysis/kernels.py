@@ -22,12 +22,13 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["KernelContext", "outline", "declared_in"]
+__all__ = ["KernelLowering", "outline", "declared_in"]
 
 
 @dataclass
-class KernelContext:
-    """What the lowering of one kernel body needs to know, and what it found."""
+class KernelLowering:
+    """The state of lowering one kernel body: what it needs to know (arrays, index, locals,
+    fixedPoint scopes) and what it found (scalar reductions, stores)."""
 
     table: ArrayTable
     index: Optional[ir.Symbol]                  # None: a single-item kernel
@@ -88,14 +89,14 @@ def _unsupported(what: str, loc) -> BackendError:
     return BackendError(f"{what} is not supported by the device backends yet", loc)
 
 
-def lower_block(block: ir.Block, ctx: KernelContext) -> ir.Block:
+def lower_block(block: ir.Block, ctx: KernelLowering) -> ir.Block:
     out: List[ir.Stmt] = []
     for stmt in block.stmts:
         out.extend(_lower_stmt(stmt, ctx))
     return dataclasses.replace(block, stmts=tuple(out))
 
 
-def _lower_stmt(stmt: ir.Stmt, ctx: KernelContext) -> Tuple[ir.Stmt, ...]:
+def _lower_stmt(stmt: ir.Stmt, ctx: KernelLowering) -> Tuple[ir.Stmt, ...]:
     if isinstance(stmt, ir.Assign):
         return lower_assign(stmt, ctx)
     if isinstance(stmt, ir.Reduce):
@@ -131,7 +132,7 @@ def _lower_stmt(stmt: ir.Stmt, ctx: KernelContext) -> Tuple[ir.Stmt, ...]:
 class _Access:
     """Collects the arrays (name -> written) and by-value scalars a lowered kernel uses."""
 
-    def __init__(self, ctx: KernelContext) -> None:
+    def __init__(self, ctx: KernelLowering) -> None:
         self.ctx = ctx
         self.arrays: Dict[str, Tuple[DeviceArray, bool]] = {}
         self.scalars: Dict[int, ir.Symbol] = {}
@@ -249,7 +250,7 @@ def _reads_scalar(node, sym: ir.Symbol) -> bool:
 
 # --- outlining ---------------------------------------------------------------------------------
 
-def _localize_host_scalars(body: ir.Block, ctx: KernelContext) -> ir.Block:
+def _localize_host_scalars(body: ir.Block, ctx: KernelLowering) -> ir.Block:
     """Single-item kernels: host scalars the body assigns become kernel locals, initialised
     from their by-value argument and stored back at the end (sequential semantics)."""
     written: Dict[int, ir.Symbol] = {}
@@ -290,8 +291,8 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
             loc) -> Kernel:
     """Lower ``body`` as the work of one item over ``extent`` and package it as a Kernel."""
     single = extent == "single"
-    ctx = KernelContext(table, None if single else index, declared_in(body) | {index.uid},
-                        dict(scopes))
+    ctx = KernelLowering(table, None if single else index, declared_in(body) | {index.uid},
+                         dict(scopes))
     if single:
         body = _localize_host_scalars(body, ctx)
     lowered = lower_block(body, ctx)

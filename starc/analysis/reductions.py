@@ -22,14 +22,14 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 if TYPE_CHECKING:  # pragma: no cover
-    from starc.analysis.kernels import KernelContext
+    from starc.analysis.kernels import KernelLowering
 
 __all__ = ["lower_assign", "lower_reduce", "lower_minmax", "plain_store", "privatise"]
 
 Stmts = Tuple[ir.Stmt, ...]
 
 
-def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelContext", loc) -> Stmts:
+def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelLowering", loc) -> Stmts:
     """``target = value`` inside a kernel."""
     if isinstance(target, ir.PropRead):
         scope = ctx.scope_of(target.prop)
@@ -43,18 +43,18 @@ def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelContext", loc) -> S
     return (ScalarStore(ctx.store(target.sym), value, loc=loc),)
 
 
-def lower_assign(stmt: ir.Assign, ctx: "KernelContext") -> Stmts:
+def lower_assign(stmt: ir.Assign, ctx: "KernelLowering") -> Stmts:
     return plain_store(stmt.target, stmt.value, ctx, stmt.loc)
 
 
-def _no_fixedpoint_target(target: ir.Expr, ctx: "KernelContext", what: str, loc) -> None:
+def _no_fixedpoint_target(target: ir.Expr, ctx: "KernelLowering", what: str, loc) -> None:
     if isinstance(target, ir.PropRead) and ctx.scope_of(target.prop) is not None:
         raise BackendError(
             f"{what} of fixedPoint property '{target.prop.name}' inside its fixedPoint is not "
             f"supported by the device backends yet; assign True/False to it instead", loc)
 
 
-def lower_reduce(stmt: ir.Reduce, ctx: "KernelContext") -> Stmts:
+def lower_reduce(stmt: ir.Reduce, ctx: "KernelLowering") -> Stmts:
     target, loc = stmt.target, stmt.loc
     _no_fixedpoint_target(target, ctx, f"'{stmt.op}=' update", loc)
     if ctx.owns(target):
@@ -65,7 +65,7 @@ def lower_reduce(stmt: ir.Reduce, ctx: "KernelContext") -> Stmts:
     return (AtomicReduce(stmt.op, target, stmt.value, loc=loc),)
 
 
-def lower_minmax(stmt: ir.MinMaxAssign, ctx: "KernelContext") -> Stmts:
+def lower_minmax(stmt: ir.MinMaxAssign, ctx: "KernelLowering") -> Stmts:
     target, loc = stmt.target, stmt.loc
     _no_fixedpoint_target(target, ctx, f"{stmt.func} assignment", loc)
     if ctx.owns(target):

@@ -1,55 +1,30 @@
-"""The parser: tokens to syntax tree (PLY yacc, LALR tables built in memory, no conflicts)."""
+"""The parser: tokens to syntax tree (PLY yacc, LALR tables built in memory, no conflicts).
+
+PLY reads the grammar from a ``Parser`` instance: ``tokens``, ``precedence``, ``start`` and
+the ``p_*`` rules (BNF in their docstrings) stay in this module, in grammar order. The
+machinery around them (token stream, located errors, limits) is ``plyparser.PLYParser``.
+"""
 
 from __future__ import annotations
 
 import threading
-from typing import List, Optional
+from typing import Optional
 
 import ply.yacc
 
 from starc.diagnostics import CompileError, Diagnostic, Severity, SourceLoc
 from starc.frontend import ast
-from starc.frontend.lexer import TOKEN_SPELLINGS, Lexer
+from starc.frontend.lexer import Lexer
+from starc.frontend.plyparser import (MAX_CHAIN, MAX_DEPTH, MAX_ERRORS, PLYParser,
+                                     RecordingLogger)
 
-__all__ = ["parse", "Parser", "BINARY_PRECEDENCE", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
-
-# Binding strength of the binary operators (higher binds tighter); the grammar's expression
-# levels below follow this table and the unparser reads it to place parentheses.
-BINARY_PRECEDENCE = {
-    "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
-    "+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
-}
-
-MAX_ERRORS = 20     # stop after this many diagnostics: later ones are mostly follow-on noise
-MAX_DEPTH = 200     # deepest syntax tree accepted; later stages recurse over the tree
-MAX_CHAIN = 1000    # longest flat chain of binary operators (a + b + ... is not nesting)
+__all__ = ["parse", "Parser", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
 
 _COMPOUND_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "&=": "&", "|=": "|"}
 _ATTACH_KINDS = {"attachNodeProperty": "node", "attachEdgeProperty": "edge"}
 
 
-class _TooManyErrors(Exception):
-    """Raised inside the parse to stop after MAX_ERRORS diagnostics."""
-
-
-class _RecordingLogger:
-    """A PLY logger that keeps warnings and errors (PLY would print them to stderr)."""
-
-    def __init__(self) -> None:
-        self.messages: List[str] = []
-
-    def _record(self, msg, *args, **kwargs):
-        self.messages.append(msg % args if args else str(msg))
-
-    warning = error = critical = _record
-
-    def debug(self, msg, *args, **kwargs):
-        pass
-
-    info = debug
-
-
-class Parser:
+class Parser(PLYParser):
     """The grammar (BNF in the ``p_*`` docstrings) and the actions that build ``ast`` nodes.
 
     One instance is built per process (see ``parse``); ``run`` resets its per-parse state.
@@ -67,86 +42,14 @@ class Parser:
     start = "program"
 
     def __init__(self, errorlog=None, debug: bool = False, debuglog=None) -> None:
-        self.lexer = Lexer(self._lex_error)
-        self.filename = "<input>"
-        self.diagnostics: List[Diagnostic] = []
-        self._previous = self._current = None   # the last two tokens read
+        super().__init__()
         self.yacc = ply.yacc.yacc(
             module=self, start="program", debug=debug, debuglog=debuglog,
-            write_tables=False, errorlog=errorlog or _RecordingLogger(),
+            write_tables=False, errorlog=errorlog or RecordingLogger(),
             tabmodule="starc.frontend._no_parse_tables")
 
-    # --- driving the parse ---------------------------------------------------------------
-
-    def run(self, text: str, filename: str) -> ast.Program:
-        self.filename = filename
-        self.diagnostics = []
-        self._previous = self._current = None
-        self.lexer.input(text)
-        program = None
-        try:
-            program = self.yacc.parse(lexer=self, tracking=False)
-            if program is None and not self.diagnostics:
-                self._error_at_end("E0104", "unexpected end of input")
-        except _TooManyErrors:
-            pass
-        if not self.diagnostics:
-            deep = _too_deep(program)
-            if deep is not None:
-                self._error("E0103", f"syntax error: nesting too deep (more than {MAX_DEPTH} "
-                                     f"levels, or a chain of more than {MAX_CHAIN} binary "
-                                     "operators)", deep.loc)
-        if self.diagnostics:
-            raise CompileError(sorted(self.diagnostics, key=lambda d: (d.loc.line, d.loc.col)))
-        return program
-
-    def token(self):
-        """The token stream PLY reads: the lexer's, with reserved words reported."""
-        self._previous = self._current
-        tok = self._current = self.lexer.token()
-        if tok is not None and tok.type == "RESERVED":
-            self._error("E0105", f"'{tok.value}' is not supported yet", self._tok_loc(tok))
-        return tok
-
-    # --- diagnostics -----------------------------------------------------------------------
-
-    def _error(self, code: str, message: str, loc: SourceLoc) -> None:
-        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code))
-        if len(self.diagnostics) >= MAX_ERRORS:
-            raise _TooManyErrors()
-
-    def _lex_error(self, code: str, message: str, line: int, col: int) -> None:
-        self._error(code, message, SourceLoc(self.filename, line, col))
-
-    def _error_at_end(self, code: str, message: str) -> None:
-        text = self.lexer.text.rstrip()
-        line = text.count("\n") + 1
-        col = len(text) - text.rfind("\n")
-        self._error(code, message, SourceLoc(self.filename, line, col))
-
-    def _tok_loc(self, tok) -> SourceLoc:
-        return SourceLoc(self.filename, tok.lineno, self.lexer.column(tok.lexpos))
-
-    def _loc(self, p, i: int) -> SourceLoc:
-        return SourceLoc(self.filename, p.lineno(i), self.lexer.column(p.lexpos(i)))
-
-    def _expected(self, tok) -> str:
-        """``, expected X`` when the parser state allows only a few tokens (or a ';' is
-        missing at the end of a line), else ''."""
-        try:
-            state = self.yacc.statestack[-1]
-            allowed = {t for t in self.yacc.action[state] if t not in ("error", "$end", "RESERVED")}
-        except (AttributeError, IndexError, KeyError):
-            return ""
-        if ";" in allowed and self._previous is not None and self._previous.lineno < tok.lineno:
-            allowed = {";"}
-        names = sorted({TOKEN_SPELLINGS.get(t, t) for t in allowed})
-        if not names or len(names) > 3:
-            return ""
-        return ", expected " + " or ".join(
-            n if n.startswith("a") and " " in n else f"'{n}'" for n in names)
-
     def p_error(self, tok):
+        """PLY's error action: report the unexpected token, with the expected ones if few."""
         if tok is None:
             if not self.lexer.unterminated_comment:
                 self._error_at_end("E0104", "unexpected end of input")
@@ -441,7 +344,7 @@ class Parser:
             cond, body = p[3], _body(p[5])
         p[0] = ast.IterateInReverse(cond, body, loc=self._loc(p, 1))
 
-    # --- expressions, loosest first ----------------------------------------------------------
+    # --- expressions, loosest first (the levels of starc.frontend.precedence) ------------------
 
     def p_expr(self, p):
         """expr : or_expr"""
@@ -545,29 +448,6 @@ def _body(stmt):
     """A statement used as a body; an error-recovered one (None) becomes an empty block (the
     tree is discarded anyway: the parse reports the error)."""
     return ast.Block(()) if stmt is None else stmt
-
-
-def _too_deep(program: Optional[ast.Program]) -> Optional[ast.Node]:
-    """The first node deeper than MAX_DEPTH, found without recursion, or None.
-
-    The left operand of a binary operator sits at its operator's depth: ``a + b + ... + z``
-    is a flat chain to the reader however long (the tree leans left only because the
-    operators are left-associative), while parentheses, unary operators, calls and blocks
-    nest. A chain is instead limited to MAX_CHAIN operators, which later stages (recursing
-    down the left spine) handle within their stack room."""
-    if program is None:
-        return None
-    stack = [(program, 1, 0)]
-    while stack:
-        node, depth, chain = stack.pop()
-        if depth > MAX_DEPTH or chain > MAX_CHAIN:
-            return node
-        for child in ast.children(node):
-            if isinstance(node, ast.Binary) and child is node.left:
-                stack.append((child, depth, chain + 1))
-            else:
-                stack.append((child, depth + 1, 0))
-    return None
 
 
 _lock = threading.Lock()

@@ -5,16 +5,11 @@ from __future__ import annotations
 from typing import List
 
 from starc.frontend import ast
-from starc.frontend.parser import BINARY_PRECEDENCE
+from starc.frontend.precedence import ATOM, BINARY_PRECEDENCE, POSTFIX, UNARY
 
 __all__ = ["unparse", "unparse_expr"]
 
 INDENT = "    "
-
-# Expression levels above the binary operators (see BINARY_PRECEDENCE).
-_UNARY = 7
-_POSTFIX = 8
-_ATOM = 9
 _ADDITIVE = BINARY_PRECEDENCE["+"]
 
 
@@ -61,9 +56,9 @@ def _declarator(d: ast.Declarator) -> str:
 
 def _source(s: ast.IterSource) -> str:
     if s.method is None:
-        text = _operand(s.obj, _POSTFIX)
+        text = _operand(s.obj, POSTFIX)
     else:
-        text = f"{_operand(s.obj, _POSTFIX)}.{s.method}({_args(s.args)})"
+        text = f"{_operand(s.obj, POSTFIX)}.{s.method}({_args(s.args)})"
     if s.filter is not None:
         text += f".filter({unparse_expr(s.filter)})"
     return text
@@ -134,7 +129,7 @@ def _stmt(s: ast.Stmt, depth: int) -> List[str]:
     if isinstance(s, ast.FixedPoint):
         return _with_body(f"fixedPoint until ({s.var} : {unparse_expr(s.cond)})", s.body, depth)
     if isinstance(s, ast.IterateInBFS):
-        header = (f"iterateInBFS ({s.var} in {_operand(s.graph, _POSTFIX)}.nodes() from "
+        header = (f"iterateInBFS ({s.var} in {_operand(s.graph, POSTFIX)}.nodes() from "
                   f"{unparse_expr(s.root)})")
         if s.filter is not None:
             header += f".filter({unparse_expr(s.filter)})"
@@ -152,19 +147,19 @@ def _simple(s: ast.Stmt) -> str:
     if isinstance(s, ast.VarDecl):
         return f"{_type(s.type)} {', '.join(_declarator(d) for d in s.declarators)};"
     if isinstance(s, ast.Assign):
-        return f"{_operand(s.target, _POSTFIX)} = {unparse_expr(s.value)};"
+        return f"{_operand(s.target, POSTFIX)} = {unparse_expr(s.value)};"
     if isinstance(s, ast.CompoundAssign):
-        return f"{_operand(s.target, _POSTFIX)} {s.op}= {unparse_expr(s.value)};"
+        return f"{_operand(s.target, POSTFIX)} {s.op}= {unparse_expr(s.value)};"
     if isinstance(s, ast.IncDec):
-        return f"{_operand(s.target, _POSTFIX)}{s.op};"
+        return f"{_operand(s.target, POSTFIX)}{s.op};"
     if isinstance(s, ast.MinMaxAssign):
-        targets = ", ".join(_operand(t, _POSTFIX) for t in s.targets)
+        targets = ", ".join(_operand(t, POSTFIX) for t in s.targets)
         values = [f"{s.func}({_args(s.args)})"] + [_operand(e, _ADDITIVE) for e in s.rest]
         return f"<{targets}> = <{', '.join(values)}>;"
     if isinstance(s, ast.Attach):
         method = "attachNodeProperty" if s.kind == "node" else "attachEdgeProperty"
         pairs = ", ".join(f"{name} = {unparse_expr(value)}" for name, value in s.pairs)
-        return f"{_operand(s.graph, _POSTFIX)}.{method}({pairs});"
+        return f"{_operand(s.graph, POSTFIX)}.{method}({pairs});"
     if isinstance(s, ast.Return):
         return "return;" if s.value is None else f"return {unparse_expr(s.value)};"
     if isinstance(s, ast.Break):
@@ -172,7 +167,7 @@ def _simple(s: ast.Stmt) -> str:
     if isinstance(s, ast.Continue):
         return "continue;"
     if isinstance(s, ast.ExprStmt):
-        return f"{_operand(s.expr, _POSTFIX)};"
+        return f"{_operand(s.expr, POSTFIX)};"
     raise TypeError(f"cannot unparse {type(s).__name__}")
 
 
@@ -182,12 +177,12 @@ def _level(e: ast.Expr) -> int:
     if isinstance(e, ast.Binary):
         return BINARY_PRECEDENCE[e.op]
     if isinstance(e, ast.Unary):
-        return _UNARY
+        return UNARY
     if isinstance(e, (ast.Member, ast.MethodCall, ast.Index)):
-        return _POSTFIX
+        return POSTFIX
     if isinstance(e, ast.IntLit) and e.value < 0:
-        return _UNARY   # only built by hand: prints as a unary minus
-    return _ATOM
+        return UNARY   # only built by hand: prints as a unary minus
+    return ATOM
 
 
 def _operand(e: ast.Expr, min_level: int) -> str:
@@ -207,7 +202,7 @@ def unparse_expr(e: ast.Expr) -> str:
         # Left-associative: the right operand needs parentheses at the same level.
         return f"{_operand(e.left, level)} {e.op} {_operand(e.right, level + 1)}"
     if isinstance(e, ast.Unary):
-        operand = _operand(e.operand, _UNARY)
+        operand = _operand(e.operand, UNARY)
         if e.op == "-" and operand.startswith("-"):
             operand = f"({operand})"   # "--x" would lex as a decrement
         return f"{e.op}{operand}"
@@ -236,4 +231,4 @@ def _object(e: ast.Expr) -> str:
     """The object of ``.name`` / ``[i]``: a number needs parentheses (``1.x`` is one token)."""
     if isinstance(e, (ast.IntLit, ast.FloatLit)):
         return f"({unparse_expr(e)})"
-    return _operand(e, _POSTFIX)
+    return _operand(e, POSTFIX)

@@ -1,8 +1,10 @@
 """Semantic analysis: the syntax tree to the typed IR (names, types, language rules, warnings).
 
 ``analyze(program, sink)`` returns the typed IR when there are no errors (warnings allowed),
-else None; every problem goes to ``sink``. Expression typing lives in ``typecheck``, scopes in
-``scope``, and the flow and data-race rules in ``rules``; this module walks the statements.
+else None; every problem goes to ``sink``. This module walks the functions and statements;
+assignments are analysed in ``assignments``, loops in ``loops``, expressions in ``typecheck``
+(conversions in ``conversions``), scopes live in ``scope`` and the flow and data-race rules
+in ``rules``.
 """
 
 from __future__ import annotations
@@ -11,22 +13,20 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from starc.diagnostics import NO_LOC, DiagnosticSink, SourceLoc
+from starc.diagnostics import DiagnosticSink, SourceLoc, report_internal_error, tracks_construct
 from starc.frontend import ast
 from starc.ir import nodes as ir
+from starc.ir.assignments import AssignmentStatements
 from starc.ir.loops import LoopStatements
 from starc.ir.rules import Flow, RaceChecker, join
 from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
-from starc.ir.typecheck import ExpressionTyper, NeighborFrame, is_constant, is_flexible, text_of
+from starc.ir.conversions import is_flexible
+from starc.ir.typecheck import ExpressionTyper, NeighborFrame
 from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type
 
 __all__ = ["analyze", "FunctionAnalyzer", "ProgramContext", "Signature"]
 
-S = Scalar
 SCALAR_NAMES = {s.value: s for s in Scalar}
-_REDUCIBLE = {"+": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "-": (S.INT, S.LONG, S.FLOAT, S.DOUBLE),
-              "*": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "&": (S.BOOL, S.INT, S.LONG),
-              "|": (S.BOOL, S.INT, S.LONG)}
 
 
 def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
@@ -37,8 +37,7 @@ def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
         with stack_room():
             functions = context.run()
     except Exception as exc:   # defensive: report, never leak a traceback from here
-        sink.error("E0901", f"internal compiler error in semantic analysis: "
-                            f"{type(exc).__name__}: {exc}", context.last_loc)
+        report_internal_error(sink, "sema", exc)
         return None
     if len(sink.errors) > before or functions is None:
         return None
@@ -68,7 +67,6 @@ class ProgramContext:
         self.signatures: Dict[str, Signature] = {}
         self.return_types: Dict[str, object] = {}
         self.in_progress: Set[str] = set()
-        self.last_loc: SourceLoc = NO_LOC
 
     def run(self) -> List[ir.Function]:
         for fn in self.program.functions:
@@ -181,8 +179,9 @@ _LOOP_LABELS = {"forall": "a forall", "bfs": "iterateInBFS", "reverse": "iterate
                 "fixedPoint": "a fixedPoint"}
 
 
-class FunctionAnalyzer(LoopStatements, ExpressionTyper):
-    """Analyses one function: statements here, expressions in ``ExpressionTyper``."""
+class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
+    """Analyses one function: blocks, declarations and control flow here; assignments in
+    ``AssignmentStatements``, loops in ``LoopStatements``, expressions in ``ExpressionTyper``."""
 
     def __init__(self, program: ProgramContext, sink: DiagnosticSink,
                  symbols: SymbolFactory) -> None:
@@ -202,6 +201,7 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
 
     # --- functions ----------------------------------------------------------------------
 
+    @tracks_construct
     def run(self, fn: ast.Function) -> Optional[ir.Function]:
         self.program.in_progress.add(fn.name)
         try:
@@ -265,17 +265,19 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
     def _stmts(self, stmts) -> List[ir.Stmt]:
         out: List[ir.Stmt] = []
         for stmt in stmts:
-            if stmt is None:
-                continue
-            self.program.last_loc = stmt.loc
-            self.statement = stmt     # for messages that show a rewrite of the statement
-            method = getattr(self, "_stmt_" + type(stmt).__name__, None)
-            if method is None:
-                self.sink.error("E0901", f"internal compiler error: unknown statement "
-                                         f"'{type(stmt).__name__}'", stmt.loc)
-                continue
-            out.extend(method(stmt))
+            if stmt is not None:
+                out.extend(self.stmt(stmt))
         return out
+
+    @tracks_construct
+    def stmt(self, stmt: ast.Stmt) -> List[ir.Stmt]:
+        self.statement = stmt     # for messages that show a rewrite of the statement
+        method = getattr(self, "_stmt_" + type(stmt).__name__, None)
+        if method is None:
+            self.sink.error("E0901", f"internal compiler error: unknown statement "
+                                     f"'{type(stmt).__name__}'", stmt.loc)
+            return []
+        return method(stmt)
 
     def block(self, stmt: ast.Stmt, scope: Optional[Scope] = None) -> ir.Block:
         """A body in a new scope (``scope`` when given, already holding loop variables)."""
@@ -290,7 +292,7 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
     def _stmt_Block(self, node: ast.Block) -> List[ir.Stmt]:
         return [self.block(node)]
 
-    # --- declarations and assignments ---------------------------------------------------
+    # --- declarations -------------------------------------------------------------------
 
     def _stmt_VarDecl(self, node: ast.VarDecl) -> List[ir.Stmt]:
         type_ = _resolve_type(node.type, self.sink)
@@ -325,204 +327,6 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
             self.races.alias(sym, init)
             out.append(ir.Declare(sym, init, loc=decl.loc))
         return out
-
-    def lvalue(self, node: ast.Expr, reading: bool = False) -> Optional[ir.Expr]:
-        """An assignable scalar target (a variable or ``v.p``), or None after E0303."""
-        if isinstance(node, ast.Name):
-            sym = self.lookup(node.id, node.loc)
-            if sym is None:
-                return None
-            if is_error(sym.type):
-                return ir.VarRef(sym, type=ERROR, loc=node.loc)
-            if sym.kind in (ir.SymbolKind.LOOP, ir.SymbolKind.EDGE):
-                self.sink.error("E0303", f"cannot assign to loop variable '{sym.name}'", node.loc)
-                return None
-            if not isinstance(sym.type, Scalar):
-                self.sink.error("E0303", f"cannot assign to '{sym.name}' (a '{sym.type}')",
-                                node.loc)
-                return None
-            if reading:
-                self.flow.read(sym, node.loc, self.sink)
-            return ir.VarRef(sym, type=sym.type, loc=node.loc)
-        if isinstance(node, ast.Member):
-            target = self.expr(node)
-            if self.bfs_parent_write(target, self.statement):
-                return None
-            if is_error(target.type) or isinstance(target, ir.PropRead):
-                return target
-        self.sink.error("E0303", f"cannot assign to '{text_of(node)}'", node.loc,
-                        hint="assign to a variable or a property element 'v.p'")
-        return None
-
-    def _prop_name(self, node: ast.Expr) -> Optional[ir.Symbol]:
-        if isinstance(node, ast.Name):
-            sym = self.scope.lookup(node.id)
-            if sym is not None and isinstance(sym.type, PropType):
-                return sym
-        return None
-
-    def _stmt_Assign(self, node: ast.Assign) -> List[ir.Stmt]:
-        dst = self._prop_name(node.target)
-        if dst is not None:
-            return self._prop_copy(node, dst)
-        value = node.value
-        if isinstance(value, ast.Call) and value.func in ("Min", "Max") and len(value.args) == 2:
-            target = self.lvalue(node.target)
-            first = self.scalar(value.args[0])
-            second = self.scalar(value.args[1])
-            if target is None:
-                return []
-            if target == first and not is_error(target.type):
-                if not self._minmax_target(value.func, target, node.loc):
-                    return []
-                candidate = self.convert(second, target.type, value.args[1].loc)
-                return [ir.MinMaxAssign(value.func, target, candidate, (), loc=node.loc)]
-            result = self.convert(self.min_max(value.func, first, second, value.loc),
-                                  target.type, value.loc)
-            return [self._assign(target, result, node.loc)]
-        target = self.lvalue(node.target)
-        result = self.value(value, target.type if target is not None else ERROR)
-        if target is None:
-            return []
-        return [self._assign(target, result, node.loc)]
-
-    def _minmax_target(self, func: str, target: ir.Expr, loc: SourceLoc) -> bool:
-        """False after an error: a bool has no atomic min/max on the device backends, and
-        &= / |= already say the same thing."""
-        if target.type is not S.BOOL:
-            return True
-        self.sink.error("E0402", f"'{func}' needs a numeric (int, long, float, double) target, "
-                                 f"found 'bool'", loc,
-                        hint=f"for a bool write '{_target_text(target)} "
-                             f"{'&=' if func == 'Min' else '|='} ...'")
-        return False
-
-    def _assign(self, target: ir.Expr, value: ir.Expr, loc: SourceLoc) -> ir.Assign:
-        if isinstance(target, ir.VarRef):
-            self.flow.assign(target.sym)
-            self.races.alias(target.sym, value)
-        self.races.check_write(target, value, loc, is_constant(value), _target_text(target))
-        return ir.Assign(target, value, loc=loc)
-
-    def _prop_copy(self, node: ast.Assign, dst: ir.Symbol) -> List[ir.Stmt]:
-        src = self._prop_name(node.value)
-        if src is None:
-            found = self.expr(node.value)
-            if not is_error(found.type):
-                self.sink.error(
-                    "E0301", f"cannot assign a '{found.type}' to property '{dst.name}' "
-                    f"(a '{dst.type}')", node.value.loc,
-                    hint=f"set every element with g.attach{dst.type.kind.capitalize()}"
-                         f"Property({dst.name} = ...) or one with 'v.{dst.name} = ...'")
-            return []
-        if src.type != dst.type:
-            self.sink.error("E0301", f"cannot copy '{src.name}' (a '{src.type}') into "
-                                     f"'{dst.name}' (a '{dst.type}')", node.value.loc)
-            return []
-        self.races.check_whole_property(dst, node.loc, "copying into every element")
-        return [ir.PropCopy(dst, src, loc=node.loc)]
-
-    def _stmt_CompoundAssign(self, node: ast.CompoundAssign) -> List[ir.Stmt]:
-        if node.op == "/":
-            division = ast.Binary("/", node.target, node.value, loc=node.target.loc)
-            out = self._stmt_Assign(ast.Assign(node.target, division, loc=node.loc))
-            if out and isinstance(out[0], ir.Assign) and out[0].target.type is S.BOOL:
-                # like += -= *=: a bool is no number (and b /= False divides by zero)
-                self.sink.error("E0402", "'/=' needs a numeric (int, long, float, double) "
-                                         "target, found 'bool'", node.loc)
-                return []
-            return out
-        target = self._reduction_target(node.target, node.op, node.loc)
-        value = self.value(node.value, target.type if target is not None else ERROR)
-        if target is None:
-            return []
-        return [ir.Reduce(node.op, target, value, loc=node.loc)]
-
-    def _stmt_IncDec(self, node: ast.IncDec) -> List[ir.Stmt]:
-        op = "+" if node.op == "++" else "-"
-        target = self._reduction_target(node.target, op, node.loc)
-        if target is None:
-            return []
-        one = self.convert(ir.Const(1, type=S.INT, loc=node.loc), target.type, node.loc)
-        return [ir.Reduce(op, target, one, loc=node.loc)]
-
-    def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc) -> Optional[ir.Expr]:
-        if self._prop_name(node) is not None:
-            self.sink.error("E0303", f"cannot update the whole property '{node.id}' with "
-                                     f"'{op}='", node.loc, hint=f"update one element: 'v.{node.id}'")
-            return None
-        target = self.lvalue(node, reading=True)
-        if target is None or is_error(target.type):
-            return target
-        if target.type not in _REDUCIBLE[op]:
-            kind = "a bool or integer" if op in "&|" else "a numeric (int, long, float, double)"
-            self.sink.error("E0402", f"'{op}=' needs {kind} target, found '{target.type}'", loc)
-            return None
-        return target
-
-    def _stmt_MinMaxAssign(self, node: ast.MinMaxAssign) -> List[ir.Stmt]:
-        targets = [self.lvalue(t, reading=(i == 0)) for i, t in enumerate(node.targets)]
-        if len(node.args) != 2:
-            self.sink.error("E0205", f"'{node.func}' takes 2 arguments, found {len(node.args)}",
-                            node.loc)
-            return []
-        first = self.scalar(node.args[0])
-        second = self.scalar(node.args[1])
-        if len(node.targets) != 1 + len(node.rest):
-            self.sink.error("E0403", f"{len(node.targets)} target(s) but {1 + len(node.rest)} "
-                                     "value(s)", node.loc,
-                            hint="give one value after the Min/Max call per extra target")
-            for expr in node.rest:
-                self.expr(expr)
-            return []
-        values = [self.value(expr, t.type if t is not None else ERROR)
-                  for expr, t in zip(node.rest, targets[1:])]
-        if any(t is None for t in targets):
-            return []
-        for i, t in enumerate(targets):
-            if not is_error(t.type) and t in targets[:i]:
-                # two stores to one element in one atomic update: which one wins is undefined
-                self.sink.error("E0403", f"'{_target_text(t)}' is a target twice in one "
-                                         f"{node.func} assignment", node.targets[i].loc,
-                                hint="name each target once")
-                return []
-        target = targets[0]
-        if not self._minmax_target(node.func, target, node.loc):
-            return []
-        if not is_error(target.type) and not is_error(first.type) and target != first:
-            self.sink.error("E0403", f"the first target must be the first argument of "
-                                     f"{node.func}", node.args[0].loc,
-                            hint=f"write '<{_target_text(target)}, ...> = <{node.func}("
-                                 f"{_target_text(target)}, ...), ...>'")
-            return []
-        candidate = self.convert(second, target.type, node.args[1].loc)
-        others = tuple(zip(targets[1:], values))
-        return [ir.MinMaxAssign(node.func, target, candidate, others, loc=node.loc)]
-
-    def _stmt_Attach(self, node: ast.Attach) -> List[ir.Stmt]:
-        graph = self.graph_symbol(node.graph)
-        method = f"attach{node.kind.capitalize()}Property"
-        inits, seen, ok = [], set(), graph is not None
-        for name, expr in node.pairs:
-            sym = self.lookup(name, expr.loc)
-            if sym is None:
-                self.expr(expr)
-                ok = False
-                continue
-            if not isinstance(sym.type, PropType) or sym.type.kind != node.kind:
-                self.sink.error("E0409", f"'{name}' has type '{sym.type}', but {method} needs "
-                                         f"prop{node.kind.capitalize()} properties", expr.loc)
-                self.expr(expr)
-                ok = False
-                continue
-            if sym.uid in seen:
-                self.sink.error("E0409", f"'{name}' is attached twice", expr.loc)
-            seen.add(sym.uid)
-            self.races.check_whole_property(sym, node.loc, "attaching a value to every element")
-            inits.append((sym, self.value(expr, sym.type.elem, f"'{name}'")))
-        if not ok:
-            return []
-        return [ir.Attach(graph, tuple(inits), loc=node.loc)]
 
     def _stmt_ExprStmt(self, node: ast.ExprStmt) -> List[ir.Stmt]:
         return [ir.ExprStmt(self.expr(node.expr), loc=node.loc)]
@@ -595,10 +399,3 @@ class FunctionAnalyzer(LoopStatements, ExpressionTyper):
         self.flow.unreachable()
         return [stmt]
 
-
-def _target_text(target: ir.Expr) -> str:
-    from starc.ir.printer import format_expr
-    try:
-        return format_expr(target)
-    except Exception:   # messages must never fail
-        return "target"

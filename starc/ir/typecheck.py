@@ -1,10 +1,9 @@
-"""Expression typing for semantic analysis: names, literals, operators, conversions, built-ins.
+"""Expression typing for semantic analysis: names, literals, operators, properties, built-ins.
 
 ``ExpressionTyper`` is a mixin of ``starc.ir.sema.FunctionAnalyzer``; it relies on the
-analyzer's ``sink``, ``scope``, ``flow``, ``program`` and loop-context attributes.
-Conversions follow C (LANGUAGE.md §2) and are explicit ``Cast`` nodes; a numeric literal or
-``INF`` takes the type it meets (so ``float x = 0.5`` needs no cast and ``dist = INF`` is an
-``Inf`` of type ``int``).
+analyzer's ``sink``, ``scope``, ``flow``, ``program`` and loop-context attributes. The
+conversions it inserts (explicit ``Cast`` nodes, literals adapting to the type they meet)
+follow ``starc.ir.conversions``.
 """
 
 from __future__ import annotations
@@ -12,20 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from starc.diagnostics import NO_LOC, SourceLoc
+from starc.diagnostics import NO_LOC, SourceLoc, tracks_construct
 from starc.frontend import ast
 from starc.ir import nodes as ir
+from starc.ir.conversions import ImplicitConversions, error_value
 from starc.ir.scope import ERROR, is_error
-from starc.ir.types import GRAPH, VOID, PropType, Scalar, common_type, is_floating
+from starc.ir.types import GRAPH, VOID, PropType, Scalar, is_floating
 
-__all__ = ["ExpressionTyper", "NeighborFrame", "is_flexible", "is_constant", "GRAPH_QUERIES"]
+__all__ = ["ExpressionTyper", "NeighborFrame", "GRAPH_QUERIES", "LOOP_SOURCES", "text_of"]
 
 S = Scalar
-_INTEGRAL = (S.INT, S.LONG)
-_IDS = (S.NODE, S.EDGE)
 _INT32_MAX = 2 ** 31 - 1
-# The value range of each integer type, for literals (LONG_MAX + 1 is only valid negated).
-_RANGES = {S.INT: (-2 ** 31, 2 ** 31 - 1), S.LONG: (-2 ** 63, 2 ** 63 - 1)}
 
 # name -> (number of node arguments, result type)
 GRAPH_QUERIES = {
@@ -54,48 +50,17 @@ class NeighborFrame:
     loc: SourceLoc = NO_LOC
 
 
-def is_flexible(expr: ir.Expr) -> bool:
-    """A literal number or ``INF`` (possibly negated): it adapts to the type it meets."""
-    if isinstance(expr, ir.Const):
-        return expr.type is not S.BOOL and not isinstance(expr.value, bool)
-    if isinstance(expr, ir.Inf):
-        return True
-    if isinstance(expr, ir.Unary) and expr.op == "-":
-        return is_flexible(expr.operand)
-    return False
-
-
-def is_constant(expr: ir.Expr) -> bool:
-    """A literal of any kind (``True``, ``3``, ``-INF`` ...), possibly behind a cast."""
-    if isinstance(expr, ir.Cast):
-        return is_constant(expr.expr)
-    return isinstance(expr, ir.Const) or is_flexible(expr)
-
-
-def _is_inf(expr: ir.Expr) -> bool:
-    if isinstance(expr, ir.Unary):
-        return _is_inf(expr.operand)
-    return isinstance(expr, ir.Inf)
-
-
-def _error(loc: SourceLoc) -> ir.Expr:
-    return ir.Const(0, type=ERROR, loc=loc)
-
-
-def _type_name(t) -> str:
-    return str(t)
-
-
-class ExpressionTyper:
+class ExpressionTyper(ImplicitConversions):
     """Turns syntax expressions into typed IR expressions (mixin; see module docstring)."""
 
     # --- entry points -----------------------------------------------------------------
 
+    @tracks_construct
     def expr(self, node: ast.Expr) -> ir.Expr:
         method = getattr(self, "_expr_" + type(node).__name__, None)
         if method is None:
             self.sink.error("E0304", f"unexpected expression '{type(node).__name__}'", node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         return method(node)
 
     def value(self, node: ast.Expr, target, what: str = "") -> ir.Expr:
@@ -111,85 +76,8 @@ class ExpressionTyper:
         result = self.expr(node)
         if not is_error(result.type) and not isinstance(result.type, Scalar):
             self._not_a_value(result.type, node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         return result
-
-    # --- conversions ------------------------------------------------------------------
-
-    def convert(self, expr: ir.Expr, target, loc: SourceLoc, what: str = "") -> ir.Expr:
-        source = expr.type
-        if is_error(source) or is_error(target) or source == target:
-            return expr
-        if not isinstance(target, Scalar) or not isinstance(source, Scalar):
-            self._mismatch(source, target, loc, what)
-            return _error(loc)
-        if is_flexible(expr):
-            adapted = self._adapt_literal(expr, target)
-            if adapted is not None:
-                return adapted
-        if source in _IDS or target in _IDS:
-            if source in _IDS and target in _IDS or not (source in _INTEGRAL or target in _INTEGRAL):
-                self._mismatch(source, target, loc, what)
-                return _error(loc)
-            self.sink.warning(
-                "node-int-conversion", f"implicit conversion from '{source}' to '{target}'", loc,
-                hint="node and edge ids convert to integers implicitly; check that this is meant")
-        return ir.Cast(expr, type=target, loc=expr.loc)
-
-    def to_bool(self, expr: ir.Expr, loc: SourceLoc) -> ir.Expr:
-        if is_error(expr.type) or expr.type is S.BOOL:
-            return expr
-        if expr.type in _IDS or not isinstance(expr.type, Scalar):
-            self._mismatch(expr.type, S.BOOL, loc, "a condition")
-            return _error(loc)
-        return ir.Cast(expr, type=S.BOOL, loc=expr.loc)
-
-    def _adapt_literal(self, expr: ir.Expr, target: Scalar,
-                       negated: bool = False) -> Optional[ir.Expr]:
-        """The literal rebuilt with type ``target``, or None where a ``Cast`` is needed.
-
-        An integer literal outside ``target``'s range is an error at its location (E0304):
-        accepting it would leave its value to each backend's C compiler."""
-        if isinstance(expr, ir.Unary):
-            inner = self._adapt_literal(expr.operand, target, not negated)
-            if inner is None or is_error(inner.type):
-                return inner
-            return ir.Unary("-", inner, type=target, loc=expr.loc)
-        if isinstance(expr, ir.Inf):
-            return None if target is S.BOOL else ir.Inf(expr.negative, type=target, loc=expr.loc)
-        if is_floating(target):
-            return ir.Const(float(expr.value), type=target, loc=expr.loc)
-        if target in _INTEGRAL and isinstance(expr.value, int):
-            if not self._literal_fits(-expr.value if negated else expr.value, target, expr.loc):
-                return _error(expr.loc)
-            return ir.Const(expr.value, type=target, loc=expr.loc)
-        return None
-
-    def _literal_fits(self, value: int, target: Scalar, loc: SourceLoc) -> bool:
-        low, high = _RANGES[target]
-        if low <= value <= high:
-            return True
-        self.sink.error("E0304", f"integer literal {value} is out of range for '{target}' "
-                        f"({low}..{high})", loc,
-                        hint="use a 'long' variable for larger values" if target is S.INT
-                        else None)
-        return False
-
-    def _meet(self, left: ir.Expr, right: ir.Expr, comparison: bool):
-        """The common type of two operands, letting a literal take the other's type."""
-        lt, rt = left.type, right.type
-        if lt == rt:
-            return lt if comparison or lt not in (S.BOOL, S.NODE, S.EDGE) else S.INT
-        left_literal, right_literal = is_flexible(left), is_flexible(right)
-        if left_literal != right_literal:
-            literal, other = (left, rt) if left_literal else (right, lt)
-            if is_floating(other):
-                return other
-            if other in _INTEGRAL and (_is_inf(literal) or not is_floating(literal.type)):
-                return other
-            if comparison and other in _IDS and _is_inf(literal):
-                return other
-        return common_type(lt, rt)
 
     # --- names and literals -----------------------------------------------------------
 
@@ -204,7 +92,7 @@ class ExpressionTyper:
     def _expr_Name(self, node: ast.Name) -> ir.Expr:
         sym = self.lookup(node.id, node.loc)
         if sym is None:
-            return _error(node.loc)
+            return error_value(node.loc)
         if is_error(sym.type):
             return ir.VarRef(sym, type=ERROR, loc=node.loc)
         if isinstance(sym.type, PropType) and self.filter_var is not None:
@@ -213,7 +101,7 @@ class ExpressionTyper:
             return self._prop_read(sym, index, var.name, node.loc)
         if not isinstance(sym.type, Scalar):
             self._not_a_value(sym.type, node.loc, sym.name)
-            return _error(node.loc)
+            return error_value(node.loc)
         self.flow.read(sym, node.loc, self.sink)
         return ir.VarRef(sym, type=sym.type, loc=node.loc)
 
@@ -222,7 +110,7 @@ class ExpressionTyper:
         # a literal that fits no integer type is rejected here; one that fits 'long' but
         # not the type it meets is rejected where it adapts (``_adapt_literal``)
         if not self._literal_fits(-value if negated else value, S.LONG, node.loc):
-            return _error(node.loc)
+            return error_value(node.loc)
         type_ = S.INT if value <= _INT32_MAX + (1 if negated else 0) else S.LONG
         return ir.Const(value, type=type_, loc=node.loc)
 
@@ -263,35 +151,25 @@ class ExpressionTyper:
         op = node.op
         left, right = self.scalar(node.left), self.scalar(node.right)
         if is_error(left.type) or is_error(right.type):
-            return _error(node.loc)
+            return error_value(node.loc)
         if op in ("&&", "||"):
             return ir.Binary(op, self.to_bool(left, node.left.loc),
                              self.to_bool(right, node.right.loc), type=S.BOOL, loc=node.loc)
         comparison = op in COMPARISON
         if not comparison and op not in ARITHMETIC:
             self.sink.error("E0304", f"unknown operator '{op}'", node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         if left.type is VOID or right.type is VOID:
             self._not_a_value(VOID, node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         common = self._meet(left, right, comparison)
         if op == "%" and is_floating(common):
             self.sink.error("E0304", f"'%' needs integer operands, found '{common}'", node.loc,
                             hint="use integer operands (C has no floating-point '%')")
-            return _error(node.loc)
+            return error_value(node.loc)
         left = self._silent_convert(left, common)
         right = self._silent_convert(right, common)
         return ir.Binary(op, left, right, type=S.BOOL if comparison else common, loc=node.loc)
-
-    def _silent_convert(self, expr: ir.Expr, target: Scalar) -> ir.Expr:
-        """Operand conversion (usual arithmetic conversions): never warns."""
-        if expr.type == target:
-            return expr
-        if is_flexible(expr):
-            adapted = self._adapt_literal(expr, target)
-            if adapted is not None:
-                return adapted
-        return ir.Cast(expr, type=target, loc=expr.loc)
 
     # --- members, properties and edges ------------------------------------------------
 
@@ -301,7 +179,7 @@ class ExpressionTyper:
             if sym is not None and sym.type == GRAPH:
                 self.sink.error("E0204", f"'{node.obj.id}.{node.name}' is not a graph built-in",
                                 node.loc)
-                return _error(node.loc)
+                return error_value(node.loc)
         obj = self.scalar(node.obj)
         if is_error(obj.type):
             return obj
@@ -321,57 +199,57 @@ class ExpressionTyper:
                                 f"declare it, e.g. 'propNode<int> {node.name};'")
             else:
                 self.sink.error("E0203", f"'{node.name}' is not a property", node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         return self._prop_read(sym, obj, text, node.loc)
 
     def _prop_read(self, prop: ir.Symbol, index: ir.Expr, text: str, loc: SourceLoc) -> ir.Expr:
         kind = prop.type.kind
         wanted = S.NODE if kind == "node" else S.EDGE
         if is_error(index.type):
-            return _error(loc)
+            return error_value(loc)
         if index.type is not wanted:
             found = str(index.type)
             article = "an" if found[0] in "aeiou" else "a"
             self.sink.error(
                 "E0302", f"'{prop.name}' is a prop{kind.capitalize()} but '{text}' is "
                 f"{article} {found}", loc, hint=f"a prop{kind.capitalize()} is indexed by {'an' if kind == 'edge' else 'a'} {kind}")
-            return _error(loc)
+            return error_value(loc)
         return ir.PropRead(prop, index, type=prop.type.elem, loc=loc)
 
     def _expr_Index(self, node: ast.Index) -> ir.Expr:
         self.sink.error("E0304", "indexing with '[]' is not supported", node.loc,
                         hint="read a property element as 'v.p'")
-        return _error(node.loc)
+        return error_value(node.loc)
 
     # --- calls ------------------------------------------------------------------------
 
     def _expr_Call(self, node: ast.Call) -> ir.Expr:
         if node.func in ("Min", "Max"):
             if not self._arity(node.func, node.args, 2, node.loc):
-                return _error(node.loc)
+                return error_value(node.loc)
             return self.min_max(node.func, self.scalar(node.args[0]), self.scalar(node.args[1]),
                                 node.loc)
         if node.func in ("minWt", "maxWt"):
             if not self._arity(node.func, node.args, 1, node.loc):
-                return _error(node.loc)
+                return error_value(node.loc)
             prop = self._named_symbol(node.args[0])
             if prop is None:
-                return _error(node.loc)
+                return error_value(node.loc)
             if not (isinstance(prop.type, PropType) and prop.type.kind == "edge"):
                 self.sink.error("E0301", f"{node.func} needs a propEdge, '{prop.name}' is a "
                                 f"'{prop.type}'", node.args[0].loc)
-                return _error(node.loc)
+                return error_value(node.loc)
             return ir.WeightBound(node.func, prop, type=prop.type.elem, loc=node.loc)
         return self.call_function(node)
 
     def min_max(self, func: str, left: ir.Expr, right: ir.Expr, loc: SourceLoc) -> ir.Expr:
         if is_error(left.type) or is_error(right.type):
-            return _error(loc)
+            return error_value(loc)
         common = self._meet(left, right, comparison=True)
         if common is S.BOOL:   # no min/max of bools in C or as a device atomic
             self.sink.error("E0304", f"'{func}' needs numeric operands, found 'bool'", loc,
                             hint=f"use '{'&&' if func == 'Min' else '||'}' on bools")
-            return _error(loc)
+            return error_value(loc)
         return ir.MinMax(func, self._silent_convert(left, common),
                          self._silent_convert(right, common), type=common, loc=loc)
 
@@ -384,9 +262,9 @@ class ExpressionTyper:
             self.sink.error("E0204", f"unknown function '{node.func}'", node.loc, hint=hint)
             for arg in node.args:   # still check the arguments' names
                 self._argument_probe(arg)
-            return _error(node.loc)
+            return error_value(node.loc)
         if not self._arity(node.func, node.args, len(signature.param_types), node.loc):
-            return _error(node.loc)
+            return error_value(node.loc)
         args: List[ir.Expr] = []
         failed = False
         for arg, (pname, ptype) in zip(node.args, signature.param_types):
@@ -401,17 +279,17 @@ class ExpressionTyper:
             args.append(converted)
         return_type = self.program.return_type(node.func, node.loc, self.sink)
         if failed or is_error(return_type):
-            return _error(node.loc)
+            return error_value(node.loc)
         return ir.CallExpr(node.func, tuple(args), type=return_type or VOID, loc=node.loc)
 
     def _aggregate_argument(self, arg: ast.Expr, ptype, pname: str, func: str) -> ir.Expr:
         sym = self._named_symbol(arg)
         if sym is None:
-            return _error(arg.loc)
+            return error_value(arg.loc)
         if sym.type != ptype:
             self.sink.error("E0301", f"argument '{pname}' of '{func}' must be a '{ptype}', "
                             f"found '{sym.type}'", arg.loc)
-            return _error(arg.loc)
+            return error_value(arg.loc)
         return ir.VarRef(sym, type=sym.type, loc=arg.loc)
 
     def _argument_probe(self, arg: ast.Expr) -> None:
@@ -449,17 +327,17 @@ class ExpressionTyper:
         if node.method in LOOP_SOURCES:
             self.sink.error("E0204", f"'{node.method}()' can only be iterated by a loop",
                             node.loc, hint=f"write 'for (v in {_text(node.obj)}.{node.method}(...))'")
-            return _error(node.loc)
+            return error_value(node.loc)
         if node.method not in GRAPH_QUERIES:
             self.sink.error("E0204", f"unknown graph built-in '{node.method}'", node.loc)
-            return _error(node.loc)
+            return error_value(node.loc)
         graph = self.graph_symbol(node.obj)
         count, result = GRAPH_QUERIES[node.method]
         if graph is None or not self._arity(node.method, node.args, count, node.loc):
-            return _error(node.loc)
+            return error_value(node.loc)
         args = tuple(self.value(arg, S.NODE, f"argument of '{node.method}'") for arg in node.args)
         if any(is_error(a.type) for a in args):
-            return _error(node.loc)
+            return error_value(node.loc)
         if node.method == "get_edge":
             edge = self.loop_edge(graph, args[0], args[1])
             if edge is not None:
@@ -480,13 +358,6 @@ class ExpressionTyper:
         return None
 
     # --- messages ---------------------------------------------------------------------
-
-    def _mismatch(self, source, target, loc: SourceLoc, what: str) -> None:
-        if source is VOID:
-            self.sink.error("E0301", "a function without a return value used as a value", loc)
-            return
-        where = f" for {what}" if what else ""
-        self.sink.error("E0301", f"type mismatch{where}: expected '{target}', found '{source}'", loc)
 
     def _not_a_value(self, type_, loc: SourceLoc, name: str = "") -> None:
         label = f"'{name}' is a '{type_}'" if name else f"a '{type_}'"

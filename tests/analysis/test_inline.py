@@ -104,3 +104,20 @@ def test_early_returns_become_a_flag_and_guards():
     guards = [n for n in ir.walk(fn.body) if isinstance(n, ir.If)
               and isinstance(n.cond, ir.Unary) and n.cond.operand.sym.name == "f_returned"]
     assert len(guards) == 1
+
+
+def test_a_failure_while_inlining_is_reported_at_the_statement(monkeypatch):
+    """The plan stage names the host statement the inliner was rewriting (E0901)."""
+    from starc.analysis import inline
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+
+    def broken(self, s, exclude=()):
+        raise KeyError("boom")
+    monkeypatch.setattr(inline._Inliner, "hoist", broken)
+    sink = DiagnosticSink()
+    compile_source(CALLS, "calls.sp", sink, stop_after="plan", function="Main")
+    (diag,) = sink.diagnostics
+    assert (diag.code, diag.loc.line) == ("E0901", 19)   # long t = total(g, acc);
+    assert diag.message == ("internal compiler error in plan while processing Declare: "
+                            "KeyError: 'boom'")

@@ -261,7 +261,9 @@ def test_internal_errors_are_reported_not_raised(monkeypatch):
     program, sink = check(wrap("int x = 0;\nx = 1;"))
     assert program is None
     assert [d.code for d in sink.diagnostics] == ["E0901"]
-    assert sink.diagnostics[0].loc.line == 3
+    assert (sink.diagnostics[0].loc.line, sink.diagnostics[0].loc.col) == (3, 1)
+    assert sink.diagnostics[0].message == ("internal compiler error in sema while processing "
+                                           "Assign: ZeroDivisionError: division by zero")
 
 
 # --- integer literal range (issue 13 item 5) ---------------------------------------------------

@@ -16,7 +16,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar, is_floating, is_integer
 
 if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
-    from starc.backends.common.cfamily import KernelContext
+    from starc.backends.common.cfamily import KernelArguments
 
 __all__ = ["CExpressionPrinter", "PRECEDENCE", "POSTFIX"]
 
@@ -34,7 +34,7 @@ class CExpressionPrinter:
     """Prints typed-IR expressions through a dialect and a context (a kernel's, or the
     host's, which answers the same questions)."""
 
-    def __init__(self, dialect: Dialect, context: KernelContext) -> None:
+    def __init__(self, dialect: Dialect, context: KernelArguments) -> None:
         self.d = dialect
         self.ctx = context
         #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the

@@ -19,7 +19,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
 if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
-    from starc.backends.common.cfamily import KernelContext
+    from starc.backends.common.cfamily import KernelArguments
 
 __all__ = ["CPrinter", "PrivateAccumulator", "source_name"]
 
@@ -56,7 +56,7 @@ class PrivateAccumulator:
 class CPrinter(CExpressionPrinter):
     """Prints typed-IR expressions and kernel statements through a dialect and a context."""
 
-    def __init__(self, dialect: Dialect, context: KernelContext) -> None:
+    def __init__(self, dialect: Dialect, context: KernelArguments) -> None:
         super().__init__(dialect, context)
         #: host scalar uid -> its work-item private accumulator (``ScalarReduction.private``)
         self.accumulators: Dict[int, PrivateAccumulator] = {}

@@ -21,7 +21,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = [
-    "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelContext",
+    "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelArguments",
     "CPrinter", "lower_kernel", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS",
     "PRECEDENCE", "POSTFIX", "PrivateAccumulator",
 ]
@@ -86,8 +86,9 @@ class KernelCode:
     features: Set[str]         # e.g. {"double", "atomic_add_long"}
 
 
-class KernelContext:
-    """Resolves names inside one kernel: parameters, graph arrays, locals; records uses."""
+class KernelArguments:
+    """One kernel's argument list: resolves the names its body uses (parameters, graph
+    arrays, locals) to arguments and records which are used."""
 
     def __init__(self, kernel: P.Kernel, dialect: Dialect) -> None:
         self.kernel = kernel
@@ -189,7 +190,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     """Print ``kernel``'s guard and body; the argument list is complete afterwards."""
     if kernel.extent not in ("nodes", "edges", "single"):
         dialect.missing(f"a kernel over '{kernel.extent}'", kernel.loc)
-    ctx = KernelContext(kernel, dialect)
+    ctx = KernelArguments(kernel, dialect)
     printer = CPrinter(dialect, ctx)
     index = ctx.names.bind(kernel.index)
     body: List[str] = []

@@ -7,7 +7,7 @@ import pytest
 from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.analysis.reductions import privatise
-from starc.backends.common.cfamily import (Dialect, DialectError, KernelContext, CPrinter,
+from starc.backends.common.cfamily import (Dialect, DialectError, KernelArguments, CPrinter,
                                            lower_kernel)
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.diagnostics import SourceLoc
@@ -65,7 +65,7 @@ def kernel(body, arrays=(), scalars=(), guard=None, reductions=(), extent="nodes
 
 def printer(k, dialect=None):
     dialect = dialect or OpenCLDialect()
-    return CPrinter(dialect, KernelContext(k, dialect))
+    return CPrinter(dialect, KernelArguments(k, dialect))
 
 
 def expr_text(e, arrays=(), scalars=()):
