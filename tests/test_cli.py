@@ -176,6 +176,28 @@ def test_internal_error_in_a_printer_is_located(monkeypatch, capsys, form, print
             f"processing {construct}: ZeroDivisionError: boom") in err
 
 
+@pytest.mark.parametrize("backend, printer, method, construct, source", [
+    ("cuda", "starc.backends.common.c_statements.CPrinter", "_stmt_AtomicMinMax",
+     "AtomicMinMax", "<nbr.dist, nbr.modified>"),
+    ("sycl", "starc.backends.common.c_expressions.CExpressionPrinter", "_expr_Binary",
+     "Binary", "filter(modified == True)"),
+])
+def test_internal_error_in_code_generation_is_located(monkeypatch, capsys, backend, printer,
+                                                      method, construct, source):
+    """The kernel printers name the construct they were printing, at its DSL line."""
+    import importlib
+    module, cls = printer.rsplit(".", 1)
+    monkeypatch.setattr(getattr(importlib.import_module(module), cls), method, _boom)
+    path = ROOT / "dsl" / "sssp.sp"
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if source in text)
+    status = main([str(path), "-b", backend, "--emit", "code"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == ""
+    assert f"error[E0901]: internal compiler error in generate while processing {construct}" \
+        in err
+    assert f"sssp.sp:{line}:" in err and "Traceback" not in err
+
+
 def test_run_reference_on_a_graph(tmp_path):
     graph = tmp_path / "g.el"
     graph.write_text("0 1 4\n0 2 1\n2 1 2\n1 3 5\n")

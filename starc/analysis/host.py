@@ -21,6 +21,7 @@ from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBl
                                  HostDoWhile, HostForSet, HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
                                  Launch, WriteElement)
 from starc.analysis.transfers import ArrayTable
+from starc.diagnostics import tracks_construct
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import GRAPH, PropType, Scalar
@@ -85,6 +86,7 @@ class HostLowering:
                 if isinstance(p.type, PropType) and p.type.kind == "node"
                 and not attached_next(self.function.body.stmts, p)]
 
+    @tracks_construct
     def expr(self, expr: Optional[ir.Expr]) -> Optional[ir.Expr]:
         """A host expression: every property element read becomes a ``DeviceRead``."""
         if expr is None:
@@ -119,6 +121,7 @@ class HostLowering:
             out.extend(self.stmt(stmt))
         return HostBlock(tuple(out), loc=block.loc)
 
+    @tracks_construct
     def stmt(self, s: ir.Stmt) -> List[HostStmt]:
         loc = s.loc
         if isinstance(s, ir.Block):

@@ -12,6 +12,7 @@ from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.backends.common.dialect import Dialect
 from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
+from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar, is_floating, is_integer
 
@@ -53,6 +54,7 @@ class CExpressionPrinter:
         text, prec = self._expr(e)
         return f"({text})" if prec < min_prec else text
 
+    @tracks_construct
     def _expr(self, e: ir.Expr) -> Tuple[str, int]:
         self._note_type(e.type)
         method = getattr(self, "_expr_" + type(e).__name__, None)

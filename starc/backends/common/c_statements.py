@@ -15,6 +15,7 @@ from starc.backends.common.c_expressions import CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
 from starc.backends.common.edge_cursors import cursor_rows
 from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
+from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
@@ -140,6 +141,7 @@ class CPrinter(CExpressionPrinter):
             lines += self.stmt(stmt, depth)
         return lines
 
+    @tracks_construct
     def stmt(self, s: ir.Stmt, depth: int) -> List[str]:
         method = getattr(self, "_stmt_" + type(s).__name__, None)
         if method is None:

@@ -19,6 +19,7 @@ from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
 from starc.backends.common.host_dialect import CXX_KEYWORDS, HostDialect, location
 from starc.backends.common.host_expressions import HostExprPrinter
+from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, c_name
 
@@ -145,6 +146,7 @@ class HostStatementPrinter:
             lines += self.stmt(stmt, depth)
         return lines
 
+    @tracks_construct
     def stmt(self, s: P.HostStmt, depth: int) -> List[str]:
         method = getattr(self, "_stmt_" + type(s).__name__, None)
         if method is None:
