@@ -14,14 +14,12 @@ rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The ho
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from starc.analysis.lowering import HostLowerer
 from starc.analysis.plan import BFSLoop, FlagSet, KernelScalar
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
-
-if TYPE_CHECKING:  # pragma: no cover
-    from starc.analysis.host import HostLowering
 
 __all__ = ["lower_bfs", "DEPTH"]
 
@@ -86,7 +84,7 @@ def _rewrite_role(body: ir.Block, role: str, levels: _Levels, delta: int) -> ir.
     return ir.transform(body, fix)
 
 
-def _expansion(stmt: ir.IterateBFS, levels: _Levels, host: "HostLowering") -> ir.Loop:
+def _expansion(stmt: ir.IterateBFS, levels: _Levels, host: HostLowerer) -> ir.Loop:
     """``for (w in g.neighbors(v)) if (level[w] == -1) { level[w] = depth + 1; flag }``."""
     loc, symbols = stmt.loc, host.table.symbols
     w = symbols.make("bfs_nbr", Scalar.NODE, ir.SymbolKind.LOOP, loc)
@@ -101,7 +99,7 @@ def _expansion(stmt: ir.IterateBFS, levels: _Levels, host: "HostLowering") -> ir
                    parallel=False, loc=loc)
 
 
-def lower_bfs(stmt: ir.IterateBFS, host: "HostLowering") -> BFSLoop:
+def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
     table = host.table
     level_array, level_sym = table.bfs_level()
     levels = _Levels(level_sym, stmt.loc)

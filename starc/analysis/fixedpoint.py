@@ -9,33 +9,15 @@ array. The host runs a ``FixedPointLoop``. The general form (``until (fin : expr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
-from starc.analysis.plan import (DeviceArray, FixedPointLoop, FlagSet, HostAssign,
-                                 HostDoWhile, HostStmt)
+from starc.analysis.lowering import FixedPointScope, HostLowerer
+from starc.analysis.plan import FixedPointLoop, FlagSet, HostAssign, HostDoWhile, HostStmt
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-if TYPE_CHECKING:  # pragma: no cover
-    from starc.analysis.host import HostLowering
-
-__all__ = ["FixedPointScope", "flag_set_for", "is_constant", "constant_value",
+__all__ = ["flag_set_for", "is_constant", "constant_value",
            "assigns_scalar", "lower_fixedpoint"]
-
-
-@dataclass(frozen=True)
-class FixedPointScope:
-    """An active ``fixedPoint`` on ``prop``: where its writes go and which flag they set."""
-
-    prop: ir.Symbol
-    next_sym: ir.Symbol
-    next: DeviceArray
-    flag: DeviceArray
-
-    def redirect(self, target: ir.PropRead) -> ir.PropRead:
-        """``target`` (an element of ``prop``) as the same element of the next buffer."""
-        return ir.PropRead(self.next_sym, target.index, type=target.type, loc=target.loc)
 
 
 def _strip_casts(expr: ir.Expr) -> ir.Expr:
@@ -87,7 +69,7 @@ def _bool(value: bool, loc) -> ir.Const:
     return ir.Const(value, type=Scalar.BOOL, loc=loc)
 
 
-def lower_fixedpoint(stmt: ir.FixedPoint, host: "HostLowering") -> List[HostStmt]:
+def lower_fixedpoint(stmt: ir.FixedPoint, host: HostLowerer) -> List[HostStmt]:
     loc = stmt.loc
     if stmt.prop is None:
         # Run the body until the condition holds after an iteration; then fin is True

@@ -13,8 +13,9 @@ import dataclasses
 from typing import Dict, Iterator, List, Optional
 
 from starc.analysis.bfs import lower_bfs
-from starc.analysis.fixedpoint import FixedPointScope, lower_fixedpoint
+from starc.analysis.fixedpoint import lower_fixedpoint
 from starc.analysis.kernels import outline
+from starc.analysis.lowering import FixedPointScope
 from starc.analysis.naming import NameAllocator
 from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBlock,
                                  HostBreak, HostCheckedIndex, HostContinue, HostDeclare,

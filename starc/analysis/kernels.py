@@ -9,11 +9,10 @@ flags) and the host scalars read by value.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from starc.analysis.checks import insert_checks
-from starc.analysis.fixedpoint import FixedPointScope
+from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
@@ -22,42 +21,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["KernelLowering", "outline", "declared_in"]
-
-
-@dataclass
-class KernelLowering:
-    """The state of lowering one kernel body: what it needs to know (arrays, index, locals,
-    fixedPoint scopes) and what it found (scalar reductions, stores)."""
-
-    table: ArrayTable
-    index: Optional[ir.Symbol]                  # None: a single-item kernel
-    locals: Set[int]                            # uids of symbols declared in the kernel
-    scopes: Dict[int, FixedPointScope]
-    reductions: Dict[int, Tuple[ir.Symbol, List[str]]] = field(default_factory=dict)
-    stores: Dict[int, ir.Symbol] = field(default_factory=dict)
-
-    def is_local(self, sym: ir.Symbol) -> bool:
-        return sym.uid in self.locals
-
-    def owns(self, target: ir.Expr) -> bool:
-        """Whether only this work item can touch ``target`` (no atomic needed)."""
-        if self.index is None:
-            return True
-        if isinstance(target, ir.VarRef):
-            return self.is_local(target.sym)
-        return isinstance(target.index, ir.VarRef) and target.index.sym == self.index
-
-    def scope_of(self, prop: ir.Symbol) -> Optional[FixedPointScope]:
-        return self.scopes.get(prop.uid)
-
-    def note_reduction(self, sym: ir.Symbol, op: str) -> DeviceArray:
-        self.reductions.setdefault(sym.uid, (sym, []))[1].append(op)
-        return self.table.scalar(sym)
-
-    def store(self, sym: ir.Symbol) -> DeviceArray:
-        self.stores.setdefault(sym.uid, sym)
-        return self.table.scalar(sym)
+__all__ = ["outline", "declared_in"]
 
 
 def declared_in(node: ir.Node) -> Set[int]:

@@ -13,23 +13,21 @@ Decided per statement from who owns the target (LANGUAGE.md §6):
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, List, Tuple
+from typing import List, Tuple
 
 from starc.analysis.fixedpoint import flag_set_for, is_constant
+from starc.analysis.lowering import KernelLowering
 from starc.analysis.plan import ATOMIC_OPS, AtomicMinMax, AtomicReduce, Kernel, ScalarStore
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
-
-if TYPE_CHECKING:  # pragma: no cover
-    from starc.analysis.kernels import KernelLowering
 
 __all__ = ["lower_assign", "lower_reduce", "lower_minmax", "plain_store", "privatise"]
 
 Stmts = Tuple[ir.Stmt, ...]
 
 
-def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelLowering", loc) -> Stmts:
+def plain_store(target: ir.Expr, value: ir.Expr, ctx: KernelLowering, loc) -> Stmts:
     """``target = value`` inside a kernel."""
     if isinstance(target, ir.PropRead):
         scope = ctx.scope_of(target.prop)
@@ -43,18 +41,18 @@ def plain_store(target: ir.Expr, value: ir.Expr, ctx: "KernelLowering", loc) -> 
     return (ScalarStore(ctx.store(target.sym), value, loc=loc),)
 
 
-def lower_assign(stmt: ir.Assign, ctx: "KernelLowering") -> Stmts:
+def lower_assign(stmt: ir.Assign, ctx: KernelLowering) -> Stmts:
     return plain_store(stmt.target, stmt.value, ctx, stmt.loc)
 
 
-def _no_fixedpoint_target(target: ir.Expr, ctx: "KernelLowering", what: str, loc) -> None:
+def _no_fixedpoint_target(target: ir.Expr, ctx: KernelLowering, what: str, loc) -> None:
     if isinstance(target, ir.PropRead) and ctx.scope_of(target.prop) is not None:
         raise BackendError(
             f"{what} of fixedPoint property '{target.prop.name}' inside its fixedPoint is not "
             f"supported by the device backends yet; assign True/False to it instead", loc)
 
 
-def lower_reduce(stmt: ir.Reduce, ctx: "KernelLowering") -> Stmts:
+def lower_reduce(stmt: ir.Reduce, ctx: KernelLowering) -> Stmts:
     target, loc = stmt.target, stmt.loc
     _no_fixedpoint_target(target, ctx, f"'{stmt.op}=' update", loc)
     if ctx.owns(target):
@@ -65,7 +63,7 @@ def lower_reduce(stmt: ir.Reduce, ctx: "KernelLowering") -> Stmts:
     return (AtomicReduce(stmt.op, target, stmt.value, loc=loc),)
 
 
-def lower_minmax(stmt: ir.MinMaxAssign, ctx: "KernelLowering") -> Stmts:
+def lower_minmax(stmt: ir.MinMaxAssign, ctx: KernelLowering) -> Stmts:
     target, loc = stmt.target, stmt.loc
     _no_fixedpoint_target(target, ctx, f"{stmt.func} assignment", loc)
     if ctx.owns(target):
