@@ -6,18 +6,16 @@ Printers return (text, precedence) pairs and parenthesise an operand only where 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Dict, Tuple
+from typing import Dict, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.backends.common.dialect import Dialect
 from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
+from starc.backends.common.kernel_arguments import KernelArguments
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar, is_floating, is_integer
-
-if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
-    from starc.backends.common.cfamily import KernelArguments
 
 __all__ = ["CExpressionPrinter", "PRECEDENCE", "POSTFIX"]
 

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
 from starc.backends.common.edge_cursors import cursor_rows
+from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
-
-if TYPE_CHECKING:  # the kernel context lives with the lowering, which imports this module
-    from starc.backends.common.cfamily import KernelArguments
 
 __all__ = ["CPrinter", "PrivateAccumulator", "source_name"]
 

@@ -3,20 +3,21 @@
 ``lower_kernel(kernel, dialect)`` turns one ``plan.Kernel`` into a ``KernelCode``: the ordered
 argument list (what the host passes, in which order) and the body lines, ready for the
 backend's kernel shell (``__kernel``/``__global__``/a lambda). The dialect lives in
-``dialect``, the printer in ``c_expressions`` and ``c_statements``; their public names are
-re-exported here.
+``dialect``, the printer in ``c_expressions`` and ``c_statements``, the argument list in
+``kernel_arguments``; their public names are re-exported here.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List
 
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import POSTFIX, PRECEDENCE
 from starc.backends.common.c_statements import CPrinter, PrivateAccumulator, source_name
 from starc.backends.common.dialect import (ATOMIC_OPS, C_KEYWORDS, GRAPH_ARRAYS, INDENT,
                                            Dialect, DialectError)
+from starc.backends.common.kernel_arguments import (KernelArg, KernelArguments, KernelCode,
+                                                   NameTable)
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -26,165 +27,6 @@ __all__ = [
     "PRECEDENCE", "POSTFIX", "PrivateAccumulator",
 ]
 
-
-class NameTable:
-    """C identifiers for symbols: the DSL name, made unique (``name_2``) and kept off
-    keywords and generated names. One table per kernel."""
-
-    def __init__(self, reserved: Sequence[str] = ()) -> None:
-        self._taken: Set[str] = set(reserved)
-        self._by_uid: Dict[int, str] = {}
-
-    def reserve(self, name: str) -> None:
-        self._taken.add(name)
-
-    def fresh(self, base: str) -> str:
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "tmp"
-        if base[0].isdigit() or base.startswith(("starc_", "__")):
-            base = "v_" + base
-        candidate, k = base, 2
-        while candidate in self._taken:
-            candidate = f"{base}_{k}"
-            k += 1
-        self._taken.add(candidate)
-        return candidate
-
-    def bind(self, sym: ir.Symbol, preferred: Optional[str] = None) -> str:
-        if sym.uid not in self._by_uid:
-            self._by_uid[sym.uid] = self.fresh(preferred or sym.name)
-        return self._by_uid[sym.uid]
-
-    def lookup(self, sym: ir.Symbol) -> Optional[str]:
-        return self._by_uid.get(sym.uid)
-
-
-@dataclasses.dataclass
-class KernelArg:
-    """One kernel argument, in order. ``source`` says what the host passes:
-    ``("size", "nodes"|"edges")``, ``("array", DeviceArray)``, ``("graph", csr_name)``,
-    ``("host", Symbol)`` (a host scalar by value) or ``("kernel_scalar", name)``."""
-
-    name: str
-    elem: Scalar
-    is_array: bool
-    written: bool
-    source: Tuple[str, object]
-
-
-@dataclasses.dataclass
-class KernelCode:
-    """A printed kernel: the backend wraps ``body`` (already indented one level) in its shell,
-    after declaring ``index`` from the thread id and returning when ``index >= n`` (nodes) or
-    ``index >= m`` (edges); a single-item kernel is launched as exactly one work item."""
-
-    name: str
-    extent: str                # "nodes" (bound n), "edges" (bound m) or "single" (one item)
-    index: Optional[str]       # None: a single-item kernel that does not use its index
-    args: List[KernelArg]
-    body: List[str]
-    comment: str               # "// file.sp:LINE"
-    features: Set[str]         # e.g. {"double", "atomic_add_long"}
-
-
-class KernelArguments:
-    """One kernel's argument list: resolves the names its body uses (parameters, graph
-    arrays, locals) to arguments and records which are used."""
-
-    def __init__(self, kernel: P.Kernel, dialect: Dialect) -> None:
-        self.kernel = kernel
-        self.dialect = dialect
-        self.names = NameTable(dialect.reserved | set(GRAPH_ARRAYS) | {"n", "m"})
-        self.prop_arrays: Dict[int, KernelArg] = {}     # symbol uid -> array argument
-        self.by_value: Dict[int, KernelArg] = {}        # symbol uid -> by-value argument
-        self.reduction_arrays: Dict[int, KernelArg] = {}
-        self.arrays_by_name: Dict[str, KernelArg] = {}
-        self.graph_args: Dict[str, KernelArg] = {}
-        self.used_graph: Set[str] = set()          # CSR arrays the printed code reads
-        self.kernel_scalars: Dict[str, KernelArg] = {}
-        self.params: List[KernelArg] = []
-        self.uses_n = kernel.extent == "nodes"
-        self.uses_m = kernel.extent == "edges"
-        self.features: Set[str] = set()
-        for param in kernel.params:
-            self._add_param(param)
-        for red in kernel.reductions:
-            self.reduction_arrays[red.sym.uid] = self.array(red.array, written=True)
-
-    def array(self, array: P.DeviceArray, written: bool = False) -> KernelArg:
-        """The argument for device array ``array`` (added on first use)."""
-        arg = self.arrays_by_name.get(array.name)
-        if arg is not None:
-            arg.written = arg.written or written
-            return arg
-        if array.role == "graph":
-            if array.name not in GRAPH_ARRAYS:
-                self.dialect.missing(f"the graph array '{array.name}'")
-            arg = KernelArg(array.name, array.elem, True, written, ("graph", array.name))
-            self.graph_args[array.name] = arg
-        else:
-            arg = KernelArg(self.names.fresh(array.name), array.elem, True, written,
-                            ("array", array))
-            if array.sym is not None and array.role == "scalar":
-                self.reduction_arrays.setdefault(array.sym.uid, arg)
-            elif array.sym is not None:
-                self.prop_arrays[array.sym.uid] = arg
-        self.arrays_by_name[array.name] = arg
-        self.params.append(arg)
-        return arg
-
-    def _add_param(self, param: P.KernelParam) -> None:
-        if param.array is not None:
-            self.array(param.array, param.written)
-        elif param.sym is not None:
-            arg = KernelArg(self.names.fresh(param.name), param.elem, False, False,
-                            ("host", param.sym))
-            self.by_value[param.sym.uid] = arg
-            self.params.append(arg)
-        else:
-            self.dialect.missing(f"the kernel parameter '{param.name}' (neither array nor "
-                                 "scalar)")
-
-    # --- resolution used by the printer ----------------------------------------------------
-    def graph_array(self, name: str) -> str:
-        if name not in self.graph_args:   # the plan's kernel parameters are complete
-            self.dialect.missing(f"the graph array '{name}' in kernel {self.kernel.name} (the "
-                                 "plan does not pass it)")
-        self.used_graph.add(name)
-        return name
-
-    def num_nodes(self) -> str:
-        self.uses_n = True
-        return "n"
-
-    def num_edges(self) -> str:
-        self.uses_m = True
-        return "m"
-
-    def prop(self, sym: ir.Symbol, loc=None, written: bool = False) -> str:
-        arg = self.prop_arrays.get(sym.uid)
-        if arg is None:
-            self.dialect.missing(f"property '{sym.name}' in kernel {self.kernel.name} (the "
-                                 "plan gives no array for it)", loc)
-        arg.written = arg.written or written
-        return arg.name
-
-    def kernel_scalar(self, name: str, t: Scalar) -> str:
-        if name not in self.kernel_scalars:
-            arg = KernelArg(self.names.fresh(name), t, False, False, ("kernel_scalar", name))
-            self.kernel_scalars[name] = arg
-            self.params.append(arg)
-        return self.kernel_scalars[name].name
-
-    def arguments(self) -> List[KernelArg]:
-        sizes = []
-        if self.uses_n:
-            sizes.append(KernelArg("n", Scalar.INT, False, False, ("size", "nodes")))
-        if self.uses_m:
-            sizes.append(KernelArg("m", Scalar.INT, False, False, ("size", "edges")))
-        # The plan may list CSR arrays the printed code does not need (e.g. rev_edge_ids when
-        # no edge of an in-neighbour loop is used): leave them out of the signature.
-        return sizes + [a for a in self.params
-                        if a.source[0] != "graph" or a.name in self.used_graph]
 
 def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     """Print ``kernel``'s guard and body; the argument list is complete afterwards."""
