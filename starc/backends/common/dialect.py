@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Optional, Tuple
 
 from starc.analysis import plan
+from starc.backends.common.atomic_helpers import ELEMENT_TYPES
 from starc.ir.types import Scalar
 
 __all__ = ["DialectError", "Dialect", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS"]
@@ -68,8 +69,7 @@ class Dialect:
     atomics: FrozenSet[Tuple[str, Scalar]] = frozenset()
     #: element-type suffix of the prelude helpers, the same in every backend whatever the C
     #: type is called there (``starc_atomic_add_long``, not ``..._long_long``)
-    helper_suffixes: Dict[Scalar, str] = {
-        Scalar.INT: "int", Scalar.LONG: "long", Scalar.FLOAT: "float", Scalar.DOUBLE: "double"}
+    helper_suffixes: Dict[Scalar, str] = dict(ELEMENT_TYPES)
     #: Min/Max as a plain expression: function name per type
     minmax_functions: Dict[Tuple[str, Scalar], str] = {}
     reserved: FrozenSet[str] = C_KEYWORDS

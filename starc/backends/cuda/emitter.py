@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 import re
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Set
 
 from mako.lookup import TemplateLookup
 
@@ -12,19 +12,21 @@ import starc
 from starc.analysis import plan as P
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram)
-from starc.backends.common import cfamily
-from starc.backends.cuda import GPU_ARCH
-from starc.backends.common.cpp_host import CXX_KEYWORDS, CppHostPrinter, HostDialect
 from starc.analysis.host_tree import launched_kernels
+from starc.backends.common import atomic_helpers, cfamily
+from starc.backends.common.cpp_host import CXX_KEYWORDS, CppHostPrinter, HostDialect
+from starc.backends.common.device_prelude import render_prelude
+from starc.backends.cuda import GPU_ARCH
 from starc.backends.common.runtime_paths import runtime_files
 from starc.ir.types import Scalar
 from starc import toolchains
 
-__all__ = ["CUDADialect", "CUDAHostDialect", "CUDABackend", "RUNTIME_HEADER", "build_command"]
+__all__ = ["CUDADialect", "CUDAHostDialect", "CUDABackend", "RUNTIME_HEADER", "runtime_header",
+           "build_command"]
 
 HERE = pathlib.Path(__file__).resolve().parent
 #: The CUDA helper header generated programs include next to the shared runtime.
-RUNTIME_HEADER = HERE / "runtime" / "starc_cuda.cuh"
+RUNTIME_HEADER = "starc_cuda.cuh"
 _TEMPLATES = TemplateLookup(directories=[str(HERE / "templates")], strict_undefined=True)
 
 _NUMERIC = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.NODE, Scalar.EDGE)
@@ -41,10 +43,7 @@ class CUDADialect(cfamily.Dialect):
     (CAS loops where CUDA has no instruction), bool arrays as bytes."""
 
     name = "cuda"
-    atomics = frozenset(
-        {(op, t) for op in ("add", "sub", "mul", "min", "max")
-         for t in (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE)}
-        | {(op, t) for op in ("and", "or") for t in (Scalar.INT, Scalar.LONG)})
+    atomics = atomic_helpers.FAMILIES
     minmax_functions = {(func, t): f"starc_{func.lower()}"
                         for func in ("Min", "Max") for t in _NUMERIC}
     reserved = CUDA_RESERVED
@@ -184,6 +183,12 @@ class _KernelShell:
             self.bound = "n" if code.extent == "nodes" else "m"
 
 
+def runtime_header(features: Optional[Set[str]] = None) -> str:
+    """``starc_cuda.cuh`` for kernels with these features: the atomic helpers they use (every
+    one when None) and the rest of the CUDA runtime."""
+    return render_prelude("cuda", "prelude.cuh.mako", features)
+
+
 def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     """The nvcc command line that builds ``program``.cu into ``program`` (in its folder)."""
     # -fwrapv: host code wraps on signed overflow, as the reference (docs/language-notes.md)
@@ -239,7 +244,9 @@ class CUDABackend(Backend):
             synopsis=_synopsis(plan), includes=includes,
             kernels=[_KernelShell(codes[name], dialect) for name in codes],
             main=main)
-        files = {f"{program}.cu": text, **runtime_files(RUNTIME_HEADER)}
+        features = set().union(*(code.features for code in codes.values()))
+        files = {f"{program}.cu": text, **runtime_files(),
+                 RUNTIME_HEADER: runtime_header(features)}
         return GeneratedProgram("cuda", plan.function.name, files, f"{program}.cu", build)
 
     def build(self, generated: GeneratedProgram, outdir: pathlib.Path,

@@ -13,7 +13,7 @@ from starc.backends.base import (Availability, Backend, BackendError, BackendOpt
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common.cfamily import DialectError
 from starc.backends.opencl.host import PY_TYPES, STORAGE_DTYPES, print_host
-from starc.backends.opencl.kernels import prelude, render_kernels
+from starc.backends.opencl.kernels import render_kernels
 from starc.ir.types import PropType, Scalar, SetType
 
 __all__ = ["OpenCLBackend"]
@@ -78,7 +78,7 @@ class OpenCLBackend(Backend):
                       function=plan.function.name, kernel_file=kernel_file,
                       host_file=host_file, run_command=run_command)
         cl_text = _template("kernels.cl.mako").render(
-            defines=kernels.defines, prelude=prelude(), kernels=kernels.text, **common)
+            prelude=kernels.prelude, kernels=kernels.text, **common)
         allocations, downloads = self._data(plan, host)
         py_text = _template("host.py.mako").render(
             import_example=", ".join(f"{p.name}={_example(p)!r}" if isinstance(p.type, SetType)

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import pathlib
-from typing import List, Optional, Sequence, Set
+from typing import Iterable, List, Optional, Sequence, Set
 
+from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
+from starc.backends.common.device_prelude import render_prelude
 from starc.ir.types import Scalar
 
-__all__ = ["OpenCLDialect", "KernelFile", "render_kernels", "PRELUDE_PATH",
-           "required_extensions"]
-
-PRELUDE_PATH = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_opencl.cl"
+__all__ = ["OpenCLDialect", "KernelFile", "render_kernels", "prelude", "required_extensions"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
@@ -32,10 +30,7 @@ class OpenCLDialect(Dialect):
                   Scalar.EDGE: ("INT_MAX", "INT_MIN"), _LONG: ("LONG_MAX", "LONG_MIN"),
                   _FLOAT: ("FLT_MAX", "-FLT_MAX"), _DOUBLE: ("DBL_MAX", "-DBL_MAX")}
     long_suffix = "L"
-    atomics = frozenset(
-        [(op, t) for op in ("add", "sub", "mul", "and", "or", "min", "max")
-         for t in (_INT, _LONG)]
-        + [(op, t) for op in ("add", "sub", "mul", "min", "max") for t in (_FLOAT, _DOUBLE)])
+    atomics = atomic_helpers.FAMILIES
     minmax_functions = {(f, t): f.lower() for f in ("Min", "Max")
                         for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
     reserved = Dialect.reserved | frozenset("""
@@ -46,23 +41,19 @@ class OpenCLDialect(Dialect):
     """.split())
 
 
-def required_extensions(features: Set[str]) -> List[str]:
-    """The device extensions the kernels' features need, in a fixed order."""
-    atomics = [f.split("_")[1:] for f in features if f.startswith("atomic_")]
-    long_ops = {op for op, elem in atomics if elem == "long"}
-    needed = []
+#: The device extensions a kernel file may need, in the order the prelude enables them.
+_EXTENSIONS = ("cl_khr_fp64", "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")
+
+
+def required_extensions(features: Optional[Set[str]] = None) -> List[str]:
+    """The device extensions kernels with these features need (doubles, and the 64-bit atomics
+    of the helpers they use: ``atomic_helpers.TABLES``); every one when ``features`` is None."""
+    if features is None:
+        return list(_EXTENSIONS)
+    needed = atomic_helpers.extensions("opencl", atomic_helpers.used_families(features))
     if "double" in features:
-        needed.append("cl_khr_fp64")
-    if long_ops & {"add", "sub", "mul"} or any(elem == "double" for _, elem in atomics):
-        needed.append("cl_khr_int64_base_atomics")    # double atomics CAS on the long bits
-    if long_ops & {"min", "max", "and", "or"}:
-        needed.append("cl_khr_int64_extended_atomics")
-    return needed
-
-
-_DEFINES = {"cl_khr_fp64": "STARC_FP64",
-            "cl_khr_int64_base_atomics": "STARC_INT64_BASE_ATOMICS",
-            "cl_khr_int64_extended_atomics": "STARC_INT64_EXTENDED_ATOMICS"}
+        needed.add("cl_khr_fp64")
+    return [extension for extension in _EXTENSIONS if extension in needed]
 
 
 @dataclasses.dataclass
@@ -71,7 +62,7 @@ class KernelFile:
 
     kernels: List[KernelCode]
     text: str                      # every kernel, ready to follow the prelude
-    defines: List[str]             # STARC_* macros to define before the prelude
+    prelude: str                   # the helpers and extensions the kernels use
     extensions: List[str]          # device extensions the kernels need
 
 
@@ -111,10 +102,13 @@ def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None) -
         features |= code.features
         if any(a.elem is Scalar.DOUBLE for a in code.args):
             features.add("double")
-    extensions = required_extensions(features)
     text = "\n\n".join("\n".join(_shell(code, dialect)) for code in codes)
-    return KernelFile(codes, text, [_DEFINES[e] for e in extensions], extensions)
+    return KernelFile(codes, text, prelude(features), required_extensions(features))
 
 
-def prelude() -> str:
-    return PRELUDE_PATH.read_text()
+def prelude(features: Optional[Iterable[str]] = None) -> str:
+    """The prelude of a kernel file whose kernels have these features (``KernelCode.features``):
+    the atomic helpers they use and the extensions they need; the whole helper API when None."""
+    features = None if features is None else set(features)
+    return render_prelude("opencl", "prelude.cl.mako", features,
+                          extensions=required_extensions(features))

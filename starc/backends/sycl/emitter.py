@@ -32,7 +32,7 @@ import functools
 import os
 import pathlib
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 import starc
 from starc import toolchains
@@ -43,17 +43,19 @@ from starc.backends.common.cfamily import DialectError
 from starc.backends.sycl import SYCL_COMPILER
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.analysis.host_tree import launched_kernels
+from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl.host import SYCLHostDialect
 from starc.backends.sycl.kernels import print_kernel
 from starc.ir.types import Scalar, SetType
 
-__all__ = ["SYCLBackend", "SYCL_RUNTIME", "TEST_DOUBLE_VARIABLE", "build_commands"]
+__all__ = ["SYCLBackend", "SYCL_RUNTIME", "runtime_header", "TEST_DOUBLE_VARIABLE",
+           "build_commands"]
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 
-#: The SYCL prelude generated next to every program.
-SYCL_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_sycl.hpp"
+#: The SYCL prelude generated next to every program (``runtime_header``).
+SYCL_RUNTIME = "starc_sycl.hpp"
 
 #: Test-only: an include folder with a host test double of <sycl/sycl.hpp> (see the docstring).
 TEST_DOUBLE_VARIABLE = "STARC_SYCL_TEST_DOUBLE"
@@ -63,6 +65,12 @@ _COMPILER_COMMANDS = (("acpp",), ("icpx", "-fsycl"), ("clang++", "-fsycl"))
 _OPTIMIZE = "-O3"
 #: Signed integer overflow wraps (two's complement) as in the reference (docs/language-notes.md)
 _WRAP = "-fwrapv"
+
+
+def runtime_header(features: Optional[Set[str]] = None) -> str:
+    """``starc_sycl.hpp`` for kernels with these features: the atomic helpers they use (every
+    one when None) and the rest of the SYCL runtime."""
+    return render_prelude("sycl", "prelude.hpp.mako", features)
 
 
 @functools.lru_cache(maxsize=None)
@@ -151,7 +159,8 @@ class SYCLBackend(Backend):
             block_default=(f"{options.block_size}, from starc --block-size"
                            if options.block_size else "the runtime's choice"),
             kernels=[k.text for k in kernels], main=main)
-        files = {f"{program}.cpp": text, **runtime_files(SYCL_RUNTIME)}
+        features = set().union(*(k.code.features for k in kernels))
+        files = {f"{program}.cpp": text, **runtime_files(), SYCL_RUNTIME: runtime_header(features)}
         return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",
                                 build_hint=commands[0])
 

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence
 
 from starc.analysis import plan as P
+from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import INDENT, Dialect, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.cpp_host import CXX_KEYWORDS
 from starc.ir import nodes as ir
@@ -47,10 +48,7 @@ class SYCLDialect(Dialect):
                     _DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
     storage_types = {Scalar.BOOL: "unsigned char", _INT: "int", _LONG: "long long",
                      _FLOAT: "float", _DOUBLE: "double", Scalar.NODE: "int", Scalar.EDGE: "int"}
-    atomics = frozenset(
-        [(op, t) for op in ("add", "sub", "mul", "and", "or", "min", "max")
-         for t in (_INT, _LONG)]
-        + [(op, t) for op in ("add", "sub", "mul", "min", "max") for t in (_FLOAT, _DOUBLE)])
+    atomics = atomic_helpers.FAMILIES
     minmax_functions = {(f, t): f"std::{f.lower()}" for f in ("Min", "Max")
                         for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
     reserved = CXX_KEYWORDS | frozenset(SHELL_PARAMS) | frozenset(("sycl", "item", "reducers"))
@@ -72,7 +70,7 @@ class SYCLDialect(Dialect):
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
-        # value is unreliable on AdaptiveCpp (see starc_sycl.hpp), the update itself is not.
+        # value is unreliable on AdaptiveCpp (atomic_helpers.TABLES), the update itself is not.
         if op not in ("min", "max"):
             return self.atomic(op, elem, address, value)
         helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)

@@ -12,7 +12,8 @@ from cuda_helpers import (DSL, PROGRAMS, between, compile_path, compile_text, ds
                           extra_sources, main_text)
 from starc.backends.base import BackendOptions
 from starc.backends.cuda import emitter
-from starc.backends.cuda.emitter import CUDABackend, RUNTIME_HEADER
+from starc.backends.cuda.emitter import CUDABackend, runtime_header
+from starc.backends.opencl.kernels import prelude as opencl_prelude
 
 pytestmark = pytest.mark.cuda
 
@@ -24,8 +25,15 @@ def _ids(paths):
 
 
 def _function(header: str, signature: str) -> str:
-    """The text of one function of a C++ header, from its signature to its closing brace."""
-    return between(header, signature, "\n}\n")
+    """The text of one function of a C++ header, from its signature to its closing brace (the
+    line of a one-line function)."""
+    start = header.index(signature)
+    line = header[start:header.index("\n", start)]
+    return line if line.endswith("}") else between(header, signature, "\n}\n")
+
+
+#: the definition of an atomic helper in a prelude (its name)
+_ATOMIC_DEFINITION = re.compile(r"^__device__ inline [\w ]+? (starc_atomic_\w+)\(", re.M)
 
 
 def test_every_program_generates_a_self_contained_folder():
@@ -35,7 +43,11 @@ def test_every_program_generates_a_self_contained_folder():
         assert set(generated.files) == {
             f"{path.stem}.cu", "starc_runtime.hpp", "starc_cli.hpp", "starc_graph.hpp",
             "starc_results.hpp", "starc_support.hpp", "starc_cuda.cuh"}
-        assert generated.files["starc_cuda.cuh"] == RUNTIME_HEADER.read_text()
+        # The header holds the atomic helpers the kernels call, and only those.
+        header = generated.files["starc_cuda.cuh"]
+        called = set(re.findall(r"\b(starc_atomic_\w+)\(", generated.files[generated.main]))
+        assert set(_ATOMIC_DEFINITION.findall(header)) == called, path.stem
+        assert header.startswith("// starc CUDA runtime") and "starc_gallop(" in header
 
 
 def test_header_names_version_source_and_build_command():
@@ -133,7 +145,7 @@ def test_checked_memcpy_carries_the_dsl_line():
 
 
 def test_check_macro_message_and_exit_status():
-    header = RUNTIME_HEADER.read_text()
+    header = runtime_header()
     check = _function(header, "inline void starc_cuda_check(")
     assert '"error: %s failed at %s: %s\\n", call, where, cudaGetErrorString(status)' in check
     assert "std::exit(3);" in check
@@ -186,13 +198,16 @@ def test_float_multiply_is_a_cas_loop_not_an_add():
     assert "    if (total_local != 1) {\n" \
         "        starc_atomic_mul_double(&total_dev[0], total_local);  // ops.sp:15\n" in text
     assert "atomicAdd" not in text
-    header = RUNTIME_HEADER.read_text()
+    header = runtime_header()
     for kind in ("float", "double"):
+        # Every loop retries the compare-and-swap of its type, which is atomicCAS on the bits.
+        exchange = f"starc_compare_exchange_{kind}("
+        assert "atomicCAS(" in _function(header, f"__device__ inline bool {exchange}")
         body = _function(header, f"__device__ inline {kind} starc_atomic_mul_{kind}(")
-        assert "atomicCAS" in body and "atomicAdd" not in body and "* v" in body
-        for op in ("min", "max"):
+        assert f"{exchange}p, &old, old * v)" in body and "atomicAdd" not in body
+        for op, better in (("min", "v < old"), ("max", "v > old")):
             body = _function(header, f"__device__ inline {kind} starc_atomic_{op}_{kind}(")
-            assert "atomicCAS" in body
+            assert f"while ({better} && !{exchange}p, &old, v))" in body
 
 
 def test_and_or_keep_their_own_operation():
@@ -204,33 +219,29 @@ def test_and_or_keep_their_own_operation():
         "        starc_atomic_or_long(&bits_dev[0], bits_local);  // ops.sp:17\n" in text
     # bool |= needs no atomic: every writer stores the same 1.
     assert "if (v > w) anyB[w] = true;  // ops.sp:14" in text
-    header = RUNTIME_HEADER.read_text()
+    header = runtime_header()
     assert "return atomicAnd(p, v);" in _function(
         header, "__device__ inline int starc_atomic_and_int(")
     assert "atomicOr(" in _function(header, "__device__ inline long long starc_atomic_or_long(")
 
 
 def test_native_atomics_where_cuda_has_them():
-    header = RUNTIME_HEADER.read_text()
+    header = runtime_header()
     expected = {"starc_atomic_add_int": "atomicAdd(p, v)",
                 "starc_atomic_min_int": "atomicMin(p, v)",
                 "starc_atomic_max_long": "atomicMax(p, v)",
                 "starc_atomic_add_float": "atomicAdd(p, v)"}
     for helper, native in expected.items():
-        line = next(l for l in header.splitlines() if f" {helper}(" in l)
-        assert native in line, line
+        assert f"return {native};" in _function(header, f" {helper}("), helper
     assert "return atomicAdd(p, v);" in _function(
         header, "__device__ inline double starc_atomic_add_double(")
 
 
 def test_helper_names_match_the_opencl_prelude():
-    opencl = DSL.parent / "starc" / "backends" / "opencl" / "runtime" / "starc_opencl.cl"
-    if not opencl.exists():
-        pytest.skip("the OpenCL prelude is not in this checkout")
     names = set(re.findall(r"\b(starc_(?:atomic_\w+|lock_\w+|find_edge|lower_bound|upper_bound"
                            r"|gallop))\(",
-                           opencl.read_text()))
-    header = RUNTIME_HEADER.read_text()
+                           opencl_prelude()))
+    header = runtime_header()
     missing = [n for n in sorted(names) if not re.search(rf"\b{n}\(", header)]
     assert not missing
 
@@ -245,7 +256,7 @@ def test_locked_min_holds_a_zeroed_per_element_lock():
     # Locks start released: zeroed once right after the allocation.
     assert re.search(r"cudaMalloc\(&d_dist_lock, [^\n]*\n\s*STARC_CUDA_CHECK\(cudaMemset\("
                      r"d_dist_lock, 0,", text)
-    header = RUNTIME_HEADER.read_text()
+    header = runtime_header()
     acquire = _function(header, "__device__ inline bool starc_lock_try(")
     assert "atomicCAS(lock, 0, 1)" in acquire and "__threadfence();" in acquire
     release = _function(header, "__device__ inline void starc_lock_release(")

@@ -91,10 +91,11 @@ def test_headers_name_version_backend_source_and_command():
 
 def test_64bit_atomics_and_doubles_are_requested_only_when_used():
     tc = compile_dsl("tc").generated.files
-    assert "#define STARC_INT64_BASE_ATOMICS" in tc["tc.cl"]
+    assert "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable" in tc["tc.cl"]
+    assert tc["tc.cl"].count("#pragma OPENCL EXTENSION") == 1
     assert "REQUIRED_EXTENSIONS = ['cl_khr_int64_base_atomics']" in tc["tc.py"]
     sssp = compile_dsl("sssp").generated.files["sssp.cl"]
-    assert "#define STARC" not in sssp
+    assert "#pragma OPENCL EXTENSION" not in sssp
     assert required_extensions({"double", "atomic_add_double", "atomic_min_long"}) == [
         "cl_khr_fp64", "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"]
     assert required_extensions({"atomic_add_float", "atomic_min_int"}) == []
@@ -109,7 +110,7 @@ function Total(Graph g, propNode<double> x) {
     return total;
 }""")
     files = comp.generated.files
-    assert "#define STARC_FP64" in files["prog.cl"]
+    assert "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" in files["prog.cl"]
     assert "    double total_local = 0;\n    total_local += x[v];  // prog.sp:5\n" \
         "    if (total_local != 0) {\n" \
         "        starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \

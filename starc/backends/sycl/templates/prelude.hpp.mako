@@ -1,3 +1,5 @@
+## starc_sycl.hpp, written next to every generated SYCL program (rendered by sycl/emitter.py;
+## the shared blocks come from common/templates/device_helpers.mako).
 // starc SYCL runtime: the device-side helpers and host operations of starc-generated SYCL.
 //
 // Included after starc_runtime.hpp by every generated SYCL program; generated next to it so the
@@ -16,7 +18,8 @@
 //                                           and exits with status 3
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double (sycl::atomic_ref, relaxed);
-//                                           returns the old value (min/max by CAS loops)
+//                                           returns the old value (min/max by CAS loops);
+//                                           the families the program's kernels use
 //   starc_atomic_update_<min|max>_<type>    fetch_min/fetch_max whose result is not used
 //   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
 //   starc_find_edge                         binary search in a sorted CSR row
@@ -188,10 +191,9 @@ inline void starc_finish(sycl::queue& q, const char* where) {
   starc_at(where, [&] { q.wait_and_throw(); });
 }
 
-// --- atomics ---------------------------------------------------------------------------------------
-// Every starc_atomic_<op>_<type> helper returns the old value. sycl::atomic_ref has add/sub for
-// integers and floating types and and/or for integers; *= is a compare-and-swap loop. Each
-// operator keeps its own meaning: *= multiplies, &= ands, |= ors.
+// --- sycl::atomic_ref ----------------------------------------------------------------------------
+// The atomic helpers below work through sycl::atomic_ref (relaxed, device scope): fetch_add and
+// fetch_sub on every type, fetch_and and fetch_or on integers; *= is a compare-and-swap loop.
 //
 // Min and max are compare-and-swap loops too, because their old value decides "this update
 // won" (Min/Max assignments with secondary targets), and atomic_ref::fetch_min/fetch_max do not
@@ -203,76 +205,7 @@ template <class T>
 using starc_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device,
                                       sycl::access::address_space::global_space>;
 
-/// Atomic min (Less = true) or max of *p and v by compare-and-swap; returns the old value.
-/// The loop stops as soon as v does not improve the stored value (NaN never does).
-template <bool Less, class T>
-inline T starc_atomic_minmax(T* p, T v) {
-  starc_atomic<T> ref(*p);
-  T old = ref.load();
-  while ((Less ? v < old : old < v) && !ref.compare_exchange_strong(old, v)) {
-  }
-  return old;
-}
-
-template <class T>
-inline T starc_atomic_mul(T* p, T v) {
-  starc_atomic<T> ref(*p);
-  T old = ref.load();
-  while (!ref.compare_exchange_strong(old, static_cast<T>(old * v))) {
-  }
-  return old;
-}
-
-inline int starc_atomic_add_int(int* p, int v) { return starc_atomic<int>(*p).fetch_add(v); }
-inline int starc_atomic_sub_int(int* p, int v) { return starc_atomic<int>(*p).fetch_sub(v); }
-inline int starc_atomic_and_int(int* p, int v) { return starc_atomic<int>(*p).fetch_and(v); }
-inline int starc_atomic_or_int(int* p, int v) { return starc_atomic<int>(*p).fetch_or(v); }
-inline int starc_atomic_min_int(int* p, int v) { return starc_atomic_minmax<true>(p, v); }
-inline void starc_atomic_update_min_int(int* p, int v) { starc_atomic<int>(*p).fetch_min(v); }
-inline int starc_atomic_max_int(int* p, int v) { return starc_atomic_minmax<false>(p, v); }
-inline void starc_atomic_update_max_int(int* p, int v) { starc_atomic<int>(*p).fetch_max(v); }
-inline int starc_atomic_mul_int(int* p, int v) {
-  // Multiply as unsigned: wraps like two's complement without signed-overflow UB.
-  starc_atomic<int> ref(*p);
-  int old = ref.load();
-  while (!ref.compare_exchange_strong(
-      old, static_cast<int>(static_cast<unsigned>(old) * static_cast<unsigned>(v)))) {
-  }
-  return old;
-}
-
-inline long long starc_atomic_add_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_add(v); }
-inline long long starc_atomic_sub_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_sub(v); }
-inline long long starc_atomic_and_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_and(v); }
-inline long long starc_atomic_or_long(long long* p, long long v) { return starc_atomic<long long>(*p).fetch_or(v); }
-inline long long starc_atomic_min_long(long long* p, long long v) { return starc_atomic_minmax<true>(p, v); }
-inline void starc_atomic_update_min_long(long long* p, long long v) { starc_atomic<long long>(*p).fetch_min(v); }
-inline long long starc_atomic_max_long(long long* p, long long v) { return starc_atomic_minmax<false>(p, v); }
-inline void starc_atomic_update_max_long(long long* p, long long v) { starc_atomic<long long>(*p).fetch_max(v); }
-inline long long starc_atomic_mul_long(long long* p, long long v) {
-  starc_atomic<long long> ref(*p);
-  long long old = ref.load();
-  while (!ref.compare_exchange_strong(
-      old, static_cast<long long>(static_cast<unsigned long long>(old) * static_cast<unsigned long long>(v)))) {
-  }
-  return old;
-}
-
-inline float starc_atomic_add_float(float* p, float v) { return starc_atomic<float>(*p).fetch_add(v); }
-inline float starc_atomic_sub_float(float* p, float v) { return starc_atomic<float>(*p).fetch_sub(v); }
-inline float starc_atomic_min_float(float* p, float v) { return starc_atomic_minmax<true>(p, v); }
-inline void starc_atomic_update_min_float(float* p, float v) { starc_atomic<float>(*p).fetch_min(v); }
-inline float starc_atomic_max_float(float* p, float v) { return starc_atomic_minmax<false>(p, v); }
-inline void starc_atomic_update_max_float(float* p, float v) { starc_atomic<float>(*p).fetch_max(v); }
-inline float starc_atomic_mul_float(float* p, float v) { return starc_atomic_mul<float>(p, v); }
-
-inline double starc_atomic_add_double(double* p, double v) { return starc_atomic<double>(*p).fetch_add(v); }
-inline double starc_atomic_sub_double(double* p, double v) { return starc_atomic<double>(*p).fetch_sub(v); }
-inline double starc_atomic_min_double(double* p, double v) { return starc_atomic_minmax<true>(p, v); }
-inline void starc_atomic_update_min_double(double* p, double v) { starc_atomic<double>(*p).fetch_min(v); }
-inline double starc_atomic_max_double(double* p, double v) { return starc_atomic_minmax<false>(p, v); }
-inline void starc_atomic_update_max_double(double* p, double v) { starc_atomic<double>(*p).fetch_max(v); }
-inline double starc_atomic_mul_double(double* p, double v) { return starc_atomic_mul<double>(p, v); }
+${atomic_helpers}
 
 // --- per-element locks ---------------------------------------------------------------------------
 // For Min/Max assignments whose secondary targets must come from the winning update. The lock
@@ -289,95 +222,8 @@ inline bool starc_lock_try(int* lock) {
 
 inline void starc_lock_release(int* lock) { starc_lock_ref(*lock).store(0); }
 
-// --- run-time checks (starc/analysis/checks.py) -------------------------------------------------
-// On failure a helper records its site (numbered from 1) in *err unless an earlier failure did
-// (first writer wins: compare-exchange from 0), stores the offending value, and returns a safe
-// value (index 0, quotient 0) so the kernel finishes; the host reports the site's message and
-// prints no results. Signed overflow wraps: INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
-using starc_error_ref = sycl::atomic_ref<int, sycl::memory_order::relaxed,
-                                         sycl::memory_scope::device,
-                                         sycl::access::address_space::global_space>;
+${run_time_checks}
 
-inline void starc_raise(int* err, long long* err_value, int site, long long value) {
-  int expected = 0;
-  if (starc_error_ref(*err).compare_exchange_strong(expected, site)) *err_value = value;
-}
-
-inline int starc_check_index(long long i, int limit, int* err, long long* err_value, int site) {
-  if (i >= 0 && i < limit) return (int)i;
-  starc_raise(err, err_value, site, i);
-  return 0;
-}
-
-inline int starc_div_int(int a, int b, int* err, long long* err_value, int site) {
-  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
-  return b == -1 ? (int)(0u - (unsigned)a) : a / b;
-}
-
-inline int starc_mod_int(int a, int b, int* err, long long* err_value, int site) {
-  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
-  return b == -1 ? 0 : a % b;
-}
-
-inline long long starc_div_long(long long a, long long b, int* err, long long* err_value, int site) {
-  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
-  return b == -1 ? (long long)((unsigned long long)0 - (unsigned long long)a) : a / b;
-}
-
-inline long long starc_mod_long(long long a, long long b, int* err, long long* err_value, int site) {
-  if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
-  return b == -1 ? 0 : a % b;
-}
-
-// --- graph queries -------------------------------------------------------------------------------
-// Rows of the CSR are sorted by target (starc_graph.hpp), so an edge test is a binary search.
-
-/// The first position of the sorted run ids[begin, end) whose id is >= value (lower) /
-/// > value (upper), end if none.
-inline int starc_lower_bound(const int* ids, int begin, int end, int value) {
-  while (begin < end) {
-    int mid = begin + (end - begin) / 2;
-    if (ids[mid] < value) begin = mid + 1;
-    else end = mid;
-  }
-  return begin;
-}
-
-inline int starc_upper_bound(const int* ids, int begin, int end, int value) {
-  while (begin < end) {
-    int mid = begin + (end - begin) / 2;
-    if (ids[mid] <= value) begin = mid + 1;
-    else end = mid;
-  }
-  return begin;
-}
-
-/// The first edge u->w (its CSR position), or -1.
-inline int starc_find_edge(const int* offsets, const int* targets, int u, int w) {
-  int end = offsets[u + 1];
-  int low = starc_lower_bound(targets, offsets[u], end, w);
-  return low < end && targets[low] == w ? low : -1;
-}
-
-/// find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
-/// the first id >= w (galloping: cost log of the distance moved) and returns that position
-/// if it holds w, else -1. Every id before *cursor must be < w.
-inline int starc_gallop(const int* ids, int* cursor, int end, int w) {
-  int pos = *cursor;
-  if (pos < end && ids[pos] < w) {
-    // ids[pos] < w: probe ahead in doubling steps (1, 2, 4, ...) until an id >= w or the
-    // end, then binary-search the last step.
-    int step = 1;
-    int next = pos + 1;
-    while (next < end && ids[next] < w) {
-      pos = next;
-      if (step <= (end - pos) / 2) step *= 2;
-      next = end - pos > step ? pos + step : end;
-    }
-    pos = starc_lower_bound(ids, pos + 1, next, w);
-    *cursor = pos;
-  }
-  return pos < end && ids[pos] == w ? pos : -1;
-}
+${graph_queries}
 
 #endif  // STARC_SYCL_HPP

@@ -1,0 +1,293 @@
+"""The atomic helper families of the device preludes: operator x type, native or CAS, per backend.
+
+Every backend's prelude defines ``starc_atomic_<op>_<type>(p, v)``, which updates ``*p`` and
+returns the old value, for every family in ``FAMILIES``. ``TABLES`` says, per backend, which
+families map to a native instruction (and how it is spelled) and how the backend compares and
+swaps each type; every other family is a compare-and-swap loop, the same loop on every backend
+(``common/templates/device_helpers.mako``). As in loopy, the capability decides: a backend that
+gains a native instruction changes one table entry, not a hand-copied loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+
+from starc.ir.types import Scalar
+
+__all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "Native", "CompareExchange", "AtomicTable",
+           "TABLES", "AtomicHelper", "TypeFamily", "families", "used_families",
+           "extensions"]
+
+_INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
+Family = Tuple[str, Scalar]
+
+#: The operators of the helper API, in the order each prelude defines them.
+OPERATORS = ("add", "sub", "mul", "and", "or", "min", "max")
+
+#: The element types of the helper API and their helper-name suffix, the same on every backend
+#: whatever the C type is called there (``starc_atomic_add_long`` takes a ``long long*`` in C++).
+ELEMENT_TYPES: Mapping[Scalar, str] = {_INT: "int", _LONG: "long", _FLOAT: "float",
+                                       _DOUBLE: "double"}
+
+_BITWISE = ("and", "or")
+_INTEGERS = (_INT, _LONG)
+
+#: Every helper family: bitwise operators on integers only.
+FAMILIES: FrozenSet[Family] = frozenset(
+    (op, t) for t in ELEMENT_TYPES for op in OPERATORS if op not in _BITWISE or t in _INTEGERS)
+
+_OPENCL_BASE = ("cl_khr_int64_base_atomics",)
+_OPENCL_EXTENDED = ("cl_khr_int64_extended_atomics",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Native:
+    """A native instruction: ``call``, an expression of the helper's ``p`` and ``v``, performs
+    the update and gives the old value."""
+
+    call: str
+    #: OpenCL device extensions the instruction needs
+    requires: Tuple[str, ...] = ()
+    #: a preprocessor condition under which the instruction is missing and the helper falls
+    #: back to the compare-and-swap loop
+    fallback_if: Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CompareExchange:
+    """How a backend compares and swaps one element type, as
+    ``starc_compare_exchange_<type>(p, &expected, desired)``: either one ``call`` returning
+    whether it stored (SYCL's ``atomic_ref``), or an ``exchange`` instruction on an integer
+    type ``bits`` that returns the value it found, with formats converting values to bits
+    and back and ``p`` to a pointer to bits (identity where the type is the bits)."""
+
+    call: Optional[str] = None
+    exchange: Optional[str] = None
+    bits: Optional[str] = None
+    value_to_bits: str = "{}"
+    bits_to_value: str = "{}"
+    bits_pointer: str = "{}"
+    requires: Tuple[str, ...] = ()
+
+    @property
+    def converts(self) -> bool:
+        """Whether a value must be converted to the bits the instruction exchanges."""
+        return self.value_to_bits != "{}"
+
+    def to_bits(self, value: str) -> str:
+        return self.value_to_bits.format(value)
+
+    def to_value(self, bits: str) -> str:
+        return self.bits_to_value.format(bits)
+
+    def pointer(self, p: str) -> str:
+        return self.bits_pointer.format(p)
+
+
+@dataclasses.dataclass(frozen=True)
+class AtomicTable:
+    """One backend's atomics: C type names, native instructions by family (every other family
+    is a compare-and-swap loop), how each type is compared and swapped, how a loop reads the
+    first old value (a format of the C type), and result-less updates by family."""
+
+    c_types: Mapping[Scalar, str]
+    native: Mapping[Family, Native]
+    compare_exchange: Mapping[Scalar, CompareExchange]
+    load: str = "*p"
+    updates: Mapping[Family, str] = dataclasses.field(default_factory=dict)
+
+
+_CPP = {_INT: "int", _LONG: "long long", _FLOAT: "float", _DOUBLE: "double"}
+
+
+def _same_call(ops: Iterable[str], types: Iterable[Scalar], call: str, **native) -> Dict:
+    """``call`` formatted with each operator (``op``, ``Op``) and C++ type (``t``)."""
+    return {(op, t): Native(call.format(op=op, Op=op.capitalize(), t=_CPP[t]), **native)
+            for op in ops for t in types}
+
+_ULL = "unsigned long long"
+#: CUDA's 64-bit add/and/or exist for unsigned long long only: the same bits in two's complement.
+_CUDA_ULL = f"(long long)atomic{{Op}}(({_ULL}*)p, ({_ULL})v)"
+#: atomicAdd on double needs sm_60 (before it, the loop on the 64-bit pattern).
+_BEFORE_SM60 = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600"
+
+TABLES: Mapping[str, AtomicTable] = {
+    # OpenCL C 1.2: 32-bit integer atomics are core; 64-bit ones need cl_khr_int64_base_atomics
+    # (add, sub, cmpxchg) or cl_khr_int64_extended_atomics (min, max, and, or); floats only by
+    # compare-and-swap on the bit pattern.
+    "opencl": AtomicTable(
+        c_types={_INT: "int", _LONG: "long", _FLOAT: "float", _DOUBLE: "double"},
+        native={**_same_call(("add", "sub", "min", "max", "and", "or"), [_INT],
+                             "atomic_{op}(p, v)"),
+                **_same_call(("add", "sub"), [_LONG], "atom_{op}(p, v)", requires=_OPENCL_BASE),
+                **_same_call(("min", "max", "and", "or"), [_LONG], "atom_{op}(p, v)",
+                             requires=_OPENCL_EXTENDED)},
+        compare_exchange={
+            _INT: CompareExchange(exchange="atomic_cmpxchg", bits="int"),
+            _LONG: CompareExchange(exchange="atom_cmpxchg", bits="long", requires=_OPENCL_BASE),
+            _FLOAT: CompareExchange(exchange="atomic_cmpxchg", bits="int",
+                                    value_to_bits="as_int({})", bits_to_value="as_float({})",
+                                    bits_pointer="(volatile __global int *){}"),
+            _DOUBLE: CompareExchange(exchange="atom_cmpxchg", bits="long",
+                                     value_to_bits="as_long({})", bits_to_value="as_double({})",
+                                     bits_pointer="(volatile __global long *){}",
+                                     requires=_OPENCL_BASE)}),
+    # CUDA: native where an instruction exists (signed 64-bit min/max from sm_35, float add,
+    # double add from sm_60); atomicCAS exists for int and unsigned long long only.
+    "cuda": AtomicTable(
+        c_types=_CPP,
+        native={**_same_call(("add", "sub", "min", "max", "and", "or"), [_INT],
+                             "atomic{Op}(p, v)"),
+                **_same_call(("add", "and", "or"), [_LONG], _CUDA_ULL),
+                ("sub", _LONG): Native(f"(long long)atomicAdd(({_ULL}*)p, 0ULL - ({_ULL})v)"),
+                **_same_call(("min", "max"), [_LONG], "atomic{Op}(p, v)"),
+                ("add", _FLOAT): Native("atomicAdd(p, v)"),
+                ("sub", _FLOAT): Native("atomicAdd(p, -v)"),
+                ("add", _DOUBLE): Native("atomicAdd(p, v)", fallback_if=_BEFORE_SM60),
+                ("sub", _DOUBLE): Native("atomicAdd(p, -v)", fallback_if=_BEFORE_SM60)},
+        compare_exchange={
+            _INT: CompareExchange(exchange="atomicCAS", bits="int"),
+            _LONG: CompareExchange(exchange="atomicCAS", bits=_ULL, value_to_bits=f"({_ULL}){{}}",
+                                   bits_to_value="(long long){}", bits_pointer=f"({_ULL}*){{}}"),
+            _FLOAT: CompareExchange(exchange="atomicCAS", bits="int",
+                                    value_to_bits="__float_as_int({})",
+                                    bits_to_value="__int_as_float({})", bits_pointer="(int*){}"),
+            _DOUBLE: CompareExchange(exchange="atomicCAS", bits=_ULL,
+                                     value_to_bits=f"({_ULL})__double_as_longlong({{}})",
+                                     bits_to_value="__longlong_as_double((long long){})",
+                                     bits_pointer=f"({_ULL}*){{}}")}),
+    # SYCL 2020 atomic_ref (relaxed, device scope): fetch_add/sub on every type, and/or on
+    # integers. Min and max are compare-and-swap loops although fetch_min/fetch_max exist:
+    # AdaptiveCpp returns the new value from those, and the old one decides "this update won"
+    # (sycl/templates/prelude.hpp.mako says more). starc_atomic_update_<min|max>_<type>, for
+    # updates whose result is unused, are plain fetch_min/fetch_max.
+    "sycl": AtomicTable(
+        c_types=_CPP,
+        native={**_same_call(("add", "sub", "and", "or"), _INTEGERS,
+                             "starc_atomic<{t}>(*p).fetch_{op}(v)"),
+                **_same_call(("add", "sub"), (_FLOAT, _DOUBLE),
+                             "starc_atomic<{t}>(*p).fetch_{op}(v)")},
+        compare_exchange={t: CompareExchange(
+            call=f"starc_atomic<{c}>(*p).compare_exchange_strong(*expected, desired)")
+            for t, c in _CPP.items()},
+        load="starc_atomic<{}>(*p).load()",
+        updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
+                 for op in ("min", "max") for t, c in _CPP.items()}),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class AtomicHelper:
+    """One ``starc_atomic_<op>_<type>`` of a backend, as its prelude template prints it."""
+
+    op: str
+    suffix: str
+    ctype: str
+    native: Optional[Native]
+    load: str                  # the loop's first read of *p
+    update: Optional[str]      # the call of starc_atomic_update_<op>_<type>, if the backend has it
+
+    @property
+    def name(self) -> str:
+        return f"starc_atomic_{self.op}_{self.suffix}"
+
+    @property
+    def update_name(self) -> str:
+        return f"starc_atomic_update_{self.op}_{self.suffix}"
+
+    @property
+    def loops(self) -> bool:
+        """Whether the helper holds a compare-and-swap loop (always, or as a fallback)."""
+        return self.native is None or self.native.fallback_if is not None
+
+    @property
+    def improves(self) -> Optional[str]:
+        """Min/Max: the condition under which v must be stored (false for NaN)."""
+        return {"min": "v < old", "max": "v > old"}.get(self.op)
+
+    @property
+    def new_value(self) -> str:
+        """The value an arithmetic loop stores in place of ``old``. Integers compute in the
+        unsigned type: it wraps like two's complement without signed-overflow UB."""
+        symbol = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|"}[self.op]
+        if self.suffix in ("int", "long") and self.op in ("add", "sub", "mul"):
+            unsigned = f"unsigned {self.ctype}"
+            return f"({self.ctype})(({unsigned})old {symbol} ({unsigned})v)"
+        return f"old {symbol} v"
+
+
+@dataclasses.dataclass(frozen=True)
+class TypeFamily:
+    """The helpers of one element type, with the compare-and-swap they need (None if none)."""
+
+    suffix: str
+    ctype: str
+    helpers: Tuple[AtomicHelper, ...]
+    compare_exchange: Optional[CompareExchange]
+
+    @property
+    def heading(self) -> List[str]:
+        """What is native and what loops (``int: native add sub; compare-and-swap mul``), as
+        comment lines."""
+        native = [h for h in self.helpers if h.native is not None]
+        parts = []
+        if native:
+            parts.append("native " + " ".join(h.op for h in native) + "".join(
+                sorted({f" (compare-and-swap if {h.native.fallback_if})" for h in native
+                        if h.native.fallback_if})))
+        looped = [h.op for h in self.helpers if h.native is None]
+        if looped:
+            parts.append("compare-and-swap " + " ".join(looped))
+        return textwrap.wrap(f"{self.ctype}: " + "; ".join(parts), 93,
+                             subsequent_indent="    ")
+
+
+def families(backend: str, used: Optional[Set[Family]] = None) -> List[TypeFamily]:
+    """The atomic helpers of ``backend`` by element type, in helper-API order: those in
+    ``used`` (every family when None). The int compare-and-swap is always there: the run-time
+    checks record a failure with it."""
+    table = TABLES[backend]
+    result = []
+    for elem, suffix in ELEMENT_TYPES.items():
+        ctype = table.c_types[elem]
+        helpers = [AtomicHelper(op, suffix, ctype, table.native.get((op, elem)),
+                                table.load.format(ctype), table.updates.get((op, elem)))
+                   for op in OPERATORS
+                   if (op, elem) in FAMILIES and (used is None or (op, elem) in used)]
+        helpers.sort(key=lambda h: h.loops)      # the one-line native helpers first
+        needs_exchange = elem is _INT or any(h.loops for h in helpers)
+        if helpers or needs_exchange:
+            result.append(TypeFamily(suffix, ctype, tuple(helpers),
+                                     table.compare_exchange[elem] if needs_exchange else None))
+    return result
+
+
+def _feature_names() -> Dict[str, Family]:
+    """The kernel feature each family's use records (``atomic_min_node``: ids are ints)."""
+    names = {}
+    for op, elem in FAMILIES:
+        aliases = (elem, Scalar.NODE, Scalar.EDGE) if elem is _INT else (elem,)
+        names.update((f"atomic_{op}_{alias}", (op, elem)) for alias in aliases)
+    return names
+
+
+_FEATURES = _feature_names()
+
+
+def used_families(features: Iterable[str]) -> Set[Family]:
+    """The families a set of kernel features (``KernelCode.features``) uses."""
+    return {_FEATURES[f] for f in features if f in _FEATURES}
+
+
+def extensions(backend: str, used: Optional[Set[Family]] = None) -> Set[str]:
+    """The device extensions the helpers of ``used`` (every family when None) need."""
+    needed: Set[str] = set()
+    for family in families(backend, used):
+        for helper in family.helpers:
+            if helper.native is not None:
+                needed.update(helper.native.requires)
+        if family.compare_exchange is not None:
+            needed.update(family.compare_exchange.requires)
+    return needed

@@ -1,0 +1,115 @@
+"""Render a backend's device prelude: its template plus the helpers all backends share.
+
+Each backend's ``templates/prelude.*.mako`` holds what only that target has (CUDA's error
+checks, SYCL's queue and USM operations, OpenCL's extension pragmas, the per-element locks)
+and places three blocks rendered once for every backend from
+``common/templates/device_helpers.mako``: the atomic helpers of ``atomic_helpers.TABLES``,
+the run-time check helpers and the sorted-adjacency searches. ``DECLARATIONS`` says how each
+backend declares them (qualifiers, address spaces, the 64-bit type, indentation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import pathlib
+import re
+from typing import Dict, Iterable, Mapping, Optional, Set
+
+from mako.lookup import TemplateLookup
+
+from starc.backends.common import atomic_helpers
+from starc.backends.common.atomic_helpers import Family
+
+__all__ = ["Declarations", "DECLARATIONS", "render_prelude", "shared_helpers"]
+
+_BACKENDS = pathlib.Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class Declarations:
+    """How one backend declares the shared helpers."""
+
+    device: str                 # qualifiers of a function only kernels call
+    anywhere: str               # qualifiers of a function host code calls too
+    long: str                   # the 64-bit integer type
+    global_space: str = ""      # address-space qualifier of device arrays, with its space
+    volatile_atomics: bool = False
+    star_with_name: bool = False    # "int *p" (C style) rather than "int* p" (C++ style)
+    indent: str = "  "
+
+    def _pointer(self, pointee: str) -> str:
+        return f"{pointee} *" if self.star_with_name else f"{pointee}* "
+
+    def atomic_pointer(self, ctype: str) -> str:
+        """The parameter type, up to the name, of memory updated atomically."""
+        volatile = "volatile " if self.volatile_atomics else ""
+        return self._pointer(f"{volatile}{self.global_space}{ctype}")
+
+    def global_pointer(self, ctype: str, const: bool = False) -> str:
+        return self._pointer(f"{self.global_space}{'const ' if const else ''}{ctype}")
+
+    def local_pointer(self, ctype: str) -> str:
+        return self._pointer(ctype)
+
+    def atomic_signature(self, helper, update: bool = False) -> str:
+        """The declaration of an atomic helper (``atomic_helpers.AtomicHelper``), or of its
+        result-less update form, up to the body."""
+        result, name = ("void", helper.update_name) if update else (helper.ctype, helper.name)
+        return f"{self.device} {result} {name}({self.atomic_pointer(helper.ctype)}p, " \
+               f"{helper.ctype} v)"
+
+    @staticmethod
+    def fits(*parts: str) -> bool:
+        """Whether a line of these parts fits in the 100 columns of generated code (indented
+        by four here, two in the C++ preludes)."""
+        return sum(len(part) for part in parts) <= 100
+
+    @property
+    def integers(self):
+        """(helper suffix, C type) of the integer types."""
+        return (("int", "int"), ("long", self.long))
+
+
+DECLARATIONS: Mapping[str, Declarations] = {
+    "opencl": Declarations(device="inline", anywhere="inline", long="long",
+                           global_space="__global ", volatile_atomics=True,
+                           star_with_name=True, indent="    "),
+    "cuda": Declarations(device="__device__ inline", anywhere="__host__ __device__ inline",
+                         long="long long"),
+    "sycl": Declarations(device="inline", anywhere="inline", long="long long"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _lookup() -> TemplateLookup:
+    return TemplateLookup(directories=[str(_BACKENDS)], strict_undefined=True)
+
+
+def _reindent(text: str, unit: str) -> str:
+    """``text`` indented by ``unit`` per level (the shared template indents by four)."""
+    if unit == "    ":
+        return text
+    return re.sub(r"^(?:    )+", lambda m: unit * (len(m.group(0)) // 4), text, flags=re.M)
+
+
+def shared_helpers(backend: str, used: Optional[Set[Family]] = None) -> Dict[str, str]:
+    """The shared blocks of ``backend``'s prelude, by the names its template uses:
+    ``atomic_helpers`` (only the families in ``used``; all when None), ``run_time_checks``,
+    ``graph_queries``."""
+    declarations = DECLARATIONS[backend]
+    template = _lookup().get_template("/common/templates/device_helpers.mako")
+    arguments = {"atomic_helpers": (atomic_helpers.families(backend, used), declarations),
+                 "run_time_checks": (declarations,), "graph_queries": (declarations,)}
+    return {name: _reindent(template.get_def(name).render(*args).strip("\n"),
+                            declarations.indent)
+            for name, args in arguments.items()}
+
+
+def render_prelude(backend: str, template: str, features: Optional[Iterable[str]] = None,
+                   **values) -> str:
+    """``<backend>/templates/<template>`` rendered with the shared helpers, the atomic ones
+    only for the families the kernels' ``features`` use (every family when None)."""
+    used = None if features is None else atomic_helpers.used_families(features)
+    return _lookup().get_template(f"/{backend}/templates/{template}").render(
+        **shared_helpers(backend, used), **values)

@@ -1,0 +1,192 @@
+## The device helpers every backend's prelude defines alike (starc/backends/common/device_prelude.py
+## renders each def with the backend's Declarations `d`; indentation here is four spaces a level).
+##
+## atomic_helpers: starc_compare_exchange_<type>, then starc_atomic_<op>_<type> for the families
+## of atomic_helpers.families(): a native instruction where the backend's table has one, else
+## the same compare-and-swap loop on every backend.
+<%def name="atomic_helpers(families, d)">
+// --- atomics ----------------------------------------------------------------------------------
+// starc_atomic_<op>_<type>(p, v) updates *p and returns the old value. Each operator keeps its
+// own meaning: *= multiplies, &= ands, |= ors (StarPlat turned all of them into atomic adds).
+//
+// starc_compare_exchange_<type>(p, &expected, desired) stores desired in *p if *p holds
+// expected (bit for bit) and returns true; otherwise it returns false and sets expected to the
+// value it found. A helper without a native instruction retries it until no other thread
+// wrote *p in between. Min/Max stop as soon as v does not improve *p (NaN never does): no
+// write, no contention; the old value they return tells whether the update won.
+% for family in families:
+% if family.compare_exchange is not None:
+
+${compare_exchange(family, d)}\
+% endif
+% endfor
+% for family in families:
+% if family.helpers:
+
+% for line in family.heading:
+// ${line}
+% endfor
+% endif
+## The native helpers of a type are one-liners if all of them fit in 100 columns.
+<% one_line = all(d.fits(d.atomic_signature(h), f" {{ return {h.native.call}; }}")
+                  for h in family.helpers if not h.loops) %>\
+% for h in family.helpers:
+% if not h.loops and one_line:
+${d.atomic_signature(h)} { return ${h.native.call}; }
+% elif not h.loops:
+${d.atomic_signature(h)} {
+    return ${h.native.call};
+}
+% elif h.native is not None:
+${d.atomic_signature(h)} {
+#if ${h.native.fallback_if}
+${cas_loop(h)}\
+#else
+    return ${h.native.call};
+#endif
+}
+% else:
+${d.atomic_signature(h)} {
+${cas_loop(h)}\
+}
+% endif
+% if h.update is not None and d.fits(d.atomic_signature(h, update=True), f" {{ {h.update}; }}"):
+${d.atomic_signature(h, update=True)} { ${h.update}; }
+% elif h.update is not None:
+${d.atomic_signature(h, update=True)} {
+    ${h.update};
+}
+% endif
+% endfor
+% endfor
+</%def>
+
+<%def name="compare_exchange(family, d)">\
+<%
+    cas = family.compare_exchange
+    head = f"{d.device} bool starc_compare_exchange_{family.suffix}("
+    params = [f"{d.atomic_pointer(family.ctype)}p", f"{d.local_pointer(family.ctype)}expected",
+              f"{family.ctype} desired"]
+%>\
+% if d.fits(head, ", ".join(params), ") {"):
+${head}${", ".join(params)}) {
+% else:
+${head}${params[0]}, ${params[1]},
+        ${params[2]}) {
+% endif
+% if cas.call is not None:
+    return ${cas.call};
+}
+% else:
+    ${cas.bits} old = ${cas.to_bits("*expected")};
+% if cas.converts:
+    ${cas.bits} wanted = ${cas.to_bits("desired")};
+    ${cas.bits} seen = ${cas.exchange}(${cas.pointer("p")}, old, wanted);
+% else:
+    ${cas.bits} seen = ${cas.exchange}(${cas.pointer("p")}, old, desired);
+% endif
+    *expected = ${cas.to_value("seen")};
+    return seen == old;
+}
+% endif
+</%def>
+
+<%def name="cas_loop(h)">\
+    ${h.ctype} old = ${h.load};
+% if h.improves is not None:
+    while (${h.improves} && !starc_compare_exchange_${h.suffix}(p, &old, v)) {
+    }
+% elif len(h.new_value) <= 56:
+    while (!starc_compare_exchange_${h.suffix}(p, &old, ${h.new_value})) {
+    }
+% else:
+    while (!starc_compare_exchange_${h.suffix}(
+            p, &old, ${h.new_value})) {
+    }
+% endif
+    return old;
+</%def>
+
+## run_time_checks: the helpers of starc/analysis/checks.py (after the atomics: starc_raise
+## records the failing site with starc_compare_exchange_int).
+<%def name="run_time_checks(d)">
+<% errors = f"{d.atomic_pointer('int')}err, {d.global_pointer(d.long)}err_value, int site" %>\
+// --- run-time checks (starc/analysis/checks.py) -------------------------------------------------
+// On failure a helper records its site (numbered from 1) in *err unless an earlier failure did
+// (first writer wins: compare-exchange from 0), stores the offending value, and returns a safe
+// value (index 0, quotient 0) so the kernel finishes; the host reports the site's message and
+// prints no results. Signed overflow wraps: INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
+${d.device} void starc_raise(${errors}, ${d.long} value) {
+    int expected = 0;
+    if (starc_compare_exchange_int(err, &expected, site)) *err_value = value;
+}
+
+${d.device} int starc_check_index(${d.long} i, int limit, ${errors}) {
+    if (i >= 0 && i < limit) return (int)i;
+    starc_raise(err, err_value, site, i);
+    return 0;
+}
+% for suffix, t in d.integers:
+
+${d.device} ${t} starc_div_${suffix}(${t} a, ${t} b, ${errors}) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? (${t})((unsigned ${t})0 - (unsigned ${t})a) : a / b;
+}
+
+${d.device} ${t} starc_mod_${suffix}(${t} a, ${t} b, ${errors}) {
+    if (b == 0) { starc_raise(err, err_value, site, 0); return 0; }
+    return b == -1 ? 0 : a % b;
+}
+% endfor
+</%def>
+
+## graph_queries: searches of the sorted CSR rows (starc/graphs/csr.py, starc_graph.hpp), for
+## g.is_an_edge/get_edge (starc_find_edge, starc_gallop: common/edge_cursors.py) and for
+## neighbour loops filtered to a sub-range of a row (lower/upper bound: common/sorted_ranges.py).
+<%def name="graph_queries(d)">
+<% ids = d.global_pointer("int", const=True) %>\
+// --- graph queries ----------------------------------------------------------------------------
+// Every CSR row is sorted by id, so an edge test is a binary search.
+
+// Binary searches of a sorted run ids[begin, end) (a CSR row): the first position whose id is
+// >= value (lower) / > value (upper), end if none. A neighbour loop filtered by u < c, u >= c
+// ... iterates only the positions between such bounds.
+% for name, below in (("lower", "<"), ("upper", "<=")):
+${d.anywhere} int starc_${name}_bound(${ids}ids, int begin, int end, int value) {
+    while (begin < end) {
+        int mid = begin + (end - begin) / 2;
+        if (ids[mid] ${below} value) begin = mid + 1;
+        else end = mid;
+    }
+    return begin;
+}
+
+% endfor
+// The first edge u -> w (its CSR position, the lowest edge id), or -1.
+${d.anywhere} int starc_find_edge(${ids}offsets, ${ids}targets, int u, int w) {
+    int end = offsets[u + 1];
+    int low = starc_lower_bound(targets, offsets[u], end, w);
+    return low < end && targets[low] == w ? low : -1;
+}
+
+// find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
+// the first id >= w (galloping: cost log of the distance moved) and returns that position
+// if it holds w, else -1. Every id before *cursor must be < w.
+${d.anywhere} int starc_gallop(${ids}ids, ${d.local_pointer("int")}cursor, int end, int w) {
+    int pos = *cursor;
+    if (pos < end && ids[pos] < w) {
+        // ids[pos] < w: probe ahead in doubling steps (1, 2, 4, ...) until an id >= w or the
+        // end, then binary-search the last step.
+        int step = 1;
+        int next = pos + 1;
+        while (next < end && ids[next] < w) {
+            pos = next;
+            if (step <= (end - pos) / 2) step *= 2;
+            next = end - pos > step ? pos + step : end;
+        }
+        pos = starc_lower_bound(ids, pos + 1, next, w);
+        *cursor = pos;
+    }
+    return pos < end && ids[pos] == w ? pos : -1;
+}
+</%def>

@@ -1,0 +1,151 @@
+## starc_cuda.cuh, written next to every generated .cu file (rendered by cuda/emitter.py;
+## the shared blocks come from common/templates/device_helpers.mako).
+// starc CUDA runtime: the device-side helpers of starc-generated CUDA programs.
+//
+// Included after starc_runtime.hpp by every generated .cu file; generated next to it so the
+// output folder builds on its own. Helper names are those of the OpenCL and SYCL preludes
+// (starc_atomic_min_float, starc_lock_try, ...), so kernels read the same everywhere.
+//   STARC_CUDA_CHECK(call, where)   every CUDA API call: on failure print
+//                                   "error: <call> failed at <prog.sp>:<line>: <reason>", exit 3
+//   starc_launch_check(kernel, where)   after every launch (cudaGetLastError)
+//   starc_fill / starc_read_element / starc_write_element   host-side array operations
+//   starc_atomic_<op>_<type>        op in add sub mul and or min max; type in int long float double
+//                                   (the families the program's kernels use)
+//   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
+//   starc_find_edge                 binary search in a sorted CSR row (host and device)
+//   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
+//   starc_gallop                    find_edge for ascending w, by a cursor moving forward
+//   starc_min / starc_max           Min/Max as expressions
+//   starc_block_size, starc_elapsed_seconds     the --block-size option, --time events
+// Define STARC_CUDA_SYNC_LAUNCHES to synchronise after every launch (pins down which launch
+// faulted, at some speed cost).
+#ifndef STARC_CUDA_CUH
+#define STARC_CUDA_CUH
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "starc_runtime.hpp"
+
+// --- error checking ----------------------------------------------------------------------------
+
+/// Exits with status 3 after a failed CUDA call; `where` is the DSL location "prog.sp:12".
+inline void starc_cuda_check(cudaError_t status, const char* call, const char* where) {
+  if (status == cudaSuccess) return;
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s failed at %s: %s\n", call, where, cudaGetErrorString(status));
+  std::exit(3);
+}
+
+#define STARC_CUDA_CHECK(call, where) starc_cuda_check((call), #call, (where))
+
+/// Checks a kernel launch (configuration errors now; faults at the next synchronising call).
+inline void starc_launch_check(const char* kernel, const char* where) {
+  cudaError_t status = cudaGetLastError();
+#ifdef STARC_CUDA_SYNC_LAUNCHES
+  if (status == cudaSuccess) status = cudaDeviceSynchronize();
+#endif
+  if (status == cudaSuccess) return;
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: launch of %s failed at %s: %s\n", kernel, where, cudaGetErrorString(status));
+  std::exit(3);
+}
+
+/// Blocks of `block` threads covering `count` work items (at least one block).
+inline unsigned starc_grid(long long count, int block) {
+  long long blocks = (count + block - 1) / block;
+  return static_cast<unsigned>(blocks > 0 ? blocks : 1);
+}
+
+// --- host-side array operations -----------------------------------------------------------------
+
+template <typename T>
+__global__ void starc_fill_kernel(T* data, T value, long long count) {
+  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) data[i] = value;
+}
+
+/// Sets data[0..count) to value on the device.
+template <typename T, typename V>
+inline void starc_fill(T* data, V value, long long count, int block, const char* where) {
+  if (count <= 0) return;
+  starc_fill_kernel<T><<<starc_grid(count, block), block>>>(data, static_cast<T>(value), count);
+  starc_launch_check("starc_fill_kernel", where);
+}
+
+/// One element read back to the host (cudaMemcpy waits for the kernels before it).
+template <typename T>
+inline T starc_read_element(const T* data, long long index, const char* where) {
+  T value;
+  starc_cuda_check(cudaMemcpy(&value, data + index, sizeof(T), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy (read one element)", where);
+  return value;
+}
+
+/// One element written from the host.
+template <typename T, typename V>
+inline void starc_write_element(T* data, long long index, V value, const char* where) {
+  T stored = static_cast<T>(value);
+  starc_cuda_check(cudaMemcpy(data + index, &stored, sizeof(T), cudaMemcpyHostToDevice),
+                   "cudaMemcpy (write one element)", where);
+}
+
+${atomic_helpers}
+
+// --- per-element locks --------------------------------------------------------------------------
+// For Min/Max assignments whose secondary targets must come from the winning update. The
+// generated code retries starc_lock_try in a loop whose holder always finishes its branch, so
+// threads of one warp cannot starve each other.
+
+__device__ inline bool starc_lock_try(int* lock) {
+  if (atomicCAS(lock, 0, 1) != 0) return false;
+  __threadfence();  // acquire: see the stores of the previous holder
+  return true;
+}
+
+__device__ inline void starc_lock_release(int* lock) {
+  __threadfence();  // release: the protected stores are visible before the lock is free
+  atomicExch(lock, 0);
+}
+
+${run_time_checks}
+
+// --- expressions --------------------------------------------------------------------------------
+
+template <typename T>
+__host__ __device__ inline T starc_min(T a, T b) { return b < a ? b : a; }
+
+template <typename T>
+__host__ __device__ inline T starc_max(T a, T b) { return a < b ? b : a; }
+
+${graph_queries}
+
+// --- program options and timing -------------------------------------------------------------
+
+/// --block-size N (threads per block, 1..1024; default `fallback`). Any other option the
+/// program does not declare is a usage error.
+inline int starc_block_size(const starc::CommandLine& cl, int fallback) {
+  for (size_t k = 0; k + 1 < cl.extra.size(); k += 2)
+    if (cl.extra[k] != "--block-size") throw starc::UsageError("unknown option '" + cl.extra[k] + "'");
+  std::string text = cl.get_extra("block-size", std::to_string(fallback));
+  char* stop = nullptr;
+  long value = std::strtol(text.c_str(), &stop, 10);
+  if (text.empty() || *stop != '\0' || value < 1 || value > 1024)
+    throw starc::UsageError("--block-size expects a number of threads from 1 to 1024, got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+/// Seconds between two recorded events (waits for `stop`).
+inline double starc_elapsed_seconds(cudaEvent_t start, cudaEvent_t stop, const char* where) {
+  STARC_CUDA_CHECK(cudaEventSynchronize(stop), where);
+  float milliseconds = 0;
+  STARC_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop), where);
+  return milliseconds / 1000.0;
+}
+
+#endif  // STARC_CUDA_CUH
