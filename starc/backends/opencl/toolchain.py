@@ -63,8 +63,10 @@ def compile_program(outdir: pathlib.Path, program: str) -> pathlib.Path:
     ok, log = toolchains.run_compiler(argv, cwd=outdir)
     if not ok:
         (outdir / partial).unlink(missing_ok=True)
+        output = log.split("\n", 1)[-1]       # the compiler's words, after "$ command"
+        missing = "CL/cl.h: No such file" in output or "cannot find -lOpenCL" in output
         hint = f"\n(are the OpenCL headers and loader installed? {INSTALL_HINT})" \
-            if "CL/cl.h" in log or "-lOpenCL" in log else ""
+            if missing else ""
         raise BackendError(f"the C++ compiler failed to build {program}.cpp:\n{log}{hint}",
                            code="E0502")
     (outdir / partial).replace(outdir / program)

@@ -19,16 +19,21 @@ exit 1
 """
 
 
-@pytest.fixture
-def compiler_without_opencl(tmp_path, monkeypatch) -> pathlib.Path:
-    """A "g++" that cannot find the OpenCL headers, and a fresh probe and build cache."""
+def _fake_compiler(tmp_path, monkeypatch, script: str) -> pathlib.Path:
+    """A "g++" running ``script``, and a fresh probe and build cache."""
     fake = tmp_path / "g++"
-    fake.write_text(NO_HEADERS)
+    fake.write_text(script)
     fake.chmod(0o755)
     monkeypatch.setenv("STARC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(toolchain.toolchains, "find_cxx", lambda: str(fake))
     toolchain.probe.cache_clear()
-    yield fake
+    return fake
+
+
+@pytest.fixture
+def compiler_without_opencl(tmp_path, monkeypatch):
+    """A "g++" that cannot find the OpenCL headers."""
+    yield _fake_compiler(tmp_path, monkeypatch, NO_HEADERS)
     toolchain.probe.cache_clear()
 
 
@@ -59,3 +64,15 @@ def test_the_probe_names_the_device_it_would_use():
         pytest.skip(avail.detail)
     assert avail.can_build and ": " in avail.detail       # "PoCL: pthread-haswell-..."
     assert "error" not in avail.detail
+
+
+def test_other_build_errors_get_no_install_hint(tmp_path, monkeypatch):
+    _fake_compiler(tmp_path, monkeypatch, "#!/bin/sh\necho \"sssp.cpp:9:1: error: expected ';'\""
+                                          " >&2\nexit 1\n")
+    try:
+        with pytest.raises(BackendError) as raised:
+            OpenCLBackend().build(compile_dsl("sssp").generated, tmp_path / "out",
+                                  BackendOptions())
+    finally:
+        toolchain.probe.cache_clear()
+    assert str(raised.value).endswith("sssp.cpp:9:1: error: expected ';'")
