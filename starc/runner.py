@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -238,29 +239,30 @@ class CompiledProgram:
                 self._built = build(self.compilation, self.backend, sink, self.options)
                 if self._built is None:
                     raise CompileError(sink.errors)
-            if self.backend == "opencl":
-                # The generated host is a Python module: run it in this process, so the
-                # device context and the built kernels are reused across runs.
-                return self._opencl_module().run(path, undirected=undirected, **params)
             out = os.path.join(tmp, "results.txt")
             argv = self._built.argv_prefix + _program_argv(path, undirected, params, out,
                                                            False)
             proc = subprocess.run(argv, capture_output=True, text=True)
+            failed_check = _failed_check(proc)
+            if failed_check is not None:
+                raise failed_check
             if proc.returncode != 0:
                 raise RuntimeError(f"{self.backend} program failed (exit {proc.returncode}): "
                                    f"{proc.stderr.strip()}")
             return parse_results(pathlib.Path(out).read_text())
 
 
-    def _opencl_module(self):
-        if getattr(self, "_module", None) is None:
-            import importlib.util
-            script = pathlib.Path(self._built.argv_prefix[-1])
-            spec = importlib.util.spec_from_file_location(f"starc_opencl_{script.stem}", script)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self._module = module
-        return self._module
+def _failed_check(proc):
+    """The reference's ``ExecutionError`` when a generated program stopped on a failed
+    run-time check (exit status 1, the reference's "<loc>: runtime error: <message>" as its
+    last line on stderr), so ``run`` fails alike on every backend; else None."""
+    from starc.reference import ExecutionError
+    lines = proc.stderr.strip().splitlines()
+    match = re.fullmatch(r"(.+):(\d+):(\d+): runtime error: (.+)", lines[-1]) if lines else None
+    if proc.returncode != 1 or match is None:
+        return None
+    file, line, col, message = match.groups()
+    return ExecutionError(message, SourceLoc(file, int(line), int(col)))
 
 
 def compile(source: str, backend: str = "reference", *, function: Optional[str] = None,

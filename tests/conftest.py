@@ -30,11 +30,11 @@ os.environ.setdefault("STARC_SYCL_TEST_DOUBLE", str(ROOT / "tests" / "support" /
 
 
 @functools.lru_cache(maxsize=None)
-def opencl_device() -> str:
-    """A usable OpenCL device (one that compiles a kernel), or '' with none."""
+def opencl_availability():
+    """Whether generated OpenCL programs build (g++, OpenCL headers, libOpenCL) and run (a
+    device that builds a kernel) here; the detail names the device, or what is missing."""
     from starc.backends.opencl.emitter import OpenCLBackend
-    avail = OpenCLBackend().availability()
-    return avail.detail if avail.can_run else ""
+    return OpenCLBackend().availability()
 
 
 @functools.lru_cache(maxsize=None)
@@ -50,8 +50,8 @@ def have_gpu() -> bool:
 
 
 SKIPS = {
-    "opencl": (lambda: bool(opencl_device()),
-               "pyopencl/PoCL not available (no OpenCL device that compiles kernels)"),
+    "opencl": (lambda: opencl_availability().can_run,
+               lambda: f"cannot run OpenCL programs here: {opencl_availability().detail}"),
     "cuda": (lambda: shutil.which("nvcc") is not None, "nvcc not found"),
     "gpu": (have_gpu, "no NVIDIA GPU (nvidia-smi -L lists none)"),
     "sycl": (lambda: shutil.which("g++") is not None, "g++ not found (needed for SYCL tests)"),
@@ -62,7 +62,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         for marker, (available, reason) in SKIPS.items():
             if marker in item.keywords and not available():
-                item.add_marker(pytest.mark.skip(reason=reason))
+                item.add_marker(pytest.mark.skip(reason=reason() if callable(reason)
+                                                 else reason))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -14,7 +14,10 @@ RUNTIME_DIR = pathlib.Path(__file__).resolve().parent / "runtime"
 RUNTIME_HEADER = RUNTIME_DIR / "starc_runtime.hpp"
 
 
-def runtime_files() -> Dict[str, str]:
-    """The shared runtime headers written next to a generated C++ program, by file name; the
-    backend adds its own rendered prelude (``starc_cuda.cuh``), so the folder builds alone."""
-    return {header.name: header.read_text() for header in sorted(RUNTIME_DIR.glob("*.hpp"))}
+def runtime_files(*backend_headers: pathlib.Path) -> Dict[str, str]:
+    """The headers written next to a generated C++ program, by file name: every header of the
+    shared runtime, then the backend's own fixed ones (``starc_opencl_host.hpp``); a backend
+    adds its rendered prelude (``starc_cuda.cuh``) itself. The folder then builds alone."""
+    files = {header.name: header.read_text() for header in sorted(RUNTIME_DIR.glob("*.hpp"))}
+    files.update((header.name, header.read_text()) for header in backend_headers)
+    return files

@@ -1,12 +1,12 @@
-"""OpenCL generation: golden text of one atomic and one transfer, headers, extensions, errors."""
+"""OpenCL generation: golden text of one atomic, one transfer and one launcher; the C++ host's
+device operations, headers, extensions and errors."""
 
 from __future__ import annotations
 
 import pytest
 
-from opencl_helpers import compile_dsl, compile_text
-from starc.backends.base import BackendError
-from starc.backends.opencl import host_runtime as rt
+from opencl_helpers import ROOT, compile_dsl, compile_text
+from starc.backends.base import BackendError, BackendOptions
 from starc.backends.opencl.kernels import required_extensions
 
 pytestmark = pytest.mark.opencl
@@ -36,64 +36,118 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
     # triangle_count is only ever incremented in the kernel: each work item counts into a
     # private and adds it to the device scalar once, after its loops (skipped when zero).
     cl = compile_dsl("tc").generated.files["tc.cl"]
-    assert _between(cl, "    int v = get_global_id(0);", "\n}") == """\
-    int v = get_global_id(0);
-    if (v >= n) return;
-    long triangle_count_local = 0;
-    int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
-    for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
-        int u = targets[e_u];
-        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
-        int w_in_u_pos = offsets[u];  // tc.sp:9
-        int w_in_u_end = offsets[u + 1];
-        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
-            int w = targets[e_w];
-            if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
-                triangle_count_local += 1L;  // tc.sp:10
-            }
-        }
-    }
+    assert _between(cl, "    long triangle_count_local = 0;", "\n}") .endswith("""\
     if (triangle_count_local != 0) {
         starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
-    }"""
+    }""")
     assert cl.split("// --- kernels")[1].count("starc_atomic_") == 1
 
 
-def test_golden_sssp_fixedpoint_transfers():
-    py = compile_dsl("sssp").generated.files["sssp.py"]
-    assert _between(py, "    while True:\n", "\n\n\n") == """\
-    while True:
-        device.write_element(dev.finished_flag, i32(0), i32(0))  # sssp.sp:10
-        device.fill(dev.modified_nxt, False)  # sssp.sp:10
-        device.launch('Compute_SSSP_forall_11', n, n, dev.offsets, dev.targets, dev.dist, dev.weight,  # sssp.sp:11
-                      dev.modified, dev.modified_nxt, dev.finished_flag)
-        dev.modified, dev.modified_nxt = dev.modified_nxt, dev.modified
-        if not (device.read_element(dev.finished_flag, i32(0)) != i32(0)):
-            break"""
+def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
+    cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
+    assert _between(cpp, "        do {  // sssp.sp:10", "        starc_copy_to_host") == """\
+        do {  // sssp.sp:10
+            starc_write_element<int>(starc_device, d_finished_flag, 0, 0, "sssp.sp:10");
+            starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, \
+"sssp.sp:10");
+            Compute_SSSP_forall_11(starc_device, kernel_Compute_SSSP_forall_11, "sssp.sp:11", \
+g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_finished_flag);
+            std::swap(d_modified, d_modified_nxt);
+        } while (starc_read_element<int>(starc_device, d_finished_flag, 0, "sssp.sp:10") != 0);
+"""
     # The graph and the weights go in once; only the result comes back.
-    allocation = _between(py, "    dev = types.SimpleNamespace(", "    )")
-    assert "offsets=device.upload(graph.offsets, np.int32)" in allocation
-    assert "weight=device.upload(args['weight'], np.int32)" in allocation
-    assert "modified=device.alloc(np.uint8, n)" in allocation
-    assert "'dist': device.download(dev.dist)" in py
-    assert py.count("device.download(") == 1
+    assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \
+        '"sssp.sp:4");' in cpp
+    assert cpp.count("starc_copy_to_device<") == 3          # offsets, targets, weight
+    assert cpp.count("starc_copy_to_host<") == 1            # dist
+    assert "cl_mem d_modified = nullptr;" in cpp
 
 
-def test_headers_name_version_backend_source_and_command():
+def test_golden_launcher_sets_each_argument_then_launches():
+    cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
+    launcher = _between(cpp, "// sssp.sp:11\nstatic void", "\n}\n")
+    assert launcher.startswith("// sssp.sp:11\nstatic void Compute_SSSP_forall_11("
+                               "const starc_opencl& device,\n")
+    assert "                                   cl_int n,\n" in launcher
+    assert "                                   cl_mem finished_flag) {\n" in launcher
+    assert launcher.endswith("""\
+    starc_set_arg(kernel, 0, n, where);
+    starc_set_arg(kernel, 1, offsets, where);
+    starc_set_arg(kernel, 2, targets, where);
+    starc_set_arg(kernel, 3, dist, where);
+    starc_set_arg(kernel, 4, weight, where);
+    starc_set_arg(kernel, 5, modified, where);
+    starc_set_arg(kernel, 6, modified_nxt, where);
+    starc_set_arg(kernel, 7, finished_flag, where);
+    starc_launch(device, kernel, n, where);""")
+    # Kernel objects are created once, before the timer starts.
+    setup = _between(cpp, "starc_opencl starc_device", "starc_timer.start();")
+    assert 'starc_open_device(cl.get_extra("device", "default"), "sssp.cl", {}, "sssp.sp:4")' \
+        in setup
+    assert 'starc_kernel kernel_Compute_SSSP_forall_11 = starc_create_kernel(starc_device, ' \
+        '"Compute_SSSP_forall_11", starc_block, "sssp.sp:11");' in setup
+
+
+SCALARS = """
+function Scalars(Graph g, propNode<int> out, bool y, long z, float scale, double d) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        if (y) { v.out = v + z + scale + d; }
+    }
+    for (v in g.nodes()) { v.out = v.out + 1; }
+}
+"""
+
+
+def test_launcher_scalars_have_the_kernels_storage_types():
+    cpp = compile_text(SCALARS).generated.files["prog.cpp"]
+    for declaration in ("cl_uchar y", "cl_long z", "cl_float scale", "cl_double d"):
+        assert declaration in cpp
+    # The sequential for over the nodes is a single-item kernel: exactly one work item.
+    single = _between(cpp, "static void Scalars_for_7(", "\n}\n")
+    assert single.endswith("starc_launch_single(device, kernel, where);")
+
+
+def test_launcher_parameters_stay_off_cxx_names_and_its_own():
+    comp = compile_text("""
+function F(Graph g, propNode<int> device, propNode<int> where, propNode<int> xor) {
+    forall (v in g.nodes()) { v.device = v.where + v.xor; }
+}""")
+    cpp = comp.generated.files["prog.cpp"]
+    assert "cl_mem device_2" in cpp and "cl_mem where_2" in cpp and "cl_mem xor_2" in cpp
+
+
+def test_headers_name_version_backend_source_and_commands():
     import starc
-    files = compile_dsl("sssp").generated.files
-    for name in ("sssp.cl", "sssp.py"):
-        text = files[name]
-        assert f"generated by starc {starc.__version__} (backend opencl) from sssp.sp" in text
-        assert "python sssp.py GRAPH --src 0" in text
-    assert compile_dsl("sssp").generated.main == "sssp.py"
+    generated = compile_dsl("sssp").generated
+    assert generated.main == "sssp.cpp"
+    cl, cpp = generated.files["sssp.cl"], generated.files["sssp.cpp"]
+    assert f"generated by starc {starc.__version__} (backend opencl) from sssp.sp" in cl
+    assert "the host is sssp.cpp (C++, OpenCL C API)" in cl
+    assert cpp.startswith(f"// Generated by starc {starc.__version__} (opencl backend) from "
+                          "sssp.sp, function Compute_SSSP.\n")
+    assert "//   g++ -std=c++17 -O2 -fwrapv -o sssp sssp.cpp -lOpenCL\n" in cpp
+    assert generated.build_hint == "g++ -std=c++17 -O2 -fwrapv -o sssp sssp.cpp -lOpenCL"
+    assert "// Run: ./sssp GRAPH_FILE --src 0 [--undirected] [--out FILE] [--time]\n" in cpp
+    # self-contained: the folder holds the runtime it includes, and nothing Python
+    assert {"starc_runtime.hpp", "starc_opencl_host.hpp"} <= set(generated.files)
+    assert not any(name.endswith(".py") for name in generated.files)
+    assert "import" not in cpp and "pyopencl" not in cpp
+
+
+@pytest.mark.parametrize("size, default", [(None, "256"), (64, "64")])
+def test_block_size_is_the_programs_default(size, default):
+    comp = compile_text((ROOT / "dsl" / "sssp.sp").read_text(), "sssp.sp",
+                        options=BackendOptions(block_size=size))
+    assert f"const std::size_t starc_block = starc_block_size(cl, {default});" in \
+        comp.generated.files["sssp.cpp"]
 
 
 def test_64bit_atomics_and_doubles_are_requested_only_when_used():
     tc = compile_dsl("tc").generated.files
     assert "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable" in tc["tc.cl"]
     assert tc["tc.cl"].count("#pragma OPENCL EXTENSION") == 1
-    assert "REQUIRED_EXTENSIONS = ['cl_khr_int64_base_atomics']" in tc["tc.py"]
+    assert '"tc.cl", {"cl_khr_int64_base_atomics"}, "tc.sp:' in tc["tc.cpp"]
     sssp = compile_dsl("sssp").generated.files["sssp.cl"]
     assert "#pragma OPENCL EXTENSION" not in sssp
     assert required_extensions({"double", "atomic_add_double", "atomic_min_long"}) == [
@@ -115,30 +169,21 @@ function Total(Graph g, propNode<double> x) {
         "    if (total_local != 0) {\n" \
         "        starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \
         "    }\n}" in files["prog.cl"]
-    assert "'cl_khr_fp64', 'cl_khr_int64_base_atomics'" in files["prog.py"]
+    assert '{"cl_khr_fp64", "cl_khr_int64_base_atomics"}' in files["prog.cpp"]
 
 
-def test_every_kernel_file_has_one_kernel_per_plan_kernel():
+def test_every_plan_kernel_is_in_the_kernel_file_and_has_a_launcher():
     comp = compile_dsl("bc")
-    text = comp.generated.files["bc.cl"]
+    text, cpp = comp.generated.files["bc.cl"], comp.generated.files["bc.cpp"]
     for kernel in comp.plan.kernels:
         assert f"__kernel void {kernel.name}(" in text
+        assert f"static void {kernel.name}(" in cpp
+        assert cpp.count(f"starc_create_kernel(starc_device, \"{kernel.name}\"") == 1
     assert "cl_khr_fp64" not in text.split("// --- kernels")[1]
-
-
-def test_host_arithmetic_follows_c():
-    assert rt.cdiv(rt.i32(-7), rt.i32(2)) == -3
-    assert rt.cmod(rt.i32(-7), rt.i32(2)) == -1
-    assert isinstance(rt.cdiv(rt.i32(7), rt.i32(2)), rt.i32)
-    assert rt.inf(rt.f32) == rt.f32(3.4028235e38)
-    assert rt.neg_inf(rt.i32) == -2 ** 31
-    with pytest.raises(ZeroDivisionError):
-        rt.cdiv(rt.i32(1), rt.i32(0))
 
 
 def test_unsupported_construct_is_a_backend_error_with_location():
     import dataclasses
-    from starc.backends.base import BackendOptions
     from starc.backends.opencl.emitter import OpenCLBackend
     comp = compile_dsl("sssp")
     bad = dataclasses.replace(comp.plan.kernels[0], extent="faces")

@@ -47,8 +47,7 @@ def test_block_size_help_documents_the_rule(tmp_path):
 
 
 #: How each backend's generated program spells its default block size.
-DEFAULT_BLOCK = {"sycl": "= starc_block_size(cl, {});", "cuda": "= starc_block_size(cl, {});",
-                 "opencl": "def open_device(kind=\"default\", work_group_size={}):"}
+DEFAULT_BLOCK = {backend: "= starc_block_size(cl, {});" for backend in ("sycl", "cuda", "opencl")}
 
 
 @pytest.mark.parametrize("backend, size, default", [

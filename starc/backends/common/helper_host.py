@@ -1,0 +1,77 @@
+"""Host dialects whose runtime header has one ``starc_<operation>`` helper per device operation.
+
+SYCL (``starc_sycl.hpp``) and OpenCL (``starc_opencl_host.hpp``) spell every host-side device
+operation as the same call, ``starc_fill<T>(handle, array, value, count, where)``, with the
+backend's device handle first (SYCL's queue, OpenCL's device): the helper checks the operation
+and reports a failure at ``where``. Only the handle and the array type differ, so the hooks
+live here once; a backend sets ``handle`` and adds its phases (options, setup) and launches.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from starc.backends.common.host_dialect import HostDialect
+from starc.ir.types import Scalar
+
+__all__ = ["HelperHostDialect", "TIMER"]
+
+#: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
+TIMER = "starc_timer"
+
+
+class HelperHostDialect(HostDialect):
+    """Device operations as calls of the runtime header's ``starc_*`` helpers."""
+
+    #: the host variable holding the device handle passed to every helper (``starc_queue``)
+    handle = ""
+    #: whether ``starc_read_element`` names its element type: it cannot deduce it from an
+    #: untyped buffer (OpenCL's ``cl_mem``), as it does from a USM pointer (SYCL)
+    typed_read = True
+
+    def _call(self, helper: str, elem, *args: str) -> str:
+        typed = f"<{self.storage_type(elem)}>" if elem is not None else ""
+        return f"starc_{helper}{typed}({', '.join([self.handle, *args])})"
+
+    # --- timing -------------------------------------------------------------------------------
+    def timer_start(self, where: str) -> List[str]:
+        return [f"starc::Timer {TIMER};", f"{TIMER}.start();"]
+
+    def timer_stop(self, where: str) -> List[str]:
+        return [f"{TIMER}.stop();"]
+
+    def timer_seconds(self) -> str:
+        return f"{TIMER}.seconds()"
+
+    def synchronize(self, where: str) -> List[str]:
+        return [self._call("finish", None, where) + ";"]
+
+    # --- device memory ------------------------------------------------------------------------
+    def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:
+        name = f'"{var}"'   # for the out-of-memory message
+        return [f"{var} = {self._call('malloc', elem, count, name, where)};"]
+
+    def free(self, var: str, elem: Scalar, where: str) -> List[str]:
+        return [self._call("free", None, var, where) + ";"]
+
+    def copy_to_device(self, var: str, elem: Scalar, host: str, count: str,
+                       where: str) -> List[str]:
+        return [self._call("copy_to_device", elem, var, host, count, where) + ";"]
+
+    def copy_to_host(self, host: str, var: str, elem: Scalar, count: str,
+                     where: str) -> List[str]:
+        return [self._call("copy_to_host", elem, host, var, count, where) + ";"]
+
+    def fill(self, var: str, elem: Scalar, value: str, count: str, where: str) -> List[str]:
+        return [self._call("fill", elem, var, value, count, where) + ";"]
+
+    def copy_device(self, dst: str, src: str, elem: Scalar, count: str,
+                    where: str) -> List[str]:
+        return [self._call("copy", elem, dst, src, count, where) + ";"]
+
+    def write_element(self, var: str, elem: Scalar, index: str, value: str,
+                      where: str) -> List[str]:
+        return [self._call("write_element", elem, var, index, value, where) + ";"]
+
+    def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
+        return self._call("read_element", elem if self.typed_read else None, var, index, where)
