@@ -41,7 +41,7 @@ class CUDABackend(Backend):
             raise BackendError(str(error), error.loc) from error
         program = program_name(plan)
         build = " ".join(toolchain.build_command(program, options.value(GPU_ARCH), strict=False))
-        text = templates(_HERE).get_template("program.mako").render(
+        text = templates(_HERE).get_template("program.cu.mako").render(
             program=program, function=plan.function.name, source=host.source,
             version=starc.__version__, build=build, run_command=usage_line(plan, program),
             includes=sorted(set(host.includes()) | {"algorithm", "utility"}),
