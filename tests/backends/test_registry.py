@@ -38,3 +38,18 @@ def test_option_values_default_and_check():
     assert BackendOptions(extra={"gpu_arch": "sm_90"}).value(arch) == "sm_90"
     assert arch.check("sm_90") is None and arch.check(None) is None
     assert arch.check("x86") == "--gpu-arch expects an architecture, got 'x86'"
+
+
+def test_every_backend_package_has_the_same_modules():
+    """docs/architecture.md: emitter, kernels, host, toolchain, templates in every package."""
+    import pathlib
+    root = pathlib.Path(importlib.import_module("starc.backends").__file__).parent
+    packages = [pathlib.Path(importlib.import_module(REGISTRY[n][0].split(":")[0]).__file__).parent
+                for n in backend_names() if REGISTRY[n][0].startswith("starc.backends.")]
+    assert len(packages) >= 3 and all(p.parent == root for p in packages)
+    shapes = {p.name: sorted(f.name for f in p.glob("*.py")) for p in packages}
+    expected = ["__init__.py", "emitter.py", "host.py", "kernels.py", "toolchain.py"]
+    assert all(modules == expected for modules in shapes.values()), shapes
+    for package in packages:
+        assert list(package.glob("templates/program.*.mako")), package.name
+        assert list(package.glob("templates/prelude.*.mako")), package.name

@@ -9,17 +9,16 @@ use ``HostExprDialect``, the cfamily dialect of C++ host code.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, List, Sequence
+from typing import Dict, List, Protocol, Sequence
 
+from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common import cfamily
-from starc.backends.common.cfamily import KernelCode
+from starc.backends.common.cfamily import KernelCode, NameTable
+from starc.ir import nodes as ir
 from starc.ir.types import Scalar, c_name
 
-if TYPE_CHECKING:  # the printer imports this module
-    from starc.backends.common.cpp_host import CppHostPrinter
-
-__all__ = ["CXX_KEYWORDS", "HostDialect", "HostExprDialect", "location"]
+__all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect", "location"]
 
 #: C++17 keywords and names a generated C++ program must not shadow.
 CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
@@ -29,6 +28,33 @@ CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
     throw try typeid wchar_t xor xor_eq co_await co_return co_yield char8_t consteval constinit
     main argc argv std starc NULL errno assert
 """.split())
+
+
+class Count(str):
+    """An element count as C++ text (``g.num_nodes + 1``) with what a dialect may need to know
+    of it without reading the text: ``factor``, the text as an operand of ``*``, and
+    ``may_be_zero`` (an empty graph has no nodes or no edges)."""
+
+    factor: str
+    may_be_zero: bool
+
+    def __new__(cls, text: str, factor: str = "", may_be_zero: bool = False) -> "Count":
+        count = super().__new__(cls, text)
+        count.factor = factor or text
+        count.may_be_zero = may_be_zero
+        return count
+
+
+class HostValue(str):
+    """A host expression as C++ text, with ``zero_bytes``: whether it is a constant whose
+    bytes are all zero (``0``, ``false``, ``0.0``), so that a fill may be a memset."""
+
+    zero_bytes: bool
+
+    def __new__(cls, text: str, zero_bytes: bool = False) -> "HostValue":
+        value = super().__new__(cls, text)
+        value.zero_bytes = zero_bytes
+        return value
 
 
 def location(loc, fallback: str = "<input>") -> str:
@@ -55,10 +81,31 @@ class HostExprDialect(cfamily.Dialect):
         return f"starc_find_edge({offsets}.data(), {targets}.data(), {u}, {w})"
 
 
+class HostPrinter(Protocol):
+    """What a dialect and the host expression printer may use of the host printer
+    (``host_statements.HostStatementPrinter``), which imports them."""
+
+    plan: P.Plan
+    names: NameTable
+    graph: str
+    kernels: Dict[str, KernelCode]
+    dialect: "HostDialect"
+
+    def where(self, loc) -> str: ...
+
+    def array_var(self, array: P.DeviceArray) -> str: ...
+
+    def extent_count(self, extent: str) -> "Count": ...
+
+    def weight_bound(self, e: ir.WeightBound) -> str: ...
+
+
 class HostDialect:
     """How one C++ backend spells the host's device operations. Every hook returns C++ text
     (statements as a list of lines without indentation, expressions as a string); ``where`` is
-    the quoted DSL location (``"\\"sssp.sp:12\\""``) for error messages. The defaults raise."""
+    the quoted DSL location (``"\\"sssp.sp:12\\""``) for error messages; a ``count`` is a
+    ``Count``, a filled or written value and its index are ``HostValue``s (text that also says
+    what a dialect may want to know of it). The defaults raise."""
 
     #: backend name printed in the results header
     name = "c++"
@@ -66,9 +113,9 @@ class HostDialect:
     expr_dialect: cfamily.Dialect = HostExprDialect()
 
     #: the printer using this dialect (set by ``attach``)
-    host: "CppHostPrinter" = None
+    host: HostPrinter = None
 
-    def attach(self, printer: "CppHostPrinter") -> None:
+    def attach(self, printer: HostPrinter) -> None:
         """Called once by the printer, before anything is printed: take names for the
         dialect's own variables from ``printer.names`` (``printer.names.fresh("queue")``)."""
         self.host = printer

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import types
-from typing import TYPE_CHECKING, Dict
+from typing import Dict
 
 from starc.analysis import plan as P
 from starc.backends.common import cfamily
+from starc.backends.common.host_dialect import HostPrinter
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
-
-if TYPE_CHECKING:  # the printer imports this module
-    from starc.backends.common.host_statements import HostStatementPrinter
 
 __all__ = ["HostContext", "HostExprPrinter"]
 
@@ -24,7 +22,7 @@ __all__ = ["HostContext", "HostExprPrinter"]
 class HostContext:
     """What the cfamily printer asks of a context, answered for host code."""
 
-    def __init__(self, printer: "HostStatementPrinter") -> None:
+    def __init__(self, printer: HostPrinter) -> None:
         self.printer = printer
         self.names = printer.names
         self.by_value: Dict[int, object] = {}
@@ -54,7 +52,7 @@ class HostContext:
 class HostExprPrinter(cfamily.CPrinter):
     """The cfamily expression printer plus the two host-only expressions."""
 
-    def __init__(self, printer: "HostStatementPrinter") -> None:
+    def __init__(self, printer: HostPrinter) -> None:
         super().__init__(printer.dialect.expr_dialect, HostContext(printer))
         self.host = printer
 

@@ -10,6 +10,7 @@ as C++ lines; every device operation goes through the backend's ``HostDialect``.
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Dict, Iterable, List
 
@@ -17,7 +18,8 @@ from starc.analysis import plan as P
 from starc.analysis.host_tree import walk_host
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
-from starc.backends.common.host_dialect import CXX_KEYWORDS, HostDialect, location
+from starc.backends.common.host_dialect import (CXX_KEYWORDS, Count, HostDialect, HostValue,
+                                                location)
 from starc.backends.common.host_expressions import HostExprPrinter
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
@@ -25,8 +27,11 @@ from starc.ir.types import GraphType, PropType, Scalar, c_name
 
 __all__ = ["HostStatementPrinter"]
 
-_EXTENT_COUNT = {"nodes": "{g}.num_nodes", "nodes+1": "{g}.num_nodes + 1",
-                 "edges": "{g}.num_edges", "one": "1"}
+#: extent -> (count as text, as a factor of ``*``, whether an empty graph makes it 0)
+_EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
+                 "nodes+1": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
+                 "edges": ("{g}.num_edges", "{g}.num_edges", True),
+                 "one": ("1", "1", False)}
 
 
 class HostStatementPrinter:
@@ -76,13 +81,18 @@ class HostStatementPrinter:
             raise BackendError(f"the device array '{array.name}' is not in the plan")
         return self._array_vars[array.name]
 
-    def count(self, array: P.DeviceArray) -> str:
+    def count(self, array: P.DeviceArray) -> Count:
         return self.extent_count(array.extent)
 
-    def extent_count(self, extent: str) -> str:
+    def extent_count(self, extent: str) -> Count:
         if extent not in _EXTENT_COUNT:
             self.dialect.missing(f"a device array of extent '{extent}'")
-        return _EXTENT_COUNT[extent].format(g=self.graph)
+        text, factor, may_be_zero = _EXTENT_COUNT[extent]
+        return Count(text.format(g=self.graph), factor.format(g=self.graph), may_be_zero)
+
+    def value(self, e: ir.Expr) -> HostValue:
+        """``e`` printed, knowing whether its bytes are all zero (see ``HostValue``)."""
+        return HostValue(self.expr(e), _zero_bytes(e))
 
     def scalar(self, sym: ir.Symbol) -> str:
         name = self.names.lookup(sym)
@@ -272,9 +282,8 @@ class HostStatementPrinter:
 
     def _stmt_Fill(self, s: P.Fill, depth: int):
         a = s.array
-        value = self.expr(s.value)
-        return self._indent(self.dialect.fill(self.array_var(a), a.elem, value, self.count(a),
-                                              self.where(s.loc)), depth)
+        return self._indent(self.dialect.fill(self.array_var(a), a.elem, self.value(s.value),
+                                              self.count(a), self.where(s.loc)), depth)
 
     def _stmt_CopyArray(self, s: P.CopyArray, depth: int):
         if s.dst.extent != s.src.extent:
@@ -291,13 +300,14 @@ class HostStatementPrinter:
     def _stmt_WriteElement(self, s: P.WriteElement, depth: int):
         a = s.array
         return self._indent(self.dialect.write_element(
-            self.array_var(a), a.elem, self.expr(s.index), self.expr(s.value),
+            self.array_var(a), a.elem, self.value(s.index), self.value(s.value),
             self.where(s.loc)), depth)
 
     def _stmt_ToDevice(self, s: P.ToDevice, depth: int):
         a = s.array
         return self._indent(self.dialect.write_element(
-            self.array_var(a), a.elem, "0", self.scalar(s.sym), self.where(s.loc)), depth)
+            self.array_var(a), a.elem, HostValue("0", zero_bytes=True),
+            HostValue(self.scalar(s.sym)), self.where(s.loc)), depth)
 
     def _stmt_FromDevice(self, s: P.FromDevice, depth: int):
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
@@ -328,3 +338,13 @@ class HostStatementPrinter:
 
     def _stmt_CheckErrors(self, s: P.CheckErrors, depth: int):
         return self._indent(self.error_check(self.where(s.loc)), depth)
+
+
+def _zero_bytes(e: ir.Expr) -> bool:
+    """Whether ``e`` is a constant all of whose bytes are zero: ``0``, ``false``, ``+0.0``
+    (not ``-0.0``, whose sign bit is set), through casts."""
+    while isinstance(e, ir.Cast):
+        e = e.expr
+    if not isinstance(e, ir.Const):
+        return False
+    return e.value == 0 and math.copysign(1.0, float(e.value)) > 0

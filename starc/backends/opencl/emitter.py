@@ -9,43 +9,24 @@ so the folder can be moved anywhere. ``build`` compiles the host with g++ agains
 
 from __future__ import annotations
 
-import functools
 import pathlib
 
 import starc
 from starc.analysis import plan as P
+from starc.analysis.host_tree import launched_kernels
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram)
 from starc.backends.common.cfamily import DialectError
-from starc.analysis.host_tree import launched_kernels
 from starc.backends.common.cpp_host import CppHostPrinter
+from starc.backends.common.program import program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.opencl import toolchain
 from starc.backends.opencl.host import Launcher, OpenCLHostDialect
 from starc.backends.opencl.kernels import render_kernels
-from starc.ir.types import Scalar, SetType
 
 __all__ = ["OpenCLBackend"]
 
-TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
-
-
-@functools.lru_cache(maxsize=None)
-def _template(name: str):
-    from mako.template import Template
-    return Template(filename=str(TEMPLATES / name), strict_undefined=True)
-
-
-def _program_name(plan: P.Plan) -> str:
-    stem = pathlib.Path(plan.program.filename).stem
-    ok = stem and stem.replace("_", "a").isalnum() and not stem[0].isdigit()
-    return stem if ok and plan.program.filename.endswith(".sp") else "prog"
-
-
-def _example(sym) -> str:
-    if isinstance(sym.type, SetType):
-        return "0,5,9"
-    return {Scalar.BOOL: "1", Scalar.FLOAT: "0.001", Scalar.DOUBLE: "0.001"}.get(sym.type, "0")
+_HERE = str(pathlib.Path(__file__).resolve().parent)
 
 
 class OpenCLBackend(Backend):
@@ -56,7 +37,7 @@ class OpenCLBackend(Backend):
         return toolchain.probe()
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        program = _program_name(plan)
+        program = program_name(plan)
         kernel_file, host_file = f"{program}.cl", f"{program}.cpp"
         try:
             kernels = render_kernels(plan.kernels)
@@ -67,18 +48,15 @@ class OpenCLBackend(Backend):
             main = host.main()
         except DialectError as exc:
             raise BackendError(str(exc), exc.loc) from None
-        inputs = [p for p in plan.function.params if isinstance(p.type, (Scalar, SetType))]
-        run_command = " ".join([f"./{program} GRAPH_FILE"]
-                               + [f"--{p.name} {_example(p)}" for p in inputs]
-                               + ["[--undirected] [--out FILE] [--time]"])
+        run_command = usage_line(plan, program)
         build_command = " ".join(toolchain.build_command(program))
         common = dict(version=starc.__version__, source=pathlib.Path(plan.program.filename).name,
                       function=plan.function.name, kernel_file=kernel_file,
                       run_command=run_command)
-        cl_text = _template("kernels.cl.mako").render(
+        cl_text = templates(_HERE).get_template("kernels.cl.mako").render(
             prelude=kernels.prelude, kernels=kernels.text,
             host_file=host_file, **common)
-        cpp_text = _template("program.cpp.mako").render(
+        cpp_text = templates(_HERE).get_template("program.cpp.mako").render(
             build_command=build_command, includes=sorted(set(host.includes()) | {"cstddef"}),
             block_default=(f"{options.block_size}, from starc --block-size"
                            if options.block_size else "256"),

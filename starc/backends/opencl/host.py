@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import C_KEYWORDS, KernelCode, NameTable
-from starc.backends.common.cpp_host import CXX_KEYWORDS, CppHostPrinter
+from starc.backends.common.host_dialect import CXX_KEYWORDS, HostPrinter
 from starc.backends.common.helper_host import HelperHostDialect
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.ir.types import Scalar
@@ -80,7 +80,7 @@ class OpenCLHostDialect(HelperHostDialect):
         self.default_block_size = block_size or 256
         self.kernel_vars: Dict[str, str] = {}
 
-    def attach(self, printer: CppHostPrinter) -> None:
+    def attach(self, printer: HostPrinter) -> None:
         super().attach(printer)
         for name in printer.kernels:
             self.kernel_vars[name] = printer.names.fresh(f"kernel_{name}")

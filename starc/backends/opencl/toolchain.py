@@ -19,6 +19,7 @@ from typing import List, Optional, Tuple
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError
+from starc.backends.common.program import compile_executable
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 
 __all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "compile_program", "probe"]
@@ -57,20 +58,15 @@ def compile_program(outdir: pathlib.Path, program: str) -> pathlib.Path:
     compiler = toolchains.find_cxx()
     if compiler is None:
         raise BackendError("cannot build OpenCL: no C++ compiler (g++) found", code="E0502")
-    partial = f"{program}.partial"
-    argv = build_command(program, compiler)
-    argv[argv.index("-o") + 1] = partial
-    ok, log = toolchains.run_compiler(argv, cwd=outdir)
-    if not ok:
-        (outdir / partial).unlink(missing_ok=True)
-        output = log.split("\n", 1)[-1]       # the compiler's words, after "$ command"
-        missing = "CL/cl.h: No such file" in output or "cannot find -lOpenCL" in output
-        hint = f"\n(are the OpenCL headers and loader installed? {INSTALL_HINT})" \
-            if missing else ""
-        raise BackendError(f"the C++ compiler failed to build {program}.cpp:\n{log}{hint}",
-                           code="E0502")
-    (outdir / partial).replace(outdir / program)
-    return outdir / program
+    return compile_executable(build_command(program, compiler), outdir, program,
+                              f"the C++ compiler failed to build {program}.cpp", _install_hint)
+
+
+def _install_hint(log: str) -> str:
+    """The packages to install when the compiler's words say the OpenCL SDK is missing."""
+    output = log.split("\n", 1)[-1]       # the compiler's words, after "$ command"
+    missing = "CL/cl.h: No such file" in output or "cannot find -lOpenCL" in output
+    return f"\n(are the OpenCL headers and loader installed? {INSTALL_HINT})" if missing else ""
 
 
 def _probe_binary(compiler: str) -> Tuple[Optional[pathlib.Path], str]:

@@ -11,18 +11,22 @@ reduction optimisation of the StarPlat paper.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
 from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import INDENT, Dialect, KernelArg, KernelCode, lower_kernel
-from starc.backends.common.cpp_host import CXX_KEYWORDS
+from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "print_kernel", "SHELL_PARAMS"]
+__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
+
+#: The SYCL prelude generated next to every program (``runtime_header``).
+SYCL_RUNTIME = "starc_sycl.hpp"
 
 #: The parameters every kernel function takes before its plan arguments.
 SHELL_PARAMS = ("q", "block", "where")
@@ -152,3 +156,9 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
     if len(closing) > 100:   # one reduction per line
         closing = f"{INDENT}}},\n" + ",\n".join(INDENT * 2 + r for r in reductions) + ");"
     return lines + [closing, "}"]
+
+
+def runtime_header(features: Optional[Set[str]] = None) -> str:
+    """``starc_sycl.hpp`` for kernels with these features: the atomic helpers they use (every
+    one when None) and the rest of the SYCL runtime."""
+    return render_prelude("sycl", "prelude.hpp.mako", features)

@@ -14,10 +14,10 @@ import pytest
 
 from starc.backends.common import atomic_helpers
 from starc.backends.common.runtime_paths import runtime_files
-from starc.backends.cuda.emitter import CUDADialect, runtime_header as cuda_header
+from starc.backends.cuda.kernels import CUDADialect, runtime_header as cuda_header
 from starc.backends.opencl.kernels import OpenCLDialect, prelude as opencl_prelude
 from starc.backends.opencl.kernels import required_extensions
-from starc.backends.sycl.emitter import runtime_header as sycl_header
+from starc.backends.sycl.kernels import runtime_header as sycl_header
 from starc.backends.sycl.kernels import SYCLDialect
 from starc.ir.types import Scalar as S
 

@@ -167,7 +167,7 @@ def test_atomic_reduce_per_type(op, elem, helper):
 def test_every_backend_names_atomic_helpers_by_the_dsl_type():
     # CUDA and SYCL call 64-bit integers "long long", OpenCL "long": the helpers are
     # starc_atomic_<op>_long everywhere (the base Dialect's suffix table).
-    from starc.backends.cuda.emitter import CUDADialect
+    from starc.backends.cuda.kernels import CUDADialect
     from starc.backends.sycl.kernels import SYCLDialect
     for dialect in (CUDADialect(), SYCLDialect(), OpenCLDialect()):
         names = [dialect.atomic_helper("add", t)

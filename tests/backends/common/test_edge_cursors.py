@@ -11,9 +11,9 @@ import starc
 from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import lower_kernel
-from starc.backends.cuda.emitter import runtime_header as cuda_header
+from starc.backends.cuda.kernels import runtime_header as cuda_header
 from starc.backends.opencl.kernels import OpenCLDialect, prelude as opencl_prelude
-from starc.backends.sycl.emitter import runtime_header as sycl_header
+from starc.backends.sycl.kernels import runtime_header as sycl_header
 from starc.diagnostics import DiagnosticSink, SourceLoc
 from starc.driver import compile_source
 from starc.graphs import Graph, write_mtx

@@ -128,7 +128,7 @@ def test_headers_name_version_backend_source_and_commands():
                           "sssp.sp, function Compute_SSSP.\n")
     assert "//   g++ -std=c++17 -O2 -fwrapv -o sssp sssp.cpp -lOpenCL\n" in cpp
     assert generated.build_hint == "g++ -std=c++17 -O2 -fwrapv -o sssp sssp.cpp -lOpenCL"
-    assert "// Run: ./sssp GRAPH_FILE --src 0 [--undirected] [--out FILE] [--time]\n" in cpp
+    assert "// Run: ./sssp GRAPH_FILE --src NODE [--undirected] [--out FILE] [--time]\n" in cpp
     # self-contained: the folder holds the runtime it includes, and nothing Python
     assert {"starc_runtime.hpp", "starc_opencl_host.hpp"} <= set(generated.files)
     assert not any(name.endswith(".py") for name in generated.files)

@@ -20,9 +20,10 @@ from typing import Dict, List
 import pytest
 
 from starc.backends.base import BackendError, BackendOptions
-from starc.backends.sycl import emitter
-from starc.backends.cuda.emitter import runtime_header as cuda_header
-from starc.backends.sycl.emitter import SYCL_RUNTIME, SYCLBackend, runtime_header
+from starc.backends.sycl import toolchain
+from starc.backends.cuda.kernels import runtime_header as cuda_header
+from starc.backends.sycl.emitter import SYCLBackend
+from starc.backends.sycl.kernels import SYCL_RUNTIME, runtime_header
 from starc.backends.sycl.kernels import native_reductions
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_source
@@ -448,7 +449,7 @@ def test_find_sycl_compiler_order(fake_path):
 
 
 def test_availability_names_the_toolchain(fake_path, monkeypatch):
-    monkeypatch.delenv(emitter.TEST_DOUBLE_VARIABLE, raising=False)
+    monkeypatch.delenv(toolchain.TEST_DOUBLE_VARIABLE, raising=False)
     backend = SYCLBackend()
     avail = backend.availability()
     assert (avail.can_build, avail.can_run) == (False, False)
@@ -464,7 +465,7 @@ def test_availability_with_the_test_double(fake_path, monkeypatch):
         pytest.skip("g++ not found")
     _fake_tool(fake_path, "g++", f'exec {GXX} "$@"')
     double = ROOT / "tests" / "support" / "sycl_host"
-    monkeypatch.setenv(emitter.TEST_DOUBLE_VARIABLE, str(double))
+    monkeypatch.setenv(toolchain.TEST_DOUBLE_VARIABLE, str(double))
     avail = SYCLBackend().availability()
     assert avail.can_build and avail.can_run
     assert avail.detail == f"g++ + SYCL test double ({double}) — not a SYCL implementation"

@@ -1,0 +1,66 @@
+"""What every C++ backend does alike around its printers: the program's name, its usage line,
+its templates, and compiling it into an executable that is complete or absent."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import re
+from typing import Callable, List, Optional, Sequence
+
+from mako.lookup import TemplateLookup
+
+from starc import toolchains
+from starc.analysis import plan as P
+from starc.backends.base import BackendError
+from starc.ir.types import Scalar, SetType
+
+__all__ = ["program_name", "usage_line", "templates", "compile_executable"]
+
+#: how the usage line shows each kind of parameter value
+_VALUE_WORDS = {Scalar.NODE: "NODE", Scalar.BOOL: "0|1", Scalar.FLOAT: "NUMBER",
+                Scalar.DOUBLE: "NUMBER"}
+
+
+def program_name(plan: P.Plan) -> str:
+    """The generated program's file stem: the DSL file's, with every character that is not
+    a letter, digit or ``_`` replaced by ``_`` (``prog`` for a program without a file)."""
+    return re.sub(r"\W", "_", pathlib.Path(plan.program.filename).stem) or "prog"
+
+
+def usage_line(plan: P.Plan, program: str) -> str:
+    """``./prog GRAPH_FILE --src NODE ... [--undirected] [--out FILE] [--time]``."""
+    words = [f"./{program} GRAPH_FILE"]
+    for p in plan.function.params:
+        if isinstance(p.type, SetType):
+            words.append(f"--{p.name} NODE,NODE,...")
+        elif isinstance(p.type, Scalar):
+            words.append(f"--{p.name} {_VALUE_WORDS.get(p.type, 'INT')}")
+    return " ".join(words + ["[--undirected] [--out FILE] [--time]"])
+
+
+@functools.lru_cache(maxsize=None)
+def templates(package_dir: str) -> TemplateLookup:
+    """The Mako templates of one backend package (``<package>/templates``), strict: an
+    undefined name in a template is an error, never an empty string."""
+    return TemplateLookup(directories=[str(pathlib.Path(package_dir) / "templates")],
+                          strict_undefined=True)
+
+
+def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, what: str,
+                       explain: Optional[Callable[[str], str]] = None) -> pathlib.Path:
+    """Run ``argv`` (a compiler command whose ``-o`` names ``program``) in ``outdir``. The
+    compiler writes ``program.partial``, renamed when it succeeds, so no half-built
+    executable is ever left; a failure is a ``BackendError`` with the compiler's log,
+    headed by ``what`` ("nvcc failed to build sssp.cu") and followed by ``explain(log)``
+    (a hint such as which package to install; empty for none)."""
+    argv: List[str] = list(argv)
+    partial = f"{program}.partial"
+    argv[argv.index("-o") + 1] = partial
+    ok, log = toolchains.run_compiler(argv, cwd=outdir)
+    if not ok:
+        (outdir / partial).unlink(missing_ok=True)
+        hint = explain(log) if explain is not None else ""
+        raise BackendError(f"{what}:\n{log}{hint}", code="E0502")
+    (outdir / partial).replace(outdir / program)
+    return outdir / program

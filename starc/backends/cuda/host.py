@@ -1,0 +1,105 @@
+"""The CUDA host: how the shared C++ host printer spells each device operation with the CUDA
+runtime API, every call checked (``STARC_CUDA_CHECK`` reports the DSL line and exits 3)."""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from starc.backends.common.cfamily import KernelCode
+from starc.backends.common.host_dialect import Count, HostDialect, HostPrinter
+from starc.ir.types import Scalar
+
+__all__ = ["CUDAHostDialect"]
+
+
+class CUDAHostDialect(HostDialect):
+    """The host's device operations with the CUDA runtime API, every call checked."""
+
+    name = "cuda"
+
+    def __init__(self, block_size: int) -> None:
+        self.default_block_size = block_size
+
+    def attach(self, printer: HostPrinter) -> None:
+        super().attach(printer)
+        self.block = printer.names.fresh("block_size")
+        self.start = printer.names.fresh("start_event")
+        self.stop = printer.names.fresh("stop_event")
+        self.seconds = printer.names.fresh("seconds")
+
+    def _bytes(self, elem: Scalar, count: Count) -> str:
+        return f"sizeof({self.storage_type(elem)}) * {count.factor}"
+
+    def options(self, cl: str) -> List[str]:
+        return [f"const int {self.block} = starc_block_size({cl}, {self.default_block_size});"]
+
+    def setup(self, where: str) -> List[str]:
+        return [
+            "// Create the CUDA context now, outside the timed region.",
+            f"STARC_CUDA_CHECK(cudaFree(nullptr), {where});",
+            f"cudaEvent_t {self.start}, {self.stop};",
+            f"STARC_CUDA_CHECK(cudaEventCreate(&{self.start}), {where});",
+            f"STARC_CUDA_CHECK(cudaEventCreate(&{self.stop}), {where});",
+        ]
+
+    def timer_start(self, where: str) -> List[str]:
+        return [f"STARC_CUDA_CHECK(cudaEventRecord({self.start}), {where});"]
+
+    def timer_stop(self, where: str) -> List[str]:
+        return [f"STARC_CUDA_CHECK(cudaEventRecord({self.stop}), {where});",
+                f"const double {self.seconds} = starc_elapsed_seconds({self.start}, "
+                f"{self.stop}, {where});"]
+
+    def timer_seconds(self) -> str:
+        return self.seconds
+
+    def teardown(self, where: str) -> List[str]:
+        return [f"STARC_CUDA_CHECK(cudaEventDestroy({self.start}), {where});",
+                f"STARC_CUDA_CHECK(cudaEventDestroy({self.stop}), {where});"]
+
+    def allocate(self, var: str, elem: Scalar, count: Count, where: str) -> List[str]:
+        if count.may_be_zero:   # never a 0-byte allocation
+            count = Count(f"std::max({count}, 1)")
+        return [f"STARC_CUDA_CHECK(cudaMalloc(&{var}, {self._bytes(elem, count)}), {where});"]
+
+    def free(self, var: str, elem: Scalar, where: str) -> List[str]:
+        return [f"STARC_CUDA_CHECK(cudaFree({var}), {where});"]
+
+    def copy_to_device(self, var, elem, host, count, where):
+        return [f"STARC_CUDA_CHECK(cudaMemcpy({var}, {host}, {self._bytes(elem, count)}, "
+                f"cudaMemcpyHostToDevice), {where});"]
+
+    def copy_to_host(self, host, var, elem, count, where):
+        return [f"STARC_CUDA_CHECK(cudaMemcpy({host}, {var}, {self._bytes(elem, count)}, "
+                f"cudaMemcpyDeviceToHost), {where});"]
+
+    def copy_device(self, dst, src, elem, count, where):
+        return [f"STARC_CUDA_CHECK(cudaMemcpy({dst}, {src}, {self._bytes(elem, count)}, "
+                f"cudaMemcpyDeviceToDevice), {where});"]
+
+    def fill(self, var, elem, value, count, where):
+        if value.zero_bytes:  # all-zero bytes are 0, false and 0.0 in every element type
+            return [f"STARC_CUDA_CHECK(cudaMemset({var}, 0, {self._bytes(elem, count)}), "
+                    f"{where});"]
+        return [f"starc_fill({var}, {value}, {count}, {self.block}, {where});"]
+
+    def write_element(self, var, elem, index, value, where):
+        if index.zero_bytes and value.zero_bytes:  # resetting a flag: no blocking host copy
+            return [f"STARC_CUDA_CHECK(cudaMemset({var}, 0, {self._bytes(elem, Count('1'))}), "
+                    f"{where});"]
+        return [f"starc_write_element({var}, {index}, {value}, {where});"]
+
+    def read_element(self, var, elem, index, where):
+        return f"starc_read_element({var}, {index}, {where})"
+
+    def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
+        if kernel.extent == "single":
+            config = "1, 1"
+        else:
+            count = "num_nodes" if kernel.extent == "nodes" else "num_edges"
+            config = f"starc_grid({self.host.graph}.{count}, {self.block}), {self.block}"
+        return [f"{kernel.name}<<<{config}>>>({', '.join(args)});",
+                f'starc_launch_check("{kernel.name}", {where});']
+
+    def synchronize(self, where: str) -> List[str]:
+        return [f"STARC_CUDA_CHECK(cudaDeviceSynchronize(), {where});"]

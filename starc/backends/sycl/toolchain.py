@@ -1,0 +1,78 @@
+"""The SYCL toolchain: a real SYCL compiler (acpp, icpx -fsycl, clang++ -fsycl; ``--sycl-compiler``
+overrides), or, for tests only, g++ with the host test double named by ``STARC_SYCL_TEST_DOUBLE``
+(see ``emitter``'s docstring); and the commands that build a generated program."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import List, Optional, Tuple
+
+from starc import toolchains
+from starc.backends.base import Availability, BackendError
+from starc.backends.common.program import compile_executable
+
+__all__ = ["TEST_DOUBLE_VARIABLE", "double_include_dir", "find", "availability",
+           "build_commands", "compile_program"]
+
+#: Test-only: an include folder with a host test double of <sycl/sycl.hpp>.
+TEST_DOUBLE_VARIABLE = "STARC_SYCL_TEST_DOUBLE"
+
+#: How each supported compiler builds a generated program (documented in its header).
+_COMPILER_COMMANDS = (("acpp",), ("icpx", "-fsycl"), ("clang++", "-fsycl"))
+_OPTIMIZE = "-O3"
+#: Signed integer overflow wraps (two's complement) as in the reference (docs/language-notes.md)
+_WRAP = "-fwrapv"
+
+
+def double_include_dir() -> Optional[pathlib.Path]:
+    """Test-only: the include folder named by ``STARC_SYCL_TEST_DOUBLE``, if it holds
+    ``sycl/sycl.hpp``."""
+    folder = os.environ.get(TEST_DOUBLE_VARIABLE)
+    if folder and (pathlib.Path(folder) / "sycl" / "sycl.hpp").is_file():
+        return pathlib.Path(folder)
+    return None
+
+
+def find(preferred: Optional[str] = None) -> Tuple[str, List[str]]:
+    """("sycl", compiler argv) for a real compiler, ("double", g++ argv) for the test-only
+    double, or ("", []) when neither is usable."""
+    compiler = toolchains.find_sycl_compiler(preferred)
+    if compiler is not None:
+        return "sycl", list(compiler)
+    if preferred is None:
+        double = double_include_dir()
+        cxx = toolchains.find_program("g++")
+        if double is not None and cxx is not None:
+            return "double", [cxx, "-std=c++17", "-fopenmp", f"-I{double}"]
+    return "", []
+
+
+def availability() -> Availability:
+    kind, argv = find()
+    if kind == "sycl":
+        version = toolchains.tool_version(argv[0])
+        detail = " ".join(argv) + (f" ({version})" if version else "")
+        return Availability(True, True, detail)
+    if kind == "double":
+        return Availability(True, True, f"g++ + SYCL test double ({double_include_dir()}) "
+                                        "— not a SYCL implementation")
+    return Availability(False, False, "no SYCL compiler (acpp, icpx, clang++ -fsycl) on PATH")
+
+
+def build_commands(program: str) -> List[str]:
+    """The one-line build command of ``program.cpp`` for each supported SYCL compiler."""
+    return [" ".join([*compiler, _OPTIMIZE, _WRAP, "-o", program, f"{program}.cpp"])
+            for compiler in _COMPILER_COMMANDS]
+
+
+def compile_program(outdir: pathlib.Path, program: str,
+                    preferred: Optional[str] = None) -> pathlib.Path:
+    kind, argv = find(preferred)
+    if not kind:
+        wanted = f"'{preferred}'" if preferred else "acpp, icpx or clang++ -fsycl"
+        raise BackendError(f"cannot build SYCL: no SYCL compiler ({wanted}) found",
+                           code="E0502")
+    flags = (["-O2"] if kind == "double" else [_OPTIMIZE]) + [_WRAP]
+    return compile_executable(argv + flags + ["-o", program, f"{program}.cpp"], outdir, program,
+                              f"the SYCL compiler failed to build {program}.cpp")
