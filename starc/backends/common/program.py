@@ -12,10 +12,11 @@ from mako.lookup import TemplateLookup
 
 from starc import toolchains
 from starc.analysis import plan as P
-from starc.backends.base import BackendError
+from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
+                                 BuiltProgram, GeneratedProgram)
 from starc.ir.types import Scalar, SetType
 
-__all__ = ["program_name", "usage_line", "templates", "compile_executable"]
+__all__ = ["CppBackend", "program_name", "usage_line", "templates", "compile_executable"]
 
 #: how the usage line shows each kind of parameter value
 _VALUE_WORDS = {Scalar.NODE: "NODE", Scalar.BOOL: "0|1", Scalar.FLOAT: "NUMBER",
@@ -64,3 +65,22 @@ def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, 
         raise BackendError(f"{what}:\n{log}{hint}", code="E0502")
     (outdir / partial).replace(outdir / program)
     return outdir / program
+
+
+class CppBackend(Backend):
+    """A backend whose program is C++ compiled by its package's ``toolchain`` module, which
+    provides ``availability()`` and ``compile_program(outdir, program, options)``; the
+    backend class itself only generates."""
+
+    toolchain = None     # the package's toolchain module
+
+    def availability(self) -> Availability:
+        return self.toolchain.availability()
+
+    def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
+              options: BackendOptions) -> BuiltProgram:
+        outdir = pathlib.Path(outdir)
+        generated.write(outdir)
+        binary = self.toolchain.compile_program(outdir, pathlib.Path(generated.main).stem,
+                                                options)
+        return BuiltProgram(self.name, generated.function, outdir, [str(binary)])

@@ -9,11 +9,10 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
-                                 BuiltProgram, GeneratedProgram)
+from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
 from starc.backends.common import cfamily
 from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.program import program_name, templates, usage_line
+from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.cuda import GPU_ARCH, toolchain
 from starc.backends.cuda.host import CUDAHostDialect
@@ -24,12 +23,10 @@ __all__ = ["CUDABackend"]
 _HERE = str(pathlib.Path(__file__).resolve().parent)
 
 
-class CUDABackend(Backend):
+class CUDABackend(CppBackend):
     name = "cuda"
     description = "CUDA C++ for NVIDIA GPUs (nvcc)"
-
-    def availability(self) -> Availability:
-        return toolchain.availability()
+    toolchain = toolchain
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
@@ -50,11 +47,3 @@ class CUDABackend(Backend):
         files = {f"{program}.cu": text, **runtime_files(),
                  RUNTIME_HEADER: runtime_header(features)}
         return GeneratedProgram("cuda", plan.function.name, files, f"{program}.cu", build)
-
-    def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
-              options: BackendOptions) -> BuiltProgram:
-        outdir = pathlib.Path(outdir)
-        generated.write(outdir)
-        binary = toolchain.compile_program(outdir, pathlib.Path(generated.main).stem,
-                                           options.value(GPU_ARCH))
-        return BuiltProgram("cuda", generated.function, outdir, [str(binary)])

@@ -8,8 +8,9 @@ import re
 from typing import List
 
 from starc import toolchains
-from starc.backends.base import Availability, BackendError
+from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import compile_executable
+from starc.backends.cuda import GPU_ARCH
 
 __all__ = ["availability", "build_command", "compile_program"]
 
@@ -39,10 +40,11 @@ def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     return argv + ["-o", program, f"{program}.cu"]
 
 
-def compile_program(outdir: pathlib.Path, program: str, arch: str) -> pathlib.Path:
+def compile_program(outdir: pathlib.Path, program: str,
+                    options: BackendOptions) -> pathlib.Path:
     nvcc = toolchains.find_nvcc()
     if nvcc is None:
         raise BackendError(f"cannot build CUDA: {_MISSING}", code="E0502")
-    argv = build_command(program, arch)
+    argv = build_command(program, options.value(GPU_ARCH))
     argv[0] = nvcc
     return compile_executable(argv, outdir, program, f"nvcc failed to build {program}.cu")

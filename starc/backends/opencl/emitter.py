@@ -14,11 +14,10 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
-                                 BuiltProgram, GeneratedProgram)
+from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
 from starc.backends.common.cfamily import DialectError
 from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.program import program_name, templates, usage_line
+from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.opencl import toolchain
 from starc.backends.opencl.host import Launcher, OpenCLHostDialect
@@ -29,12 +28,10 @@ __all__ = ["OpenCLBackend"]
 _HERE = str(pathlib.Path(__file__).resolve().parent)
 
 
-class OpenCLBackend(Backend):
+class OpenCLBackend(CppBackend):
     name = "opencl"
     description = "OpenCL C 1.2 kernels and a C++ host on the OpenCL C API (PoCL: any CPU)"
-
-    def availability(self) -> Availability:
-        return toolchain.probe()
+    toolchain = toolchain
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         program = program_name(plan)
@@ -65,10 +62,3 @@ class OpenCLBackend(Backend):
                  **runtime_files(toolchain.HOST_RUNTIME)}
         return GeneratedProgram("opencl", plan.function.name, files, host_file,
                                 build_hint=build_command)
-
-    def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
-              options: BackendOptions) -> BuiltProgram:
-        outdir = pathlib.Path(outdir)
-        generated.write(outdir)
-        binary = toolchain.compile_program(outdir, pathlib.Path(generated.main).stem)
-        return BuiltProgram("opencl", generated.function, outdir, [str(binary)])

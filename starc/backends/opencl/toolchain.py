@@ -18,11 +18,11 @@ import tempfile
 from typing import List, Optional, Tuple
 
 from starc import toolchains
-from starc.backends.base import Availability, BackendError
+from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import compile_executable
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 
-__all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "compile_program", "probe"]
+__all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "compile_program", "availability"]
 
 #: The OpenCL host helpers generated next to every program.
 HOST_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_opencl_host.hpp"
@@ -52,7 +52,8 @@ def build_command(program: str, compiler: str = "g++") -> List[str]:
     return [compiler, *_FLAGS, "-o", program, f"{program}.cpp", *_LIBRARIES]
 
 
-def compile_program(outdir: pathlib.Path, program: str) -> pathlib.Path:
+def compile_program(outdir: pathlib.Path, program: str,
+                    options: Optional[BackendOptions] = None) -> pathlib.Path:
     """Compile ``outdir/program.cpp`` into ``outdir/program``: complete or not at all (the
     compiler writes ``program.partial``, renamed when it succeeds). BackendError otherwise."""
     compiler = toolchains.find_cxx()
@@ -97,7 +98,7 @@ def _probe_binary(compiler: str) -> Tuple[Optional[pathlib.Path], str]:
 
 
 @functools.lru_cache(maxsize=None)
-def probe() -> Availability:
+def availability() -> Availability:
     """Can build: a C++ compiler, the OpenCL headers and libOpenCL (the probe compiles). Can
     run: the probe finds a device that builds a trivial kernel; the detail names it."""
     compiler = toolchains.find_cxx()

@@ -33,13 +33,12 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
-                                 BuiltProgram, GeneratedProgram)
+from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
 from starc.backends.common.cfamily import DialectError
 from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.program import program_name, templates, usage_line
+from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
-from starc.backends.sycl import SYCL_COMPILER, toolchain
+from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
 from starc.backends.sycl.kernels import SYCL_RUNTIME, print_kernel, runtime_header
 
@@ -47,12 +46,11 @@ __all__ = ["SYCLBackend"]
 
 _HERE = str(pathlib.Path(__file__).resolve().parent)
 
-class SYCLBackend(Backend):
+
+class SYCLBackend(CppBackend):
     name = "sycl"
     description = "standard SYCL 2020 (USM, in-order queue) for acpp, icpx -fsycl, clang++ -fsycl"
-
-    def availability(self) -> Availability:
-        return toolchain.availability()
+    toolchain = toolchain
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
@@ -76,11 +74,3 @@ class SYCLBackend(Backend):
         files = {f"{program}.cpp": text, **runtime_files(), SYCL_RUNTIME: runtime_header(features)}
         return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",
                                 build_hint=commands[0])
-
-    def build(self, generated: GeneratedProgram, outdir: pathlib.Path,
-              options: BackendOptions) -> BuiltProgram:
-        outdir = pathlib.Path(outdir)
-        generated.write(outdir)
-        binary = toolchain.compile_program(outdir, pathlib.Path(generated.main).stem,
-                                           options.value(SYCL_COMPILER))
-        return BuiltProgram("sycl", generated.function, outdir, [str(binary)])

@@ -9,8 +9,9 @@ import pathlib
 from typing import List, Optional, Tuple
 
 from starc import toolchains
-from starc.backends.base import Availability, BackendError
+from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import compile_executable
+from starc.backends.sycl import SYCL_COMPILER
 
 __all__ = ["TEST_DOUBLE_VARIABLE", "double_include_dir", "find", "availability",
            "build_commands", "compile_program"]
@@ -67,7 +68,8 @@ def build_commands(program: str) -> List[str]:
 
 
 def compile_program(outdir: pathlib.Path, program: str,
-                    preferred: Optional[str] = None) -> pathlib.Path:
+                    options: BackendOptions) -> pathlib.Path:
+    preferred = options.value(SYCL_COMPILER)
     kind, argv = find(preferred)
     if not kind:
         wanted = f"'{preferred}'" if preferred else "acpp, icpx or clang++ -fsycl"

@@ -26,7 +26,7 @@ def _fake_compiler(tmp_path, monkeypatch, script: str) -> pathlib.Path:
     fake.chmod(0o755)
     monkeypatch.setenv("STARC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(toolchain.toolchains, "find_cxx", lambda: str(fake))
-    toolchain.probe.cache_clear()
+    toolchain.availability.cache_clear()
     return fake
 
 
@@ -34,7 +34,7 @@ def _fake_compiler(tmp_path, monkeypatch, script: str) -> pathlib.Path:
 def compiler_without_opencl(tmp_path, monkeypatch):
     """A "g++" that cannot find the OpenCL headers."""
     yield _fake_compiler(tmp_path, monkeypatch, NO_HEADERS)
-    toolchain.probe.cache_clear()
+    toolchain.availability.cache_clear()
 
 
 def test_missing_headers_say_what_to_install(compiler_without_opencl):
@@ -74,5 +74,5 @@ def test_other_build_errors_get_no_install_hint(tmp_path, monkeypatch):
             OpenCLBackend().build(compile_dsl("sssp").generated, tmp_path / "out",
                                   BackendOptions())
     finally:
-        toolchain.probe.cache_clear()
+        toolchain.availability.cache_clear()
     assert str(raised.value).endswith("sssp.cpp:9:1: error: expected ';'")
