@@ -150,27 +150,57 @@ def initial_cells(suffix: str) -> np.ndarray:
 
 
 @pytest.mark.opencl
-def test_opencl_helpers_under_contention():
-    import pyopencl as cl
+def test_opencl_helpers_under_contention(tmp_path):
+    """N work items of a real OpenCL device (PoCL here) hammer one cell per helper, through the
+    OpenCL host runtime generated programs use (no pyopencl)."""
+    from starc.backends.opencl.toolchain import HOST_RUNTIME
+    ctypes = {"int": "cl_int", "long": "cl_long", "float": "cl_float", "double": "cl_double"}
     kernels = [f"__kernel void exercise_{suffix}(__global {suffix} *cells, "
                f"__global {suffix} *olds, int n) {{\n    int i = get_global_id(0);\n"
                "    if (i >= n) return;\n"
                + "".join(f"    {line}\n" for line in exercise_lines(suffix, suffix)) + "}\n"
                for suffix in TYPES]
-    context = cl.create_some_context(interactive=False)
-    queue = cl.CommandQueue(context)
-    program = cl.Program(context, opencl_prelude() + "\n" + "\n".join(kernels)).build()
-    flags = cl.mem_flags
-    for suffix, dtype in TYPES.items():
-        cells = initial_cells(suffix)
-        olds = np.zeros(len(cells) * N, dtype=dtype)
-        cells_buffer = cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=cells)
-        olds_buffer = cl.Buffer(context, flags.WRITE_ONLY, olds.nbytes)
-        getattr(program, f"exercise_{suffix}")(queue, (N,), None, cells_buffer, olds_buffer,
-                                               np.int32(N))
-        cl.enqueue_copy(queue, cells, cells_buffer)
-        cl.enqueue_copy(queue, olds, olds_buffer)
-        check(suffix, cells, olds)
+    (tmp_path / "exercise.cl").write_text(opencl_prelude() + "\n" + "\n".join(kernels))
+    runs = []
+    for suffix, ctype in ctypes.items():
+        count = len(cases(suffix))
+        init = ", ".join(str(value) for value in initial_cells(suffix))
+        runs.append(f"""  {{
+    std::vector<{ctype}> cells{{{init}}}, olds({count} * {N});
+    starc_kernel kernel = starc_create_kernel(device, "exercise_{suffix}", 64, "test");
+    cl_mem d_cells = starc_malloc<{ctype}>(device, cells.size(), "cells", "test");
+    cl_mem d_olds = starc_malloc<{ctype}>(device, olds.size(), "olds", "test");
+    starc_copy_to_device(device, d_cells, cells.data(), cells.size(), "test");
+    starc_set_arg(kernel, 0, d_cells, "test");
+    starc_set_arg(kernel, 1, d_olds, "test");
+    starc_set_arg(kernel, 2, cl_int({N}), "test");
+    starc_launch(device, kernel, {N}, "test");
+    starc_copy_to_host(device, cells.data(), d_cells, cells.size(), "test");
+    starc_copy_to_host(device, olds.data(), d_olds, olds.size(), "test");
+    starc_finish(device, "test");
+    for (auto x : cells) std::printf("%.17g ", (double)x);
+    for (auto x : olds) std::printf("%.17g ", (double)x);
+    std::printf("\\n");
+  }}
+""")
+    source = ('#include <cstdio>\n#include <vector>\n#include "starc_runtime.hpp"\n'
+              '#include "starc_opencl_host.hpp"\n\nint main() {\n'
+              '  starc_opencl device = starc_open_device("default", "exercise.cl", {}, "test");\n'
+              + "".join(runs) + "  return 0;\n}\n")
+    for name, text in runtime_files(HOST_RUNTIME).items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "exercise.cpp").write_text(source)
+    build = subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "exercise.cpp",
+                            "-o", "exercise", "-lOpenCL"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(tmp_path / "exercise")], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    for suffix, line in zip(ctypes, run.stdout.splitlines()):
+        values = np.array([float(x) for x in line.split()]).astype(TYPES[suffix])
+        count = len(cases(suffix))
+        check(suffix, values[:count], values[count:])
 
 
 def _write_headers(outdir, header_name: str, header: str) -> None:
