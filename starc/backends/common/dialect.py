@@ -73,6 +73,9 @@ class Dialect:
     #: Min/Max as a plain expression: function name per type
     minmax_functions: Dict[Tuple[str, Scalar], str] = {}
     reserved: FrozenSet[str] = C_KEYWORDS
+    #: the statement that ends one work item early (a filtered-out vertex): ``return`` from a
+    #: kernel function, ``continue`` where the kernel is a loop over the items (OpenACC)
+    skip_item = "return"
 
     def missing(self, operation: str, loc=None):
         raise DialectError(self.name, operation, loc)
