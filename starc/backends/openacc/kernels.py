@@ -111,6 +111,15 @@ def _wrap(head: str, items: List[str], tail: str) -> List[str]:
     return [head + (",\n" + " " * len(head)).join(items) + tail]
 
 
+def _clause(name: str, items: List[str]) -> List[str]:
+    """``name(a, b, c)`` as words for ``_directive`` (none for no items)."""
+    words = [item + "," for item in items]
+    if words:
+        words[0] = f"{name}({words[0]}"
+        words[-1] = words[-1][:-1] + ")"
+    return words
+
+
 def _directive(words: List[str]) -> List[str]:
     """A ``#pragma acc`` line of these words, continued with backslashes past 100 columns."""
     lines = [words[0]]
@@ -154,10 +163,7 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
         ctype = dialect.storage_type(red.sym.type)
         lines.append(f"{INDENT}{ctype} {names[red.sym.uid]} = "
                      f"{_identity(red.op, red.sym.type, dialect)};")
-    clauses = [section(a) + "," for a in arrays]
-    if clauses:
-        clauses[0] = "present(" + clauses[0]
-        clauses[-1] = clauses[-1][:-1] + ")"
+    clauses = _clause("present", [section(a) for a in arrays])
     clauses += [f"reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                 for red in native]
     index = code.index or "starc_item"
@@ -170,13 +176,17 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     lines.append(f"{INDENT}for (int {index} = 0; {index} < {bound}; {index}++) {{")
     lines += [INDENT + line for line in code.body]
     lines.append(f"{INDENT}}}")
+    combines, targets = [], []
     for red in native:      # the work items' combined value joins the scalar's device copy
-        target = f"{by_array[red.array.name].name}[0]"
-        local = names[red.sym.uid]
-        combine = (f"{target} = starc_{red.op.lower()}({target}, {local});"
-                   if red.op in ("Min", "Max") else f"{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
-        lines.append(f"#pragma acc serial present({section(by_array[red.array.name])})")
-        lines.append(f"{INDENT}{combine}")
+        array = by_array[red.array.name]
+        target, local = f"{array.name}[0]", names[red.sym.uid]
+        targets.append(section(array))
+        combines.append(f"{target} = starc_{red.op.lower()}({target}, {local});"
+                        if red.op in ("Min", "Max")
+                        else f"{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
+    if combines:    # one serial region for all of them
+        lines += _directive(["#pragma acc serial"] + _clause("present", targets))
+        lines += [INDENT + "{"] + [INDENT * 2 + line for line in combines] + [INDENT + "}"]
     lines.append("}")
     return OpenACCKernel(code, "\n".join(lines), sizes)
 

@@ -117,7 +117,9 @@ static void Compute_TC_forall_6(int n,
         }
     }
 #pragma acc serial present(triangle_count_dev[0:1])
-    triangle_count_dev[0] += triangle_count_sum;
+    {
+        triangle_count_dev[0] += triangle_count_sum;
+    }
 }
 """
 

@@ -1,0 +1,67 @@
+"""OpenACC programs built with the warnings-as-errors flags and run (g++ -fopenacc runs the
+compute regions on the host): reductions of every operator, the toolchain choice."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import sys
+
+import pytest
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.backends.openacc import toolchain
+from starc.backends.openacc.emitter import OpenACCBackend
+from starc.results import compare_results
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "e2e"))
+from e2e_cases import write_graph_files  # noqa: E402
+
+pytestmark = pytest.mark.openacc
+
+PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(name: str, backend: str):
+    return starc.compile(str(PROGRAMS / f"{name}.sp"), backend)
+
+
+@pytest.mark.parametrize("graph", ["rmat", "self_loops_dups", "one_vertex", "cycle3"])
+def test_every_reduction_operator_matches_the_reference(graph, graph_files):
+    expected = compiled("reductions", "reference").run(graph_files[graph])
+    actual = compiled("reductions", "openacc").run(graph_files[graph])
+    assert expected.ret is not None
+    assert not compare_results(expected, actual, rtol=1e-6)
+
+
+def test_reductions_are_clauses_combined_once():
+    text = compiled("reductions", "openacc").compilation.generated.files["reductions.cpp"]
+    for clause in ("reduction(+:s_sum)", "reduction(+:d_sum)", "reduction(&:a_reduced)",
+                   "reduction(|:o_reduced)", "reduction(min:mn_reduced)",
+                   "reduction(max:mx_reduced)", "reduction(*:p_reduced)"):
+        assert clause in text
+    assert text.count("#pragma acc serial present(") == 1
+
+
+def test_compiler_choice_and_build_lines(monkeypatch):
+    assert toolchain.build_command("bc") == [
+        "g++", "-fopenacc", "-O2", "-std=c++17", "-fwrapv", "-o", "bc", "bc.cpp"]
+    assert toolchain.build_command("bc", "nvc++", strict=True) == [
+        "nvc++", "-acc", "-O2", "-std=c++17", "-Werror", "-o", "bc", "bc.cpp"]
+    assert toolchain.find("no-such-openacc-compiler") == []
+    assert OpenACCBackend().availability().can_build
+
+
+def test_a_missing_compiler_is_a_clear_error(tmp_path):
+    from starc.backends.base import BackendError
+    generated = compiled("reductions", "openacc").compilation.generated
+    options = BackendOptions(extra={"openacc_compiler": "no-such-openacc-compiler"})
+    with pytest.raises(BackendError, match="no OpenACC compiler .'no-such-openacc-compiler'."):
+        OpenACCBackend().build(generated, tmp_path, options)
