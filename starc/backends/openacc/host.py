@@ -39,6 +39,9 @@ class OpenACCHostDialect(HostDialect):
         self.counts: Dict[str, str] = {}
 
     # --- program phases -----------------------------------------------------------------------
+    def options(self, cl: str) -> List[str]:
+        return [f"starc_openacc_options({cl});"]
+
     def setup(self, where: str) -> List[str]:
         return ["// Start the OpenACC runtime (and its device) now, outside the timed region.",
                 "acc_init(acc_get_device_type());"]

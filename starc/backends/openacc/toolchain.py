@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shlex
 from typing import List, Optional
 
@@ -51,13 +52,12 @@ def availability() -> Availability:
     argv = find()
     if not argv:
         return Availability(False, False, "no OpenACC compiler (nvc++ or g++) on PATH")
-    version = toolchains.tool_version(argv[0])
     name = os.path.basename(argv[0])
+    match = re.search(r"\d+\.\d+(\.\d+)?", toolchains.tool_version(argv[0]))
+    found = f"{name} {match.group(0)}" if match else name
     if name in _NVIDIA:
-        return Availability(True, True, f"{name} -acc ({version})")
-    return Availability(True, True, f"{name} -fopenacc ({version}): compute regions run on "
-                                    "the host, one thread, unless an offload compiler is "
-                                    "installed")
+        return Availability(True, True, f"{found} -acc")
+    return Availability(True, True, f"{found} -fopenacc (host fallback: one thread)")
 
 
 def build_command(program: str, compiler: str = "g++", strict: bool = False) -> List[str]:

@@ -65,3 +65,18 @@ def test_a_missing_compiler_is_a_clear_error(tmp_path):
     options = BackendOptions(extra={"openacc_compiler": "no-such-openacc-compiler"})
     with pytest.raises(BackendError, match="no OpenACC compiler .'no-such-openacc-compiler'."):
         OpenACCBackend().build(generated, tmp_path, options)
+
+
+def test_other_backends_device_options_are_usage_errors(graph_files):
+    import subprocess
+    from starc.diagnostics import DiagnosticSink
+    from starc.runner import build
+    sink = DiagnosticSink()
+    built = build(compiled("reductions", "openacc").compilation, "openacc", sink,
+                  BackendOptions())
+    assert built is not None, [str(d) for d in sink.diagnostics]
+    argv = list(built.argv_prefix) + [str(graph_files["rmat"])]
+    for option in (["--block-size", "64"], ["--device", "gpu"]):
+        proc = subprocess.run(argv + option, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert f"unknown option '{option[0]}'" in proc.stderr

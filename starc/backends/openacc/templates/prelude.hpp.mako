@@ -18,6 +18,7 @@
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
 //   starc_gallop                            find_edge for ascending w, by a cursor moving forward
 //   starc_min / starc_max                   Min/Max as expressions
+//   starc_openacc_options                   rejects the other backends' --device/--block-size
 #ifndef STARC_OPENACC_HPP
 #define STARC_OPENACC_HPP
 
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <climits>
+#include <string>
 
 #include "starc_runtime.hpp"
 
@@ -82,5 +84,15 @@ template <typename T>
 inline T starc_max(T a, T b) { return a < b ? b : a; }
 
 ${graph_queries}
+
+// --- program options ------------------------------------------------------------------------
+
+/// The OpenACC compiler and runtime choose gangs and vector lengths (ACC_DEVICE_TYPE and
+/// ACC_DEVICE_NUM choose the device): --device and --block-size are usage errors here.
+inline void starc_openacc_options(const starc::CommandLine& cl) {
+  if (!cl.extra.empty())
+    throw starc::UsageError("unknown option '" + cl.extra[0] + "' (OpenACC programs take the "
+                            "device from ACC_DEVICE_TYPE and ACC_DEVICE_NUM)");
+}
 
 #endif  // STARC_OPENACC_HPP
