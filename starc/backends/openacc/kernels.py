@@ -1,12 +1,12 @@
 """OpenACC kernels: the dialect of loop bodies, the kernel function shell, the prelude.
 
 Each plan kernel becomes a host function holding one ``#pragma acc parallel loop`` over its
-vertices or edges (a single-item kernel: ``#pragma acc serial``), whose body is the shared
+vertices or edges (a single-item kernel: a loop of one iteration), whose body is the shared
 ``cfamily`` printer's output. Every array the loop touches is named in a ``present(...)``
 clause with its full extent: the arrays were placed on the device once, before the algorithm
 (``host``), and a kernel never moves data. A private scalar reduction of the plan
 (``ScalarReduction.private``) becomes a ``reduction(op:x)`` clause on a local of the function,
-combined into the scalar's device copy by one serial update after the loop.
+combined into the scalar's device copy by one single-gang region after the loop.
 """
 
 from __future__ import annotations
@@ -167,12 +167,10 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     clauses += [f"reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                 for red in native]
     index = code.index or "starc_item"
-    if code.extent == "single":
-        lines += _directive(["#pragma acc serial loop"] + clauses)
-        bound = "1"
-    else:
-        lines += _directive(["#pragma acc parallel loop gang vector"] + clauses)
-        bound = "n" if code.extent == "nodes" else "m"
+    # (No `serial` construct: GCC's nvptx offloading warns that it ignores its vector length
+    # of 1. A single-item kernel is a loop of one iteration.)
+    bound = {"single": "1", "nodes": "n", "edges": "m"}[code.extent]
+    lines += _directive(["#pragma acc parallel loop gang vector"] + clauses)
     lines.append(f"{INDENT}for (int {index} = 0; {index} < {bound}; {index}++) {{")
     lines += [INDENT + line for line in code.body]
     lines.append(f"{INDENT}}}")
@@ -184,8 +182,8 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
         combines.append(f"{target} = starc_{red.op.lower()}({target}, {local});"
                         if red.op in ("Min", "Max")
                         else f"{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
-    if combines:    # one serial region for all of them
-        lines += _directive(["#pragma acc serial"] + _clause("present", targets))
+    if combines:    # one region of one gang (gang-redundant: run once) for all of them
+        lines += _directive(["#pragma acc parallel num_gangs(1)"] + _clause("present", targets))
         lines += [INDENT + "{"] + [INDENT * 2 + line for line in combines] + [INDENT + "}"]
     lines.append("}")
     return OpenACCKernel(code, "\n".join(lines), sizes)

@@ -116,7 +116,7 @@ static void Compute_TC_forall_6(int n,
             }
         }
     }
-#pragma acc serial present(triangle_count_dev[0:1])
+#pragma acc parallel num_gangs(1) present(triangle_count_dev[0:1])
     {
         triangle_count_dev[0] += triangle_count_sum;
     }

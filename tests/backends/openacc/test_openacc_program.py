@@ -47,7 +47,7 @@ def test_reductions_are_clauses_combined_once():
                    "reduction(|:o_reduced)", "reduction(min:mn_reduced)",
                    "reduction(max:mx_reduced)", "reduction(*:p_reduced)"):
         assert clause in text
-    assert text.count("#pragma acc serial present(") == 1
+    assert text.count("#pragma acc parallel num_gangs(1) present(") == 1
 
 
 def test_compiler_choice_and_build_lines(monkeypatch):
@@ -80,3 +80,21 @@ def test_other_backends_device_options_are_usage_errors(graph_files):
         proc = subprocess.run(argv + option, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2
         assert f"unknown option '{option[0]}'" in proc.stderr
+
+
+DSL = pathlib.Path(__file__).resolve().parents[3] / "dsl"
+
+
+@pytest.mark.skipif(not toolchain.gcc_offloads_to("nvptx-none"),
+                    reason="g++ has no nvptx offload compiler (Debian: gcc-12-offload-nvptx)")
+@pytest.mark.parametrize("path", sorted(DSL.glob("*.sp")), ids=lambda p: p.stem)
+def test_every_dsl_program_compiles_for_nvptx_offloading(path, tmp_path):
+    """The compile tier for GPUs: g++ builds the device code of every region too."""
+    import subprocess
+    generated = starc.compile(str(path), "openacc").compilation.generated
+    generated.write(tmp_path)
+    program = pathlib.Path(generated.main).stem
+    argv = toolchain.build_command(program, "g++", strict=True)
+    argv[1:1] = toolchain.NVPTX_FLAGS
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
