@@ -71,29 +71,14 @@ def edge_lists(draw):
                             np.array(w, dtype=np.float64), True, "hypothesis")
 
 
-_HYPOTHESIS_PROGRAMS = ["sssp", "cc", "bfs", "sswp", "tc", "kcore"]
-_HYPOTHESIS_SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def _check_random(program: str, backend: str, graph: Graph, tmp_path) -> None:
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("openacc", marks=pytest.mark.openacc)])
+@pytest.mark.parametrize("program", ["sssp", "cc", "bfs", "sswp", "tc", "kcore"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(graph=edge_lists())
+def test_generated_graphs(program, backend, graph, tmp_path):
     from starc.graphs import write_mtx
     path = tmp_path / "g.mtx"        # .mtx keeps the vertex count of isolated vertices
     write_mtx(graph, path)
     _check(program, backend, path, graph.num_nodes)
-
-
-@pytest.mark.opencl
-@pytest.mark.parametrize("program", _HYPOTHESIS_PROGRAMS)
-@_HYPOTHESIS_SETTINGS
-@given(graph=edge_lists())
-def test_generated_graphs_opencl(program, graph, tmp_path):
-    _check_random(program, "opencl", graph, tmp_path)
-
-
-@pytest.mark.openacc
-@pytest.mark.parametrize("program", _HYPOTHESIS_PROGRAMS)
-@_HYPOTHESIS_SETTINGS
-@given(graph=edge_lists())
-def test_generated_graphs_openacc(program, graph, tmp_path):
-    _check_random(program, "openacc", graph, tmp_path)

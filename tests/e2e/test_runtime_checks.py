@@ -205,12 +205,12 @@ def _generated(path, backend):
     return comp.generated
 
 
-def _opencl_program(path):
-    """Built through the build cache, which test_opencl_without_fault_matches_reference
-    (``starc.compile(...).run``) then finds: one g++ build per program."""
+def _built_program(path, backend="opencl"):
+    """Built through the build cache, which the fault-free tests (``starc.compile(...).run``)
+    then find: one g++ build per program."""
     from starc.runner import build
     sink = DiagnosticSink()
-    built = build(starc.compile(str(path), "opencl").compilation, "opencl", sink,
+    built = build(starc.compile(str(path), backend).compilation, backend, sink,
                   BackendOptions())
     assert built is not None, [str(d) for d in sink.diagnostics]
     return built.argv_prefix
@@ -221,7 +221,7 @@ def _opencl_program(path):
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_opencl_fault_stops_with_the_reference_message(files, name):
     _, graph, sources = files
-    argv = _opencl_program(sources[name])
+    argv = _built_program(sources[name])
     assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
 
 
@@ -274,21 +274,11 @@ def test_sycl_fault_stops_with_the_reference_message(files, name, tmp_path):
 
 # --- OpenACC (g++ -fopenacc: compute regions on the host) ----------------------------------
 
-def _openacc_program(path):
-    """Built through the build cache, as ``starc.compile(...).run`` finds it."""
-    from starc.runner import build
-    sink = DiagnosticSink()
-    built = build(starc.compile(str(path), "openacc").compilation, "openacc", sink,
-                  BackendOptions())
-    assert built is not None, [str(d) for d in sink.diagnostics]
-    return built.argv_prefix
-
-
 @pytest.mark.openacc
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_openacc_fault_stops_with_the_reference_message(files, name):
     _, graph, sources = files
-    argv = _openacc_program(sources[name])
+    argv = _built_program(sources[name], "openacc")
     assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
     good = PROGRAMS[name][2]
     if good is not None:

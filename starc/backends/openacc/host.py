@@ -20,15 +20,16 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from starc.backends.common.cfamily import KernelCode
-from starc.backends.common.helper_host import TIMER
-from starc.backends.common.host_dialect import Count, HostDialect
+from starc.backends.common.helper_host import StopwatchTimer
+from starc.backends.common.host_dialect import Count
 from starc.ir.types import Scalar
 
 __all__ = ["OpenACCHostDialect"]
 
 
-class OpenACCHostDialect(HostDialect):
-    """The host's device operations as OpenACC directives on host arrays."""
+class OpenACCHostDialect(StopwatchTimer):
+    """The host's device operations as OpenACC directives on host arrays (the timer stops
+    after the last ``update self``, which waits for the device)."""
 
     name = "openacc"
 
@@ -45,15 +46,6 @@ class OpenACCHostDialect(HostDialect):
     def setup(self, where: str) -> List[str]:
         return ["// Start the OpenACC runtime (and its device) now, outside the timed region.",
                 "acc_init(acc_get_device_type());"]
-
-    def timer_start(self, where: str) -> List[str]:
-        return [f"starc::Timer {TIMER};", f"{TIMER}.start();"]
-
-    def timer_stop(self, where: str) -> List[str]:
-        return [f"{TIMER}.stop();"]
-
-    def timer_seconds(self) -> str:
-        return f"{TIMER}.seconds()"
 
     def synchronize(self, where: str) -> List[str]:
         return []       # every construct is synchronous (no async clause)

@@ -11,11 +11,12 @@ combined into the scalar's device copy by one single-gang region after the loop.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import List, Optional, Set
 
 from starc.analysis import plan as P
 from starc.backends.common import atomic_helpers
-from starc.backends.common.cfamily import INDENT, Dialect, KernelArg, KernelCode, lower_kernel
+from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
+from starc.backends.common.dialect import NativeReducers, reducer_names
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir.types import Scalar
@@ -36,7 +37,7 @@ _REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min":
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
 
 
-class OpenACCDialect(Dialect):
+class OpenACCDialect(NativeReducers):
     """Kernel bodies in C++ under OpenACC: helpers of ``starc_openacc.hpp`` (``atomic
     capture``/``atomic update`` for + - * & |, compare-and-swap loops for Min/Max), bool arrays
     as bytes, and ``continue`` to skip a filtered-out item (the body is a loop's body).
@@ -51,19 +52,8 @@ class OpenACCDialect(Dialect):
     reserved = CXX_KEYWORDS | frozenset(("acc_deviceptr", "acc_init"))
     skip_item = "continue"
 
-    def __init__(self, reducers: Optional[Dict[int, str]] = None) -> None:
-        self.reducers: Dict[int, str] = dict(reducers or {})
-        self.reserved = type(self).reserved | frozenset(self.reducers.values())
-
-    def reducer(self, red: P.ScalarReduction) -> Optional[str]:
-        return self.reducers.get(red.sym.uid)
-
-    def reducer_update(self, op: str, reducer: str, value: str) -> str:
-        if op == "-":
-            return f"{reducer} += -({value})"
-        if op in ("+", "*", "&", "|"):
-            return f"{reducer} {op}= {value}"
-        # Min, Max: the value in the local's type (the template deduces one type)
+    def minmax_update(self, op: str, reducer: str, value: str) -> str:
+        # the value in the local's type (the template deduces one type)
         return (f"{reducer} = starc_{op.lower()}({reducer}, "
                 f"static_cast<decltype({reducer})>({value}))")
 
@@ -136,13 +126,8 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     """Print one plan kernel as a function holding one OpenACC compute construct."""
     native = [red for red in kernel.reductions
               if red.private and red.op in _REDUCTION_OPERATORS]
-    names: Dict[int, str] = {}
-    for red in native:          # distinct even for two scalars of the same DSL name
-        base = f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}"
-        name, k = base, 2
-        while name in names.values():
-            name, k = f"{base}_{k}", k + 1
-        names[red.sym.uid] = name
+    names = reducer_names(
+        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
     dialect = OpenACCDialect(names)
     code = lower_kernel(kernel, dialect)
     arrays = [a for a in code.args if a.is_array]
