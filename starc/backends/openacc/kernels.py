@@ -11,7 +11,7 @@ combined into the scalar's device copy by one single-gang region after the loop.
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set
 
 from starc.analysis import plan as P
 from starc.backends.common import atomic_helpers
@@ -134,16 +134,8 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     extents = {_extent(a) for a in arrays} | {code.extent}
     sizes = [size for size, uses in (("n", ("nodes", "nodes+1")), ("m", ("edges",)))
              if extents & set(uses)]
-    params = [f"int {size}" for size in sizes]
-    for arg in code.args:
-        if arg.source[0] == "size":
-            continue
-        ctype = dialect.storage_type(arg.elem)
-        params.append(f"{'' if arg.written else 'const '}{ctype}* {arg.name}" if arg.is_array
-                      else f"{ctype} {arg.name}")
     lines = [code.comment] if code.comment else []
-    lines += _wrap(f"static void {code.name}(", params, ") {")
-    by_array = {a.source[1].name: a for a in arrays if a.source[0] == "array"}
+    lines += _wrap(f"static void {code.name}(", _parameters(code, sizes, dialect), ") {")
     for red in native:
         ctype = dialect.storage_type(red.sym.type)
         lines.append(f"{INDENT}{ctype} {names[red.sym.uid]} = "
@@ -159,19 +151,41 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     lines.append(f"{INDENT}for (int {index} = 0; {index} < {bound}; {index}++) {{")
     lines += [INDENT + line for line in code.body]
     lines.append(f"{INDENT}}}")
+    lines += _combine(native, names, {a.source[1].name: a for a in arrays
+                                      if a.source[0] == "array"})
+    lines.append("}")
+    return OpenACCKernel(code, "\n".join(lines), sizes)
+
+
+def _parameters(code: KernelCode, sizes: List[str], dialect: OpenACCDialect) -> List[str]:
+    """The function's parameters: the graph sizes its sections and loop need, then the
+    plan's arguments (pointers const where the kernel only reads)."""
+    params = [f"int {size}" for size in sizes]
+    for arg in code.args:
+        if arg.source[0] == "size":
+            continue
+        ctype = dialect.storage_type(arg.elem)
+        params.append(f"{'' if arg.written else 'const '}{ctype}* {arg.name}" if arg.is_array
+                      else f"{ctype} {arg.name}")
+    return params
+
+
+def _combine(native: List[P.ScalarReduction], names: Dict[int, str],
+             by_array: Dict[str, KernelArg]) -> List[str]:
+    """After the loop: each reduction clause's result joins its scalar's device copy, all in
+    one region of one gang (gang-redundant code: it runs once)."""
     combines, targets = [], []
-    for red in native:      # the work items' combined value joins the scalar's device copy
+    for red in native:
         array = by_array[red.array.name]
         target, local = f"{array.name}[0]", names[red.sym.uid]
         targets.append(section(array))
         combines.append(f"{target} = starc_{red.op.lower()}({target}, {local});"
                         if red.op in ("Min", "Max")
                         else f"{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
-    if combines:    # one region of one gang (gang-redundant: run once) for all of them
-        lines += _directive(["#pragma acc parallel num_gangs(1)"] + _clause("present", targets))
-        lines += [INDENT + "{"] + [INDENT * 2 + line for line in combines] + [INDENT + "}"]
-    lines.append("}")
-    return OpenACCKernel(code, "\n".join(lines), sizes)
+    if not combines:
+        return []
+    lines = _directive(["#pragma acc parallel num_gangs(1)"] + _clause("present", targets))
+    return lines + [INDENT + "{"] + [INDENT * 2 + line for line in combines] + [INDENT + "}"]
 
 
 def runtime_header(features: Optional[Set[str]] = None) -> str:
