@@ -28,6 +28,7 @@ examples:
   starc dsl/bc.sp -b sycl --emit code                print the generated SYCL program
   starc build dsl/sssp.sp -b cuda --gpu-arch sm_90   generate and compile with nvcc
   starc run dsl/sssp.sp -b opencl --graph g.el --src 0
+  starc run dsl/bc.sp -b openacc --graph g.el --sourceSet 0,1
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc backends                                     what can build and run here

@@ -55,6 +55,8 @@ SKIPS = {
     "cuda": (lambda: shutil.which("nvcc") is not None, "nvcc not found"),
     "gpu": (have_gpu, "no NVIDIA GPU (nvidia-smi -L lists none)"),
     "sycl": (lambda: shutil.which("g++") is not None, "g++ not found (needed for SYCL tests)"),
+    "openacc": (lambda: bool(shutil.which("nvc++") or shutil.which("g++")),
+                "no OpenACC compiler (nvc++ or g++) found"),
 }
 
 

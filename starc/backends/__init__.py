@@ -18,6 +18,7 @@ REGISTRY: Dict[str, Tuple[str, Optional[str]]] = {
     "opencl": ("starc.backends.opencl.emitter:OpenCLBackend", None),
     "cuda": ("starc.backends.cuda.emitter:CUDABackend", "starc.backends.cuda"),
     "sycl": ("starc.backends.sycl.emitter:SYCLBackend", "starc.backends.sycl"),
+    "openacc": ("starc.backends.openacc.emitter:OpenACCBackend", "starc.backends.openacc"),
 }
 
 

@@ -51,6 +51,7 @@ function F(Graph g, propNode<node> p, propNode<int> d) {
 
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
+            pytest.param("openacc", marks=pytest.mark.openacc),
             pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
 
 

@@ -20,6 +20,7 @@ BACKENDS = {
     "opencl": [pytest.mark.opencl],
     "cuda": [pytest.mark.cuda, pytest.mark.gpu],
     "sycl": [pytest.mark.sycl],
+    "openacc": [pytest.mark.openacc],
 }
 
 
@@ -70,13 +71,14 @@ def edge_lists(draw):
                             np.array(w, dtype=np.float64), True, "hypothesis")
 
 
-@pytest.mark.opencl
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("openacc", marks=pytest.mark.openacc)])
 @pytest.mark.parametrize("program", ["sssp", "cc", "bfs", "sswp", "tc", "kcore"])
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(graph=edge_lists())
-def test_generated_graphs_opencl(program, graph, tmp_path):
+def test_generated_graphs(program, backend, graph, tmp_path):
     from starc.graphs import write_mtx
     path = tmp_path / "g.mtx"        # .mtx keeps the vertex count of isolated vertices
     write_mtx(graph, path)
-    _check(program, "opencl", path, graph.num_nodes)
+    _check(program, backend, path, graph.num_nodes)

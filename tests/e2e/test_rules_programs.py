@@ -15,7 +15,8 @@ from e2e_cases import write_graph_files
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 DEVICE = [pytest.param("opencl", marks=pytest.mark.opencl),
-          pytest.param("sycl", marks=pytest.mark.sycl)]
+          pytest.param("sycl", marks=pytest.mark.sycl),
+          pytest.param("openacc", marks=pytest.mark.openacc)]
 GRAPHS = ("rmat", "isolated", "self_loops_dups", "disconnected", "one_vertex")
 
 

@@ -205,12 +205,12 @@ def _generated(path, backend):
     return comp.generated
 
 
-def _opencl_program(path):
-    """Built through the build cache, which test_opencl_without_fault_matches_reference
-    (``starc.compile(...).run``) then finds: one g++ build per program."""
+def _built_program(path, backend="opencl"):
+    """Built through the build cache, which the fault-free tests (``starc.compile(...).run``)
+    then find: one g++ build per program."""
     from starc.runner import build
     sink = DiagnosticSink()
-    built = build(starc.compile(str(path), "opencl").compilation, "opencl", sink,
+    built = build(starc.compile(str(path), backend).compilation, backend, sink,
                   BackendOptions())
     assert built is not None, [str(d) for d in sink.diagnostics]
     return built.argv_prefix
@@ -221,7 +221,7 @@ def _opencl_program(path):
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_opencl_fault_stops_with_the_reference_message(files, name):
     _, graph, sources = files
-    argv = _opencl_program(sources[name])
+    argv = _built_program(sources[name])
     assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
 
 
@@ -270,6 +270,21 @@ def test_sycl_fault_stops_with_the_reference_message(files, name, tmp_path):
         assert proc.returncode == 0, proc.stderr
         expected = reference_results(sources[name], graph, good)
         assert not compare_results(expected, parse_results(proc.stdout))
+
+
+# --- OpenACC (g++ -fopenacc: compute regions on the host) ----------------------------------
+
+@pytest.mark.openacc
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_openacc_fault_stops_with_the_reference_message(files, name):
+    _, graph, sources = files
+    argv = _built_program(sources[name], "openacc")
+    assert_fails_like_reference(argv, sources[name], graph, PROGRAMS[name][1])
+    good = PROGRAMS[name][2]
+    if good is not None:
+        expected = reference_results(sources[name], graph, good)
+        actual = starc.compile(str(sources[name]), "openacc").run(graph, **good)
+        assert not compare_results(expected, actual)
 
 
 # --- CUDA: nvcc compiles the checks (runs them where a GPU is present) --------------------
@@ -325,7 +340,8 @@ function F(Graph g, propNode<int> core, propNode<int> big, propNode<long> lg) {
 
 @pytest.mark.parametrize("backend", [
     pytest.param("opencl", marks=[pytest.mark.opencl, needs_opencl]),
-    pytest.param("sycl", marks=[pytest.mark.sycl, needs_gxx])])
+    pytest.param("sycl", marks=[pytest.mark.sycl, needs_gxx]),
+    pytest.param("openacc", marks=pytest.mark.openacc)])
 def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
     root, graph, _ = files
     path = tmp_path / "overflow.sp"
@@ -333,8 +349,8 @@ def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
     expected = reference_results(path, graph, {})
     assert expected.props["big"][0] == -2147483648          # INT_MAX + 0 + 1 wraps
     assert expected.props["core"][0] == 2 - 2147483648      # -2 INF wraps to 2; INT_MIN / -1
-    if backend == "opencl":
-        actual = starc.compile(str(path), "opencl").run(graph)
+    if backend in ("opencl", "openacc"):
+        actual = starc.compile(str(path), backend).run(graph)
     else:
         argv = _sycl_program(path, tmp_path / "build")
         proc = subprocess.run(argv + [str(graph)], capture_output=True, text=True, timeout=300)

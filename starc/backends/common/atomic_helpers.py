@@ -53,6 +53,11 @@ class Native:
     #: a preprocessor condition under which the instruction is missing and the helper falls
     #: back to the compare-and-swap loop
     fallback_if: Optional[str] = None
+    #: a directive making ``statement`` (an update of ``*p`` by ``v``) atomic, where the
+    #: instruction is a directive rather than a call (OpenACC's ``atomic capture``): the
+    #: helper captures the old value with it and ``call`` is unused
+    pragma: Optional[str] = None
+    statement: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,9 +102,15 @@ class AtomicTable:
     compare_exchange: Mapping[Scalar, CompareExchange]
     load: str = "*p"
     updates: Mapping[Family, str] = dataclasses.field(default_factory=dict)
+    #: the directive preceding each statement of ``updates`` (OpenACC's ``atomic update``)
+    update_pragma: Optional[str] = None
 
 
 _CPP = {_INT: "int", _LONG: "long long", _FLOAT: "float", _DOUBLE: "double"}
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|"}
+#: the arithmetic families OpenACC's atomic construct updates (bitwise ones on integers only)
+_OPENACC_UPDATES = [(op, t) for op in _SYMBOLS for t in _CPP if op in ("add", "sub", "mul")
+                    or t in _INTEGERS]
 
 
 def _same_call(ops: Iterable[str], types: Iterable[Scalar], call: str, **native) -> Dict:
@@ -175,6 +186,21 @@ TABLES: Mapping[str, AtomicTable] = {
         load="starc_atomic<{}>(*p).load()",
         updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
                  for op in ("min", "max") for t, c in _CPP.items()}),
+    # OpenACC: `atomic capture`/`atomic update` for + - * & | (the old value captured for
+    # helpers whose result is used, starc_atomic_update_<op>_<type> otherwise). OpenACC has no
+    # compare-and-swap and its min/max are not atomic operators, so Min/Max are the shared
+    # compare-and-swap loop on GCC's __atomic builtins (nvc++ and GCC's nvptx offloading
+    # compile them to device atomics) -- never `atomic write`, which would race.
+    "openacc": AtomicTable(
+        c_types=_CPP,
+        native={(op, t): Native("", pragma="#pragma acc atomic capture",
+                                statement=f"*p {_SYMBOLS[op]}= v")
+                for op, t in _OPENACC_UPDATES},
+        compare_exchange={t: CompareExchange(
+            call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
+                 "__ATOMIC_RELAXED)") for t in _CPP},
+        updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
+        update_pragma="#pragma acc atomic update"),
 }
 
 
@@ -188,6 +214,7 @@ class AtomicHelper:
     native: Optional[Native]
     load: str                  # the loop's first read of *p
     update: Optional[str]      # the call of starc_atomic_update_<op>_<type>, if the backend has it
+    update_pragma: Optional[str] = None   # the directive before ``update`` (AtomicTable)
 
     @property
     def name(self) -> str:
@@ -211,7 +238,7 @@ class AtomicHelper:
     def new_value(self) -> str:
         """The value an arithmetic loop stores in place of ``old``. Integers compute in the
         unsigned type: it wraps like two's complement without signed-overflow UB."""
-        symbol = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|"}[self.op]
+        symbol = _SYMBOLS[self.op]
         if self.suffix in ("int", "long") and self.op in ("add", "sub", "mul"):
             unsigned = f"unsigned {self.ctype}"
             return f"({self.ctype})(({unsigned})old {symbol} ({unsigned})v)"
@@ -253,7 +280,8 @@ def families(backend: str, used: Optional[Set[Family]] = None) -> List[TypeFamil
     for elem, suffix in ELEMENT_TYPES.items():
         ctype = table.c_types[elem]
         helpers = [AtomicHelper(op, suffix, ctype, table.native.get((op, elem)),
-                                table.load.format(ctype), table.updates.get((op, elem)))
+                                table.load.format(ctype), table.updates.get((op, elem)),
+                                table.update_pragma)
                    for op in OPERATORS
                    if (op, elem) in FAMILIES and (used is None or (op, elem) in used)]
         helpers.sort(key=lambda h: h.loops)      # the one-line native helpers first

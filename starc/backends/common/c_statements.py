@@ -230,7 +230,7 @@ class CPrinter(CExpressionPrinter):
                                "should have lowered it)", s.loc)
             forward = isinstance(dom, ir.Neighbors)
             offsets = self.ctx.graph_array("offsets" if forward else "rev_offsets")
-            ends = self.ctx.graph_array("targets" if forward else "rev_sources")
+            ends_array = "targets" if forward else "rev_sources"   # passed only if read
             of = self.expr(dom.of)
             if not isinstance(dom.of, (ir.VarRef, P.KernelScalar)):
                 of_name = self.ctx.names.fresh(f"{var}_of")
@@ -243,7 +243,9 @@ class CPrinter(CExpressionPrinter):
             begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
             ranged = split_range_filter(s, self._private)
             if ranged is not None:
-                bounds, begin, end = self._sorted_range(ranged, var, ends, begin, end, s, depth)
+                bounds, begin, end = self._sorted_range(ranged, var,
+                                                        self.ctx.graph_array(ends_array),
+                                                        begin, end, s, depth)
                 prologue += bounds
                 s = dataclasses.replace(s, filter=ranged.rest)
             cursors = cursor_rows(s, self._private)
@@ -251,8 +253,10 @@ class CPrinter(CExpressionPrinter):
                 prologue += self._edge_cursor(s.var, var, row, query, depth)
             head = f"for (int {pos} = {begin}; {pos} < {end}; {pos}++)"
             prologue_inner = []
-            # A loop whose filter became its range may no longer read the neighbour itself.
-            if ranged is None or _mentions(s, s.var):
+            # Declared only when read: a loop that only counts (or whose filter became its
+            # range) would leave an unused variable, an error in warnings-as-errors builds.
+            if _mentions(s, s.var):
+                ends = self.ctx.graph_array(ends_array)
                 prologue_inner.append(
                     self._line(inner, f"int {var} = {self.d.index(ends, pos)};"))
             if not forward and _mentions(s, dom.edge):

@@ -38,7 +38,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     body: List[str] = []
     if kernel.guard is not None:
         guard = printer.expr(ir.Unary("!", kernel.guard, type=Scalar.BOOL))
-        body.append(INDENT + f"if ({guard}) return;")
+        body.append(INDENT + f"if ({guard}) {dialect.skip_item};")
     # Exclusive scalar reductions: a private per work item, one atomic combine at the end
     # (a forall body has no return, so the end is always reached after the guard).
     body += printer.open_accumulators([r for r in kernel.reductions if r.private], 1)

@@ -78,6 +78,10 @@ DECLARATIONS: Mapping[str, Declarations] = {
     "cuda": Declarations(device="__device__ inline", anywhere="__host__ __device__ inline",
                          long="long long"),
     "sycl": Declarations(device="inline", anywhere="inline", long="long long"),
+    # A function called inside an OpenACC compute region needs a routine directive (on the
+    # line before it: the qualifier is printed at the start of the declaration).
+    "openacc": Declarations(device="#pragma acc routine seq\ninline",
+                            anywhere="#pragma acc routine seq\ninline", long="long long"),
 }
 
 

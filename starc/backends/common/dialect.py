@@ -9,13 +9,14 @@ naming the operation and the backend; nothing is ever dropped silently.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 
 from starc.analysis import plan
 from starc.backends.common.atomic_helpers import ELEMENT_TYPES
 from starc.ir.types import Scalar
 
-__all__ = ["DialectError", "Dialect", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS"]
+__all__ = ["DialectError", "Dialect", "NativeReducers", "reducer_names", "ATOMIC_OPS",
+           "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS"]
 
 INDENT = "    "
 
@@ -73,6 +74,9 @@ class Dialect:
     #: Min/Max as a plain expression: function name per type
     minmax_functions: Dict[Tuple[str, Scalar], str] = {}
     reserved: FrozenSet[str] = C_KEYWORDS
+    #: the statement that ends one work item early (a filtered-out vertex): ``return`` from a
+    #: kernel function, ``continue`` where the kernel is a loop over the items (OpenACC)
+    skip_item = "return"
 
     def missing(self, operation: str, loc=None):
         raise DialectError(self.name, operation, loc)
@@ -160,3 +164,42 @@ class Dialect:
     def gallop(self, targets: str, cursor: str, end: str, w: str) -> str:
         """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
         return f"starc_gallop({targets}, &{cursor}, {end}, {w})"
+
+
+class NativeReducers(Dialect):
+    """A dialect whose private scalar reductions go to native reduction objects (SYCL's
+    ``sycl::reduction`` reducers, OpenACC's ``reduction`` clause variables), one instance per
+    kernel: ``reducers`` maps a reduced scalar's uid to its object's name, reserved so no
+    kernel local takes it. ``-`` accumulates the negated values with ``+``; a subclass spells
+    Min/Max (``minmax_update``)."""
+
+    def __init__(self, reducers: Optional[Dict[int, str]] = None) -> None:
+        #: host scalar uid -> the name of its native reduction object
+        self.reducers: Dict[int, str] = dict(reducers or {})
+        self.reserved = type(self).reserved | frozenset(self.reducers.values())
+
+    def reducer(self, red) -> Optional[str]:
+        return self.reducers.get(red.sym.uid)
+
+    def reducer_update(self, op: str, reducer: str, value: str) -> str:
+        if op == "-":
+            return f"{reducer} += -({value})"
+        if op in ("+", "*", "&", "|"):
+            return f"{reducer} {op}= {value}"
+        return self.minmax_update(op, reducer, value)
+
+    def minmax_update(self, op: str, reducer: str, value: str) -> str:
+        self.missing(f"a native '{op}' reduction")
+
+
+def reducer_names(reductions: Iterable, name: Callable[[object], str]) -> Dict[int, str]:
+    """scalar uid -> ``name(red)`` for each reduction, made distinct (``_2``...) even for two
+    scalars of the same DSL name."""
+    names: Dict[int, str] = {}
+    for red in reductions:
+        base = candidate = name(red)
+        k = 2
+        while candidate in names.values():
+            candidate, k = f"{base}_{k}", k + 1
+        names[red.sym.uid] = candidate
+    return names

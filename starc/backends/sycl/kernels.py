@@ -15,7 +15,8 @@ from typing import Dict, List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
 from starc.backends.common import atomic_helpers
-from starc.backends.common.cfamily import INDENT, Dialect, KernelArg, KernelCode, lower_kernel
+from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
+from starc.backends.common.dialect import NativeReducers, reducer_names
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
@@ -37,7 +38,7 @@ _REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multip
                         "Max": "sycl::maximum"}
 
 
-class SYCLDialect(Dialect):
+class SYCLDialect(NativeReducers):
     """SYCL 2020 device code is C++: ``long long`` is 64-bit, bool arrays are ``unsigned
     char``, every atomic is a ``sycl::atomic_ref`` helper of the prelude; a Min/Max whose old
     value decides the winner is a compare-and-swap loop, one whose result is unused a native
@@ -57,20 +58,8 @@ class SYCLDialect(Dialect):
                         for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
     reserved = CXX_KEYWORDS | frozenset(SHELL_PARAMS) | frozenset(("sycl", "item", "reducers"))
 
-    def __init__(self, reducers: Optional[Dict[int, str]] = None) -> None:
-        #: host scalar uid -> the name of its ``sycl::reduction`` reducer
-        self.reducers: Dict[int, str] = dict(reducers or {})
-        self.reserved = type(self).reserved | frozenset(self.reducers.values())
-
-    def reducer(self, red: P.ScalarReduction) -> Optional[str]:
-        return self.reducers.get(red.sym.uid)
-
-    def reducer_update(self, op: str, reducer: str, value: str) -> str:
-        if op == "-":
-            return f"{reducer} += -({value})"
-        if op in ("+", "*", "&", "|"):
-            return f"{reducer} {op}= {value}"
-        return f"{reducer}.combine({value})"          # Min, Max
+    def minmax_update(self, op: str, reducer: str, value: str) -> str:
+        return f"{reducer}.combine({value})"
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
@@ -104,12 +93,7 @@ def _reducer_name(red: P.ScalarReduction) -> str:
 def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     """Print one plan kernel as a SYCL kernel function."""
     native = native_reductions(kernel)
-    names: Dict[int, str] = {}
-    for red in native:       # distinct even for two scalars of the same DSL name
-        name, k = _reducer_name(red), 2
-        while name in names.values():
-            name, k = f"{_reducer_name(red)}_{k}", k + 1
-        names[red.sym.uid] = name
+    names = reducer_names(native, _reducer_name)
     dialect = SYCLDialect(names)
     code = lower_kernel(kernel, dialect)
     nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])

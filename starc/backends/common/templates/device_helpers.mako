@@ -28,10 +28,18 @@ ${compare_exchange(family, d)}\
 % endfor
 % endif
 ## The native helpers of a type are one-liners if all of them fit in 100 columns.
-<% one_line = all(d.fits(d.atomic_signature(h), f" {{ return {h.native.call}; }}")
+<% one_line = all(h.native.pragma is None and
+                  d.fits(d.atomic_signature(h), f" {{ return {h.native.call}; }}")
                   for h in family.helpers if not h.loops) %>\
 % for h in family.helpers:
-% if not h.loops and one_line:
+% if not h.loops and h.native.pragma is not None:
+${d.atomic_signature(h)} {
+    ${h.ctype} old;
+${h.native.pragma}
+    { old = *p; ${h.native.statement}; }
+    return old;
+}
+% elif not h.loops and one_line:
 ${d.atomic_signature(h)} { return ${h.native.call}; }
 % elif not h.loops:
 ${d.atomic_signature(h)} {
@@ -50,7 +58,12 @@ ${d.atomic_signature(h)} {
 ${cas_loop(h)}\
 }
 % endif
-% if h.update is not None and d.fits(d.atomic_signature(h, update=True), f" {{ {h.update}; }}"):
+% if h.update is not None and h.update_pragma is not None:
+${d.atomic_signature(h, update=True)} {
+${h.update_pragma}
+    ${h.update};
+}
+% elif h.update is not None and d.fits(d.atomic_signature(h, update=True), f" {{ {h.update}; }}"):
 ${d.atomic_signature(h, update=True)} { ${h.update}; }
 % elif h.update is not None:
 ${d.atomic_signature(h, update=True)} {

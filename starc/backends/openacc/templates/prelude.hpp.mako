@@ -1,0 +1,98 @@
+## starc_openacc.hpp, written next to every generated OpenACC program (rendered by
+## openacc/kernels.py; the shared blocks come from common/templates/device_helpers.mako).
+// starc OpenACC runtime: the device-side helpers and host operations of starc-generated OpenACC.
+//
+// Included after starc_runtime.hpp by every generated OpenACC program; generated next to it so
+// the output folder builds on its own. Helper names are those of the CUDA, SYCL and OpenCL
+// preludes (starc_atomic_min_float, starc_lock_try, ...), so kernels read the same everywhere.
+// Every function a compute region calls is a `#pragma acc routine seq`.
+//   starc_fill / starc_copy                 host-side array operations: one parallel loop
+//                                           over arrays present on the device
+//   starc_read_element                      one element back to the host (update self)
+//   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
+//                                           long float double; returns the old value
+//                                           (`atomic capture`; min/max by CAS loops)
+//   starc_atomic_update_<op>_<type>         the same without the old value (`atomic update`)
+//   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
+//   starc_find_edge                         binary search in a sorted CSR row
+//   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
+//   starc_gallop                            find_edge for ascending w, by a cursor moving forward
+//   starc_min / starc_max                   Min/Max as expressions
+//   starc_openacc_options                   rejects the other backends' --device/--block-size
+#ifndef STARC_OPENACC_HPP
+#define STARC_OPENACC_HPP
+
+#include <openacc.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <string>
+
+#include "starc_runtime.hpp"
+
+// --- host-side array operations ------------------------------------------------------------
+// `a` is a host array present on the device (enter data in main); these work on the device copy.
+
+template <typename T, typename V>
+inline void starc_fill(T* a, V value, long long count) {
+  const T v = static_cast<T>(value);
+#pragma acc parallel loop present(a[0:count])
+  for (long long i = 0; i < count; ++i) a[i] = v;
+}
+
+template <typename T>
+inline void starc_copy(T* dst, const T* src, long long count) {
+#pragma acc parallel loop present(dst[0:count], src[0:count])
+  for (long long i = 0; i < count; ++i) dst[i] = src[i];
+}
+
+template <typename T>
+inline T starc_read_element(T* a, long long i) {
+#pragma acc update self(a[i:1])
+  return a[i];
+}
+
+${atomic_helpers}
+
+// --- per-element locks ------------------------------------------------------------------------
+// For Min/Max assignments whose secondary targets must come from the winning update. The
+// generated code retries starc_lock_try in a loop whose holder always finishes its branch.
+
+#pragma acc routine seq
+inline bool starc_lock_try(int* lock) {
+  int expected = 0;
+  return __atomic_compare_exchange_n(lock, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+
+#pragma acc routine seq
+inline void starc_lock_release(int* lock) {
+  __atomic_store_n(lock, 0, __ATOMIC_RELEASE);   // the protected stores are visible first
+}
+
+${run_time_checks}
+
+// --- expressions --------------------------------------------------------------------------------
+
+#pragma acc routine seq
+template <typename T>
+inline T starc_min(T a, T b) { return b < a ? b : a; }
+
+#pragma acc routine seq
+template <typename T>
+inline T starc_max(T a, T b) { return a < b ? b : a; }
+
+${graph_queries}
+
+// --- program options ------------------------------------------------------------------------
+
+/// The OpenACC compiler and runtime choose gangs and vector lengths (ACC_DEVICE_TYPE and
+/// ACC_DEVICE_NUM choose the device): --device and --block-size are usage errors here.
+inline void starc_openacc_options(const starc::CommandLine& cl) {
+  if (!cl.extra.empty())
+    throw starc::UsageError("unknown option '" + cl.extra[0] + "' (OpenACC programs take the "
+                            "device from ACC_DEVICE_TYPE and ACC_DEVICE_NUM)");
+}
+
+#endif  // STARC_OPENACC_HPP

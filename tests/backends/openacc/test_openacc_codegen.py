@@ -1,0 +1,196 @@
+"""OpenACC generation: no data movement inside loops in any generated program, and golden text
+of a reduction, a Min and the data region."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import re
+from typing import List, Tuple
+
+import pytest
+
+from starc.backends.common import atomic_helpers
+from starc.backends.openacc.kernels import runtime_header
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_source
+
+pytestmark = pytest.mark.openacc
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+DSL = ROOT / "dsl"
+#: every DSL program of the repository: the dsl/ programs and those written for tests
+SOURCES = sorted(DSL.glob("*.sp")) + sorted((ROOT / "tests").glob("**/programs/*.sp"))
+
+#: a directive that moves data or changes what is present on the device
+_DATA_DIRECTIVE = re.compile(r"#pragma acc\b.*\b(enter data|exit data|data|copy|copyin|copyout"
+                             r"|create|delete|attach|detach)\b")
+#: an update directive and its array sections: ``update self(a[i:1], b[0:n])``
+_UPDATE = re.compile(r"#pragma acc update \w+\((.*)\)")
+_SECTION = re.compile(r"\w+\[([^\]:]+):([^\]]+)\]")
+_LOOP_HEAD = re.compile(r"^(\}\s*)?(for|while|do)\b")
+
+
+@functools.lru_cache(maxsize=None)
+def generated(path: pathlib.Path) -> str:
+    sink = DiagnosticSink()
+    comp = compile_source(path.read_text(), str(path), sink, backend="openacc")
+    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
+    return comp.generated.files[comp.generated.main]
+
+
+def moves_inside_loops(text: str) -> List[Tuple[int, str]]:
+    """(line number, line) of every data directive or whole-array update (a section that is
+    not one element, ``[i:1]``) that runs inside a loop of the program's host code."""
+    found = []
+    loops: List[bool] = []      # one entry per open brace: whether it opened a loop body
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("#pragma acc") and any(loops):
+            update = _UPDATE.match(stripped)
+            if update is not None:
+                if any(length.strip() != "1" for _, length in _SECTION.findall(update.group(1))):
+                    found.append((number, stripped))
+            elif _DATA_DIRECTIVE.search(stripped):
+                found.append((number, stripped))
+        if stripped.startswith("#"):
+            continue
+        code = re.sub(r'"(\\.|[^"\\])*"', '""', stripped.split("//")[0])
+        for char in code:
+            if char == "{":
+                loops.append(bool(_LOOP_HEAD.match(code)))
+            elif char == "}" and loops:
+                loops.pop()
+    return found
+
+
+def test_the_scanner_sees_moves_in_loops_and_allows_single_elements():
+    text = "\n".join([
+        "int main() {",
+        "    #pragma acc enter data create(a[0:n])",
+        "    do {  // x.sp:3",
+        "        #pragma acc update device(flag[0:1])",
+        "        #pragma acc update self(a[v:1])",
+        "        if (x) {",
+        "            #pragma acc update self(a[0:n])",
+        "        }",
+        "    } while (starc_read_element(flag, 0) != 0);",
+        "    for (int k = 0; k < 3; k++) {",
+        "        #pragma acc enter data copyin(b[0:m])",
+        "    }",
+        "    #pragma acc update self(a[0:n])",
+        "}"])
+    assert [n for n, _ in moves_inside_loops(text)] == [7, 11]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_no_data_clause_or_whole_array_update_inside_a_loop(path):
+    assert moves_inside_loops(generated(path)) == []
+
+
+def test_golden_tc_reduction_clause():
+    text = generated(DSL / "tc.sp")
+    head = text.index("static void Compute_TC_forall_6(")
+    kernel = text[head:text.index("\n}\n", head) + 3]
+    assert kernel == """\
+static void Compute_TC_forall_6(int n,
+                                int m,
+                                const int* offsets,
+                                const int* targets,
+                                long long* triangle_count_dev) {
+    long long triangle_count_sum = 0;
+#pragma acc parallel loop gang vector present(offsets[0:n + 1], targets[0:m], \\
+        triangle_count_dev[0:1]) reduction(+:triangle_count_sum)
+    for (int v = 0; v < n; v++) {
+        int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+        for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
+            int u = targets[e_u];
+            int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
+            int w_in_u_pos = offsets[u];  // tc.sp:9
+            int w_in_u_end = offsets[u + 1];
+            for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+                int w = targets[e_w];
+                if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
+                    triangle_count_sum += 1LL;  // tc.sp:10
+                }
+            }
+        }
+    }
+#pragma acc parallel num_gangs(1) present(triangle_count_dev[0:1])
+    {
+        triangle_count_dev[0] += triangle_count_sum;
+    }
+}
+"""
+
+
+def test_golden_sssp_min_is_a_compare_and_swap_loop():
+    text = generated(DSL / "sssp.sp")
+    assert "if (starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14" in text
+    prelude = runtime_header({"atomic_min_int"})
+    head = prelude.index("#pragma acc routine seq\ninline int starc_atomic_min_int(")
+    assert prelude[head:prelude.index("\n}\n", head) + 3] == """\
+#pragma acc routine seq
+inline int starc_atomic_min_int(int* p, int v) {
+  int old = *p;
+  while (v < old && !starc_compare_exchange_int(p, &old, v)) {
+  }
+  return old;
+}
+"""
+    assert "__atomic_compare_exchange(p, expected, &desired" in prelude
+
+
+def test_no_min_or_max_is_ever_an_atomic_write():
+    prelude = runtime_header()      # every helper family
+    assert "atomic write" not in prelude
+    for family in atomic_helpers.families("openacc"):
+        for helper in family.helpers:
+            if helper.op in ("min", "max"):
+                assert helper.loops, helper.name
+            else:   # + - * & |: the OpenACC atomic construct, capturing the old value
+                assert helper.native.pragma == "#pragma acc atomic capture", helper.name
+                assert helper.update_pragma == "#pragma acc atomic update", helper.name
+
+
+def test_golden_sssp_data_region():
+    text = generated(DSL / "sssp.sp")
+    head = text.index("        int* d_dist = nullptr;")
+    assert text[head:text.index("        starc_timer.stop();", head)] == """\
+        int* d_dist = nullptr;
+        d_dist = new int[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
+        int* d_weight = nullptr;
+        d_weight = new int[std::max(g.num_edges, 1)];
+        #pragma acc enter data create(d_weight[0:std::max(g.num_edges, 1)])
+        std::copy(h_weight.data(), h_weight.data() + g.num_edges, d_weight);
+        #pragma acc update device(d_weight[0:g.num_edges])
+        unsigned char* d_modified = nullptr;
+        d_modified = new unsigned char[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_modified[0:std::max(g.num_nodes, 1)])
+        unsigned char* d_modified_nxt = nullptr;
+        d_modified_nxt = new unsigned char[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_modified_nxt[0:std::max(g.num_nodes, 1)])
+        int* d_finished_flag = nullptr;
+        d_finished_flag = new int[1];
+        #pragma acc enter data create(d_finished_flag[0:1])
+        starc_fill(d_dist, INT_MAX, g.num_nodes);
+        starc_fill(d_modified, false, g.num_nodes);
+        d_modified[src] = true;
+        #pragma acc update device(d_modified[src:1])
+        d_dist[src] = 0;
+        #pragma acc update device(d_dist[src:1])
+        do {  // sssp.sp:10
+            d_finished_flag[0] = 0;
+            #pragma acc update device(d_finished_flag[0:1])
+            starc_fill(d_modified_nxt, false, g.num_nodes);
+            Compute_SSSP_forall_11(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, \
+d_weight, d_modified, d_modified_nxt, d_finished_flag);
+            std::swap(d_modified, d_modified_nxt);
+        } while (starc_read_element(d_finished_flag, 0) != 0);
+        #pragma acc update self(d_dist[0:g.num_nodes])
+        std::copy(d_dist, d_dist + g.num_nodes, h_dist.data());
+"""
+    tail = text[text.index("        starc_timer.stop();"):]
+    assert "#pragma acc exit data delete(d_dist[0:std::max(g.num_nodes, 1)])\n" \
+           "        delete[] d_dist;" in tail
