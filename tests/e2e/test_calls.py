@@ -10,7 +10,7 @@ import pytest
 import starc
 from starc.results import compare_results
 
-from e2e_cases import small_graphs, write_graph_files
+from e2e_cases import write_graph_files
 
 PROGRAM = """\
 function bump(Graph h, propNode<long> acc, propNode<bool> seen, int k) {

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import numpy as np
 
 import starc
-from starc.graphs import Graph, load_graph, write_edge_list
+from starc.graphs import Graph, load_graph
 from starc.results import compare_results
 
 from e2e_cases import PROGRAMS, small_graphs, write_graph_files

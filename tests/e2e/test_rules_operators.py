@@ -4,7 +4,6 @@ ones it does not accept (Min/Max or arithmetic on bool) are rejected at their li
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
