@@ -6,6 +6,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
+from starc.analysis.locality import Locality, kernel_locality
 from starc.frontend.precedence import POSTFIX, UNARY
 from starc.ir import nodes as ir
 from starc.ir.printer import DSLPrinter
@@ -166,7 +167,20 @@ def _array_line(a: P.DeviceArray) -> str:
     return f"  {a.name:<16} {str(a.elem):<7} {a.extent:<8} {a.role:<7} {flags}".rstrip()
 
 
-def _kernel(k: P.Kernel, printer: PlanPrinter) -> List[str]:
+def _locality(found: Locality) -> List[str]:
+    """What the kernel reaches beyond its own vertex (``locality``), when anything."""
+    lines = []
+    if found.remote_writes:
+        lines.append("  remote writes: " + ", ".join(f"{w.array} ({w.op})"
+                                                     for w in found.remote_writes))
+    if found.neighbour_reads:
+        lines.append("  neighbour reads: " + ", ".join(found.neighbour_reads))
+    if found.remote_rows:
+        lines.append("  remote rows: " + ", ".join(found.remote_rows))
+    return lines
+
+
+def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) -> List[str]:
     index = "" if k.extent == "single" else f" {k.index.name}"
     lines = [f"kernel {k.name} over {k.extent}{index}  // line {k.loc.line}"]
     params = []
@@ -184,6 +198,8 @@ def _kernel(k: P.Kernel, printer: PlanPrinter) -> List[str]:
         lines.append(f"  store: {s.sym.name if s.sym else '?'} via {s.name}")
     if k.checks:
         lines.append("  checks: " + ", ".join(f"#{c + 1}" for c in k.checks))
+    if plan is not None:
+        lines += _locality(kernel_locality(k, plan))
     if k.guard is not None:
         lines.append(f"  guard: {printer.expr(k.guard)}")
     lines.append("  body:")
@@ -204,7 +220,7 @@ def _plan_text(plan: P.Plan, printer: PlanPrinter) -> str:
     lines.extend(_array_line(a) for a in plan.arrays)
     for kernel in plan.kernels:
         lines.append("")
-        lines.extend(_kernel(kernel, printer))
+        lines.extend(_kernel(kernel, printer, plan))
     if plan.error is not None:
         lines += ["", f"run-time checks (error word {plan.error.site.name}, "
                       f"{plan.error.value.name}):"]

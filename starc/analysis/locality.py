@@ -1,0 +1,158 @@
+"""Which accesses of a kernel stay at its work item's own vertex and which reach another one:
+the facts a distributed backend needs (MPI: owner ranks, ghost copies, combined messages),
+decided once here so no backend re-derives them.
+
+Ownership follows a 1-D vertex partition that keeps each vertex's out-edges with it: in a
+kernel over nodes with index ``v``, the elements ``p[v]`` and the edges of ``v``'s own row
+(the edge of a loop over ``g.neighbors(v)``, ``g.get_edge(v, w)``) are the work item's; in a
+kernel over edges with index ``e``, ``e`` and ``e.source`` are. Anything else is another
+vertex's, conservatively (a remote access that happens to be local is correct, only slower).
+A single-item kernel (a host-level sequential loop) may touch any vertex: it is ``global``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Set, Tuple
+
+from starc.analysis import plan as P
+from starc.ir import nodes as ir
+
+__all__ = ["RemoteWrite", "Locality", "kernel_locality"]
+
+#: graph queries that read a vertex's adjacency row
+_ROW_QUERIES = ("count_outNbrs", "count_inNbrs", "is_an_edge", "get_edge")
+
+
+@dataclass(frozen=True)
+class RemoteWrite:
+    """A write of ``array`` at another vertex's element: ``op`` is ``=`` (a store), a
+    reduction operator (``+ - * & |``), ``Min``/``Max``, or ``Min secondary`` for a secondary
+    target of a Min/Max multi-assignment (written only where the Min wins)."""
+
+    array: str
+    op: str
+
+
+@dataclass(frozen=True)
+class Locality:
+    """One kernel's accesses beyond its own vertex (see the module docstring)."""
+
+    kernel: str
+    global_: bool = False
+    remote_writes: Tuple[RemoteWrite, ...] = ()
+    neighbour_reads: Tuple[str, ...] = ()     # arrays read at another vertex's element
+    remote_rows: Tuple[str, ...] = ()         # queries/loops over another vertex's edges
+
+    @property
+    def local(self) -> bool:
+        return not (self.global_ or self.remote_writes or self.neighbour_reads
+                    or self.remote_rows)
+
+
+def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
+    """The ``Locality`` of ``kernel`` (whose arrays are named as in ``plan``)."""
+    if kernel.extent == "single":
+        return Locality(kernel.name, global_=True)
+    scan = _Scan(kernel, {a.sym.uid: a.name for a in plan.arrays if a.sym is not None
+                          and a.role != "scalar"})
+    nodes = [kernel.body] + ([kernel.guard] if kernel.guard is not None else [])
+    for node in nodes:
+        scan.visit(node)
+    return Locality(kernel.name, False, tuple(dict.fromkeys(scan.writes)),
+                    tuple(dict.fromkeys(scan.reads)), tuple(dict.fromkeys(scan.rows)))
+
+
+class _Scan:
+    def __init__(self, kernel: P.Kernel, arrays: Dict[int, str]) -> None:
+        self.kernel = kernel
+        self.arrays = arrays
+        self.own_vertices: Set[int] = {kernel.index.uid} if kernel.extent == "nodes" else set()
+        self.own_edges: Set[int] = {kernel.index.uid} if kernel.extent == "edges" else set()
+        self.writes: List[RemoteWrite] = []
+        self.reads: List[str] = []
+        self.rows: List[str] = []
+
+    # --- ownership ----------------------------------------------------------------------------
+    def _own_vertex(self, e: ir.Expr) -> bool:
+        if isinstance(e, ir.VarRef):
+            return e.sym.uid in self.own_vertices
+        return isinstance(e, ir.EdgeEndpoint) and e.end == "source" and self._own_edge(e.edge)
+
+    def _own_edge(self, e: ir.Expr) -> bool:
+        return isinstance(e, ir.VarRef) and e.sym.uid in self.own_edges
+
+    def _own_element(self, read: ir.PropRead) -> bool:
+        return self._own_vertex(read.index) or self._own_edge(read.index)
+
+    def _name(self, prop: ir.Symbol) -> str:
+        return self.arrays.get(prop.uid, prop.name)
+
+    # --- the walk -----------------------------------------------------------------------------
+    def _write(self, target: ir.Expr, op: str) -> None:
+        if isinstance(target, ir.PropRead):
+            if not self._own_element(target):
+                self.writes.append(RemoteWrite(self._name(target.prop), op))
+            self.visit(target.index)
+
+    def visit(self, node) -> None:
+        if isinstance(node, tuple):
+            for item in node:
+                self.visit(item)
+            return
+        if not isinstance(node, ir.Node):
+            return
+        if isinstance(node, ir.Declare) and node.init is not None:
+            self._declare(node.sym, node.init)
+        if isinstance(node, ir.Assign):
+            self._write(node.target, "=")
+            self.visit(node.value)
+            return
+        if isinstance(node, P.AtomicReduce):
+            self._write(node.target, node.op)
+            self.visit(node.value)
+            return
+        if isinstance(node, P.AtomicMinMax):
+            # the owner compares and applies: the old value is not read where the item runs
+            self._write(node.target, node.func)
+            for other, value in node.others:
+                self._write(other, f"{node.func} secondary")
+                self.visit(value)
+            self.visit(node.candidate)
+            self.visit(node.then)
+            return
+        if isinstance(node, ir.Loop):
+            self._loop(node)
+        elif isinstance(node, ir.PropRead) and not self._own_element(node):
+            self.reads.append(self._name(node.prop))
+        elif isinstance(node, ir.GraphQuery) and node.op in _ROW_QUERIES \
+                and not self._own_vertex(node.args[0]):
+            self.rows.append(node.op)
+        for child in ir.children(node):
+            self.visit(child)
+
+    def _declare(self, sym: ir.Symbol, init: ir.Expr) -> None:
+        if self._own_vertex(init):
+            self.own_vertices.add(sym.uid)
+        elif self._own_edge(init):
+            self.own_edges.add(sym.uid)
+        elif isinstance(init, ir.GraphQuery) and init.op == "get_edge" \
+                and self._own_vertex(init.args[0]):
+            self.own_edges.add(sym.uid)          # an edge of the work item's own row
+
+    def _loop(self, loop: ir.Loop) -> None:
+        domain = loop.domain
+        if isinstance(domain, ir.Neighbors) and domain.role == "bfs_parents":
+            # the reverse row of ``of``: kept with ``of``, but its forward edges are not
+            if not self._own_vertex(domain.of):
+                self.rows.append("in-neighbours")
+        elif isinstance(domain, ir.Neighbors):
+            if not self._own_vertex(domain.of):
+                self.rows.append("neighbours")
+            elif domain.edge is not None:
+                self.own_edges.add(domain.edge.uid)
+        elif isinstance(domain, ir.InNeighbors):
+            if not self._own_vertex(domain.of):
+                self.rows.append("in-neighbours")
+        elif not isinstance(domain, ir.SetMembers):
+            self.rows.append(type(domain).__name__)
