@@ -95,13 +95,7 @@ class _Scan:
                 self.writes.append(RemoteWrite(self._name(target.prop), op))
             self.visit(target.index)
 
-    def visit(self, node) -> None:
-        if isinstance(node, tuple):
-            for item in node:
-                self.visit(item)
-            return
-        if not isinstance(node, ir.Node):
-            return
+    def visit(self, node: ir.Node) -> None:
         if isinstance(node, ir.Declare) and node.init is not None:
             self._declare(node.sym, node.init)
         if isinstance(node, ir.Assign):
@@ -119,7 +113,8 @@ class _Scan:
                 self._write(other, f"{node.func} secondary")
                 self.visit(value)
             self.visit(node.candidate)
-            self.visit(node.then)
+            for stmt in node.then:
+                self.visit(stmt)
             return
         if isinstance(node, ir.Loop):
             self._loop(node)
