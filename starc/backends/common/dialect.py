@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 
 from starc.analysis import plan
+from starc.errors import BackendError
 from starc.backends.common.atomic_helpers import ELEMENT_TYPES
 from starc.ir.types import Scalar
 
@@ -34,15 +35,15 @@ C_KEYWORDS = frozenset("""
 """.split())
 
 
-class DialectError(NotImplementedError):
-    """A construct or abstract operation the backend has no mapping for."""
+class DialectError(BackendError):
+    """A construct or abstract operation the backend has no mapping for: a ``BackendError``,
+    so the driver reports it at ``loc`` like any construct a backend cannot express."""
 
     def __init__(self, backend: str, operation: str, loc=None) -> None:
         where = f" at {loc.file}:{loc.line}" if loc is not None and loc.line > 0 else ""
-        super().__init__(f"the {backend} backend cannot express {operation}{where}")
+        super().__init__(f"the {backend} backend cannot express {operation}{where}", loc)
         self.backend = backend
         self.operation = operation
-        self.loc = loc
 
 
 class Dialect:

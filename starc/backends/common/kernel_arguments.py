@@ -7,6 +7,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.naming import NameAllocator
 from starc.backends.common.dialect import GRAPH_ARRAYS, Dialect
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -19,22 +20,17 @@ class NameTable:
     keywords and generated names. One table per kernel."""
 
     def __init__(self, reserved: Sequence[str] = ()) -> None:
-        self._taken: Set[str] = set(reserved)
+        self._names = NameAllocator(reserved)
         self._by_uid: Dict[int, str] = {}
 
     def reserve(self, name: str) -> None:
-        self._taken.add(name)
+        self._names.reserve(name)
 
     def fresh(self, base: str) -> str:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "tmp"
         if base[0].isdigit() or base.startswith(("starc_", "__")):
             base = "v_" + base
-        candidate, k = base, 2
-        while candidate in self._taken:
-            candidate = f"{base}_{k}"
-            k += 1
-        self._taken.add(candidate)
-        return candidate
+        return self._names.unique(base)
 
     def bind(self, sym: ir.Symbol, preferred: Optional[str] = None) -> str:
         if sym.uid not in self._by_uid:

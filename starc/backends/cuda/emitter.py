@@ -9,7 +9,7 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
+from starc.backends.base import BackendOptions, GeneratedProgram
 from starc.backends.common import cfamily
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.backends.common.program import CppBackend, program_name, templates, usage_line
@@ -30,12 +30,9 @@ class CUDABackend(CppBackend):
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
-        try:
-            codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
-            host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or 256), codes)
-            main = host.main()
-        except cfamily.DialectError as error:
-            raise BackendError(str(error), error.loc) from error
+        codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
+        host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or 256), codes)
+        main = host.main()
         program = program_name(plan)
         build = " ".join(toolchain.build_command(program, options.value(GPU_ARCH), strict=False))
         text = templates(_HERE).get_template("program.cu.mako").render(

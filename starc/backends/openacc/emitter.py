@@ -10,8 +10,7 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
-from starc.backends.common.cfamily import DialectError
+from starc.backends.base import BackendOptions, GeneratedProgram
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
@@ -30,13 +29,10 @@ class OpenACCBackend(CppBackend):
     toolchain = toolchain
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        try:
-            kernels = [print_kernel(k) for k in launched_kernels(plan)]
-            dialect = OpenACCHostDialect({k.code.name: k.sizes for k in kernels})
-            host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})
-            main = host.main()
-        except DialectError as error:
-            raise BackendError(str(error), error.loc) from error
+        kernels = [print_kernel(k) for k in launched_kernels(plan)]
+        dialect = OpenACCHostDialect({k.code.name: k.sizes for k in kernels})
+        host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})
+        main = host.main()
         program = program_name(plan)
         build = " ".join(toolchain.build_command(program))
         text = templates(_HERE).get_template("program.cpp.mako").render(

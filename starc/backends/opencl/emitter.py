@@ -14,8 +14,7 @@ import pathlib
 import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
-from starc.backends.common.cfamily import DialectError
+from starc.backends.base import BackendOptions, GeneratedProgram
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
@@ -36,15 +35,12 @@ class OpenCLBackend(CppBackend):
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         program = program_name(plan)
         kernel_file, host_file = f"{program}.cl", f"{program}.cpp"
-        try:
-            kernels = render_kernels(plan.kernels)
-            codes = {code.name: code for code in kernels.kernels}
-            launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
-            dialect = OpenCLHostDialect(kernel_file, kernels.extensions, options.block_size)
-            host = CppHostPrinter(plan, dialect, launched)
-            main = host.main()
-        except DialectError as exc:
-            raise BackendError(str(exc), exc.loc) from None
+        kernels = render_kernels(plan.kernels)
+        codes = {code.name: code for code in kernels.kernels}
+        launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
+        dialect = OpenCLHostDialect(kernel_file, kernels.extensions, options.block_size)
+        host = CppHostPrinter(plan, dialect, launched)
+        main = host.main()
         run_command = usage_line(plan, program)
         build_command = " ".join(toolchain.build_command(program))
         common = dict(version=starc.__version__, source=pathlib.Path(plan.program.filename).name,

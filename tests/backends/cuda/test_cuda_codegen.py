@@ -328,3 +328,29 @@ def test_availability_without_gpu_is_build_only(monkeypatch):
     assert CUDABackend().availability().can_run
     monkeypatch.setattr(toolchains, "find_nvcc", lambda: None)
     assert not CUDABackend().availability().can_build
+
+
+def test_memset_only_for_all_zero_bytes_and_no_zero_byte_allocation():
+    """The host dialect decides from the plan's values and extents, not from printed text:
+    +0.0 and 0 fill with cudaMemset, -0.0 and 1.5 with the fill kernel; arrays of n or m
+    elements never ask cudaMalloc for 0 bytes; n + 1 is a parenthesised factor."""
+    from starc.backends.common.host_statements import _zero_bytes
+    from starc.ir import nodes as ir
+    from starc.ir.types import Scalar
+    float_zero = ir.Const(0.0, type=Scalar.FLOAT)
+    assert _zero_bytes(float_zero) and _zero_bytes(ir.Cast(ir.Const(0, type=Scalar.INT),
+                                                           type=Scalar.DOUBLE))
+    assert not _zero_bytes(ir.Const(-0.0, type=Scalar.FLOAT))     # its sign bit is set
+    assert not _zero_bytes(ir.Unary("-", float_zero, type=Scalar.FLOAT))
+    text = compile_text("""
+function F(Graph g, propNode<float> a, propNode<float> b, propNode<float> c, propNode<int> d) {
+    g.attachNodeProperty(a = 0.0, b = -0.0, c = 1.5, d = 0);
+    forall (v in g.nodes()) { v.d = g.count_outNbrs(v); }
+}
+""").generated.files["prog.cu"]
+    assert "cudaMemset(d_a, 0, sizeof(float) * g.num_nodes)" in text
+    assert "cudaMemset(d_d, 0, sizeof(int) * g.num_nodes)" in text
+    assert "cudaMemset(d_b" not in text and "starc_fill(d_b, -0.0f" in text
+    assert "cudaMemset(d_c" not in text and "starc_fill(d_c, 1.5f" in text
+    assert "cudaMalloc(&d_a, sizeof(float) * std::max(g.num_nodes, 1))" in text
+    assert "cudaMalloc(&d_offsets, sizeof(int) * (g.num_nodes + 1))" in text
