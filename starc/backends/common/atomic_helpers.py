@@ -201,6 +201,19 @@ TABLES: Mapping[str, AtomicTable] = {
                  "__ATOMIC_RELAXED)") for t in _CPP},
         updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
         update_pragma="#pragma acc atomic update"),
+    # MPI: kernels are OpenMP loops on each rank's host, so the same shape as OpenACC with
+    # OpenMP's `atomic capture`/`atomic update` (floats too) and GCC's __atomic
+    # compare-and-swap for Min/Max.
+    "mpi": AtomicTable(
+        c_types=_CPP,
+        native={(op, t): Native("", pragma="#pragma omp atomic capture",
+                                statement=f"*p {_SYMBOLS[op]}= v")
+                for op, t in _OPENACC_UPDATES},
+        compare_exchange={t: CompareExchange(
+            call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
+                 "__ATOMIC_RELAXED)") for t in _CPP},
+        updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
+        update_pragma="#pragma omp atomic update"),
 }
 
 
