@@ -137,12 +137,13 @@ def check_ranks(ranks) -> int:
     return ranks
 
 
-def launcher(ranks: Optional[int] = None, compiler: Optional[str] = None) -> List[str]:
+def launcher(ranks: Optional[int] = None,
+             options: Optional[BackendOptions] = None) -> List[str]:
     """The command prefix that starts a program on ``ranks`` processes (default
-    ``DEFAULT_RANKS``) of this machine: ``mpirun -np N ...``. ``compiler``: the wrapper the
-    program was built with (its launcher is preferred); bare ``mpirun`` when none is found."""
+    ``DEFAULT_RANKS``) of this machine: ``mpirun -np N ...``, from beside the compiler wrapper
+    that ``options`` name (the program's MPI implementation); bare ``mpirun`` if none is found."""
     ranks = DEFAULT_RANKS if ranks is None else check_ranks(ranks)
-    wrapper = find(compiler)
+    wrapper = find(options.value(MPI_COMPILER) if options else None)
     found = find_launcher(wrapper[0] if wrapper else None)
     name, version = implementation(found) if found else ("", "")
     command = [found or _LAUNCHERS[0], "-np", str(ranks)]
