@@ -11,8 +11,8 @@ import sys
 import tempfile
 from typing import List, Optional, Sequence, Tuple
 
-__all__ = ["find_program", "find_command", "find_nvcc", "find_cxx", "find_sycl_compiler", "tool_version",
-           "nvidia_gpus", "run_compiler"]
+__all__ = ["find_program", "find_command", "find_nvcc", "find_cxx", "find_sycl_compiler",
+           "tool_version", "nvidia_gpus", "run_compiler"]
 
 # Where CUDA installs nvcc when it is not on PATH.
 _NVCC_FALLBACKS = ("/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc", "/opt/cuda/bin/nvcc")

@@ -27,7 +27,7 @@ def _tool(folder: pathlib.Path, name: str, prints: str = "") -> pathlib.Path:
 
 
 OPEN_MPI_4 = "mpirun (Open MPI) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/"
-MPICH = "HYDRA build details:\n    Version:                                 4.0.2\n    Release Date: x"
+MPICH = "HYDRA build details:\n    Version:                   4.0.2\n    Release Date: x"
 GXX = "g++ (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022 Free Software Foundation"
 
 
@@ -125,7 +125,8 @@ def test_availability_names_what_is_missing(tmp_path, monkeypatch):
 
 def test_compile_program_without_a_compiler_names_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(BackendError, match=re.escape("no MPI C++ compiler wrapper ('mpicxx') found")):
+    missing = re.escape("no MPI C++ compiler wrapper ('mpicxx') found")
+    with pytest.raises(BackendError, match=missing):
         toolchain.compile_program(tmp_path, "prog", BackendOptions())
     options = BackendOptions(extra={"mpi_compiler": "no-such-mpicxx"})
     with pytest.raises(BackendError, match="'no-such-mpicxx'"):
