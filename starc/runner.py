@@ -284,8 +284,9 @@ def compile(source: str, backend: str = "reference", *, function: Optional[str] 
     if "\n" not in source and source.endswith(".sp") and os.path.exists(source):
         filename, source = source, read_source(source, sink)
     options = options or BackendOptions()
+    launcher = get_backend(backend).launcher(options, ranks)     # bad ranks: before compiling
     comp = compile_source(source, filename, sink, backend=backend, function=function,
                           options=options)
     if not comp.ok:
         raise CompileError(sink.errors)
-    return CompiledProgram(comp, backend, options, get_backend(backend).launcher(options, ranks))
+    return CompiledProgram(comp, backend, options, launcher)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shlex
 import subprocess
 from typing import List, Optional, Tuple
 
@@ -38,9 +37,7 @@ def find(preferred: Optional[str] = None) -> List[str]:
     """The compiler wrapper command (argv prefix, no flags): ``preferred`` if given and found,
     else mpicxx or mpic++; [] when none is found."""
     if preferred:
-        words = shlex.split(preferred)
-        found = toolchains.find_program(words[0]) if words else None
-        return [found, *words[1:]] if found else []
+        return toolchains.find_command(preferred)
     for name in _COMPILERS:
         found = toolchains.find_program(name)
         if found:
