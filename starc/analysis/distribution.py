@@ -116,7 +116,7 @@ def distribute(plan: P.Plan) -> Distribution:
             _widen(mirrored, name, "anywhere" if name in local.anywhere_reads else "neighbour")
         _check_updates(kernel, local.remote_writes)
         for write in local.remote_writes:
-            if write.op == "=" or write.op in ("Min", "Max") or write.primary:
+            if write.op in ("=", "Min", "Max"):    # a secondary follows its primary
                 _widen(mirrored, write.array, write.at)
     _close_over_copies(plan, mirrored)
     _check_edges(plan, mirrored, found)

@@ -61,11 +61,11 @@ def wrap_list(head: str, items: List[str], tail: str) -> List[str]:
     return [head + (",\n" + " " * len(head)).join(items) + tail]
 
 
-def function_parameters(code: KernelCode, sizes: List[str],
-                        dialect: HostLoopDialect) -> List[str]:
-    """The function's parameters: the graph sizes its sections and loop need, then the
-    plan's arguments (pointers const where the kernel only reads)."""
-    params = [f"int {size}" for size in sizes]
+def function_parameters(code: KernelCode, sizes: List[str], dialect: HostLoopDialect,
+                        size_type: str = "int") -> List[str]:
+    """The function's parameters: the graph sizes its sections and loop need (of
+    ``size_type``), then the plan's arguments (pointers const where the kernel only reads)."""
+    params = [f"{size_type} {size}" for size in sizes]
     for arg in code.args:
         if arg.source[0] == "size":
             continue

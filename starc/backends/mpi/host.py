@@ -57,7 +57,9 @@ class MPIHostDialect(StopwatchTimer):
 
     # --- program phases -----------------------------------------------------------------------
     def guarded_main(self, program: str) -> str:
-        return f'starc_mpi::guarded_main(argc, argv, "{program}", [&] {{'
+        # (the body gets the command line without the runtime's own --stats)
+        return (f'starc_mpi::guarded_main(argc, argv, "{program}", '
+                f'[&](int argc, char** argv) {{')
 
     def options(self, cl: str) -> List[str]:
         return [f"const bool {_STATS} = starc_mpi::options({cl});"]

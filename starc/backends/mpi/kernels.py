@@ -60,7 +60,9 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     code = lower_kernel(kernel, dialect)
     sizes = [arg.name for arg in code.args if arg.source[0] == "size"]
     single = code.extent == "single"
-    params = ([] if single else ["int lo", "int hi"]) + function_parameters(code, sizes, dialect)
+    # (the sizes bound a GPU's threads; here only run-time checks may use them)
+    params = ([] if single else ["int lo", "int hi"]) + function_parameters(
+        code, sizes, dialect, "[[maybe_unused]] int")
     lines = [code.comment] if code.comment else []
     lines += wrap_list(f"static void {code.name}(", params, ") {")
     for red in native:
@@ -91,4 +93,4 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
 def kernel_header(features: Optional[Set[str]] = None) -> str:
     """``starc_mpi_kernels.hpp`` for kernels with these features: the atomic helpers they use
     (every one when None), locks, checks and graph queries."""
-    return render_prelude("mpi", "kernels.hpp.mako", features)
+    return render_prelude("mpi", "prelude.hpp.mako", features)
