@@ -278,10 +278,25 @@ def test_missing_file_and_memory_limit(driver, tmp_path, monkeypatch):
     assert result.stderr == f"runtime_driver: error: {missing}: cannot open: No such file or directory\n"
     path = tmp_path / "g.el"
     path.write_text(_random_edge_list(3, 50, 300))
-    monkeypatch.setenv("STARC_MAX_MEMORY", "20k")  # 50 * 48 + 600 * 64 bytes: only undirected fails
+    monkeypatch.setenv("STARC_MAX_MEMORY", "30k")  # 21600 bytes directed, 40800 undirected
     assert mpirun(driver, 2, "dump", path, "--out", tmp_path / "dump").returncode == 0
     result = mpirun(driver, 2, "dump", path, "--out", tmp_path / "dump", "--undirected")
     sequential = subprocess.run([str(driver), "read", str(path), "--undirected"],
                                 capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "memory" in result.stderr
     assert result.stderr == sequential.stderr
+
+
+def test_an_error_of_one_rank_aborts_the_job_and_names_the_rank(driver, tmp_path):
+    path = tmp_path / "g.el"
+    path.write_text("0 1\n1 2\n")
+    (tmp_path / "dump.1").mkdir()  # only rank 1 cannot write its dump
+    result = mpirun(driver, 3, "dump", path, "--out", tmp_path / "dump")
+    assert result.returncode == 3
+    assert f"runtime_driver: error: cannot write {tmp_path}/dump.1 (rank 1)" in result.stderr
+
+
+def test_help_is_printed_once(driver):
+    result = mpirun(driver, 3, "dump", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("usage: ") == 1 and "--ghostRows" in result.stdout
