@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "starc_runtime.hpp"
@@ -39,18 +40,13 @@ int dump(int argc, char** argv) {
                d.ranks, g.num_nodes, g.num_edges, g.has_weights ? 1 : 0, g.weights_integral ? 1 : 0);
   std::fprintf(f, "first %d\nlast %d\nowned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\n", d.first,
                d.last, d.owned_begin, d.owned_edges, d.edge_base, d.global_edges);
-  dump_values(f, "splits", d.splits);
-  dump_values(f, "offsets", g.offsets);
-  dump_values(f, "targets", g.targets);
-  dump_values(f, "sources", g.sources);
+  const std::pair<const char*, const std::vector<int>*> arrays[] = {
+      {"splits", &d.splits},        {"offsets", &g.offsets},           {"targets", &g.targets},
+      {"sources", &g.sources},      {"rev_offsets", &g.rev_offsets},   {"rev_sources", &g.rev_sources},
+      {"rev_edge_ids", &g.rev_edge_ids}, {"ghosts", &d.ghosts},        {"ghost_displs", &d.ghost_displs},
+      {"mirrors", &d.mirrors},      {"mirror_displs", &d.mirror_displs}};
+  for (const auto& array : arrays) dump_values(f, array.first, *array.second);
   dump_values(f, "weights", g.weights);
-  dump_values(f, "rev_offsets", g.rev_offsets);
-  dump_values(f, "rev_sources", g.rev_sources);
-  dump_values(f, "rev_edge_ids", g.rev_edge_ids);
-  dump_values(f, "ghosts", d.ghosts);
-  dump_values(f, "ghost_displs", d.ghost_displs);
-  dump_values(f, "mirrors", d.mirrors);
-  dump_values(f, "mirror_displs", d.mirror_displs);
   std::fclose(f);
   return 0;
 }

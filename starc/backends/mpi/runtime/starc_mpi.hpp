@@ -16,15 +16,6 @@
 #ifndef STARC_MPI_HPP
 #define STARC_MPI_HPP
 
-// Only MPI's C interface is used; Open MPI's deprecated C++ bindings warn under -Wextra.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -36,8 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "starc_mpi_read.hpp"  // first: it includes <mpi.h> without the C++ bindings
 #include "starc_runtime.hpp"
-#include "starc_mpi_read.hpp"
 
 namespace starc_mpi {
 
