@@ -124,8 +124,10 @@ class MPIHostDialect(StopwatchTimer):
         step = self.distribution.steps[kernel.name]
         if step.global_:
             return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]
-        bounds = ([f"{DIST}.first", f"{DIST}.last"] if kernel.extent == "nodes"
-                  else ["0", f"{DIST}.owned_edges"])
+        if kernel.extent == "nodes":
+            bounds = [f"{DIST}.first", f"{DIST}.last"]
+        else:       # the slots of the rank's own rows
+            bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
         for write in step.updates:
             if write.primary:
