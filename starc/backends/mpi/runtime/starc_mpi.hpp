@@ -278,8 +278,10 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   g.num_edges = static_cast<int>(slots.size());
   // Edge arrays have num_edges entries on every rank (the plan sizes them all alike); the
   // reverse rows may hold fewer in-edges than there are slots.
-  g.rev_sources.resize(slots.size());
-  g.rev_edge_ids.resize(slots.size());
+  if (needs.reverse) {
+    g.rev_sources.resize(slots.size());
+    g.rev_edge_ids.resize(slots.size());
+  }
   g.targets.resize(slots.size());
   g.sources.resize(slots.size());
   if (g.has_weights) g.weights.resize(slots.size());
