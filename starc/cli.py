@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import shlex
 import sys
 from typing import List, Optional
 
@@ -29,6 +30,7 @@ examples:
   starc build dsl/sssp.sp -b cuda --gpu-arch sm_90   generate and compile with nvcc
   starc run dsl/sssp.sp -b opencl --graph g.el --src 0
   starc run dsl/bc.sp -b openacc --graph g.el --sourceSet 0,1
+  starc run dsl/sssp.sp -b mpi --np 3 --graph g.el --src 0   3 MPI processes (mpirun)
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc backends                                     what can build and run here
@@ -103,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
     p.add_argument("--out", help="write the results here instead of stdout")
     p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
+    p.add_argument("--np", metavar="N", help="mpi: run on N processes (default 2)")
     add_max_vertices_option(p)
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
@@ -249,6 +252,7 @@ def _emitted(form: str, comp, show_traceback: bool) -> Optional[str]:
 
 
 def cmd_build(args) -> int:
+    from starc.backends import get_backend
     from starc.runner import build_file
     sink = _sink_for(args)
     if sink is None:
@@ -266,7 +270,8 @@ def cmd_build(args) -> int:
     if built is None:
         return _status(sink) or EXIT_ERROR
     print(f"built {built.backend} program in {built.directory}")
-    print("run:  " + " ".join(built.argv_prefix) + " GRAPH [--name value ...]")
+    launcher = get_backend(args.backend).launcher(options)
+    print("run:  " + shlex.join(launcher + built.argv_prefix) + " GRAPH [--name value ...]")
     return 0
 
 
@@ -284,8 +289,14 @@ def cmd_run(args, params: List[str]) -> int:
                       undirected=args.undirected, params=values, out=args.out,
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
-                      max_vertices=args.max_vertices)
+                      max_vertices=args.max_vertices, ranks=_ranks(args.np))
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
+
+
+def _ranks(text: Optional[str]):
+    """``--np``'s value: a number when it is written as one, else the text as given, for the
+    backend's launcher to reject with the one message the Python API's ``ranks=`` gets too."""
+    return int(text) if text is not None and text.strip().isdecimal() else text
 
 
 def _device_backends() -> List[str]:

@@ -173,12 +173,16 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
-             max_vertices=None) -> int:
+             max_vertices=None, ranks: Optional[int] = None) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
-    Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code)."""
+    Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
+    ``ranks``: the number of processes, for a backend that runs several (MPI)."""
+    from starc.backends import get_backend
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
     options = options or BackendOptions()
+    backend = get_backend(backend_name)
+    launcher = backend.launcher(options, ranks)      # a bad --np is known before compiling
     comp = compile_file(path, sink, backend=backend_name, function=function, options=options,
                         show_traceback=show_traceback)
     if comp is None or not comp.ok:
@@ -191,25 +195,25 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     sink.emit()
     if built is None:
         return 1
-    from starc.backends import get_backend
-    if not get_backend(backend_name).availability().can_run:
+    if not backend.availability().can_run:
         print(f"starc: error: the {backend_name} program was built in {built.directory} but "
-              "cannot run here: " + get_backend(backend_name).availability().detail,
-              file=sys.stderr)
+              "cannot run here: " + backend.availability().detail, file=sys.stderr)
         return 1
-    argv = built.argv_prefix + _program_argv(graph, undirected, params, out, time)
+    argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time)
     if max_vertices is not None:
         argv += ["--max-vertices", str(max_vertices)]
-    return subprocess.run(argv).returncode
+    # no program reads stdin; an MPI launcher would otherwise forward it to rank 0
+    return subprocess.run(argv, stdin=subprocess.DEVNULL).returncode
 
 
 class CompiledProgram:
     """``starc.compile(...)``: a checked, lowered program that runs on one backend."""
 
-    def __init__(self, comp, backend: str, options) -> None:
+    def __init__(self, comp, backend: str, options, launcher=()) -> None:
         self.compilation = comp
         self.backend = backend
         self.options = options
+        self.launcher = list(launcher)    # the command that starts the program (MPI: mpirun)
         self._built = None
 
     @property
@@ -240,9 +244,10 @@ class CompiledProgram:
                 if self._built is None:
                     raise CompileError(sink.errors)
             out = os.path.join(tmp, "results.txt")
-            argv = self._built.argv_prefix + _program_argv(path, undirected, params, out,
-                                                           False)
-            proc = subprocess.run(argv, capture_output=True, text=True)
+            argv = self.launcher + self._built.argv_prefix + _program_argv(
+                path, undirected, params, out, False)
+            proc = subprocess.run(argv, capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL)
             failed_check = _failed_check(proc)
             if failed_check is not None:
                 raise failed_check
@@ -266,9 +271,12 @@ def _failed_check(proc):
 
 
 def compile(source: str, backend: str = "reference", *, function: Optional[str] = None,
-            options=None) -> CompiledProgram:
+            options=None, ranks: Optional[int] = None) -> CompiledProgram:
     """Compile DSL ``source`` (text, or a path to a .sp file) for ``backend``; raises
-    ``CompileError`` with the diagnostics if the program has errors."""
+    ``CompileError`` with the diagnostics if the program has errors. ``ranks``: how many
+    processes run it, for a backend that runs several (MPI; default 2); a ``UsageError``
+    for any other backend or a number that is not positive."""
+    from starc.backends import get_backend
     from starc.backends.base import BackendOptions
     from starc.driver import compile_source, read_source
     sink = DiagnosticSink()
@@ -276,8 +284,9 @@ def compile(source: str, backend: str = "reference", *, function: Optional[str] 
     if "\n" not in source and source.endswith(".sp") and os.path.exists(source):
         filename, source = source, read_source(source, sink)
     options = options or BackendOptions()
+    launcher = get_backend(backend).launcher(options, ranks)     # bad ranks: before compiling
     comp = compile_source(source, filename, sink, backend=backend, function=function,
                           options=options)
     if not comp.ok:
         raise CompileError(sink.errors)
-    return CompiledProgram(comp, backend, options)
+    return CompiledProgram(comp, backend, options, launcher)

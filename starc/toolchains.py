@@ -11,8 +11,8 @@ import sys
 import tempfile
 from typing import List, Optional, Sequence, Tuple
 
-__all__ = ["find_program", "find_nvcc", "find_cxx", "find_sycl_compiler", "tool_version",
-           "nvidia_gpus", "run_compiler"]
+__all__ = ["find_program", "find_command", "find_nvcc", "find_cxx", "find_sycl_compiler",
+           "tool_version", "nvidia_gpus", "run_compiler"]
 
 # Where CUDA installs nvcc when it is not on PATH.
 _NVCC_FALLBACKS = ("/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc", "/opt/cuda/bin/nvcc")
@@ -27,6 +27,15 @@ def find_program(name: str, fallbacks: Sequence[str] = ()) -> Optional[str]:
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def find_command(command: str) -> List[str]:
+    """``command`` (a program and its own arguments, quoted as in a shell: the value of an
+    option such as ``--openacc-compiler``) as an argv prefix whose program is found, with the
+    program's path; [] when it is not."""
+    words = shlex.split(command)
+    found = find_program(words[0]) if words else None
+    return [found, *words[1:]] if found else []
 
 
 @functools.lru_cache(maxsize=None)

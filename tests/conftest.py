@@ -49,6 +49,16 @@ def have_gpu() -> bool:
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+@functools.lru_cache(maxsize=None)
+def mpi_missing() -> str:
+    """The MPI tool generated MPI programs need that is not here ("mpicxx", "mpirun"), or ""."""
+    from starc.backends.mpi import toolchain
+    compiler = toolchain.find()
+    if not compiler:
+        return "mpicxx"
+    return "" if toolchain.find_launcher(compiler[0]) else "mpirun"
+
+
 SKIPS = {
     "opencl": (lambda: opencl_availability().can_run,
                lambda: f"cannot run OpenCL programs here: {opencl_availability().detail}"),
@@ -57,6 +67,8 @@ SKIPS = {
     "sycl": (lambda: shutil.which("g++") is not None, "g++ not found (needed for SYCL tests)"),
     "openacc": (lambda: bool(shutil.which("nvc++") or shutil.which("g++")),
                 "no OpenACC compiler (nvc++ or g++) found"),
+    "mpi": (lambda: not mpi_missing(),
+            lambda: f"{mpi_missing()} not found (Debian: openmpi-bin libopenmpi-dev)"),
 }
 
 

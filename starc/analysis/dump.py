@@ -171,10 +171,13 @@ def _locality(found: Locality) -> List[str]:
     """What the kernel reaches beyond its own vertex (``locality``), when anything."""
     lines = []
     if found.remote_writes:
-        lines.append("  remote writes: " + ", ".join(f"{w.array} ({w.op})"
-                                                     for w in found.remote_writes))
+        lines.append("  remote writes: " + ", ".join(
+            f"{w.array} ({w.op}{'' if w.at == 'neighbour' else ', anywhere'})"
+            for w in found.remote_writes))
     if found.neighbour_reads:
-        lines.append("  neighbour reads: " + ", ".join(found.neighbour_reads))
+        lines.append("  neighbour reads: " + ", ".join(
+            name + (" (anywhere)" if name in found.anywhere_reads else "")
+            for name in found.neighbour_reads))
     if found.remote_rows:
         lines.append("  remote rows: " + ", ".join(found.remote_rows))
     return lines

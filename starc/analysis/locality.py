@@ -8,6 +8,11 @@ kernel over nodes with index ``v``, the elements ``p[v]`` and the edges of ``v``
 kernel over edges with index ``e``, ``e`` and ``e.source`` are. Anything else is another
 vertex's, conservatively (a remote access that happens to be local is correct, only slower).
 A single-item kernel (a host-level sequential loop) may touch any vertex: it is ``global``.
+
+Another vertex's element is reached either at a *neighbour* (the variable of a loop over an
+own vertex's out- or in-neighbours, or a local copied from one: an endpoint of the rank's own
+rows, which a distributed backend keeps as a ghost) or *anywhere* (any other vertex: a
+parameter, a value read from a property, a neighbour of a neighbour).
 """
 
 from __future__ import annotations
@@ -32,6 +37,10 @@ class RemoteWrite:
 
     array: str
     op: str
+    #: "neighbour" (an endpoint of an own row) or "anywhere" (see the module docstring)
+    at: str = "neighbour"
+    #: for a secondary target: the array of the Min/Max's primary target
+    primary: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class Locality:
     remote_writes: Tuple[RemoteWrite, ...] = ()
     neighbour_reads: Tuple[str, ...] = ()     # arrays read at another vertex's element
     remote_rows: Tuple[str, ...] = ()         # queries/loops over another vertex's edges
+    anywhere_reads: Tuple[str, ...] = ()      # those of neighbour_reads also read "anywhere"
 
     @property
     def local(self) -> bool:
@@ -60,7 +70,8 @@ def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
     for node in nodes:
         scan.visit(node)
     return Locality(kernel.name, False, tuple(dict.fromkeys(scan.writes)),
-                    tuple(dict.fromkeys(scan.reads)), tuple(dict.fromkeys(scan.rows)))
+                    tuple(dict.fromkeys(scan.reads)), tuple(dict.fromkeys(scan.rows)),
+                    tuple(dict.fromkeys(scan.anywhere)))
 
 
 class _Scan:
@@ -69,6 +80,9 @@ class _Scan:
         self.arrays = arrays
         self.own_vertices: Set[int] = {kernel.index.uid} if kernel.extent == "nodes" else set()
         self.own_edges: Set[int] = {kernel.index.uid} if kernel.extent == "edges" else set()
+        #: vertices at the other end of an own row (neighbour loop variables and their copies)
+        self.neighbours: Set[int] = set()
+        self.anywhere: List[str] = []
         self.writes: List[RemoteWrite] = []
         self.reads: List[str] = []
         self.rows: List[str] = []
@@ -85,14 +99,24 @@ class _Scan:
     def _own_element(self, read: ir.PropRead) -> bool:
         return self._own_vertex(read.index) or self._own_edge(read.index)
 
+    def _neighbour(self, e: ir.Expr) -> bool:
+        if isinstance(e, ir.VarRef):
+            return e.sym.uid in self.neighbours
+        return isinstance(e, ir.EdgeEndpoint) and e.end == "destination" \
+            and self._own_edge(e.edge)
+
+    def _at(self, read: ir.PropRead) -> str:
+        return "neighbour" if self._neighbour(read.index) else "anywhere"
+
     def _name(self, prop: ir.Symbol) -> str:
         return self.arrays.get(prop.uid, prop.name)
 
     # --- the walk -----------------------------------------------------------------------------
-    def _write(self, target: ir.Expr, op: str) -> None:
+    def _write(self, target: ir.Expr, op: str, primary: str = "") -> None:
         if isinstance(target, ir.PropRead):
             if not self._own_element(target):
-                self.writes.append(RemoteWrite(self._name(target.prop), op))
+                self.writes.append(RemoteWrite(self._name(target.prop), op, self._at(target),
+                                               primary))
             self.visit(target.index)
 
     def visit(self, node: ir.Node) -> None:
@@ -109,8 +133,10 @@ class _Scan:
         if isinstance(node, P.AtomicMinMax):
             # the owner compares and applies: the old value is not read where the item runs
             self._write(node.target, node.func)
+            primary = (self._name(node.target.prop) if isinstance(node.target, ir.PropRead)
+                       else "")
             for other, value in node.others:
-                self._write(other, f"{node.func} secondary")
+                self._write(other, f"{node.func} secondary", primary)
                 self.visit(value)
             self.visit(node.candidate)
             for stmt in node.then:
@@ -120,6 +146,8 @@ class _Scan:
             self._loop(node)
         elif isinstance(node, ir.PropRead) and not self._own_element(node):
             self.reads.append(self._name(node.prop))
+            if self._at(node) == "anywhere":
+                self.anywhere.append(self._name(node.prop))
         elif isinstance(node, ir.GraphQuery) and node.op in _ROW_QUERIES \
                 and not self._own_vertex(node.args[0]):
             self.rows.append(node.op)
@@ -129,6 +157,8 @@ class _Scan:
     def _declare(self, sym: ir.Symbol, init: ir.Expr) -> None:
         if self._own_vertex(init):
             self.own_vertices.add(sym.uid)
+        elif self._neighbour(init):
+            self.neighbours.add(sym.uid)
         elif self._own_edge(init):
             self.own_edges.add(sym.uid)
         elif isinstance(init, ir.GraphQuery) and init.op == "get_edge" \
@@ -141,13 +171,19 @@ class _Scan:
             # the reverse row of ``of``: kept with ``of``, but its forward edges are not
             if not self._own_vertex(domain.of):
                 self.rows.append("in-neighbours")
+            else:
+                self.neighbours.add(loop.var.uid)
         elif isinstance(domain, ir.Neighbors):
             if not self._own_vertex(domain.of):
                 self.rows.append("neighbours")
-            elif domain.edge is not None:
-                self.own_edges.add(domain.edge.uid)
+            else:
+                self.neighbours.add(loop.var.uid)
+                if domain.edge is not None:
+                    self.own_edges.add(domain.edge.uid)
         elif isinstance(domain, ir.InNeighbors):
             if not self._own_vertex(domain.of):
                 self.rows.append("in-neighbours")
+            else:
+                self.neighbours.add(loop.var.uid)
         elif not isinstance(domain, ir.SetMembers):
             self.rows.append(type(domain).__name__)

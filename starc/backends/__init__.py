@@ -19,6 +19,7 @@ REGISTRY: Dict[str, Tuple[str, Optional[str]]] = {
     "cuda": ("starc.backends.cuda.emitter:CUDABackend", "starc.backends.cuda"),
     "sycl": ("starc.backends.sycl.emitter:SYCLBackend", "starc.backends.sycl"),
     "openacc": ("starc.backends.openacc.emitter:OpenACCBackend", "starc.backends.openacc"),
+    "mpi": ("starc.backends.mpi.emitter:MPIBackend", "starc.backends.mpi"),
 }
 
 

@@ -7,7 +7,7 @@ import pathlib
 import re
 from typing import Dict, List, Optional
 
-from starc.errors import BackendError  # re-exported: backends raise it from here
+from starc.errors import BackendError, UsageError  # BackendError re-exported: backends raise it
 
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
            "Backend", "BackendError"]
@@ -110,3 +110,12 @@ class Backend:
               options: BackendOptions) -> BuiltProgram:
         """Write and compile; raise ``BackendError`` with the compiler's message on failure."""
         raise NotImplementedError
+
+    def launcher(self, options: BackendOptions, ranks: Optional[int] = None) -> List[str]:
+        """The command put before a built program's ``argv_prefix`` to run it (MPI:
+        ``mpirun -np N ...``); [] runs it directly. ``ranks`` (None: the default) is a number
+        of processes, which only a backend that runs several accepts."""
+        if ranks is not None:
+            raise UsageError(f"the {self.name} backend runs one process: a number of "
+                             "processes (--np, ranks=) is for the mpi backend")
+        return []

@@ -14,7 +14,7 @@ def locality(plan, suffix):
 def test_push_min_writes_the_neighbours_and_reads_only_its_own_row():
     found = locality(dsl_plan("sssp"), "forall_11")
     assert found.remote_writes == (RemoteWrite("dist", "Min"),
-                                   RemoteWrite("modified_nxt", "Min secondary"))
+                                   RemoteWrite("modified_nxt", "Min secondary", primary="dist"))
     # dist[v], modified[v] and the weight of an edge of v's own row stay local
     assert found.neighbour_reads == () and found.remote_rows == ()
 
@@ -69,3 +69,22 @@ function F(Graph g, propNode<int> a, node src) {
     parallel, sequential = [kernel_locality(k, plan) for k in plan.kernels]
     assert parallel.local and not parallel.global_
     assert sequential.global_ and not sequential.local   # a host-level loop: any vertex
+
+
+def test_neighbour_and_anywhere_accesses_are_told_apart():
+    text = """
+function F(Graph g, propNode<int> a, propNode<int> b, node src) {
+    g.attachNodeProperty(a = 1, b = 0);
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            node x = w;
+            x.b += v.a + src.a;
+            src.b = 1;
+        }
+    }
+}
+"""
+    plan = plan_of(text)
+    found = kernel_locality(plan.kernels[0], plan)
+    assert found.remote_writes == (RemoteWrite("b", "+"), RemoteWrite("b", "=", "anywhere"))
+    assert found.neighbour_reads == ("a",) and found.anywhere_reads == ("a",)

@@ -124,6 +124,24 @@ _CUDA_ULL = f"(long long)atomic{{Op}}(({_ULL}*)p, ({_ULL})v)"
 #: atomicAdd on double needs sm_60 (before it, the loop on the 64-bit pattern).
 _BEFORE_SM60 = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600"
 
+def _directive_atomics(model: str) -> AtomicTable:
+    """Atomics of a directive model (``acc``, ``omp``): ``atomic capture``/``atomic update``
+    for + - * & |, and Min/Max as the shared compare-and-swap loop on GCC's __atomic builtins
+    (nvc++ and GCC's nvptx offloading compile them to device atomics) -- never ``atomic
+    write``, which would race. OpenACC has no compare-and-swap, and its min/max are not atomic
+    operators."""
+    return AtomicTable(
+        c_types=_CPP,
+        native={(op, t): Native("", pragma=f"#pragma {model} atomic capture",
+                                statement=f"*p {_SYMBOLS[op]}= v")
+                for op, t in _OPENACC_UPDATES},
+        compare_exchange={t: CompareExchange(
+            call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
+                 "__ATOMIC_RELAXED)") for t in _CPP},
+        updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
+        update_pragma=f"#pragma {model} atomic update")
+
+
 TABLES: Mapping[str, AtomicTable] = {
     # OpenCL C 1.2: 32-bit integer atomics are core; 64-bit ones need cl_khr_int64_base_atomics
     # (add, sub, cmpxchg) or cl_khr_int64_extended_atomics (min, max, and, or); floats only by
@@ -186,21 +204,12 @@ TABLES: Mapping[str, AtomicTable] = {
         load="starc_atomic<{}>(*p).load()",
         updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
                  for op in ("min", "max") for t, c in _CPP.items()}),
-    # OpenACC: `atomic capture`/`atomic update` for + - * & | (the old value captured for
-    # helpers whose result is used, starc_atomic_update_<op>_<type> otherwise). OpenACC has no
-    # compare-and-swap and its min/max are not atomic operators, so Min/Max are the shared
-    # compare-and-swap loop on GCC's __atomic builtins (nvc++ and GCC's nvptx offloading
-    # compile them to device atomics) -- never `atomic write`, which would race.
-    "openacc": AtomicTable(
-        c_types=_CPP,
-        native={(op, t): Native("", pragma="#pragma acc atomic capture",
-                                statement=f"*p {_SYMBOLS[op]}= v")
-                for op, t in _OPENACC_UPDATES},
-        compare_exchange={t: CompareExchange(
-            call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
-                 "__ATOMIC_RELAXED)") for t in _CPP},
-        updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
-        update_pragma="#pragma acc atomic update"),
+    # OpenACC: the old value captured for helpers whose result is used,
+    # starc_atomic_update_<op>_<type> otherwise (see _directive_atomics).
+    "openacc": _directive_atomics("acc"),
+    # MPI: kernels are OpenMP loops on each rank's host: the same shape with OpenMP's
+    # `atomic capture`/`atomic update` (floats too).
+    "mpi": _directive_atomics("omp"),
 }
 
 

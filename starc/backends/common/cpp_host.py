@@ -58,7 +58,7 @@ class CppHostPrinter(HostStatementPrinter):
         body.append(f"starc::CommandLine {cl}(argc, argv, {{{', '.join(specs)}}}, "
                     f'"{fn.name}");')
         body += d.options(cl)
-        body.append(f"starc::Graph {g} = starc::read_graph({cl}.graph_path, {cl}.undirected);")
+        body += d.read_graph(g, cl)
         body += self._bind_params()
         result_vectors = []
         for p in self._results:
@@ -90,16 +90,17 @@ class CppHostPrinter(HostStatementPrinter):
         body += d.teardown(where)
         body.append("")
         results = self.names.fresh("results")
-        body.append(f"if ({cl}.time) starc::report_time({d.timer_seconds()});")
-        body.append(f'starc::Results {results}({cl}, "{fn.name}", "{d.name}");')
+        report = [f"if ({cl}.time) starc::report_time({d.timer_seconds()});",
+                  f'starc::Results {results}({cl}, "{fn.name}", "{d.name}");']
         for p, array, vector in result_vectors:
-            body.append(f'{results}.prop("{p.name}", {vector}.data(), {g}.num_nodes);')
+            report.append(f'{results}.prop("{p.name}", {vector}.data(), {g}.num_nodes);')
         if fn.return_type is not None:
-            body.append(f"{results}.ret({self._return_var});")
-        body.append(f"{results}.close();")
+            report.append(f"{results}.ret({self._return_var});")
+        report.append(f"{results}.close();")
+        body += d.report(report)
         program = os.path.splitext(self.source)[0] or "prog"
         lines = ["int main(int argc, char** argv) {",
-                 f'{INDENT}return starc::guarded_main("{program}", [&] {{']
+                 f"{INDENT}return {d.guarded_main(program)}"]
         lines += [(INDENT * 2 + line) if line else "" for line in body]
         lines += [f"{INDENT}}});", "}"]
         return "\n".join(lines)

@@ -82,6 +82,7 @@ DECLARATIONS: Mapping[str, Declarations] = {
     # line before it: the qualifier is printed at the start of the declaration).
     "openacc": Declarations(device="#pragma acc routine seq\ninline",
                             anywhere="#pragma acc routine seq\ninline", long="long long"),
+    "mpi": Declarations(device="inline", anywhere="inline", long="long long"),
 }
 
 

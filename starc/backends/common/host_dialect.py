@@ -137,6 +137,19 @@ class HostDialect:
         """After the command line is parsed: read backend options (e.g. ``--block-size``)."""
         return []
 
+    def read_graph(self, graph: str, cl: str) -> List[str]:
+        """Declares ``graph``, the ``starc::Graph`` the program runs on, from the command line."""
+        return [f"starc::Graph {graph} = starc::read_graph({cl}.graph_path, {cl}.undirected);"]
+
+    def guarded_main(self, program: str) -> str:
+        """The call that runs main's body (a lambda that follows) and maps errors to exit
+        statuses, up to the lambda's opening brace."""
+        return f'starc::guarded_main("{program}", [&] {{'
+
+    def report(self, lines: List[str]) -> List[str]:
+        """The statements that print ``--time`` and the results."""
+        return lines
+
     def setup(self, where: str) -> List[str]:
         """Before the timer: device selection, context/queue creation, timing events."""
         return []

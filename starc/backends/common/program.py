@@ -69,8 +69,9 @@ def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, 
 
 class CppBackend(Backend):
     """A backend whose program is C++ compiled by its package's ``toolchain`` module, which
-    provides ``availability()`` and ``compile_program(outdir, program, options)``; the
-    backend class itself only generates."""
+    provides ``availability()`` and ``compile_program(outdir, program, options)``, and
+    ``launcher(ranks, options)`` when its programs are started by a launcher (MPI's
+    mpirun); the backend class itself only generates."""
 
     toolchain = None     # the package's toolchain module
 
@@ -84,3 +85,9 @@ class CppBackend(Backend):
         binary = self.toolchain.compile_program(outdir, pathlib.Path(generated.main).stem,
                                                 options)
         return BuiltProgram(self.name, generated.function, outdir, [str(binary)])
+
+    def launcher(self, options: BackendOptions, ranks: Optional[int] = None) -> List[str]:
+        start = getattr(self.toolchain, "launcher", None)
+        if start is None:
+            return super().launcher(options, ranks)
+        return start(ranks, options)

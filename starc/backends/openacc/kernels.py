@@ -14,20 +14,18 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from starc.analysis import plan as P
-from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
-from starc.backends.common.dialect import NativeReducers, reducer_names
+from starc.backends.common.dialect import reducer_names
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.host_dialect import CXX_KEYWORDS
-from starc.ir.types import Scalar
+from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
+                                              reduction_identity, wrap_list)
 
 __all__ = ["OpenACCDialect", "OpenACCKernel", "print_kernel", "RUNTIME_HEADER",
            "runtime_header", "section"]
 
 #: The OpenACC helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_openacc.hpp"
-
-_NUMERIC = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.NODE, Scalar.EDGE)
 
 #: OpenACC reduction operators for the plan's operators (``-`` sums the negated values).
 _REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
@@ -37,32 +35,11 @@ _REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min":
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
 
 
-class OpenACCDialect(NativeReducers):
-    """Kernel bodies in C++ under OpenACC: helpers of ``starc_openacc.hpp`` (``atomic
-    capture``/``atomic update`` for + - * & |, compare-and-swap loops for Min/Max), bool arrays
-    as bytes, and ``continue`` to skip a filtered-out item (the body is a loop's body).
-
-    One instance serves one kernel: ``reducers`` maps a privately reduced scalar's uid to the
-    function local its ``reduction`` clause names."""
+class OpenACCDialect(HostLoopDialect):
+    """Kernel bodies in C++ under OpenACC, with the helpers of ``starc_openacc.hpp``."""
 
     name = "openacc"
-    atomics = atomic_helpers.FAMILIES
-    minmax_functions = {(func, t): f"starc_{func.lower()}"
-                        for func in ("Min", "Max") for t in _NUMERIC}
     reserved = CXX_KEYWORDS | frozenset(("acc_deviceptr", "acc_init"))
-    skip_item = "continue"
-
-    def minmax_update(self, op: str, reducer: str, value: str) -> str:
-        # the value in the local's type (the template deduces one type)
-        return (f"{reducer} = starc_{op.lower()}({reducer}, "
-                f"static_cast<decltype({reducer})>({value}))")
-
-    def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
-        # Result unused: `atomic update` needs no capture (min/max stay the CAS loop).
-        if op in ("min", "max"):
-            return self.atomic(op, elem, address, value)
-        helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
-        return f"{helper}({address}, {value})"
 
 
 class OpenACCKernel:
@@ -83,22 +60,6 @@ def _extent(arg: KernelArg) -> str:
 def section(arg: KernelArg) -> str:
     """``name[0:length]``: the whole array an argument points to."""
     return f"{arg.name}[0:{_LENGTHS[_extent(arg)]}]"
-
-
-def _identity(op: str, elem: Scalar, dialect: OpenACCDialect) -> str:
-    if op in ("Min", "Max"):
-        return dialect.inf(elem, negative=op == "Max")
-    if op == "&":       # all ones; a bool (a byte) is true
-        return "1" if elem is Scalar.BOOL else "~0"
-    return "1" if op == "*" else "0"
-
-
-def _wrap(head: str, items: List[str], tail: str) -> List[str]:
-    """``head item, item, ...tail``, one item per line under the first when too long."""
-    text = head + ", ".join(items) + tail
-    if len(text) <= 100 or not items:
-        return [text]
-    return [head + (",\n" + " " * len(head)).join(items) + tail]
 
 
 def _clause(name: str, items: List[str]) -> List[str]:
@@ -135,11 +96,11 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     sizes = [size for size, uses in (("n", ("nodes", "nodes+1")), ("m", ("edges",)))
              if extents & set(uses)]
     lines = [code.comment] if code.comment else []
-    lines += _wrap(f"static void {code.name}(", _parameters(code, sizes, dialect), ") {")
+    lines += wrap_list(f"static void {code.name}(", function_parameters(code, sizes, dialect), ") {")
     for red in native:
         ctype = dialect.storage_type(red.sym.type)
         lines.append(f"{INDENT}{ctype} {names[red.sym.uid]} = "
-                     f"{_identity(red.op, red.sym.type, dialect)};")
+                     f"{reduction_identity(red.op, red.sym.type, dialect)};")
     clauses = _clause("present", [section(a) for a in arrays])
     clauses += [f"reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                 for red in native]
@@ -155,19 +116,6 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
                                       if a.source[0] == "array"})
     lines.append("}")
     return OpenACCKernel(code, "\n".join(lines), sizes)
-
-
-def _parameters(code: KernelCode, sizes: List[str], dialect: OpenACCDialect) -> List[str]:
-    """The function's parameters: the graph sizes its sections and loop need, then the
-    plan's arguments (pointers const where the kernel only reads)."""
-    params = [f"int {size}" for size in sizes]
-    for arg in code.args:
-        if arg.source[0] == "size":
-            continue
-        ctype = dialect.storage_type(arg.elem)
-        params.append(f"{'' if arg.written else 'const '}{ctype}* {arg.name}" if arg.is_array
-                      else f"{ctype} {arg.name}")
-    return params
 
 
 def _combine(native: List[P.ScalarReduction], names: Dict[int, str],

@@ -14,7 +14,6 @@ import functools
 import os
 import pathlib
 import re
-import shlex
 import subprocess
 import tempfile
 from typing import List, Optional
@@ -45,9 +44,7 @@ def find(preferred: Optional[str] = None) -> List[str]:
     """The compiler command (argv prefix, no flags): ``preferred`` if given and found, else
     nvc++, else g++; [] when none is found."""
     if preferred:
-        words = shlex.split(preferred)
-        found = toolchains.find_program(words[0]) if words else None
-        return [found, *words[1:]] if found else []
+        return toolchains.find_command(preferred)
     for name in (*_NVIDIA[:1], "g++"):
         found = toolchains.find_program(name)
         if found:

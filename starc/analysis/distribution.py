@@ -1,0 +1,180 @@
+"""What a distributed run of a plan must exchange after each kernel: its superstep facts.
+
+A distributed backend (MPI) runs every launch as one bulk-synchronous superstep over the
+vertices each rank owns, with every property kept as a replica on each rank. This module
+decides, once and backend-neutrally, from ``locality`` and the host tree:
+
+* ``updates``: the arrays a kernel writes at other ranks' vertices, with the operator the
+  owner applies (``=``, ``+ - * & |``, ``Min``/``Max``; a Min/Max's secondary targets follow
+  their primary), and whether the targets are neighbours (ghosts) or ``anywhere``;
+* ``mirrored``: the arrays whose replicas other ranks read, so owners must refresh them after
+  every kernel that writes them: at the ranks that hold the vertex as a ghost (``neighbour``)
+  or at every rank (``anywhere``). An array copied or swapped into a mirrored one is mirrored
+  too, and so is one whose remote updates compare with the replica (``=``, Min/Max);
+* ``scalars``: the one-value arrays a kernel writes, with how the ranks' values combine
+  (a reduction operator, ``flag``: any rank's 1, ``store``: a rank that stored, ``error``:
+  the first failed check);
+* ``reverse`` / ``ghost_rows``: whether ranks need the in-rows of their vertices and the rows
+  of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm).
+
+A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
+then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
+distributed yet is a ``DistributionError`` naming the construct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Tuple
+
+from starc.analysis import plan as P
+from starc.analysis.host_tree import launched_kernels, walk_host
+from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
+from starc.ir import nodes as ir
+
+__all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
+
+_REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
+_SCOPES = ("", "neighbour", "anywhere")    # "" : not mirrored; later ones include earlier ones
+
+
+class DistributionError(Exception):
+    """A plan construct a distributed run does not support (yet); ``loc`` where it is."""
+
+    def __init__(self, message: str, loc=None) -> None:
+        super().__init__(message)
+        self.loc = loc
+
+
+@dataclass(frozen=True)
+class Superstep:
+    """The exchanges after one kernel (see the module docstring)."""
+
+    kernel: str
+    global_: bool
+    updates: Tuple[RemoteWrite, ...] = ()
+    refresh: Tuple[str, ...] = ()                 # written arrays whose mirrors are refreshed
+    scalars: Tuple[Tuple[str, str], ...] = ()     # (one-value array, how ranks combine)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    steps: Dict[str, Superstep]
+    mirrored: Dict[str, str]      # array -> "neighbour" | "anywhere"
+    reverse: bool
+    ghost_rows: bool
+
+
+def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
+    """How each one-value array the kernel writes combines across ranks."""
+    how: Dict[str, str] = {}
+    for red in kernel.reductions:
+        how.setdefault(red.array.name, red.op)
+    for array in kernel.stores:
+        how.setdefault(array.name, "store")
+    for param in kernel.params:
+        array = param.array
+        if array is None or not param.written or array.extent != "one":
+            continue
+        if array.role == "flag":
+            how.setdefault(array.name, "flag")
+        elif array.role == "error":
+            how.setdefault(array.name, "error")
+        elif array.role != "lock":
+            how.setdefault(array.name, "store")
+    return sorted(how.items())
+
+
+def _widen(mirrored: Dict[str, str], name: str, scope: str) -> bool:
+    if _SCOPES.index(scope) > _SCOPES.index(mirrored.get(name, "")):
+        mirrored[name] = scope
+        return True
+    return False
+
+
+def _uses_graph(kernel: P.Kernel) -> bool:
+    return any(p.array is not None and p.array.role == "graph" for p in kernel.params)
+
+
+def distribute(plan: P.Plan) -> Distribution:
+    """The superstep facts of every launched kernel of ``plan``."""
+    kernels = launched_kernels(plan)
+    found: Dict[str, Locality] = {k.name: kernel_locality(k, plan) for k in kernels}
+    mirrored: Dict[str, str] = {}
+    for kernel in kernels:
+        local = found[kernel.name]
+        if local.global_:
+            if _uses_graph(kernel):
+                raise DistributionError(
+                    "a sequential loop over the graph outside a forall (it would need the "
+                    "whole graph on every rank)", kernel.loc)
+            for p in kernel.params:
+                if p.array is not None and p.array.extent in ("nodes", "edges"):
+                    _widen(mirrored, p.name, "anywhere")
+            continue
+        for name in local.neighbour_reads:
+            _widen(mirrored, name, "anywhere" if name in local.anywhere_reads else "neighbour")
+        _check_updates(kernel, local.remote_writes)
+        for write in local.remote_writes:
+            if write.op in ("=", "Min", "Max"):    # a secondary follows its primary
+                _widen(mirrored, write.array, write.at)
+    _close_over_copies(plan, mirrored)
+    _check_edges(plan, mirrored, found)
+    steps = {}
+    for kernel in kernels:
+        local = found[kernel.name]
+        if local.global_:
+            steps[kernel.name] = Superstep(kernel.name, True)
+            continue
+        written = [p.name for p in kernel.params if p.written and p.name in mirrored]
+        steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, tuple(written),
+                                       tuple(_combine(kernel)))
+    rows = [row for local in found.values() for row in local.remote_rows]
+    reverse = any(p.array is not None and p.array.role == "graph"
+                  and p.array.name in _REVERSE
+                  for k in kernels for p in k.params)
+    return Distribution(steps, mirrored, reverse, bool(rows))
+
+
+def _check_updates(kernel: P.Kernel, writes: Iterable[RemoteWrite]) -> None:
+    ops: Dict[str, str] = {}
+    for write in writes:
+        op = "secondary" if write.primary else write.op
+        if ops.setdefault(write.array, op) != op:
+            raise DistributionError(
+                f"'{write.array}' is written at other vertices with two operators "
+                f"({ops[write.array]} and {op}) in one forall", kernel.loc)
+
+
+def _close_over_copies(plan: P.Plan, mirrored: Dict[str, str]) -> None:
+    """An array copied (``dst = src``) or swapped into a mirrored array is mirrored alike: its
+    replicas become the mirrored array's."""
+    pairs = []
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.CopyArray):
+            pairs.append((stmt.dst.name, stmt.src.name, False))
+        elif isinstance(stmt, P.SwapArrays):
+            pairs.append((stmt.a.name, stmt.b.name, True))
+    changed = True
+    while changed:
+        changed = False
+        for dst, src, both in pairs:
+            if dst in mirrored:
+                changed |= _widen(mirrored, src, mirrored[dst])
+            if both and src in mirrored:
+                changed |= _widen(mirrored, dst, mirrored[src])
+
+
+def _check_edges(plan: P.Plan, mirrored: Dict[str, str], found: Dict[str, Locality]) -> None:
+    """Edge properties are kept where their edge's source is owned: one that kernels write
+    must not be read or written at other ranks' edges."""
+    extents = {a.name: a for a in plan.arrays}
+    written = {p.name for k in launched_kernels(plan) for p in k.params if p.written}
+    remote = {w.array for local in found.values() for w in local.remote_writes}
+    for name in set(mirrored) | remote:
+        array = extents.get(name)
+        if array is not None and array.extent == "edges" and (name in written or name in remote):
+            loc = array.sym.loc if isinstance(array.sym, ir.Symbol) else None
+            raise DistributionError(
+                f"the edge property '{name}' is written and used at edges another rank owns",
+                loc)

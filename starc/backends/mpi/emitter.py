@@ -1,0 +1,55 @@
+"""The MPI backend: one OpenMP function per plan kernel (``kernels``), the host printed by the
+shared C++ host printer through ``MPIHostDialect`` (``host``), one superstep per launch with
+the exchanges ``analysis.distribution`` decides, on the header-only runtime of ``runtime/``
+(distribution, supersteps); built with mpicxx -fopenmp and run under mpirun (``toolchain``)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import starc
+from starc.analysis import plan as P
+from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.host_tree import launched_kernels
+from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
+from starc.backends.common.cpp_host import CppHostPrinter
+from starc.backends.common.program import CppBackend, program_name, templates, usage_line
+from starc.backends.common.runtime_paths import runtime_files
+from starc.backends.mpi import toolchain
+from starc.backends.mpi.host import MPIHostDialect
+from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
+
+__all__ = ["MPIBackend", "RUNTIME_DIR"]
+
+_HERE = pathlib.Path(__file__).resolve().parent
+
+#: The MPI runtime's own headers (distribution, supersteps), written next to every program.
+RUNTIME_DIR = _HERE / "runtime"
+
+
+class MPIBackend(CppBackend):
+    name = "mpi"
+    description = "MPI + OpenMP C++ (mpicxx; distributed graph, ghost vertices, supersteps)"
+    toolchain = toolchain
+
+    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+        try:
+            distribution = distribute(plan)
+        except DistributionError as exc:
+            raise BackendError(f"the MPI backend cannot distribute {exc}", exc.loc) from None
+        kernels = [print_kernel(k) for k in launched_kernels(plan)]
+        dialect = MPIHostDialect(distribution, {k.code.name: k.sizes for k in kernels})
+        host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})
+        main = host.main()
+        program = program_name(plan)
+        build = " ".join(toolchain.build_command(program))
+        text = templates(str(_HERE)).get_template("program.cpp.mako").render(
+            program=program, function=plan.function.name, source=host.source,
+            version=starc.__version__, build=build,
+            run_command="mpirun -np RANKS " + usage_line(plan, program),
+            includes=sorted(set(host.includes()) | {"algorithm", "utility"}),
+            kernels=[k.text for k in kernels], main=main)
+        features = set().union(*(k.code.features for k in kernels))
+        files = {f"{program}.cpp": text, **runtime_files(*sorted(RUNTIME_DIR.glob("*.hpp"))),
+                 KERNEL_HEADER: kernel_header(features)}
+        return GeneratedProgram("mpi", plan.function.name, files, f"{program}.cpp", build)

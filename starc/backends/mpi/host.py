@@ -1,0 +1,153 @@
+"""The MPI host: how the shared C++ host printer spells each operation on every rank.
+
+Every rank runs the whole host program with the same scalars. The graph is distributed
+(``starc_mpi::distribute``: each rank reads its share of the file and keeps the rows of the
+vertices it owns); a property array is a full-length replica on each rank, exact at the
+vertices the rank owns and at the ghosts it is kept fresh at (``analysis.distribution``).
+Host operations act on every rank's replica alike (fills, copies, swaps, single-element
+writes), so replicas stay consistent; a single-element read asks the owner
+(``starc_mpi::read_node``); results are gathered to rank 0, which alone prints them.
+
+A launch is one superstep: the exchanges its kernel needs are registered on a
+``starc_mpi::Superstep`` (snapshots, identities of accumulations), the kernel runs over the
+rank's own vertices, and ``finish()`` exchanges updates, refreshes and one-value arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Sequence
+
+from starc.analysis import plan as P
+from starc.analysis.distribution import Distribution
+from starc.backends.common.cfamily import INDENT, KernelCode
+from starc.backends.common.helper_host import StopwatchTimer
+from starc.backends.common.host_dialect import Count
+from starc.ir.types import Scalar
+
+__all__ = ["MPIHostDialect", "DIST"]
+
+#: the host variable holding the ``starc_mpi::Distribution``
+DIST = "starc_dist"
+_STATS = "starc_stats"
+_SECONDS = "starc_seconds"
+
+_OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
+        "Max": "Max"}
+_COMBINE = {"+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
+            "Max": "Max", "flag": "Flag", "store": "Store"}
+_SCOPES = {"neighbour": "Neighbour", "anywhere": "Anywhere"}
+
+
+class MPIHostDialect(StopwatchTimer):
+    """The host's operations on rank replicas, and one superstep per launch."""
+
+    name = "mpi"
+
+    def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]]) -> None:
+        self.distribution = distribution
+        #: kernel name -> the graph sizes ("n", "m") its function takes after its bounds
+        self.sizes = sizes
+
+    def _arrays(self) -> Dict[str, P.DeviceArray]:
+        return {self.host.array_var(a): a for a in self.host.plan.arrays}
+
+    def _var(self, name: str) -> str:
+        array = next(a for a in self.host.plan.arrays if a.name == name)
+        return self.host.array_var(array)
+
+    # --- program phases -----------------------------------------------------------------------
+    def guarded_main(self, program: str) -> str:
+        # (the body gets the command line without the runtime's own --stats)
+        return (f'starc_mpi::guarded_main(argc, argv, "{program}", '
+                f'[&](int argc, char** argv) {{')
+
+    def options(self, cl: str) -> List[str]:
+        return [f"const bool {_STATS} = starc_mpi::options({cl});"]
+
+    def read_graph(self, graph: str, cl: str) -> List[str]:
+        d = self.distribution
+        needs = f"{{{str(d.reverse).lower()}, {str(d.ghost_rows).lower()}}}"
+        return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
+                f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
+                f"starc::Graph& {graph} = {DIST}.graph;"]
+
+    def setup(self, where: str) -> List[str]:
+        return ["// Every rank starts the clock together.", f"MPI_Barrier({DIST}.comm);"]
+
+    def synchronize(self, where: str) -> List[str]:
+        return []       # every exchange is complete when finish() returns
+
+    def teardown(self, where: str) -> List[str]:
+        return [f"const double {_SECONDS} = starc_mpi::max_seconds({DIST}, {self.timer_seconds()});",
+                f"starc_mpi::report_stats({DIST});"]
+
+    def report(self, lines: List[str]) -> List[str]:
+        lines = [line.replace(self.timer_seconds(), _SECONDS) for line in lines]
+        return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]
+
+    # --- replicas -----------------------------------------------------------------------------
+    def allocate(self, var: str, elem: Scalar, count: Count, where: str) -> List[str]:
+        if count.may_be_zero:   # never a 0-element array
+            count = Count(f"std::max({count}, 1)", may_be_zero=False)
+        return [f"{var} = new {self.storage_type(elem)}[{count}]();"]
+
+    def free(self, var: str, elem: Scalar, where: str) -> List[str]:
+        return [f"delete[] {var};"]
+
+    def copy_to_device(self, var, elem, host, count, where):
+        return [f"std::copy({host}, {host} + {count}, {var});"]
+
+    def copy_to_host(self, host, var, elem, count, where):
+        if self._arrays()[var].extent == "nodes":
+            return [f"starc_mpi::gather_nodes({DIST}, {var}, {host});"]
+        return [f"std::copy({var}, {var} + {count}, {host});"]
+
+    def fill(self, var, elem, value, count, where):
+        return [f"std::fill({var}, {var} + {count}, "
+                f"static_cast<{self.storage_type(elem)}>({value}));"]
+
+    def copy_device(self, dst, src, elem, count, where):
+        return [f"std::copy({src}, {src} + {count}, {dst});"]
+
+    def write_element(self, var, elem, index, value, where):
+        return [f"{var}[{index}] = {value};"]
+
+    def read_element(self, var, elem, index, where):
+        if self._arrays()[var].extent == "nodes":
+            return f"starc_mpi::read_node({DIST}, {var}, {index})"
+        return f"{var}[{index}]"
+
+    # --- kernels ------------------------------------------------------------------------------
+    def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
+        sizes = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] == "size"]
+        rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
+        step = self.distribution.steps[kernel.name]
+        if step.global_:
+            return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]
+        if kernel.extent == "nodes":
+            bounds = [f"{DIST}.first", f"{DIST}.last"]
+        else:       # the slots of the rank's own rows
+            bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
+        lines = [f"starc_mpi::Superstep starc_step({DIST});"]
+        for write in step.updates:
+            if write.primary:
+                lines.append(f"starc_step.secondary({self._var(write.array)}, "
+                             f"{self._var(write.primary)});")
+            else:
+                lines.append(f"starc_step.update({self._var(write.array)}, "
+                             f"starc_mpi::Op::{_OPS[write.op]}, "
+                             f"starc_mpi::Scope::{_SCOPES[write.at]});")
+        for name in step.refresh:
+            scope = _SCOPES[self.distribution.mirrored[name]]
+            lines.append(f"starc_step.refresh({self._var(name)}, starc_mpi::Scope::{scope});")
+        error = self.host.plan.error
+        for name, how in step.scalars:
+            if how != "error":
+                lines.append(f"starc_step.scalar({self._var(name)}, "
+                             f"starc_mpi::Combine::{_COMBINE[how]});")
+        if any(how == "error" for _, how in step.scalars):
+            lines.append(f"starc_step.errors({self._var(error.site.name)}, "
+                         f"{self._var(error.value.name)});")
+        lines.append(f"{kernel.name}({', '.join(bounds + sizes + rest)});")
+        lines.append("starc_step.finish();")
+        return ["{"] + [INDENT + line for line in lines] + ["}"]

@@ -1,0 +1,96 @@
+"""MPI kernels: each plan kernel as an OpenMP loop over the vertices (or edges) one rank owns.
+
+A kernel over nodes becomes ``static void K(int lo, int hi, ...)`` holding one ``#pragma omp
+parallel for`` over ``[lo, hi)``, the rank's own vertices (its own rows' edges for a kernel
+over edges); the host passes the bounds of ``starc_mpi::Distribution``. The body is the shared
+``cfamily`` printer's output in the dialect OpenACC uses too (``common/host_loops``): arrays are
+the rank's full-length replicas, indexed by global vertex id, so a body reads its neighbours'
+ghost copies and writes remote vertices' replica entries as any shared-memory backend would;
+what the superstep then exchanges is the host's business (``host``). A private scalar
+reduction becomes an OpenMP ``reduction`` clause combined into the scalar's copy after the
+loop. A single-item kernel is its body alone (every rank runs it alike).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+from starc.analysis import plan as P
+from starc.backends.common.cfamily import INDENT, KernelCode, lower_kernel
+from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.dialect import reducer_names
+from starc.backends.common.host_dialect import CXX_KEYWORDS
+from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
+                                              reduction_identity, wrap_list)
+
+__all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header"]
+
+#: The header of atomic helpers generated next to every MPI program.
+KERNEL_HEADER = "starc_mpi_kernels.hpp"
+
+#: OpenMP reduction operators for the plan's operators (``-`` sums the negated values).
+_REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
+                        "Max": "max"}
+
+
+class MPIDialect(HostLoopDialect):
+    """Kernel bodies in C++ under OpenMP, with the helpers of ``starc_mpi_kernels.hpp``."""
+
+    name = "mpi"
+    reserved = CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num"))
+
+
+class MPIKernel:
+    """A printed kernel: the cfamily code, the graph sizes it takes and the function text."""
+
+    def __init__(self, code: KernelCode, text: str, sizes: List[str]) -> None:
+        self.code = code
+        self.text = text
+        #: "n" and/or "m": the sizes the function takes after its bounds, in this order
+        self.sizes = sizes
+
+
+def print_kernel(kernel: P.Kernel) -> MPIKernel:
+    """Print one plan kernel as a function holding one OpenMP loop over a rank's items."""
+    native = [red for red in kernel.reductions
+              if red.private and red.op in _REDUCTION_OPERATORS]
+    names = reducer_names(
+        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
+    dialect = MPIDialect(names)
+    code = lower_kernel(kernel, dialect)
+    sizes = [arg.name for arg in code.args if arg.source[0] == "size"]
+    single = code.extent == "single"
+    # (the sizes bound a GPU's threads; here only run-time checks may use them)
+    params = ([] if single else ["int lo", "int hi"]) + function_parameters(
+        code, sizes, dialect, "[[maybe_unused]] int")
+    lines = [code.comment] if code.comment else []
+    lines += wrap_list(f"static void {code.name}(", params, ") {")
+    for red in native:
+        ctype = dialect.storage_type(red.sym.type)
+        lines.append(f"{INDENT}{ctype} {names[red.sym.uid]} = "
+                     f"{reduction_identity(red.op, red.sym.type, dialect)};")
+    index = code.index or "starc_item"
+    if single:
+        lines.append(f"{INDENT}for (int {index} = 0; {index} < 1; {index}++) {{")
+    else:
+        clauses = "".join(f" reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
+                          for red in native)
+        # dynamic: a vertex's work is its degree, which varies by orders of magnitude
+        lines.append(f"#pragma omp parallel for schedule(dynamic, 64){clauses}")
+        lines.append(f"{INDENT}for (int {index} = lo; {index} < hi; {index}++) {{")
+    lines += [INDENT + line for line in code.body]
+    lines.append(f"{INDENT}}}")
+    by_array = {a.source[1].name: a.name for a in code.args if a.source[0] == "array"}
+    for red in native:
+        target, local = f"{by_array[red.array.name]}[0]", names[red.sym.uid]
+        lines.append(f"{INDENT}{target} = starc_{red.op.lower()}({target}, {local});"
+                     if red.op in ("Min", "Max")
+                     else f"{INDENT}{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
+    lines.append("}")
+    return MPIKernel(code, "\n".join(lines), sizes)
+
+
+def kernel_header(features: Optional[Set[str]] = None) -> str:
+    """``starc_mpi_kernels.hpp`` for kernels with these features: the atomic helpers they use
+    (every one when None), locks, checks and graph queries."""
+    return render_prelude("mpi", "prelude.hpp.mako", features)

@@ -1,0 +1,81 @@
+"""The superstep facts of analysis.distribution: what each kernel's superstep exchanges."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.locality import RemoteWrite
+
+from analysis_helpers import dsl_plan, plan_of
+
+
+def _step(distribution, suffix):
+    return next(step for name, step in distribution.steps.items() if name.endswith(suffix))
+
+
+def test_push_min_sends_combined_updates_and_refreshes_what_it_reads_through_neighbours():
+    found = distribute(dsl_plan("sssp"))
+    step = _step(found, "forall_11")
+    assert step.updates == (RemoteWrite("dist", "Min"),
+                            RemoteWrite("modified_nxt", "Min secondary", primary="dist"))
+    # dist: its remote Min compares with the ghost copy, which must be fresh; the secondary
+    # follows its primary and is not mirrored for that
+    assert found.mirrored == {"dist": "neighbour"}
+    assert step.refresh == ("dist",)
+    assert step.scalars == (("finished_flag", "flag"),)
+    assert not found.reverse and not found.ghost_rows
+
+
+def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_and_ghost_rows():
+    found = distribute(dsl_plan("pr"))
+    step = _step(found, "forall_13")
+    assert step.updates == ()
+    # pageRank is read through in-neighbours; pageRank_nxt is copied into it, so it is too
+    assert found.mirrored == {"pageRank": "neighbour", "pageRank_nxt": "neighbour"}
+    assert step.refresh == ("pageRank_nxt",)
+    assert step.scalars == (("diff_dev", "+"),)
+    assert found.reverse and found.ghost_rows       # count_outNbrs of an in-neighbour
+
+
+def test_reads_and_writes_at_any_vertex_reach_every_rank():
+    text = """
+function F(Graph g, propNode<int> a, propNode<int> b, node src) {
+    g.attachNodeProperty(a = 1, b = 0);
+    forall (v in g.nodes()) {
+        v.b = src.a;
+        src.a = 2;
+    }
+}
+"""
+    found = distribute(plan_of(text))
+    step = next(iter(found.steps.values()))
+    assert step.updates == (RemoteWrite("a", "=", "anywhere"),)
+    assert found.mirrored == {"a": "anywhere"}
+
+
+def test_a_sequential_loop_over_the_graph_is_refused_with_its_line():
+    text = """
+function F(Graph g, propNode<int> a) {
+    g.attachNodeProperty(a = 0);
+    for (v in g.nodes()) {
+        for (w in g.neighbors(v)) { w.a = w.a + 1; }
+    }
+}
+"""
+    with pytest.raises(DistributionError, match="sequential loop over the graph") as info:
+        distribute(plan_of(text))
+    assert info.value.loc.line == 4
+
+
+def test_one_array_with_two_remote_operators_in_a_forall_is_refused():
+    text = """
+function F(Graph g, propNode<int> a) {
+    g.attachNodeProperty(a = 0);
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) { w.a += 1; w.a = 3; }
+    }
+}
+"""
+    with pytest.raises(DistributionError, match="two operators"):
+        distribute(plan_of(text))

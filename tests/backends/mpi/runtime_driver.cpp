@@ -1,0 +1,92 @@
+// Test driver for the MPI runtime (starc_mpi.hpp); used by test_runtime.py.
+//
+//   mpirun -np N runtime_driver dump GRAPH --out PREFIX [--undirected] [--reverse 1] [--ghostRows 1] [--stats]
+//       every rank writes its Distribution to PREFIX.<rank>, one "name values..." line each
+//   mpirun -np N runtime_driver values GRAPH [--stats]
+//       rank 0 prints gather_nodes and read_node of the property v * 3 + 1 (owners' values)
+//   runtime_driver read GRAPH [--undirected]     the sequential reader (starc::read_graph), no MPI
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "starc_runtime.hpp"
+#include "starc_mpi.hpp"
+
+namespace {
+
+template <class T>
+void dump_values(std::FILE* f, const char* name, const std::vector<T>& values) {
+  std::fprintf(f, "%s", name);
+  for (T x : values) std::fprintf(f, std::is_same<T, double>::value ? " %.17g" : " %d", x);
+  std::fprintf(f, "\n");
+}
+
+int dump(int argc, char** argv) {
+  using starc::ParamKind;
+  starc::CommandLine cl(argc, argv, {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false}},
+                        "dump");
+  bool stats = starc_mpi::options(cl);
+  starc_mpi::Needs needs;
+  needs.reverse = cl.has("reverse") && cl.get_bool("reverse");
+  needs.ghost_rows = cl.has("ghostRows") && cl.get_bool("ghostRows");
+  starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, needs, stats);
+  std::string name = cl.out_path + "." + std::to_string(d.rank);
+  std::FILE* f = std::fopen(name.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + name);
+  const starc::Graph& g = d.graph;
+  std::fprintf(f, "rank %d\nranks %d\nnum_nodes %d\nnum_edges %d\nhas_weights %d\nweights_integral %d\n", d.rank,
+               d.ranks, g.num_nodes, g.num_edges, g.has_weights ? 1 : 0, g.weights_integral ? 1 : 0);
+  std::fprintf(f, "first %d\nlast %d\nowned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\n", d.first,
+               d.last, d.owned_begin, d.owned_edges, d.edge_base, d.global_edges);
+  const std::pair<const char*, const std::vector<int>*> arrays[] = {
+      {"splits", &d.splits},        {"offsets", &g.offsets},           {"targets", &g.targets},
+      {"sources", &g.sources},      {"rev_offsets", &g.rev_offsets},   {"rev_sources", &g.rev_sources},
+      {"rev_edge_ids", &g.rev_edge_ids}, {"ghosts", &d.ghosts},        {"ghost_displs", &d.ghost_displs},
+      {"mirrors", &d.mirrors},      {"mirror_displs", &d.mirror_displs}};
+  for (const auto& array : arrays) dump_values(f, array.first, *array.second);
+  dump_values(f, "weights", g.weights);
+  std::fclose(f);
+  return 0;
+}
+
+int values(int argc, char** argv) {
+  starc::CommandLine cl(argc, argv, {}, "values");
+  starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, {}, starc_mpi::options(cl));
+  int n = d.graph.num_nodes;
+  std::vector<long long> replica(static_cast<size_t>(n), -1), gathered(static_cast<size_t>(n), 0);
+  for (int v = d.first; v < d.last; ++v) replica[static_cast<size_t>(v)] = 3LL * v + 1;
+  starc_mpi::gather_nodes(d, replica.data(), d.rank == 0 ? gathered.data() : nullptr);
+  std::vector<long long> read(static_cast<size_t>(n));
+  for (int v = 0; v < n; ++v) read[static_cast<size_t>(v)] = starc_mpi::read_node(d, replica.data(), v);
+  d.stats.supersteps = d.rank + 1;
+  d.stats.bytes = 100 * d.rank;
+  double slowest = starc_mpi::max_seconds(d, d.rank + 0.5);
+  if (d.rank == 0) {
+    std::printf("gathered");
+    for (long long x : gathered) std::printf(" %lld", x);
+    std::printf("\nread");
+    for (long long x : read) std::printf(" %lld", x);
+    std::printf("\nslowest %g\n", slowest);
+    std::fflush(stdout);
+  }
+  starc_mpi::report_stats(d);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  std::string mode = argv[1];
+  argv[1] = argv[0];  // the mode is not part of the program's command line
+  if (mode == "read")
+    return starc::guarded_main("runtime_driver", [&] {
+      starc::CommandLine cl(argc - 1, argv + 1, {}, "read");
+      starc::read_graph(cl.graph_path, cl.undirected);
+    });
+  if (mode == "dump") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", dump);
+  if (mode == "values") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", values);
+  return 2;
+}

@@ -1,0 +1,302 @@
+"""The MPI runtime's distribution layer (starc_mpi.hpp) under mpirun with 1-4 ranks.
+
+A driver (runtime_driver.cpp) compiled with mpicxx distributes a graph and writes every rank's
+local graph, ghosts and mirrors; they are reassembled here and compared with the Python reader
+(``starc.graphs.load_graph``). Bad files must give the sequential C++ reader's exact message
+(the same driver runs ``starc::read_graph`` without MPI), once, with exit status 1.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from starc.backends.common.runtime_paths import RUNTIME_DIR
+from starc.graphs import load_graph
+
+pytestmark = pytest.mark.mpi
+
+HERE = Path(__file__).resolve().parent
+MPI_RUNTIME_DIR = RUNTIME_DIR.parents[1] / "mpi" / "runtime"
+MPICXX, MPIRUN = shutil.which("mpicxx"), shutil.which("mpirun")
+# As root mpirun needs --allow-run-as-root; the tests start more ranks than there are cores.
+MPIRUN_FLAGS = ["--allow-run-as-root", "--oversubscribe", "-q", "--mca", "btl", "self,vader",
+                "--bind-to", "none"]
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory) -> Path:
+    if MPICXX is None or MPIRUN is None:
+        pytest.skip("mpicxx or mpirun not found (Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
+    exe = tmp_path_factory.mktemp("mpi-runtime") / "runtime_driver"
+    result = subprocess.run(
+        [MPICXX, "-fopenmp", "-O2", "-std=c++17", "-fwrapv", "-Wall", "-Wextra", "-Werror",
+         f"-I{RUNTIME_DIR}", f"-I{MPI_RUNTIME_DIR}", str(HERE / "runtime_driver.cpp"), "-o",
+         str(exe)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return exe
+
+
+def mpirun(driver: Path, ranks: int, *args) -> subprocess.CompletedProcess:
+    # The timeout turns a hang (a rank left waiting in a collective) into a failure.
+    return subprocess.run([MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), str(driver), *map(str, args)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def parse_dump(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        name, *values = line.split()
+        if name == "weights":
+            out[name] = np.array([float(v) for v in values])
+        elif name in ("splits", "offsets", "targets", "sources", "rev_offsets", "rev_sources",
+                      "rev_edge_ids", "ghosts", "ghost_displs", "mirrors", "mirror_displs"):
+            out[name] = np.array([int(v) for v in values], dtype=np.int64)
+        else:
+            out[name] = int(values[0])
+    return out
+
+
+def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False):
+    prefix = tmp_path / f"dump{ranks}"
+    args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows)]
+    result = mpirun(driver, ranks, *args, *(["--undirected"] if undirected else []))
+    assert result.returncode == 0, result.stderr
+    return [parse_dump(Path(f"{prefix}.{r}").read_text()) for r in range(ranks)]
+
+
+def check_distribution(dumps, g, reverse, ghost_rows):
+    """Every rank's local graph against the whole graph g (starc.graphs.Graph)."""
+    n, ranks = g.num_nodes, len(dumps)
+    offsets, targets = np.asarray(g.offsets), np.asarray(g.targets)
+    weights = None if g.weights is None else np.asarray(g.weights)
+    rev_offsets, rev_sources = np.asarray(g.rev_offsets), np.asarray(g.rev_sources)
+    rev_edge_ids = np.asarray(g.rev_edge_ids)
+    splits = dumps[0]["splits"]
+    assert splits[0] == 0 and splits[-1] == n and np.all(np.diff(splits) >= 0)
+    for r, d in enumerate(dumps):
+        first, last = d["first"], d["last"]
+        assert (d["rank"], d["ranks"], first, last) == (r, ranks, splits[r], splits[r + 1])
+        np.testing.assert_array_equal(d["splits"], splits)
+        assert (d["num_nodes"], d["global_edges"]) == (n, g.num_edges)
+        assert d["has_weights"] == int(g.has_weights)
+        assert d["weights_integral"] == int(g.weights_integral)
+        owned = set(range(first, last))
+        expected_ghosts = {int(t) for t in targets[offsets[first]:offsets[last]]}
+        if reverse:
+            expected_ghosts |= {int(s) for s in rev_sources[rev_offsets[first]:rev_offsets[last]]}
+        ghosts = sorted(expected_ghosts - owned)
+        assert d["ghosts"].tolist() == ghosts
+        owner = np.searchsorted(splits, d["ghosts"], side="right") - 1
+        for s in range(ranks):
+            assert np.all(owner[d["ghost_displs"][s]:d["ghost_displs"][s + 1]] == s)
+        # Rows: owned rows always, ghost rows when asked for, every other row empty.
+        local = d["offsets"]
+        assert d["owned_begin"] == local[first] and d["edge_base"] == offsets[first]
+        assert d["owned_edges"] == offsets[last] - offsets[first]
+        with_rows = owned | (set(ghosts) if ghost_rows else set())
+        for v in range(n):
+            begin, end = local[v], local[v + 1]
+            if v not in with_rows:
+                assert begin == end, f"rank {r}: row {v} should be empty"
+                continue
+            want = slice(offsets[v], offsets[v + 1])
+            np.testing.assert_array_equal(d["targets"][begin:end], targets[want])
+            assert np.all(d["sources"][begin:end] == v)
+            if weights is not None:
+                np.testing.assert_array_equal(d["weights"][begin:end], weights[want])
+        copies = d["num_edges"] - local[n]
+        assert copies >= 0 and (copies == 0 or (reverse and not ghost_rows))
+        # Reverse rows of owned vertices: same in-edges, each slot holding that very edge.
+        if not reverse:
+            assert d["rev_sources"].size == 0 and np.all(d["rev_offsets"] == 0)
+            continue
+        for v in range(n):
+            got = slice(d["rev_offsets"][v], d["rev_offsets"][v + 1])
+            if v not in owned:
+                assert got.start == got.stop
+                continue
+            want = slice(rev_offsets[v], rev_offsets[v + 1])
+            np.testing.assert_array_equal(d["rev_sources"][got], rev_sources[want])
+            for slot, edge in zip(d["rev_edge_ids"][got].tolist(), rev_edge_ids[want].tolist()):
+                u = int(d["sources"][slot])
+                assert (u, d["targets"][slot]) == (g.sources[edge], v)
+                if weights is not None:
+                    assert d["weights"][slot] == weights[edge]
+                if slot < local[n]:  # in a row: the row's position is the global edge id
+                    assert slot - local[u] + offsets[u] == edge
+                else:
+                    assert u not in owned and not ghost_rows
+    for r, d in enumerate(dumps):  # mirrors: what each other rank holds as ghosts of ours
+        for s in range(ranks):
+            theirs = dumps[s]["ghosts"][dumps[s]["ghost_displs"][r]:dumps[s]["ghost_displs"][r + 1]]
+            np.testing.assert_array_equal(
+                d["mirrors"][d["mirror_displs"][s]:d["mirror_displs"][s + 1]], theirs)
+
+
+def _random_edge_list(seed: int, n: int, m: int) -> str:
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    dst[: m // 10] = src[: m // 10]  # self-loops
+    src[m // 5: m // 3], dst[m // 5: m // 3] = src[: m // 3 - m // 5], dst[: m // 3 - m // 5]
+    weights = rng.integers(-50, 50, m) / 4
+    lines = [f"{a} {b} {w!r}" for a, b, w in zip(src.tolist(), dst.tolist(), weights.tolist())]
+    lines.insert(m // 2, "# a comment in the middle")
+    return "\n".join(lines) + "\n"
+
+
+GRAPHS = {
+    "empty.el": "",
+    "only_comments.el": "# nothing\n\n% here\n",
+    "one_vertex.el": "0 0\n",
+    "fewer_vertices_than_ranks.el": "1 0\n",
+    "loops_and_duplicates.el": "0 3\n3 0\n0 3\n5 5\n0 3\n2 2\n",
+    "weighted_comments.el": "# h\n0 1 2\n\n1 0 3.5\n1\t0 1\n2 2 4\n0 1 7\r\n3 0 -1.25e1\n  \n",
+    "no_final_newline.el": "0 1 5\n1 2 -3\n2 0 +7",
+    "general.mtx": ("%%MatrixMarket matrix coordinate integer general\n% c\n5 5 5\n"
+                    "1 2 10\n\n2 3 -4\n3 1 6\n1 2 3\n5 5 1\n"),
+    "symmetric.mtx": ("%%MatrixMarket matrix coordinate real symmetric\n% comment\n4 4 5\n"
+                      "2 1 1.5\n3 3 2\n4 1 4\n4 2 -0.25\n2 1 9\n"),
+    "symmetric_pattern.mtx": "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n2 1\n1 2\n3 3\n2 1\n",
+    "random.el": _random_edge_list(7, 60, 700),
+}
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+@pytest.mark.parametrize("undirected", [False, True], ids=["directed", "undirected"])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_distribution_reassembles_the_graph(driver, tmp_path, name, undirected, ranks):
+    path = tmp_path / name
+    path.write_text(GRAPHS[name], newline="")
+    g = load_graph(str(path), undirected=undirected)
+    dumps = distribute(driver, tmp_path, path, ranks, undirected, reverse=True, ghost_rows=True)
+    check_distribution(dumps, g, reverse=True, ghost_rows=True)
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("name", ["random.el", "symmetric.mtx", "loops_and_duplicates.el"])
+def test_distribution_without_ghost_rows(driver, tmp_path, name, reverse):
+    path = tmp_path / name
+    path.write_text(GRAPHS[name], newline="")
+    g = load_graph(str(path))
+    dumps = distribute(driver, tmp_path, path, 3, reverse=reverse)
+    check_distribution(dumps, g, reverse=reverse, ghost_rows=False)
+
+
+def test_partition_is_balanced_by_edges(driver, tmp_path):
+    path = tmp_path / "skewed.el"
+    # Vertex 0 has 300 edges, the others one each: rank 0 should own little else.
+    path.write_text("".join(f"0 {v}\n" for v in range(1, 301)) +
+                    "".join(f"{v} 0\n" for v in range(1, 301)))
+    dumps = distribute(driver, tmp_path, path, 4)
+    owned_edges = [d["owned_edges"] for d in dumps]
+    assert sum(owned_edges) == 600
+    assert max(owned_edges) <= 600 // 4 + 301  # at most one vertex past the balanced share
+    assert dumps[0]["last"] < 10
+
+
+def test_values_are_gathered_and_read_from_their_owners(driver, tmp_path):
+    path = tmp_path / "g.el"
+    path.write_text(GRAPHS["random.el"])
+    n = load_graph(str(path)).num_nodes
+    result = mpirun(driver, 3, "values", path, "--stats")
+    assert result.returncode == 0, result.stderr
+    expected = " ".join(str(3 * v + 1) for v in range(n))
+    assert result.stdout.splitlines() == [f"gathered {expected}", f"read {expected}", "slowest 2.5"]
+    stats = result.stderr.splitlines()
+    assert [line.split()[1] for line in stats] == ["rank=0", "rank=1", "rank=2"]
+    assert stats[2].split()[4:5] == ["supersteps=3"] and "bytes=200" in stats[2]
+    assert all(line.startswith("starc-mpi-stats rank=") for line in stats)
+    quiet = mpirun(driver, 2, "values", path)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+@pytest.mark.parametrize("args, status, fragment", [
+    (["--device", "gpu"], 2, "unknown option '--device'"),
+    (["--nosuch", "1"], 2, "unknown option '--nosuch'"),
+])
+def test_usage_errors_are_printed_once(driver, tmp_path, args, status, fragment):
+    path = tmp_path / "g.el"
+    path.write_text("0 1\n")
+    result = mpirun(driver, 3, "values", path, *args)
+    assert result.returncode == status
+    assert result.stderr.count(fragment) == 1, result.stderr
+    assert result.stdout == ""
+
+
+def _numbered(lines: int, bad_line: int, bad: str) -> str:
+    return "".join((bad if k == bad_line else f"{k % 50} {(k * 7) % 50} 1") + "\n"
+                   for k in range(1, lines + 1))
+
+
+BANNER = "%%MatrixMarket matrix coordinate real general\n"
+MALFORMED = {
+    "non_numeric_id.el": "0 1\n1 x\n",
+    "one_column.el": "0 1\n\n7\n",
+    "negative_id.el": "0 1\n-1 2\n",
+    "id_too_large.el": "0 4294967296\n",
+    "non_finite_weight.el": "0 1 2\n1 2 inf\n",
+    "late_error.el": _numbered(400, 371, "5 oops 1"),
+    "two_errors.el": _numbered(400, 390, "5 oops 1").replace("9 13 1\n", "9 13\n"),
+    "weight_missing_far_away.el": _numbered(400, 300, "1 2"),
+    "weight_on_a_later_line.el": "# c\n" + "0 1\n" * 200 + "1 2 3\n",
+    "too_long_line.el": "0 1\n" * 100 + "1" * (3 << 20) + "\n0 1\n",
+    "entry_out_of_range.mtx": BANNER + "3 3 2\n1 2 1\n4 1 1\n",
+    "bad_banner.mtx": "%%MatrixMarket matrix array real general\n3 3 0\n",
+    "missing_size_line.mtx": BANNER + "% only a comment\n",
+    "empty.mtx": "",
+    "not_square.mtx": BANNER + "3 4 0\n",
+    "too_many_entries.mtx": BANNER + "3 3 150\n" + "1 2 1\n" * 151,
+    "too_few_entries.mtx": BANNER + "3 3 300\n" + "1 2 1\n" * 150,
+    "integer_field_real_value.mtx": ("%%MatrixMarket matrix coordinate integer general\n2 2 200\n"
+                                     + "1 2 1\n" * 150 + "1 2 1.5\n" + "1 2 1\n" * 49),
+}
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 4])
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_bad_input_gives_the_sequential_message_once(driver, tmp_path, name, ranks):
+    path = tmp_path / name
+    path.write_text(MALFORMED[name])
+    sequential = subprocess.run([str(driver), "read", str(path)], capture_output=True, text=True,
+                                timeout=60)
+    assert sequential.returncode == 1 and sequential.stderr.count("\n") == 1, sequential.stderr
+    result = mpirun(driver, ranks, "dump", path, "--out", tmp_path / "dump")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == sequential.stderr
+    assert result.stdout == ""
+
+
+def test_missing_file_and_memory_limit(driver, tmp_path, monkeypatch):
+    missing = tmp_path / "missing.el"
+    result = mpirun(driver, 3, "dump", missing, "--out", tmp_path / "dump")
+    assert result.returncode == 1
+    assert result.stderr == f"runtime_driver: error: {missing}: cannot open: No such file or directory\n"
+    path = tmp_path / "g.el"
+    path.write_text(_random_edge_list(3, 50, 300))
+    monkeypatch.setenv("STARC_MAX_MEMORY", "30k")  # 21600 bytes directed, 40800 undirected
+    assert mpirun(driver, 2, "dump", path, "--out", tmp_path / "dump").returncode == 0
+    result = mpirun(driver, 2, "dump", path, "--out", tmp_path / "dump", "--undirected")
+    sequential = subprocess.run([str(driver), "read", str(path), "--undirected"],
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "memory" in result.stderr
+    assert result.stderr == sequential.stderr
+
+
+def test_an_error_of_one_rank_aborts_the_job_and_names_the_rank(driver, tmp_path):
+    path = tmp_path / "g.el"
+    path.write_text("0 1\n1 2\n")
+    (tmp_path / "dump.1").mkdir()  # only rank 1 cannot write its dump
+    result = mpirun(driver, 3, "dump", path, "--out", tmp_path / "dump")
+    assert result.returncode == 3
+    assert f"runtime_driver: error: cannot write {tmp_path}/dump.1 (rank 1)" in result.stderr
+
+
+def test_help_is_printed_once(driver):
+    result = mpirun(driver, 3, "dump", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("usage: ") == 1 and "--ghostRows" in result.stdout

@@ -1,0 +1,93 @@
+"""The MPI column of the matrix: every dsl program x the small graphs x 1-4 ranks (graphs
+with fewer vertices than ranks included), hypothesis graphs with 2 and 3 ranks, and the
+communication plan seen through --stats: one message per rank pair per phase, one entry per
+vertex per superstep."""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import starc
+from starc.graphs import load_graph, write_mtx
+from starc.results import compare_results
+
+from e2e_cases import PROGRAMS, small_graphs, write_graph_files
+from test_matrix import edge_lists
+
+pytestmark = pytest.mark.mpi
+
+RANKS = (1, 2, 3, 4)
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(program: str, backend: str, ranks=None):
+    if backend == "reference":
+        return starc.compile(str(PROGRAMS[program].path), backend)
+    return starc.compile(str(PROGRAMS[program].path), backend, ranks=ranks)
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def _check(program: str, ranks: int, path, num_nodes: int) -> None:
+    case = PROGRAMS[program]
+    params = case.params_for(num_nodes)
+    expected = compiled(program, "reference").run(path, undirected=case.undirected, **params)
+    actual = compiled(program, "mpi", ranks).run(path, undirected=case.undirected, **params)
+    problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
+    assert not problems, f"{program} on {path.name} ({ranks} ranks):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("graph", list(small_graphs()))
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_matrix(program, graph, ranks, graph_files):
+    path = graph_files[graph]
+    _check(program, ranks, path, load_graph(str(path)).num_nodes)
+
+
+@pytest.mark.parametrize("ranks", (2, 3))
+@pytest.mark.parametrize("program", ["sssp", "cc", "bfs", "tc", "kcore", "pr"])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(graph=edge_lists())
+def test_generated_graphs(program, ranks, graph, tmp_path):
+    path = tmp_path / "g.mtx"        # .mtx keeps the vertex count of isolated vertices
+    write_mtx(graph, path)
+    _check(program, ranks, path, graph.num_nodes)
+
+
+def _stats(program: str, ranks: int, path, params) -> list:
+    """Per rank, the key=value pairs of the program's --stats line."""
+    built = compiled(program, "mpi", ranks)
+    built.run(path, **params)       # builds once (cached)
+    argv = (built.launcher + built._built.argv_prefix + [str(path), "--stats"]
+            + [x for k, v in params.items() for x in (f"--{k}", str(v))])
+    proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("starc-mpi-stats")]
+    assert len(lines) == ranks, proc.stderr
+    return [dict(re.findall(r"(\w+)=(\d+)", line)) for line in lines]
+
+
+@pytest.mark.parametrize("program", ["sssp", "pr", "bc", "cc"])
+def test_messages_are_aggregated_and_combined(program, graph_files):
+    params = PROGRAMS[program].params_for(64)
+    stats = _stats(program, 3, graph_files["rmat"], params)
+    for rank in stats:
+        supersteps = int(rank["supersteps"])
+        assert supersteps > 0
+        # at most one message to each rank per phase (updates, refreshes) of a superstep
+        assert int(rank["max_pair_messages_per_superstep"]) <= 2
+        # every vertex's updates combined into one entry per superstep
+        assert int(rank["max_entries_per_vertex"]) <= 1
+        assert int(rank["exchanges"]) <= 2 * supersteps
+    assert sum(int(rank["messages"]) for rank in stats) > 0     # the ranks did talk
