@@ -107,8 +107,18 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
     argv = [a.replace(str(work), str(cached_dir)) for a in built.argv_prefix]
     if outdir is None:
         (work / "starc-built.json").write_text(json.dumps({"argv_prefix": argv}))
+        if use_cache and (cached_dir / "starc-built.json").exists():
+            # Another process (a test worker) built the same program meanwhile and may be
+            # running it: keep its copy rather than delete it under its feet.
+            shutil.rmtree(work, ignore_errors=True)
+            return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
         shutil.rmtree(cached_dir, ignore_errors=True)
-    os.replace(work, cached_dir)
+    try:
+        os.replace(work, cached_dir)
+    except OSError:
+        if outdir is not None or not (cached_dir / "starc-built.json").exists():
+            raise
+        shutil.rmtree(work, ignore_errors=True)      # the other process won the rename
     return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
 
 
