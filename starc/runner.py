@@ -256,8 +256,10 @@ class CompiledProgram:
             out = os.path.join(tmp, "results.txt")
             argv = self.launcher + self._built.argv_prefix + _program_argv(
                 path, undirected, params, out, False)
+            # TMPDIR per run: concurrent mpiruns of one user otherwise race on Open MPI's
+            # session directory (ORTE_ERROR_LOG in session_dir.c)
             proc = subprocess.run(argv, capture_output=True, text=True,
-                                  stdin=subprocess.DEVNULL)
+                                  stdin=subprocess.DEVNULL, env={**os.environ, "TMPDIR": tmp})
             failed_check = _failed_check(proc)
             if failed_check is not None:
                 raise failed_check
