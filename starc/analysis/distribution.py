@@ -119,7 +119,7 @@ def distribute(plan: P.Plan) -> Distribution:
             if write.op in ("=", "Min", "Max"):    # a secondary follows its primary
                 _widen(mirrored, write.array, write.at)
     _close_over_copies(plan, mirrored)
-    _check_edges(plan, mirrored, found)
+    _check_edges(plan, kernels, mirrored, found)
     steps = {}
     for kernel in kernels:
         local = found[kernel.name]
@@ -165,15 +165,16 @@ def _close_over_copies(plan: P.Plan, mirrored: Dict[str, str]) -> None:
                 changed |= _widen(mirrored, dst, mirrored[src])
 
 
-def _check_edges(plan: P.Plan, mirrored: Dict[str, str], found: Dict[str, Locality]) -> None:
+def _check_edges(plan: P.Plan, kernels: List[P.Kernel], mirrored: Dict[str, str],
+                 found: Dict[str, Locality]) -> None:
     """Edge properties are kept where their edge's source is owned: one that kernels write
     must not be read or written at other ranks' edges."""
-    extents = {a.name: a for a in plan.arrays}
-    written = {p.name for k in launched_kernels(plan) for p in k.params if p.written}
+    arrays = {a.name: a for a in plan.arrays}
+    written = {p.name for k in kernels for p in k.params if p.written}
     remote = {w.array for local in found.values() for w in local.remote_writes}
     for name in set(mirrored) | remote:
-        array = extents.get(name)
-        if array is not None and array.extent == "edges" and (name in written or name in remote):
+        array = arrays.get(name)
+        if array is not None and array.extent == "edges" and name in written:
             loc = array.sym.loc if isinstance(array.sym, ir.Symbol) else None
             raise DistributionError(
                 f"the edge property '{name}' is written and used at edges another rank owns",

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
-from starc.analysis import plan as P
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
 from starc.backends.common.helper_host import StopwatchTimer
-from starc.backends.common.host_dialect import Count
+from starc.backends.common.host_dialect import Count, HostPrinter
 from starc.ir.types import Scalar
 
 __all__ = ["MPIHostDialect", "DIST"]
@@ -48,12 +47,11 @@ class MPIHostDialect(StopwatchTimer):
         #: kernel name -> the graph sizes ("n", "m") its function takes after its bounds
         self.sizes = sizes
 
-    def _arrays(self) -> Dict[str, P.DeviceArray]:
-        return {self.host.array_var(a): a for a in self.host.plan.arrays}
-
-    def _var(self, name: str) -> str:
-        array = next(a for a in self.host.plan.arrays if a.name == name)
-        return self.host.array_var(array)
+    def attach(self, printer: HostPrinter) -> None:
+        super().attach(printer)
+        #: host variable -> its plan array, plan array name -> its host variable
+        self.arrays = {printer.array_var(a): a for a in printer.plan.arrays}
+        self.variables = {a.name: var for var, a in self.arrays.items()}
 
     # --- program phases -----------------------------------------------------------------------
     def guarded_main(self, program: str) -> str:
@@ -78,11 +76,14 @@ class MPIHostDialect(StopwatchTimer):
         return []       # every exchange is complete when finish() returns
 
     def teardown(self, where: str) -> List[str]:
-        return [f"const double {_SECONDS} = starc_mpi::max_seconds({DIST}, {self.timer_seconds()});",
+        rank_seconds = super().timer_seconds()
+        return [f"const double {_SECONDS} = starc_mpi::max_seconds({DIST}, {rank_seconds});",
                 f"starc_mpi::report_stats({DIST});"]
 
+    def timer_seconds(self) -> str:
+        return _SECONDS     # the slowest rank's time (teardown agrees on it)
+
     def report(self, lines: List[str]) -> List[str]:
-        lines = [line.replace(self.timer_seconds(), _SECONDS) for line in lines]
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]
 
     # --- replicas -----------------------------------------------------------------------------
@@ -98,7 +99,7 @@ class MPIHostDialect(StopwatchTimer):
         return [f"std::copy({host}, {host} + {count}, {var});"]
 
     def copy_to_host(self, host, var, elem, count, where):
-        if self._arrays()[var].extent == "nodes":
+        if self.arrays[var].extent == "nodes":
             return [f"starc_mpi::gather_nodes({DIST}, {var}, {host});"]
         return [f"std::copy({var}, {var} + {count}, {host});"]
 
@@ -113,7 +114,7 @@ class MPIHostDialect(StopwatchTimer):
         return [f"{var}[{index}] = {value};"]
 
     def read_element(self, var, elem, index, where):
-        if self._arrays()[var].extent == "nodes":
+        if self.arrays[var].extent == "nodes":
             return f"starc_mpi::read_node({DIST}, {var}, {index})"
         return f"{var}[{index}]"
 
@@ -131,23 +132,23 @@ class MPIHostDialect(StopwatchTimer):
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
         for write in step.updates:
             if write.primary:
-                lines.append(f"starc_step.secondary({self._var(write.array)}, "
-                             f"{self._var(write.primary)});")
+                lines.append(f"starc_step.secondary({self.variables[write.array]}, "
+                             f"{self.variables[write.primary]});")
             else:
-                lines.append(f"starc_step.update({self._var(write.array)}, "
+                lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "
                              f"starc_mpi::Scope::{_SCOPES[write.at]});")
         for name in step.refresh:
             scope = _SCOPES[self.distribution.mirrored[name]]
-            lines.append(f"starc_step.refresh({self._var(name)}, starc_mpi::Scope::{scope});")
+            lines.append(f"starc_step.refresh({self.variables[name]}, starc_mpi::Scope::{scope});")
         error = self.host.plan.error
         for name, how in step.scalars:
             if how != "error":
-                lines.append(f"starc_step.scalar({self._var(name)}, "
+                lines.append(f"starc_step.scalar({self.variables[name]}, "
                              f"starc_mpi::Combine::{_COMBINE[how]});")
         if any(how == "error" for _, how in step.scalars):
-            lines.append(f"starc_step.errors({self._var(error.site.name)}, "
-                         f"{self._var(error.value.name)});")
+            lines.append(f"starc_step.errors({self.variables[error.site.name]}, "
+                         f"{self.variables[error.value.name]});")
         lines.append(f"{kernel.name}({', '.join(bounds + sizes + rest)});")
         lines.append("starc_step.finish();")
         return ["{"] + [INDENT + line for line in lines] + ["}"]

@@ -113,9 +113,6 @@ class Superstep {
       for_targets(scope, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
     }
-    // Afterwards every replica entry of another rank's vertex is its value before the
-    // kernel again, and the owners' refreshes bring what really changed.
-    f.restore = true;
   }
 
   /// A secondary target of the Min/Max whose primary target is `primary`.
@@ -124,7 +121,6 @@ class Superstep {
     f.primary = index_of(primary);
     f.scope = fields_[static_cast<size_t>(f.primary)].scope;
     f.updated = true;
-    f.restore = true;
   }
 
   /// Owners refresh other ranks' replicas of `a` where it changed in this superstep.
@@ -158,8 +154,10 @@ class Superstep {
     ++d_.stats.supersteps;
     std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
     if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
+    // Every replica entry of another rank's vertex that the kernel updated is its value
+    // before the kernel again; the owners' refreshes bring what really changed.
     for (Field& f : fields_)
-      if (f.restore) f.restore_ghosts();
+      if (f.updated) f.restore_ghosts();
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
     for (long long count : sent)
       if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
@@ -173,7 +171,7 @@ class Superstep {
     std::vector<char> snapshot;           // the whole replica before the kernel
     Op op = Op::Store;
     Scope scope = Scope::Neighbour, refresh_scope = Scope::Neighbour;
-    bool updated = false, refreshed = false, restore = false;
+    bool updated = false, refreshed = false;
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
     std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
@@ -252,6 +250,7 @@ class Superstep {
       if (r == d_.rank) continue;
       int lo = d_.splits[static_cast<size_t>(r)], hi = d_.splits[static_cast<size_t>(r) + 1];
       std::vector<char>& buf = out[static_cast<size_t>(r)];
+      int entries = 0;
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
@@ -263,12 +262,15 @@ class Superstep {
           detail::put(buf, &*it, sizeof(int));
           detail::put(buf, f.cell(*it), f.size);
         }
-        d_.stats.entries += count;
+        entries += count;
       }
+      if (entries == 0) buf.clear();   // counts alone: nothing to send
+      d_.stats.entries += entries;
     }
     std::vector<char> in = all_to_all(out, sent);
     // Apply in rank order (deterministic): primaries first, recording which entries won.
     std::vector<std::vector<char>> won(fields_.size());
+    std::vector<size_t> next(fields_.size(), 0);   // secondaries: the primary's next entry
     for (int pass = 0; pass < 2; ++pass) {
       const char* p = in.data();
       const char* end = p + in.size();
@@ -290,13 +292,12 @@ class Superstep {
             previous = v;
             if (f.primary < 0) {
               won[i].push_back(f.apply(f.cell(v), p + sizeof(int), f.op) ? 1 : 0);
-            } else if (won[static_cast<size_t>(f.primary)][next_[i]++]) {
+            } else if (won[static_cast<size_t>(f.primary)][next[i]++]) {
               std::memcpy(f.cell(v), p + sizeof(int), f.size);
             }
           }
         }
       }
-      if (pass == 0) next_.assign(fields_.size(), 0);
     }
   }
 
@@ -304,29 +305,38 @@ class Superstep {
   void exchange_refreshes(std::vector<long long>& sent) {
     int R = d_.ranks;
     std::vector<std::vector<char>> out(static_cast<size_t>(R));
+    // Scope::Anywhere sends the same changed vertices to every rank: find them once.
+    std::vector<std::vector<int>> changed(fields_.size());
+    for (size_t i = 0; i < fields_.size(); ++i)
+      if (fields_[i].refreshed && fields_[i].refresh_scope == Scope::Anywhere)
+        for (int v = d_.first; v < d_.last; ++v)
+          if (fields_[i].changed(v)) changed[i].push_back(v);
     for (int r = 0; r < R; ++r) {
       if (r == d_.rank) continue;
       std::vector<char>& buf = out[static_cast<size_t>(r)];
-      for (const Field& f : fields_) {
+      int entries = 0;
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        const Field& f = fields_[i];
         if (!f.refreshed) continue;
         size_t at = buf.size();
         int count = 0;
         detail::put(buf, &count, sizeof count);
         auto send = [&](int v) {
-          if (!f.changed(v)) return;
           detail::put(buf, &v, sizeof v);
           detail::put(buf, f.cell(v), f.size);
           ++count;
         };
         if (f.refresh_scope == Scope::Neighbour) {
           for (int k = d_.mirror_displs[static_cast<size_t>(r)]; k < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++k)
-            send(d_.mirrors[static_cast<size_t>(k)]);
+            if (f.changed(d_.mirrors[static_cast<size_t>(k)])) send(d_.mirrors[static_cast<size_t>(k)]);
         } else {
-          for (int v = d_.first; v < d_.last; ++v) send(v);
+          for (int v : changed[i]) send(v);
         }
         std::memcpy(buf.data() + at, &count, sizeof count);
-        d_.stats.entries += count;
+        entries += count;
       }
+      if (entries == 0) buf.clear();   // counts alone: nothing to send
+      d_.stats.entries += entries;
     }
     std::vector<char> in = all_to_all(out, sent);
     const char* p = in.data();
@@ -347,8 +357,7 @@ class Superstep {
   }
 
   /// One personalised exchange: byte counts by MPI_Alltoall, then the data by MPI_Alltoallv.
-  /// An empty buffer to a rank is not a message; a buffer holding only zero counts is not
-  /// sent either (the receiver would read nothing from it).
+  /// An empty buffer to a rank is not a message (the packers clear buffers of zero counts).
   std::vector<char> all_to_all(std::vector<std::vector<char>>& out, std::vector<long long>& sent) {
     int R = d_.ranks;
     std::vector<int> send_counts(static_cast<size_t>(R)), recv_counts(static_cast<size_t>(R));
@@ -356,7 +365,6 @@ class Superstep {
     std::vector<char> data;
     for (int r = 0; r < R; ++r) {
       std::vector<char>& buf = out[static_cast<size_t>(r)];
-      if (only_zero_counts(buf)) buf.clear();
       send_displs[static_cast<size_t>(r)] = static_cast<int>(data.size());
       send_counts[static_cast<size_t>(r)] = static_cast<int>(buf.size());
       data.insert(data.end(), buf.begin(), buf.end());
@@ -377,19 +385,6 @@ class Superstep {
     MPI_Alltoallv(data.data(), send_counts.data(), send_displs.data(), MPI_CHAR, in.data(),
                   recv_counts.data(), recv_displs.data(), MPI_CHAR, d_.comm);
     return in;
-  }
-
-  bool only_zero_counts(const std::vector<char>& buf) const {
-    // A buffer of counts alone has exactly one int per field and every count is zero.
-    size_t fields = 0;
-    for (const Field& f : fields_) fields += f.updated || f.refreshed;
-    if (buf.size() > fields * sizeof(int)) return false;
-    for (size_t at = 0; at + sizeof(int) <= buf.size(); at += sizeof(int)) {
-      int count;
-      std::memcpy(&count, buf.data() + at, sizeof count);
-      if (count != 0) return false;
-    }
-    return true;
   }
 
   template <class T> void combine(T* a, Combine how, T before) {
@@ -417,7 +412,6 @@ class Superstep {
   Distribution& d_;
   std::deque<Field> fields_;               // stable addresses: closures hold pointers
   std::vector<std::function<void()>> scalars_;
-  std::vector<size_t> next_;               // secondary fields: the next entry of the primary
 };
 
 }  // namespace starc_mpi
