@@ -2,14 +2,18 @@
 hand-written OpenMP baselines, on generated R-MAT and uniform graphs.
 
     python bench/harness.py [--scales 14 16 18] [--kinds rmat uniform] [--algos pr sssp tc ...]
-                            [--backends opencl reference] [--threads 2] [--repeat 3]
+                            [--backends opencl reference mpi] [--threads 2] [--repeat 3]
+                            [--mpi-ranks 1 2]
 
 Graphs are generated with starc.graphs into bench/out/graphs/ (cached), the baselines are
 built into bench/out/bin/, every program runs through the generated-program contract and its
 ``starc-time`` (the algorithm alone, graph already in memory) is read from stderr. The table
 shows the median of --repeat runs, the ratio backend time / baseline time measured in the same
 run, and whether starc's results equal the baseline's (exact for integers, a tolerance for
-floats). Results go to bench/out/results.json and bench/out/ratios.png. See bench/README.md.
+floats). The mpi backend gets one column per --mpi-ranks count (``mpi-2``: 2 ranks, each
+with --threads / ranks OpenMP threads), and one extra untimed run with --stats whose counters
+(messages, bytes, combined entries, cut edges) go into a second table. Results go to
+bench/out/results.json and bench/out/ratios.png. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ class Measurement:
     status: str = "ok"          # ok | MISMATCH | error | skipped | timeout
     detail: str = ""
     results_file: Optional[str] = None
+    stats: Dict[str, int] = field(default_factory=dict)   # mpi: --stats summed over ranks
 
     def failed(self, status: str, detail: str) -> "Measurement":
         self.status, self.detail = status, detail
@@ -183,6 +188,45 @@ def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pat
     return m
 
 
+def parse_stats(stderr: str) -> Dict[str, int]:
+    """The ``starc-mpi-stats`` lines of one run, summed over ranks (maxima kept as maxima;
+    supersteps and exchanges are the same on every rank)."""
+    total: Dict[str, int] = {}
+    for line in stderr.splitlines():
+        if not line.startswith("starc-mpi-stats "):
+            continue
+        for item in line.split()[1:]:
+            key, value = item.split("=")
+            if key == "rank":
+                continue
+            if key.startswith("max_") or key in ("supersteps", "exchanges"):
+                total[key] = max(total.get(key, 0), int(value))
+            else:
+                total[key] = total.get(key, 0) + int(value)
+    return total
+
+
+def measure_stats(argv: List[str], env: Dict[str, str], timeout: float) -> Dict[str, int]:
+    """One untimed run with --stats; {} when it fails (the timed runs report why)."""
+    try:
+        proc = subprocess.run(argv + ["--stats"], env=env, capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {}
+    return parse_stats(proc.stderr) if proc.returncode == 0 else {}
+
+
+def columns(backends: List[str], ranks: List[int]) -> List[Tuple[str, str, Optional[int]]]:
+    """(column, backend, ranks) for every measured column: mpi once per rank count."""
+    out = []
+    for backend in backends:
+        if backend == "mpi":
+            out += [(f"mpi-{r}", "mpi", r) for r in ranks]
+        else:
+            out.append((backend, backend, None))
+    return out
+
+
 def read_results(path: str) -> Tuple[Dict[str, Dict[int, str]], Optional[str]]:
     props: Dict[str, Dict[int, str]] = {}
     returned = None
@@ -284,6 +328,26 @@ def markdown_table(rows: List[dict], backends: List[str]) -> str:
     return "\n".join(lines)
 
 
+def communication_table(rows: List[dict], mpi_columns: List[str]) -> str:
+    """Per MPI column: the totals over ranks and supersteps, and per superstep the combined
+    entries against what one message per remote access would send when every edge is
+    touched once (the cut edges)."""
+    header = ["graph", "scale", "algo", "run", "supersteps", "messages", "bytes", "entries",
+              "entries / superstep", "bytes / superstep", "cut edges (per-element msgs / superstep)"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        for column in mpi_columns:
+            stats = row["backends"].get(column, {}).get("stats") or {}
+            steps = stats.get("supersteps")
+            if not steps:
+                continue
+            lines.append("| " + " | ".join(str(x) for x in [
+                row["kind"], row["scale"], row["algo"], column, steps, stats["messages"],
+                stats["bytes"], stats["entries"], f"{stats['entries'] / steps:.0f}",
+                f"{stats['bytes'] / steps:.0f}", stats.get("cut_edges", "-")]) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def plot(rows: List[dict], backends: List[str], path: pathlib.Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -353,6 +417,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--kinds", nargs="+", default=["rmat", "uniform"], choices=["rmat", "uniform"])
     p.add_argument("--algos", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
     p.add_argument("--backends", nargs="+", default=["opencl", "reference"])
+    p.add_argument("--mpi-ranks", type=int, nargs="+", default=[1, 2],
+                   help="rank counts for the mpi backend, one column each (default 1 2)")
     p.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS for the baselines")
     p.add_argument("--wait-policy", default="passive", choices=["passive", "active"],
                    help="OMP_WAIT_POLICY for the baselines (default passive: on a shared 2-core "
@@ -375,6 +441,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                      else min(args.scales))
     build_errors = build_baselines(args.algos, out)
     unavailable = {b: backend_availability(b) for b in args.backends}
+    measured = columns(args.backends, args.mpi_ranks)
+    names = [column for column, _, _ in measured]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
     print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait), median of {args.repeat}; source vertex = "
           "the highest out-degree vertex, bc sources = the 4 highest", file=sys.stderr)
@@ -400,33 +468,42 @@ def main(argv: Optional[List[str]] = None) -> int:
                        "num_nodes": graph.num_nodes, "num_edges": graph.num_edges,
                        "params": params + undirected, "threads": args.threads,
                        "baseline": asdict(baseline), "backends": {}}
-                for backend in args.backends:
+                for column, backend, ranks in measured:
                     if unavailable[backend]:
-                        m = Measurement(backend).failed("error", unavailable[backend])
+                        m = Measurement(column).failed("error", unavailable[backend])
                     elif backend == "reference" and scale > reference_max:
-                        m = Measurement(backend).failed(
+                        m = Measurement(column).failed(
                             "skipped", f"reference executor only up to scale {reference_max}")
                     else:
                         argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp", "-b",
                                   backend, "--graph", graph.path, *undirected, *params]
-                        m = measure(argv_b, env, args.repeat,
-                                    pathlib.Path(f"{stem}-{backend}.txt"), args.timeout, backend)
+                        env_b = env
+                        if ranks is not None:    # the same cores: threads split among ranks
+                            argv_b[7:7] = ["--np", str(ranks)]
+                            env_b = dict(env, OMP_NUM_THREADS=str(max(1, args.threads // ranks)))
+                        m = measure(argv_b, env_b, args.repeat,
+                                    pathlib.Path(f"{stem}-{column}.txt"), args.timeout, column)
                         if m.status == "ok" and baseline.status == "ok":
                             problem = compare_results(m.results_file, baseline.results_file)
                             if problem:
                                 m.failed("MISMATCH", problem)
-                    row["backends"][backend] = asdict(m)
+                        if m.status == "ok" and ranks is not None:
+                            m.stats = measure_stats(argv_b, env_b, args.timeout)
+                    row["backends"][column] = asdict(m)
                 row["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
                 rows.append(row)
                 summary = "; ".join(f"{b}: {cell(Measurement(**row['backends'][b]), baseline)}"
-                                    for b in args.backends)
+                                    for b in names)
                 print(f"harness: {kind} s{scale} {algo}: baseline "
                       f"{format_seconds(baseline.median)}; {summary} "
                       f"[{time.perf_counter() - started:.0f} s, load {load_before:.1f}]",
                       file=sys.stderr)
 
-    table = markdown_table(rows, args.backends)
+    table = markdown_table(rows, names)
     print(table)
+    communication = communication_table(rows, [c for c, b, _ in measured if b == "mpi"])
+    if communication:
+        print("\nMPI communication (summed over ranks):\n\n" + communication)
     loads = [x for r in rows for x in r["load_average"]]
     cpus = os.cpu_count() or 1
     if loads and max(loads) > cpus:
@@ -444,10 +521,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         "settings": {k: v for k, v in vars(args).items()},
         "rows": rows,
         "table": table,
+        "communication": communication,
     }
     (out / "results.json").write_text(json.dumps(report, indent=1))
     try:
-        plot(rows, args.backends, out / "ratios.png")
+        plot(rows, names, out / "ratios.png")
     except Exception as exc:  # noqa: BLE001 - the numbers matter more than the picture
         print(f"harness: no plot: {type(exc).__name__}: {exc}", file=sys.stderr)
     print(f"\nwrote {out / 'results.json'} and {out / 'ratios.png'}", file=sys.stderr)

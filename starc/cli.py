@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the results here instead of stdout")
     p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
     p.add_argument("--np", metavar="N", help="mpi: run on N processes (default 2)")
+    p.add_argument("--stats", action="store_true",
+                   help="mpi: print each rank's supersteps, messages and bytes on stderr")
     add_max_vertices_option(p)
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
@@ -289,7 +291,8 @@ def cmd_run(args, params: List[str]) -> int:
                       undirected=args.undirected, params=values, out=args.out,
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
-                      max_vertices=args.max_vertices, ranks=_ranks(args.np))
+                      max_vertices=args.max_vertices, ranks=_ranks(args.np),
+                      stats=args.stats)
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
 
 

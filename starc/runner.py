@@ -183,16 +183,20 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
-             max_vertices=None, ranks: Optional[int] = None) -> int:
+             max_vertices=None, ranks: Optional[int] = None, stats: bool = False) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
     Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
-    ``ranks``: the number of processes, for a backend that runs several (MPI)."""
+    ``ranks``: the number of processes, for a backend that runs several (MPI); ``stats``:
+    pass --stats to a program that counts its communication (MPI)."""
     from starc.backends import get_backend
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
     options = options or BackendOptions()
     backend = get_backend(backend_name)
     launcher = backend.launcher(options, ranks)      # a bad --np is known before compiling
+    if stats and not backend.has_stats:
+        raise UsageError(f"--stats counts the messages of a distributed run; the "
+                         f"{backend_name} backend sends none (use -b mpi)")
     comp = compile_file(path, sink, backend=backend_name, function=function, options=options,
                         show_traceback=show_traceback)
     if comp is None or not comp.ok:
@@ -212,8 +216,12 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time)
     if max_vertices is not None:
         argv += ["--max-vertices", str(max_vertices)]
-    # no program reads stdin; an MPI launcher would otherwise forward it to rank 0
-    return subprocess.run(argv, stdin=subprocess.DEVNULL).returncode
+    argv += ["--stats"] if stats else []
+    with tempfile.TemporaryDirectory(prefix="starc-run-") as tmp:
+        # no program reads stdin; an MPI launcher would otherwise forward it to rank 0.
+        # TMPDIR per run: see CompiledProgram.run.
+        env = {**os.environ, "TMPDIR": tmp} if launcher else None
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, env=env).returncode
 
 
 class CompiledProgram:

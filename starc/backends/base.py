@@ -99,6 +99,8 @@ class Backend:
 
     name: str = ""
     description: str = ""
+    #: whether built programs accept --stats (communication counters on stderr)
+    has_stats: bool = False
 
     def availability(self) -> Availability:
         raise NotImplementedError

@@ -47,7 +47,7 @@ VARIANTS = {
     "filtered": (".filter(v != 1)", "v != 2", lambda v: v != 1, lambda v: v != 2),
 }
 BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
-            "openacc": [pytest.mark.openacc],
+            "openacc": [pytest.mark.openacc], "mpi": [pytest.mark.mpi],
             "cuda": [pytest.mark.cuda, pytest.mark.gpu]}
 
 

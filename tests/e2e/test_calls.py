@@ -54,6 +54,7 @@ function Main(Graph g, propNode<long> acc, propNode<bool> seen, int k) {
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
             pytest.param("openacc", marks=pytest.mark.openacc),
+            pytest.param("mpi", marks=pytest.mark.mpi),
             pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
 
 

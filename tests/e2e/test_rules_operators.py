@@ -68,7 +68,8 @@ def _write(tmp_path, type_name):
 
 @pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
                                      pytest.param("sycl", marks=pytest.mark.sycl),
-                                     pytest.param("openacc", marks=pytest.mark.openacc)])
+                                     pytest.param("openacc", marks=pytest.mark.openacc),
+                                     pytest.param("mpi", marks=pytest.mark.mpi)])
 @pytest.mark.parametrize("type_name", list(TYPES))
 def test_compound_operators_match_the_reference(type_name, backend, graph, tmp_path):
     path = _write(tmp_path, type_name)

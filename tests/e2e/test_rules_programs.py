@@ -16,7 +16,8 @@ from e2e_cases import write_graph_files
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 DEVICE = [pytest.param("opencl", marks=pytest.mark.opencl),
           pytest.param("sycl", marks=pytest.mark.sycl),
-          pytest.param("openacc", marks=pytest.mark.openacc)]
+          pytest.param("openacc", marks=pytest.mark.openacc),
+          pytest.param("mpi", marks=pytest.mark.mpi)]
 GRAPHS = ("rmat", "isolated", "self_loops_dups", "disconnected", "one_vertex")
 
 

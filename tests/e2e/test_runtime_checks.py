@@ -341,7 +341,8 @@ function F(Graph g, propNode<int> core, propNode<int> big, propNode<long> lg) {
 @pytest.mark.parametrize("backend", [
     pytest.param("opencl", marks=[pytest.mark.opencl, needs_opencl]),
     pytest.param("sycl", marks=[pytest.mark.sycl, needs_gxx]),
-    pytest.param("openacc", marks=pytest.mark.openacc)])
+    pytest.param("openacc", marks=pytest.mark.openacc),
+    pytest.param("mpi", marks=pytest.mark.mpi)])
 def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
     root, graph, _ = files
     path = tmp_path / "overflow.sp"
@@ -349,7 +350,7 @@ def test_signed_overflow_wraps_like_the_reference(files, backend, tmp_path):
     expected = reference_results(path, graph, {})
     assert expected.props["big"][0] == -2147483648          # INT_MAX + 0 + 1 wraps
     assert expected.props["core"][0] == 2 - 2147483648      # -2 INF wraps to 2; INT_MIN / -1
-    if backend in ("opencl", "openacc"):
+    if backend in ("opencl", "openacc", "mpi"):
         actual = starc.compile(str(path), backend).run(graph)
     else:
         argv = _sycl_program(path, tmp_path / "build")

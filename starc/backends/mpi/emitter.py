@@ -31,12 +31,15 @@ class MPIBackend(CppBackend):
     name = "mpi"
     description = "MPI + OpenMP C++ (mpicxx; distributed graph, ghost vertices, supersteps)"
     toolchain = toolchain
+    has_stats = True
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
             distribution = distribute(plan)
         except DistributionError as exc:
-            raise BackendError(f"the MPI backend cannot distribute {exc}", exc.loc) from None
+            raise BackendError(f"the MPI backend cannot distribute this program: {exc}",
+                               exc.loc, hint="the other backends run it; what MPI distributes "
+                               "is listed in docs/architecture.md (MPI)") from None
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         dialect = MPIHostDialect(distribution, {k.code.name: k.sizes for k in kernels})
         host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})

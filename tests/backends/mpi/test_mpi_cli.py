@@ -74,3 +74,25 @@ def test_build_prints_how_to_run_with_mpirun(tmp_path, monkeypatch, capsys):
     assert out[1] == ("run:  " + shlex.join(toolchain.launcher() + [str(program)])
                       + " GRAPH [--name value ...]")
     assert toolchain.launcher()[1:3] == ["-np", str(toolchain.DEFAULT_RANKS)]
+
+
+def test_stats_with_a_single_process_backend_is_a_usage_error(graph, capsys):
+    status = main(["run", SSSP, "-b", "openacc", "--stats", "--graph", graph, "--src", "0"])
+    assert status == 2
+    assert capsys.readouterr().err == (
+        "starc: error[E0601]: --stats counts the messages of a distributed run; the openacc "
+        "backend sends none (use -b mpi)\n")
+
+
+@pytest.mark.mpi
+def test_run_passes_stats_to_the_program(graph, tmp_path, monkeypatch, capfd):
+    """`starc run --stats` prints every rank's counters after the results."""
+    monkeypatch.setenv("STARC_CACHE_DIR", str(tmp_path / "cache"))
+    status = main(["run", SSSP, "-b", "mpi", "--np", "3", "--stats", "--graph", graph,
+                   "--src", "0"])
+    out, err = capfd.readouterr()
+    assert status == 0, err
+    assert "dist 2 5" in out
+    lines = [line for line in err.splitlines() if line.startswith("starc-mpi-stats ")]
+    assert [line.split()[1] for line in lines] == ["rank=0", "rank=1", "rank=2"]
+    assert all("cut_edges=" in line for line in lines)

@@ -1,0 +1,51 @@
+"""The benchmark harness itself: MPI columns per rank count and the --stats table, on a tiny
+graph (the figures are bench/'s business; this checks the harness measures what it says)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import harness  # noqa: E402
+
+
+def test_mpi_gets_one_column_per_rank_count():
+    assert harness.columns(["opencl", "mpi"], [1, 2]) == [
+        ("opencl", "opencl", None), ("mpi-1", "mpi", 1), ("mpi-2", "mpi", 2)]
+
+
+def test_stats_are_summed_over_ranks_and_maxima_kept():
+    stderr = ("starc-time 0.1\n"
+              "starc-mpi-stats rank=0 owned=5 ghosts=2 supersteps=3 exchanges=6 messages=4 "
+              "bytes=100 entries=7 max_pair_messages_per_superstep=1 max_entries_per_vertex=1 "
+              "cut_edges=9\n"
+              "starc-mpi-stats rank=1 owned=4 ghosts=3 supersteps=3 exchanges=6 messages=2 "
+              "bytes=60 entries=5 max_pair_messages_per_superstep=2 max_entries_per_vertex=1 "
+              "cut_edges=8\n")
+    assert harness.parse_stats(stderr) == {
+        "owned": 9, "ghosts": 5, "supersteps": 3, "exchanges": 6, "messages": 6, "bytes": 160,
+        "entries": 12, "max_pair_messages_per_superstep": 2, "max_entries_per_vertex": 1,
+        "cut_edges": 17}
+
+
+@pytest.mark.mpi
+def test_harness_runs_mpi_with_ranks_and_counts_its_messages(tmp_path, capsys):
+    status = harness.main(["--scales", "6", "--kinds", "rmat", "--algos", "sssp",
+                           "--backends", "mpi", "--mpi-ranks", "1", "2", "--repeat", "1",
+                           "--out", str(tmp_path)])
+    assert status == 0
+    report = json.loads((tmp_path / "results.json").read_text())
+    (row,) = report["rows"]
+    assert row["baseline"]["status"] == "ok"
+    for column in ("mpi-1", "mpi-2"):
+        assert row["backends"][column]["status"] == "ok", row["backends"][column]
+    one, two = row["backends"]["mpi-1"]["stats"], row["backends"]["mpi-2"]["stats"]
+    assert one["messages"] == 0 and one["cut_edges"] == 0      # one rank sends nothing
+    assert two["messages"] > 0 and two["cut_edges"] > 0
+    assert "| rmat | 6 | sssp | mpi-2 |" in capsys.readouterr().out
