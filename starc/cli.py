@@ -20,7 +20,7 @@ from starc.inputs import check_output_directory, check_output_file, write_direct
 __all__ = ["main", "build_parser"]
 
 COMMANDS = ("compile", "check", "build", "run", "backends", "graph")
-EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code")
+EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code", "sourcemap")
 
 EPILOG = """\
 examples:
@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
     p.add_argument("--emit", choices=EMIT_FORMS,
                    help="print a stage instead of writing files: ast, ir, dsl (canonical "
-                        "source from the IR), plan (kernels and transfers), code")
+                        "source from the IR), plan (kernels and transfers), code, "
+                        "sourcemap (JSON: each generated line's DSL span, per file)")
     _add_diagnostic_options(p)
 
     p = sub.add_parser("check", help="parse and check programs; report every error")
@@ -222,12 +223,23 @@ def cmd_compile(args) -> int:
         for name, text in comp.generated.files.items():
             print(f"// ===== {name} =====")
             print(text)
+    elif args.emit == "sourcemap":
+        import json
+        print(json.dumps(sourcemap_json(comp), indent=1))
     else:
         for path in write_directory(str(outdir), comp.generated.files):
             print(f"wrote {path}")
         if comp.generated.build_hint:
             print(f"build: {comp.generated.build_hint}")
     return 0
+
+
+def sourcemap_json(comp) -> dict:
+    """``--emit sourcemap``: the DSL file and, per generated file, line -> DSL span."""
+    generated = comp.generated
+    return {"source": comp.filename, "backend": generated.backend,
+            "files": {name: {str(line): span.as_json() for line, span in sorted(spans.items())}
+                      for name, spans in generated.sourcemap.items()}}
 
 
 def _emitted(form: str, comp, show_traceback: bool) -> Optional[str]:

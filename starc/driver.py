@@ -41,6 +41,12 @@ class Compilation:
     def ok(self) -> bool:
         return not self.sink.has_errors
 
+    @property
+    def sourcemap(self):
+        """Per generated file, generated line (from 1) -> the DSL ``Span`` it comes from
+        ({} before code generation)."""
+        return self.generated.sourcemap if self.generated is not None else {}
+
 
 def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
     """The text of ``path``, or None with an E0602 diagnostic if it cannot be read."""

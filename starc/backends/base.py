@@ -7,6 +7,7 @@ import pathlib
 import re
 from typing import Dict, List, Optional
 
+from starc.backends.common.sourcemap import Span, strip
 from starc.errors import BackendError, UsageError  # BackendError re-exported: backends raise it
 
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
@@ -70,6 +71,15 @@ class GeneratedProgram:
     files: Dict[str, str]
     main: str
     build_hint: str = ""
+    #: file -> {generated line (from 1): the DSL span it comes from}; made from the markers
+    #: the shared printers put in the text (``common/sourcemap.py``), which are taken out here
+    sourcemap: Dict[str, Dict[int, Span]] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, text in list(self.files.items()):
+            self.files[name], spans = strip(text)
+            if spans:
+                self.sourcemap[name] = spans
 
     def write(self, outdir: pathlib.Path) -> List[pathlib.Path]:
         """Write every file atomically (temp file + rename) so nothing half-written remains."""

@@ -15,6 +15,7 @@ from starc.backends.common.c_expressions import CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
 from starc.backends.common.edge_cursors import cursor_rows
 from starc.backends.common.kernel_arguments import KernelArguments
+from starc.backends.common.sourcemap import mark
 from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
@@ -144,7 +145,7 @@ class CPrinter(CExpressionPrinter):
         method = getattr(self, "_stmt_" + type(s).__name__, None)
         if method is None:
             self.d.missing(f"the statement {type(s).__name__} inside a kernel", s.loc)
-        return method(s, depth)
+        return mark(method(s, depth), s)
 
     def _line(self, depth: int, text: str) -> str:
         return INDENT * depth + text

@@ -14,6 +14,7 @@ from typing import List
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import POSTFIX, PRECEDENCE
 from starc.backends.common.c_statements import CPrinter, PrivateAccumulator, source_name
+from starc.backends.common.sourcemap import mark, marker, span_of
 from starc.backends.common.dialect import (ATOMIC_OPS, C_KEYWORDS, GRAPH_ARRAYS, INDENT,
                                            Dialect, DialectError)
 from starc.backends.common.kernel_arguments import (KernelArg, KernelArguments, KernelCode,
@@ -44,9 +45,11 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     body += printer.open_accumulators([r for r in kernel.reductions if r.private], 1)
     body += printer.block(kernel.body, 1)
     body += printer.close_accumulators(1)
+    body = mark(body, kernel)       # the guard and the accumulators come from the forall
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
     loc = kernel.loc
     comment = f"// {source_name(loc.file)}:{loc.line}" if loc is not None and loc.line > 0 else ""
+    comment = marker(span_of(kernel)) + comment
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
                       ctx.arguments(), body, comment, ctx.features)

@@ -21,6 +21,7 @@ from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
 from starc.backends.common.host_dialect import (CXX_KEYWORDS, Count, HostDialect, HostValue,
                                                 location)
 from starc.backends.common.host_expressions import HostExprPrinter
+from starc.backends.common.sourcemap import mark
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, c_name
@@ -161,7 +162,7 @@ class HostStatementPrinter:
         method = getattr(self, "_stmt_" + type(s).__name__, None)
         if method is None:
             self.dialect.missing(f"the host operation {type(s).__name__}", s.loc)
-        return method(s, depth)
+        return mark(method(s, depth), s)
 
     def _indent(self, lines: Iterable[str], depth: int) -> List[str]:
         return [INDENT * depth + line for line in lines]
