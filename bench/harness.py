@@ -475,11 +475,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                         m = Measurement(column).failed(
                             "skipped", f"reference executor only up to scale {reference_max}")
                     else:
+                        np_args = [] if ranks is None else ["--np", str(ranks)]
                         argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp", "-b",
-                                  backend, "--graph", graph.path, *undirected, *params]
+                                  backend, *np_args, "--graph", graph.path, *undirected, *params]
                         env_b = env
                         if ranks is not None:    # the same cores: threads split among ranks
-                            argv_b[7:7] = ["--np", str(ranks)]
                             env_b = dict(env, OMP_NUM_THREADS=str(max(1, args.threads // ranks)))
                         m = measure(argv_b, env_b, args.repeat,
                                     pathlib.Path(f"{stem}-{column}.txt"), args.timeout, column)

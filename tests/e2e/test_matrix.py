@@ -25,9 +25,10 @@ BACKENDS = {
 
 
 @functools.lru_cache(maxsize=None)
-def compiled(program: str, backend: str):
-    """Compile (and, on first run, build) once per program and backend per process."""
-    return starc.compile(str(PROGRAMS[program].path), backend)
+def compiled(program: str, backend: str, ranks=None):
+    """Compile (and, on first run, build) once per program, backend and number of MPI
+    processes (None: the backend's own) per process."""
+    return starc.compile(str(PROGRAMS[program].path), backend, ranks=ranks)
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +36,14 @@ def graph_files(tmp_path_factory):
     return write_graph_files(tmp_path_factory.mktemp("graphs"))
 
 
-def _check(program: str, backend: str, path, num_nodes: int) -> None:
+def _check(program: str, backend: str, path, num_nodes: int, ranks=None) -> None:
     case = PROGRAMS[program]
     params = case.params_for(num_nodes)
     expected = compiled(program, "reference").run(path, undirected=case.undirected, **params)
-    actual = compiled(program, backend).run(path, undirected=case.undirected, **params)
+    actual = compiled(program, backend, ranks).run(path, undirected=case.undirected, **params)
     problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
-    assert not problems, f"{program} on {path.name} ({backend}):\n" + "\n".join(problems)
+    where = backend if ranks is None else f"{backend}, {ranks} ranks"
+    assert not problems, f"{program} on {path.name} ({where}):\n" + "\n".join(problems)
 
 
 def _matrix():

@@ -5,44 +5,20 @@ vertex per superstep."""
 
 from __future__ import annotations
 
-import functools
 import re
 import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import starc
 from starc.graphs import load_graph, write_mtx
-from starc.results import compare_results
 
-from e2e_cases import PROGRAMS, small_graphs, write_graph_files
-from test_matrix import edge_lists
+from e2e_cases import PROGRAMS, small_graphs
+from test_matrix import _check, compiled, edge_lists, graph_files  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.mpi
 
 RANKS = (1, 2, 3, 4)
-
-
-@functools.lru_cache(maxsize=None)
-def compiled(program: str, backend: str, ranks=None):
-    if backend == "reference":
-        return starc.compile(str(PROGRAMS[program].path), backend)
-    return starc.compile(str(PROGRAMS[program].path), backend, ranks=ranks)
-
-
-@pytest.fixture(scope="module")
-def graph_files(tmp_path_factory):
-    return write_graph_files(tmp_path_factory.mktemp("graphs"))
-
-
-def _check(program: str, ranks: int, path, num_nodes: int) -> None:
-    case = PROGRAMS[program]
-    params = case.params_for(num_nodes)
-    expected = compiled(program, "reference").run(path, undirected=case.undirected, **params)
-    actual = compiled(program, "mpi", ranks).run(path, undirected=case.undirected, **params)
-    problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
-    assert not problems, f"{program} on {path.name} ({ranks} ranks):\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("ranks", RANKS)
@@ -50,7 +26,7 @@ def _check(program: str, ranks: int, path, num_nodes: int) -> None:
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_matrix(program, graph, ranks, graph_files):
     path = graph_files[graph]
-    _check(program, ranks, path, load_graph(str(path)).num_nodes)
+    _check(program, "mpi", path, load_graph(str(path)).num_nodes, ranks)
 
 
 @pytest.mark.parametrize("ranks", (2, 3))
@@ -61,7 +37,7 @@ def test_matrix(program, graph, ranks, graph_files):
 def test_generated_graphs(program, ranks, graph, tmp_path):
     path = tmp_path / "g.mtx"        # .mtx keeps the vertex count of isolated vertices
     write_mtx(graph, path)
-    _check(program, ranks, path, graph.num_nodes)
+    _check(program, "mpi", path, graph.num_nodes, ranks)
 
 
 def _stats(program: str, ranks: int, path, params) -> list:

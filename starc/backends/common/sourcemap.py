@@ -15,6 +15,9 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from starc.analysis import plan as P
+from starc.ir import nodes as ir
+
 OPEN, CLOSE = "\x1e", "\x1f"
 _MARKER = re.compile(OPEN + r"(\d+):(\d+):(\d+)" + CLOSE)
 
@@ -52,8 +55,8 @@ def _last_line(node, seen: set) -> int:
         return max((_last_line(x, seen) for x in node), default=0)
     if not dataclasses.is_dataclass(node) or isinstance(node, type):
         return 0
-    if type(node).__name__ in ("Symbol", "SourceLoc", "DeviceArray"):
-        return 0    # declared (or printed) elsewhere: not part of this construct's text
+    if isinstance(node, (ir.Symbol, P.DeviceArray)):
+        return 0    # declared elsewhere: not part of this construct's text
     loc = getattr(node, "loc", None)
     last = loc.line if loc is not None and getattr(loc, "line", 0) > 0 else 0
     for field in dataclasses.fields(node):
