@@ -112,6 +112,11 @@ def distribute(plan: P.Plan) -> Distribution:
                 if p.array is not None and p.array.extent in ("nodes", "edges"):
                     _widen(mirrored, p.name, "anywhere")
             continue
+        for what, loc in local.anywhere_rows:
+            raise DistributionError(
+                f"{what} of a vertex that is neither the forall's own vertex nor one of its "
+                "neighbours (a rank holds only the rows of its vertices and their neighbours)",
+                loc)
         for name in local.neighbour_reads:
             _widen(mirrored, name, "anywhere" if name in local.anywhere_reads else "neighbour")
         _check_updates(kernel, local.remote_writes)

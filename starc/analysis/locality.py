@@ -53,6 +53,9 @@ class Locality:
     neighbour_reads: Tuple[str, ...] = ()     # arrays read at another vertex's element
     remote_rows: Tuple[str, ...] = ()         # queries/loops over another vertex's edges
     anywhere_reads: Tuple[str, ...] = ()      # those of neighbour_reads also read "anywhere"
+    #: adjacency queries/loops of a vertex that is neither own nor a neighbour, with where
+    #: they are (a distributed backend holds no such row): ("g.count_outNbrs", loc), ...
+    anywhere_rows: Tuple[Tuple[str, object], ...] = ()
 
     @property
     def local(self) -> bool:
@@ -71,7 +74,7 @@ def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
         scan.visit(node)
     return Locality(kernel.name, False, tuple(dict.fromkeys(scan.writes)),
                     tuple(dict.fromkeys(scan.reads)), tuple(dict.fromkeys(scan.rows)),
-                    tuple(dict.fromkeys(scan.anywhere)))
+                    tuple(dict.fromkeys(scan.anywhere)), tuple(scan.anywhere_rows))
 
 
 class _Scan:
@@ -86,6 +89,7 @@ class _Scan:
         self.writes: List[RemoteWrite] = []
         self.reads: List[str] = []
         self.rows: List[str] = []
+        self.anywhere_rows: List[Tuple[str, object]] = []
 
     # --- ownership ----------------------------------------------------------------------------
     def _own_vertex(self, e: ir.Expr) -> bool:
@@ -150,7 +154,7 @@ class _Scan:
                 self.anywhere.append(self._name(node.prop))
         elif isinstance(node, ir.GraphQuery) and node.op in _ROW_QUERIES \
                 and not self._own_vertex(node.args[0]):
-            self.rows.append(node.op)
+            self._row(node.op, f"g.{node.op}", node.args[0], node.loc)
         for child in ir.children(node):
             self.visit(child)
 
@@ -165,24 +169,31 @@ class _Scan:
                 and self._own_vertex(init.args[0]):
             self.own_edges.add(sym.uid)          # an edge of the work item's own row
 
+    def _row(self, row: str, shown: str, vertex: ir.Expr, loc) -> None:
+        """A query or loop (``shown`` as written) of another vertex's adjacency: a ghost's
+        row, or one no rank holds for it when the vertex is not a neighbour."""
+        self.rows.append(row)
+        if not self._neighbour(vertex):
+            self.anywhere_rows.append((shown, loc))
+
     def _loop(self, loop: ir.Loop) -> None:
         domain = loop.domain
         if isinstance(domain, ir.Neighbors) and domain.role == "bfs_parents":
             # the reverse row of ``of``: kept with ``of``, but its forward edges are not
             if not self._own_vertex(domain.of):
-                self.rows.append("in-neighbours")
+                self._row("in-neighbours", "g.neighbors", domain.of, loop.loc)
             else:
                 self.neighbours.add(loop.var.uid)
         elif isinstance(domain, ir.Neighbors):
             if not self._own_vertex(domain.of):
-                self.rows.append("neighbours")
+                self._row("neighbours", "g.neighbors", domain.of, loop.loc)
             else:
                 self.neighbours.add(loop.var.uid)
                 if domain.edge is not None:
                     self.own_edges.add(domain.edge.uid)
         elif isinstance(domain, ir.InNeighbors):
             if not self._own_vertex(domain.of):
-                self.rows.append("in-neighbours")
+                self._row("in-neighbours", "g.nodes_to", domain.of, loop.loc)
             else:
                 self.neighbours.add(loop.var.uid)
         elif not isinstance(domain, ir.SetMembers):

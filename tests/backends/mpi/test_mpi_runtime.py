@@ -110,14 +110,16 @@ def check_distribution(dumps, g, reverse, ghost_rows):
             if weights is not None:
                 np.testing.assert_array_equal(d["weights"][begin:end], weights[want])
         copies = d["num_edges"] - local[n]
-        assert copies >= 0 and (copies == 0 or (reverse and not ghost_rows))
-        # Reverse rows of owned vertices: same in-edges, each slot holding that very edge.
+        assert copies >= 0 and (copies == 0 or reverse)
+        # Reverse rows of the vertices with rows (owned, and ghosts with ghost rows: a
+        # neighbour's in-row): same in-edges, each slot holding that very edge.
+        in_copies = 0
         if not reverse:
             assert d["rev_sources"].size == 0 and np.all(d["rev_offsets"] == 0)
             continue
         for v in range(n):
             got = slice(d["rev_offsets"][v], d["rev_offsets"][v + 1])
-            if v not in owned:
+            if v not in with_rows:
                 assert got.start == got.stop
                 continue
             want = slice(rev_offsets[v], rev_offsets[v + 1])
@@ -129,8 +131,10 @@ def check_distribution(dumps, g, reverse, ghost_rows):
                     assert d["weights"][slot] == weights[edge]
                 if slot < local[n]:  # in a row: the row's position is the global edge id
                     assert slot - local[u] + offsets[u] == edge
-                else:
-                    assert u not in owned and not ghost_rows
+                else:   # a copy of an edge whose source's row this rank does not hold
+                    assert u not in with_rows
+                    in_copies += 1
+        assert in_copies == copies
     for r, d in enumerate(dumps):  # mirrors: what each other rank holds as ghosts of ours
         for s in range(ranks):
             theirs = dumps[s]["ghosts"][dumps[s]["ghost_displs"][r]:dumps[s]["ghost_displs"][r + 1]]

@@ -11,8 +11,9 @@
 // every row: the owned rows [owned_begin, owned_begin + owned_edges), in read_graph's order
 // (slot owned_begin + i is global edge edge_base + i); with Needs::ghost_rows also the full
 // forward row of every ghost, at its place in vertex order (rows below `first` come before
-// the owned ones, so owned_begin > 0 only then); after all rows, with Needs::reverse and
-// without ghost rows, a copy slot for every in-edge of an owned vertex from a non-owned source.
+// the owned ones, so owned_begin > 0 only then); after all rows, with Needs::reverse, a copy
+// slot for every in-edge whose source's row this rank does not hold. With both needs, the
+// reverse CSR holds the in-rows of ghosts as well as those of owned vertices.
 #ifndef STARC_MPI_HPP
 #define STARC_MPI_HPP
 
@@ -245,6 +246,24 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
         }
       }
     ghost_edges = detail::exchange(d, out, to);  // ascending ghosts, each row in order
+    // With in-rows too, a ghost's in-row (count_inNbrs or nodes_to of a neighbour): the
+    // owner's in-edges of each mirror, merged into the reverse CSR below.
+    if (needs.reverse) {
+      out.clear();
+      to.clear();
+      for (int r = 0; r < d.ranks; ++r)
+        for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k) {
+          Edge probe{0, d.mirrors[static_cast<size_t>(k)], LLONG_MIN, 0.0};
+          for (auto it = std::lower_bound(incoming.begin(), incoming.end(), probe, detail::by_target);
+               it != incoming.end() && it->dst == probe.dst; ++it) {
+            out.push_back(*it);
+            to.push_back(r);
+          }
+        }
+      std::vector<Edge> ghost_in = detail::exchange(d, out, to);
+      incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+      std::sort(incoming.begin(), incoming.end(), detail::by_target);
+    }
   }
 
   // The local CSR: rows in vertex order (owned rows, and ghost rows when asked for).
@@ -271,7 +290,8 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   g.rev_edge_ids.reserve(incoming.size());
   for (const Edge& e : incoming) {
     int slot;
-    if (d.owns(e.src) || needs.ghost_rows) {
+    // the slot of the edge's forward row where this rank holds it (owned or a ghost's row)
+    if (d.owns(e.src) || (needs.ghost_rows && std::binary_search(d.ghosts.begin(), d.ghosts.end(), e.src))) {
       slot = g.offsets[static_cast<size_t>(e.src)] + static_cast<int>(e.key - global_offsets[static_cast<size_t>(e.src)]);
     } else {  // a copy slot after the rows
       slot = static_cast<int>(slots.size());
