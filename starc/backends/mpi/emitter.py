@@ -17,7 +17,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.mpi import toolchain
 from starc.backends.mpi.host import MPIHostDialect
-from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
+from starc.backends.mpi.kernels import (KERNEL_HEADER, kernel_header, native_reductions,
+                                       print_kernel, reduction_clause)
 
 __all__ = ["MPIBackend", "RUNTIME_DIR"]
 
@@ -32,6 +33,17 @@ class MPIBackend(CppBackend):
     description = "MPI + OpenMP C++ (mpicxx; distributed graph, ghost vertices, supersteps)"
     toolchain = toolchain
     has_stats = True
+    title = "MPI"
+    launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {item}s "
+                    "[first, last), then one superstep of exchanges")
+    launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "
+                  "the rank's work, and what the kernel wrote at other ranks' vertices is "
+                  "exchanged after it (bulk-synchronous)")
+
+    def native_reduction(self, kernel, reduction):
+        if reduction not in native_reductions(kernel):
+            return None
+        return reduction_clause(reduction) + " clause on the rank's OpenMP loop"
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:

@@ -23,7 +23,7 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
                                               reduction_identity, wrap_list)
 
-__all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header"]
+__all__ = ["native_reductions", "reduction_clause", "MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header"]
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"
@@ -50,12 +50,25 @@ class MPIKernel:
         self.sizes = sizes
 
 
+def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
+    """The kernel's scalar reductions that an OpenMP ``reduction`` clause on the rank's loop carries: those the plan lets a
+    work item accumulate privately (``ScalarReduction.private``)."""
+    return [red for red in kernel.reductions if red.private and red.op in _REDUCTION_OPERATORS]
+
+
+def reduction_clause(red: P.ScalarReduction) -> str:
+    """The clause that carries ``red`` (its local's name before any ``_2`` made distinct)."""
+    return f"reduction({_REDUCTION_OPERATORS[red.op]}:{_reducer_name(red)})"
+
+
+def _reducer_name(red: P.ScalarReduction) -> str:
+    return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}"
+
+
 def print_kernel(kernel: P.Kernel) -> MPIKernel:
     """Print one plan kernel as a function holding one OpenMP loop over a rank's items."""
-    native = [red for red in kernel.reductions
-              if red.private and red.op in _REDUCTION_OPERATORS]
-    names = reducer_names(
-        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
+    native = native_reductions(kernel)
+    names = reducer_names(native, _reducer_name)
     dialect = MPIDialect(names)
     code = lower_kernel(kernel, dialect)
     sizes = [arg.name for arg in code.args if arg.source[0] == "size"]

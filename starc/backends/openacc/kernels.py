@@ -21,7 +21,7 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
                                               reduction_identity, wrap_list)
 
-__all__ = ["OpenACCDialect", "OpenACCKernel", "print_kernel", "RUNTIME_HEADER",
+__all__ = ["native_reductions", "reduction_clause", "OpenACCDialect", "OpenACCKernel", "print_kernel", "RUNTIME_HEADER",
            "runtime_header", "section"]
 
 #: The OpenACC helper header generated programs include next to the shared runtime.
@@ -83,12 +83,25 @@ def _directive(words: List[str]) -> List[str]:
     return lines
 
 
+def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
+    """The kernel's scalar reductions that a ``reduction`` clause on the parallel loop carries: those the plan lets a
+    work item accumulate privately (``ScalarReduction.private``)."""
+    return [red for red in kernel.reductions if red.private and red.op in _REDUCTION_OPERATORS]
+
+
+def reduction_clause(red: P.ScalarReduction) -> str:
+    """The clause that carries ``red`` (its local's name before any ``_2`` made distinct)."""
+    return f"reduction({_REDUCTION_OPERATORS[red.op]}:{_reducer_name(red)})"
+
+
+def _reducer_name(red: P.ScalarReduction) -> str:
+    return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}"
+
+
 def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     """Print one plan kernel as a function holding one OpenACC compute construct."""
-    native = [red for red in kernel.reductions
-              if red.private and red.op in _REDUCTION_OPERATORS]
-    names = reducer_names(
-        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
+    native = native_reductions(kernel)
+    names = reducer_names(native, _reducer_name)
     dialect = OpenACCDialect(names)
     code = lower_kernel(kernel, dialect)
     arrays = [a for a in code.args if a.is_array]
