@@ -119,7 +119,8 @@ class Backend:
     #: work items per work-group when --block-size is not given (None: the runtime's choice)
     default_block_size: Optional[int] = None
     #: how one kernel runs: a format of ``kernel``, ``items`` ("n" vertices or "m" edges),
-    #: ``item`` ("vertex" or "edge") and ``block`` (the work-group size), and why
+    #: ``item`` ("vertex" or "edge"), ``plural`` ("vertices") and ``block`` (the work-group
+    #: size, "N" where the runtime chooses), and why
     launch_shape: str = ""
     launch_why: str = ""
     #: how the host copies an array to the device and back ("": one memory, no copies)

@@ -30,7 +30,7 @@ class OpenACCBackend(CppBackend):
     toolchain = toolchain
     title = "OpenACC"
     launch_shape = ("function {kernel}: one #pragma acc parallel loop over the {items} "
-                    "{item}s, arrays named in present(...)")
+                    "{plural}, arrays named in present(...)")
     launch_why = ("the compiler maps the loop's independent iterations to gangs and vector "
                   "lanes; the arrays are already on the device, so the loop moves no data")
     copy_to_device = "#pragma acc update device(...)"

@@ -53,7 +53,7 @@ class SYCLBackend(CppBackend):
     toolchain = toolchain
     title = "SYCL"
     launch_shape = ("{kernel}: q.parallel_for over a range<1> of {items} items (an nd_range of "
-                    "work-groups of {block} with --block-size), one work item per {item}")
+                    "work-groups of N with --block-size N), one work item per {item}")
     launch_why = ("the forall's iterations are independent, so each becomes one work item; "
                   "the SYCL runtime picks the work-group size unless --block-size is given")
     copy_to_device = "q.memcpy (host to USM device memory)"
