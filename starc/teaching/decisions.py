@@ -12,6 +12,7 @@ Nothing here reads generated text. ``backend_counts`` (``counts.py``) sums the s
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -85,7 +86,9 @@ def targets(plan: P.Plan, backends: Sequence[str],
         try:
             target.generated = backend.generate(plan, options)
         except BackendError as exc:
-            where = f" ({exc.loc.filename}:{exc.loc.line})" if exc.loc else ""
+            loc = exc.loc
+            where = (f" (at {pathlib.Path(loc.file).name}:{loc.line}:{loc.col})"
+                     if loc is not None and loc.line > 0 else "")
             target.refusal = f"{exc}{where}"
         if name == "mpi" and target.refusal is None:
             from starc.analysis.distribution import distribute
