@@ -17,8 +17,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.mpi import toolchain
 from starc.backends.mpi.host import MPIHostDialect
-from starc.backends.mpi.kernels import (KERNEL_HEADER, kernel_header, native_reductions,
-                                       print_kernel, reduction_clause)
+from starc.backends.common.host_loops import native_reduction
+from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
 
 __all__ = ["MPIBackend", "RUNTIME_DIR"]
 
@@ -41,9 +41,7 @@ class MPIBackend(CppBackend):
                   "exchanged after it (bulk-synchronous)")
 
     def native_reduction(self, kernel, reduction):
-        if reduction not in native_reductions(kernel):
-            return None
-        return reduction_clause(reduction) + " clause on the rank's OpenMP loop"
+        return native_reduction(kernel, reduction, "the rank's OpenMP loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:

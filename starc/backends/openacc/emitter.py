@@ -16,8 +16,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.openacc import toolchain
 from starc.backends.openacc.host import OpenACCHostDialect
-from starc.backends.openacc.kernels import (RUNTIME_HEADER, native_reductions, print_kernel,
-                                           reduction_clause, runtime_header)
+from starc.backends.common.host_loops import native_reduction
+from starc.backends.openacc.kernels import RUNTIME_HEADER, print_kernel, runtime_header
 
 __all__ = ["OpenACCBackend"]
 
@@ -37,9 +37,7 @@ class OpenACCBackend(CppBackend):
     copy_to_host = "#pragma acc update self(...)"
 
     def native_reduction(self, kernel, reduction):
-        if reduction not in native_reductions(kernel):
-            return None
-        return reduction_clause(reduction) + " clause on the parallel loop"
+        return native_reduction(kernel, reduction, "the parallel loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]

@@ -39,8 +39,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
-from starc.backends.sycl.kernels import (SYCL_RUNTIME, native_reductions, print_kernel,
-                                        reduction_object, runtime_header)
+from starc.backends.sycl.kernels import (SYCL_RUNTIME, native_reduction, print_kernel,
+                                        runtime_header)
 
 __all__ = ["SYCLBackend"]
 
@@ -58,11 +58,7 @@ class SYCLBackend(CppBackend):
                   "the SYCL runtime picks the work-group size unless --block-size is given")
     copy_to_device = "q.memcpy (host to USM device memory)"
     copy_to_host = "q.memcpy (USM device memory to host)"
-
-    def native_reduction(self, kernel, reduction):
-        if reduction not in native_reductions(kernel):
-            return None
-        return reduction_object(reduction, reduction.array.name)
+    native_reduction = staticmethod(native_reduction)
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]

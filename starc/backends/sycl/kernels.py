@@ -22,8 +22,8 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "reduction_object", "print_kernel",
-           "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
+__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "native_reduction",
+           "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
@@ -91,6 +91,12 @@ def reduction_object(red: P.ScalarReduction, array: str) -> str:
     """The ``sycl::reduction`` that carries ``red`` into device array ``array``."""
     return (f"sycl::reduction({array}, "
             f"{_REDUCTION_OPERATORS[red.op]}<{SYCLDialect().storage_type(red.sym.type)}>())")
+
+
+def native_reduction(kernel: P.Kernel, red: P.ScalarReduction) -> Optional[str]:
+    """The ``sycl::reduction`` carrying ``red`` (into its device array, for ``starc
+    explain``), or None where the kernel uses atomics for it."""
+    return reduction_object(red, red.array.name) if red in native_reductions(kernel) else None
 
 
 def _reducer_name(red: P.ScalarReduction) -> str:
