@@ -1,4 +1,4 @@
-"""The ``starc`` command line: compile (default), check, build, run, backends, graph."""
+"""The ``starc`` command line: compile (default), check, build, run, backends, explain, graph."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from starc.inputs import check_output_directory, check_output_file, write_direct
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = ("compile", "check", "build", "run", "backends", "graph")
+COMMANDS = ("compile", "check", "build", "run", "backends", "explain", "graph")
 EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code", "sourcemap")
 
 EPILOG = """\
@@ -34,6 +34,7 @@ examples:
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc backends                                     what can build and run here
+  starc explain dsl/sssp.sp -b cuda,mpi              how each backend implements each construct
 
 exit status: 0 success, 1 errors in the program or its input files, 2 command-line
 errors (unknown option, bad value, unwritable output path), 3 internal compiler error.
@@ -114,6 +115,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diagnostic_options(p)
 
     sub.add_parser("backends", help="list backends and whether they can build and run here")
+
+    p = sub.add_parser("explain", help="what each backend chose for each forall, reduction, "
+                                       "Min/Max, fixedPoint, BFS and transfer, and why")
+    p.add_argument("file")
+    p.add_argument("-b", "--backends", metavar="LIST",
+                   help="comma-separated backends (default: every device backend)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--function", help="function to explain when the file defines several")
+    p.add_argument("--block-size", type=int, default=None, metavar="N",
+                   help="the work-group size to explain with (as for compile)")
+    _add_diagnostic_options(p)
 
     add_graph_subparser(sub)
     return parser
@@ -337,6 +349,25 @@ def cmd_backends(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    from starc.driver import compile_file
+    from starc.teaching.explain import parse_backends, render_json, render_text, report
+    sink = _sink_for(args)
+    if sink is None:
+        return 2
+    _check_input_file(args.file)
+    backends = parse_backends(args.backends)
+    options = _backend_options(args)
+    comp = compile_file(args.file, sink, stop_after="plan", function=args.function,
+                        show_traceback=args.traceback)
+    sink.emit()
+    if comp is None or comp.plan is None or sink.has_errors:
+        return _status(sink) or EXIT_ERROR
+    data = report(comp, backends, options)
+    print(render_json(data) if args.format == "json" else render_text(data), end="")
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
@@ -363,6 +394,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return cmd_run(args, extra)
         if args.command == "backends":
             return cmd_backends(args)
+        if args.command == "explain":
+            return cmd_explain(args)
         if args.command == "graph":
             from starc.graphs.cli import run_graph_command
             return run_graph_command(args)

@@ -112,6 +112,27 @@ class Backend:
     #: whether built programs accept --stats (communication counters on stderr)
     has_stats: bool = False
 
+    # What `starc explain` tells students about this backend (starc/teaching), kept here so
+    # each spelling has one place per backend.
+    #: the backend's name in prose ("CUDA")
+    title: str = ""
+    #: work items per work-group when --block-size is not given (None: the runtime's choice)
+    default_block_size: Optional[int] = None
+    #: how one kernel runs: a format of ``kernel``, ``items`` ("n" vertices or "m" edges),
+    #: ``item`` ("vertex" or "edge"), ``plural`` ("vertices") and ``block`` (the work-group
+    #: size, "N" where the runtime chooses), and why
+    launch_shape: str = ""
+    launch_why: str = ""
+    #: how the host copies an array to the device and back ("": one memory, no copies)
+    copy_to_device: str = ""
+    copy_to_host: str = ""
+
+    def native_reduction(self, kernel, reduction) -> Optional[str]:
+        """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of
+        plan kernel ``kernel``), in the backend's spelling, or None where the backend uses a
+        private per work item plus one atomic, or atomics."""
+        return None
+
     def availability(self) -> Availability:
         raise NotImplementedError
 

@@ -104,6 +104,10 @@ class AtomicTable:
     updates: Mapping[Family, str] = dataclasses.field(default_factory=dict)
     #: the directive preceding each statement of ``updates`` (OpenACC's ``atomic update``)
     update_pragma: Optional[str] = None
+    #: in words, for ``starc explain``: what the atomics are built on, and why an operator
+    #: is a compare-and-swap loop where that is not simply a missing instruction
+    about: str = ""
+    why_loop: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 _CPP = {_INT: "int", _LONG: "long long", _FLOAT: "float", _DOUBLE: "double"}
@@ -124,7 +128,7 @@ _CUDA_ULL = f"(long long)atomic{{Op}}(({_ULL}*)p, ({_ULL})v)"
 #: atomicAdd on double needs sm_60 (before it, the loop on the 64-bit pattern).
 _BEFORE_SM60 = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600"
 
-def _directive_atomics(model: str) -> AtomicTable:
+def _directive_atomics(model: str, name: str) -> AtomicTable:
     """Atomics of a directive model (``acc``, ``omp``): ``atomic capture``/``atomic update``
     for + - * & |, and Min/Max as the shared compare-and-swap loop on GCC's __atomic builtins
     (nvc++ and GCC's nvptx offloading compile them to device atomics) -- never ``atomic
@@ -139,7 +143,12 @@ def _directive_atomics(model: str) -> AtomicTable:
             call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
                  "__ATOMIC_RELAXED)") for t in _CPP},
         updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
-        update_pragma=f"#pragma {model} atomic update")
+        update_pragma=f"#pragma {model} atomic update",
+        about=f"{name}'s atomic construct for + - * & |; GCC's __atomic builtins otherwise",
+        why_loop={op: f"{name}'s atomic construct has no {op} operator and no "
+                      "compare-and-swap, so a loop on GCC's __atomic_compare_exchange "
+                      "retries until no other thread changed the value in between"
+                  for op in ("min", "max")})
 
 
 TABLES: Mapping[str, AtomicTable] = {
@@ -162,7 +171,8 @@ TABLES: Mapping[str, AtomicTable] = {
             _DOUBLE: CompareExchange(exchange="atom_cmpxchg", bits="long",
                                      value_to_bits="as_long({})", bits_to_value="as_double({})",
                                      bits_pointer="(volatile __global long *){}",
-                                     requires=_OPENCL_BASE)}),
+                                     requires=_OPENCL_BASE)},
+        about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)"),
     # CUDA: native where an instruction exists (signed 64-bit min/max from sm_35, float add,
     # double add from sm_60); atomicCAS exists for int and unsigned long long only.
     "cuda": AtomicTable(
@@ -186,7 +196,8 @@ TABLES: Mapping[str, AtomicTable] = {
             _DOUBLE: CompareExchange(exchange="atomicCAS", bits=_ULL,
                                      value_to_bits=f"({_ULL})__double_as_longlong({{}})",
                                      bits_to_value="__longlong_as_double((long long){})",
-                                     bits_pointer=f"({_ULL}*){{}}")}),
+                                     bits_pointer=f"({_ULL}*){{}}")},
+        about="CUDA's atomic* intrinsics"),
     # SYCL 2020 atomic_ref (relaxed, device scope): fetch_add/sub on every type, and/or on
     # integers. Min and max are compare-and-swap loops although fetch_min/fetch_max exist:
     # AdaptiveCpp returns the new value from those, and the old one decides "this update won"
@@ -202,14 +213,19 @@ TABLES: Mapping[str, AtomicTable] = {
             call=f"starc_atomic<{c}>(*p).compare_exchange_strong(*expected, desired)")
             for t, c in _CPP.items()},
         load="starc_atomic<{}>(*p).load()",
+        about="sycl::atomic_ref (relaxed, device scope), spelled starc_atomic<T> in the prelude",
+        why_loop={op: f"atomic_ref's fetch_{op} exists, but some implementations (AdaptiveCpp) "
+                      "return the new value instead of the old one, and the old value decides "
+                      "whether this update won; so a compare-and-swap loop on atomic_ref"
+                  for op in ("min", "max")},
         updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
                  for op in ("min", "max") for t, c in _CPP.items()}),
     # OpenACC: the old value captured for helpers whose result is used,
     # starc_atomic_update_<op>_<type> otherwise (see _directive_atomics).
-    "openacc": _directive_atomics("acc"),
+    "openacc": _directive_atomics("acc", "OpenACC"),
     # MPI: kernels are OpenMP loops on each rank's host: the same shape with OpenMP's
     # `atomic capture`/`atomic update` (floats too).
-    "mpi": _directive_atomics("omp"),
+    "mpi": _directive_atomics("omp", "OpenMP"),
 }
 
 

@@ -10,14 +10,20 @@ maps a privately reduced scalar's uid to the function local its ``reduction`` cl
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
+from starc.analysis import plan as P
 from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import KernelCode
 from starc.backends.common.dialect import NativeReducers
 from starc.ir.types import Scalar
 
-__all__ = ["HostLoopDialect", "reduction_identity", "wrap_list", "function_parameters"]
+__all__ = ["HostLoopDialect", "reduction_identity", "wrap_list", "function_parameters",
+           "REDUCTION_OPERATORS", "native_reductions", "reducer_name", "native_reduction"]
+
+#: OpenACC and OpenMP reduction operators for the plan's operators (``-`` sums the negation).
+REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
+                       "Max": "max"}
 
 _NUMERIC = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.NODE, Scalar.EDGE)
 
@@ -73,3 +79,23 @@ def function_parameters(code: KernelCode, sizes: List[str], dialect: HostLoopDia
         params.append(f"{'' if arg.written else 'const '}{ctype}* {arg.name}" if arg.is_array
                       else f"{ctype} {arg.name}")
     return params
+
+
+def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
+    """The kernel's scalar reductions that a ``reduction`` clause on the loop carries: those
+    the plan lets a work item accumulate privately (``ScalarReduction.private``)."""
+    return [red for red in kernel.reductions if red.private and red.op in REDUCTION_OPERATORS]
+
+
+def reducer_name(red: P.ScalarReduction) -> str:
+    """The function local a reduction clause names (before ``reducer_names`` makes it
+    distinct)."""
+    return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}"
+
+
+def native_reduction(kernel: P.Kernel, red: P.ScalarReduction, loop: str) -> Optional[str]:
+    """``reduction(op:local) clause on <loop>`` where a clause carries ``red`` (for ``starc
+    explain``), else None."""
+    if red not in native_reductions(kernel):
+        return None
+    return f"reduction({REDUCTION_OPERATORS[red.op]}:{reducer_name(red)}) clause on {loop}"

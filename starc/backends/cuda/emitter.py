@@ -27,11 +27,18 @@ class CUDABackend(CppBackend):
     name = "cuda"
     description = "CUDA C++ for NVIDIA GPUs (nvcc)"
     toolchain = toolchain
+    title = "CUDA"
+    default_block_size = 256
+    launch_shape = "kernel {kernel}<<<ceil({items}/{block}), {block}>>>, one thread per {item}"
+    launch_why = ("the forall's iterations are independent, so each becomes one GPU thread, "
+                  "in blocks of {block} threads (--block-size)")
+    copy_to_device = "cudaMemcpy(..., cudaMemcpyHostToDevice)"
+    copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
-        host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or 256), codes)
+        host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or self.default_block_size), codes)
         main = host.main()
         program = program_name(plan)
         build = " ".join(toolchain.build_command(program, options.value(GPU_ARCH), strict=False))

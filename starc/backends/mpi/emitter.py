@@ -17,6 +17,7 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.mpi import toolchain
 from starc.backends.mpi.host import MPIHostDialect
+from starc.backends.common.host_loops import native_reduction
 from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
 
 __all__ = ["MPIBackend", "RUNTIME_DIR"]
@@ -32,6 +33,15 @@ class MPIBackend(CppBackend):
     description = "MPI + OpenMP C++ (mpicxx; distributed graph, ghost vertices, supersteps)"
     toolchain = toolchain
     has_stats = True
+    title = "MPI"
+    launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {plural} "
+                    "[first, last), then one superstep of exchanges")
+    launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "
+                  "the rank's work, and what the kernel wrote at other ranks' vertices is "
+                  "exchanged after it (bulk-synchronous)")
+
+    def native_reduction(self, kernel, reduction):
+        return native_reduction(kernel, reduction, "the rank's OpenMP loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:

@@ -23,7 +23,7 @@ from starc.backends.common.helper_host import StopwatchTimer
 from starc.backends.common.host_dialect import Count, HostPrinter
 from starc.ir.types import Scalar
 
-__all__ = ["MPIHostDialect", "DIST"]
+__all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
 
 #: the host variable holding the ``starc_mpi::Distribution``
 DIST = "starc_dist"
@@ -35,6 +35,18 @@ _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or",
 _COMBINE = {"+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
             "Max": "Max", "flag": "Flag", "store": "Store"}
 _SCOPES = {"neighbour": "Neighbour", "anywhere": "Anywhere"}
+#: The MPI operator ``Superstep::combine`` (runtime/starc_mpi_superstep.hpp) reduces each
+#: kind of one-value array with, for ``starc explain``; tests/teaching checks the two agree.
+#: A flag is 0 or 1 on each rank, so MPI_MAX is the logical OR of the ranks' flags.
+_MPI_OPS = {"Add": "MPI_SUM", "Sub": "MPI_SUM", "Mul": "MPI_PROD", "And": "MPI_BAND",
+            "Or": "MPI_BOR", "Min": "MPI_MIN", "Max": "MPI_MAX", "Flag": "MPI_MAX"}
+
+
+def mpi_operator(how: str) -> str:
+    """The MPI operator combining a one-value array across ranks (``how``: a reduction
+    operator or ``flag``, as ``Superstep.scalars`` says); "" for a stored value, which the
+    last rank that stored broadcasts."""
+    return _MPI_OPS.get(_COMBINE[how], "")
 
 
 class MPIHostDialect(StopwatchTimer):

@@ -20,17 +20,14 @@ from starc.backends.common.cfamily import INDENT, KernelCode, lower_kernel
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.dialect import reducer_names
 from starc.backends.common.host_dialect import CXX_KEYWORDS
-from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
-                                              reduction_identity, wrap_list)
+from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDialect,
+                                              function_parameters, native_reductions,
+                                              reducer_name, reduction_identity, wrap_list)
 
 __all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header"]
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"
-
-#: OpenMP reduction operators for the plan's operators (``-`` sums the negated values).
-_REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
-                        "Max": "max"}
 
 
 class MPIDialect(HostLoopDialect):
@@ -52,10 +49,8 @@ class MPIKernel:
 
 def print_kernel(kernel: P.Kernel) -> MPIKernel:
     """Print one plan kernel as a function holding one OpenMP loop over a rank's items."""
-    native = [red for red in kernel.reductions
-              if red.private and red.op in _REDUCTION_OPERATORS]
-    names = reducer_names(
-        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
+    native = native_reductions(kernel)
+    names = reducer_names(native, reducer_name)
     dialect = MPIDialect(names)
     code = lower_kernel(kernel, dialect)
     sizes = [arg.name for arg in code.args if arg.source[0] == "size"]
@@ -73,7 +68,7 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     if single:
         lines.append(f"{INDENT}for (int {index} = 0; {index} < 1; {index}++) {{")
     else:
-        clauses = "".join(f" reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
+        clauses = "".join(f" reduction({REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                           for red in native)
         # dynamic: a vertex's work is its degree, which varies by orders of magnitude
         lines.append(f"#pragma omp parallel for schedule(dynamic, 64){clauses}")
@@ -85,7 +80,7 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
         target, local = f"{by_array[red.array.name]}[0]", names[red.sym.uid]
         lines.append(f"{INDENT}{target} = starc_{red.op.lower()}({target}, {local});"
                      if red.op in ("Min", "Max")
-                     else f"{INDENT}{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
+                     else f"{INDENT}{target} {REDUCTION_OPERATORS[red.op]}= {local};")
     lines.append("}")
     return MPIKernel(code, "\n".join(lines), sizes)
 

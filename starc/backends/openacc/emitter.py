@@ -16,6 +16,7 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.openacc import toolchain
 from starc.backends.openacc.host import OpenACCHostDialect
+from starc.backends.common.host_loops import native_reduction
 from starc.backends.openacc.kernels import RUNTIME_HEADER, print_kernel, runtime_header
 
 __all__ = ["OpenACCBackend"]
@@ -27,6 +28,16 @@ class OpenACCBackend(CppBackend):
     name = "openacc"
     description = "OpenACC C++ (nvc++ -acc; g++ -fopenacc, on the host unless offloading)"
     toolchain = toolchain
+    title = "OpenACC"
+    launch_shape = ("function {kernel}: one #pragma acc parallel loop over the {items} "
+                    "{plural}, arrays named in present(...)")
+    launch_why = ("the compiler maps the loop's independent iterations to gangs and vector "
+                  "lanes; the arrays are already on the device, so the loop moves no data")
+    copy_to_device = "#pragma acc update device(...)"
+    copy_to_host = "#pragma acc update self(...)"
+
+    def native_reduction(self, kernel, reduction):
+        return native_reduction(kernel, reduction, "the parallel loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]

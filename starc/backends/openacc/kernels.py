@@ -18,18 +18,15 @@ from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_k
 from starc.backends.common.dialect import reducer_names
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.host_dialect import CXX_KEYWORDS
-from starc.backends.common.host_loops import (HostLoopDialect, function_parameters,
-                                              reduction_identity, wrap_list)
+from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDialect,
+                                              function_parameters, native_reductions,
+                                              reducer_name, reduction_identity, wrap_list)
 
 __all__ = ["OpenACCDialect", "OpenACCKernel", "print_kernel", "RUNTIME_HEADER",
            "runtime_header", "section"]
 
 #: The OpenACC helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_openacc.hpp"
-
-#: OpenACC reduction operators for the plan's operators (``-`` sums the negated values).
-_REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
-                        "Max": "max"}
 
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
@@ -85,10 +82,8 @@ def _directive(words: List[str]) -> List[str]:
 
 def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     """Print one plan kernel as a function holding one OpenACC compute construct."""
-    native = [red for red in kernel.reductions
-              if red.private and red.op in _REDUCTION_OPERATORS]
-    names = reducer_names(
-        native, lambda red: f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}")
+    native = native_reductions(kernel)
+    names = reducer_names(native, reducer_name)
     dialect = OpenACCDialect(names)
     code = lower_kernel(kernel, dialect)
     arrays = [a for a in code.args if a.is_array]
@@ -102,7 +97,7 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
         lines.append(f"{INDENT}{ctype} {names[red.sym.uid]} = "
                      f"{reduction_identity(red.op, red.sym.type, dialect)};")
     clauses = _clause("present", [section(a) for a in arrays])
-    clauses += [f"reduction({_REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
+    clauses += [f"reduction({REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                 for red in native]
     index = code.index or "starc_item"
     # (No `serial` construct: GCC's nvptx offloading warns that it ignores its vector length
@@ -129,7 +124,7 @@ def _combine(native: List[P.ScalarReduction], names: Dict[int, str],
         targets.append(section(array))
         combines.append(f"{target} = starc_{red.op.lower()}({target}, {local});"
                         if red.op in ("Min", "Max")
-                        else f"{target} {_REDUCTION_OPERATORS[red.op]}= {local};")
+                        else f"{target} {REDUCTION_OPERATORS[red.op]}= {local};")
     if not combines:
         return []
     lines = _directive(["#pragma acc parallel num_gangs(1)"] + _clause("present", targets))

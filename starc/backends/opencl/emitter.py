@@ -31,6 +31,14 @@ class OpenCLBackend(CppBackend):
     name = "opencl"
     description = "OpenCL C 1.2 kernels and a C++ host on the OpenCL C API (PoCL: any CPU)"
     toolchain = toolchain
+    title = "OpenCL"
+    default_block_size = 256
+    launch_shape = ("__kernel {kernel} on an NDRange: global size {items} rounded up to a "
+                    "multiple of {block}, local size {block}, one work item per {item}")
+    launch_why = ("the forall's iterations are independent, so each becomes one work item, "
+                  "in work-groups of {block} (--block-size)")
+    copy_to_device = "clEnqueueWriteBuffer"
+    copy_to_host = "clEnqueueReadBuffer"
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         program = program_name(plan)
@@ -38,7 +46,8 @@ class OpenCLBackend(CppBackend):
         kernels = render_kernels(plan.kernels)
         codes = {code.name: code for code in kernels.kernels}
         launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
-        dialect = OpenCLHostDialect(kernel_file, kernels.extensions, options.block_size)
+        dialect = OpenCLHostDialect(kernel_file, kernels.extensions,
+                                    options.block_size or self.default_block_size)
         host = CppHostPrinter(plan, dialect, launched)
         main = host.main()
         run_command = usage_line(plan, program)
@@ -52,7 +61,7 @@ class OpenCLBackend(CppBackend):
         cpp_text = templates(_HERE).get_template("program.cpp.mako").render(
             build_command=build_command, includes=sorted(set(host.includes()) | {"cstddef"}),
             block_default=(f"{options.block_size}, from starc --block-size"
-                           if options.block_size else "256"),
+                           if options.block_size else str(self.default_block_size)),
             launchers=[Launcher(code) for code in launched.values()], main=main, **common)
         files = {host_file: cpp_text, kernel_file: cl_text,
                  **runtime_files(toolchain.HOST_RUNTIME)}

@@ -72,12 +72,12 @@ class OpenCLHostDialect(HelperHostDialect):
     handle = DEVICE
 
     def __init__(self, kernel_file: str, extensions: Sequence[str],
-                 block_size: Optional[int] = None) -> None:
+                 block_size: int) -> None:
         self.cl = "cl"
         self.kernel_file = kernel_file
         self.extensions = list(extensions)
-        # starc's --block-size, the program's default work-group size
-        self.default_block_size = block_size or 256
+        # starc's --block-size or OpenCLBackend.default_block_size: the program's default
+        self.default_block_size = block_size
         self.kernel_vars: Dict[str, str] = {}
 
     def attach(self, printer: HostPrinter) -> None:

@@ -39,7 +39,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
-from starc.backends.sycl.kernels import SYCL_RUNTIME, print_kernel, runtime_header
+from starc.backends.sycl.kernels import (SYCL_RUNTIME, native_reduction, print_kernel,
+                                        runtime_header)
 
 __all__ = ["SYCLBackend"]
 
@@ -50,6 +51,14 @@ class SYCLBackend(CppBackend):
     name = "sycl"
     description = "standard SYCL 2020 (USM, in-order queue) for acpp, icpx -fsycl, clang++ -fsycl"
     toolchain = toolchain
+    title = "SYCL"
+    launch_shape = ("{kernel}: q.parallel_for over a range<1> of {items} items (an nd_range of "
+                    "work-groups of N with --block-size N), one work item per {item}")
+    launch_why = ("the forall's iterations are independent, so each becomes one work item; "
+                  "the SYCL runtime picks the work-group size unless --block-size is given")
+    copy_to_device = "q.memcpy (host to USM device memory)"
+    copy_to_host = "q.memcpy (USM device memory to host)"
+    native_reduction = staticmethod(native_reduction)
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]

@@ -22,7 +22,8 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
+__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "native_reduction",
+           "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
@@ -86,6 +87,18 @@ def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
     return [red for red in kernel.reductions if red.private and red.op in _REDUCTION_OPERATORS]
 
 
+def reduction_object(red: P.ScalarReduction, array: str) -> str:
+    """The ``sycl::reduction`` that carries ``red`` into device array ``array``."""
+    return (f"sycl::reduction({array}, "
+            f"{_REDUCTION_OPERATORS[red.op]}<{SYCLDialect().storage_type(red.sym.type)}>())")
+
+
+def native_reduction(kernel: P.Kernel, red: P.ScalarReduction) -> Optional[str]:
+    """The ``sycl::reduction`` carrying ``red`` (into its device array, for ``starc
+    explain``), or None where the kernel uses atomics for it."""
+    return reduction_object(red, red.array.name) if red in native_reductions(kernel) else None
+
+
 def _reducer_name(red: P.ScalarReduction) -> str:
     return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reducer'}"
 
@@ -133,9 +146,7 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
     lines += _wrap(f"{INDENT}starc_parallel_for(q, where, {count}, {block}, [=](", params, ") {")
     lines += [INDENT + line for line in code.body]
     arrays = {a.source[1].name: a.name for a in code.args if a.source[0] == "array"}
-    reductions = [f"sycl::reduction({arrays[red.array.name]}, "
-                  f"{_REDUCTION_OPERATORS[red.op]}<{dialect.storage_type(red.sym.type)}>())"
-                  for red in native]
+    reductions = [reduction_object(red, arrays[red.array.name]) for red in native]
     closing = f"{INDENT}}}" + "".join(f", {r}" for r in reductions) + ");"
     if len(closing) > 100:   # one reduction per line
         closing = f"{INDENT}}},\n" + ",\n".join(INDENT * 2 + r for r in reductions) + ");"

@@ -1,0 +1,1 @@
+"""Teaching aids: what each backend decided for each DSL construct (``starc explain``)."""

@@ -1,0 +1,508 @@
+"""Every DSL construct that needed a decision, and what each backend chose for it and why.
+
+A backend-neutral walk of the plan (``starc.analysis.plan``) finds the constructs: each
+outlined forall, each update of shared data (scalar reductions, Min/Max multi-assignments,
+accumulations and stores on properties), each fixedPoint and iterateInBFS, and the host <->
+device transfers. What a backend chose is read from where the backend keeps it: its atomic
+table (``common.atomic_helpers.TABLES``), its native reductions and launch shape (attributes
+of its ``Backend`` class), and, for MPI, the superstep facts of ``analysis.distribution``.
+Nothing here reads generated text. ``backend_counts`` (``counts.py``) sums the same facts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from starc.analysis import plan as P
+from starc.analysis.host_tree import host_exprs, launched_kernels, walk_host
+from starc.backends import get_backend
+from starc.backends.base import Backend, BackendError, BackendOptions
+from starc.backends.common.atomic_helpers import TABLES
+from starc.backends.common.sourcemap import span_of
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = ["Choice", "Decision", "Target", "decisions", "backend_counts", "targets",
+           "atomic_choice", "atomic_form", "NO_ATOMIC_OWN"]
+
+#: the choice for a plain store at the work item's own element
+NO_ATOMIC_OWN = "no atomic: each work item writes only its own {item}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """What one backend does for one construct, and why, in words for students."""
+
+    what: str
+    why: str
+
+    def to_json(self) -> Dict[str, str]:
+        return {"what": self.what, "why": self.why}
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """One DSL construct (``line``..``end_line`` of the source, ``dsl`` its first line) and
+    each requested backend's choice."""
+
+    line: int
+    end_line: int
+    construct: str
+    dsl: str
+    choices: Dict[str, Choice]
+
+    def to_json(self) -> Dict[str, object]:
+        return {"line": self.line, "end_line": self.end_line, "construct": self.construct,
+                "dsl": self.dsl,
+                "choices": {name: c.to_json() for name, c in self.choices.items()}}
+
+
+@dataclasses.dataclass
+class Target:
+    """One backend as ``decisions`` sees it: the backend object, the program it generated
+    (None when it cannot), why it cannot, and MPI's superstep facts."""
+
+    name: str
+    backend: Backend
+    generated: object = None
+    refusal: Optional[str] = None
+    distribution: object = None
+    block: Optional[int] = None
+
+
+def targets(plan: P.Plan, backends: Sequence[str],
+            options: Optional[BackendOptions] = None) -> Dict[str, Target]:
+    """Each backend of ``backends`` with what it generates for ``plan``: a backend that cannot
+    generate the program (MPI's E0501) is kept, with its refusal, so a report says so for
+    that backend alone."""
+    options = options or BackendOptions()
+    found = {}
+    for name in backends:
+        backend = get_backend(name)
+        target = Target(name, backend, block=options.block_size or backend.default_block_size)
+        try:
+            target.generated = backend.generate(plan, options)
+        except BackendError as exc:
+            loc = exc.loc
+            where = (f" (at {pathlib.Path(loc.file).name}:{loc.line}:{loc.col})"
+                     if loc is not None and loc.line > 0 else "")
+            target.refusal = f"{exc}{where}"
+        if name == "mpi" and target.refusal is None:
+            from starc.analysis.distribution import distribute
+            target.distribution = distribute(plan)
+        found[name] = target
+    return found
+
+
+def decisions(comp, backends: Sequence[str], options: Optional[BackendOptions] = None,
+              found: Optional[Dict[str, Target]] = None) -> List["Decision"]:
+    """The decisions of ``comp`` (a ``driver.Compilation`` with a plan), in source order, with
+    the choices of each backend of ``backends`` (``found``: their ``targets``, if made)."""
+    plan = comp.plan
+    found = found or targets(plan, backends, options)
+    lines = comp.source.splitlines()
+    walk = _Walk(plan, comp, found, lines)
+    walk.run()
+    return sorted(walk.decisions, key=lambda d: (d.line, walk.order[id(d)]))
+
+
+# --- the words for one atomic update ----------------------------------------------------------
+
+def _callee(call: str) -> str:
+    """The function a table's call format names (``starc_atomic<int>(*p).compare_exchange_strong``
+    or ``atomicCAS``), for the text: table entries, never generated text."""
+    found = re.match(r"[^(]*\([^)]*\)\.\w+|[\w<>: ]+", call)
+    return found.group(0).strip() if found else call
+
+
+def atomic_form(backend: str, op: str, elem: Scalar, result_used: bool) -> str:
+    """How ``backend`` spells an atomic ``op`` on ``elem``: "update" (a result-less form),
+    "directive", "native" or "loop" (compare-and-swap); see ``atomic_choice``."""
+    table = TABLES[backend]
+    elem = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
+    if not result_used and (op, elem) in table.updates:
+        return "update"
+    native = table.native.get((op, elem))
+    if native is None:
+        return "loop"
+    return "directive" if native.pragma else "native"
+
+
+def atomic_choice(backend: str, title: str, op: str, elem: Scalar,
+                  result_used: bool) -> Choice:
+    """How ``backend`` updates one ``elem`` atomically with ``op`` (``min``, ``add``...);
+    ``result_used``: whether the old value decides something (a Min/Max with secondary
+    targets), which rules out result-less update forms."""
+    table = TABLES[backend]
+    elem = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
+    ctype = table.c_types[elem]
+    about = f" ({table.about})" if table.about else ""
+    form = atomic_form(backend, op, elem, result_used)
+    native = table.native.get((op, elem))
+    if form == "update":
+        update = table.updates[(op, elem)]
+        spelled = f"{table.update_pragma} on {update}" if table.update_pragma else update
+        return Choice(f"atomic {op} on {ctype}: {spelled}",
+                      f"the old value is not needed, so {title} updates in one atomic step"
+                      f"{about}")
+    if form == "directive":
+        return Choice(f"atomic {op} on {ctype}: {native.pragma} on {native.statement}",
+                      f"{title}'s atomic construct does {op} on {ctype}{about}")
+    if form == "native":
+        fallback = (f" (a compare-and-swap loop where {native.fallback_if})"
+                    if native.fallback_if else "")
+        return Choice(f"native atomic {op} on {ctype}: {_callee(native.call)}{fallback}",
+                      f"{title} has an atomic instruction for {op} on {ctype}{about}")
+    exchange = table.compare_exchange[elem]
+    if exchange.call:
+        how = _callee(exchange.call)
+    else:
+        bits = f" on the value's bits as {exchange.bits}" if exchange.converts else ""
+        how = f"{exchange.exchange}{bits}"
+    why = table.why_loop.get(op) or (
+        f"{title} has no atomic {op} on {ctype}: a loop reads the old value, computes the new "
+        "one and retries the compare-and-swap until no other work item changed it in between")
+    return Choice(f"compare-and-swap loop for {op} on {ctype}, with {how}", why)
+
+
+# --- the walk -----------------------------------------------------------------------------------
+
+_ITEM = {"nodes": ("vertex", "n", "vertices"), "edges": ("edge", "m", "edges"),
+         "single": ("item", "1", "items")}
+
+
+class _Walk:
+    """Collects decisions; ``order`` keeps the walk's order among decisions of one line."""
+
+    def __init__(self, plan: P.Plan, comp, found: Dict[str, Target], lines: List[str]):
+        self.plan, self.comp, self.found, self.lines = plan, comp, found, lines
+        self.decisions: List[Decision] = []
+        self.order: Dict[int, int] = {}
+
+    # (each choice function gets the target and returns a Choice)
+    def add(self, node, construct: str, choose, span_node=None) -> None:
+        span = span_of(span_node if span_node is not None else node)
+        if span is None:
+            return
+        choices = {}
+        for name, target in self.found.items():
+            if target.refusal is not None:
+                choices[name] = Choice(f"cannot run this program: {target.refusal}",
+                                       "the other backends run it")
+            else:
+                choices[name] = choose(target)
+        dsl = self.lines[span.line - 1].strip() if 0 < span.line <= len(self.lines) else ""
+        decision = Decision(span.line, span.end_line, construct, dsl, choices)
+        self.order[id(decision)] = len(self.decisions)
+        self.decisions.append(decision)
+
+    def run(self) -> None:
+        self.transfers_once()
+        structured = _structured(self.comp)
+        bfs_roles = {}
+        for stmt in walk_host(structured.host):
+            if isinstance(stmt, P.BFSLoop):
+                bfs_roles[stmt.forward.name] = "iterateInBFS body"
+                if stmt.reverse is not None:
+                    bfs_roles[stmt.reverse.name] = "iterateInReverse body"
+        for kernel in launched_kernels(self.plan):
+            self.kernel(kernel, bfs_roles.get(kernel.name))
+        for stmt in walk_host(structured.host):
+            if isinstance(stmt, P.FixedPointLoop):
+                self.fixedpoint(stmt)
+            elif isinstance(stmt, P.BFSLoop):
+                self.bfs(stmt)
+        self.transfers_between()
+
+    # --- kernels and the updates inside them ---------------------------------------------------
+    def kernel(self, kernel: P.Kernel, role: Optional[str]) -> None:
+        item, items, plural = _ITEM[kernel.extent]
+        if kernel.extent == "single":
+            self.add(kernel, "sequential loop", lambda t: Choice(
+                f"{kernel.name}: one work item runs the whole loop, in order",
+                "a sequential for over the graph keeps its order; its updates need no atomics "
+                "(one work item)"))
+            return
+
+        def launch(t: Target) -> Choice:
+            fields = dict(kernel=kernel.name, items=items, item=item, plural=plural,
+                          block=t.block or "N")
+            what = t.backend.launch_shape.format(**fields)
+            why = t.backend.launch_why.format(**fields)
+            if t.distribution is not None:
+                what += _superstep_words(t.distribution.steps.get(kernel.name),
+                                         t.distribution)
+            return Choice(what, why)
+        self.add(kernel, role or "forall", launch)
+        for node in ir.walk(kernel.body):
+            if isinstance(node, P.AtomicMinMax):
+                self.minmax(kernel, node)
+            elif isinstance(node, P.AtomicReduce):
+                self.reduce(kernel, node)
+            elif isinstance(node, ir.Assign) and isinstance(node.target, ir.PropRead):
+                self.store(kernel, node)
+            elif isinstance(node, P.ScalarStore):
+                self.scalar_store(node)
+
+    def _reduction(self, kernel: P.Kernel, target: ir.Expr) -> Optional[P.ScalarReduction]:
+        if isinstance(target, ir.VarRef):
+            for red in kernel.reductions:
+                if red.sym == target.sym:
+                    return red
+        return None
+
+    def _array(self, target: ir.Expr) -> str:
+        return self.plan.array_for(target.prop).name
+
+    def _remote(self, t: Target, kernel: P.Kernel, array: str) -> str:
+        """MPI: how writes of ``array`` at other ranks' vertices travel ("" if none do)."""
+        if t.distribution is None:
+            return ""
+        step = t.distribution.steps.get(kernel.name)
+        for write in step.updates if step else ():
+            if write.array == array and not write.primary:
+                op = "a store" if write.op == "=" else write.op.lower()
+                secondaries = [w.array for w in step.updates if w.primary == array]
+                follow = (f"; the secondary targets ({', '.join(secondaries)}) travel with "
+                          "it and apply where it wins" if secondaries else "")
+                where = "neighbours" if write.at == "neighbour" else "any vertex"
+                return (f"; at other ranks' vertices ({where}): a combined message with {op}, "
+                        "one entry per target vertex per superstep, all in one MPI_Alltoallv"
+                        f"{follow}")
+        return ""
+
+    def minmax(self, kernel: P.Kernel, s: P.AtomicMinMax) -> None:
+        red = self._reduction(kernel, s.target)
+        if red is not None:
+            self.scalar_reduction(kernel, s, red, s.func)
+            return
+        op = P.ATOMIC_OPS[s.func]
+        array = self._array(s.target)
+        result_used = bool(s.others or s.then or s.locked)
+        seconds = [self._array(t) if isinstance(t, ir.PropRead) else t.sym.name
+                   for t, _ in s.others]
+
+        def choose(t: Target) -> Choice:
+            atomic = atomic_choice(t.name, t.backend.title, op, s.target.type, result_used)
+            what, why = atomic.what, atomic.why
+            if s.locked:
+                what = (f"a per-vertex lock ({s.lock.name}) held around the compare, the store "
+                        f"and {', '.join(seconds)}; {what}")
+                why = ("the secondary values are not constants, so they must come from the "
+                       "winning update: the lock keeps the three together; " + why)
+            elif seconds or s.then:
+                extra = ", ".join(seconds + (["the fixedPoint flag"] if any(
+                    isinstance(x, P.FlagSet) for x in s.then) else []))
+                what += f"; where it wins: plain stores of {extra}"
+                why += ("; the old value tells whether this update won, and every winner "
+                        "writes the same constants, so no lock is needed")
+            return Choice(what + self._remote(t, kernel, array), why)
+        self.add(s, s.func, choose)
+
+    def reduce(self, kernel: P.Kernel, s: P.AtomicReduce) -> None:
+        red = self._reduction(kernel, s.target)
+        if red is not None:
+            self.scalar_reduction(kernel, s, red, s.op)
+            return
+        array = self._array(s.target)
+        construct = f"{s.op}= on a property"
+        if s.target.type is Scalar.BOOL:
+            self.add(s, construct, lambda t: Choice(
+                "no atomic: a plain conditional store" + self._remote(t, kernel, array),
+                "every work item that writes stores the same value"))
+            return
+
+        def choose(t: Target) -> Choice:
+            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[s.op],
+                                   s.target.type, False)
+            return Choice(atomic.what + self._remote(t, kernel, array),
+                          "several work items may update one element at once; " + atomic.why)
+        self.add(s, construct, choose)
+
+    def scalar_reduction(self, kernel: P.Kernel, s, red: P.ScalarReduction, op: str) -> None:
+        name = red.sym.name
+
+        def choose(t: Target) -> Choice:
+            native = t.backend.native_reduction(kernel, red)
+            combine = ""
+            if t.distribution is not None:
+                from starc.backends.mpi.host import mpi_operator
+                combine = (f", then one MPI_Allreduce with {mpi_operator(op)} across ranks "
+                           "after the superstep")
+            if native is not None:
+                return Choice(
+                    f"{native}{combine}",
+                    f"'{name}' is only updated with {op} in this forall, so each work item "
+                    f"combines privately and {t.backend.title} combines the partial results")
+            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op], red.sym.type,
+                                   False)
+            if red.private:
+                return Choice(f"a private accumulator per work item, then one {atomic.what} "
+                              f"into {name}'s device copy{combine}",
+                              f"'{name}' is only updated with {op} in this forall, so one "
+                              f"atomic per work item suffices; {atomic.why}")
+            return Choice(f"every update is an {atomic.what}{combine}",
+                          f"'{name}' is also read or updated otherwise in this forall, so "
+                          f"each update must be atomic; {atomic.why}")
+        self.add(s, f"{op} on a scalar" if op in ("Min", "Max") else f"{op}= on a scalar",
+                 choose)
+
+    def store(self, kernel: P.Kernel, s: ir.Assign) -> None:
+        index = s.target.index
+        own = isinstance(index, ir.VarRef) and index.sym == kernel.index
+        array = self._array(s.target)
+        item = _ITEM[kernel.extent][0]
+        if own:
+            self.add(s, "= on a property", lambda t: Choice(
+                NO_ATOMIC_OWN.format(item=item), "no other work item writes this element"))
+            return
+        self.add(s, "= on a property", lambda t: Choice(
+            "no atomic: a plain store" + self._remote(t, kernel, array),
+            "a single store cannot be torn; when several work items store to one element, "
+            "one of them wins, as in the DSL's meaning of a forall"))
+
+    def scalar_store(self, s: P.ScalarStore) -> None:
+        def choose(t: Target) -> Choice:
+            mpi = (", then the value of a rank that stored is broadcast to all ranks"
+                   if t.distribution is not None else "")
+            return Choice(f"no atomic: a plain store into {s.array.name}{mpi}",
+                          "every work item that stores writes the same value")
+        self.add(s, "= on a scalar", choose)
+
+    # --- fixedPoint and BFS -----------------------------------------------------------------
+    def fixedpoint(self, s: P.FixedPointLoop) -> None:
+        prop, nxt, flag = s.current.name, s.next.name, s.flag.name
+
+        def choose(t: Target) -> Choice:
+            buffers = (f"{prop} is double-buffered: kernels write {nxt}, and the two are "
+                       "swapped after each round (a pointer swap, no copy)")
+            if t.distribution is not None:
+                from starc.backends.mpi.host import mpi_operator
+                return Choice(
+                    f"each rank's flag {flag} is combined by MPI_Allreduce with "
+                    f"{mpi_operator('flag')} after every superstep (any rank's 1), so all "
+                    f"ranks agree whether to go on; {buffers} on every rank alike",
+                    "ranks run the same host loop, so they must agree on its condition")
+            return Choice(
+                f"one device flag {flag}: cleared by the host before each round, set to 1 by "
+                f"any work item that changes {prop} (no atomic: all write the same 1), read "
+                f"back once per round with {t.backend.copy_to_host or 'a plain read'}; "
+                + buffers,
+                f"reading one flag per round is much cheaper than copying {prop} back to "
+                "test it; the next buffer keeps a round from seeing its own updates")
+        self.add(s, "fixedPoint", choose, span_node=_At(s.loc))
+
+    def bfs(self, s: P.BFSLoop) -> None:
+        level, flag = s.level.name, s.flag.name
+        reverse = (f"; then {s.reverse.name} once per depth, from the deepest back to 0 (the "
+                   "reverse sweep)") if s.reverse is not None else ""
+
+        def choose(t: Target) -> Choice:
+            combine = ""
+            if t.distribution is not None:
+                from starc.backends.mpi.host import mpi_operator
+                combine = (f"; each level is one superstep and the flag is combined by "
+                           f"MPI_Allreduce with {mpi_operator('flag')}")
+            return Choice(
+                f"levels in {level} (-1: not reached yet); {s.forward.name} is launched once "
+                f"per depth with the depth as an argument until no work item reached a new "
+                f"vertex (flag {flag}, read back each level){reverse}{combine}",
+                "level-synchronous BFS: every vertex of one level is expanded in parallel, "
+                "and the levels are kept for the reverse sweep")
+        self.add(s, "iterateInBFS", choose, span_node=_At(s.loc))
+
+    # --- transfers ----------------------------------------------------------------------------
+    def transfers_once(self) -> None:
+        ins = [a.name for a in self.plan.arrays if a.copy_in]
+        outs = [a.name for a in self.plan.arrays if a.copy_out]
+
+        def choose(t: Target) -> Choice:
+            if not t.backend.copy_to_device:
+                return Choice(
+                    "no copies: each rank reads its own byte range of the graph file and keeps "
+                    "the rows of its vertices; the results are gathered to rank 0",
+                    "no rank holds the whole graph; memory is the rank's own")
+            return Choice(
+                f"copied to the device once, before the algorithm ({t.backend.copy_to_device})"
+                f": {', '.join(ins) or 'nothing'}; copied back once at the end "
+                f"({t.backend.copy_to_host}): {', '.join(outs) or 'nothing'}",
+                "the graph and the inputs stay on the device for the whole algorithm; only "
+                "results go back")
+        self.add(self.plan.function, "transfers", choose, span_node=_At(self.plan.function.loc))
+
+    def transfers_between(self) -> None:
+        """Single values the host moves while the algorithm runs, one decision per line."""
+        by_line: Dict[int, Tuple[object, List[str], List[str]]] = {}
+        for stmt in walk_host(self.plan.host):
+            moves: List[Tuple[str, str]] = []
+            if isinstance(stmt, P.ToDevice):
+                moves.append(("in", stmt.sym.name))
+            elif isinstance(stmt, P.FromDevice):
+                moves.append(("out", stmt.sym.name))
+            elif isinstance(stmt, P.WriteElement) and stmt.array.role not in ("flag", "level"):
+                moves.append(("in", f"one element of {stmt.array.name}"))
+            for node in host_exprs(stmt):
+                if isinstance(node, P.DeviceRead) and node.array.role not in ("flag", "level"):
+                    moves.append(("out", f"one element of {node.array.name}"))
+            if not moves or stmt.loc is None or stmt.loc.line <= 0:
+                continue
+            node, ins, outs = by_line.setdefault(stmt.loc.line, (stmt, [], []))
+            for way, what in moves:
+                bucket = ins if way == "in" else outs
+                if what not in bucket:
+                    bucket.append(what)
+        for line, (node, ins, outs) in sorted(by_line.items()):
+            self.add(node, "transfers", lambda t, ins=ins, outs=outs: _moves(t, ins, outs),
+                     span_node=_At(node.loc))
+
+
+def _moves(t: Target, ins: List[str], outs: List[str]) -> Choice:
+    parts = []
+    if not t.backend.copy_to_device:
+        if ins:
+            parts.append(f"{', '.join(ins)}: every rank sets its own copy alike")
+        if outs:
+            parts.append(f"{', '.join(outs)}: read on every rank (a vertex's value is sent "
+                         "by its owner)")
+        return Choice("; ".join(parts), "one memory per rank: no device copies")
+    if ins:
+        parts.append(f"to the device: {', '.join(ins)} ({t.backend.copy_to_device})")
+    if outs:
+        parts.append(f"back to the host: {', '.join(outs)} ({t.backend.copy_to_host})")
+    return Choice("; ".join(parts),
+                  "the host needs these values here (or the device does); single values are "
+                  "copied, never whole arrays")
+
+
+def _superstep_words(step, distribution) -> str:
+    if step is None or step.global_:
+        return ""
+    parts = []
+    if step.updates:
+        parts.append("combined updates to other ranks' vertices")
+    if step.refresh:
+        parts.append("ghost refresh of " + ", ".join(step.refresh))
+    if step.scalars:
+        parts.append("one-value results by MPI_Allreduce")
+    return f" ({'; '.join(parts)})" if parts else " (nothing to exchange)"
+
+
+def _structured(comp) -> P.Plan:
+    """The plan as its first pass leaves it: fixedPoint and BFS are still ``FixedPointLoop``
+    and ``BFSLoop`` there (the later ``expand`` pass turns them into plain host loops)."""
+    from starc.analysis import lower_function
+    return lower_function(comp.ir, comp.function, stop_after="outline")
+
+
+@dataclasses.dataclass(frozen=True)
+class _At:
+    """Stands for one line of a node (a loop's header, not its whole body)."""
+
+    loc: object
+
+
+# the compare page imports both from here; the counts live in their own module
+from starc.teaching.counts import backend_counts  # noqa: E402  (counts imports atomic_form)

@@ -1,0 +1,93 @@
+"""``starc explain``: the decisions of a program as a terminal report for students, or JSON."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import textwrap
+from typing import Dict, List, Optional, Sequence
+
+from starc.backends.base import BackendOptions
+from starc.teaching.decisions import Decision, decisions, targets
+
+__all__ = ["device_backends", "parse_backends", "report", "render_text", "render_json"]
+
+WIDTH = 100
+_NAME_WIDTH = 8
+
+
+def device_backends() -> List[str]:
+    """Every registered backend that generates a program (all but the reference executor)."""
+    from starc.backends import backend_names
+    return [name for name in backend_names() if name != "reference"]
+
+
+def parse_backends(text: Optional[str]) -> List[str]:
+    """``-b cuda,sycl``: the named backends in order, each once; None: every device backend.
+    An unknown name is a ``UsageError`` naming the valid ones."""
+    from starc.errors import UsageError
+    valid = device_backends()
+    if text is None:
+        return valid
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in valid]
+    if unknown or not names:
+        what = f"unknown backend '{unknown[0]}'" if unknown else "no backend named"
+        raise UsageError(f"{what} for explain (choose from: {', '.join(valid)})")
+    return list(dict.fromkeys(names))
+
+
+def report(comp, backends: Sequence[str],
+           options: Optional[BackendOptions] = None) -> Dict[str, object]:
+    """The report of ``comp`` (a ``driver.Compilation`` with a plan): the backends, those
+    that cannot run the program with why, and the decisions."""
+    found = targets(comp.plan, backends, options)
+    return {"source": comp.filename, "function": comp.plan.function.name,
+            "backends": list(backends),
+            "refusals": {n: t.refusal for n, t in found.items() if t.refusal is not None},
+            "decisions": decisions(comp, backends, options, found)}
+
+
+def render_json(data: Dict[str, object]) -> str:
+    return json.dumps({**data, "decisions": [d.to_json() for d in data["decisions"]]},
+                      indent=1) + "\n"
+
+
+def _wrapped(text: str, first: str, rest: str) -> List[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_on_hyphens=False, break_long_words=False) or [first.rstrip()]
+
+
+def _heading(d: Decision) -> str:
+    """The DSL line itself where it starts with the construct (``forall (v in ...)``), else
+    the construct and the line."""
+    dsl = d.dsl.rstrip("{ ").rstrip()
+    return dsl if dsl.split(" ")[0] == d.construct else f"{d.construct}:  {dsl}"
+
+
+def render_text(data: Dict[str, object]) -> str:
+    """Grouped by construct in source order: ``sssp.sp:12  forall (...)``, then per backend
+    one line of what it chose and one of why."""
+    name = pathlib.Path(str(data["source"])).name
+    lines = [f"{name}: how each backend implements {data['function']} "
+             f"({', '.join(data['backends'])})", ""]
+    refusals: Dict[str, str] = data["refusals"]
+    for backend, why in refusals.items():
+        lines += _wrapped(f"cannot run this program: {why}", f"{backend}: ", "    ")
+    if refusals:
+        lines.append("")
+    pad = " " * (2 + _NAME_WIDTH)
+    decisions_: List[Decision] = data["decisions"]
+    for d in decisions_:
+        heading = f"{name}:{d.line}  {_heading(d)}"
+        lines.append(heading if len(heading) <= WIDTH else heading[:WIDTH - 3] + "...")
+        for backend, choice in d.choices.items():
+            if backend in refusals:
+                lines.append(f"  {backend:<{_NAME_WIDTH}}cannot run this program (see above)")
+                continue
+            lines += _wrapped(choice.what, f"  {backend:<{_NAME_WIDTH}}", pad)
+            lines += _wrapped(choice.why, pad + "why: ", pad + "     ")
+        lines.append("")
+    if not decisions_:
+        lines.append("no construct here needed a decision (no forall, reduction or transfer)")
+    return "\n".join(lines).rstrip("\n") + "\n"

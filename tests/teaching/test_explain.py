@@ -1,0 +1,212 @@
+"""starc explain: the decisions of dsl programs per backend, the counts, and the command line."""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+from starc.backends import get_backend
+from starc.cli import main
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_file
+from starc.teaching.decisions import backend_counts, decisions, targets
+from starc.teaching.explain import device_backends
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DSL = sorted((ROOT / "dsl").glob("*.sp"))
+REFUSED = ROOT / "tests" / "e2e" / "programs" / "heldback" / "refused_anywhere_row.sp"
+ALL = ["cuda", "opencl", "sycl", "openacc", "mpi"]
+
+
+def _plan(path):
+    sink = DiagnosticSink()
+    comp = compile_file(str(path), sink, stop_after="plan")
+    assert comp is not None and comp.plan is not None, [str(d) for d in sink.diagnostics]
+    return comp
+
+
+def _find(found, construct, line=None):
+    hits = [d for d in found if d.construct == construct and (line is None or d.line == line)]
+    assert hits, f"no {construct} decision at {line}: {[(d.construct, d.line) for d in found]}"
+    return hits[0]
+
+
+@pytest.fixture(scope="module")
+def sssp():
+    comp = _plan(ROOT / "dsl" / "sssp.sp")
+    return comp, decisions(comp, ALL)
+
+
+@pytest.fixture(scope="module")
+def pagerank():
+    comp = _plan(ROOT / "dsl" / "pr.sp")
+    return comp, decisions(comp, ALL)
+
+
+def test_min_multi_assign_per_backend(sssp):
+    comp, found = sssp
+    line = next(n for n, text in enumerate(comp.source.splitlines(), 1) if "Min(" in text)
+    minmax = _find(found, "Min", line)
+    assert minmax.dsl.startswith("<nbr.dist, nbr.modified> = <Min(")
+    what = {b: c.what for b, c in minmax.choices.items()}
+    assert what["cuda"].startswith("native atomic min on int: atomicMin")
+    assert what["opencl"].startswith("native atomic min on int: atomic_min")
+    assert what["sycl"].startswith("compare-and-swap loop for min on int")
+    assert "atomic_ref" in minmax.choices["sycl"].why
+    assert "fetch_min" in minmax.choices["sycl"].why and "new value" in minmax.choices["sycl"].why
+    assert what["openacc"].startswith("compare-and-swap loop") \
+        and "__atomic_compare_exchange" in what["openacc"]
+    assert "combined message with min" in what["mpi"] and "MPI_Alltoallv" in what["mpi"]
+    assert "modified_nxt" in what["mpi"]          # the secondary travels with its primary
+
+
+def test_forall_launch_shapes(sssp):
+    comp, found = sssp
+    forall = _find(found, "forall", 11)
+    assert forall.end_line >= 14 and forall.dsl.startswith("forall (v in g.nodes().filter(")
+    assert forall.choices["cuda"].what == (
+        "kernel Compute_SSSP_forall_11<<<ceil(n/256), 256>>>, one thread per vertex")
+    assert "NDRange" in forall.choices["opencl"].what
+    assert "parallel_for" in forall.choices["sycl"].what
+    assert "#pragma acc parallel loop" in forall.choices["openacc"].what
+    assert "#pragma omp parallel for" in forall.choices["mpi"].what
+    wider = decisions(comp, ["cuda"], options=_options(128))
+    assert "<<<ceil(n/128), 128>>>" in _find(wider, "forall", 11).choices["cuda"].what
+
+
+def _options(block):
+    from starc.backends.base import BackendOptions
+    return BackendOptions(block_size=block)
+
+
+def test_fixedpoint_per_backend(sssp):
+    _, found = sssp
+    fixed = _find(found, "fixedPoint", 10)
+    for backend in ("cuda", "opencl", "sycl", "openacc"):
+        assert "finished_flag" in fixed.choices[backend].what
+        assert "modified_nxt" in fixed.choices[backend].what
+    assert "cudaMemcpy" in fixed.choices["cuda"].what
+    assert "MPI_Allreduce" in fixed.choices["mpi"].what
+
+
+def test_scalar_reduction_per_backend(pagerank):
+    _, found = pagerank
+    plus = _find(found, "+= on a scalar")
+    assert plus.dsl.startswith("diff +=")
+    assert plus.choices["sycl"].what.startswith("sycl::reduction(")
+    assert "sycl::plus<float>" in plus.choices["sycl"].what
+    assert plus.choices["openacc"].what.startswith("reduction(+:diff_sum) clause")
+    assert plus.choices["cuda"].what.startswith("a private accumulator per work item, then one "
+                                                "native atomic add on float: atomicAdd")
+    # OpenCL C 1.2 has no float atomics: the combine is a compare-and-swap loop on the bits
+    assert "compare-and-swap loop for add on float, with atomic_cmpxchg" \
+        in plus.choices["opencl"].what
+    assert "MPI_Allreduce with MPI_SUM" in plus.choices["mpi"].what
+
+
+def test_plain_store_to_own_vertex(pagerank):
+    _, found = pagerank
+    store = _find(found, "= on a property")
+    assert store.dsl == "v.pageRank_nxt = val;"
+    assert {c.what for c in store.choices.values()} == {
+        "no atomic: each work item writes only its own vertex"}
+
+
+def test_counts_for_sssp(sssp):
+    comp, _ = sssp
+    found = targets(comp.plan, ALL)
+    generated = {name: t.generated for name, t in found.items()}
+    counts = backend_counts(comp, generated)
+    assert set(counts) == set(ALL)
+    assert counts["cuda"]["atomics: min"] >= 1
+    assert counts["sycl"]["CAS loops: min"] >= 1       # the loop of the Min with secondaries
+    assert counts["mpi"]["messages"] >= 1 and counts["mpi"]["transfers"] == 0
+    assert counts["cuda"]["kernels"] == 1 and counts["cuda"]["transfers"] >= 4
+    for name, program in generated.items():
+        assert counts[name]["lines"] == sum(len(t.splitlines()) for t in program.files.values())
+    assert list(counts["cuda"])[:3] == ["lines", "kernels", "transfers"]
+
+
+def test_counts_of_a_refused_backend_are_empty():
+    comp = _plan(REFUSED)
+    found = targets(comp.plan, ["cuda", "mpi"])
+    counts = backend_counts(comp, {n: t.generated for n, t in found.items()})
+    assert counts["mpi"] == {} and counts["cuda"]["kernels"] >= 1
+
+
+def test_mpi_combine_operators_match_the_runtime():
+    """mpi_operator (what explain says) and Superstep::combine (what runs) agree."""
+    from starc.backends.mpi.host import _COMBINE, mpi_operator
+    header = (ROOT / "starc" / "backends" / "mpi" / "runtime" / "starc_mpi_superstep.hpp")
+    runtime = {}
+    for cases, op in re.findall(r"((?:case Combine::\w+: )+)op = (MPI_\w+);", header.read_text()):
+        for case in re.findall(r"Combine::(\w+)", cases):
+            runtime[case] = op
+    assert runtime, "Superstep::combine not found"
+    for how, combine in _COMBINE.items():
+        if combine != "Store":
+            assert mpi_operator(how) == runtime[combine], how
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+def test_cli_text_mentions_every_backend(capsys):
+    assert main(["explain", str(ROOT / "dsl" / "sssp.sp")]) == 0
+    out = capsys.readouterr().out
+    assert "sssp.sp:11  forall (v in g.nodes().filter(modified == True))" in out
+    for backend in device_backends():
+        assert re.search(rf"^  {backend} +\S", out, re.M), backend
+    assert all(len(line) <= 100 for line in out.splitlines() if line.startswith(" "))
+
+
+def test_cli_json_parses(capsys):
+    assert main(["explain", str(ROOT / "dsl" / "sssp.sp"), "-b", "cuda,mpi",
+                 "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["backends"] == ["cuda", "mpi"]
+    mins = [d for d in data["decisions"] if d["construct"] == "Min"]
+    assert set(mins[0]["choices"]) == {"cuda", "mpi"}
+    assert mins[0]["choices"]["cuda"]["what"].startswith("native atomic min")
+
+
+def test_cli_unknown_backend_is_a_usage_error(capsys):
+    assert main(["explain", str(ROOT / "dsl" / "sssp.sp"), "-b", "cuda,vulkan"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown backend 'vulkan'" in err and "opencl, cuda, sycl, openacc, mpi" in err
+
+
+def test_cli_syntax_error_is_located(tmp_path, capsys):
+    bad = tmp_path / "bad.sp"
+    bad.write_text("function F(Graph g) {\n    int x = ;\n}\n")
+    assert main(["explain", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert re.search(rf"{re.escape(str(bad))}:2:\d+: error", err), err
+
+
+def test_cli_shows_the_mpi_refusal(capsys):
+    assert main(["explain", str(REFUSED)]) == 0
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())           # the report wraps at 100 columns
+    assert "mpi: cannot run this program: the MPI backend cannot distribute this program: " \
+           "g.count_outNbrs of a vertex" in flat
+    assert "(at refused_anywhere_row.sp:6:29)" in flat
+    assert re.search(r"^  cuda +kernel ", out, re.M)      # the others are still explained
+
+
+@pytest.mark.parametrize("path", DSL, ids=[p.stem for p in DSL])
+def test_every_dsl_program_is_explained(path, capsys):
+    assert main(["explain", str(path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["decisions"], path.name
+    assert any(d["construct"] in ("forall", "iterateInBFS body") for d in data["decisions"])
+    for decision in data["decisions"]:
+        assert set(decision["choices"]) == set(device_backends())
+        assert all(c["what"] and c["why"] for c in decision["choices"].values())
+        assert decision["line"] <= decision["end_line"]
+
+
+def test_backend_titles_are_set():
+    for name in device_backends():
+        backend = get_backend(name)
+        assert backend.title and backend.launch_shape and backend.launch_why, name
