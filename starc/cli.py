@@ -1,4 +1,4 @@
-"""The ``starc`` command line: compile (default), check, build, run, backends, explain, graph."""
+"""The ``starc`` command line: compile (default), check, build, run, compare, explain, backends, graph."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from starc.inputs import check_output_directory, check_output_file, write_direct
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = ("compile", "check", "build", "run", "backends", "explain", "graph")
+COMMANDS = ("compile", "check", "build", "run", "compare", "explain", "backends", "graph")
 EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code", "sourcemap")
 
 EPILOG = """\
@@ -33,6 +33,7 @@ examples:
   starc run dsl/sssp.sp -b mpi --np 3 --graph g.el --src 0   3 MPI processes (mpirun)
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
+  starc compare dsl/bc.sp -o bc.html                 every backend's code beside the DSL
   starc backends                                     what can build and run here
   starc explain dsl/sssp.sp -b cuda,mpi              how each backend implements each construct
 
@@ -56,14 +57,30 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
                    help="target backend (see 'starc backends')")
     p.add_argument("--function", help="function to compile when the file defines several")
     g = p.add_argument_group("backend options")
+    _add_block_size(g)
+    for backend, option in backend_options():
+        g.add_argument(option.flag, dest=option.dest, default=None, metavar="VALUE",
+                       help=f"{backend}: {option.help}")
+
+
+def _add_block_size(g) -> None:
     g.add_argument("--block-size", type=int, default=None, metavar="N",
                    help="threads per block / work-group size, a power of two from 1 to 1024 "
                         "(other sizes are rejected: SYCL reductions need a power of two); "
                         "built into the program as its default (CUDA, OpenCL: 256; SYCL: "
                         "the SYCL runtime's choice)")
-    for backend, option in backend_options():
-        g.add_argument(option.flag, dest=option.dest, default=None, metavar="VALUE",
-                       help=f"{backend}: {option.help}")
+
+
+def _add_teaching_options(p: argparse.ArgumentParser) -> None:
+    """What compare and explain share: the program, the backends, the function, the block
+    size the code is shown with."""
+    p.add_argument("file")
+    p.add_argument("-b", "--backends", metavar="LIST",
+                   help="comma-separated backends (default: every device backend: "
+                        f"{','.join(_device_backends())})")
+    p.add_argument("--function", help="function to show when the file defines several")
+    _add_block_size(p)
+    _add_diagnostic_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,18 +131,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
 
-    sub.add_parser("backends", help="list backends and whether they can build and run here")
+    p = sub.add_parser(
+        "compare", help="write one HTML page: the DSL and each backend's code, line to line",
+        description="Writes a self-contained HTML page (no network needed) with the program "
+                    "on the left and one column per backend; clicking a DSL line highlights "
+                    "the code it became in every column, clicking generated code its origin.")
+    _add_teaching_options(p)
+    p.add_argument("-o", "--output", help="the HTML file (default: <name>_compare.html)")
 
     p = sub.add_parser("explain", help="what each backend chose for each forall, reduction, "
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
-    p.add_argument("file")
-    p.add_argument("-b", "--backends", metavar="LIST",
-                   help="comma-separated backends (default: every device backend)")
+    _add_teaching_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--function", help="function to explain when the file defines several")
-    p.add_argument("--block-size", type=int, default=None, metavar="N",
-                   help="the work-group size to explain with (as for compile)")
-    _add_diagnostic_options(p)
+
+    sub.add_parser("backends", help="list backends and whether they can build and run here")
 
     add_graph_subparser(sub)
     return parser
@@ -327,8 +346,53 @@ def _ranks(text: Optional[str]):
 
 
 def _device_backends() -> List[str]:
-    from starc.backends import backend_names
-    return [b for b in backend_names() if b != "reference"]
+    from starc.backends import device_backend_names
+    return device_backend_names()
+
+
+def backend_list(text: Optional[str]) -> List[str]:
+    """``-b a,b,c`` of compare/explain: the named device backends in that order (each once),
+    or every device backend when not given; an unknown name is a usage error."""
+    known = _device_backends()
+    if text is None:
+        return known
+    names = []
+    for name in (part.strip() for part in text.split(",")):
+        if name not in known:
+            raise UsageError(f"unknown backend '{name}' in -b (choose from: {', '.join(known)})"
+                             if name else f"empty backend name in -b '{text}'")
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _teaching_inputs(args):
+    """compare's and explain's (sink, backends, backend options), judged in the order every
+    command judges them; None after an unknown -W flag."""
+    sink = _sink_for(args)
+    if sink is None:
+        return None
+    _check_input_file(args.file)
+    return sink, backend_list(args.backends), _backend_options(args)
+
+
+def cmd_compare(args) -> int:
+    from starc.inputs import write_file
+    from starc.teaching.compare import compare_page
+    inputs = _teaching_inputs(args)
+    if inputs is None:
+        return 2
+    sink, backends, options = inputs
+    output = args.output or f"{pathlib.Path(args.file).stem}_compare.html"
+    check_output_file(output)
+    page = compare_page(args.file, backends, sink, function=args.function, options=options,
+                        show_traceback=args.traceback)
+    sink.emit()
+    if page is None:
+        return _status(sink) or EXIT_ERROR
+    write_file(output, page)
+    print(f"wrote {output}")
+    return 0
 
 
 def cmd_backends(args) -> int:
@@ -351,13 +415,11 @@ def cmd_backends(args) -> int:
 
 def cmd_explain(args) -> int:
     from starc.driver import compile_file
-    from starc.teaching.explain import parse_backends, render_json, render_text, report
-    sink = _sink_for(args)
-    if sink is None:
+    from starc.teaching.explain import render_json, render_text, report
+    inputs = _teaching_inputs(args)
+    if inputs is None:
         return 2
-    _check_input_file(args.file)
-    backends = parse_backends(args.backends)
-    options = _backend_options(args)
+    sink, backends, options = inputs
     comp = compile_file(args.file, sink, stop_after="plan", function=args.function,
                         show_traceback=args.traceback)
     sink.emit()
@@ -392,6 +454,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return cmd_build(args)
         if args.command == "run":
             return cmd_run(args, extra)
+        if args.command == "compare":
+            return cmd_compare(args)
         if args.command == "backends":
             return cmd_backends(args)
         if args.command == "explain":

@@ -27,6 +27,11 @@ def backend_names() -> List[str]:
     return list(REGISTRY)
 
 
+def device_backend_names() -> List[str]:
+    """Every registered backend that generates a program (all but the reference executor)."""
+    return [name for name in REGISTRY if name != "reference"]
+
+
 def get_backend(name: str) -> Backend:
     """Instantiate the backend registered as ``name`` (KeyError if there is none)."""
     module_name, class_name = REGISTRY[name][0].split(":")

@@ -81,6 +81,12 @@ class GeneratedProgram:
             if spans:
                 self.sourcemap[name] = spans
 
+    @property
+    def program_files(self) -> List[str]:
+        """The files generated for this program (``main`` first, then every file with a line
+        from the DSL), without the runtime headers every program of the backend shares."""
+        return [self.main] + [f for f in self.files if f != self.main and f in self.sourcemap]
+
     def write(self, outdir: pathlib.Path) -> List[pathlib.Path]:
         """Write every file atomically (temp file + rename) so nothing half-written remains."""
         outdir.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,8 @@ def backend_counts(comp, generated_by_backend: Mapping[str, object]) -> Dict[str
     what each backend generated (a ``GeneratedProgram``; anything else, e.g. None for a
     backend that cannot run the program, gives {}):
 
-    ``lines``: lines of every generated file; ``kernels``: outlined foralls; ``transfers``:
+    ``lines``: lines of the files generated for this program (not the backend's runtime
+    headers, the same for every program); ``kernels``: outlined foralls; ``transfers``:
     the places the host copies to or from the device (the graph and inputs once, the results
     once, single values and flags; 0 without device memory: MPI); ``atomics: <op>`` /
     ``CAS loops: <op>``: atomic update sites by operator, by whether the backend has the
@@ -38,7 +39,8 @@ def backend_counts(comp, generated_by_backend: Mapping[str, object]) -> Dict[str
             result[name] = {}
             continue
         backend = get_backend(name)
-        counts: Dict[str, int] = {"lines": sum(len(t.splitlines()) for t in files.values()),
+        counts: Dict[str, int] = {"lines": sum(len(files[f].splitlines())
+                                               for f in generated.program_files),
                                   "kernels": len(kernels)}
         writes, reads = _host_transfers(plan)
         counts["transfers"] = writes + reads if backend.copy_to_device else 0

@@ -10,31 +10,10 @@ from typing import Dict, List, Optional, Sequence
 from starc.backends.base import BackendOptions
 from starc.teaching.decisions import Decision, decisions, targets
 
-__all__ = ["device_backends", "parse_backends", "report", "render_text", "render_json"]
+__all__ = ["report", "render_text", "render_json"]
 
 WIDTH = 100
 _NAME_WIDTH = 8
-
-
-def device_backends() -> List[str]:
-    """Every registered backend that generates a program (all but the reference executor)."""
-    from starc.backends import backend_names
-    return [name for name in backend_names() if name != "reference"]
-
-
-def parse_backends(text: Optional[str]) -> List[str]:
-    """``-b cuda,sycl``: the named backends in order, each once; None: every device backend.
-    An unknown name is a ``UsageError`` naming the valid ones."""
-    from starc.errors import UsageError
-    valid = device_backends()
-    if text is None:
-        return valid
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in valid]
-    if unknown or not names:
-        what = f"unknown backend '{unknown[0]}'" if unknown else "no backend named"
-        raise UsageError(f"{what} for explain (choose from: {', '.join(valid)})")
-    return list(dict.fromkeys(names))
 
 
 def report(comp, backends: Sequence[str],

@@ -11,7 +11,7 @@ from starc.cli import main
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
 from starc.teaching.decisions import backend_counts, decisions, targets
-from starc.teaching.explain import device_backends
+from starc.backends import device_backend_names as device_backends
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DSL = sorted((ROOT / "dsl").glob("*.sp"))
@@ -124,7 +124,8 @@ def test_counts_for_sssp(sssp):
     assert counts["mpi"]["messages"] >= 1 and counts["mpi"]["transfers"] == 0
     assert counts["cuda"]["kernels"] == 1 and counts["cuda"]["transfers"] >= 4
     for name, program in generated.items():
-        assert counts[name]["lines"] == sum(len(t.splitlines()) for t in program.files.values())
+        assert counts[name]["lines"] == sum(len(program.files[f].splitlines())
+                                            for f in program.program_files)
     assert list(counts["cuda"])[:3] == ["lines", "kernels", "transfers"]
 
 
