@@ -92,7 +92,7 @@ def _expansion(stmt: ir.IterateBFS, levels: _Levels, host: HostLowerer) -> ir.Lo
     unvisited = levels.is_at(w, ir.Const(-1, type=_INT, loc=loc))
     visit = ir.Block((ir.Assign(levels.of(ir.VarRef(w, type=w.type, loc=loc)),
                                 levels.depth_plus(1), loc=loc),
-                      FlagSet(host.table.bfs_flag(), None, loc=loc)), loc=loc)
+                      FlagSet(host.table.bfs_flag(), None, if_clear=True, loc=loc)), loc=loc)
     domain = ir.Neighbors(stmt.graph, ir.VarRef(stmt.var, type=stmt.var.type, loc=loc), e,
                           loc=loc)
     return ir.Loop(w, domain, ir.Block((ir.If(unvisited, visit, loc=loc),), loc=loc),

@@ -82,7 +82,8 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, indent: int) -> List[str]:
         lock = f" locked by {s.lock.name}" if s.locked and s.lock else ""
-        head = f"atomic {s.func}({self.expr(s.target)}, {self.expr(s.candidate)}){lock}"
+        first = " read first" if s.read_first else ""
+        head = f"atomic {s.func}({self.expr(s.target)}, {self.expr(s.candidate)}){first}{lock}"
         if not s.others and not s.then:
             return self.line(head + ";", indent)
         pad = self.unit * indent
@@ -91,7 +92,8 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_FlagSet(self, s: P.FlagSet, indent: int) -> List[str]:
         cond = f" if {self.expr(s.value)}" if s.value is not None else ""
-        return self.line(f"set flag {s.flag.name}{cond};", indent)
+        clear = " if clear" if s.if_clear else ""
+        return self.line(f"set flag {s.flag.name}{cond}{clear};", indent)
 
     def _stmt_ScalarStore(self, s: P.ScalarStore, indent: int) -> List[str]:
         return self.line(f"store {s.array.name} = {self.expr(s.value)};", indent)

@@ -46,9 +46,9 @@ def flag_set_for(scope: FixedPointScope, value: ir.Expr, loc) -> Optional[FlagSe
     const = constant_value(value)
     if const is not None and not isinstance(const, float):
         if const:
-            return FlagSet(scope.flag, None, loc=loc)
+            return FlagSet(scope.flag, None, if_clear=True, loc=loc)
         return None
-    return FlagSet(scope.flag, value, loc=loc)
+    return FlagSet(scope.flag, value, if_clear=True, loc=loc)
 
 
 def assigns_scalar(node: ir.Node, sym: ir.Symbol) -> bool:

@@ -171,7 +171,12 @@ class AtomicMinMax(ir.Stmt):
     when locked, has extent ``"one"``: use index 0). ``others`` targets are ``PropRead``s
     (possibly of a fixedPoint next buffer) or ``VarRef``s of kernel-local scalars.
     ``then`` (added): statements, only ``FlagSet`` and ``ScalarStore``, performed together
-    with ``others`` when the update wins (e.g. the fixedPoint flag after ``modified = True``)."""
+    with ``others`` when the update wins (e.g. the fixedPoint flag after ``modified = True``).
+    ``read_first``: read the target (a plain or relaxed load) and skip the atomic, the lock
+    and everything else when the candidate cannot beat it. It changes no result: the update
+    would lose against that value at that moment anyway, and values the atomic compares with
+    only move towards the winner; it saves the read-modify-write (and the cache line's
+    ownership) for the many updates that do not improve, as in Bellman-Ford's relaxations."""
 
     func: str
     target: ir.Expr
@@ -180,15 +185,19 @@ class AtomicMinMax(ir.Stmt):
     locked: bool = False
     lock: Optional[DeviceArray] = None
     then: Tuple[ir.Stmt, ...] = ()
+    read_first: bool = False
 
 
 @dataclass(frozen=True)
 class FlagSet(ir.Stmt):
     """Set the one-value device flag ``flag`` to 1 when ``value`` is true (``value`` None:
-    unconditionally). Every thread writes the same 1, so no atomic is needed."""
+    unconditionally). Every thread writes the same 1, so no atomic is needed. ``if_clear``:
+    write only when it still reads 0, so once one thread has set it the others only read
+    the flag's cache line instead of all taking it over to write the same value."""
 
     flag: DeviceArray
     value: Optional[ir.Expr] = None
+    if_clear: bool = False
 
 
 @dataclass(frozen=True)

@@ -90,8 +90,10 @@ def lower_minmax(stmt: ir.MinMaxAssign, ctx: KernelLowering) -> Stmts:
     if isinstance(target, ir.VarRef):
         ctx.note_reduction(target.sym, stmt.func)
     lock = ctx.table.lock(target) if locked else None
+    # An element of a property is read first (plan.AtomicMinMax.read_first); a scalar under
+    # reduction is accumulated privately or is one address whose read is as contended.
     return (AtomicMinMax(stmt.func, target, stmt.candidate, tuple(others), locked, lock,
-                         tuple(effects), loc=loc),)
+                         tuple(effects), read_first=isinstance(target, ir.PropRead), loc=loc),)
 
 
 def privatise(kernel: Kernel) -> Kernel:

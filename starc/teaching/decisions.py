@@ -288,6 +288,11 @@ class _Walk:
         def choose(t: Target) -> Choice:
             atomic = atomic_choice(t.name, t.backend.title, op, s.target.type, result_used)
             what, why = atomic.what, atomic.why
+            if s.read_first:
+                what += (f", only after a read of {array} shows the candidate can beat it "
+                         "(else nothing more is done)")
+                why += ("; most candidates cannot improve, and a read leaves the value's cache "
+                        "line shared where an atomic would take it over")
             if s.locked:
                 what = (f"a per-vertex lock ({s.lock.name}) held around the compare, the store "
                         f"and {', '.join(seconds)}; {what}")
@@ -388,7 +393,8 @@ class _Walk:
                     "ranks run the same host loop, so they must agree on its condition")
             return Choice(
                 f"one device flag {flag}: cleared by the host before each round, set to 1 by "
-                f"any work item that changes {prop} (no atomic: all write the same 1), read "
+                f"any work item that changes {prop} while it still reads 0 (no atomic: all "
+                f"write the same 1; the read keeps the others from taking its cache line), read "
                 f"back once per round with {t.backend.copy_to_host or 'a plain read'}; "
                 + buffers,
                 f"reading one flag per round is much cheaper than copying {prop} back to "

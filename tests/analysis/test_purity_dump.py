@@ -99,8 +99,9 @@ def test_dump_sssp():
     assert "  dist             int     nodes    result  copy_out" in text
     assert "kernel Compute_SSSP_forall_11 over nodes v" in text
     assert "  guard: modified[v] == True" in text
-    assert "atomic Min(dist[nbr], dist[v] + weight[e]) {" in text
-    assert "modified_nxt[nbr] = True;" in text and "set flag finished_flag;" in text
+    assert "atomic Min(dist[nbr], dist[v] + weight[e]) read first {" in text
+    assert "set flag finished_flag if clear;" in text
+    assert "modified_nxt[nbr] = True;" in text and "set flag finished_flag if clear;" in text
     assert "write dist[src] = 0;" in text
     # the fixedPoint, expanded: flag cleared, next buffer reset, buffers swapped, flag read
     assert ("  do {\n    write finished_flag[0] = 0;\n    fill modified_nxt = False;\n"

@@ -11,7 +11,7 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
-from starc.backends.common.c_expressions import CExpressionPrinter
+from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
 from starc.backends.common.edge_cursors import cursor_rows
 from starc.backends.common.kernel_arguments import KernelArguments
@@ -359,17 +359,26 @@ class CPrinter(CExpressionPrinter):
         op = ATOMIC_OPS[s.func]
         self.ctx.features.add(f"atomic_{op}_{elem}")
         comment = self.comment(s)
-        if not s.others and not s.then and not s.locked:
+        plain = not s.others and not s.then and not s.locked
+        if plain and not s.read_first:
             call = self.d.atomic_update(op, elem, address, self.expr(s.candidate))
             return [self._line(depth, f"{call};{comment}")]
         base = s.target.prop.name if isinstance(s.target, ir.PropRead) else s.target.sym.name
         cand = self.ctx.names.fresh(f"{base}_new")
         lines = [self._line(depth, f"{self.d.type_name(elem)} {cand} = "
                                    f"{self.expr(s.candidate)};")]
+        beats = "<" if s.func == "Min" else ">"
+        # read_first: only a candidate that beats the value read now can win (plan.py).
+        improves = (f"{cand} {beats} {self.d.relaxed_load(self.expr(s.target), elem)}"
+                    if s.read_first else None)
+        if plain:
+            update = self._line(depth + 1, f"{self.d.atomic_update(op, elem, address, cand)};")
+            return lines + self._braced(f"if ({improves})", [update], depth, comment=comment)
         # The helper returns the old value: the update won iff the candidate beats it.
         won = f"{self.d.atomic(op, elem, address, cand)} {'>' if s.func == 'Min' else '<'} {cand}"
         if not s.locked:
-            return lines + self._braced(f"if ({won})", self._effects(s, depth + 1), depth,
+            test = f"{improves} && {won}" if improves else won
+            return lines + self._braced(f"if ({test})", self._effects(s, depth + 1), depth,
                                         comment=comment)
         if s.lock is None:
             self.d.missing("a locked Min/Max without a lock array", s.loc)
@@ -383,6 +392,10 @@ class CPrinter(CExpressionPrinter):
         critical = self._braced(f"if ({won})", self._effects(s, depth + 3), depth + 2) + [
             self._line(depth + 2, self.d.lock_release(lock_address)),
             self._line(depth + 2, f"{done} = true;")]
+        if improves:
+            inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, depth + 2)
+            retry = self._braced(f"for (bool {done} = false; !{done}; )", inner, depth + 1)
+            return lines + self._braced(f"if ({improves})", retry, depth, comment=comment)
         inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, depth + 1)
         return lines + self._braced(f"for (bool {done} = false; !{done}; )", inner, depth,
                                     comment=comment)
@@ -396,9 +409,12 @@ class CPrinter(CExpressionPrinter):
     def _stmt_FlagSet(self, s: P.FlagSet, depth: int):
         arg = self.ctx.array(s.flag, written=True)
         store = self.d.flag_set(arg.name)
-        if s.value is None:
+        tests = [] if s.value is None else [self._operand(s.value, PRECEDENCE["&&"] + 1)]
+        if s.if_clear:
+            tests.append(f"!{self.d.index(arg.name, '0')}")
+        if not tests:
             return [self._line(depth, store + self.comment(s))]
-        return [self._line(depth, f"if ({self.expr(s.value)}) {store}{self.comment(s)}")]
+        return [self._line(depth, f"if ({' && '.join(tests)}) {store}{self.comment(s)}")]
 
     def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):
         arg = self.ctx.array(s.array, written=True)

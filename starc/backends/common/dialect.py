@@ -145,6 +145,11 @@ class Dialect:
         """An atomic update whose value is not used (a dialect may pick a cheaper form)."""
         return self.atomic(op, elem, address, value)
 
+    def relaxed_load(self, lvalue: str, elem: Scalar) -> str:
+        """A read of an element other work items update atomically at the same time (the
+        plain read, where the language gives it a value: CUDA, OpenCL, OpenMP)."""
+        return lvalue
+
     def lock_try(self, address: str) -> str:
         return f"starc_lock_try({address})"
 

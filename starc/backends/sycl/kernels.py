@@ -62,6 +62,10 @@ class SYCLDialect(NativeReducers):
     def minmax_update(self, op: str, reducer: str, value: str) -> str:
         return f"{reducer}.combine({value})"
 
+    def relaxed_load(self, lvalue: str, elem: Scalar) -> str:
+        # a plain read racing with atomic_ref updates is a data race in C++'s memory model
+        return f"starc_atomic<{self.storage_type(elem)}>({lvalue}).load()"
+
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
         # value is unreliable on AdaptiveCpp (atomic_helpers.TABLES), the update itself is not.

@@ -108,9 +108,9 @@ __global__ void Compute_SSSP_forall_11(int n,
         int nbr = targets[e_nbr];
         int e = e_nbr;
         int dist_new = dist[v] + weight[e];
-        if (starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
+        if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             modified_nxt[nbr] = true;
-            finished_flag[0] = 1;
+            if (!finished_flag[0]) finished_flag[0] = 1;
         }
     }"""
 
@@ -251,7 +251,9 @@ def test_helper_names_match_the_opencl_prelude():
 def test_locked_min_holds_a_zeroed_per_element_lock():
     text = main_text(PROGRAMS / "locked.sp")
     kernel = between(text, "__global__ void Parents_forall_9(", "\n}\n")
-    assert "for (bool done = false; !done; ) {  // locked.sp:11" in kernel
+    # read first: a candidate that cannot beat dist[w] takes no lock
+    assert re.search(r"if \(dist_new < dist\[w\]\) \{  // locked\.sp:11\n\s*"
+                     r"for \(bool done = false; !done; \) \{\n", kernel), kernel
     assert "if (starc_lock_try(&dist_lock[w])) {" in kernel
     assert "starc_lock_release(&dist_lock[w]);" in kernel
     assert "parent[w] = v;" in kernel

@@ -126,7 +126,8 @@ static void Compute_TC_forall_6(int n,
 
 def test_golden_sssp_min_is_a_compare_and_swap_loop():
     text = generated(DSL / "sssp.sp")
-    assert "if (starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14" in text
+    assert "if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {"\
+        "  // sssp.sp:14" in text
     prelude = runtime_header({"atomic_min_int"})
     head = prelude.index("#pragma acc routine seq\ninline int starc_atomic_min_int(")
     assert prelude[head:prelude.index("\n}\n", head) + 3] == """\

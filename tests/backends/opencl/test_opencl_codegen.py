@@ -25,9 +25,9 @@ def test_golden_sssp_min_atomic():
         int nbr = targets[e_nbr];
         int e = e_nbr;
         int dist_new = dist[v] + weight[e];
-        if (starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
+        if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             modified_nxt[nbr] = true;
-            finished_flag[0] = 1;
+            if (!finished_flag[0]) finished_flag[0] = 1;
         }
     }"""
 

@@ -320,9 +320,12 @@ def test_min_max_use_fetch_min_only_where_the_old_value_is_unused():
     old value decides the winner calls the compare-and-swap helper, because AdaptiveCpp's
     fetch_min/fetch_max may return the new value."""
     assert re.search(r"^ *starc_atomic_update_min_float\(&best\[w\], ", main_text("mixed"), re.M)
-    assert re.search(r"if \(starc_atomic_min_int\(&dist\[nbr\], dist_new\) > dist_new\)",
+    # (read first: the element is loaded through atomic_ref, never read plainly)
+    assert re.search(r"if \(dist_new < starc_atomic<int>\(dist\[nbr\]\)\.load\(\) && "
+                     r"starc_atomic_min_int\(&dist\[nbr\], dist_new\) > dist_new\)",
                      main_text("sssp"))
-    assert re.search(r"if \(starc_atomic_max_int\(&width\[nbr\], width_new\) < width_new\)",
+    assert re.search(r"if \(width_new > starc_atomic<int>\(width\[nbr\]\)\.load\(\) && "
+                     r"starc_atomic_max_int\(&width\[nbr\], width_new\) < width_new\)",
                      main_text("sswp"))
     runtime = runtime_header()
     assert re.search(r"using starc_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, "
