@@ -25,10 +25,10 @@ sys.exit(status)
 """
 
 
-def _imported(argv, tmp_path, cache=None):
-    """The heavy modules imported while ``starc.cli.main(argv)`` ran, in a fresh process."""
-    env = dict(os.environ, STARC_CACHE_DIR=str(cache or tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, "-c", _PROBE.format(argv=argv, heavy=HEAVY)],
+def _imported(argv, tmp_path, heavy=HEAVY):
+    """The ``heavy`` modules imported while ``starc.cli.main(argv)`` ran, in a fresh process."""
+    env = dict(os.environ, STARC_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", _PROBE.format(argv=argv, heavy=heavy)],
                           cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.splitlines()[-1]
@@ -42,6 +42,11 @@ def _imported(argv, tmp_path, cache=None):
 ])
 def test_compiling_imports_nothing_heavy(argv, tmp_path):
     assert _imported(argv, tmp_path) == "[]"
+
+
+def test_check_does_not_lower(tmp_path):
+    """`starc check` stops after sema: the analysis passes and the plan are not imported."""
+    assert _imported(["check", "dsl/bc.sp"], tmp_path, heavy=("starc.analysis",)) == "[]"
 
 
 def test_the_probe_sees_heavy_imports(tmp_path):
