@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional
-
-import numpy as np
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 
 from starc import errors
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
+
+# numpy is imported where values are bound: the compiler asks this module only for
+# entry_function, and `starc compile` must start without numpy.
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["UsageError", "DataError", "ParamSpec", "param_specs", "bind_arguments",
            "entry_function",
@@ -137,6 +140,7 @@ def _parse_scalar(spec: ParamSpec, text: str):
         raise bad
     value = float(text)
     if scalar is Scalar.FLOAT:
+        import numpy as np
         with np.errstate(over="ignore"):
             value = float(np.float32(value))
         if math.isinf(value) and not math.isinf(float(text)):
@@ -190,6 +194,8 @@ def _weight_location(graph, bad) -> str:
 
 
 def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
+    import numpy as np
+
     from starc.results import numpy_dtype
     if graph.weights is None:
         raise DataError(f"{fn.name} needs edge weights for {spec.name!r} but "

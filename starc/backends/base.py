@@ -5,13 +5,17 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
-from starc.backends.common.sourcemap import Span, strip
 from starc.errors import BackendError, UsageError  # BackendError re-exported: backends raise it
 
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
            "Backend", "BackendError"]
+
+# The source maps are imported where a program is made: they import the whole plan, and the
+# registry (so every command line, `starc check` too) imports this module.
+if TYPE_CHECKING:
+    from starc.backends.common.sourcemap import Span
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +80,7 @@ class GeneratedProgram:
     sourcemap: Dict[str, Dict[int, Span]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        from starc.backends.common.sourcemap import strip
         for name, text in list(self.files.items()):
             self.files[name], spans = strip(text)
             if spans:

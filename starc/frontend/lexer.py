@@ -7,7 +7,8 @@ from typing import Callable, Optional
 
 import ply.lex
 
-__all__ = ["Lexer", "tokenize", "KEYWORDS", "RESERVED_WORDS", "TOKEN_SPELLINGS"]
+__all__ = ["Lexer", "tokenize", "rules_signature", "KEYWORDS", "RESERVED_WORDS",
+           "TOKEN_SPELLINGS"]
 
 # Every keyword of the language (LANGUAGE.md §1) with its token type; the compatibility
 # aliases map onto the token of the word they stand for and keep their spelling as value.
@@ -88,7 +89,11 @@ class Lexer:
     def __init__(self, on_error: ErrorCallback) -> None:
         self.on_error = on_error
         self.text = ""
-        self.lexer = ply.lex.lex(module=self, optimize=False, errorlog=ply.lex.NullLogger())
+        # With current shipped tables PLY skips checking the rules (optimize mode), two thirds
+        # of building a lexer; a module object as lextab also keeps it from writing one.
+        tables = _shipped_tables(self)
+        self.lexer = ply.lex.lex(module=self, optimize=tables is not None, lextab=tables,
+                                 errorlog=ply.lex.NullLogger())
         self.unterminated_comment = False
 
     # --- public interface -------------------------------------------------------------
@@ -151,6 +156,28 @@ class Lexer:
         self.on_error("E0101", f"invalid character '{_show_char(ch)}'", t.lineno,
                       self.column(t.lexpos))
         t.lexer.skip(1)
+
+
+def rules_signature(lexer: Lexer) -> str:
+    """The rules as PLY reads them from ``lexer`` (tokens, literals, ignored characters, each
+    rule's name and regular expression in PLY's order, the error rule). It takes no regular
+    expression compiling: the shipped tables are current when theirs is the same."""
+    reflect = ply.lex.LexerReflect({name: getattr(lexer, name) for name in dir(lexer)},
+                                   log=ply.lex.NullLogger())
+    reflect.get_all()
+    functions = {state: [(name, rule.__doc__) for name, rule in rules]
+                 for state, rules in reflect.funcsym.items()}
+    errors = {state: rule.__name__ for state, rule in reflect.errorf.items()}
+    return repr((sorted(reflect.tokens), reflect.literals, reflect.stateinfo, reflect.ignore,
+                 functions, reflect.strsym, errors))
+
+
+def _shipped_tables(lexer: Lexer):
+    """``starc.frontend.parse_tables`` when its lexer tables are this lexer's, else None."""
+    from starc.frontend import parse_tables
+    if getattr(parse_tables, "_lexsignature", None) != rules_signature(lexer):
+        return None
+    return parse_tables
 
 
 def tokenize(text: str, on_error: Optional[ErrorCallback] = None):

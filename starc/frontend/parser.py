@@ -1,4 +1,4 @@
-"""The parser: tokens to syntax tree (PLY yacc, LALR tables built in memory, no conflicts).
+"""The parser: tokens to syntax tree (PLY yacc, LALR tables shipped in parse_tables.py).
 
 PLY reads the grammar from a ``Parser`` instance: ``tokens``, ``precedence``, ``start`` and
 the ``p_*`` rules (BNF in their docstrings) stay in this module, in grammar order. The
@@ -18,7 +18,14 @@ from starc.frontend.lexer import Lexer
 from starc.frontend.plyparser import (MAX_CHAIN, MAX_DEPTH, MAX_ERRORS, PLYParser,
                                      RecordingLogger)
 
-__all__ = ["parse", "Parser", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables"]
+__all__ = ["parse", "Parser", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN", "build_tables",
+           "grammar_signature", "TABLES"]
+
+#: The module holding the LALR tables, generated from this grammar by
+#: tools/generate_parse_tables.py (building them takes PLY longer than compiling a program).
+#: PLY uses it only when its signature is this grammar's; otherwise (a grammar edited without
+#: regenerating, which a test catches) it builds the tables in memory, as ``build_tables`` does.
+TABLES = "starc.frontend.parse_tables"
 
 _COMPOUND_OPS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "&=": "&", "|=": "|"}
 _ATTACH_KINDS = {"attachNodeProperty": "node", "attachEdgeProperty": "edge"}
@@ -41,12 +48,13 @@ class Parser(PLYParser):
 
     start = "program"
 
-    def __init__(self, errorlog=None, debug: bool = False, debuglog=None) -> None:
+    def __init__(self, errorlog=None, debug: bool = False, debuglog=None,
+                 tables: str = TABLES) -> None:
         super().__init__()
+        # write_tables=False: PLY never writes a table file, here or anywhere.
         self.yacc = ply.yacc.yacc(
             module=self, start="program", debug=debug, debuglog=debuglog,
-            write_tables=False, errorlog=errorlog or RecordingLogger(),
-            tabmodule="starc.frontend._no_parse_tables")
+            write_tables=False, errorlog=errorlog or RecordingLogger(), tabmodule=tables)
 
     def p_error(self, tok):
         """PLY's error action: report the unexpected token, with the expected ones if few."""
@@ -455,8 +463,20 @@ _parser: Optional[Parser] = None
 
 
 def build_tables(errorlog=None, debug: bool = False, debuglog=None) -> Parser:
-    """A fresh parser (tables built in memory); tests use it to inspect PLY's log."""
-    return Parser(errorlog=errorlog, debug=debug, debuglog=debuglog)
+    """A parser whose tables PLY builds in memory from the grammar, ignoring the shipped
+    ones; tests use it to inspect PLY's log (conflicts are only counted while building)."""
+    return Parser(errorlog=errorlog, debug=debug, debuglog=debuglog,
+                  tables="starc.frontend._no_parse_tables")
+
+
+def grammar_signature() -> str:
+    """PLY's signature of the grammar (start symbol, precedence, tokens and rules), read as
+    ``ply.yacc.yacc`` reads it: the shipped tables are current when theirs is the same."""
+    grammar = Parser.__new__(Parser)     # the rules without building a parser
+    reflect = ply.yacc.ParserReflect({name: getattr(grammar, name) for name in dir(grammar)},
+                                     log=RecordingLogger())
+    reflect.get_all()
+    return reflect.signature()
 
 
 def parse(text: str, filename: str = "<input>") -> ast.Program:

@@ -11,15 +11,13 @@ backend declares them (qualifiers, address spaces, the 64-bit type, indentation)
 from __future__ import annotations
 
 import dataclasses
-import functools
 import pathlib
 import re
 from typing import Dict, Iterable, Mapping, Optional, Set
 
-from mako.lookup import TemplateLookup
-
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import Family
+from starc.backends.common.templating import template_lookup
 
 __all__ = ["Declarations", "DECLARATIONS", "render_prelude", "shared_helpers"]
 
@@ -86,9 +84,8 @@ DECLARATIONS: Mapping[str, Declarations] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
-def _lookup() -> TemplateLookup:
-    return TemplateLookup(directories=[str(_BACKENDS)], strict_undefined=True)
+def _lookup():
+    return template_lookup(str(_BACKENDS))
 
 
 def _reindent(text: str, unit: str) -> str:

@@ -3,17 +3,15 @@ its templates, and compiling it into an executable that is complete or absent.""
 
 from __future__ import annotations
 
-import functools
 import pathlib
 import re
 from typing import Callable, List, Optional, Sequence
-
-from mako.lookup import TemplateLookup
 
 from starc import toolchains
 from starc.analysis import plan as P
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram)
+from starc.backends.common.templating import template_lookup
 from starc.ir.types import Scalar, SetType
 
 __all__ = ["CppBackend", "program_name", "usage_line", "templates", "compile_executable"]
@@ -40,12 +38,9 @@ def usage_line(plan: P.Plan, program: str) -> str:
     return " ".join(words + ["[--undirected] [--out FILE] [--time]"])
 
 
-@functools.lru_cache(maxsize=None)
-def templates(package_dir: str) -> TemplateLookup:
-    """The Mako templates of one backend package (``<package>/templates``), strict: an
-    undefined name in a template is an error, never an empty string."""
-    return TemplateLookup(directories=[str(pathlib.Path(package_dir) / "templates")],
-                          strict_undefined=True)
+def templates(package_dir: str):
+    """The Mako templates of one backend package (``<package>/templates``)."""
+    return template_lookup(str(pathlib.Path(package_dir) / "templates"))
 
 
 def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, what: str,
