@@ -56,6 +56,15 @@ class Parser(PLYParser):
             return
         if tok.type == "RESERVED":
             return  # already reported as E0105 when it was read
+        if tok.type in ("PLUSPLUS", "MINUSMINUS"):
+            # StarPlat's grammar lets 'x++' be a value (y = x++, a + b++); starc keeps updates
+            # out of expressions (their order inside one is unspecified in a parallel body)
+            self._error("E0103", f"syntax error: '{tok.value}' is a statement of its own "
+                                 f"('x{tok.value};'), not part of an expression",
+                        self._tok_loc(tok),
+                        hint=f"update in its own statement before or after the use: "
+                             f"'y = x; x{tok.value};' uses the old value")
+            return
         self._error("E0103", f"syntax error: unexpected '{tok.value}'{self._expected(tok)}",
                     self._tok_loc(tok))
 
@@ -203,7 +212,8 @@ class Parser(PLYParser):
     def p_stmt_incdec(self, p):
         """stmt : postfix_expr PLUSPLUS ';'
                 | postfix_expr MINUSMINUS ';'"""
-        p[0] = ast.IncDec(p[1], p[2], loc=p[1].loc)
+        # located at the operator: messages about the update point at the '++'
+        p[0] = ast.IncDec(p[1], p[2], loc=self._loc(p, 2))
 
     def p_stmt_expr(self, p):
         """stmt : postfix_expr ';'"""

@@ -85,8 +85,8 @@ class PLYParser:
 
     # --- diagnostics -----------------------------------------------------------------------
 
-    def _error(self, code: str, message: str, loc: SourceLoc) -> None:
-        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code))
+    def _error(self, code: str, message: str, loc: SourceLoc, hint: Optional[str] = None) -> None:
+        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code, hint))
         if len(self.diagnostics) >= MAX_ERRORS:
             raise _TooManyErrors()
 

@@ -29,6 +29,21 @@ def test_every_reserved_word(word):
     assert found[0] == ("E0105", f"'{word}' is not supported yet", 2, 7)
 
 
+@pytest.mark.parametrize("text, col", [("y = x++;", 8), ("y = (v.p--) + y;", 11),
+                                       ("g.attachNodeProperty(p = x++);", 29),
+                                       ("if (x++ > 2) { x = 0; }", 8)])
+def test_increment_inside_an_expression_says_to_write_a_statement(text, col):
+    """StarPlat lets 'x++' be a value; starc keeps it a statement (LANGUAGE.md §4)."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g) {{\n  {text}\n}}\n", "e.sp")
+    first = info.value.diagnostics[0]
+    op = "--" if "--" in text else "++"
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, col)
+    assert first.message == (f"syntax error: '{op}' is a statement of its own ('x{op};'), "
+                             "not part of an expression")
+    assert f"'y = x; x{op};'" in first.hint
+
+
 def test_invalid_character_with_line_and_column():
     found = errors("function f() {\n  int x = 1;\n  x = x # 2;\n}")
     assert found[0] == ("E0101", "invalid character '#'", 3, 9)

@@ -1,0 +1,94 @@
+"""StarPlat spellings starc accepts (issue 16) run on every backend with the reference's
+answer: ``x++``/``x--`` and ``v.p++`` as statements (counts inside foralls are reductions)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import starc
+from starc.results import compare_results
+
+from e2e_cases import write_graph_files
+
+# In the style of StarPlat's programs: counters bumped with ++/-- on host scalars, on a shared
+# scalar inside a forall (a count reduction), on the loop vertex and on a neighbour (an atomic
+# update), in a sequential for and in a while loop. One operator per array per forall (MPI
+# refuses two, E0501).
+INCREMENTS = """\
+function Count_Things(Graph g, propNode<int> outDeg, propNode<int> inHits, propNode<long> down,
+                      node src) {
+    g.attachNodeProperty(outDeg = 0, inHits = 0, down = 100);
+    int edges = 0;
+    long left = 1000;
+    forall (v in g.nodes()) {
+        forall (nbr in g.neighbors(v)) {
+            v.outDeg++;
+            nbr.inHits++;
+            edges++;
+            left--;
+        }
+        v.down--;
+    }
+    forall (v in g.nodes().filter(outDeg > 1)) {
+        for (nbr in g.nodes_to(v)) {
+            v.down--;
+        }
+    }
+    int rounds = 0;
+    double half = 0.5;
+    while (rounds < 3) {
+        rounds++;
+        half--;
+    }
+    src.down++;
+    src.down++;
+    edges--;
+    if (half < 0) {
+        left++;
+    }
+    return edges * 100000 + rounds * 10000 + left;
+}
+"""
+
+PROGRAMS = {"increments": (INCREMENTS, {"src": "0"})}
+
+BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
+            pytest.param("sycl", marks=pytest.mark.sycl),
+            pytest.param("openacc", marks=pytest.mark.openacc),
+            pytest.param("mpi", marks=pytest.mark.mpi),
+            pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
+GRAPHS = ("rmat", "self_loops_dups", "one_vertex", "isolated", "disconnected")
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(name, backend):
+    return starc.compile(PROGRAMS[name][0], backend)
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def test_increments_on_the_reference_count_what_they_should(graph_files):
+    """The oracle itself, against counts taken from the edge list: vertex 0 of 'isolated'
+    (edges 0->1 1->2 2->0 3->4) has out-degree 1, in-degree 1."""
+    results = compiled("increments", "reference").run(graph_files["isolated"], src="0")
+    assert list(results.props["outDeg"]) == [1, 1, 1, 1, 0, 0, 0, 0, 0]
+    assert list(results.props["inHits"]) == [1, 1, 1, 0, 1, 0, 0, 0, 0]
+    assert list(results.props["down"]) == [101] + [99] * 8
+    # 4 edges - 1, 3 rounds, left = 1000 - 4 + 1 (half = 0.5 - 3 < 0)
+    assert results.ret == 3 * 100000 + 3 * 10000 + 997
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_starplat_spellings_agree_with_reference(name, backend, graph, graph_files):
+    params = PROGRAMS[name][1]
+    expected = compiled(name, "reference").run(graph_files[graph], **params)
+    actual = compiled(name, backend).run(graph_files[graph], **params)
+    problems = compare_results(expected, actual)
+    assert not problems, f"{name} on {graph} ({backend}):\n" + "\n".join(problems)
