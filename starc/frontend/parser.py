@@ -303,10 +303,20 @@ class Parser(PLYParser):
         p[0] = ast.DoWhile(_body(p[2]), p[5], loc=self._loc(p, 1))
 
     def p_stmt_loop(self, p):
-        """stmt : FORALL '(' ID IN iter_source ')' stmt
-                | FOR '(' ID IN iter_source ')' stmt"""
+        """stmt : FORALL '(' ID loop_in iter_source ')' stmt
+                | FOR '(' ID loop_in iter_source ')' stmt"""
         p[0] = ast.Loop(p[3], p[5], _body(p[7]), p[1] == "forall",
                         loc=self._loc(p, 1))
+
+    def p_loop_in(self, p):
+        """loop_in : IN
+                   | ':'"""
+        # 'v : g.nodes()' is in no version of StarPlat's grammar, only in two of its stale
+        # test programs: rejected with the spelling to use (docs/language-notes.md, issue 16)
+        if p[1] == ":":
+            self._error("E0103", "syntax error: a loop variable is bound with 'in', not ':'",
+                        self._loc(p, 1), hint="write 'forall (v in g.nodes())', "
+                                              "'iterateInBFS (v in g.nodes() from src)'")
 
     def p_iter_source(self, p):
         """iter_source : postfix_expr filter_opt"""
@@ -325,9 +335,18 @@ class Parser(PLYParser):
         """stmt : FIXEDPOINT UNTIL '(' ID ':' expr ')' stmt"""
         p[0] = ast.FixedPoint(p[4], p[6], _body(p[8]), loc=self._loc(p, 1))
 
+    def p_stmt_fixed_point_condition_only(self, p):
+        """stmt : FIXEDPOINT UNTIL '(' expr ')' stmt"""
+        # StarPlat's grammar also needs 'fin :'; one of its SSSP variants writes
+        # 'until (finished==True)', which names no flag property to converge on
+        self._error("E0103", "syntax error: fixedPoint needs a variable and a condition: "
+                             "'until (finished : !modified)'", p[4].loc,
+                    hint="'finished' is a bool declared before the loop, 'modified' the "
+                         "propNode<bool> whose flags keep the loop going")
+
     def p_stmt_bfs(self, p):
-        """stmt : ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt %prec LOWER_THAN_ELSE
-                | ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt reverse"""
+        """stmt : ITERATEINBFS '(' ID loop_in postfix_expr FROM expr ')' filter_opt stmt %prec LOWER_THAN_ELSE
+                | ITERATEINBFS '(' ID loop_in postfix_expr FROM expr ')' filter_opt stmt reverse"""
         source = p[5]
         if isinstance(source, ast.MethodCall) and source.method == "nodes" and not source.args:
             graph = source.obj

@@ -44,6 +44,30 @@ def test_increment_inside_an_expression_says_to_write_a_statement(text, col):
     assert f"'y = x; x{op};'" in first.hint
 
 
+@pytest.mark.parametrize("loop", ["for (v : g.nodes()) { }", "forall (v : g.nodes()) { }",
+                                  "iterateInBFS (v : g.nodes() from s) { }"])
+def test_colon_loop_spelling_says_to_write_in(loop):
+    """No StarPlat grammar binds a loop variable with ':' (issue 16 item 4 decision)."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g, node s) {{\n  {loop}\n}}\n", "e.sp")
+    (first,) = info.value.diagnostics
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, loop.index(":") + 3)
+    assert first.message == "syntax error: a loop variable is bound with 'in', not ':'"
+    assert "forall (v in g.nodes())" in first.hint
+
+
+@pytest.mark.parametrize("cond", ["finished==True", "!modified", "finished"])
+def test_fixed_point_without_its_variable_shows_the_form(cond):
+    """StarPlat's SSSP variant writes 'until (finished==True)': no flag property to converge
+    on, and StarPlat's own grammar needs 'fin :' too."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g) {{\n  fixedPoint until ({cond}) {{ }}\n}}\n", "e.sp")
+    (first,) = info.value.diagnostics
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, 21)
+    assert first.message == ("syntax error: fixedPoint needs a variable and a condition: "
+                             "'until (finished : !modified)'")
+
+
 def test_invalid_character_with_line_and_column():
     found = errors("function f() {\n  int x = 1;\n  x = x # 2;\n}")
     assert found[0] == ("E0101", "invalid character '#'", 3, 9)
