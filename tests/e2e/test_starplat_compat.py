@@ -1,5 +1,6 @@
 """StarPlat spellings starc accepts (issue 16) run on every backend with the reference's
-answer: ``x++``/``x--`` and ``v.p++`` as statements (counts inside foralls are reductions)."""
+answer: ``x++``/``x--`` and ``v.p++`` as statements (counts inside foralls are reductions),
+``e.weight`` read from the graph file without a declared ``propEdge`` (item 3)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,37 @@ function Count_Things(Graph g, propNode<int> outDeg, propNode<int> inHits, propN
 }
 """
 
-PROGRAMS = {"increments": (INCREMENTS, {"src": "0"})}
+# StarPlat's SSSP and CC variants read e.weight without declaring it: the graph's weights.
+IMPLICIT_WEIGHT = """\
+function Shortest_Paths(Graph g, propNode<int> dist, node src) {
+    propNode<bool> modified;
+    g.attachNodeProperty(dist = INF, modified = False);
+    src.modified = True;
+    src.dist = 0;
+    bool finished = False;
+    fixedPoint until (finished : !modified) {
+        forall (v in g.nodes().filter(modified == True)) {
+            forall (nbr in g.neighbors(v)) {
+                edge e = g.get_edge(v, nbr);
+                <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;
+            }
+        }
+    }
+    long total = 0;
+    forall (v in g.nodes()) {
+        for (nbr in g.neighbors(v)) {
+            edge e = g.get_edge(v, nbr);
+            total += e.weight;
+        }
+    }
+    return total;
+}
+"""
+# The same program with the weight declared: the oracle for what the implicit one means.
+EXPLICIT_WEIGHT = IMPLICIT_WEIGHT.replace("node src)", "propEdge<int> weight, node src)")
+
+PROGRAMS = {"increments": (INCREMENTS, {"src": "0"}),
+            "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"})}
 
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
@@ -81,6 +112,24 @@ def test_increments_on_the_reference_count_what_they_should(graph_files):
     assert list(results.props["down"]) == [101] + [99] * 8
     # 4 edges - 1, 3 rounds, left = 1000 - 4 + 1 (half = 0.5 - 3 < 0)
     assert results.ret == 3 * 100000 + 3 * 10000 + 997
+
+
+@pytest.mark.parametrize("graph", ["rmat", "isolated", "self_loops_dups"])
+def test_implicit_weight_means_the_declared_weight_parameter(graph, graph_files):
+    implicit = compiled("implicit_weight", "reference").run(graph_files[graph], src="0")
+    explicit = starc.compile(EXPLICIT_WEIGHT, "reference").run(graph_files[graph], src="0")
+    assert not compare_results(explicit, implicit)
+    # 'isolated': 0->1 (5), 1->2 (1), 2->0 (2), 3->4 (7)
+    if graph == "isolated":
+        assert list(implicit.props["dist"])[:3] == [0, 5, 6]
+        assert implicit.ret == 15
+
+
+def test_implicit_weight_needs_a_weighted_graph(tmp_path):
+    graph = tmp_path / "plain.el"
+    graph.write_text("0 1\n1 2\n")
+    with pytest.raises(starc.runcontract.DataError, match="needs edge weights for 'weight'"):
+        compiled("implicit_weight", "reference").run(graph, src="0")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
