@@ -88,7 +88,9 @@ class Parser(PLYParser):
 
     def p_function_error(self, p):
         """function : function_keyword error block
-                    | error block"""
+                    | error block
+                    | RESERVED '(' param_list_opt ')' block"""
+        # the last: StarPlat's 'Incremental(Graph g, ...) { }', already reported (E0105)
         p[0] = None
 
     def p_function_keyword(self, p):
