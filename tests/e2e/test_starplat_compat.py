@@ -11,7 +11,7 @@ import pytest
 import starc
 from starc.results import compare_results
 
-from e2e_cases import write_graph_files
+from e2e_cases import DSL, write_graph_files
 
 # In the style of StarPlat's programs: counters bumped with ++/-- on host scalars, on a shared
 # scalar inside a forall (a count reduction), on the loop vertex and on a neighbour (an atomic
@@ -54,21 +54,9 @@ function Count_Things(Graph g, propNode<int> outDeg, propNode<int> inHits, propN
 """
 
 # StarPlat's SSSP and CC variants read e.weight without declaring it: the graph's weights.
-IMPLICIT_WEIGHT = """\
-function Shortest_Paths(Graph g, propNode<int> dist, node src) {
-    propNode<bool> modified;
-    g.attachNodeProperty(dist = INF, modified = False);
-    src.modified = True;
-    src.dist = 0;
-    bool finished = False;
-    fixedPoint until (finished : !modified) {
-        forall (v in g.nodes().filter(modified == True)) {
-            forall (nbr in g.neighbors(v)) {
-                edge e = g.get_edge(v, nbr);
-                <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;
-            }
-        }
-    }
+# dsl/sssp.sp (which declares it) is the oracle; the implicit one drops the parameter and
+# also sums every edge's weight in a sequential neighbour loop.
+EXPLICIT_WEIGHT = (DSL / "sssp.sp").read_text().rstrip()[:-1] + """\
     long total = 0;
     forall (v in g.nodes()) {
         for (nbr in g.neighbors(v)) {
@@ -79,8 +67,8 @@ function Shortest_Paths(Graph g, propNode<int> dist, node src) {
     return total;
 }
 """
-# The same program with the weight declared: the oracle for what the implicit one means.
-EXPLICIT_WEIGHT = IMPLICIT_WEIGHT.replace("node src)", "propEdge<int> weight, node src)")
+IMPLICIT_WEIGHT = EXPLICIT_WEIGHT.replace("propEdge<int> weight, ", "")
+assert IMPLICIT_WEIGHT != EXPLICIT_WEIGHT
 
 PROGRAMS = {"increments": (INCREMENTS, {"src": "0"}),
             "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"})}
