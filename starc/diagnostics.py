@@ -85,6 +85,7 @@ WARNING_IDS: Dict[str, str] = {
     "data-race": "a plain write to shared data inside a forall",
     "unused": "a declared name is never used",
     "narrowing": "an implicit conversion may lose precision",
+    "starplat-compat": "a StarPlat spelling was read with its StarPlat meaning (a note)",
 }
 
 
@@ -170,6 +171,17 @@ class DiagnosticSink:
             diag = Diagnostic(Severity.ERROR, f"{message} [-Werror={name}]", loc, name, hint)
         else:
             diag = Diagnostic(Severity.WARNING, message, loc, name, hint)
+        self.diagnostics.append(diag)
+        return diag
+
+    def note(self, name: str, message: str, loc: SourceLoc = NO_LOC,
+             hint: Optional[str] = None) -> Optional[Diagnostic]:
+        """A note under a warning id: '-W no-<name>' silences it; -Werror leaves it a note
+        (it names an accepted spelling, not a likely mistake)."""
+        assert name in WARNING_IDS, name
+        if name in self.disabled:
+            return None
+        diag = Diagnostic(Severity.NOTE, message, loc, name, hint)
         self.diagnostics.append(diag)
         return diag
 

@@ -8,7 +8,7 @@ from typing import Callable, Optional
 import ply.lex
 
 __all__ = ["Lexer", "tokenize", "rules_signature", "KEYWORDS", "RESERVED_WORDS",
-           "TOKEN_SPELLINGS"]
+           "DYNAMIC_FEATURES", "TOKEN_SPELLINGS"]
 
 # Every keyword of the language (LANGUAGE.md §1) with its token type; the compatibility
 # aliases map onto the token of the word they stand for and keep their spelling as value.
@@ -28,10 +28,16 @@ KEYWORDS = {
     "propNode": "PROPNODE", "propEdge": "PROPEDGE", "SetN": "SETN", "SetE": "SETE",
 }
 
-# Words of StarPlat's dynamic-graph extension: lexed as one token that is rejected (E0105).
-RESERVED_WORDS = frozenset(
-    "Dynamic Incremental Decremental Batch OnAdd OnDelete updates container nodeMap Heap "
-    "Map list".split())
+# Words of StarPlat's dynamic-graph extension: lexed as one token that is rejected (E0105)
+# with the feature it belongs to (the message names it, the help line points to the docs).
+DYNAMIC_FEATURES = {
+    **dict.fromkeys("Dynamic Incremental Decremental Batch OnAdd OnDelete updates".split(),
+                    "dynamic graphs (Dynamic, Incremental, Decremental, Batch, OnAdd, OnDelete, "
+                    "updates<g>)"),
+    **dict.fromkeys("container nodeMap Heap Map list".split(),
+                    "the dynamic-graph containers (container, nodeMap, Map, list, Heap)"),
+}
+RESERVED_WORDS = frozenset(DYNAMIC_FEATURES)
 
 # Multi-character operators: token type -> spelling.
 _OPERATORS = {

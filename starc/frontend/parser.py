@@ -64,6 +64,15 @@ class Parser(PLYParser):
             return
         if tok.type == "RESERVED":
             return  # already reported as E0105 when it was read
+        if tok.type in ("PLUSPLUS", "MINUSMINUS"):
+            # StarPlat's grammar lets 'x++' be a value (y = x++, a + b++); starc keeps updates
+            # out of expressions (their order inside one is unspecified in a parallel body)
+            self._error("E0103", f"syntax error: '{tok.value}' is a statement of its own "
+                                 f"('x{tok.value};'), not part of an expression",
+                        self._tok_loc(tok),
+                        hint=f"update in its own statement before or after the use: "
+                             f"'y = x; x{tok.value};' uses the old value")
+            return
         self._error("E0103", f"syntax error: unexpected '{tok.value}'{self._expected(tok)}",
                     self._tok_loc(tok))
 
@@ -87,7 +96,9 @@ class Parser(PLYParser):
 
     def p_function_error(self, p):
         """function : function_keyword error block
-                    | error block"""
+                    | error block
+                    | RESERVED '(' param_list_opt ')' block"""
+        # the last: StarPlat's 'Incremental(Graph g, ...) { }', already reported (E0105)
         p[0] = None
 
     def p_function_keyword(self, p):
@@ -211,7 +222,8 @@ class Parser(PLYParser):
     def p_stmt_incdec(self, p):
         """stmt : postfix_expr PLUSPLUS ';'
                 | postfix_expr MINUSMINUS ';'"""
-        p[0] = ast.IncDec(p[1], p[2], loc=p[1].loc)
+        # located at the operator: messages about the update point at the '++'
+        p[0] = ast.IncDec(p[1], p[2], loc=self._loc(p, 2))
 
     def p_stmt_expr(self, p):
         """stmt : postfix_expr ';'"""
@@ -301,10 +313,20 @@ class Parser(PLYParser):
         p[0] = ast.DoWhile(_body(p[2]), p[5], loc=self._loc(p, 1))
 
     def p_stmt_loop(self, p):
-        """stmt : FORALL '(' ID IN iter_source ')' stmt
-                | FOR '(' ID IN iter_source ')' stmt"""
+        """stmt : FORALL '(' ID loop_in iter_source ')' stmt
+                | FOR '(' ID loop_in iter_source ')' stmt"""
         p[0] = ast.Loop(p[3], p[5], _body(p[7]), p[1] == "forall",
                         loc=self._loc(p, 1))
+
+    def p_loop_in(self, p):
+        """loop_in : IN
+                   | ':'"""
+        # 'v : g.nodes()' is in no version of StarPlat's grammar, only in two of its stale
+        # test programs: rejected with the spelling to use (docs/language-notes.md, issue 16)
+        if p[1] == ":":
+            self._error("E0103", "syntax error: a loop variable is bound with 'in', not ':'",
+                        self._loc(p, 1), hint="write 'forall (v in g.nodes())', "
+                                              "'iterateInBFS (v in g.nodes() from src)'")
 
     def p_iter_source(self, p):
         """iter_source : postfix_expr filter_opt"""
@@ -323,9 +345,18 @@ class Parser(PLYParser):
         """stmt : FIXEDPOINT UNTIL '(' ID ':' expr ')' stmt"""
         p[0] = ast.FixedPoint(p[4], p[6], _body(p[8]), loc=self._loc(p, 1))
 
+    def p_stmt_fixed_point_condition_only(self, p):
+        """stmt : FIXEDPOINT UNTIL '(' expr ')' stmt"""
+        # StarPlat's grammar also needs 'fin :'; one of its SSSP variants writes
+        # 'until (finished==True)', which names no flag property to converge on
+        self._error("E0103", "syntax error: fixedPoint needs a variable and a condition: "
+                             "'until (finished : !modified)'", p[4].loc,
+                    hint="'finished' is a bool declared before the loop, 'modified' the "
+                         "propNode<bool> whose flags keep the loop going")
+
     def p_stmt_bfs(self, p):
-        """stmt : ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt %prec LOWER_THAN_ELSE
-                | ITERATEINBFS '(' ID IN postfix_expr FROM expr ')' filter_opt stmt reverse"""
+        """stmt : ITERATEINBFS '(' ID loop_in postfix_expr FROM expr ')' filter_opt stmt %prec LOWER_THAN_ELSE
+                | ITERATEINBFS '(' ID loop_in postfix_expr FROM expr ')' filter_opt stmt reverse"""
         source = p[5]
         if isinstance(source, ast.MethodCall) and source.method == "nodes" and not source.args:
             graph = source.obj

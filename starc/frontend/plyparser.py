@@ -11,7 +11,7 @@ from typing import List, Optional
 
 from starc.diagnostics import CompileError, Diagnostic, Severity, SourceLoc
 from starc.frontend import ast
-from starc.frontend.lexer import TOKEN_SPELLINGS, Lexer
+from starc.frontend.lexer import DYNAMIC_FEATURES, TOKEN_SPELLINGS, Lexer
 
 __all__ = ["PLYParser", "RecordingLogger", "MAX_ERRORS", "MAX_DEPTH", "MAX_CHAIN"]
 
@@ -80,13 +80,16 @@ class PLYParser:
         self._previous = self._current
         tok = self._current = self.lexer.token()
         if tok is not None and tok.type == "RESERVED":
-            self._error("E0105", f"'{tok.value}' is not supported yet", self._tok_loc(tok))
+            self._error("E0105", f"'{tok.value}': {DYNAMIC_FEATURES[tok.value]} are not "
+                                 "supported yet", self._tok_loc(tok),
+                        hint="starc compiles static graph programs: see \"Dynamic graphs\" in "
+                             "docs/language-notes.md")
         return tok
 
     # --- diagnostics -----------------------------------------------------------------------
 
-    def _error(self, code: str, message: str, loc: SourceLoc) -> None:
-        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code))
+    def _error(self, code: str, message: str, loc: SourceLoc, hint: Optional[str] = None) -> None:
+        self.diagnostics.append(Diagnostic(Severity.ERROR, message, loc, code, hint))
         if len(self.diagnostics) >= MAX_ERRORS:
             raise _TooManyErrors()
 

@@ -24,6 +24,13 @@ S = Scalar
 _REDUCIBLE = {"+": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "-": (S.INT, S.LONG, S.FLOAT, S.DOUBLE),
               "*": (S.INT, S.LONG, S.FLOAT, S.DOUBLE), "&": (S.BOOL, S.INT, S.LONG),
               "|": (S.BOOL, S.INT, S.LONG)}
+# What to write instead of ++/-- on a target that is no number.
+_INCDEC_HINTS = {("++", S.BOOL): "a bool is no counter: write 'flag = True;' (or '|= True')",
+                 ("--", S.BOOL): "a bool is no counter: write 'flag = False;' (or '&= False')",
+                 ("++", S.NODE): "a node is a vertex id, not a counter: count in an 'int'",
+                 ("--", S.NODE): "a node is a vertex id, not a counter: count in an 'int'",
+                 ("++", S.EDGE): "an edge is an edge id, not a counter: count in an 'int'",
+                 ("--", S.EDGE): "an edge is an edge id, not a counter: count in an 'int'"}
 
 
 class AssignmentStatements:
@@ -142,24 +149,33 @@ class AssignmentStatements:
         return [ir.Reduce(node.op, target, value, loc=node.loc)]
 
     def _stmt_IncDec(self, node: ast.IncDec) -> List[ir.Stmt]:
+        # The one desugaring of x++ / x--: the Reduce node of x += 1 / x -= 1, so every check
+        # and lowering of += applies (a shared scalar in a forall is a count reduction); the
+        # node keeps the location of the '++', where the parser put it.
         op = "+" if node.op == "++" else "-"
-        target = self._reduction_target(node.target, op, node.loc)
+        target = self._reduction_target(node.target, op, node.loc, spelling=node.op)
         if target is None:
             return []
         one = self.convert(ir.Const(1, type=S.INT, loc=node.loc), target.type, node.loc)
         return [ir.Reduce(op, target, one, loc=node.loc)]
 
-    def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc) -> Optional[ir.Expr]:
+    def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc,
+                          spelling: Optional[str] = None) -> Optional[ir.Expr]:
+        """The target of ``op=`` (or of ``++``/``--``, named by ``spelling``), or None."""
+        spelling = spelling or f"{op}="
         if self._prop_name(node) is not None:
             self.sink.error("E0303", f"cannot update the whole property '{node.id}' with "
-                                     f"'{op}='", node.loc, hint=f"update one element: 'v.{node.id}'")
+                                     f"'{spelling}'", loc,
+                            hint=f"update one element: 'v.{node.id}{spelling}'"
+                            if spelling in ("++", "--") else f"update one element: 'v.{node.id}'")
             return None
         target = self.lvalue(node, reading=True)
         if target is None or is_error(target.type):
             return target
         if target.type not in _REDUCIBLE[op]:
             kind = "a bool or integer" if op in "&|" else "a numeric (int, long, float, double)"
-            self.sink.error("E0402", f"'{op}=' needs {kind} target, found '{target.type}'", loc)
+            self.sink.error("E0402", f"'{spelling}' needs {kind} target, found '{target.type}'",
+                            loc, hint=_INCDEC_HINTS.get((spelling, target.type)))
             return None
         return target
 

@@ -90,6 +90,11 @@ class ProgramContext:
                 result.append(function)
         return result
 
+    def is_called(self, name: str) -> bool:
+        """Whether some function of the program calls ``name``."""
+        return any(isinstance(n, ast.Call) and n.func == name
+                   for fn in self.functions.values() for n in _walk(fn.body))
+
     def signature(self, name: str) -> Optional[Signature]:
         return self.signatures.get(name)
 
@@ -198,6 +203,8 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         self.returns: List[ir.Return] = []
         self.statement: Optional[ast.Stmt] = None
         self.push_reported: Optional[ast.Stmt] = None   # see LoopStatements.bfs_parent_write
+        self.implicit_weight: Optional[ir.Symbol] = None  # see _implicit_weight
+        self.implicit_weight_noted = False
 
     # --- functions ----------------------------------------------------------------------
 
@@ -224,6 +231,9 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
             self.scope.declare(sym, self.sink)
             self.flow.declare(sym, True)
             params.append(sym)
+        implicit = self._implicit_weight(fn)
+        if implicit is not None:
+            params.append(implicit)
         for param, sym in zip(fn.params, params):
             if isinstance(sym.type, SetType):
                 graph = self.scope.lookup(sym.type.graph)
@@ -231,6 +241,27 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
                     self.sink.error("E0206", f"'{sym.type.graph}' in '{sym.type}' is not a graph "
                                              "parameter", param.type.loc)
         return params
+
+    def _implicit_weight(self, fn: ast.Function) -> Optional[ir.Symbol]:
+        """StarPlat reads ``e.weight`` from the graph file without declaring it (issue 16): a
+        function that reads ``.weight`` and declares no ``weight`` gets an implicit last
+        parameter ``propEdge<int> weight``, which the run contract binds to the graph's weights
+        like any ``propEdge`` parameter (so every backend reads it through the one weight path).
+        Not for a function another calls: its callers pass only the declared parameters."""
+        if any(p.name == "weight" for p in fn.params) or self.program.is_called(fn.name):
+            return None
+        nodes = list(_walk(fn.body))
+        if not any(isinstance(n, ast.Member) and n.name == "weight" for n in nodes):
+            return None
+        if any(isinstance(n, ast.VarDecl) and any(d.name == "weight" for d in n.declarators)
+               for n in nodes):
+            return None
+        sym = self.symbols.make("weight", PropType("edge", Scalar.INT), ir.SymbolKind.PARAM,
+                                fn.loc)
+        self.scope.declare(sym, self.sink)
+        self.flow.declare(sym, True)
+        self.implicit_weight = sym
+        return sym
 
     def _return_type(self, body: ir.Block):
         valued = [r for r in self.returns if r.value is not None]

@@ -187,11 +187,20 @@ class ExpressionTyper(ImplicitConversions):
             return ir.EdgeEndpoint(obj, node.name, type=S.NODE, loc=node.loc)
         sym = self.scope.lookup(node.name)
         text = _text(node.obj)
+        if sym is not None and sym is self.implicit_weight and not self.implicit_weight_noted:
+            self.implicit_weight_noted = True
+            self.sink.note("starplat-compat", "'weight' is not declared: reading the graph "
+                           "file's edge weights (an implicit 'propEdge<int> weight' parameter)",
+                           node.loc, hint="declare 'propEdge<int> weight' among the function's "
+                                          "parameters to make it explicit; "
+                                          "'-W no-starplat-compat' silences this note")
         if sym is None or not isinstance(sym.type, PropType):
             if obj.type is S.EDGE:
                 self.sink.error(
                     "E0305", f"edge property '{node.name}' is not declared", node.loc,
-                    hint=f"add 'propEdge<int> {node.name}' to the function's parameters")
+                    hint=f"add 'propEdge<int> {node.name}' to the function's parameters" + (
+                        " (a function that another calls gets its weights from the caller)"
+                        if node.name == "weight" else ""))
             elif sym is None:
                 near = self.scope.suggest(node.name, lambda s: isinstance(s.type, PropType))
                 self.sink.error("E0203", f"undeclared property '{node.name}'", node.loc,

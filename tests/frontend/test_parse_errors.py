@@ -17,16 +17,71 @@ def errors(text):
 
 def test_reserved_words_rejected_with_location_and_the_rest_still_checked():
     found = errors("function f() {\n  int x = 1;\n    Heap h;\n  x = ;\n}\nDynamic g() { }\n")
-    assert ("E0105", "'Heap' is not supported yet", 3, 5) in found
-    assert ("E0105", "'Dynamic' is not supported yet", 6, 1) in found
+    assert ("E0105", "'Heap': the dynamic-graph containers (container, nodeMap, Map, list, "
+                     "Heap) are not supported yet", 3, 5) in found
+    assert ("E0105", "'Dynamic': dynamic graphs (Dynamic, Incremental, Decremental, Batch, "
+                     "OnAdd, OnDelete, updates<g>) are not supported yet", 6, 1) in found
     assert any(code == "E0103" and line == 4 for code, _, line, _ in found)
 
 
 @pytest.mark.parametrize("word", "Dynamic Incremental Decremental Batch OnAdd OnDelete updates "
                                  "container nodeMap Heap Map list".split())
 def test_every_reserved_word(word):
-    found = errors(f"function f() {{\n  x = {word};\n}}")
-    assert found[0] == ("E0105", f"'{word}' is not supported yet", 2, 7)
+    with pytest.raises(CompileError) as info:
+        parse(f"function f() {{\n  x = {word};\n}}", "e.sp")
+    first = info.value.diagnostics[0]
+    assert (first.code, first.loc.line, first.loc.col) == ("E0105", 2, 7)
+    feature = "dynamic graphs" if word[0].isupper() and word not in ("Heap", "Map") \
+        or word == "updates" else "the dynamic-graph containers"
+    assert first.message.startswith(f"'{word}': {feature} (")
+    assert first.message.endswith(") are not supported yet") and word in first.message[3:]
+    assert first.hint == ('starc compiles static graph programs: see "Dynamic graphs" in '
+                          'docs/language-notes.md')
+
+
+def test_dynamic_function_header_gives_one_error():
+    """StarPlat's 'Incremental(Graph g, ...)' names the feature once, no follow-on error."""
+    found = errors("Incremental(Graph g, propNode<int> dist) {\n  int x = 0;\n}\n")
+    assert [(code, line, col) for code, _, line, col in found] == [("E0105", 1, 1)]
+
+
+@pytest.mark.parametrize("text, col", [("y = x++;", 8), ("y = (v.p--) + y;", 11),
+                                       ("g.attachNodeProperty(p = x++);", 29),
+                                       ("if (x++ > 2) { x = 0; }", 8)])
+def test_increment_inside_an_expression_says_to_write_a_statement(text, col):
+    """StarPlat lets 'x++' be a value; starc keeps it a statement (LANGUAGE.md §4)."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g) {{\n  {text}\n}}\n", "e.sp")
+    first = info.value.diagnostics[0]
+    op = "--" if "--" in text else "++"
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, col)
+    assert first.message == (f"syntax error: '{op}' is a statement of its own ('x{op};'), "
+                             "not part of an expression")
+    assert f"'y = x; x{op};'" in first.hint
+
+
+@pytest.mark.parametrize("loop", ["for (v : g.nodes()) { }", "forall (v : g.nodes()) { }",
+                                  "iterateInBFS (v : g.nodes() from s) { }"])
+def test_colon_loop_spelling_says_to_write_in(loop):
+    """No StarPlat grammar binds a loop variable with ':' (issue 16 item 4 decision)."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g, node s) {{\n  {loop}\n}}\n", "e.sp")
+    (first,) = info.value.diagnostics
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, loop.index(":") + 3)
+    assert first.message == "syntax error: a loop variable is bound with 'in', not ':'"
+    assert "forall (v in g.nodes())" in first.hint
+
+
+@pytest.mark.parametrize("cond", ["finished==True", "!modified", "finished"])
+def test_fixed_point_without_its_variable_shows_the_form(cond):
+    """StarPlat's SSSP variant writes 'until (finished==True)': no flag property to converge
+    on, and StarPlat's own grammar needs 'fin :' too."""
+    with pytest.raises(CompileError) as info:
+        parse(f"function f(Graph g) {{\n  fixedPoint until ({cond}) {{ }}\n}}\n", "e.sp")
+    (first,) = info.value.diagnostics
+    assert (first.code, first.loc.line, first.loc.col) == ("E0103", 2, 21)
+    assert first.message == ("syntax error: fixedPoint needs a variable and a condition: "
+                             "'until (finished : !modified)'")
 
 
 def test_invalid_character_with_line_and_column():

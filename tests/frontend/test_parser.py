@@ -81,6 +81,14 @@ def test_increment_and_decrement():
                                         IncDec(Member(N("v"), "p"), "++"))
 
 
+def test_increment_is_located_at_the_operator():
+    """Messages about an update (a bool target, a data race) point at the '++'."""
+    program = parse("function f(Graph g) {\n  count++;\n  v.deg--;\n}\n", "t.sp")
+    first, second = program.functions[0].body.stmts
+    assert (first.loc.line, first.loc.col) == (2, 8)
+    assert (second.loc.line, second.loc.col) == (3, 8)
+
+
 def test_attach_with_any_number_of_pairs():
     assert stmt("g.attachNodeProperty(dist = INF, modified = False, p = 1);") == Attach(
         N("g"), "node", (("dist", InfLit()), ("modified", BoolLit(False, "False")),

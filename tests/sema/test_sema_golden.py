@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from starc.diagnostics import ERROR_CODES
+from starc.diagnostics import ERROR_CODES, DiagnosticSink
 from sema_helpers import DSL_PROGRAMS, GOLDEN, check, headers
 
 EXPECT = re.compile(r"^// expect: (.*)$")
@@ -124,5 +124,24 @@ def test_warnings_can_be_disabled_and_promoted():
 def test_weight_hint_names_the_parameter_to_add():
     path = next(p for p in GOLDEN if p.stem.startswith("E0305"))
     _, sink = check(path.read_text(), path.name)
-    (diag,) = sink.diagnostics
-    assert diag.hint == "add 'propEdge<int> weight' to the function's parameters"
+    capacity, weight = sink.sorted()
+    assert capacity.hint == "add 'propEdge<int> capacity' to the function's parameters"
+    assert weight.hint == ("add 'propEdge<int> weight' to the function's parameters (a "
+                           "function that another calls gets its weights from the caller)")
+
+
+def test_implicit_weight_note_is_silenced_and_never_an_error():
+    """-W no-starplat-compat silences the note; -Werror does not turn it into an error; the
+    function gains the parameter the run contract binds to the graph's weights."""
+    from starc.frontend.parser import parse
+    from starc.ir.sema import analyze
+    path = next(p for p in GOLDEN if p.stem == "N_starplat_compat_weight")
+    text = path.read_text()
+    quiet = DiagnosticSink(disabled={"starplat-compat"})
+    program = analyze(parse(text, "t.sp"), quiet)
+    assert program is not None and not quiet.diagnostics
+    (weight,) = [p for p in program.functions[0].params if p.name == "weight"]
+    assert str(weight.type) == "propEdge<int>"
+    strict = DiagnosticSink(werror=True)
+    assert analyze(parse(text, "t.sp"), strict) is not None
+    assert [d.severity.value for d in strict.diagnostics] == ["note"]

@@ -90,6 +90,17 @@ def test_sugar_is_removed():
     assert assign.value.op == "/" and assign.value.left == assign.target
 
 
+def test_increment_in_a_forall_is_the_same_reduction_as_plus_equals_one():
+    """count++ on a shared scalar and w.p-- on another vertex lower exactly like += 1 / -= 1
+    (same checks, same Reduce node: every backend gets the count reduction for free)."""
+    def loop(inc, dec):
+        return ("int count = 0;\nforall (v in g.nodes()) {\n    count" + inc + ";\n"
+                "    forall (w in g.neighbors(v)) {\n        w.dist" + dec + ";\n    }\n}")
+    sugar = all_of(analyze_ok(wrap(loop("++", "--"))), ir.Reduce)
+    plain = all_of(analyze_ok(wrap(loop(" += 1", " -= 1"))), ir.Reduce)
+    assert sugar == plain and [r.op for r in sugar] == ["+", "-"]
+
+
 def test_min_assignment_forms():
     # The candidates read base/score, which this single pass does not update (reading
     # dist/rank would make it order-dependent: a data-race warning).

@@ -1,0 +1,131 @@
+"""StarPlat spellings starc accepts (issue 16) run on every backend with the reference's
+answer: ``x++``/``x--`` and ``v.p++`` as statements (counts inside foralls are reductions),
+``e.weight`` read from the graph file without a declared ``propEdge`` (item 3)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import starc
+from starc.results import compare_results
+
+from e2e_cases import DSL, write_graph_files
+
+# In the style of StarPlat's programs: counters bumped with ++/-- on host scalars, on a shared
+# scalar inside a forall (a count reduction), on the loop vertex and on a neighbour (an atomic
+# update), in a sequential for and in a while loop. One operator per array per forall (MPI
+# refuses two, E0501).
+INCREMENTS = """\
+function Count_Things(Graph g, propNode<int> outDeg, propNode<int> inHits, propNode<long> down,
+                      node src) {
+    g.attachNodeProperty(outDeg = 0, inHits = 0, down = 100);
+    int edges = 0;
+    long left = 1000;
+    forall (v in g.nodes()) {
+        forall (nbr in g.neighbors(v)) {
+            v.outDeg++;
+            nbr.inHits++;
+            edges++;
+            left--;
+        }
+        v.down--;
+    }
+    forall (v in g.nodes().filter(outDeg > 1)) {
+        for (nbr in g.nodes_to(v)) {
+            v.down--;
+        }
+    }
+    int rounds = 0;
+    double half = 0.5;
+    while (rounds < 3) {
+        rounds++;
+        half--;
+    }
+    src.down++;
+    src.down++;
+    edges--;
+    if (half < 0) {
+        left++;
+    }
+    return edges * 100000 + rounds * 10000 + left;
+}
+"""
+
+# StarPlat's SSSP and CC variants read e.weight without declaring it: the graph's weights.
+# dsl/sssp.sp (which declares it) is the oracle; the implicit one drops the parameter and
+# also sums every edge's weight in a sequential neighbour loop.
+EXPLICIT_WEIGHT = (DSL / "sssp.sp").read_text().rstrip()[:-1] + """\
+    long total = 0;
+    forall (v in g.nodes()) {
+        for (nbr in g.neighbors(v)) {
+            edge e = g.get_edge(v, nbr);
+            total += e.weight;
+        }
+    }
+    return total;
+}
+"""
+IMPLICIT_WEIGHT = EXPLICIT_WEIGHT.replace("propEdge<int> weight, ", "")
+assert IMPLICIT_WEIGHT != EXPLICIT_WEIGHT
+
+PROGRAMS = {"increments": (INCREMENTS, {"src": "0"}),
+            "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"})}
+
+BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
+            pytest.param("sycl", marks=pytest.mark.sycl),
+            pytest.param("openacc", marks=pytest.mark.openacc),
+            pytest.param("mpi", marks=pytest.mark.mpi),
+            pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
+GRAPHS = ("rmat", "self_loops_dups", "one_vertex", "isolated", "disconnected")
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(name, backend):
+    return starc.compile(PROGRAMS[name][0], backend)
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def test_increments_on_the_reference_count_what_they_should(graph_files):
+    """The oracle itself, against counts taken from the edge list: vertex 0 of 'isolated'
+    (edges 0->1 1->2 2->0 3->4) has out-degree 1, in-degree 1."""
+    results = compiled("increments", "reference").run(graph_files["isolated"], src="0")
+    assert list(results.props["outDeg"]) == [1, 1, 1, 1, 0, 0, 0, 0, 0]
+    assert list(results.props["inHits"]) == [1, 1, 1, 0, 1, 0, 0, 0, 0]
+    assert list(results.props["down"]) == [101] + [99] * 8
+    # 4 edges - 1, 3 rounds, left = 1000 - 4 + 1 (half = 0.5 - 3 < 0)
+    assert results.ret == 3 * 100000 + 3 * 10000 + 997
+
+
+@pytest.mark.parametrize("graph", ["rmat", "isolated", "self_loops_dups"])
+def test_implicit_weight_means_the_declared_weight_parameter(graph, graph_files):
+    implicit = compiled("implicit_weight", "reference").run(graph_files[graph], src="0")
+    explicit = starc.compile(EXPLICIT_WEIGHT, "reference").run(graph_files[graph], src="0")
+    assert not compare_results(explicit, implicit)
+    # 'isolated': 0->1 (5), 1->2 (1), 2->0 (2), 3->4 (7)
+    if graph == "isolated":
+        assert list(implicit.props["dist"])[:3] == [0, 5, 6]
+        assert implicit.ret == 15
+
+
+def test_implicit_weight_needs_a_weighted_graph(tmp_path):
+    graph = tmp_path / "plain.el"
+    graph.write_text("0 1\n1 2\n")
+    with pytest.raises(starc.runcontract.DataError, match="needs edge weights for 'weight'"):
+        compiled("implicit_weight", "reference").run(graph, src="0")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_starplat_spellings_agree_with_reference(name, backend, graph, graph_files):
+    params = PROGRAMS[name][1]
+    expected = compiled(name, "reference").run(graph_files[graph], **params)
+    actual = compiled(name, backend).run(graph_files[graph], **params)
+    problems = compare_results(expected, actual)
+    assert not problems, f"{name} on {graph} ({backend}):\n" + "\n".join(problems)
