@@ -156,3 +156,14 @@ def test_a_missing_program_is_an_input_error(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "none.sp"), "-o", str(tmp_path / "x.html")]) == 1
     assert "cannot read" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("program", sorted(p.name for p in (ROOT / "dsl").glob("*.sp")))
+def test_every_dsl_program_compares_on_every_backend(program, tmp_path):
+    """The issue's "done when": `starc compare dsl/bc.sp -o bc.html` (and every other library
+    program) gives a page with every device backend's code, none refused."""
+    out = tmp_path / "page.html"
+    assert main(["compare", str(ROOT / "dsl" / program), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert list(generated_lines(page)) == DEVICE_BACKENDS
+    assert 'class="error"' not in page
