@@ -216,6 +216,11 @@ class ExpressionTyper(ImplicitConversions):
         wanted = S.NODE if kind == "node" else S.EDGE
         if is_error(index.type):
             return error_value(loc)
+        if index.type in (S.INT, S.LONG):
+            # StarPlat indexes properties by vertex ids held in ints (matching, push-relabel):
+            # the same implicit conversion as anywhere else (LANGUAGE.md §2); the range is
+            # checked where the element is read or written (analysis/checks.py).
+            index = self.convert(index, wanted, index.loc)
         if index.type is not wanted:
             found = str(index.type)
             article = "an" if found[0] in "aeiou" else "a"
