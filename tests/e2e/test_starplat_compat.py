@@ -118,9 +118,33 @@ function Preflow_Start(Graph g, propNode<int> label, propNode<int> excess, propN
 }
 """
 
+# Item 5: StarPlat's 'p[v]' for 'v.p' (reads, writes, reductions, an int index) and its
+# residual-capacity idiom 'g.attachEdgeProperty(p = g.getEdgeLen())' (a copy of the weights).
+BRACKETS = """\
+function Push_Start(Graph g, propNode<int> excess, propNode<int> seen, int source) {
+    propEdge<int> residual;
+    g.attachEdgeProperty(residual = g.getEdgeLen());
+    g.attachNodeProperty(excess = 0, seen = 0);
+    excess[source] = 1;
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);
+            excess[w] += residual[e];
+            seen[v] += 1;
+        }
+    }
+    long total = 0;
+    forall (e in g.edges()) {
+        total += residual[e];
+    }
+    return total + excess[source];
+}
+"""
+
 PROGRAMS = {"increments": (INCREMENTS, {"src": "0"}),
             "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"}),
-            "int_ids": (INT_IDS, {"source": "0"})}
+            "int_ids": (INT_IDS, {"source": "0"}),
+            "brackets": (BRACKETS, {"source": "0"})}
 
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
@@ -159,6 +183,15 @@ def test_int_ids_on_the_reference_follow_the_edges(graph_files):
     assert list(results.props["excess"]) == [9, 11, 10, 0, 10, 0, 0, 0, 0]
     assert list(results.props["label"]) == [9] + [0] * 7 + [10]
     assert results.ret == 1000
+
+
+def test_brackets_and_edge_lengths_on_the_reference(graph_files):
+    """'isolated': 0->1 (5), 1->2 (1), 2->0 (2), 3->4 (7); every vertex gets its in-edges'
+    weights, vertex 0 one more; the return is the weights' sum plus excess[0]."""
+    results = compiled("brackets", "reference").run(graph_files["isolated"], source="0")
+    assert list(results.props["excess"]) == [3, 5, 1, 0, 7, 0, 0, 0, 0]
+    assert list(results.props["seen"]) == [1, 1, 1, 1, 0, 0, 0, 0, 0]
+    assert results.ret == 15 + 3
 
 
 @pytest.mark.parametrize("backend", [pytest.param("reference")] + BACKENDS)
