@@ -54,7 +54,7 @@ class AssignmentStatements:
             if reading:
                 self.flow.read(sym, node.loc, self.sink)
             return ir.VarRef(sym, type=sym.type, loc=node.loc)
-        if isinstance(node, ast.Member):
+        if isinstance(node, (ast.Member, ast.Index)):
             target = self.expr(node)
             if self.bfs_parent_write(target, self.statement):
                 return None
@@ -222,6 +222,7 @@ class AssignmentStatements:
         graph = self.graph_symbol(node.graph)
         method = f"attach{node.kind.capitalize()}Property"
         inits, seen, ok = [], set(), graph is not None
+        copies: List[ir.Stmt] = []
         for name, expr in node.pairs:
             sym = self.lookup(name, expr.loc)
             if sym is None:
@@ -238,10 +239,37 @@ class AssignmentStatements:
                 self.sink.error("E0409", f"'{name}' is attached twice", expr.loc)
             seen.add(sym.uid)
             self.races.check_whole_property(sym, node.loc, "attaching a value to every element")
+            if isinstance(expr, ast.MethodCall) and expr.method == "getEdgeLen":
+                copy = self._edge_lengths(sym, expr, node.loc)
+                ok = ok and copy is not None
+                copies.extend([copy] if copy is not None else [])
+                continue
             inits.append((sym, self.value(expr, sym.type.elem, f"'{name}'")))
         if not ok:
             return []
-        return [ir.Attach(graph, tuple(inits), loc=node.loc)]
+        return ([ir.Attach(graph, tuple(inits), loc=node.loc)] if inits else []) + copies
+
+    def _edge_lengths(self, dst: ir.Symbol, call: ast.MethodCall,
+                      loc: SourceLoc) -> Optional[ir.Stmt]:
+        """StarPlat's ``g.attachEdgeProperty(p = g.getEdgeLen())``: ``p`` becomes a copy of the
+        graph file's weights, i.e. ``p = weight;`` with the declared or implicit (``sema.
+        _implicit_weight``) ``propEdge<int> weight``."""
+        weight = self.scope.lookup("weight")
+        if call.args or dst.type.kind != "edge" or weight is None \
+                or not isinstance(weight.type, PropType) or weight.type != dst.type:
+            self.sink.error(
+                "E0204", f"'getEdgeLen()' gives the graph's weights, a 'propEdge<int>' read "
+                f"through 'weight'; it cannot initialise '{dst.name}' (a '{dst.type}') here",
+                call.loc, hint=f"declare 'propEdge<int> weight' as a parameter and write "
+                f"'{dst.name} = weight;' (with '{dst.name}' a 'propEdge<int>')")
+            return None
+        if weight is self.implicit_weight and not self.implicit_weight_noted:
+            self.implicit_weight_noted = True
+            self.sink.note("starplat-compat", "'getEdgeLen()': reading the graph file's edge "
+                           "weights (an implicit 'propEdge<int> weight' parameter)", call.loc,
+                           hint="declare 'propEdge<int> weight' among the function's parameters "
+                                f"and write '{dst.name} = weight;' to make it explicit")
+        return ir.PropCopy(dst, weight, loc=loc)
 
 
 def _target_text(target: ir.Expr) -> str:

@@ -251,7 +251,8 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         if any(p.name == "weight" for p in fn.params) or self.program.is_called(fn.name):
             return None
         nodes = list(_walk(fn.body))
-        if not any(isinstance(n, ast.Member) and n.name == "weight" for n in nodes):
+        if not any(isinstance(n, ast.Member) and n.name == "weight"
+                   or isinstance(n, ast.MethodCall) and n.method == "getEdgeLen" for n in nodes):
             return None
         if any(isinstance(n, ast.VarDecl) and any(d.name == "weight" for d in n.declarators)
                for n in nodes):

@@ -21,6 +21,21 @@ from starc.ir.types import GRAPH, VOID, PropType, Scalar, is_floating
 __all__ = ["ExpressionTyper", "NeighborFrame", "GRAPH_QUERIES", "LOOP_SOURCES", "text_of"]
 
 S = Scalar
+# StarPlat graph methods starc rejects on purpose: (what it is, the rewrite) for the message.
+# Unseeded random numbers would differ between runs and between backends (issue 16, item 5).
+_STARPLAT_ONLY = {
+    "randSP": ("StarPlat's unseeded random numbers differ on every run and every backend",
+               "a priority computed from the vertex id, e.g. 'forall (v in g.nodes()) { long h "
+               "= v; v.color1 = (h * 48271 + round) % 2147483647; }'"),
+    "combineRandom": ("it packs two random properties into one 'long' (a * 2^32 + b)",
+                      "'forall (v in g.nodes()) { long high = v.color1; "
+                      "v.color = high * 4294967296 + v.color2; }'"),
+    "getEdgeLen": ("'getEdgeLen()' gives the graph's weights only in "
+                   "'g.attachEdgeProperty(p = g.getEdgeLen())'",
+                   "the 'weight' property: 'forall (e in g.edges()) { e.p = e.weight; }'"),
+}
+# StarPlat graph arrays some programs index, and the built-in that gives the same value.
+_DEGREE_ARRAYS = {"inDeg": "count_inNbrs", "outDeg": "count_outNbrs"}
 _INT32_MAX = 2 ** 31 - 1
 
 # name -> (number of node arguments, result type)
@@ -216,6 +231,11 @@ class ExpressionTyper(ImplicitConversions):
         wanted = S.NODE if kind == "node" else S.EDGE
         if is_error(index.type):
             return error_value(loc)
+        if index.type in (S.INT, S.LONG):
+            # StarPlat indexes properties by vertex ids held in ints (matching, push-relabel):
+            # the same implicit conversion as anywhere else (LANGUAGE.md §2); the range is
+            # checked where the element is read or written (analysis/checks.py).
+            index = self.convert(index, wanted, index.loc)
         if index.type is not wanted:
             found = str(index.type)
             article = "an" if found[0] in "aeiou" else "a"
@@ -226,8 +246,23 @@ class ExpressionTyper(ImplicitConversions):
         return ir.PropRead(prop, index, type=prop.type.elem, loc=loc)
 
     def _expr_Index(self, node: ast.Index) -> ir.Expr:
-        self.sink.error("E0304", "indexing with '[]' is not supported", node.loc,
-                        hint="read a property element as 'v.p'")
+        """StarPlat's ``p[v]`` is ``v.p`` (a property element); nothing else is indexed."""
+        sym = self.scope.lookup(node.obj.id) if isinstance(node.obj, ast.Name) else None
+        if sym is not None and isinstance(sym.type, PropType):
+            index = self.scalar(node.index)
+            if is_error(index.type):
+                return index
+            return self._prop_read(sym, index, _text(node.index), node.loc)
+        if isinstance(node.obj, ast.Name) and sym is None:
+            self.sink.error("E0203", f"undeclared property '{node.obj.id}'", node.obj.loc,
+                            hint=f"declare it, e.g. 'propNode<int> {node.obj.id};'")
+            return error_value(node.loc)
+        if isinstance(node.obj, ast.Member) and node.obj.name in _DEGREE_ARRAYS:
+            hint = f"write 'g.{_DEGREE_ARRAYS[node.obj.name]}({_text(node.index)})'"
+        else:
+            hint = "only a property is indexed: 'p[v]' (or 'v.p') with 'p' a propNode or propEdge"
+        self.sink.error("E0304", f"indexing '{_text(node.obj)}' with '[]' is not supported",
+                        node.loc, hint=hint)
         return error_value(node.loc)
 
     # --- calls ------------------------------------------------------------------------
@@ -336,6 +371,11 @@ class ExpressionTyper(ImplicitConversions):
         if node.method in LOOP_SOURCES:
             self.sink.error("E0204", f"'{node.method}()' can only be iterated by a loop",
                             node.loc, hint=f"write 'for (v in {_text(node.obj)}.{node.method}(...))'")
+            return error_value(node.loc)
+        if node.method in _STARPLAT_ONLY:
+            what, rewrite = _STARPLAT_ONLY[node.method]
+            self.sink.error("E0204", f"'{node.method}' is not supported: {what}", node.loc,
+                            hint=f"use {rewrite}")
             return error_value(node.loc)
         if node.method not in GRAPH_QUERIES:
             self.sink.error("E0204", f"unknown graph built-in '{node.method}'", node.loc)

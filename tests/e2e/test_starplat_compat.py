@@ -1,6 +1,7 @@
 """StarPlat spellings starc accepts (issue 16) run on every backend with the reference's
 answer: ``x++``/``x--`` and ``v.p++`` as statements (counts inside foralls are reductions),
-``e.weight`` read from the graph file without a declared ``propEdge`` (item 3)."""
+``e.weight`` read from the graph file without a declared ``propEdge`` (item 3), vertex ids
+held in ``int`` variables (item 2), checked at run time like any other index."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import functools
 import pytest
 
 import starc
+from starc.reference import ExecutionError
 from starc.results import compare_results
 
 from e2e_cases import DSL, write_graph_files
@@ -70,8 +72,79 @@ EXPLICIT_WEIGHT = (DSL / "sssp.sp").read_text().rstrip()[:-1] + """\
 IMPLICIT_WEIGHT = EXPLICIT_WEIGHT.replace("propEdge<int> weight, ", "")
 assert IMPLICIT_WEIGHT != EXPLICIT_WEIGHT
 
+# Push-relabel and matching style (item 2): the source is an 'int' parameter and the sink an
+# 'int' local, both used as vertices; 'mate' holds a vertex id in a propNode<int> (-1: none)
+# and is read back into an int that indexes a property inside a forall (an atomic update).
+INT_IDS = """\
+function Preflow_Start(Graph g, propNode<int> label, propNode<int> excess, propNode<int> mate,
+                       int source) {
+    g.attachNodeProperty(label = 0, excess = 0, mate = -1);
+    int n = g.num_nodes();
+    int sink = n - 1;
+    source.label = n;
+    forall (v in g.nodes()) {
+        if (v == source) {
+            forall (nbr in g.neighbors(v)) {
+                nbr.excess += 1;
+                source.excess += -1;
+            }
+        }
+    }
+    forall (v in g.nodes()) {
+        int best = -1;
+        for (w in g.neighbors(v)) {
+            if (best == -1 || w < best) {
+                best = w;
+            }
+        }
+        v.mate = best;
+    }
+    forall (v in g.nodes()) {
+        int m = v.mate;
+        if (m != -1) {
+            m.excess += 10;
+        }
+    }
+    if (sink != source) {
+        sink.label = sink.label + source.label + 1;
+    }
+    int labelled = 0;
+    forall (v in g.nodes()) {
+        if (v.label > 0 && v != source) {
+            labelled += 1;
+        }
+    }
+    return labelled * 1000 + sink.excess;
+}
+"""
+
+# Item 5: StarPlat's 'p[v]' for 'v.p' (reads, writes, reductions, an int index) and its
+# residual-capacity idiom 'g.attachEdgeProperty(p = g.getEdgeLen())' (a copy of the weights).
+BRACKETS = """\
+function Push_Start(Graph g, propNode<int> excess, propNode<int> seen, int source) {
+    propEdge<int> residual;
+    g.attachEdgeProperty(residual = g.getEdgeLen());
+    g.attachNodeProperty(excess = 0, seen = 0);
+    excess[source] = 1;
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);
+            excess[w] += residual[e];
+            seen[v] += 1;
+        }
+    }
+    long total = 0;
+    forall (e in g.edges()) {
+        total += residual[e];
+    }
+    return total + excess[source];
+}
+"""
+
 PROGRAMS = {"increments": (INCREMENTS, {"src": "0"}),
-            "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"})}
+            "implicit_weight": (IMPLICIT_WEIGHT, {"src": "0"}),
+            "int_ids": (INT_IDS, {"source": "0"}),
+            "brackets": (BRACKETS, {"source": "0"})}
 
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
@@ -100,6 +173,37 @@ def test_increments_on_the_reference_count_what_they_should(graph_files):
     assert list(results.props["down"]) == [101] + [99] * 8
     # 4 edges - 1, 3 rounds, left = 1000 - 4 + 1 (half = 0.5 - 3 < 0)
     assert results.ret == 3 * 100000 + 3 * 10000 + 997
+
+
+def test_int_ids_on_the_reference_follow_the_edges(graph_files):
+    """'isolated' (9 vertices; 0->1 1->2 2->0 3->4): source 0 pushes one unit to 1; each
+    vertex's smallest out-neighbour gets 10; the sink (8) gets the source's label + 1."""
+    results = compiled("int_ids", "reference").run(graph_files["isolated"], source="0")
+    assert list(results.props["mate"]) == [1, 2, 0, 4] + [-1] * 5
+    assert list(results.props["excess"]) == [9, 11, 10, 0, 10, 0, 0, 0, 0]
+    assert list(results.props["label"]) == [9] + [0] * 7 + [10]
+    assert results.ret == 1000
+
+
+def test_brackets_and_edge_lengths_on_the_reference(graph_files):
+    """'isolated': 0->1 (5), 1->2 (1), 2->0 (2), 3->4 (7); every vertex gets its in-edges'
+    weights, vertex 0 one more; the return is the weights' sum plus excess[0]."""
+    results = compiled("brackets", "reference").run(graph_files["isolated"], source="0")
+    assert list(results.props["excess"]) == [3, 5, 1, 0, 7, 0, 0, 0, 0]
+    assert list(results.props["seen"]) == [1, 1, 1, 1, 0, 0, 0, 0, 0]
+    assert results.ret == 15 + 3
+
+
+@pytest.mark.parametrize("backend", [pytest.param("reference")] + BACKENDS)
+@pytest.mark.parametrize("source", ["9", "-1"])
+def test_int_id_out_of_range_stops_with_the_located_reference_error(backend, source,
+                                                                    graph_files):
+    """An int used as a vertex is checked where it indexes a property (here the first use,
+    'source.label = n;' at 6:5): every backend stops with the reference executor's text."""
+    with pytest.raises(ExecutionError) as failure:
+        compiled("int_ids", backend).run(graph_files["isolated"], source=source)
+    assert str(failure.value) == (f"<string>:6:5: runtime error: index {source} of 'label' "
+                                  "out of range 0..8")
 
 
 @pytest.mark.parametrize("graph", ["rmat", "isolated", "self_loops_dups"])
