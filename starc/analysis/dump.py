@@ -138,7 +138,9 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"copy {s.dst.name} <- {s.src.name};", indent)
 
     def _stmt_SwapArrays(self, s: P.SwapArrays, indent: int) -> List[str]:
-        return self.line(f"swap {s.a.name} <-> {s.b.name};", indent)
+        note = "  (instead of copy: all of it is rewritten before any read)" \
+            if s.instead_of_copy else ""
+        return self.line(f"swap {s.a.name} <-> {s.b.name};{note}", indent)
 
     def _stmt_WriteElement(self, s: P.WriteElement, indent: int) -> List[str]:
         return self.line(f"write {s.array.name}[{self.expr(s.index)}] = "

@@ -215,6 +215,10 @@ class _Walk:
                 self.fixedpoint(stmt)
             elif isinstance(stmt, P.BFSLoop):
                 self.bfs(stmt)
+        for stmt in walk_host(self.plan.host):
+            if isinstance(stmt, P.CopyArray) or (isinstance(stmt, P.SwapArrays)
+                                                 and stmt.instead_of_copy):
+                self.property_copy(stmt)
         self.transfers_between()
 
     # --- kernels and the updates inside them ---------------------------------------------------
@@ -400,6 +404,22 @@ class _Walk:
                 f"reading one flag per round is much cheaper than copying {prop} back to "
                 "test it; the next buffer keeps a round from seeing its own updates")
         self.add(s, "fixedPoint", choose, span_node=_At(s.loc))
+
+    def property_copy(self, s) -> None:
+        if isinstance(s, P.SwapArrays):
+            what = (f"a pointer swap of {s.a.name} and {s.b.name} instead of a copy (no "
+                    "pass over the array)")
+            why = (f"every round rewrites all of {s.b.name} before anything reads it, so "
+                   "no one can tell which values it holds in between")
+        else:
+            what = f"a device-to-device copy of every element of {s.src.name} into {s.dst.name}"
+            why = (f"{s.src.name} is read again (or only partly rewritten) before it is "
+                   "rewritten, so it must keep the copied values")
+
+        def choose(t: Target) -> Choice:
+            alike = " on every rank alike" if t.distribution is not None else ""
+            return Choice(what + alike, why)
+        self.add(s, "property copy", choose, span_node=_At(s.loc))
 
     def bfs(self, s: P.BFSLoop) -> None:
         level, flag = s.level.name, s.flag.name
