@@ -190,6 +190,8 @@ def _locality(found: Locality) -> List[str]:
 def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) -> List[str]:
     index = "" if k.extent == "single" else f" {k.index.name}"
     lines = [f"kernel {k.name} over {k.extent}{index}  // line {k.loc.line}"]
+    if k.hoisted_for:
+        lines.append(f"  hoisted: per-vertex terms of the neighbour loops of {k.hoisted_for}")
     params = []
     for p in k.params:
         if p.array is not None:

@@ -143,6 +143,7 @@ class Kernel:
     scalars: Tuple["KernelScalar", ...] = ()
     stores: Tuple[DeviceArray, ...] = ()
     checks: Tuple[int, ...] = ()
+    hoisted_for: str = ""
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------

@@ -224,6 +224,9 @@ class _Walk:
     # --- kernels and the updates inside them ---------------------------------------------------
     def kernel(self, kernel: P.Kernel, role: Optional[str]) -> None:
         item, items, plural = _ITEM[kernel.extent]
+        if kernel.hoisted_for:
+            self.hoisted(kernel)
+            return
         if kernel.extent == "single":
             self.add(kernel, "sequential loop", lambda t: Choice(
                 f"{kernel.name}: one work item runs the whole loop, in order",
@@ -250,6 +253,22 @@ class _Walk:
                 self.store(kernel, node)
             elif isinstance(node, P.ScalarStore):
                 self.scalar_store(node)
+
+    def hoisted(self, kernel: P.Kernel) -> None:
+        (store,) = kernel.body.stmts
+        array = self._array(store.target)
+
+        def choose(t: Target) -> Choice:
+            where = (f"; ghosts' values travel from their owners after {kernel.name}"
+                     if t.distribution is not None else "")
+            return Choice(
+                f"hoisted out of the neighbour loop: {kernel.name} computes the term once per "
+                f"vertex into {array} right before {kernel.hoisted_for}, and the loop reads "
+                f"{array}[...]{where}",
+                "the term depends only on the neighbour and on data the forall does not "
+                "write, so every edge into that neighbour would compute the same value; it is "
+                "computed only for vertices the loop can reach, with the same arithmetic")
+        self.add(store, "hoisted term", choose)
 
     def _reduction(self, kernel: P.Kernel, target: ir.Expr) -> Optional[P.ScalarReduction]:
         if isinstance(target, ir.VarRef):

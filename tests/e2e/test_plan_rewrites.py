@@ -23,7 +23,8 @@ BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
 GRAPHS = ("rmat", "isolated", "self_loops_dups", "disconnected", "one_vertex")
 #: program -> run parameters (3 rounds: a wrong swap shows from the second round on)
 CASES = {"swap_safe": {"rounds": "3"}, "swap_filtered": {"rounds": "3"},
-         "swap_conditional": {"rounds": "3"}, "swap_read_after": {"rounds": "3"}}
+         "swap_conditional": {"rounds": "3"}, "swap_read_after": {"rounds": "3"},
+         "hoist_terms": {}}
 
 
 @pytest.fixture(scope="module")
