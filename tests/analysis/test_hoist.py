@@ -41,7 +41,7 @@ def test_terms_written_by_the_reader_or_checked_stay_in_the_loop():
     hoisted = [k for k in plan.kernels if k.hoisted_for]
     assert [k.hoisted_for for k in hoisted] == ["hoist_terms_forall_11"]
     reader = kernel(plan, "forall_18")
-    # acc[nbr] / indeg(nbr) reads acc, which the forall writes; 100 / indeg is checked
+    # w[nbr] / indeg(nbr) reads w, which the forall writes; 100 / indeg is checked
     assert [b for b in nodes_of(reader.body, ir.Binary) if b.op == "/"]
     assert nodes_of(reader.body, CheckedDivide)
     assert {q.op for q in nodes_of(reader.body, ir.GraphQuery)} == {"count_inNbrs"}
