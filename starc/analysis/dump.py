@@ -138,7 +138,9 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"copy {s.dst.name} <- {s.src.name};", indent)
 
     def _stmt_SwapArrays(self, s: P.SwapArrays, indent: int) -> List[str]:
-        return self.line(f"swap {s.a.name} <-> {s.b.name};", indent)
+        note = "  (instead of copy: all of it is rewritten before any read)" \
+            if s.instead_of_copy else ""
+        return self.line(f"swap {s.a.name} <-> {s.b.name};{note}", indent)
 
     def _stmt_WriteElement(self, s: P.WriteElement, indent: int) -> List[str]:
         return self.line(f"write {s.array.name}[{self.expr(s.index)}] = "
@@ -188,6 +190,8 @@ def _locality(found: Locality) -> List[str]:
 def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) -> List[str]:
     index = "" if k.extent == "single" else f" {k.index.name}"
     lines = [f"kernel {k.name} over {k.extent}{index}  // line {k.loc.line}"]
+    if k.hoisted_for:
+        lines.append(f"  hoisted: per-vertex terms of the neighbour loops of {k.hoisted_for}")
     params = []
     for p in k.params:
         if p.array is not None:

@@ -13,7 +13,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from starc.analysis.checks import insert_checks
 from starc.analysis.lowering import FixedPointScope, KernelLowering
-from starc.analysis.plan import (AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
+from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
@@ -21,7 +21,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["outline", "declared_in"]
+__all__ = ["outline", "declared_in", "kernel_params"]
 
 
 def declared_in(node: ir.Node) -> Set[int]:
@@ -210,6 +210,52 @@ def _reads_scalar(node, sym: ir.Symbol) -> bool:
 
     visit(node)
     return bool(found)
+
+
+class _PlanTable:
+    """The lookups of ``ArrayTable`` that ``_Access`` makes, answered from a finished list of
+    arrays (graph arrays a rewritten kernel needs are added in canonical order)."""
+
+    def __init__(self, arrays: Iterable[DeviceArray]) -> None:
+        self._arrays = list(arrays)
+
+    def graph(self, name: str) -> DeviceArray:
+        for array in self._arrays:
+            if array.role == "graph" and array.name == name:
+                return array
+        array = DeviceArray(name, Scalar.INT, GRAPH_ARRAYS[name], "graph", copy_in=True)
+        graph = [a for a in self._arrays if a.role == "graph"] + [array]
+        graph.sort(key=lambda a: list(GRAPH_ARRAYS).index(a.name))
+        self._arrays = graph + [a for a in self._arrays if a.role != "graph"]
+        return array
+
+    def prop(self, sym: ir.Symbol) -> DeviceArray:
+        return next(a for a in self._arrays if a.sym is not None and a.sym.uid == sym.uid
+                    and a.role != "scalar")
+
+    def scalar(self, sym: ir.Symbol) -> DeviceArray:
+        return next(a for a in self._arrays if a.sym is not None and a.sym.uid == sym.uid
+                    and a.role == "scalar")
+
+    def arrays(self) -> Tuple[DeviceArray, ...]:
+        return tuple(self._arrays)
+
+
+def kernel_params(arrays: Tuple[DeviceArray, ...], index: Optional[ir.Symbol],
+                  guard: Optional[ir.Expr], body: ir.Block, errors: Tuple[DeviceArray, ...] = ()
+                  ) -> Tuple[Tuple[KernelParam, ...], Tuple[DeviceArray, ...]]:
+    """``Kernel.params`` of an already lowered body, for passes that rewrite kernels after
+    ``outline``, with ``arrays`` (the plan's) and the graph arrays it lacked; ``errors``:
+    the error word's arrays when the kernel has run-time checks."""
+    table = _PlanTable(arrays)
+    ctx = KernelLowering(table, index, declared_in(body) | ({index.uid} if index else set()),
+                         {})
+    access = _Access(ctx)
+    for array in errors:
+        access.array(array, written=True)
+    access.visit(guard)
+    access.visit(body)
+    return access.params(), table.arrays()
 
 
 # --- outlining ---------------------------------------------------------------------------------

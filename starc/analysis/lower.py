@@ -9,6 +9,10 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   run-time error word;
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
 - ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);
+- ``hoist``: per-vertex terms of neighbour loops computed once per vertex by a kernel of
+  their own (``hoist.hoist_terms``);
+- ``swap``: a property copy ``a = b`` becomes a buffer swap where nothing can tell
+  (``swap.swap_copies``);
 - ``transfers``: the scalar values each launch carries, as explicit host statements;
 - ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
   arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
@@ -24,10 +28,12 @@ from typing import Callable, Optional, Tuple
 from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
 from starc.analysis.elide import elide_dead_scalars, read_scalars
+from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
+from starc.analysis.swap import swap_copies
 from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -74,6 +80,8 @@ PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("checks", _on_host(place_loop_checks)),
     ("expand", lambda plan, symbols: dataclasses.replace(
         plan, host=expand_loops(plan.host, symbols))),
+    ("hoist", hoist_terms),
+    ("swap", _on_host(swap_copies)),
     ("transfers", _on_host(explicit_scalar_transfers)),
     ("elide", _elide),
 )

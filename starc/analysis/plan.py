@@ -143,6 +143,7 @@ class Kernel:
     scalars: Tuple["KernelScalar", ...] = ()
     stores: Tuple[DeviceArray, ...] = ()
     checks: Tuple[int, ...] = ()
+    hoisted_for: str = ""
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------
@@ -355,10 +356,13 @@ class CopyArray(HostStmt):
 
 @dataclass(frozen=True)
 class SwapArrays(HostStmt):
-    """Exchange the storage of two arrays of the same shape (double buffering)."""
+    """Exchange the storage of two arrays of the same shape (double buffering).
+    ``instead_of_copy``: it stands for the DSL's ``a = b`` (``swap.swap_copies``), which a
+    swap may replace when nothing reads ``b`` before rewriting all of it."""
 
     a: DeviceArray
     b: DeviceArray
+    instead_of_copy: bool = False
 
 
 @dataclass(frozen=True)

@@ -215,11 +215,18 @@ class _Walk:
                 self.fixedpoint(stmt)
             elif isinstance(stmt, P.BFSLoop):
                 self.bfs(stmt)
+        for stmt in walk_host(self.plan.host):
+            if isinstance(stmt, P.CopyArray) or (isinstance(stmt, P.SwapArrays)
+                                                 and stmt.instead_of_copy):
+                self.property_copy(stmt)
         self.transfers_between()
 
     # --- kernels and the updates inside them ---------------------------------------------------
     def kernel(self, kernel: P.Kernel, role: Optional[str]) -> None:
         item, items, plural = _ITEM[kernel.extent]
+        if kernel.hoisted_for:
+            self.hoisted(kernel)
+            return
         if kernel.extent == "single":
             self.add(kernel, "sequential loop", lambda t: Choice(
                 f"{kernel.name}: one work item runs the whole loop, in order",
@@ -246,6 +253,22 @@ class _Walk:
                 self.store(kernel, node)
             elif isinstance(node, P.ScalarStore):
                 self.scalar_store(node)
+
+    def hoisted(self, kernel: P.Kernel) -> None:
+        (store,) = kernel.body.stmts
+        array = self._array(store.target)
+
+        def choose(t: Target) -> Choice:
+            where = (f"; ghosts' values travel from their owners after {kernel.name}"
+                     if t.distribution is not None else "")
+            return Choice(
+                f"hoisted out of the neighbour loop: {kernel.name} computes the term once per "
+                f"vertex into {array} right before {kernel.hoisted_for}, and the loop reads "
+                f"{array}[...]{where}",
+                "the term depends only on the neighbour and on data the forall does not "
+                "write, so every edge into that neighbour would compute the same value; it is "
+                "computed only for vertices the loop can reach, with the same arithmetic")
+        self.add(store, "hoisted term", choose)
 
     def _reduction(self, kernel: P.Kernel, target: ir.Expr) -> Optional[P.ScalarReduction]:
         if isinstance(target, ir.VarRef):
@@ -400,6 +423,22 @@ class _Walk:
                 f"reading one flag per round is much cheaper than copying {prop} back to "
                 "test it; the next buffer keeps a round from seeing its own updates")
         self.add(s, "fixedPoint", choose, span_node=_At(s.loc))
+
+    def property_copy(self, s) -> None:
+        if isinstance(s, P.SwapArrays):
+            what = (f"a pointer swap of {s.a.name} and {s.b.name} instead of a copy (no "
+                    "pass over the array)")
+            why = (f"every round rewrites all of {s.b.name} before anything reads it, so "
+                   "no one can tell which values it holds in between")
+        else:
+            what = f"a device-to-device copy of every element of {s.src.name} into {s.dst.name}"
+            why = (f"{s.src.name} is read again (or only partly rewritten) before it is "
+                   "rewritten, so it must keep the copied values")
+
+        def choose(t: Target) -> Choice:
+            alike = " on every rank alike" if t.distribution is not None else ""
+            return Choice(what + alike, why)
+        self.add(s, "property copy", choose, span_node=_At(s.loc))
 
     def bfs(self, s: P.BFSLoop) -> None:
         level, flag = s.level.name, s.flag.name

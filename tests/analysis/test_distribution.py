@@ -28,7 +28,8 @@ def test_push_min_sends_combined_updates_and_refreshes_what_it_reads_through_nei
 
 
 def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_and_ghost_rows():
-    found = distribute(dsl_plan("pr"))
+    # before the hoist pass: the loop reads pageRank and count_outNbrs of in-neighbours
+    found = distribute(dsl_plan("pr", stop_after="expand"))
     step = _step(found, "forall_13")
     assert step.updates == ()
     # pageRank is read through in-neighbours; pageRank_nxt is copied into it, so it is too
@@ -36,6 +37,16 @@ def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_and_ghost_row
     assert step.refresh == ("pageRank_nxt",)
     assert step.scalars == (("diff_dev", "+"),)
     assert found.reverse and found.ghost_rows       # count_outNbrs of an in-neighbour
+
+
+def test_hoisted_pagerank_term_is_the_only_mirrored_array_and_needs_no_ghost_rows():
+    found = distribute(dsl_plan("pr"))
+    # the loop reads pageRank_term[nbr] only; its own kernel writes it at owned vertices,
+    # after which owners refresh the ghosts; pageRank and its swapped buffer stay local
+    assert found.mirrored == {"pageRank_term": "neighbour"}
+    assert _step(found, "forall_13_pageRank_term").refresh == ("pageRank_term",)
+    assert _step(found, "forall_13").refresh == ()
+    assert found.reverse and not found.ghost_rows
 
 
 def test_reads_and_writes_at_any_vertex_reach_every_rank():

@@ -14,7 +14,7 @@ from starc.ir import nodes as ir
     ("sssp", [("Compute_SSSP_forall_11", "nodes")]),
     ("sswp", [("Compute_SSWP_forall_11", "nodes")]),
     ("cc", [("Compute_CC_forall_7", "nodes"), ("Compute_CC_forall_12", "nodes")]),
-    ("pr", [("Compute_PR_forall_13", "nodes")]),
+    ("pr", [("Compute_PR_forall_13_pageRank_term", "nodes"), ("Compute_PR_forall_13", "nodes")]),
     ("tc", [("Compute_TC_forall_6", "nodes")]),
     ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
                ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
@@ -50,7 +50,7 @@ def test_read_write_sets_sssp():
 
 
 def test_read_write_sets_pr_in_neighbours_and_scalars_by_value():
-    k = kernel(dsl_plan("pr"), "forall_13")
+    k = kernel(dsl_plan("pr", stop_after="expand"), "forall_13")    # as outlined
     p = params(k)
     assert {"rev_offsets", "rev_sources", "offsets"} <= set(p)
     assert "rev_edge_ids" not in p        # the in-neighbour loop never uses its edge

@@ -1,0 +1,50 @@
+"""Plan rewrites that must not change a result (issue 15, item 3): swap instead of copy and
+the hoisting of per-vertex terms out of neighbour loops, on every backend against the
+reference, for the programs where the rewrite applies and those where it must not."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+
+import pytest
+
+import starc
+from starc.results import compare_results
+
+from e2e_cases import write_graph_files
+
+PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
+BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
+            pytest.param("sycl", None, marks=pytest.mark.sycl, id="sycl"),
+            pytest.param("openacc", None, marks=pytest.mark.openacc, id="openacc"),
+            pytest.param("mpi", 2, marks=pytest.mark.mpi, id="mpi-2"),
+            pytest.param("mpi", 3, marks=pytest.mark.mpi, id="mpi-3")]
+GRAPHS = ("rmat", "isolated", "self_loops_dups", "disconnected", "one_vertex")
+#: program -> run parameters (3 rounds: a wrong swap shows from the second round on)
+CASES = {"swap_safe": {"rounds": "3"}, "swap_filtered": {"rounds": "3"},
+         "swap_conditional": {"rounds": "3"}, "swap_read_after": {"rounds": "3"},
+         "hoist_terms": {}}
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(name: str, backend: str, ranks=None):
+    path = str(PROGRAMS / f"{name}.sp")
+    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rewritten_and_kept_programs_agree_with_the_reference(name, backend, ranks,
+                                                               graph_files):
+    for graph in GRAPHS:
+        expected = _compiled(name, "reference").run(graph_files[graph], **CASES[name])
+        actual = _compiled(name, backend, ranks).run(graph_files[graph], **CASES[name])
+        problems = compare_results(expected, actual)
+        assert not problems, f"{name} on {graph} ({backend}, {ranks} ranks):\n" \
+            + "\n".join(problems)
