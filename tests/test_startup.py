@@ -80,3 +80,30 @@ def test_an_unwritable_cache_is_no_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     assert _emit(tmp_path, blocker / "cache") == _emit(tmp_path, tmp_path / "cache")
+
+
+_PARALLEL = """
+import pathlib
+from concurrent.futures import ThreadPoolExecutor
+from starc.diagnostics import DiagnosticSink
+from starc.driver import compile_source
+
+def internal_errors(path):
+    sink = DiagnosticSink()
+    compile_source(path.read_text(), str(path), sink, backend="cuda")
+    return [d.message for d in sink.diagnostics if d.code == "E0901"]
+
+with ThreadPoolExecutor(8) as pool:
+    print([e for errors in pool.map(internal_errors, sorted(pathlib.Path("dsl").glob("*.sp")))
+           for e in errors])
+"""
+
+
+def test_the_first_generations_may_run_in_parallel_threads(tmp_path):
+    """Mako is first imported (without its Pygments plugin) by whichever thread generates
+    first; eight at once must all succeed (the build fixtures generate in threads)."""
+    env = dict(os.environ, STARC_CACHE_DIR=str(tmp_path))
+    for _ in range(3):          # a fresh process each time: the import happens once per process
+        out = subprocess.run([sys.executable, "-c", _PARALLEL], cwd=ROOT, env=env,
+                             capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "[]", out.stdout

@@ -7,9 +7,13 @@ import hashlib
 import os
 import pathlib
 import sys
+import threading
 from typing import Optional
 
 __all__ = ["template_lookup"]
+
+_IMPORT_LOCK = threading.Lock()
+_MISSING = object()
 
 
 def _import_mako():
@@ -19,20 +23,23 @@ def _import_mako():
     a fifth of `starc compile`'s start-up) only to highlight the HTML error pages of
     ``mako.exceptions.html_error_template``, which starc never renders. A ``None`` entry in
     ``sys.modules`` makes that optional import fail, so Mako installs its plain fallback."""
-    if "mako.exceptions" in sys.modules:
-        import mako.lookup
+    # One thread at a time: programs are generated in parallel threads (the tests' build
+    # fixtures), and a second thread must neither see nor remove the first one's entry.
+    with _IMPORT_LOCK:
+        if "mako.exceptions" in sys.modules:
+            import mako.lookup
+            return mako.lookup
+        plugin = "mako.ext.pygmentplugin"
+        previous = sys.modules.get(plugin, _MISSING)
+        sys.modules[plugin] = None
+        try:
+            import mako.lookup
+        finally:
+            if previous is _MISSING:
+                sys.modules.pop(plugin, None)
+            else:
+                sys.modules[plugin] = previous
         return mako.lookup
-    plugin = "mako.ext.pygmentplugin"
-    previous = sys.modules.get(plugin)
-    sys.modules[plugin] = None
-    try:
-        import mako.lookup
-    finally:
-        if previous is None:
-            del sys.modules[plugin]
-        else:
-            sys.modules[plugin] = previous
-    return mako.lookup
 
 
 def _module_directory(template_directory: str) -> Optional[str]:
