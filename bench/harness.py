@@ -7,10 +7,11 @@ hand-written OpenMP baselines, on generated R-MAT and uniform graphs.
 
 Graphs are generated with starc.graphs into bench/out/graphs/ (cached), the baselines are
 built into bench/out/bin/, every program runs through the generated-program contract and its
-``starc-time`` (the algorithm alone, graph already in memory) is read from stderr. The table
-shows the median of --repeat runs, the ratio backend time / baseline time measured in the same
-run, and whether starc's results equal the baseline's (exact for integers, a tolerance for
-floats). The mpi backend gets one column per --mpi-ranks count (``mpi-2``: 2 ranks, each
+``starc-time`` (the algorithm alone, graph already in memory) is read from stderr, and the
+process's wall time (end to end: start-up, reading the graph, building kernels) is measured
+around it. Each cell shows the medians of --repeat runs as ``algorithm / end-to-end``, the
+ratio of algorithm times backend / baseline measured in the same run, and whether starc's
+results equal the baseline's (exact for integers, a tolerance for floats). The mpi backend gets one column per --mpi-ranks count (``mpi-2``: 2 ranks, each
 with --threads / ranks OpenMP threads), and one extra untimed run with --stats whose counters
 (messages, bytes, combined entries, cut edges) go into a second table. Results go to
 bench/out/results.json and bench/out/ratios.png. See bench/README.md.
@@ -77,8 +78,10 @@ class GraphInfo:
 @dataclass
 class Measurement:
     backend: str
-    times: List[float] = field(default_factory=list)
+    times: List[float] = field(default_factory=list)     # starc-time: the algorithm alone
     median: Optional[float] = None
+    walls: List[float] = field(default_factory=list)     # the process, end to end
+    wall_median: Optional[float] = None
     status: str = "ok"          # ok | MISMATCH | error | skipped | timeout
     detail: str = ""
     results_file: Optional[str] = None
@@ -174,8 +177,10 @@ def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pat
     m = Measurement(backend, results_file=str(results_file))
     for _ in range(repeat):
         try:
+            started = time.perf_counter()
             proc = subprocess.run(argv + ["--out", str(results_file), "--time"], env=env,
                                   capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+            wall = time.perf_counter() - started
         except subprocess.TimeoutExpired:
             return m.failed("timeout", f"no result within {timeout:.0f} s")
         if proc.returncode != 0:
@@ -184,7 +189,9 @@ def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pat
         if seconds is None:
             return m.failed("error", "no 'starc-time' line on stderr")
         m.times.append(seconds)
+        m.walls.append(wall)
     m.median = statistics.median(m.times)
+    m.wall_median = statistics.median(m.walls)
     return m
 
 
@@ -302,15 +309,26 @@ def format_seconds(value: Optional[float]) -> str:
     return f"{value * 1e3:.1f} ms" if value < 1 else f"{value:.2f} s"
 
 
+def times_text(m: Measurement) -> str:
+    """The algorithm's time (``starc-time``) and, after a slash, the process's wall time
+    (reading the graph, start-up, kernel builds and all)."""
+    text = format_seconds(m.median)
+    return text + (f" / {format_seconds(m.wall_median)}" if m.wall_median is not None else "")
+
+
 def cell(m: Measurement, baseline: Measurement) -> str:
     if m.status in ("error", "timeout", "skipped"):
         return f"{m.status}: {m.detail}"
-    text = format_seconds(m.median)
-    if baseline.median:
+    text = times_text(m)
+    if baseline.median:   # the ratio compares algorithm times
         text += f" ({m.median / baseline.median:.1f}x)"
     if m.status == "MISMATCH":
         text += f" **MISMATCH** {m.detail}"
     return text
+
+
+TABLE_LEGEND = ("Each cell: algorithm time (starc-time) / end-to-end wall time of the process "
+                "(ratio of algorithm times to the baseline's); medians.")
 
 
 def markdown_table(rows: List[dict], backends: List[str]) -> str:
@@ -320,7 +338,7 @@ def markdown_table(rows: List[dict], backends: List[str]) -> str:
         base = Measurement(**row["baseline"])
         cells = [row["kind"], str(row["scale"]), row["algo"], str(row["num_nodes"]),
                  str(row["num_edges"]),
-                 format_seconds(base.median) if base.status == "ok" else f"{base.status}: {base.detail}"]
+                 times_text(base) if base.status == "ok" else f"{base.status}: {base.detail}"]
         for b in backends:
             cells.append(cell(Measurement(**row["backends"][b]), base) if b in row["backends"]
                          else "-")
@@ -500,7 +518,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                       file=sys.stderr)
 
     table = markdown_table(rows, names)
-    print(table)
+    print(TABLE_LEGEND + "\n\n" + table)
     communication = communication_table(rows, [c for c, b, _ in measured if b == "mpi"])
     if communication:
         print("\nMPI communication (summed over ranks):\n\n" + communication)

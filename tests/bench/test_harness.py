@@ -4,6 +4,7 @@ graph (the figures are bench/'s business; this checks the harness measures what 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import sys
 
@@ -18,6 +19,26 @@ import harness  # noqa: E402
 def test_mpi_gets_one_column_per_rank_count():
     assert harness.columns(["opencl", "mpi"], [1, 2]) == [
         ("opencl", "opencl", None), ("mpi-1", "mpi", 1), ("mpi-2", "mpi", 2)]
+
+
+def test_cells_show_the_algorithm_time_next_to_the_end_to_end_time(tmp_path):
+    # A stand-in program: sleeps 0.3 s outside its reported algorithm time of 0.01 s.
+    script = ("import sys, time; time.sleep(0.3); "
+              "open(sys.argv[sys.argv.index('--out') + 1], 'w').write('return 1\\n'); "
+              "print('starc-time 0.010000', file=sys.stderr)")
+    m = harness.measure([sys.executable, "-c", script], dict(os.environ), 2,
+                        tmp_path / "results.txt", 60, "fake")
+    assert m.status == "ok", m.detail
+    assert m.times == [0.01, 0.01] and len(m.walls) == 2
+    assert all(0.3 <= wall < 30 for wall in m.walls) and m.wall_median >= 0.3
+    baseline = harness.Measurement("baseline", times=[0.005], median=0.005, walls=[0.2],
+                                   wall_median=0.2)
+    text = harness.cell(m, baseline)
+    assert text.startswith(f"10.0 ms / {harness.format_seconds(m.wall_median)} (2.0x)"), text
+    row = {"kind": "rmat", "scale": 6, "algo": "sssp", "num_nodes": 64, "num_edges": 1024,
+           "baseline": harness.asdict(baseline), "backends": {"fake": harness.asdict(m)}}
+    line = harness.markdown_table([row], ["fake"]).splitlines()[-1]
+    assert "| 5.0 ms / 200.0 ms | 10.0 ms / " in line and "(2.0x) |" in line
 
 
 def test_stats_are_summed_over_ranks_and_maxima_kept():

@@ -11,30 +11,13 @@ from __future__ import annotations
 
 from typing import List
 
-from starc.backends.common.host_dialect import HostDialect
+from starc.backends.common.host_dialect import TIMER, HostDialect
 from starc.ir.types import Scalar
 
-__all__ = ["HelperHostDialect", "StopwatchTimer", "TIMER"]
-
-#: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
-TIMER = "starc_timer"
+__all__ = ["HelperHostDialect", "TIMER"]
 
 
-class StopwatchTimer(HostDialect):
-    """Timing by the shared runtime's ``starc::Timer`` (host wall clock), for backends whose
-    device operations are all synchronous by the time the timer stops."""
-
-    def timer_start(self, where: str) -> List[str]:
-        return [f"starc::Timer {TIMER};", f"{TIMER}.start();"]
-
-    def timer_stop(self, where: str) -> List[str]:
-        return [f"{TIMER}.stop();"]
-
-    def timer_seconds(self) -> str:
-        return f"{TIMER}.seconds()"
-
-
-class HelperHostDialect(StopwatchTimer):
+class HelperHostDialect(HostDialect):
     """Device operations as calls of the runtime header's ``starc_*`` helpers."""
 
     #: the host variable holding the device handle passed to every helper (``starc_queue``)

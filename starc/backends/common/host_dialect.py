@@ -2,7 +2,7 @@
 
 A C++ backend (CUDA, SYCL, ...) subclasses ``HostDialect``; each hook returns C++ text for one
 device operation (allocate, copy, fill, swap, single-element access, launch, synchronise,
-timing). A hook a backend lacks raises ``BackendError`` naming the operation. Host expressions
+warm-up). A hook a backend lacks raises ``BackendError`` naming the operation. Host expressions
 use ``HostExprDialect``, the cfamily dialect of C++ host code.
 """
 
@@ -18,7 +18,11 @@ from starc.backends.common.cfamily import KernelCode, NameTable
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar, c_name
 
-__all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect", "location"]
+__all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect",
+           "TIMER", "location"]
+
+#: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
+TIMER = "starc_timer"
 
 #: C++17 keywords and names a generated C++ program must not shadow.
 CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
@@ -154,17 +158,24 @@ class HostDialect:
         """Before the timer: device selection, context/queue creation, timing events."""
         return []
 
+    def warm_up(self, where: str) -> List[str]:
+        """After the graph is resident, before the timer: what makes the first launch cost
+        what later ones do (loading or compiling kernels, starting worker threads)."""
+        return []
+
     def teardown(self, where: str) -> List[str]:
         return []
 
+    # The --time stopwatch, one for every backend: the shared runtime's ``starc::Timer`` (host
+    # steady clock). The printer stops it after ``synchronize``, so device work is complete.
     def timer_start(self, where: str) -> List[str]:
-        self.missing("timing")
+        return [f"starc::Timer {TIMER};", f"{TIMER}.start();"]
 
     def timer_stop(self, where: str) -> List[str]:
-        self.missing("timing")
+        return [f"{TIMER}.stop();"]
 
     def timer_seconds(self) -> str:
-        self.missing("timing")
+        return f"{TIMER}.seconds()"
 
     # --- device memory -----------------------------------------------------------------------
     def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:

@@ -23,9 +23,6 @@ class CUDAHostDialect(HostDialect):
     def attach(self, printer: HostPrinter) -> None:
         super().attach(printer)
         self.block = printer.names.fresh("block_size")
-        self.start = printer.names.fresh("start_event")
-        self.stop = printer.names.fresh("stop_event")
-        self.seconds = printer.names.fresh("seconds")
 
     def _bytes(self, elem: Scalar, count: Count) -> str:
         return f"sizeof({self.storage_type(elem)}) * {count.factor}"
@@ -34,28 +31,13 @@ class CUDAHostDialect(HostDialect):
         return [f"const int {self.block} = starc_block_size({cl}, {self.default_block_size});"]
 
     def setup(self, where: str) -> List[str]:
-        return [
-            "// Create the CUDA context now, outside the timed region.",
-            f"STARC_CUDA_CHECK(cudaFree(nullptr), {where});",
-            f"cudaEvent_t {self.start}, {self.stop};",
-            f"STARC_CUDA_CHECK(cudaEventCreate(&{self.start}), {where});",
-            f"STARC_CUDA_CHECK(cudaEventCreate(&{self.stop}), {where});",
-        ]
+        return ["// Create the CUDA context now, outside the timed region.",
+                f"STARC_CUDA_CHECK(cudaFree(nullptr), {where});"]
 
-    def timer_start(self, where: str) -> List[str]:
-        return [f"STARC_CUDA_CHECK(cudaEventRecord({self.start}), {where});"]
-
-    def timer_stop(self, where: str) -> List[str]:
-        return [f"STARC_CUDA_CHECK(cudaEventRecord({self.stop}), {where});",
-                f"const double {self.seconds} = starc_elapsed_seconds({self.start}, "
-                f"{self.stop}, {where});"]
-
-    def timer_seconds(self) -> str:
-        return self.seconds
-
-    def teardown(self, where: str) -> List[str]:
-        return [f"STARC_CUDA_CHECK(cudaEventDestroy({self.start}), {where});",
-                f"STARC_CUDA_CHECK(cudaEventDestroy({self.stop}), {where});"]
+    def warm_up(self, where: str) -> List[str]:
+        if not self.host.kernels:
+            return []
+        return [f"starc_load_kernels({', '.join([where, *self.host.kernels])});"]
 
     def allocate(self, var: str, elem: Scalar, count: Count, where: str) -> List[str]:
         if count.may_be_zero:   # never a 0-byte allocation

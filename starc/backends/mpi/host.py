@@ -19,8 +19,7 @@ from typing import Dict, List, Sequence
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
-from starc.backends.common.helper_host import StopwatchTimer
-from starc.backends.common.host_dialect import Count, HostPrinter
+from starc.backends.common.host_dialect import Count, HostDialect, HostPrinter
 from starc.ir.types import Scalar
 
 __all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
@@ -49,7 +48,7 @@ def mpi_operator(how: str) -> str:
     return _MPI_OPS.get(_COMBINE[how], "")
 
 
-class MPIHostDialect(StopwatchTimer):
+class MPIHostDialect(HostDialect):
     """The host's operations on rank replicas, and one superstep per launch."""
 
     name = "mpi"
@@ -81,8 +80,15 @@ class MPIHostDialect(StopwatchTimer):
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
                 f"starc::Graph& {graph} = {DIST}.graph;"]
 
-    def setup(self, where: str) -> List[str]:
-        return ["// Every rank starts the clock together.", f"MPI_Barrier({DIST}.comm);"]
+    def warm_up(self, where: str) -> List[str]:
+        if not self.host.kernels:
+            return []
+        return ["// Start the OpenMP threads of the kernels now, outside the timed span.",
+                "#pragma omp parallel", "{}"]
+
+    def timer_start(self, where: str) -> List[str]:
+        return ["MPI_Barrier(" + DIST + ".comm);  // every rank starts the clock together",
+                *super().timer_start(where)]
 
     def synchronize(self, where: str) -> List[str]:
         return []       # every exchange is complete when finish() returns

@@ -20,14 +20,13 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from starc.backends.common.cfamily import KernelCode
-from starc.backends.common.helper_host import StopwatchTimer
-from starc.backends.common.host_dialect import Count
+from starc.backends.common.host_dialect import Count, HostDialect
 from starc.ir.types import Scalar
 
 __all__ = ["OpenACCHostDialect"]
 
 
-class OpenACCHostDialect(StopwatchTimer):
+class OpenACCHostDialect(HostDialect):
     """The host's device operations as OpenACC directives on host arrays (the timer stops
     after the last ``update self``, which waits for the device)."""
 

@@ -40,6 +40,9 @@ class SYCLHostDialect(HelperHostDialect):
         return [f'sycl::queue {QUEUE} = starc_make_queue({self.cl}.get_extra("device", '
                 f'"default"), {where});']
 
+    def warm_up(self, where: str) -> List[str]:
+        return [f"starc_warm_up({QUEUE}, {where});"] if self.host.kernels else []
+
     # --- kernels ------------------------------------------------------------------------------
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         return [f"{kernel.name}({', '.join([QUEUE, BLOCK, where, *args])});"]

@@ -311,10 +311,16 @@ def test_results_and_time_follow_the_program_contract():
     text = main_text(DSL / "kcore.sp")
     assert 'starc::Results results(cl, "Compute_KCore", "cuda");' in text
     assert 'results.prop("inCore", h_inCore.data(), g.num_nodes);' in text
-    assert "if (cl.time) starc::report_time(seconds);" in text
-    timed = between(text, "cudaEventRecord(start_event)", "cudaEventRecord(stop_event)")
-    assert "read_graph" not in timed and "cudaFree(nullptr)" not in timed
+    assert "if (cl.time) starc::report_time(starc_timer.seconds());" in text
+    before = text[:text.index("starc_timer.start();")]
+    timed = between(text, "starc_timer.start();", "starc_timer.stop();")
+    # Outside the clock: reading the graph, the context, the graph's upload, loading kernels.
+    for step in ("read_graph", "cudaFree(nullptr)", "cudaMemcpy(d_offsets",
+                 "starc_load_kernels(\"kcore.sp:"):
+        assert step in before and step not in timed, step
+    assert "cudaMemcpyHostToDevice" not in timed
     assert "cudaMemcpyDeviceToHost" in timed   # results are back before the clock stops
+    assert timed.rstrip().endswith("STARC_CUDA_CHECK(cudaDeviceSynchronize(), \"kcore.sp:5\");")
 
 
 def test_availability_without_gpu_is_build_only(monkeypatch):

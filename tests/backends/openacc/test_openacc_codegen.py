@@ -156,16 +156,23 @@ def test_no_min_or_max_is_ever_an_atomic_write():
 
 def test_golden_sssp_data_region():
     text = generated(DSL / "sssp.sp")
-    head = text.index("        int* d_dist = nullptr;")
+    # The graph and its weights go to the device before the clock starts (the --time
+    # contract); the per-run arrays are allocated inside the timed span.
+    head = text.index("        int* d_weight = nullptr;")
     assert text[head:text.index("        starc_timer.stop();", head)] == """\
-        int* d_dist = nullptr;
-        d_dist = new int[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
         int* d_weight = nullptr;
         d_weight = new int[std::max(g.num_edges, 1)];
         #pragma acc enter data create(d_weight[0:std::max(g.num_edges, 1)])
         std::copy(h_weight.data(), h_weight.data() + g.num_edges, d_weight);
         #pragma acc update device(d_weight[0:g.num_edges])
+
+        // Timed (the --time contract, docs/architecture.md): the algorithm, from the graph resident
+        // and the kernels ready to the results back in host memory.
+        starc::Timer starc_timer;
+        starc_timer.start();
+        int* d_dist = nullptr;
+        d_dist = new int[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
         unsigned char* d_modified = nullptr;
         d_modified = new unsigned char[std::max(g.num_nodes, 1)];
         #pragma acc enter data create(d_modified[0:std::max(g.num_nodes, 1)])

@@ -16,7 +16,8 @@
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
 //   starc_gallop                    find_edge for ascending w, by a cursor moving forward
 //   starc_min / starc_max           Min/Max as expressions
-//   starc_block_size, starc_elapsed_seconds     the --block-size option, --time events
+//   starc_block_size                the --block-size option
+//   starc_load_kernels(where, kernels...)   load every kernel before the timer starts
 // Define STARC_CUDA_SYNC_LAUNCHES to synchronise after every launch (pins down which launch
 // faulted, at some speed cost).
 #ifndef STARC_CUDA_CUH
@@ -140,12 +141,12 @@ inline int starc_block_size(const starc::CommandLine& cl, int fallback) {
   return static_cast<int>(value);
 }
 
-/// Seconds between two recorded events (waits for `stop`).
-inline double starc_elapsed_seconds(cudaEvent_t start, cudaEvent_t stop, const char* where) {
-  STARC_CUDA_CHECK(cudaEventSynchronize(stop), where);
-  float milliseconds = 0;
-  STARC_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop), where);
-  return milliseconds / 1000.0;
+/// Loads each kernel's code onto the device now, outside the timed span: with lazy module
+/// loading (CUDA 11.7+, the default since 12.2) the first launch of a kernel would load it.
+template <class... Kernels>
+inline void starc_load_kernels(const char* where, Kernels... kernels) {
+  cudaFuncAttributes attributes;
+  (STARC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernels), where), ...);
 }
 
 #endif  // STARC_CUDA_CUH

@@ -8,6 +8,7 @@
 // CUDA and OpenCL preludes (starc_atomic_min_float, starc_lock_try, starc_find_edge, ...), so
 // kernels read the same on every backend.
 //   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default
+//   starc_warm_up(q, where)                 one empty launch before the timer starts
 //   starc_parallel_for(q, where, count, block, kernel, reductions...)
 //                                           one kernel: range<1>, or nd_range<1> of work-groups
 //                                           of `block` items when --block-size is given
@@ -187,6 +188,13 @@ inline void starc_write_element(sycl::queue& q, T* data, std::size_t index, T va
 }
 
 /// Waits for all submitted work and reports any error it raised.
+/// One empty kernel, waited for, before the timer starts: the first submission pays for
+/// what later ones do not (the runtime's and the device's start, building the device image
+/// that holds this file's kernels where the implementation builds per image, worker threads).
+inline void starc_warm_up(sycl::queue& q, const char* where) {
+  starc_at(where, [&] { q.parallel_for(sycl::range<1>(1), [=](sycl::id<1>) {}).wait_and_throw(); });
+}
+
 inline void starc_finish(sycl::queue& q, const char* where) {
   starc_at(where, [&] { q.wait_and_throw(); });
 }

@@ -1,0 +1,116 @@
+"""The --time contract on every backend: one ``starc-time`` line, the algorithm's span only."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import starc
+from starc import runner
+from starc.diagnostics import DiagnosticSink
+from starc.graphs import load_graph
+
+DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
+TIME_LINE = re.compile(r"^starc-time (\d+\.\d+)$", re.M)
+
+# Runnable backends, each with its strict marker (CUDA is compile-only without a GPU: below).
+BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
+            pytest.param("sycl", None, marks=pytest.mark.sycl, id="sycl"),
+            pytest.param("openacc", None, marks=pytest.mark.openacc, id="openacc"),
+            pytest.param("mpi", 2, marks=pytest.mark.mpi, id="mpi-2")]
+
+# The cheapest algorithm there is: one pass over the vertices. On a graph of millions of edges
+# reading the file costs far more, and it lies outside the timed span.
+DEGREES = """
+function Degrees(Graph g, propNode<int> degree) {
+    forall (v in g.nodes()) {
+        v.degree = g.count_outNbrs(v);
+    }
+}
+"""
+LARGE_NODES, LARGE_EDGES = 200_000, 2_000_000
+
+
+def program_argv(source: str, backend: str, ranks, tmp_path: pathlib.Path):
+    """The command line that runs ``source`` built for ``backend`` (the launcher included)."""
+    program = starc.compile(source, backend, ranks=ranks)
+    sink = DiagnosticSink()
+    built = runner.build(program.compilation, backend, sink, program.options,
+                         outdir=str(tmp_path / backend))
+    assert built is not None, [str(d) for d in sink.errors]
+    return program.launcher + built.argv_prefix
+
+
+def run_timed(argv, tmp_path: pathlib.Path):
+    """(printed seconds, wall seconds of the process, stdout): exactly one time line."""
+    started = time.perf_counter()
+    proc = subprocess.run(argv + ["--time"], capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})  # MPI: see runner
+    wall = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr
+    times = TIME_LINE.findall(proc.stderr)
+    assert len(times) == 1, f"expected one starc-time line, got:\n{proc.stderr}"
+    assert proc.stderr.count("starc-time") == 1, proc.stderr
+    return float(times[0]), wall, proc.stdout
+
+
+@pytest.fixture(scope="module")
+def large_graph(tmp_path_factory):
+    """A uniform random directed graph of 2M edges as a text edge list."""
+    rng = np.random.default_rng(15)
+    src = rng.integers(0, LARGE_NODES, LARGE_EDGES)
+    dst = rng.integers(0, LARGE_NODES, LARGE_EDGES)
+    path = tmp_path_factory.mktemp("large") / "large.el"
+    np.savetxt(path, np.column_stack([src, dst]), fmt="%d")
+    return path
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_time_is_printed_once_and_within_the_process_wall_time(backend, ranks, tmp_path):
+    graph = tmp_path / "g.el"
+    graph.write_text("0 1 3\n1 2 4\n0 2 9\n2 3 1\n3 0 2\n")
+    argv = program_argv(str(DSL / "sssp.sp"), backend, ranks, tmp_path)
+    seconds, wall, out = run_timed(argv + [str(graph), "--src", "0"], tmp_path)
+    assert 0 <= seconds <= wall
+    distances = [line.split()[2] for line in out.splitlines() if line.startswith("dist ")]
+    assert distances == ["0", "3", "7", "8"]      # by hand: 0->1 (3), 1->2 (4), 2->3 (1)
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_reading_a_large_graph_is_outside_the_time(backend, ranks, large_graph, tmp_path):
+    argv = program_argv(DEGREES, backend, ranks, tmp_path)
+    seconds, wall, out = run_timed(argv + [str(large_graph)], tmp_path)
+    # Reading 2M edges takes most of the run; one pass over 200k vertices takes a sliver.
+    assert seconds < 0.25 * wall, f"starc-time {seconds:.3f} s of a {wall:.3f} s run"
+    got = {int(v): int(d) for name, v, d in (line.split() for line in out.splitlines()
+                                             if line.startswith("degree "))}
+    want = np.diff(load_graph(str(large_graph)).offsets)
+    assert [got[v] for v in range(len(want))] == want.tolist()
+
+
+@pytest.mark.cuda
+def test_cuda_times_the_algorithm_only(tmp_path):
+    """Compile-only where there is no GPU: the generated program builds with nvcc, and its
+    timed span holds neither the graph's upload nor the loading of kernels."""
+    from starc.backends import get_backend
+    program = starc.compile(str(DSL / "sssp.sp"), "cuda")
+    text = program.compilation.generated.files["sssp.cu"]
+    before, rest = text.split("starc_timer.start();")
+    timed = rest.split("starc_timer.stop();")[0]
+    for step in ("read_graph(", "cudaFree(nullptr)", "cudaMemcpy(d_offsets",
+                 "cudaMemcpy(d_targets", "cudaMemcpy(d_weight", "starc_load_kernels("):
+        assert step in before and step not in timed, step
+    assert timed.count("cudaMemcpyDeviceToHost") == 1           # the result, then the clock
+    assert text.count("starc::report_time(") == 1
+    if not get_backend("cuda").availability().can_build:
+        pytest.skip("nvcc not found: the CUDA program is not compiled")
+    sink = DiagnosticSink()
+    assert runner.build(program.compilation, "cuda", sink, program.options,
+                        outdir=str(tmp_path / "cuda")) is not None, sink.errors
