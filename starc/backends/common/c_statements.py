@@ -389,16 +389,16 @@ class CPrinter(CExpressionPrinter):
         # Retry until this work item owns the lock; the holder's branch always completes, so
         # work items of one SIMD group cannot deadlock each other. The target is still
         # updated atomically so readers outside the lock never see a torn value.
-        critical = self._braced(f"if ({won})", self._effects(s, depth + 3), depth + 2) + [
-            self._line(depth + 2, self.d.lock_release(lock_address)),
-            self._line(depth + 2, f"{done} = true;")]
-        if improves:
-            inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, depth + 2)
-            retry = self._braced(f"for (bool {done} = false; !{done}; )", inner, depth + 1)
-            return lines + self._braced(f"if ({improves})", retry, depth, comment=comment)
-        inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, depth + 1)
-        return lines + self._braced(f"for (bool {done} = false; !{done}; )", inner, depth,
-                                    comment=comment)
+        at = depth + 1 if improves else depth       # the retry loop's depth
+        critical = self._braced(f"if ({won})", self._effects(s, at + 3), at + 2) + [
+            self._line(at + 2, self.d.lock_release(lock_address)),
+            self._line(at + 2, f"{done} = true;")]
+        inner = self._braced(f"if ({self.d.lock_try(lock_address)})", critical, at + 1)
+        if not improves:
+            return lines + self._braced(f"for (bool {done} = false; !{done}; )", inner, depth,
+                                        comment=comment)
+        retry = self._braced(f"for (bool {done} = false; !{done}; )", inner, at)
+        return lines + self._braced(f"if ({improves})", retry, depth, comment=comment)
 
     def _effects(self, s: P.AtomicMinMax, depth: int) -> List[str]:
         lines = [self._line(depth, f"{self._lvalue(t)} = {self.expr(v)};") for t, v in s.others]

@@ -251,9 +251,15 @@ def test_helper_names_match_the_opencl_prelude():
 def test_locked_min_holds_a_zeroed_per_element_lock():
     text = main_text(PROGRAMS / "locked.sp")
     kernel = between(text, "__global__ void Parents_forall_9(", "\n}\n")
-    # read first: a candidate that cannot beat dist[w] takes no lock
-    assert re.search(r"if \(dist_new < dist\[w\]\) \{  // locked\.sp:11\n\s*"
-                     r"for \(bool done = false; !done; \) \{\n", kernel), kernel
+    # read first: a candidate that cannot beat dist[w] takes no lock; the retry loop and its
+    # critical section nest one level deeper
+    assert """
+        if (dist_new < dist[w]) {  // locked.sp:11
+            for (bool done = false; !done; ) {
+                if (starc_lock_try(&dist_lock[w])) {
+                    if (starc_atomic_min_int(&dist[w], dist_new) > dist_new) {
+                        parent[w] = v;
+""" in kernel, kernel
     assert "if (starc_lock_try(&dist_lock[w])) {" in kernel
     assert "starc_lock_release(&dist_lock[w]);" in kernel
     assert "parent[w] = v;" in kernel
