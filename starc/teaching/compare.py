@@ -50,31 +50,23 @@ def file_view(name: str, text: str, spans: Dict[int, Span]) -> FileView:
                            for n, frag in enumerate(fragments, start=1)])
 
 
-def _columns(comp: Compilation, backends: Sequence[str], function: Optional[str],
-             options) -> List[Column]:
-    """Each backend's column. A backend that cannot generate this program (an MPI E0501, a
-    missing dialect mapping) shows its located message instead of code: the page is about
-    comparing, and "this backend cannot" is an answer too."""
-    from starc.backends import get_backend
+def _columns(comp: Compilation, backends: Sequence[str], options,
+             show_traceback: bool) -> List[Column]:
+    """Each backend's column, all generated from the one plan. A backend that cannot generate
+    this program (an MPI E0501, a missing dialect mapping) shows its located message instead
+    of code: the page is about comparing, and "this backend cannot" is an answer too."""
     from starc.teaching.counts import backend_counts
-    generated, errors = {}, {}
-    for name in backends:
-        sink = DiagnosticSink()
-        result = compile_source(comp.source, comp.filename, sink, backend=name,
-                                function=function, options=options)
-        if sink.has_errors or result.generated is None:
-            errors[name] = "\n".join(render(d, {comp.filename: comp.source})
-                                     for d in sink.sorted())
-        else:
-            generated[name] = result.generated
-    counts = backend_counts(comp, generated) if generated else {}
+    from starc.teaching.decisions import targets
+    found = targets(comp.plan, backends, options, show_traceback)
+    counts = backend_counts(comp, {name: t.generated for name, t in found.items()})
     columns = []
-    for name in backends:
-        description = get_backend(name).description
-        if name in errors:
-            columns.append(Column(name, description, [], {}, errors[name]))
+    for name, target in found.items():
+        description = target.backend.description
+        if target.generated is None:
+            error = "\n".join(render(d, {comp.filename: comp.source}) for d in target.errors)
+            columns.append(Column(name, description, [], {}, error))
             continue
-        program = generated[name]
+        program = target.generated
         files = [file_view(f, program.files[f], program.sourcemap.get(f, {}))
                  for f in program.program_files]
         shared = [f for f in program.files if f not in program.program_files]
@@ -94,7 +86,7 @@ def compare_page(path: str, backends: Sequence[str], sink: DiagnosticSink, *,
                           show_traceback=show_traceback)
     if sink.has_errors or comp.plan is None:
         return None
-    return render_page(comp, _columns(comp, backends, function, options))
+    return render_page(comp, _columns(comp, backends, options, show_traceback))
 
 
 def render_page(comp: Compilation, columns: List[Column]) -> str:

@@ -6,7 +6,7 @@ accumulations and stores on properties), each fixedPoint and iterateInBFS, and t
 device transfers. What a backend chose is read from where the backend keeps it: its atomic
 table (``common.atomic_helpers.TABLES``), its native reductions and launch shape (attributes
 of its ``Backend`` class), and, for MPI, the superstep facts of ``analysis.distribution``.
-Nothing here reads generated text. ``backend_counts`` (``counts.py``) sums the same facts.
+Nothing here reads generated text. ``counts.backend_counts`` sums the same facts.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from starc.analysis import plan as P
 from starc.analysis.host_tree import host_exprs, launched_kernels, walk_host
 from starc.backends import get_backend
-from starc.backends.base import Backend, BackendError, BackendOptions
+from starc.backends.base import Backend, BackendOptions
 from starc.backends.common.atomic_helpers import TABLES
 from starc.backends.common.sourcemap import span_of
+from starc.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["Choice", "Decision", "Target", "decisions", "backend_counts", "targets",
+__all__ = ["Choice", "Decision", "Target", "decisions", "targets",
            "atomic_choice", "atomic_form", "NO_ATOMIC_OWN"]
 
 #: the choice for a plain store at the work item's own element
@@ -63,34 +64,45 @@ class Decision:
 @dataclasses.dataclass
 class Target:
     """One backend as ``decisions`` sees it: the backend object, the program it generated
-    (None when it cannot), why it cannot, and MPI's superstep facts."""
+    (None when it cannot, and ``errors`` say why), and MPI's superstep facts."""
 
     name: str
     backend: Backend
     generated: object = None
-    refusal: Optional[str] = None
+    errors: List[Diagnostic] = dataclasses.field(default_factory=list)
     distribution: object = None
     block: Optional[int] = None
 
+    @property
+    def refusal(self) -> Optional[str]:
+        """Why the backend cannot generate the program, in one line, or None."""
+        if not self.errors:
+            return None
+        first = self.errors[0]
+        loc = first.loc
+        where = (f" (at {pathlib.Path(loc.file).name}:{loc.line}:{loc.col})"
+                 if loc.line > 0 else "")
+        return f"{first.message}{where}"
 
-def targets(plan: P.Plan, backends: Sequence[str],
-            options: Optional[BackendOptions] = None) -> Dict[str, Target]:
-    """Each backend of ``backends`` with what it generates for ``plan``: a backend that cannot
-    generate the program (MPI's E0501) is kept, with its refusal, so a report says so for
-    that backend alone."""
+
+def targets(plan: P.Plan, backends: Sequence[str], options: Optional[BackendOptions] = None,
+            show_traceback: bool = False) -> Dict[str, Target]:
+    """Each backend of ``backends`` with what it generates for ``plan``, through the driver's
+    generate stage: a backend that cannot generate the program (MPI's E0501, an internal
+    error) is kept with its located diagnostics, so a report says so for that backend alone."""
+    from starc.driver import InternalError, run_stage
     options = options or BackendOptions()
     found = {}
     for name in backends:
         backend = get_backend(name)
         target = Target(name, backend, block=options.block_size or backend.default_block_size)
+        sink = DiagnosticSink()
         try:
-            target.generated = backend.generate(plan, options)
-        except BackendError as exc:
-            loc = exc.loc
-            where = (f" (at {pathlib.Path(loc.file).name}:{loc.line}:{loc.col})"
-                     if loc is not None and loc.line > 0 else "")
-            target.refusal = f"{exc}{where}"
-        if name == "mpi" and target.refusal is None:
+            target.generated = run_stage("generate", sink, show_traceback,
+                                         lambda: backend.generate(plan, options), plan.function)
+        except (CompileError, InternalError):
+            target.errors = sink.sorted()
+        if name == "mpi" and target.generated is not None:
             from starc.analysis.distribution import distribute
             target.distribution = distribute(plan)
         found[name] = target
@@ -548,6 +560,3 @@ class _At:
 
     loc: object
 
-
-# the compare page imports both from here; the counts live in their own module
-from starc.teaching.counts import backend_counts  # noqa: E402  (counts imports atomic_form)

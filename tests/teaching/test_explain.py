@@ -10,7 +10,8 @@ from starc.backends import get_backend
 from starc.cli import main
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
-from starc.teaching.decisions import backend_counts, decisions, targets
+from starc.teaching.counts import backend_counts
+from starc.teaching.decisions import decisions, targets
 from starc.backends import device_backend_names as device_backends
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
