@@ -62,6 +62,23 @@ ALGORITHM_SETUP = {
     "kcore": ("symmetric", ["--k", "3"]),
 }
 
+# The GAPBS kernel run against each algorithm when --gapbs (or $GAPBS_ROOT) names a built GAPBS
+# (github.com/sbeamer/gapbs, `make` in its folder): binary and arguments, on the same graph
+# file. GAPBS picks its own algorithm (direction-optimizing BFS, delta-stepping, Afforest...),
+# which is the point: the issue's goal is a ratio to the best known CPU code. cc runs GAPBS's
+# Shiloach-Vishkin (cc_sv), the label-propagation family the dsl program belongs to; sssp uses
+# delta 2 as GAPBS's own benchmark does on kron; pr stops at the same L1 tolerance and cap as
+# dsl/pr.sp; bc runs BC_SOURCES iterations from the top source (GAPBS takes one -r for all);
+# sswp and kcore have no GAPBS kernel.
+GAPBS_SETUP = {
+    "pr": ("pr", ["-i", "100", "-t", "0.001"]),
+    "sssp": ("sssp", ["-r", "{src}", "-d", "2"]),
+    "bfs": ("bfs", ["-r", "{src}"]),
+    "bc": ("bc", ["-r", "{src}", "-i", str(BC_SOURCES)]),
+    "cc": ("cc_sv", []),
+    "tc": ("tc", ["-s"]),
+}
+
 
 @dataclass
 class GraphInfo:
@@ -86,6 +103,7 @@ class Measurement:
     detail: str = ""
     results_file: Optional[str] = None
     stats: Dict[str, int] = field(default_factory=dict)   # mpi: --stats summed over ranks
+    load: Optional[float] = None    # GAPBS: its own Read + Build time of the graph
 
     def failed(self, status: str, detail: str) -> "Measurement":
         self.status, self.detail = status, detail
@@ -192,6 +210,46 @@ def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pat
         m.walls.append(wall)
     m.median = statistics.median(m.times)
     m.wall_median = statistics.median(m.walls)
+    return m
+
+
+def gapbs_times(stdout: str) -> Tuple[List[float], Optional[float]]:
+    """GAPBS's ``Trial Time:`` seconds, and its ``Read Time`` + ``Build Time`` (the graph)."""
+    trials, load = [], None
+    for line in stdout.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "Trial Time":
+            trials.append(float(value.split()[0]))
+        elif key in ("Read Time", "Build Time"):
+            load = (load or 0.0) + float(value.split()[0])
+    return trials, load
+
+
+def measure_gapbs(root: pathlib.Path, algo: str, graph: "GraphInfo", env: Dict[str, str],
+                  repeat: int, timeout: float) -> Optional[Measurement]:
+    """``repeat`` trials of GAPBS's kernel for ``algo`` in one process (GAPBS times each
+    trial itself, graph in memory); None when GAPBS has no such kernel."""
+    if algo not in GAPBS_SETUP:
+        return None
+    binary, params = GAPBS_SETUP[algo]
+    m = Measurement("gapbs")
+    path = root / binary
+    if not os.access(path, os.X_OK):
+        return m.failed("error", f"{path} not built (run make in {root})")
+    argv = [str(path), "-f", graph.path, "-n", str(repeat),
+            *[a.format(src=graph.src) for a in params]]
+    try:
+        started = time.perf_counter()
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+        wall = time.perf_counter() - started
+    except subprocess.TimeoutExpired:
+        return m.failed("timeout", f"no result within {timeout:.0f} s")
+    trials, m.load = gapbs_times(proc.stdout)
+    if proc.returncode != 0 or not trials:
+        return m.failed("error", f"exit {proc.returncode}: {last_line(proc.stdout + proc.stderr)}")
+    m.times, m.median = trials, statistics.median(trials)
+    m.walls, m.wall_median = [wall], wall
     return m
 
 
@@ -316,32 +374,51 @@ def times_text(m: Measurement) -> str:
     return text + (f" / {format_seconds(m.wall_median)}" if m.wall_median is not None else "")
 
 
-def cell(m: Measurement, baseline: Measurement) -> str:
+def cell(m: Measurement, baseline: Measurement, gapbs: Optional[Measurement] = None) -> str:
     if m.status in ("error", "timeout", "skipped"):
         return f"{m.status}: {m.detail}"
     text = times_text(m)
-    if baseline.median:   # the ratio compares algorithm times
-        text += f" ({m.median / baseline.median:.1f}x)"
+    ratios = []   # the ratios compare algorithm times
+    if baseline.median:
+        ratios.append(f"{m.median / baseline.median:.1f}x")
+    if gapbs is not None and gapbs.median:
+        ratios.append(f"{m.median / gapbs.median:.1f}x GAPBS")
+    if ratios:
+        text += f" ({'; '.join(ratios)})"
     if m.status == "MISMATCH":
         text += f" **MISMATCH** {m.detail}"
     return text
 
 
 TABLE_LEGEND = ("Each cell: algorithm time (starc-time) / end-to-end wall time of the process "
-                "(ratio of algorithm times to the baseline's); medians.")
+                "(ratio of algorithm times to the baseline's, and to GAPBS's when it ran); "
+                "medians. GAPBS: its kernel's trial time; after 'load', its graph read + build.")
+
+
+def gapbs_text(m: Optional[Measurement]) -> str:
+    if m is None:
+        return "-"
+    if m.status != "ok":
+        return f"{m.status}: {m.detail}"
+    return format_seconds(m.median) + (f" (load {format_seconds(m.load)})" if m.load else "")
 
 
 def markdown_table(rows: List[dict], backends: List[str]) -> str:
-    header = ["graph", "scale", "algo", "n", "m", "baseline (OpenMP)"] + backends
+    with_gapbs = any("gapbs" in row for row in rows)
+    header = (["graph", "scale", "algo", "n", "m", "baseline (OpenMP)"]
+              + (["GAPBS"] if with_gapbs else []) + backends)
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         base = Measurement(**row["baseline"])
+        gapbs = Measurement(**row["gapbs"]) if row.get("gapbs") else None
         cells = [row["kind"], str(row["scale"]), row["algo"], str(row["num_nodes"]),
                  str(row["num_edges"]),
                  times_text(base) if base.status == "ok" else f"{base.status}: {base.detail}"]
+        if with_gapbs:
+            cells.append(gapbs_text(gapbs))
         for b in backends:
-            cells.append(cell(Measurement(**row["backends"][b]), base) if b in row["backends"]
-                         else "-")
+            cells.append(cell(Measurement(**row["backends"][b]), base, gapbs)
+                         if b in row["backends"] else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -448,12 +525,19 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         "(default: the smallest scale only)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per program run")
     p.add_argument("--out", default=str(ROOT / "bench" / "out"), help="output directory")
+    p.add_argument("--gapbs", default=os.environ.get("GAPBS_ROOT"), metavar="DIR",
+                   help="a built GAPBS checkout (default $GAPBS_ROOT): adds a GAPBS column and "
+                        "ratios to it for pr, sssp, bfs, bc, cc (cc_sv) and tc")
     return p.parse_args(argv)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     out = pathlib.Path(args.out)
+    gapbs_root = pathlib.Path(args.gapbs) if args.gapbs else None
+    if gapbs_root is not None and not gapbs_root.is_dir():
+        print(f"harness: --gapbs {gapbs_root}: no such directory", file=sys.stderr)
+        return 2
     (out / "runs").mkdir(parents=True, exist_ok=True)
     reference_max = (args.reference_max_scale if args.reference_max_scale is not None
                      else min(args.scales))
@@ -486,6 +570,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                        "num_nodes": graph.num_nodes, "num_edges": graph.num_edges,
                        "params": params + undirected, "threads": args.threads,
                        "baseline": asdict(baseline), "backends": {}}
+                gapbs = None
+                if gapbs_root is not None:
+                    gapbs = measure_gapbs(gapbs_root, algo, graph, env, args.repeat,
+                                          args.timeout)
+                    if gapbs is not None:
+                        row["gapbs"] = asdict(gapbs)
                 for column, backend, ranks in measured:
                     if unavailable[backend]:
                         m = Measurement(column).failed("error", unavailable[backend])
@@ -510,10 +600,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                     row["backends"][column] = asdict(m)
                 row["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
                 rows.append(row)
-                summary = "; ".join(f"{b}: {cell(Measurement(**row['backends'][b]), baseline)}"
-                                    for b in names)
+                summary = "; ".join(
+                    f"{b}: {cell(Measurement(**row['backends'][b]), baseline, gapbs)}"
+                    for b in names)
                 print(f"harness: {kind} s{scale} {algo}: baseline "
-                      f"{format_seconds(baseline.median)}; {summary} "
+                      f"{format_seconds(baseline.median)}; GAPBS {gapbs_text(gapbs)}; {summary} "
                       f"[{time.perf_counter() - started:.0f} s, load {load_before:.1f}]",
                       file=sys.stderr)
 

@@ -70,3 +70,34 @@ def test_harness_runs_mpi_with_ranks_and_counts_its_messages(tmp_path, capsys):
     assert one["messages"] == 0 and one["cut_edges"] == 0      # one rank sends nothing
     assert two["messages"] > 0 and two["cut_edges"] > 0
     assert "| rmat | 6 | sssp | mpi-2 |" in capsys.readouterr().out
+
+
+def test_gapbs_column_runs_its_kernel_on_the_same_graph_and_adds_a_ratio(tmp_path):
+    # A stand-in GAPBS build: `sssp` prints GAPBS's timing lines for the trials it is asked for.
+    root = tmp_path / "gapbs"
+    root.mkdir()
+    fake = root / "sssp"
+    fake.write_text("#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/argv\"\n"
+                    "echo 'Read Time:           0.02000'\necho 'Build Time:          0.01000'\n"
+                    "for t in 0.004 0.002 0.003; do echo \"Trial Time:          $t\"; done\n")
+    fake.chmod(0o755)
+    graph = harness.GraphInfo("rmat", 6, "weighted", "/g.mtx", 64, 1024, 7, [7])
+    m = harness.measure_gapbs(root, "sssp", graph, dict(os.environ), 3, 60)
+    assert m.status == "ok" and m.times == [0.004, 0.002, 0.003] and m.median == 0.003
+    assert m.load == pytest.approx(0.03)
+    assert (root / "argv").read_text().split() == ["-f", "/g.mtx", "-n", "3", "-r", "7",
+                                                   "-d", "2"]
+    assert harness.measure_gapbs(root, "kcore", graph, dict(os.environ), 3, 60) is None
+    missing = harness.measure_gapbs(root, "tc", graph, dict(os.environ), 3, 60)
+    assert missing.status == "error" and "not built" in missing.detail
+
+    starc = harness.Measurement("opencl", times=[0.006], median=0.006, walls=[0.5],
+                                wall_median=0.5)
+    baseline = harness.Measurement("baseline", times=[0.002], median=0.002)
+    assert harness.cell(starc, baseline, m).endswith("(3.0x; 2.0x GAPBS)")
+    row = {"kind": "rmat", "scale": 6, "algo": "sssp", "num_nodes": 64, "num_edges": 1024,
+           "baseline": harness.asdict(baseline), "gapbs": harness.asdict(m),
+           "backends": {"opencl": harness.asdict(starc)}}
+    header, _, line = harness.markdown_table([row], ["opencl"]).splitlines()
+    assert "| GAPBS | opencl |" in header
+    assert "| 3.0 ms (load 30.0 ms) | 6.0 ms / 500.0 ms (3.0x; 2.0x GAPBS) |" in line
