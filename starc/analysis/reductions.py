@@ -54,7 +54,7 @@ def _no_fixedpoint_target(target: ir.Expr, ctx: KernelLowering, what: str, loc) 
 
 def lower_reduce(stmt: ir.Reduce, ctx: KernelLowering) -> Stmts:
     target, loc = stmt.target, stmt.loc
-    _no_fixedpoint_target(target, ctx, f"'{stmt.op}=' update", loc)
+    _no_fixedpoint_target(target, ctx, f"'{stmt.written}' update", loc)
     if ctx.owns(target):
         combined = ir.Binary(stmt.op, target, stmt.value, type=target.type, loc=loc)
         return (ir.Assign(target, combined, loc=loc),)

@@ -157,7 +157,7 @@ class AssignmentStatements:
         if target is None:
             return []
         one = self.convert(ir.Const(1, type=S.INT, loc=node.loc), target.type, node.loc)
-        return [ir.Reduce(op, target, one, loc=node.loc)]
+        return [ir.Reduce(op, target, one, spelling=node.op, loc=node.loc)]
 
     def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc,
                           spelling: Optional[str] = None) -> Optional[ir.Expr]:

@@ -202,11 +202,19 @@ REDUCE_OPS = ("+", "-", "*", "&", "|")
 @dataclass(frozen=True)
 class Reduce(Stmt):
     """``target op= value`` for op in ``REDUCE_OPS`` (``x++`` is ``+= 1``, ``x--`` is ``-= 1``).
-    Inside a forall on shared data this is a reduction/atomic; elsewhere a plain update."""
+    Inside a forall on shared data this is a reduction/atomic; elsewhere a plain update.
+    ``spelling`` is how the source wrote it (``x++``), for messages only: it takes no part
+    in comparisons, so ``x++`` and ``x += 1`` stay the same IR."""
 
     op: str
     target: LValue
     value: Expr
+    spelling: str = field(default="", compare=False, repr=False, kw_only=True)
+
+    @property
+    def written(self) -> str:
+        """The operator as the source wrote it: ``'++'`` or ``'+='``."""
+        return self.spelling or f"{self.op}="
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ class RaceChecker:
                     id(node) not in targets and node.prop.uid not in warned:
                 warned.add(node.prop.uid)
                 update = updated[node.prop.uid]
-                how = f"'{update.op}='" if isinstance(update, ir.Reduce) else update.func
+                how = f"'{update.written}'" if isinstance(update, ir.Reduce) else update.func
                 self._warn(f"'{node.prop.name}' is read in a forall whose iterations also "
                            f"update it ({how} at line {update.loc.line}): the value "
                            "read depends on the order the iterations run", node.loc,

@@ -99,6 +99,20 @@ def test_increment_in_a_forall_is_the_same_reduction_as_plus_equals_one():
     sugar = all_of(analyze_ok(wrap(loop("++", "--"))), ir.Reduce)
     plain = all_of(analyze_ok(wrap(loop(" += 1", " -= 1"))), ir.Reduce)
     assert sugar == plain and [r.op for r in sugar] == ["+", "-"]
+    # ... and messages still say what was written
+    assert [r.written for r in sugar] == ["++", "--"]
+    assert [r.written for r in plain] == ["+=", "-="]
+
+
+def test_data_race_warning_names_the_update_as_written():
+    program = ("function F(Graph g, propNode<int> dist) {\n"
+               "    forall (v in g.nodes()) {\n        int local = v.dist;\n"
+               "        forall (m in g.neighbors(v)) {\n            m.dist++;\n        }\n"
+               "    }\n}\n")
+    _, sink = check(program)
+    assert headers(sink) == ["3:21: warning[data-race]: 'dist' is read in a forall whose "
+                             "iterations also update it ('++' at line 5): the value read "
+                             "depends on the order the iterations run"]
 
 
 def test_min_assignment_forms():
