@@ -320,7 +320,7 @@ class HostStatementPrinter:
         span), when the plan renumbers the graph; else nothing."""
         if not any(isinstance(s, P.OrderByDegree) for s in walk_host(self.plan.host)):
             return []
-        self._degree_mode = self.names.fresh("starc_degree_order_mode")
+        self._degree_mode = self.names.fresh("degree_order_mode")
         if self.dialect.keeps_ids:
             return [f"starc::degree_order_mode({self.cl});  // checked, but {self.dialect.keeps_ids}"]
         return [f"const starc::DegreeOrderMode {self._degree_mode} = "
@@ -330,7 +330,7 @@ class HostStatementPrinter:
         if self.dialect.keeps_ids:
             return []
         d, where = self.dialect, self.where(s.loc)
-        order = self.names.fresh("starc_degree_order")
+        order = self.names.fresh("degree_order")
         lines = [f"// Renumber the vertices by degree when the graph is symmetric, simple and "
                  "skewed (no result",
                  "// depends on ids): timed, as GAPBS times its relabelling.",
