@@ -152,6 +152,11 @@ class PlanPrinter(DSLPrinter):
     def _stmt_FromDevice(self, s: P.FromDevice, indent: int) -> List[str]:
         return self.line(f"from device {s.sym.name} <- {s.array.name};", indent)
 
+    def _stmt_OrderByDegree(self, s: P.OrderByDegree, indent: int) -> List[str]:
+        return self.line(f"order by degree {s.offsets.name}, {s.targets.name};  (renumber "
+                         "the vertices by degree when the graph is symmetric, simple and "
+                         "skewed: no result depends on ids)", indent)
+
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, indent: int) -> List[str]:
         forced = " forced" if s.forced else ""
         return self.braced(f"fixedPoint {s.flag_var.name}: current {s.current.name}, next "

@@ -13,6 +13,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   their own (``hoist.hoist_terms``);
 - ``swap``: a property copy ``a = b`` becomes a buffer swap where nothing can tell
   (``swap.swap_copies``);
+- ``order``: the ordered triangle count runs on the graph renumbered by degree
+  (``degree_order.order_by_degree``: only where no result can tell the ids);
 - ``transfers``: the scalar values each launch carries, as explicit host statements;
 - ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
   arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
@@ -27,6 +29,7 @@ from typing import Callable, Optional, Tuple
 
 from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
+from starc.analysis.degree_order import order_by_degree
 from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
@@ -82,6 +85,7 @@ PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
         plan, host=expand_loops(plan.host, symbols))),
     ("hoist", hoist_terms),
     ("swap", _on_host(swap_copies)),
+    ("order", order_by_degree),
     ("transfers", _on_host(explicit_scalar_transfers)),
     ("elide", _elide),
 )

@@ -33,7 +33,7 @@ __all__ = [
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
-    "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "Plan",
+    "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
 ]
 
 
@@ -388,6 +388,20 @@ class FromDevice(HostStmt):
 
     array: DeviceArray
     sym: ir.Symbol
+
+
+@dataclass(frozen=True)
+class OrderByDegree(HostStmt):
+    """Renumber the vertices by degree (ascending, ties by id) and replace the device CSR
+    (``offsets``, ``targets``: rows sorted by the new ids) with the renumbered graph, when the
+    graph is symmetric without repeated edges and, unless the program's ``--degree-order``
+    option says ``always`` or ``never``, skewed. Placed by ``degree_order.order_by_degree``
+    only where no result can tell the ids (the ordered triangle count); it runs inside the
+    timed span, as GAPBS times its relabelling inside its kernel. A backend that cannot
+    renumber its graph (MPI: ranks read their own edges) keeps the ids; the count is the same."""
+
+    offsets: DeviceArray
+    targets: DeviceArray
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,9 @@ class Backend:
     #: how the host copies an array to the device and back ("": one memory, no copies)
     copy_to_device: str = ""
     copy_to_host: str = ""
+    #: why the backend runs a triangle count on the file's ids although the plan orders the
+    #: graph by degree ("" when it renumbers; the host dialect's ``keeps_ids``)
+    keeps_ids: str = ""
 
     def native_reduction(self, kernel, reduction) -> Optional[str]:
         """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of

@@ -246,6 +246,8 @@ class _Walk:
                 "(one work item)"))
             return
 
+        ordered = any(isinstance(s, P.OrderByDegree) for s in walk_host(self.plan.host))
+
         def launch(t: Target) -> Choice:
             fields = dict(kernel=kernel.name, items=items, item=item, plural=plural,
                           block=t.block or "N")
@@ -254,6 +256,11 @@ class _Walk:
             if t.distribution is not None:
                 what += _superstep_words(t.distribution.steps.get(kernel.name),
                                          t.distribution)
+            if ordered:
+                what += ("; " + t.backend.keeps_ids if t.backend.keeps_ids else
+                         "; vertices renumbered by degree first when the graph is symmetric, "
+                         "simple and skewed (an ordered triangle count: no result depends on "
+                         "ids)")
             return Choice(what, why)
         self.add(kernel, role or "forall", launch)
         for node in ir.walk(kernel.body):

@@ -59,9 +59,12 @@ class CppHostPrinter(HostStatementPrinter):
         where = self.where(fn.loc)
         body: List[str] = []
         specs = self._param_specs()
+        order = self.degree_order_option()
+        flags = ', {"degree-order"}' if order else ""
         body.append(f"starc::CommandLine {cl}(argc, argv, {{{', '.join(specs)}}}, "
-                    f'"{fn.name}");')
+                    f'"{fn.name}"{flags});')
         body += d.options(cl)
+        body += order
         body += d.read_graph(g, cl)
         body += self._bind_params()
         result_vectors = []

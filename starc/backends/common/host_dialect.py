@@ -113,6 +113,9 @@ class HostDialect:
 
     #: backend name printed in the results header
     name = "c++"
+    #: why this backend cannot renumber its graph for an ``OrderByDegree`` ("" when it can:
+    #: the host renumbers the CSR and copies it over the device's)
+    keeps_ids = ""
     #: the cfamily dialect of host expressions
     expr_dialect: cfamily.Dialect = HostExprDialect()
 

@@ -66,6 +66,7 @@ class HostStatementPrinter:
             self._host_vectors[p.uid] = self.names.fresh("h_" + p.name)
         self.exprs = HostExprPrinter(self)
         self._return_var = ""
+        self._degree_mode = ""
         dialect.attach(self)
 
     # --- names and locations -----------------------------------------------------------------
@@ -313,6 +314,35 @@ class HostStatementPrinter:
     def _stmt_FromDevice(self, s: P.FromDevice, depth: int):
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
                 f"{self._read_element(s.array, '0', self.where(s.loc))};"]
+
+    def degree_order_option(self) -> List[str]:
+        """The ``--degree-order`` option, checked with the command line (outside the timed
+        span), when the plan renumbers the graph; else nothing."""
+        if not any(isinstance(s, P.OrderByDegree) for s in walk_host(self.plan.host)):
+            return []
+        self._degree_mode = self.names.fresh("degree_order_mode")
+        if self.dialect.keeps_ids:
+            return [f"starc::degree_order_mode({self.cl});  // checked, but {self.dialect.keeps_ids}"]
+        return [f"const starc::DegreeOrderMode {self._degree_mode} = "
+                f"starc::degree_order_mode({self.cl});  // --degree-order auto|always|never"]
+
+    def _stmt_OrderByDegree(self, s: P.OrderByDegree, depth: int):
+        if self.dialect.keeps_ids:
+            return []
+        d, where = self.dialect, self.where(s.loc)
+        order = self.names.fresh("degree_order")
+        lines = [f"// Renumber the vertices by degree when the graph is symmetric, simple and "
+                 "skewed (no result",
+                 "// depends on ids): timed, as GAPBS times its relabelling.",
+                 f"starc::DegreeOrder {order} = starc::order_by_degree({self.graph}, "
+                 f"{self._degree_mode});",
+                 f"if ({order}.applied) {{"]
+        for array, host in ((s.offsets, "offsets"), (s.targets, "targets")):
+            lines += [INDENT + line for line in d.copy_to_device(
+                self.array_var(array), array.elem, f"{order}.{host}.data()", self.count(array),
+                where)]
+        lines.append("}")
+        return self._indent(lines, depth)
 
     # --- the run-time error word (starc.analysis.checks) -------------------------------------
     def sites_table(self) -> List[str]:

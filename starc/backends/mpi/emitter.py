@@ -34,6 +34,7 @@ class MPIBackend(CppBackend):
     toolchain = toolchain
     has_stats = True
     title = "MPI"
+    keeps_ids = MPIHostDialect.keeps_ids
     launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {plural} "
                     "[first, last), then one superstep of exchanges")
     launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "

@@ -52,6 +52,8 @@ class MPIHostDialect(HostDialect):
     """The host's operations on rank replicas, and one superstep per launch."""
 
     name = "mpi"
+    keeps_ids = ("MPI keeps the file's vertex ids: each rank reads its own edges, and "
+                 "renumbering would redistribute the graph")
 
     def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]]) -> None:
         self.distribution = distribution

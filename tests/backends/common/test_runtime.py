@@ -528,7 +528,7 @@ def test_runtime_headers_are_package_data():
     assert RUNTIME_HEADER.is_file()
     names = {path.name for path in RUNTIME_DIR.glob("*.hpp")}
     assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_cli.hpp", "starc_results.hpp",
-            "starc_support.hpp"} <= names
+            "starc_support.hpp", "starc_degree_order.hpp"} <= names
 
 
 @needs_gxx

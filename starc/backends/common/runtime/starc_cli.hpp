@@ -254,6 +254,14 @@ class CommandLine {
     return nodes;
   }
 
+  /// The first of the device flags (--device, --block-size) given, "" if none: backends that
+  /// take neither refuse it; a program's own flags (--degree-order) are also kept in `extra`.
+  std::string first_device_flag() const {
+    for (size_t k = 0; k + 1 < extra.size(); k += 2)
+      if (extra[k] == "--device" || extra[k] == "--block-size") return extra[k];
+    return "";
+  }
+
   /// The value of a backend flag kept in `extra` (the last one given), or `fallback`.
   std::string get_extra(const char* name, const std::string& fallback) const {
     std::string flag = std::string("--") + name;

@@ -326,8 +326,9 @@ inline bool& stats_requested() {
 }
 
 inline bool options(const starc::CommandLine& cl) {
-  if (!cl.extra.empty())
-    throw starc::UsageError("unknown option '" + cl.extra[0] + "' (MPI programs take the number of ranks "
+  std::string flag = cl.first_device_flag();
+  if (!flag.empty())
+    throw starc::UsageError("unknown option '" + flag + "' (MPI programs take the number of ranks "
                             "from mpirun -np; their own option is --stats)");
   return stats_requested();
 }

@@ -90,8 +90,9 @@ ${graph_queries}
 /// The OpenACC compiler and runtime choose gangs and vector lengths (ACC_DEVICE_TYPE and
 /// ACC_DEVICE_NUM choose the device): --device and --block-size are usage errors here.
 inline void starc_openacc_options(const starc::CommandLine& cl) {
-  if (!cl.extra.empty())
-    throw starc::UsageError("unknown option '" + cl.extra[0] + "' (OpenACC programs take the "
+  std::string flag = cl.first_device_flag();
+  if (!flag.empty())
+    throw starc::UsageError("unknown option '" + flag + "' (OpenACC programs take the "
                             "device from ACC_DEVICE_TYPE and ACC_DEVICE_NUM)");
 }
 

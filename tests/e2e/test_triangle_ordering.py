@@ -1,0 +1,101 @@
+"""Degree ordering of the triangle count (issue 15, item 4): dsl/tc.sp on every backend, with
+the renumbering forced, refused and left to the skew test, on skewed and regular graphs,
+against the reference and networkx; a per-vertex count keeps the ids and its results."""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import starc
+from starc.analysis import plan as P
+from starc.graphs import Graph, grid, load_graph, rmat, write_edge_list
+from starc.results import compare_results
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PROGRAMS = {"tc": ROOT / "dsl" / "tc.sp",
+            "tc_per_vertex": pathlib.Path(__file__).resolve().parent / "programs" /
+            "tc_per_vertex.sp"}
+BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
+            pytest.param("sycl", None, marks=pytest.mark.sycl, id="sycl"),
+            pytest.param("openacc", None, marks=pytest.mark.openacc, id="openacc"),
+            pytest.param("mpi", 2, marks=pytest.mark.mpi, id="mpi-2")]
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(name: str, backend: str, ranks=None):
+    path = str(PROGRAMS[name])
+    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+
+
+def _simple_symmetric(graph: Graph, name: str) -> Graph:
+    lo = np.minimum(graph.sources, graph.targets).astype(np.int64)
+    hi = np.maximum(graph.sources, graph.targets).astype(np.int64)
+    keys = np.unique((lo << 32 | hi)[lo != hi])
+    return Graph.from_edges(graph.num_nodes, keys >> 32, keys & 0xFFFFFFFF, name=name)
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    """name -> (path, whether it is symmetric and simple when read with --undirected)."""
+    folder = tmp_path_factory.mktemp("tc_graphs")
+    hub = 40
+    star_edges = [(0, i) for i in range(1, hub)] + [(i, i + 1) for i in range(1, hub - 1)]
+    made = {
+        "rmat": _simple_symmetric(rmat(9, edge_factor=12, seed=11), "rmat"),
+        "star": Graph.from_edges(hub, [a for a, _ in star_edges], [b for _, b in star_edges],
+                                 name="star with a rim"),
+        "grid": _simple_symmetric(grid(8, 8), "grid"),
+        "rmat_repeats": rmat(7, edge_factor=8, seed=2),     # repeated edges and self-loops
+    }
+    files = {}
+    for name, graph in made.items():
+        path = folder / f"{name}.el"
+        write_edge_list(graph, path)
+        files[name] = path
+    return files
+
+
+def _networkx_triangles(path) -> int:
+    g = load_graph(str(path), undirected=True)
+    nxg = nx.Graph()
+    nxg.add_nodes_from(range(g.num_nodes))
+    nxg.add_edges_from((int(s), int(t)) for s, t in zip(g.sources, g.targets) if s != t)
+    return sum(nx.triangles(nxg).values()) // 3
+
+
+def test_the_plans_say_which_program_is_renumbered():
+    def orders(name):
+        plan = _compiled(name, "opencl").compilation.plan
+        return any(isinstance(s, P.OrderByDegree) for s in plan.host.stmts)
+    assert orders("tc") and not orders("tc_per_vertex")
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_tc_counts_alike_in_every_numbering(backend, ranks, graphs):
+    for name, path in graphs.items():
+        expected = _compiled("tc", "reference").run(path, undirected=True)
+        if name != "rmat_repeats":
+            assert int(expected.ret) == _networkx_triangles(path), name
+        for mode in ("always", "never", "auto"):
+            actual = _compiled("tc", backend, ranks).run(path, undirected=True,
+                                                         **{"degree-order": mode})
+            problems = compare_results(expected, actual)
+            assert not problems, f"tc on {name}, --degree-order {mode} ({backend}):\n" + \
+                "\n".join(problems)
+        # a directed graph: the count depends on the ids, which are kept
+        directed = _compiled("tc", backend, ranks).run(path, **{"degree-order": "always"})
+        assert not compare_results(_compiled("tc", "reference").run(path), directed), name
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_a_per_vertex_count_keeps_the_ids(backend, ranks, graphs):
+    for name in ("rmat", "star"):
+        expected = _compiled("tc_per_vertex", "reference").run(graphs[name], undirected=True)
+        actual = _compiled("tc_per_vertex", backend, ranks).run(graphs[name], undirected=True)
+        problems = compare_results(expected, actual)
+        assert not problems, f"tc_per_vertex on {name} ({backend}):\n" + "\n".join(problems)
