@@ -41,6 +41,7 @@ struct ParamSpec {
   const char* name;
   ParamKind kind;
   bool required;
+  const char* fallback = nullptr;   // an optional parameter's value when it is not given
 };
 
 namespace detail {
@@ -132,6 +133,8 @@ class CommandLine {
   CommandLine(int argc, char** argv, std::vector<ParamSpec> params, const char* function_name,
               std::vector<std::string> backend_flags = {})
       : params_(std::move(params)), values_(params_.size()), given_(params_.size(), false) {
+    for (size_t k = 0; k < params_.size(); ++k)
+      if (params_[k].fallback != nullptr) values_[k] = params_[k].fallback;
     backend_flags.push_back("device");
     backend_flags.push_back("block-size");
     program_ = argc > 0 && argv[0] ? argv[0] : "prog";
@@ -292,7 +295,7 @@ class CommandLine {
   const std::string& value_of(const char* name) const {
     int index = find(name);
     if (index < 0) throw std::logic_error(std::string("starc runtime: parameter '") + name + "' was not declared");
-    if (!given_[static_cast<size_t>(index)])
+    if (!given_[static_cast<size_t>(index)] && params_[static_cast<size_t>(index)].fallback == nullptr)
       throw UsageError(std::string("missing option --") + name + " (" +
                        detail::kind_description(params_[static_cast<size_t>(index)].kind) + ")");
     return values_[static_cast<size_t>(index)];
@@ -344,7 +347,8 @@ class CommandLine {
     std::printf("  %-24s %s\n", "--undirected", "add v->u for every edge u->v");
     for (const ParamSpec& p : params_) {
       std::string item = std::string("--") + p.name + " " + detail::kind_metavar(p.kind);
-      std::printf("  %-24s %s%s\n", item.c_str(), detail::kind_description(p.kind), p.required ? " (required)" : "");
+      std::string note = p.required ? " (required)" : p.fallback != nullptr ? std::string(" (default ") + p.fallback + ")" : "";
+      std::printf("  %-24s %s%s\n", item.c_str(), detail::kind_description(p.kind), note.c_str());
     }
     std::printf("  %-24s %s\n", "--out FILE", "write the results to FILE instead of stdout");
     std::printf("  %-24s %s\n", "--time", "print 'starc-time <seconds>' for the algorithm on stderr");
