@@ -72,7 +72,7 @@ class RandomStatements:
         if sym is None:
             return None
         if not isinstance(sym.type, PropType) or sym.type.kind != "node":
-            self.sink.error("E0204", f"'{arg.id}' is a '{sym.type}', but '{method}' fills node "
+            self.sink.error("E0204", f"'{arg.id}' has type '{sym.type}', but '{method}' fills node "
                                      "properties", arg.loc,
                             hint=f"pass a 'propNode<int>' or 'propNode<long>'")
             return None
