@@ -175,3 +175,17 @@ def test_generated_command_line_takes_an_optional_seed(tmp_path, graph_files):
     runs = [subprocess.run([program, str(graph_files["rmat"])] + extra, capture_output=True,
                            text=True).stdout for extra in ([], ["--seed", "0"], ["--seed", "7"])]
     assert runs[0] == runs[1] != runs[2]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_cuda_builds_the_random_programs(name, tmp_path):
+    """Where no GPU runs them (the agreement test above needs one), nvcc still compiles
+    starc_random and the kernels that call it."""
+    source = tmp_path / f"{name}.sp"
+    source.write_text(PROGRAMS[name])
+    built = subprocess.run([sys.executable, "-m", "starc", "build", str(source), "-b", "cuda",
+                            "--gpu-arch", "sm_75", "-o", str(tmp_path / "out")],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (tmp_path / "out" / name).is_file()
