@@ -13,47 +13,15 @@ from starc.ir.types import Scalar
 from starc.reference.randoms import starc_random
 from starc.runcontract import UsageError, bind_arguments, param_specs
 
-from sema_helpers import all_of, analyze_ok, check, headers
+from sema_helpers import ROOT, all_of, analyze_ok, check, headers
 
-COLOURING = """\
-function colourGraph(Graph g, propNode<int> colour) {
-    propNode<long> prio;
-    propNode<int> r1;
-    propNode<int> r2;
-    propNode<bool> done;
-    propNode<bool> done_next;
-    g.attachNodeProperty(colour = -1, done = False, done_next = False);
-    int n = g.num_nodes();
-    int coloured = 0;
-    int round = 0;
-    do {
-        g.randSP(r1, r2);
-        g.combineRandom(prio, r1, r2);
-        forall (v in g.nodes()) {
-            if (v.done == False) {
-                int higher = 0;
-                for (nbr in g.neighbors(v)) {
-                    if (nbr != v && nbr.done == False && nbr.prio >= v.prio) {
-                        higher += 1;
-                    }
-                }
-                if (higher == 0) {
-                    v.colour = round;
-                    v.done_next = True;
-                    coloured += 1;
-                }
-            }
-        }
-        done = done_next;
-        round = round + 1;
-    } while (coloured < n);
-}
-"""
+# StarPlat's graphColoring style, also run end to end by tests/e2e/test_random_programs.py.
+COLOURING = (ROOT / "tests" / "e2e" / "programs" / "colouring_randsp.sp").read_text()
 
 
 def test_colouring_program_is_lowered_to_foralls_with_an_optional_seed():
     fn = analyze_ok(COLOURING).functions[0]
-    assert [p.name for p in fn.params] == ["g", "colour", "seed"]
+    assert [p.name for p in fn.params] == ["g", "colour", "prio", "seed"]
     assert fn.params[-1].type is Scalar.LONG and fn.defaults == (("seed", 0),)
     draw = fn.body.stmts[0]
     assert isinstance(draw, ir.Declare) and draw.init == ir.Const(0, type=Scalar.LONG)
