@@ -2,8 +2,9 @@
 //
 //   ./prog GRAPH_FILE [--undirected] [--name value ...] [--out FILE] [--time] [--help]
 //
-// Declared parameters (ParamSpec) are validated when the command line is parsed; the backend
-// flags (--device gpu, --block-size 256, and any `backend_flags` a caller adds) are kept in
+// Declared parameters (ParamSpec) are validated when the command line is parsed; an optional
+// one (required = false, e.g. randSP's --seed) reads as its `fallback` text when not given.
+// The backend flags (--device gpu, --block-size 256, and any `backend_flags` a caller adds) are kept in
 // `extra` as "--name", "value" pairs for get_extra. Any other option is a UsageError: names
 // match exactly, so a misspelt parameter never leaves its value at a default. Option values
 // may be written "--name value" or "--name=value". --max-vertices N lowers the vertex limit
