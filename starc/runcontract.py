@@ -42,7 +42,8 @@ class ParamSpec:
 
     ``kind`` is one of ``scalar`` (``scalar`` holds its type), ``node``, ``edge``, ``SetN``,
     ``SetE``, ``propEdge``, ``propNode`` (``scalar`` = element type) or ``Graph``.
-    ``is_input`` is True for parameters given as ``--name value`` options.
+    ``is_input`` is True for parameters given as ``--name value`` options; ``default`` is
+    the value of an optional one when it is not given (None: the option is required).
     """
 
     name: str
@@ -50,6 +51,7 @@ class ParamSpec:
     scalar: Optional[Scalar]
     is_input: bool
     symbol: ir.Symbol
+    default: Optional[object] = None
 
     @property
     def option(self) -> str:
@@ -90,6 +92,7 @@ def describe_kind(spec: ParamSpec, num_nodes: Optional[int] = None,
 def param_specs(fn: ir.Function) -> List[ParamSpec]:
     """The parameters of ``fn`` in order, classified for binding."""
     specs = []
+    defaults = dict(fn.defaults)
     for sym in fn.params:
         t = sym.type
         if isinstance(t, GraphType):
@@ -105,7 +108,7 @@ def param_specs(fn: ir.Function) -> List[ParamSpec]:
         elif t is Scalar.EDGE:
             specs.append(ParamSpec(sym.name, "edge", Scalar.EDGE, True, sym))
         elif isinstance(t, Scalar):
-            specs.append(ParamSpec(sym.name, "scalar", t, True, sym))
+            specs.append(ParamSpec(sym.name, "scalar", t, True, sym, defaults.get(sym.name)))
         else:
             raise UsageError(f"parameter {sym.name!r} has type {t}, which a program "
                              f"cannot take from the command line")
@@ -247,6 +250,9 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[i
             bound[spec.symbol] = _bind_weights(fn, spec, graph)
             continue
         if spec.kind == "propNode":
+            continue
+        if (spec.name not in given or given[spec.name] is None) and spec.default is not None:
+            bound[spec.symbol] = spec.default
             continue
         if spec.name not in given or given[spec.name] is None:
             raise UsageError(f"missing {spec.option} "

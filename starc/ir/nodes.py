@@ -27,7 +27,7 @@ from starc.tree import child_nodes
 __all__ = [
     "SymbolKind", "Symbol", "Node", "Expr", "Stmt",
     "Const", "Inf", "VarRef", "PropRead", "EdgeEndpoint", "Unary", "Binary", "Cast", "MinMax",
-    "GraphQuery", "WeightBound", "CallExpr", "LValue",
+    "GraphQuery", "WeightBound", "Random", "CallExpr", "LValue",
     "Block", "Declare", "Assign", "PropCopy", "Reduce", "MinMaxAssign", "Attach", "If", "While",
     "DoWhile", "Loop", "Domain", "AllNodes", "AllEdges", "Neighbors", "InNeighbors",
     "SetMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return", "Break", "Continue",
@@ -149,6 +149,19 @@ class WeightBound(Expr):
 
     func: str        # "minWt" or "maxWt"
     prop: Symbol
+
+
+@dataclass(frozen=True)
+class Random(Expr):
+    """``starc_random(seed, draw, position, vertex)``: the pseudo-random ``int`` in [0, 2^31)
+    that ``g.randSP`` stores (LANGUAGE.md §5; sema lowers ``g.randSP(p1, ...)`` to a forall of
+    these): a hash of the run's seed (``long``), the number of randSP statements executed
+    before (``long``), the property's argument position (``int``) and the vertex (``node``)."""
+
+    seed: Expr
+    draw: Expr
+    position: Expr
+    vertex: Expr
 
 
 @dataclass(frozen=True)
@@ -368,6 +381,8 @@ class Function(Node):
     params: Tuple[Symbol, ...]
     body: Block
     return_type: Optional[Scalar] = None
+    #: (parameter name, value) of the optional parameters: the implicit ``seed`` of randSP
+    defaults: Tuple[Tuple[str, Union[int, float, bool]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -265,6 +265,9 @@ class DSLPrinter:
     def _expr_WeightBound(self, e: ir.WeightBound) -> Tuple[str, int]:
         return f"{e.func}({e.prop.name})", POSTFIX
 
+    def _expr_Random(self, e: ir.Random) -> Tuple[str, int]:
+        return f"starc_random({self.args((e.seed, e.draw, e.position, e.vertex))})", POSTFIX
+
     def _expr_CallExpr(self, e: ir.CallExpr) -> Tuple[str, int]:
         return f"{e.function}({self.args(e.args)})", POSTFIX
 

@@ -18,6 +18,7 @@ from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.assignments import AssignmentStatements
 from starc.ir.loops import LoopStatements
+from starc.ir.randoms import RANDOM_METHODS, RandomStatements
 from starc.ir.rules import Flow, RaceChecker, join
 from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
 from starc.ir.conversions import is_flexible
@@ -184,9 +185,10 @@ _LOOP_LABELS = {"forall": "a forall", "bfs": "iterateInBFS", "reverse": "iterate
                 "fixedPoint": "a fixedPoint"}
 
 
-class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
+class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, ExpressionTyper):
     """Analyses one function: blocks, declarations and control flow here; assignments in
-    ``AssignmentStatements``, loops in ``LoopStatements``, expressions in ``ExpressionTyper``."""
+    ``AssignmentStatements``, loops in ``LoopStatements``, randSP and combineRandom in
+    ``RandomStatements``, expressions in ``ExpressionTyper``."""
 
     def __init__(self, program: ProgramContext, sink: DiagnosticSink,
                  symbols: SymbolFactory) -> None:
@@ -205,6 +207,9 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         self.push_reported: Optional[ast.Stmt] = None   # see LoopStatements.bfs_parent_write
         self.implicit_weight: Optional[ir.Symbol] = None  # see _implicit_weight
         self.implicit_weight_noted = False
+        self.seed: Optional[ir.Symbol] = None     # see RandomStatements.seed_parameter
+        self.draw: Optional[ir.Symbol] = None
+        self.seed_default: Optional[Tuple[str, int]] = None
 
     # --- functions ----------------------------------------------------------------------
 
@@ -214,11 +219,17 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         try:
             errors = len(self.sink.errors)
             params = self._params(fn)
-            body = ir.Block(tuple(self._stmts(fn.body.stmts)), loc=fn.body.loc)
+            stmts = self._stmts(fn.body.stmts)
+            if self.draw is not None:    # randSP's draw counter starts at 0 in every run
+                stmts.insert(0, ir.Declare(self.draw, ir.Const(0, type=Scalar.LONG),
+                                           loc=self.draw.loc))
+            body = ir.Block(tuple(stmts), loc=fn.body.loc)
             return_type, body = self._return_type(body)
             if len(self.sink.errors) > errors:
                 return None
-            return ir.Function(fn.name, tuple(params), body, return_type, loc=fn.loc)
+            defaults = (self.seed_default,) if self.seed_default is not None else ()
+            return ir.Function(fn.name, tuple(params), body, return_type, defaults,
+                               loc=fn.loc)
         finally:
             self.program.in_progress.discard(fn.name)
 
@@ -234,6 +245,9 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         implicit = self._implicit_weight(fn)
         if implicit is not None:
             params.append(implicit)
+        seed = self.seed_parameter(fn)
+        if seed is not None:
+            params.append(seed)
         for param, sym in zip(fn.params, params):
             if isinstance(sym.type, SetType):
                 graph = self.scope.lookup(sym.type.graph)
@@ -361,6 +375,8 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, ExpressionTyper):
         return out
 
     def _stmt_ExprStmt(self, node: ast.ExprStmt) -> List[ir.Stmt]:
+        if isinstance(node.expr, ast.MethodCall) and node.expr.method in RANDOM_METHODS:
+            return self.random_statement(node)
         return [ir.ExprStmt(self.expr(node.expr), loc=node.loc)]
 
     # --- control flow -------------------------------------------------------------------

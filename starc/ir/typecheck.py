@@ -21,15 +21,14 @@ from starc.ir.types import GRAPH, VOID, PropType, Scalar, is_floating
 __all__ = ["ExpressionTyper", "NeighborFrame", "GRAPH_QUERIES", "LOOP_SOURCES", "text_of"]
 
 S = Scalar
-# StarPlat graph methods starc rejects on purpose: (what it is, the rewrite) for the message.
-# Unseeded random numbers would differ between runs and between backends (issue 16, item 5).
+# StarPlat graph methods starc rejects where they stand (here, as values): (why, the rewrite)
+# for the message. As statements, randSP and combineRandom are analysed in ``starc.ir.randoms``.
 _STARPLAT_ONLY = {
-    "randSP": ("StarPlat's unseeded random numbers differ on every run and every backend",
-               "a priority computed from the vertex id, e.g. 'forall (v in g.nodes()) { long h "
-               "= v; v.color1 = (h * 48271 + round) % 2147483647; }'"),
-    "combineRandom": ("it packs two random properties into one 'long' (a * 2^32 + b)",
-                      "'forall (v in g.nodes()) { long high = v.color1; "
-                      "v.color = high * 4294967296 + v.color2; }'"),
+    "randSP": ("'g.randSP(p, ...)' is a statement: it fills every vertex's 'p' and gives no "
+               "value", "'g.randSP(p);' as a statement of its own, then read 'v.p'"),
+    "combineRandom": ("'g.combineRandom(c, a, b)' is a statement: it sets 'c = a * 2^32 + b' "
+                      "for every vertex and gives no value",
+                      "'g.combineRandom(c, a, b);' as a statement of its own, then read 'v.c'"),
     "getEdgeLen": ("'getEdgeLen()' gives the graph's weights only in "
                    "'g.attachEdgeProperty(p = g.getEdgeLen())'",
                    "the 'weight' property: 'forall (e in g.edges()) { e.p = e.weight; }'"),

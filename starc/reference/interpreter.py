@@ -17,6 +17,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar, is_integer
 from starc.reference.loops import (BREAK, CONTINUE, RETURN, BFSState, LoopStatements,
                                    check_vertex as _check_vertex)
+from starc.reference.randoms import starc_random
 from starc.reference.values import (ExecutionError, c_div, c_mod, cast_value, float_div,
                                     inf_value, normalizer, numpy_dtype, to_float32, zero_value)
 
@@ -267,6 +268,10 @@ class FunctionCompiler(LoopStatements):
                 return empty
             return (array.min() if minimum else array.max()).item()
         return bound
+
+    def _e_Random(self, e: ir.Random):
+        parts = [self.expr(x) for x in (e.seed, e.draw, e.position, e.vertex)]
+        return lambda env: int(starc_random(*(part(env) for part in parts)))
 
     def _e_CallExpr(self, e: ir.CallExpr):
         owner = self.owner

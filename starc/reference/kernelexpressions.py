@@ -13,6 +13,7 @@ import numpy as np
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar, is_floating, is_integer
 from starc.reference.lanes import Access, NotVectorizable, full
+from starc.reference.randoms import starc_random
 from starc.reference.values import ExecutionError, numpy_dtype
 
 __all__ = ["KernelExpressions", "check_range"]
@@ -230,6 +231,10 @@ class KernelExpressions:
                 return view.has_edges(u, w)
             return view.find_edges(u, w).astype(np.int32)
         return search
+
+    def _e_Random(self, e, depth):
+        parts = [self.expr(x, depth) for x in (e.seed, e.draw, e.position, e.vertex)]
+        return lambda sel: starc_random(*(part(sel) for part in parts))
 
     def _constant_value(self, value, scalar):
         constant = numpy_dtype(scalar).type(value)

@@ -176,6 +176,11 @@ class CExpressionPrinter:
             return f"{call} >= 0", PRECEDENCE[">="]
         self.d.missing(f"the graph query '{e.op}'", e.loc)
 
+    def _expr_Random(self, e: ir.Random):
+        self.ctx.features.add("random")     # the prelude's starc_random (device_prelude)
+        args = ", ".join(self.expr(x) for x in (e.seed, e.draw, e.position, e.vertex))
+        return f"starc_random({args})", POSTFIX
+
     # --- run-time checks (starc.analysis.checks): prelude helpers that record the site ---------
     def _error_args(self) -> str:
         arrays = [p.array for p in self.ctx.kernel.params

@@ -45,6 +45,11 @@ _PARAM_KINDS = {Scalar.INT: ("Int", "get_int"), Scalar.LONG: ("Long", "get_int")
 RESIDENT_ROLES = frozenset({"graph", "weight"})
 
 
+def _option_text(value) -> str:
+    """A default value as the command line would spell it."""
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
 class CppHostPrinter(HostStatementPrinter):
     """Prints one plan's host side as C++: the host tree inside ``main`` (see the module
     docstring)."""
@@ -126,6 +131,7 @@ class CppHostPrinter(HostStatementPrinter):
 
     def _param_specs(self) -> List[str]:
         specs = []
+        defaults = dict(self.function.defaults)
         for p in self.function.params:
             if isinstance(p.type, Scalar):
                 if p.type not in _PARAM_KINDS:
@@ -138,7 +144,12 @@ class CppHostPrinter(HostStatementPrinter):
             else:
                 raise BackendError(f"the parameter '{p.name}' of type {p.type} is not supported "
                                    "by the generated program's command line", p.loc)
-            specs.append(f'{{"{p.name}", starc::ParamKind::{kind}, true}}')
+            default = defaults.get(p.name)
+            if default is None:
+                specs.append(f'{{"{p.name}", starc::ParamKind::{kind}, true}}')
+            else:     # an optional option: CommandLine gives the default when not given
+                specs.append(f'{{"{p.name}", starc::ParamKind::{kind}, false, '
+                             f'"{_option_text(default)}"}}')
         return specs
 
     def _bind_params(self) -> List[str]:

@@ -2,9 +2,10 @@
 
 Each backend's ``templates/prelude.*.mako`` holds what only that target has (CUDA's error
 checks, SYCL's queue and USM operations, OpenCL's extension pragmas, the per-element locks)
-and places three blocks rendered once for every backend from
+and places the blocks rendered once for every backend from
 ``common/templates/device_helpers.mako``: the atomic helpers of ``atomic_helpers.TABLES``,
-the run-time check helpers and the sorted-adjacency searches. ``DECLARATIONS`` says how each
+the run-time check helpers and the sorted-adjacency searches (followed by randSP's
+``starc_random`` where a kernel uses it). ``DECLARATIONS`` says how each
 backend declares them (qualifiers, address spaces, the 64-bit type, indentation).
 """
 
@@ -95,23 +96,32 @@ def _reindent(text: str, unit: str) -> str:
     return re.sub(r"^(?:    )+", lambda m: unit * (len(m.group(0)) // 4), text, flags=re.M)
 
 
-def shared_helpers(backend: str, used: Optional[Set[Family]] = None) -> Dict[str, str]:
+def shared_helpers(backend: str, used: Optional[Set[Family]] = None,
+                   random: bool = True) -> Dict[str, str]:
     """The shared blocks of ``backend``'s prelude, by the names its template uses:
     ``atomic_helpers`` (only the families in ``used``; all when None), ``run_time_checks``,
-    ``graph_queries``."""
+    ``graph_queries`` (ending with the random numbers when ``random``: only randSP needs
+    them)."""
     declarations = DECLARATIONS[backend]
     template = _lookup().get_template("/common/templates/device_helpers.mako")
     arguments = {"atomic_helpers": (atomic_helpers.families(backend, used), declarations),
-                 "run_time_checks": (declarations,), "graph_queries": (declarations,)}
-    return {name: _reindent(template.get_def(name).render(*args).strip("\n"),
-                            declarations.indent)
-            for name, args in arguments.items()}
+                 "run_time_checks": (declarations,), "graph_queries": (declarations,),
+                 "random_numbers": (declarations,)}
+    blocks = {name: _reindent(template.get_def(name).render(*args).strip("\n"),
+                              declarations.indent)
+              for name, args in arguments.items() if random or name != "random_numbers"}
+    if random:   # printed after the graph queries: no template places it, none leaves a gap
+        blocks["graph_queries"] += "\n\n" + blocks.pop("random_numbers")
+    return blocks
 
 
 def render_prelude(backend: str, template: str, features: Optional[Iterable[str]] = None,
                    **values) -> str:
     """``<backend>/templates/<template>`` rendered with the shared helpers, the atomic ones
-    only for the families the kernels' ``features`` use (every family when None)."""
+    only for the families the kernels' ``features`` use (every family when None), the random
+    numbers only when a kernel uses them (feature ``random``)."""
+    features = None if features is None else set(features)
     used = None if features is None else atomic_helpers.used_families(features)
+    random = features is None or "random" in features
     return _lookup().get_template(f"/{backend}/templates/{template}").render(
-        **shared_helpers(backend, used), **values)
+        **shared_helpers(backend, used, random), **values)

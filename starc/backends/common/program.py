@@ -30,9 +30,12 @@ def program_name(plan: P.Plan) -> str:
 def usage_line(plan: P.Plan, program: str) -> str:
     """``./prog GRAPH_FILE --src NODE ... [--undirected] [--out FILE] [--time]``."""
     words = [f"./{program} GRAPH_FILE"]
+    optional = dict(plan.function.defaults)
     for p in plan.function.params:
         if isinstance(p.type, SetType):
             words.append(f"--{p.name} NODE,NODE,...")
+        elif isinstance(p.type, Scalar) and p.name in optional:
+            words.append(f"[--{p.name} {_VALUE_WORDS.get(p.type, 'INT')}]")
         elif isinstance(p.type, Scalar):
             words.append(f"--{p.name} {_VALUE_WORDS.get(p.type, 'INT')}")
     return " ".join(words + ["[--undirected] [--out FILE] [--time]"])

@@ -2,8 +2,9 @@
 //
 //   ./prog GRAPH_FILE [--undirected] [--name value ...] [--out FILE] [--time] [--help]
 //
-// Declared parameters (ParamSpec) are validated when the command line is parsed; the backend
-// flags (--device gpu, --block-size 256, and any `backend_flags` a caller adds) are kept in
+// Declared parameters (ParamSpec) are validated when the command line is parsed; an optional
+// one (required = false, e.g. randSP's --seed) reads as its `fallback` text when not given.
+// The backend flags (--device gpu, --block-size 256, and any `backend_flags` a caller adds) are kept in
 // `extra` as "--name", "value" pairs for get_extra. Any other option is a UsageError: names
 // match exactly, so a misspelt parameter never leaves its value at a default. Option values
 // may be written "--name value" or "--name=value". --max-vertices N lowers the vertex limit
@@ -41,6 +42,7 @@ struct ParamSpec {
   const char* name;
   ParamKind kind;
   bool required;
+  const char* fallback = nullptr;   // an optional parameter's value when it is not given
 };
 
 namespace detail {
@@ -132,6 +134,8 @@ class CommandLine {
   CommandLine(int argc, char** argv, std::vector<ParamSpec> params, const char* function_name,
               std::vector<std::string> backend_flags = {})
       : params_(std::move(params)), values_(params_.size()), given_(params_.size(), false) {
+    for (size_t k = 0; k < params_.size(); ++k)
+      if (params_[k].fallback != nullptr) values_[k] = params_[k].fallback;
     backend_flags.push_back("device");
     backend_flags.push_back("block-size");
     program_ = argc > 0 && argv[0] ? argv[0] : "prog";
@@ -300,7 +304,7 @@ class CommandLine {
   const std::string& value_of(const char* name) const {
     int index = find(name);
     if (index < 0) throw std::logic_error(std::string("starc runtime: parameter '") + name + "' was not declared");
-    if (!given_[static_cast<size_t>(index)])
+    if (!given_[static_cast<size_t>(index)] && params_[static_cast<size_t>(index)].fallback == nullptr)
       throw UsageError(std::string("missing option --") + name + " (" +
                        detail::kind_description(params_[static_cast<size_t>(index)].kind) + ")");
     return values_[static_cast<size_t>(index)];
@@ -352,7 +356,8 @@ class CommandLine {
     std::printf("  %-24s %s\n", "--undirected", "add v->u for every edge u->v");
     for (const ParamSpec& p : params_) {
       std::string item = std::string("--") + p.name + " " + detail::kind_metavar(p.kind);
-      std::printf("  %-24s %s%s\n", item.c_str(), detail::kind_description(p.kind), p.required ? " (required)" : "");
+      std::string note = p.required ? " (required)" : p.fallback != nullptr ? std::string(" (default ") + p.fallback + ")" : "";
+      std::printf("  %-24s %s%s\n", item.c_str(), detail::kind_description(p.kind), note.c_str());
     }
     std::printf("  %-24s %s\n", "--out FILE", "write the results to FILE instead of stdout");
     std::printf("  %-24s %s\n", "--time", "print 'starc-time <seconds>' for the algorithm on stderr");

@@ -203,3 +203,27 @@ ${d.anywhere} int starc_gallop(${ids}ids, ${d.local_pointer("int")}cursor, int e
     return pos < end && ids[pos] == w ? pos : -1;
 }
 </%def>
+
+## random_numbers: g.randSP's values (ir.Random; starc/ir/randoms.py), the same bits as the
+## reference executor's starc/reference/randoms.py.
+<%def name="random_numbers(d)">
+<% u64 = f"unsigned {d.long}" %>\
+// --- random numbers (g.randSP) -----------------------------------------------------------------
+// starc_random(seed, draw, j, v): the value in [0, 2^31) that the draw-th randSP of a run (from
+// 0) stores in its j-th property (from 0) at vertex v. splitmix64's finaliser is chained over
+// the four inputs in 64-bit unsigned arithmetic, so every backend gives the same bits.
+${d.device} ${u64} starc_mix64(${u64} z) {
+    z += 0x9E3779B97F4A7C15;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+    return z ^ (z >> 31);
+}
+
+${d.device} int starc_random(${d.long} seed, ${d.long} draw, int j, int v) {
+    ${u64} h = starc_mix64((${u64})seed);
+    h = starc_mix64(h ^ (${u64})draw);
+    h = starc_mix64(h ^ (${u64})j);
+    h = starc_mix64(h ^ (${u64})v);
+    return (int)(h >> 33);
+}
+</%def>
