@@ -137,6 +137,15 @@ class Backend:
     #: how the host copies an array to the device and back ("": one memory, no copies)
     copy_to_device: str = ""
     copy_to_host: str = ""
+    #: why the backend runs a data-driven fixedPoint topology-driven ("": it keeps the
+    #: plan's worklist, ``analysis.frontier``); ``generate`` applies ``form_of``
+    no_worklist_why: str = ""
+
+    def form_of(self, plan):
+        """``plan`` with each fixedPoint in the form this backend prints: the worklist where
+        the plan has one, unless ``no_worklist_why`` says why not."""
+        from starc.analysis.frontier import choose_form
+        return choose_form(plan, worklist=not self.no_worklist_why)
 
     def native_reduction(self, kernel, reduction) -> Optional[str]:
         """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of
