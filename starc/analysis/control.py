@@ -104,11 +104,11 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
         fill next = False;
         do {
             round += 1;  size[0] = 0;
-            if (count <= n / DENSE_DIVISOR) launch sparse(count, round);   (per launch)
-            else launch dense(round);
+            if (count > n / DENSE_DIVISOR) launch dense(round);   (per launch)
+            else launch sparse(count, round);
             check errors;                 (only when the body launches checked kernels)
             swap current <-> next;  swap queue <-> next_queue;
-            if (count <= n / DENSE_DIVISOR) launch clear(count);  else fill next = False;
+            if (count > n / DENSE_DIVISOR) fill next = False;  else launch clear(count);
             count = size[0];
         } while (count != 0);
         fin = True;
@@ -123,17 +123,17 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
     size = P.DeviceRead(w.size, _int(0, loc), type=Scalar.INT, loc=loc)
     reset = P.WriteElement(w.size, _int(0, loc), _int(0, loc), loc=loc)
     nodes = ir.GraphQuery("num_nodes", w.graph, type=Scalar.INT, loc=loc)
-    sparse = ir.Binary("<=", count, ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc),
-                                              type=Scalar.INT, loc=loc),
-                       type=Scalar.BOOL, loc=loc)
+    crowded = ir.Binary(">", count, ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc),
+                                            type=Scalar.INT, loc=loc),
+                      type=Scalar.BOOL, loc=loc)
 
     def choice(sparse_stmt: P.HostStmt, dense_stmt: P.HostStmt) -> P.HostIf:
-        return P.HostIf(sparse, P.HostBlock((sparse_stmt,), loc=loc),
-                        P.HostBlock((dense_stmt,), loc=loc), loc=loc)
+        return P.HostIf(crowded, P.HostBlock((dense_stmt,), loc=loc),
+                        P.HostBlock((sparse_stmt,), loc=loc), loc=loc)
     body: List[P.HostStmt] = [P.HostReduce(w.round, "+", _int(1, loc), loc=loc), reset]
-    for launch, (dense, sparse_kernel) in zip(s.body.stmts, w.launches):
+    for launch, (dense, sparse) in zip(s.body.stmts, w.launches):
         body.append(choice(
-            P.Launch(sparse_kernel, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
+            P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
                      loc=launch.loc),
             P.Launch(dense, ((FRONTIER_ROUND, rounds),), loc=launch.loc)))
     if launches_checked(s.body):

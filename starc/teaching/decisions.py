@@ -441,7 +441,8 @@ class _Walk:
                     "ranks run the same host loop, so they must agree on its condition")
             if s.worklist is not None and not t.backend.no_worklist_why:
                 return Choice(
-                    f"the worklist's length, read back once per round, ends the loop at 0; "
+                    f"the worklist's length, read back once per round with "
+                    f"{t.backend.copy_to_host or 'a plain read'}, ends the loop at 0; "
                     + buffers,
                     f"a round then touches only the vertices whose {prop} changed, as in "
                     "Gunrock and GAPBS, instead of testing every vertex")

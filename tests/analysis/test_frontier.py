@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
-from starc.analysis.frontier import choose_form
+from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
 
 from analysis_helpers import ROOT, dsl_plan, host_nodes, plan_of
 
@@ -44,6 +44,29 @@ def test_sssp_and_cc_get_a_worklist(name):
     assert not any(a.name.endswith(("_frontier", "_queued")) for a in topology.arrays)
     assert {k.name for k in topology.kernels}.isdisjoint({k.name for k in sparse})
     assert both.topology.stmts == tuple(topology.host.stmts[-len(both.topology.stmts):])
+
+
+def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
+    loop = [s for s in host_nodes(choose_form(dsl_plan("sssp"), worklist=True).host)
+            if isinstance(s, P.HostDoWhile)][0]
+    kinds = [type(s).__name__ for s in loop.body.stmts]
+    assert kinds == ["HostReduce", "WriteElement", "HostIf", "SwapArrays", "SwapArrays",
+                     "HostIf", "HostAssign"]
+    _, reset, launch, swap, swap_queues, clear, count = loop.body.stmts
+    assert reset.array.name == "modified_frontier_size"
+    assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
+    [dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    assert (dense.kernel.extent, sparse.kernel.extent) == ("nodes", "frontier")
+    assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND}
+    assert (swap.a.name, swap.b.name) == ("modified", "modified_nxt")
+    assert (swap_queues.a.name, swap_queues.b.name) == ("modified_frontier",
+                                                         "modified_frontier_nxt")
+    # dense: fill all next flags; sparse: clear the entries of the queue just run
+    [fill], [cleared] = clear.then.stmts, clear.orelse.stmts
+    assert isinstance(fill, P.Fill) and fill.array.name == "modified_nxt"
+    assert cleared.kernel.extent == "frontier"
+    assert isinstance(count.value, P.DeviceRead)
+    assert loop.cond.op == "!=" and loop.cond.left.sym == count.sym
 
 
 def _walk(node):
