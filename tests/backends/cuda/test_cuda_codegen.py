@@ -280,9 +280,10 @@ def test_locked_min_holds_a_zeroed_per_element_lock():
     assert "if (starc_lock_try(&dist_lock[w])) {" in kernel
     assert "starc_lock_release(&dist_lock[w]);" in kernel
     assert "parent[w] = v;" in kernel
-    # Locks start released: zeroed once right after the allocation.
-    assert re.search(r"cudaMalloc\(&d_dist_lock, [^\n]*\n\s*STARC_CUDA_CHECK\(cudaMemset\("
-                     r"d_dist_lock, 0,", text)
+    # Locks start released: zeroed once, after the allocations and before any launch.
+    zero = "STARC_CUDA_CHECK(cudaMemset(d_dist_lock, 0,"
+    assert text.count(zero) == 1
+    assert text.index("cudaMalloc(&d_dist_lock,") < text.index(zero) < text.index("<<<")
     header = runtime_header()
     acquire = _function(header, "__device__ inline bool starc_lock_try(")
     assert "atomicCAS(lock, 0, 1)" in acquire and "__threadfence();" in acquire
