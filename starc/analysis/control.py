@@ -88,6 +88,70 @@ def flag_raised(flag: P.DeviceArray, loc) -> ir.Expr:
 
 
 def expand_fixedpoint(s: P.FixedPointLoop) -> List[P.HostStmt]:
+    """The host loop of ``s``; with a ``Worklist``, a ``DataDrivenLoop`` holding it and the
+    worklist form (``expand_worklist``)."""
+    topology = _expand_topology(s)
+    if s.worklist is None:
+        return topology
+    return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s)), loc=s.loc),
+                             P.HostBlock(tuple(topology), loc=s.loc), loc=s.loc)]
+
+
+def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
+    """A data-driven fixedPoint (``frontier.py``; the body is kernel launches only)::
+
+        fill stamp = -1;  size[0] = 0;  launch build;  int count = size[0];  int round = 0;
+        fill next = False;
+        do {
+            round += 1;  size[0] = 0;
+            if (count > n / DENSE_DIVISOR) launch dense(round);   (per launch)
+            else launch sparse(count, round);
+            check errors;                 (only when the body launches checked kernels)
+            swap current <-> next;  swap queue <-> next_queue;
+            if (count > n / DENSE_DIVISOR) fill next = False;  else launch clear(count);
+            count = size[0];
+        } while (count != 0);
+        fin = True;
+
+    After the swaps ``next`` holds the flags of the round just run, set exactly at the old
+    queue's entries, so a sparse round clears only those.
+    """
+    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
+    loc, w = s.loc, s.worklist
+    count = ir.VarRef(w.count, type=Scalar.INT, loc=loc)
+    rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
+    size = P.DeviceRead(w.size, _int(0, loc), type=Scalar.INT, loc=loc)
+    reset = P.WriteElement(w.size, _int(0, loc), _int(0, loc), loc=loc)
+    nodes = ir.GraphQuery("num_nodes", w.graph, type=Scalar.INT, loc=loc)
+    crowded = ir.Binary(">", count, ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc),
+                                            type=Scalar.INT, loc=loc),
+                      type=Scalar.BOOL, loc=loc)
+
+    def choice(sparse_stmt: P.HostStmt, dense_stmt: P.HostStmt) -> P.HostIf:
+        return P.HostIf(crowded, P.HostBlock((dense_stmt,), loc=loc),
+                        P.HostBlock((sparse_stmt,), loc=loc), loc=loc)
+    body: List[P.HostStmt] = [P.HostReduce(w.round, "+", _int(1, loc), loc=loc), reset]
+    for launch, (dense, sparse) in zip(s.body.stmts, w.launches):
+        body.append(choice(
+            P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
+                     loc=launch.loc),
+            P.Launch(dense, ((FRONTIER_ROUND, rounds),), loc=launch.loc)))
+    if launches_checked(s.body):
+        body.append(P.CheckErrors(loc=loc))
+    body += [P.SwapArrays(s.current, s.next, loc=loc),
+             P.SwapArrays(w.queue, w.next_queue, loc=loc),
+             choice(P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc),
+                    P.Fill(s.next, _bool(False, loc), loc=loc)),
+             P.HostAssign(w.count, size, loc=loc)]
+    more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
+    return [P.Fill(w.stamp, _int(-1, loc), loc=loc), reset, P.Launch(w.build, loc=loc),
+            P.HostDeclare(w.count, size, loc=loc), P.HostDeclare(w.round, _int(0, loc), loc=loc),
+            P.Fill(s.next, _bool(False, loc), loc=loc),
+            P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
+            P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
+
+
+def _expand_topology(s: P.FixedPointLoop) -> List[P.HostStmt]:
     loc = s.loc
     fin = ir.VarRef(s.flag_var, type=Scalar.BOOL, loc=loc)
     swap = P.SwapArrays(s.current, s.next, loc=loc)

@@ -97,7 +97,10 @@ def _uses_graph(kernel: P.Kernel) -> bool:
 
 
 def distribute(plan: P.Plan) -> Distribution:
-    """The superstep facts of every launched kernel of ``plan``."""
+    """The superstep facts of every launched kernel of ``plan`` in the form MPI runs it:
+    fixedPoints topology-driven (``frontier.choose_form``; MPI's ``no_worklist_why``)."""
+    from starc.analysis.frontier import choose_form   # frontier -> kernels -> ... -> here
+    plan = choose_form(plan, worklist=False)
     kernels = launched_kernels(plan)
     found: Dict[str, Locality] = {k.name: kernel_locality(k, plan) for k in kernels}
     mirrored: Dict[str, str] = {}

@@ -98,6 +98,10 @@ class PlanPrinter(DSLPrinter):
     def _stmt_ScalarStore(self, s: P.ScalarStore, indent: int) -> List[str]:
         return self.line(f"store {s.array.name} = {self.expr(s.value)};", indent)
 
+    def _stmt_QueueAppend(self, s: P.QueueAppend, indent: int) -> List[str]:
+        return self.line(f"append {self.expr(s.value)} to {s.queue.name} (length "
+                         f"{s.size.name});", indent)
+
     # --- host statements -------------------------------------------------------------------
 
     # The structured host statements have the fields of their IR twins: printed alike.
@@ -159,8 +163,18 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, indent: int) -> List[str]:
         forced = " forced" if s.forced else ""
+        form = (f", worklist {s.worklist.queue.name}" if s.worklist is not None
+                else f", topology-driven: {s.topology_why}" if s.topology_why else "")
         return self.braced(f"fixedPoint {s.flag_var.name}: current {s.current.name}, next "
-                           f"{s.next.name}, flag {s.flag.name}{forced}", s.body.stmts, indent)
+                           f"{s.next.name}, flag {s.flag.name}{forced}{form}", s.body.stmts,
+                           indent)
+
+    def _stmt_DataDrivenLoop(self, s: P.DataDrivenLoop, indent: int) -> List[str]:
+        pad = self.unit * indent
+        return ([f"{pad}data-driven (worklist; backends without worklists: topology-driven"
+                 " below) {"] + self.stmts(s.worklist.stmts, indent + 1)
+                + [f"{pad}}} topology-driven {{"] + self.stmts(s.topology.stmts, indent + 1)
+                + [f"{pad}}}"])
 
     def _stmt_BFSLoop(self, s: P.BFSLoop, indent: int) -> List[str]:
         reverse = f", reverse {s.reverse.name}" if s.reverse is not None else ""

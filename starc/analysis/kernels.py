@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from starc.analysis.checks import insert_checks
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
-                                 KernelParam, KernelScalar, ScalarReduction, ScalarStore)
+                                 KernelParam, KernelScalar, QueueAppend, ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
 from starc.errors import BackendError
@@ -155,6 +155,11 @@ class _Access:
             return
         if isinstance(node, ScalarStore):
             self.array(node.array, written=True)
+            self.visit(node.value)
+            return
+        if isinstance(node, QueueAppend):
+            self.array(node.queue, written=True)
+            self.array(node.size, written=True)
             self.visit(node.value)
             return
         if isinstance(node, ir.PropRead):

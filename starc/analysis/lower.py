@@ -8,6 +8,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
   run-time error word;
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
+- ``frontier``: a fixedPoint whose flag only marks changed vertices gets a worklist
+  (``frontier.worklists``; data-driven rounds), else the reason it stays topology-driven;
 - ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);
 - ``hoist``: per-vertex terms of neighbour loops computed once per vertex by a kernel of
   their own (``hoist.hoist_terms``);
@@ -31,6 +33,7 @@ from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
 from starc.analysis.degree_order import order_by_degree
 from starc.analysis.elide import elide_dead_scalars, read_scalars
+from starc.analysis.frontier import worklists
 from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
@@ -81,6 +84,7 @@ def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
 #: name -> pass, in order (``outline`` is the first, it makes the plan).
 PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("checks", _on_host(place_loop_checks)),
+    ("frontier", worklists),
     ("expand", lambda plan, symbols: dataclasses.replace(
         plan, host=expand_loops(plan.host, symbols))),
     ("hoist", hoist_terms),

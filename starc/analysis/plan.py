@@ -34,6 +34,7 @@ __all__ = [
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
+    "QueueAppend", "Worklist", "DataDrivenLoop",
 ]
 
 
@@ -108,7 +109,9 @@ class ScalarReduction:
 
 @dataclass(frozen=True)
 class Kernel:
-    """One outlined forall: one work item per vertex (``extent="nodes"``) or edge (``"edges"``).
+    """One outlined forall: one work item per vertex (``extent="nodes"``) or edge (``"edges"``),
+    or per entry of a worklist (``"frontier"``: as many work items as the launch's
+    ``KernelScalar`` ``FRONTIER_COUNT``; see ``Worklist``).
 
     ``index`` is the work item's loop variable; ``guard`` (already expressed on ``index``,
     None if none) is the filter and, for BFS kernels, the level test. ``body`` is lowered IR.
@@ -207,6 +210,18 @@ class ScalarStore(ir.Stmt):
     the same value) through its one-value device array."""
 
     array: DeviceArray
+    value: ir.Expr
+
+
+@dataclass(frozen=True)
+class QueueAppend(ir.Stmt):
+    """``queue[old] = value`` where ``old`` is the value of ``size[0]`` that this work item
+    atomically increments by one (a fetch-and-add): a lock-free append to a worklist. The
+    analysis guarantees at most ``queue``'s length appends per launch sequence
+    (``frontier.py``: one append per vertex and round)."""
+
+    queue: DeviceArray
+    size: DeviceArray
     value: ir.Expr
 
 
@@ -428,6 +443,52 @@ class FixedPointLoop(HostStmt):
     flag: DeviceArray
     body: HostBlock
     forced: bool = False
+    worklist: Optional["Worklist"] = None
+    topology_why: str = ""
+
+    # ``worklist`` (the ``frontier`` pass): the loop may run data-driven; ``topology_why``
+    # says why it may not (shown by ``--emit plan`` and ``starc explain``).
+
+
+@dataclass(frozen=True)
+class Worklist:
+    """How a ``FixedPointLoop`` runs data-driven (``frontier.worklists``).
+
+    ``queue`` lists exactly the vertices whose ``current`` flag is set (built from the
+    initial flags by ``build``, a kernel over nodes); kernels append each vertex whose next
+    flag they set to ``next_queue``, once per round: ``stamp[w]`` holds the last round that
+    queued ``w`` and an atomic max of the round number picks the one appender. ``size`` is
+    the one-value append counter. ``launches``: for each launch of the body, the
+    ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered as before; ``sparse``
+    (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
+    resets the next flags the last queue set instead of filling all of them.
+    ``count``/``round`` are host scalars: the queue's length and the round number, passed to
+    the kernels as the ``KernelScalar``s ``FRONTIER_COUNT``/``FRONTIER_ROUND``; ``graph``
+    the function's graph (the density test compares ``count`` with its ``num_nodes``).
+    """
+
+    queue: DeviceArray
+    next_queue: DeviceArray
+    size: DeviceArray
+    stamp: DeviceArray
+    count: ir.Symbol
+    round: ir.Symbol
+    build: Kernel
+    clear: Kernel
+    launches: Tuple[Tuple[Kernel, Kernel], ...]
+    graph: ir.Symbol
+
+
+@dataclass(frozen=True)
+class DataDrivenLoop(HostStmt):
+    """A fixedPoint in both forms (``control.expand_fixedpoint`` of a loop with a
+    ``Worklist``): ``worklist`` (data-driven: sparse rounds over the queue, dense rounds over
+    all vertices) and ``topology`` (today's form: every round over all vertices). A backend
+    keeps one (``frontier.choose_form``): one that cannot express a worklist (MPI: appends
+    to a rank-local queue miss the vertices other ranks update) keeps ``topology``."""
+
+    worklist: HostBlock
+    topology: HostBlock
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,15 @@ class Backend:
     #: why the backend runs a triangle count on the file's ids although the plan orders the
     #: graph by degree ("" when it renumbers; the host dialect's ``keeps_ids``)
     keeps_ids: str = ""
+    #: why the backend runs a data-driven fixedPoint topology-driven ("": it keeps the
+    #: plan's worklist, ``analysis.frontier``); ``generate`` applies ``form_of``
+    no_worklist_why: str = ""
+
+    def form_of(self, plan):
+        """``plan`` with each fixedPoint in the form this backend prints: the worklist where
+        the plan has one, unless ``no_worklist_why`` says why not."""
+        from starc.analysis.frontier import choose_form
+        return choose_form(plan, worklist=not self.no_worklist_why)
 
     def native_reduction(self, kernel, reduction) -> Optional[str]:
         """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of

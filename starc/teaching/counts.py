@@ -30,8 +30,6 @@ def backend_counts(comp, generated_by_backend: Mapping[str, object]) -> Dict[str
     exchanges of every superstep (combined updates, ghost refreshes, one per reduced value).
     """
     from starc.teaching.decisions import atomic_form
-    plan = comp.plan
-    kernels = launched_kernels(plan)
     result: Dict[str, Dict[str, int]] = {}
     for name, generated in generated_by_backend.items():
         files = getattr(generated, "files", None)
@@ -39,6 +37,8 @@ def backend_counts(comp, generated_by_backend: Mapping[str, object]) -> Dict[str
             result[name] = {}
             continue
         backend = get_backend(name)
+        plan = backend.form_of(comp.plan)   # a fixedPoint as this backend runs it
+        kernels = launched_kernels(plan)
         counts: Dict[str, int] = {"lines": sum(len(files[f].splitlines())
                                                for f in generated.program_files),
                                   "kernels": len(kernels)}

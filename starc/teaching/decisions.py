@@ -17,6 +17,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, launched_kernels, walk_host
 from starc.backends import get_backend
 from starc.backends.base import Backend, BackendOptions
@@ -104,7 +105,7 @@ def targets(plan: P.Plan, backends: Sequence[str], options: Optional[BackendOpti
             target.errors = sink.sorted()
         if name == "mpi" and target.generated is not None:
             from starc.analysis.distribution import distribute
-            target.distribution = distribute(plan)
+            target.distribution = distribute(backend.form_of(plan))
         found[name] = target
     return found
 
@@ -220,7 +221,9 @@ class _Walk:
                 bfs_roles[stmt.forward.name] = "iterateInBFS body"
                 if stmt.reverse is not None:
                     bfs_roles[stmt.reverse.name] = "iterateInReverse body"
-        for kernel in launched_kernels(self.plan):
+        # The foralls as written (a worklist's variants of them and its own kernels are told
+        # in the fixedPoint's phrase).
+        for kernel in launched_kernels(choose_form(self.plan, worklist=False)):
             self.kernel(kernel, bfs_roles.get(kernel.name))
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.FixedPointLoop):
@@ -423,9 +426,19 @@ class _Walk:
     def fixedpoint(self, s: P.FixedPointLoop) -> None:
         prop, nxt, flag = s.current.name, s.next.name, s.flag.name
 
+        def rounds(t: Target) -> str:
+            """The one phrase on data- or topology-driven rounds."""
+            if s.worklist is not None and not t.backend.no_worklist_why:
+                return (f"; data-driven: a worklist holds the vertices whose {prop} is set "
+                        f"(each appended once by the work item that sets it), and a round "
+                        f"runs one work item per entry, or every vertex when more than "
+                        f"n/{DENSE_DIVISOR} are active")
+            why = t.backend.no_worklist_why if s.worklist is not None else s.topology_why
+            return f"; topology-driven: every round tests all vertices ({why})"
+
         def choose(t: Target) -> Choice:
             buffers = (f"{prop} is double-buffered: kernels write {nxt}, and the two are "
-                       "swapped after each round (a pointer swap, no copy)")
+                       "swapped after each round (a pointer swap, no copy)") + rounds(t)
             if t.distribution is not None:
                 from starc.backends.mpi.host import mpi_operator
                 return Choice(
@@ -433,6 +446,13 @@ class _Walk:
                     f"{mpi_operator('flag')} after every superstep (any rank's 1), so all "
                     f"ranks agree whether to go on; {buffers} on every rank alike",
                     "ranks run the same host loop, so they must agree on its condition")
+            if s.worklist is not None and not t.backend.no_worklist_why:
+                return Choice(
+                    f"the worklist's length, read back once per round with "
+                    f"{t.backend.copy_to_host or 'a plain read'}, ends the loop at 0; "
+                    + buffers,
+                    f"a round then touches only the vertices whose {prop} changed, as in "
+                    "Gunrock and GAPBS, instead of testing every vertex")
             return Choice(
                 f"one device flag {flag}: cleared by the host before each round, set to 1 by "
                 f"any work item that changes {prop} while it still reads 0 (no atomic: all "
@@ -555,10 +575,10 @@ def _superstep_words(step, distribution) -> str:
 
 
 def _structured(comp) -> P.Plan:
-    """The plan as its first pass leaves it: fixedPoint and BFS are still ``FixedPointLoop``
-    and ``BFSLoop`` there (the later ``expand`` pass turns them into plain host loops)."""
+    """The plan before ``expand``: fixedPoint and BFS are still ``FixedPointLoop`` and
+    ``BFSLoop`` there (with the ``frontier`` pass's decision), plain host loops after."""
     from starc.analysis import lower_function
-    return lower_function(comp.ir, comp.function, stop_after="outline")
+    return lower_function(comp.ir, comp.function, stop_after="frontier")
 
 
 @dataclasses.dataclass(frozen=True)

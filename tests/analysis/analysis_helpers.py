@@ -52,7 +52,7 @@ def nodes_of(node, cls: Type[T]) -> List[T]:
 def host_nodes(stmt: P.HostStmt) -> Iterator[P.HostStmt]:
     """Pre-order walk of a host tree (kernels are not entered)."""
     yield stmt
-    for name in ("stmts", "then", "orelse", "body"):
+    for name in ("stmts", "then", "orelse", "body", "worklist", "topology"):
         value = getattr(stmt, name, None)
         if isinstance(value, tuple):
             for s in value:

@@ -7,6 +7,7 @@ import pytest
 
 from analysis_helpers import dsl_plan, host_nodes, plan_of
 from starc.analysis import plan as P
+from starc.analysis.frontier import choose_form
 from starc.analysis.lower import PASS_NAMES
 from starc.ir import nodes as ir
 
@@ -80,7 +81,8 @@ def test_loop_without_checked_kernels_reads_no_error_word():
 # --- fixedPoint expansion (control.expand_fixedpoint) ---------------------------------------
 
 def test_fixedpoint_expands_to_a_do_while_on_the_device_flag():
-    plan = dsl_plan("sssp")
+    # sssp's topology-driven form (its worklist form: tests/analysis/test_frontier.py)
+    plan = choose_form(dsl_plan("sssp"), worklist=False)
     assert not [s for s in host_nodes(plan.host) if isinstance(s, (P.FixedPointLoop, P.BFSLoop))]
     loop = only(plan.host, P.HostDoWhile)
     assert kinds(loop.body) == ["WriteElement", "Fill", "Launch", "SwapArrays"]

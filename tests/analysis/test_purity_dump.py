@@ -104,9 +104,10 @@ def test_dump_sssp():
     assert "modified_nxt[nbr] = True;" in text and "set flag finished_flag if clear;" in text
     assert "write dist[src] = 0;" in text
     # the fixedPoint, expanded: flag cleared, next buffer reset, buffers swapped, flag read
-    assert ("  do {\n    write finished_flag[0] = 0;\n    fill modified_nxt = False;\n"
-            "    launch Compute_SSSP_forall_11;\n    swap modified <-> modified_nxt;\n"
-            "  } while (read finished_flag[0] != 0);\n") in text
+    # (its topology-driven form, second in the data-driven block: backends without worklists)
+    assert ("    do {\n      write finished_flag[0] = 0;\n      fill modified_nxt = False;\n"
+            "      launch Compute_SSSP_forall_11;\n      swap modified <-> modified_nxt;\n"
+            "    } while (read finished_flag[0] != 0);\n  }\n") in text
     structured = plan_dump(dsl_plan("sssp", "outline"))
     assert ("fixedPoint finished: current modified, next modified_nxt, flag finished_flag {"
             in structured)

@@ -416,6 +416,15 @@ class CPrinter(CExpressionPrinter):
             return [self._line(depth, store + self.comment(s))]
         return [self._line(depth, f"if ({' && '.join(tests)}) {store}{self.comment(s)}")]
 
+    def _stmt_QueueAppend(self, s: P.QueueAppend, depth: int):
+        queue = self.ctx.array(s.queue, written=True)
+        size = self.ctx.array(s.size, written=True)
+        self.ctx.features.add("atomic_add_int")
+        # The old length (a fetch-and-add) is this work item's own slot.
+        slot = self.d.atomic("add", Scalar.INT, self.d.address(size.name, "0"), "1")
+        return [self._line(depth, f"{self.d.index(queue.name, slot)} = {self.expr(s.value)};"
+                                  f"{self.comment(s)}")]
+
     def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):
         arg = self.ctx.array(s.array, written=True)
         return [self._line(depth, f"{self.d.index(arg.name, '0')} = {self.expr(s.value)};"

@@ -73,8 +73,8 @@ def function_parameters(code: KernelCode, sizes: List[str], dialect: HostLoopDia
     ``size_type``), then the plan's arguments (pointers const where the kernel only reads)."""
     params = [f"{size_type} {size}" for size in sizes]
     for arg in code.args:
-        if arg.source[0] == "size":
-            continue
+        if arg.source[0] == "size" and arg.source[1] != "frontier":  # a worklist's length
+            continue                                                  # is a plain argument
         ctype = dialect.storage_type(arg.elem)
         params.append(f"{'' if arg.written else 'const '}{ctype}* {arg.name}" if arg.is_array
                       else f"{ctype} {arg.name}")

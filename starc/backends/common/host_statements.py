@@ -15,6 +15,7 @@ import os
 from typing import Dict, Iterable, List
 
 from starc.analysis import plan as P
+from starc.analysis.frontier import FRONTIER_COUNT
 from starc.analysis.host_tree import walk_host
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
@@ -258,7 +259,12 @@ class HostStatementPrinter:
         args = []
         for arg in code.args:
             kind, what = arg.source
-            if kind == "size":
+            if kind == "size" and what == "frontier":   # a worklist's length
+                if FRONTIER_COUNT not in kernel_scalars:
+                    raise BackendError(f"no worklist length in the launch of {kernel.name}",
+                                       kernel.loc)
+                args.append(kernel_scalars[FRONTIER_COUNT])
+            elif kind == "size":
                 args.append(f"{self.graph}.num_nodes" if what == "nodes"
                             else f"{self.graph}.num_edges")
             elif kind == "array":

@@ -12,7 +12,11 @@ from starc.backends.common.dialect import GRAPH_ARRAYS, Dialect
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["NameTable", "KernelArg", "KernelCode", "KernelArguments"]
+__all__ = ["NameTable", "KernelArg", "KernelCode", "KernelArguments", "BOUNDS"]
+
+#: extent -> the name of the by-value argument that bounds a kernel's work items: the graph's
+#: ``n`` or ``m``, or a worklist's length (``frontier.FRONTIER_COUNT``, bound at each launch).
+BOUNDS = {"nodes": "n", "edges": "m", "frontier": "frontier_count"}
 
 
 class NameTable:
@@ -61,7 +65,8 @@ class KernelCode:
     ``index >= m`` (edges); a single-item kernel is launched as exactly one work item."""
 
     name: str
-    extent: str                # "nodes" (bound n), "edges" (bound m) or "single" (one item)
+    extent: str                # "nodes" (bound n), "edges" (bound m), "frontier" (bound
+                               # frontier_count) or "single" (one item): see BOUNDS
     index: Optional[str]       # None: a single-item kernel that does not use its index
     args: List[KernelArg]
     body: List[str]
@@ -76,7 +81,7 @@ class KernelArguments:
     def __init__(self, kernel: P.Kernel, dialect: Dialect) -> None:
         self.kernel = kernel
         self.dialect = dialect
-        self.names = NameTable(dialect.reserved | set(GRAPH_ARRAYS) | {"n", "m"})
+        self.names = NameTable(dialect.reserved | set(GRAPH_ARRAYS) | set(BOUNDS.values()))
         self.prop_arrays: Dict[int, KernelArg] = {}     # symbol uid -> array argument
         self.by_value: Dict[int, KernelArg] = {}        # symbol uid -> by-value argument
         self.reduction_arrays: Dict[int, KernelArg] = {}
@@ -164,6 +169,9 @@ class KernelArguments:
             sizes.append(KernelArg("n", Scalar.INT, False, False, ("size", "nodes")))
         if self.uses_m:
             sizes.append(KernelArg("m", Scalar.INT, False, False, ("size", "edges")))
+        if self.kernel.extent == "frontier":
+            sizes.append(KernelArg(BOUNDS["frontier"], Scalar.INT, False, False,
+                                   ("size", "frontier")))
         # The plan may list CSR arrays the printed code does not need (e.g. rev_edge_ids when
         # no edge of an in-neighbour loop is used): leave them out of the signature.
         return sizes + [a for a in self.params

@@ -78,8 +78,10 @@ class CUDAHostDialect(HostDialect):
         if kernel.extent == "single":
             config = "1, 1"
         else:
-            count = "num_nodes" if kernel.extent == "nodes" else "num_edges"
-            config = f"starc_grid({self.host.graph}.{count}, {self.block}), {self.block}"
+            count = {"nodes": f"{self.host.graph}.num_nodes", "edges": f"{self.host.graph}.num_edges",
+                     "frontier": next((value for value, arg in zip(args, kernel.args)
+                                       if arg.source == ("size", "frontier")), "")}[kernel.extent]
+            config = f"starc_grid({count}, {self.block}), {self.block}"
         return [f"{kernel.name}<<<{config}>>>({', '.join(args)});",
                 f'starc_launch_check("{kernel.name}", {where});']
 

@@ -6,6 +6,7 @@ from typing import Optional, Set
 
 from starc.backends.common import atomic_helpers, cfamily
 from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir.types import Scalar
 
@@ -62,7 +63,7 @@ class KernelShell:
         else:
             self.index_decl = (f"const int {code.index} = "
                                "static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);")
-            self.bound = "n" if code.extent == "nodes" else "m"
+            self.bound = BOUNDS[code.extent]
 
 
 def runtime_header(features: Optional[Set[str]] = None) -> str:

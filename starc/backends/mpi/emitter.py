@@ -35,6 +35,9 @@ class MPIBackend(CppBackend):
     has_stats = True
     title = "MPI"
     keeps_ids = MPIHostDialect.keeps_ids
+    no_worklist_why = ("a rank's worklist would miss the vertices other ranks flag: flags "
+                       "set at remote vertices arrive in the superstep exchange, after the "
+                       "kernel")
     launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {plural} "
                     "[first, last), then one superstep of exchanges")
     launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "
@@ -45,6 +48,7 @@ class MPIBackend(CppBackend):
         return native_reduction(kernel, reduction, "the rank's OpenMP loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+        plan = self.form_of(plan)
         try:
             distribution = distribute(plan)
         except DistributionError as exc:

@@ -40,6 +40,7 @@ class OpenACCBackend(CppBackend):
         return native_reduction(kernel, reduction, "the parallel loop")
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+        plan = self.form_of(plan)
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         dialect = OpenACCHostDialect({k.code.name: k.sizes for k in kernels})
         host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})

@@ -86,5 +86,6 @@ class OpenACCHostDialect(HostDialect):
         graph = self.host.graph
         sizes = [f"{graph}.num_nodes" if size == "n" else f"{graph}.num_edges"
                  for size in self.sizes[kernel.name]]
-        rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
+        rest = [arg for arg, spec in zip(args, kernel.args)
+                if spec.source[0] != "size" or spec.source[1] == "frontier"]
         return [f"{kernel.name}({', '.join(sizes + rest)});"]

@@ -17,6 +17,7 @@ from starc.analysis import plan as P
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import reducer_names
 from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDialect,
                                               function_parameters, native_reductions,
@@ -102,7 +103,7 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     index = code.index or "starc_item"
     # (No `serial` construct: GCC's nvptx offloading warns that it ignores its vector length
     # of 1. A single-item kernel is a loop of one iteration.)
-    bound = {"single": "1", "nodes": "n", "edges": "m"}[code.extent]
+    bound = "1" if code.extent == "single" else BOUNDS[code.extent]
     lines += _directive(["#pragma acc parallel loop gang vector"] + clauses)
     lines.append(f"{INDENT}for (int {index} = 0; {index} < {bound}; {index}++) {{")
     lines += [INDENT + line for line in code.body]

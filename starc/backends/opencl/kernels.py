@@ -9,6 +9,7 @@ from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
 from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.kernel_arguments import BOUNDS
 from starc.ir.types import Scalar
 
 __all__ = ["OpenCLDialect", "KernelFile", "render_kernels", "prelude", "required_extensions"]
@@ -87,7 +88,7 @@ def _shell(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
         if code.index is not None:
             lines.append(f"{INDENT}int {code.index} = 0;")
     else:
-        bound = "n" if code.extent == "nodes" else "m"
+        bound = BOUNDS[code.extent]
         lines += [f"{INDENT}int {code.index} = get_global_id(0);",
                   f"{INDENT}if ({code.index} >= {bound}) return;"]
     return lines + code.body + ["}"]

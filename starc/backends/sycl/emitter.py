@@ -61,6 +61,7 @@ class SYCLBackend(CppBackend):
     native_reduction = staticmethod(native_reduction)
 
     def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+        plan = self.form_of(plan)
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         host = CppHostPrinter(plan, SYCLHostDialect(options.block_size),
                               {k.code.name: k.code for k in kernels})

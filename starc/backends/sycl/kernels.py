@@ -18,6 +18,7 @@ from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import NativeReducers, reducer_names
 from starc.backends.common.device_prelude import render_prelude
+from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -144,7 +145,7 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
     if code.extent == "single":
         count, block = "1", "0"
     else:
-        count, block = ("n" if code.extent == "nodes" else "m"), "block"
+        count, block = BOUNDS[code.extent], "block"
     params = [f"int {index}" if index is not None else "int"]
     params += [f"auto& {names[red.sym.uid]}" for red in native]
     lines += _wrap(f"{INDENT}starc_parallel_for(q, where, {count}, {block}, [=](", params, ") {")

@@ -92,16 +92,21 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
 
 
 def test_golden_sssp_kernel():
+    # the dense variant of the data-driven fixedPoint's forall (analysis/frontier.py): the
+    # vertex whose flag it sets is appended once per round, by the stamp's winner
     text = main_text(DSL / "sssp.sp")
-    assert between(text, "__global__ void Compute_SSSP_forall_11(", "\n}\n") == """\
-__global__ void Compute_SSSP_forall_11(int n,
-                                       const int* __restrict__ offsets,
-                                       const int* __restrict__ targets,
-                                       int* __restrict__ dist,
-                                       const int* __restrict__ weight,
-                                       const unsigned char* __restrict__ modified,
-                                       unsigned char* __restrict__ modified_nxt,
-                                       int* __restrict__ finished_flag) {
+    assert between(text, "__global__ void Compute_SSSP_forall_11_dense(", "\n}\n") == """\
+__global__ void Compute_SSSP_forall_11_dense(int n,
+                                             const int* __restrict__ offsets,
+                                             const int* __restrict__ targets,
+                                             int* __restrict__ dist,
+                                             const int* __restrict__ weight,
+                                             const unsigned char* __restrict__ modified,
+                                             unsigned char* __restrict__ modified_nxt,
+                                             int* __restrict__ modified_frontier_nxt,
+                                             int* __restrict__ modified_queued,
+                                             int* __restrict__ modified_frontier_size,
+                                             int frontier_round) {
     const int v = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (v >= n) return;
     if (!modified[v]) return;
@@ -111,27 +116,39 @@ __global__ void Compute_SSSP_forall_11(int n,
         int dist_new = dist[v] + weight[e];
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             modified_nxt[nbr] = true;
-            if (!finished_flag[0]) finished_flag[0] = 1;
+            int modified_queued_new = frontier_round;
+            if (modified_queued_new > modified_queued[nbr] && starc_atomic_max_int(&modified_queued[nbr], modified_queued_new) < modified_queued_new) {
+                modified_frontier_nxt[starc_atomic_add_int(&modified_frontier_size[0], 1)] = nbr;
+            }
         }
     }"""
 
 
-def test_golden_sssp_fixedpoint_reads_one_int_flag_per_iteration():
+def test_golden_sssp_worklist_reads_one_count_per_round():
     text = main_text(DSL / "sssp.sp")
     loop = between(text, "        do {  // sssp.sp:10",
                    "\n        STARC_CUDA_CHECK(cudaMemcpy(h_dist")
     assert loop == """\
         do {  // sssp.sp:10
-            STARC_CUDA_CHECK(cudaMemset(d_finished_flag, 0, sizeof(int) * 1), "sssp.sp:10");
-            STARC_CUDA_CHECK(cudaMemset(d_modified_nxt, 0, sizeof(unsigned char) * g.num_nodes), \
-"sssp.sp:10");
-            Compute_SSSP_forall_11<<<starc_grid(g.num_nodes, block_size), block_size>>>(\
-g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, \
-d_finished_flag);
-            starc_launch_check("Compute_SSSP_forall_11", "sssp.sp:11");
+            frontier_round += 1;
+            STARC_CUDA_CHECK(cudaMemset(d_modified_frontier_size, 0, sizeof(int) * 1), "sssp.sp:10");
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                Compute_SSSP_forall_11_dense<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                starc_launch_check("Compute_SSSP_forall_11_dense", "sssp.sp:11");
+            } else {
+                Compute_SSSP_forall_11_sparse<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                starc_launch_check("Compute_SSSP_forall_11_sparse", "sssp.sp:11");
+            }
             std::swap(d_modified, d_modified_nxt);
-        } while (starc_read_element(d_finished_flag, 0, "sssp.sp:10") != 0);"""
-    assert "int* d_finished_flag = nullptr;" in text   # one int, not a flag array
+            std::swap(d_modified_frontier, d_modified_frontier_nxt);
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                STARC_CUDA_CHECK(cudaMemset(d_modified_nxt, 0, sizeof(unsigned char) * g.num_nodes), "sssp.sp:10");
+            } else {
+                modified_frontier_clear<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_modified_nxt, d_modified_frontier_nxt);
+                starc_launch_check("modified_frontier_clear", "sssp.sp:10");
+            }
+            frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
+        } while (frontier_count != 0);"""
     assert loop.count("starc_read_element(") == 1 and "cudaMemcpy(" not in loop
 
 
@@ -255,7 +272,7 @@ def test_helper_names_match_the_opencl_prelude():
 
 def test_locked_min_holds_a_zeroed_per_element_lock():
     text = main_text(PROGRAMS / "locked.sp")
-    kernel = between(text, "__global__ void Parents_forall_9(", "\n}\n")
+    kernel = between(text, "__global__ void Parents_forall_9_dense(", "\n}\n")
     # read first: a candidate that cannot beat dist[w] takes no lock; the retry loop and its
     # critical section nest one level deeper
     assert """
@@ -268,9 +285,10 @@ def test_locked_min_holds_a_zeroed_per_element_lock():
     assert "if (starc_lock_try(&dist_lock[w])) {" in kernel
     assert "starc_lock_release(&dist_lock[w]);" in kernel
     assert "parent[w] = v;" in kernel
-    # Locks start released: zeroed once right after the allocation.
-    assert re.search(r"cudaMalloc\(&d_dist_lock, [^\n]*\n\s*STARC_CUDA_CHECK\(cudaMemset\("
-                     r"d_dist_lock, 0,", text)
+    # Locks start released: zeroed once, after the allocations and before any launch.
+    zero = "STARC_CUDA_CHECK(cudaMemset(d_dist_lock, 0,"
+    assert text.count(zero) == 1
+    assert text.index("cudaMalloc(&d_dist_lock,") < text.index(zero) < text.index("<<<")
     header = runtime_header()
     acquire = _function(header, "__device__ inline bool starc_lock_try(")
     assert "atomicCAS(lock, 0, 1)" in acquire and "__threadfence();" in acquire

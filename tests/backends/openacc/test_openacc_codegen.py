@@ -179,23 +179,49 @@ def test_golden_sssp_data_region():
         unsigned char* d_modified_nxt = nullptr;
         d_modified_nxt = new unsigned char[std::max(g.num_nodes, 1)];
         #pragma acc enter data create(d_modified_nxt[0:std::max(g.num_nodes, 1)])
-        int* d_finished_flag = nullptr;
-        d_finished_flag = new int[1];
-        #pragma acc enter data create(d_finished_flag[0:1])
+        int* d_modified_frontier = nullptr;
+        d_modified_frontier = new int[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_modified_frontier[0:std::max(g.num_nodes, 1)])
+        int* d_modified_frontier_nxt = nullptr;
+        d_modified_frontier_nxt = new int[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_modified_frontier_nxt[0:std::max(g.num_nodes, 1)])
+        int* d_modified_queued = nullptr;
+        d_modified_queued = new int[std::max(g.num_nodes, 1)];
+        #pragma acc enter data create(d_modified_queued[0:std::max(g.num_nodes, 1)])
+        int* d_modified_frontier_size = nullptr;
+        d_modified_frontier_size = new int[1];
+        #pragma acc enter data create(d_modified_frontier_size[0:1])
         starc_fill(d_dist, INT_MAX, g.num_nodes);
         starc_fill(d_modified, false, g.num_nodes);
         d_modified[src] = true;
         #pragma acc update device(d_modified[src:1])
         d_dist[src] = 0;
         #pragma acc update device(d_dist[src:1])
+        starc_fill(d_modified_queued, -1, g.num_nodes);
+        d_modified_frontier_size[0] = 0;
+        #pragma acc update device(d_modified_frontier_size[0:1])
+        modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+        int frontier_count = starc_read_element(d_modified_frontier_size, 0);  // sssp.sp:10
+        int frontier_round = 0;  // sssp.sp:10
+        starc_fill(d_modified_nxt, false, g.num_nodes);
         do {  // sssp.sp:10
-            d_finished_flag[0] = 0;
-            #pragma acc update device(d_finished_flag[0:1])
-            starc_fill(d_modified_nxt, false, g.num_nodes);
-            Compute_SSSP_forall_11(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, \
-d_weight, d_modified, d_modified_nxt, d_finished_flag);
+            frontier_round += 1;
+            d_modified_frontier_size[0] = 0;
+            #pragma acc update device(d_modified_frontier_size[0:1])
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+            } else {
+                Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+            }
             std::swap(d_modified, d_modified_nxt);
-        } while (starc_read_element(d_finished_flag, 0) != 0);
+            std::swap(d_modified_frontier, d_modified_frontier_nxt);
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                starc_fill(d_modified_nxt, false, g.num_nodes);
+            } else {
+                modified_frontier_clear(g.num_nodes, frontier_count, d_modified_nxt, d_modified_frontier_nxt);
+            }
+            frontier_count = starc_read_element(d_modified_frontier_size, 0);
+        } while (frontier_count != 0);
         #pragma acc update self(d_dist[0:g.num_nodes])
         std::copy(d_dist, d_dist + g.num_nodes, h_dist.data());
 """

@@ -19,7 +19,8 @@ def _between(text: str, start: str, end: str) -> str:
 
 def test_golden_sssp_min_atomic():
     cl = compile_dsl("sssp").generated.files["sssp.cl"]
-    assert _between(cl, "    if (!modified[v]) return;", "\n}") == """\
+    dense = cl[cl.index("__kernel void Compute_SSSP_forall_11_dense("):]
+    assert _between(dense, "    if (!modified[v]) return;", "\n}") == """\
     if (!modified[v]) return;
     for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
         int nbr = targets[e_nbr];
@@ -27,7 +28,10 @@ def test_golden_sssp_min_atomic():
         int dist_new = dist[v] + weight[e];
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             modified_nxt[nbr] = true;
-            if (!finished_flag[0]) finished_flag[0] = 1;
+            int modified_queued_new = frontier_round;
+            if (modified_queued_new > modified_queued[nbr] && starc_atomic_max_int(&modified_queued[nbr], modified_queued_new) < modified_queued_new) {
+                modified_frontier_nxt[starc_atomic_add_int(&modified_frontier_size[0], 1)] = nbr;
+            }
         }
     }"""
 
@@ -47,13 +51,22 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
     assert _between(cpp, "        do {  // sssp.sp:10", "        starc_copy_to_host") == """\
         do {  // sssp.sp:10
-            starc_write_element<int>(starc_device, d_finished_flag, 0, 0, "sssp.sp:10");
-            starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, \
-"sssp.sp:10");
-            Compute_SSSP_forall_11(starc_device, kernel_Compute_SSSP_forall_11, "sssp.sp:11", \
-g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_finished_flag);
+            frontier_round += 1;
+            starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+            } else {
+                Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+            }
             std::swap(d_modified, d_modified_nxt);
-        } while (starc_read_element<int>(starc_device, d_finished_flag, 0, "sssp.sp:10") != 0);
+            std::swap(d_modified_frontier, d_modified_frontier_nxt);
+            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
+            } else {
+                modified_frontier_clear(starc_device, kernel_modified_frontier_clear, "sssp.sp:10", frontier_count, d_modified_nxt, d_modified_frontier_nxt);
+            }
+            frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+        } while (frontier_count != 0);
 """
     # The graph and the weights go in once; only the result comes back.
     assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \
@@ -66,11 +79,22 @@ g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt,
 def test_golden_launcher_sets_each_argument_then_launches():
     cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
     launcher = _between(cpp, "// sssp.sp:11\nstatic void", "\n}\n")
-    assert launcher.startswith("// sssp.sp:11\nstatic void Compute_SSSP_forall_11("
-                               "const starc_opencl& device,\n")
-    assert "                                   cl_int n,\n" in launcher
-    assert "                                   cl_mem finished_flag) {\n" in launcher
-    assert launcher.endswith("""\
+    assert launcher == """\
+// sssp.sp:11
+static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
+                                         const starc_kernel& kernel,
+                                         const char* where,
+                                         cl_int n,
+                                         cl_mem offsets,
+                                         cl_mem targets,
+                                         cl_mem dist,
+                                         cl_mem weight,
+                                         cl_mem modified,
+                                         cl_mem modified_nxt,
+                                         cl_mem modified_frontier_nxt,
+                                         cl_mem modified_queued,
+                                         cl_mem modified_frontier_size,
+                                         cl_int frontier_round) {
     starc_set_arg(kernel, 0, n, where);
     starc_set_arg(kernel, 1, offsets, where);
     starc_set_arg(kernel, 2, targets, where);
@@ -78,14 +102,19 @@ def test_golden_launcher_sets_each_argument_then_launches():
     starc_set_arg(kernel, 4, weight, where);
     starc_set_arg(kernel, 5, modified, where);
     starc_set_arg(kernel, 6, modified_nxt, where);
-    starc_set_arg(kernel, 7, finished_flag, where);
-    starc_launch(device, kernel, n, where);""")
+    starc_set_arg(kernel, 7, modified_frontier_nxt, where);
+    starc_set_arg(kernel, 8, modified_queued, where);
+    starc_set_arg(kernel, 9, modified_frontier_size, where);
+    starc_set_arg(kernel, 10, frontier_round, where);
+    starc_launch(device, kernel, n, where);"""
+    # a worklist kernel launches one work item per queue entry
+    assert "    starc_launch(device, kernel, frontier_count, where);" in cpp
     # Kernel objects are created once, before the timer starts.
     setup = _between(cpp, "starc_opencl starc_device", "starc_timer.start();")
     assert 'starc_open_device(cl.get_extra("device", "default"), "sssp.cl", {}, "sssp.sp:4")' \
         in setup
-    assert 'starc_kernel kernel_Compute_SSSP_forall_11 = starc_create_kernel(starc_device, ' \
-        '"Compute_SSSP_forall_11", starc_block, "sssp.sp:11");' in setup
+    assert 'starc_kernel kernel_Compute_SSSP_forall_11_sparse = starc_create_kernel(' \
+        'starc_device, "Compute_SSSP_forall_11_sparse", starc_block, "sssp.sp:11");' in setup
 
 
 SCALARS = """
@@ -185,8 +214,10 @@ def test_every_plan_kernel_is_in_the_kernel_file_and_has_a_launcher():
 def test_unsupported_construct_is_a_backend_error_with_location():
     import dataclasses
     from starc.backends.opencl.emitter import OpenCLBackend
+    from starc.analysis.frontier import choose_form
     comp = compile_dsl("sssp")
-    bad = dataclasses.replace(comp.plan.kernels[0], extent="faces")
-    plan = dataclasses.replace(comp.plan, kernels=(bad,))
+    topology = choose_form(comp.plan, worklist=False)    # one kernel, launched once
+    bad = dataclasses.replace(topology.kernels[0], extent="faces")
+    plan = dataclasses.replace(topology, kernels=(bad,))
     with pytest.raises(BackendError, match="opencl backend cannot express a kernel over 'faces'"):
         OpenCLBackend().generate(plan, BackendOptions())

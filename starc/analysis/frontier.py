@@ -1,0 +1,296 @@
+"""Data-driven fixedPoint: a worklist of the vertices whose convergence flag is set, when safe.
+
+``fixedPoint until (fin : !p) { forall (v in g.nodes().filter(p == True)) {...} }`` launches
+over every vertex each round and tests the filter (topology-driven). When the analysis proves
+that the queue of vertices whose ``p`` is set can be kept exactly (``topology_reason`` is
+empty), the ``frontier`` pass gives the loop a ``Worklist``: kernels append each vertex whose
+next flag they set, once per round, and a round launches over the queue (sparse) or, when the
+queue is large, over all vertices as before (dense), GAPBS/Gunrock style. ``choose_form``
+keeps the data-driven or the topology-driven form of each loop for one backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Tuple
+
+from starc.analysis import plan as P
+from starc.analysis.fixedpoint import constant_value
+from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
+from starc.analysis.kernels import kernel_params
+from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
+from starc.analysis.transfers import used_arrays
+from starc.ir import nodes as ir
+from starc.ir.types import GraphType, PropType, Scalar
+
+__all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "worklists",
+           "topology_reason", "choose_form"]
+
+#: A round whose queue holds more than n / DENSE_DIVISOR vertices launches over all vertices
+#: (the filtered kernel): then most vertices are active anyway, and a launch in vertex order
+#: reads the graph sequentially where queue order scatters. GAPBS switches direction at about
+#: n/15 to n/20 active vertices; Gunrock's default frontier-density switch is 5% (1/20).
+DENSE_DIVISOR = 20
+
+#: The by-value kernel arguments of the worklist kernels: the queue's length (the launch size
+#: of a ``"frontier"`` kernel) and the round number (the stamp an append claims).
+FRONTIER_COUNT = "frontier_count"
+FRONTIER_ROUND = "frontier_round"
+
+
+def _int(value: int, loc) -> ir.Const:
+    return ir.Const(value, type=Scalar.INT, loc=loc)
+
+
+def _bool(value: bool, loc) -> ir.Const:
+    return ir.Const(value, type=Scalar.BOOL, loc=loc)
+
+
+def _is_flag_test(expr: Optional[ir.Expr], prop: ir.Symbol, index: ir.Symbol) -> bool:
+    """Whether ``expr`` is true only where ``prop[index]`` is: ``p[v]``, ``p[v] == True`` or
+    a conjunction with one of them."""
+    while isinstance(expr, ir.Cast):
+        expr = expr.expr
+    if isinstance(expr, ir.PropRead):
+        return (expr.prop.uid == prop.uid and isinstance(expr.index, ir.VarRef)
+                and expr.index.sym.uid == index.uid)
+    if isinstance(expr, ir.Binary) and expr.op == "==":
+        return any(_is_flag_test(a, prop, index) and constant_value(b) is True
+                   for a, b in ((expr.left, expr.right), (expr.right, expr.left)))
+    if isinstance(expr, ir.Binary) and expr.op == "&&":
+        return _is_flag_test(expr.left, prop, index) or _is_flag_test(expr.right, prop, index)
+    return False
+
+
+def _kernel_reason(kernel: P.Kernel, loop: P.FixedPointLoop) -> str:
+    prop, nxt = loop.current.sym, loop.next.sym
+    name = prop.name
+    if kernel.extent != "nodes" or not _is_flag_test(kernel.guard, prop, kernel.index):
+        return (f"the body launches a kernel not filtered on '{name} == True' (line "
+                f"{kernel.loc.line}): it needs every vertex each round")
+    targets = 0
+    for node in ir.walk(kernel.body):
+        writes: List[Tuple[ir.Expr, Optional[ir.Expr]]] = []
+        if isinstance(node, ir.Assign):
+            writes.append((node.target, node.value))
+        elif isinstance(node, P.AtomicMinMax):
+            writes += [(node.target, None)] + list(node.others)
+        elif isinstance(node, P.AtomicReduce):
+            writes.append((node.target, None))
+        for target, value in writes:
+            if not isinstance(target, ir.PropRead):
+                continue
+            if target.prop.uid == prop.uid:
+                return f"a kernel writes '{name}' of the current round"
+            if target.prop.uid != nxt.uid:
+                continue
+            targets += 1
+            if value is None or constant_value(value) is not True:
+                return f"'{name}' is written other than set to True"
+            if not isinstance(target.index, ir.VarRef):
+                return f"'{name}' is set at a computed vertex"
+    reads = sum(1 for n in ir.walk(kernel.body)
+                if isinstance(n, ir.PropRead) and n.prop.uid == nxt.uid)
+    if reads != targets:
+        return f"a kernel reads '{name}' of the next round"
+    return ""
+
+
+def topology_reason(loop: P.FixedPointLoop) -> str:
+    """Why ``loop`` must stay topology-driven, or "" when a worklist is exact."""
+    name = loop.current.sym.name if loop.current.sym is not None else loop.current.name
+    if loop.forced:
+        return f"the body assigns '{loop.flag_var.name}', forcing rounds"
+    if loop.current.elem is not Scalar.BOOL:
+        return f"'{name}' is not a bool property"
+    if not loop.body.stmts:
+        return "the body launches no kernel"
+    for stmt in loop.body.stmts:
+        if not isinstance(stmt, P.Launch) or stmt.scalar_args:
+            return (f"the body has host work besides kernel launches (line {stmt.loc.line}),"
+                    f" which may read or write '{name}'")
+        reason = _kernel_reason(stmt.kernel, loop)
+        if reason:
+            return reason
+    return ""
+
+
+class _Builder:
+    """Makes the worklist arrays and kernels of one fixedPoint."""
+
+    def __init__(self, plan: P.Plan, loop: P.FixedPointLoop, symbols: SymbolFactory,
+                 names: NameAllocator) -> None:
+        self.loop, self.symbols, self.names = loop, symbols, names
+        self.arrays = plan.arrays
+        self.loc = loop.loc
+        self.graph = next(p for p in plan.function.params if isinstance(p.type, GraphType))
+        base = loop.current.name
+        self.queue = self._array(f"{base}_frontier")
+        self.next_queue = self._array(f"{base}_frontier_nxt")
+        self.stamp = self._array(f"{base}_queued")
+        self.size = P.DeviceArray(names.unique(f"{base}_frontier_size"), Scalar.INT, "one",
+                                  "flag")
+        self.arrays += (self.size,)
+        self.round = _scalar(FRONTIER_ROUND, self.loc)
+        self.kernels: List[P.Kernel] = []
+
+    def _array(self, name: str) -> P.DeviceArray:
+        name = self.names.unique(name)
+        sym = self.symbols.make(name, PropType("node", Scalar.INT), ir.SymbolKind.LOCAL,
+                                self.loc)
+        array = P.DeviceArray(name, Scalar.INT, "nodes", "local", sym=sym)
+        self.arrays += (array,)
+        return array
+
+    def kernel(self, name: str, index: ir.Symbol, extent: str, guard, body: ir.Block,
+               like: Optional[P.Kernel] = None) -> P.Kernel:
+        errors = tuple(p.array for p in (like.params if like else ())
+                       if p.array is not None and p.array.role == "error")
+        params, self.arrays = kernel_params(self.arrays, index, guard, body, errors)
+        scalars = tuple({n.name: n for n in ir.walk(body)
+                         if isinstance(n, P.KernelScalar)}.values())
+        made = P.Kernel(self.names.unique(name), index, extent, guard, body, params,
+                        like.reductions if like else (), loc=like.loc if like else self.loc,
+                        scalars=scalars, stores=like.stores if like else (),
+                        checks=like.checks if like else ())
+        self.kernels.append(made)
+        return made
+
+    def read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
+        return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
+
+    def push(self, vertex: ir.Expr) -> P.AtomicMinMax:
+        """Claim ``vertex`` for this round (stamp it with the round number; only the work item
+        whose atomic max raises the stamp wins) and append it to the next queue."""
+        return P.AtomicMinMax("Max", self.read(self.stamp, vertex), self.round,
+                              then=(P.QueueAppend(self.next_queue, self.size, vertex,
+                                                  loc=self.loc),),
+                              read_first=True, loc=self.loc)
+
+    def with_pushes(self, body: ir.Block) -> ir.Block:
+        """``body`` appending every vertex whose next flag it sets, without the device flag
+        (the queue's length tells whether another round is needed)."""
+        nxt, flag = self.loop.next.sym.uid, self.loop.flag
+
+        def sets(target) -> bool:
+            return isinstance(target, ir.PropRead) and target.prop.uid == nxt
+
+        def rewrite(node):
+            if isinstance(node, P.AtomicMinMax):
+                then = tuple(s for s in node.then
+                             if not (isinstance(s, P.FlagSet) and s.flag == flag))
+                then += tuple(self.push(t.index) for t, _ in node.others if sets(t))
+                return dataclasses.replace(node, then=then)
+            if isinstance(node, ir.Block):
+                stmts: List[ir.Stmt] = []
+                for s in node.stmts:
+                    if isinstance(s, P.FlagSet) and s.flag == flag:
+                        continue
+                    stmts.append(s)
+                    if isinstance(s, ir.Assign) and sets(s.target):
+                        stmts.append(self.push(s.target.index))
+                return dataclasses.replace(node, stmts=tuple(stmts))
+            return None
+        return ir.transform(body, rewrite)
+
+    def item(self, name: str) -> ir.Symbol:
+        return self.symbols.make(name, Scalar.INT, ir.SymbolKind.LOOP, self.loc)
+
+    def variants(self, kernel: P.Kernel) -> Tuple[P.Kernel, P.Kernel]:
+        body = self.with_pushes(kernel.body)
+        dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard, body,
+                            kernel)
+        item = self.item(f"{kernel.index.name}_item")
+        at = ir.Declare(kernel.index, self.read(self.queue, ir.VarRef(item, type=Scalar.INT,
+                                                                       loc=self.loc)),
+                        loc=self.loc)
+        # Every queued vertex has its flag set; the rest of the filter still applies.
+        sparse_body = ir.Block((at, ir.If(kernel.guard, body, loc=kernel.loc)), loc=body.loc)
+        sparse = self.kernel(f"{kernel.name}_sparse", item, "frontier", None, sparse_body,
+                             kernel)
+        return dense, sparse
+
+    def worklist(self) -> P.Worklist:
+        loop, loc = self.loop, self.loc
+        vertex = self.symbols.make("v", Scalar.INT, ir.SymbolKind.LOOP, loc)
+        v = ir.VarRef(vertex, type=Scalar.INT, loc=loc)
+        flag_set = ir.PropRead(loop.current.sym, v, type=Scalar.BOOL, loc=loc)
+        build = self.kernel(f"{loop.current.name}_frontier_build", vertex, "nodes", flag_set,
+                            ir.Block((P.QueueAppend(self.queue, self.size, v, loc=loc),),
+                                     loc=loc))
+        item = self.item("item")
+        at = self.read(self.next_queue, ir.VarRef(item, type=Scalar.INT, loc=loc))
+        clear = self.kernel(f"{loop.current.name}_frontier_clear", item, "frontier", None,
+                            ir.Block((ir.Assign(ir.PropRead(loop.next.sym, at, type=Scalar.BOOL,
+                                                            loc=loc), _bool(False, loc),
+                                                loc=loc),), loc=loc))
+        launches = tuple(self.variants(s.kernel) for s in loop.body.stmts)
+        count = self.symbols.make(FRONTIER_COUNT, Scalar.INT, ir.SymbolKind.LOCAL, loc)
+        rounds = self.symbols.make(FRONTIER_ROUND, Scalar.INT, ir.SymbolKind.LOCAL, loc)
+        return P.Worklist(self.queue, self.next_queue, self.size, self.stamp, count, rounds,
+                          build, clear, launches, self.graph)
+
+
+def _scalar(name: str, loc) -> P.KernelScalar:
+    return P.KernelScalar(name, type=Scalar.INT, loc=loc)
+
+
+def _graphless(plan: P.Plan) -> str:
+    if any(isinstance(p.type, GraphType) for p in plan.function.params):
+        return ""
+    return "the function has no Graph parameter"
+
+
+def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
+    """The ``frontier`` pass: each ``FixedPointLoop`` gets a ``Worklist`` where
+    ``topology_reason`` finds nothing against it, else the reason in ``topology_why``."""
+    names = NameAllocator([a.name for a in plan.arrays] + [k.name for k in plan.kernels]
+                          + [s.name for s in symbols_in(plan.function)])
+    state = {"plan": plan, "kernels": ()}
+
+    def rewrite(block: P.HostBlock) -> P.HostBlock:
+        stmts = []
+        for stmt in block.stmts:
+            stmt = map_blocks(stmt, rewrite)
+            if isinstance(stmt, P.FixedPointLoop):
+                reason = topology_reason(stmt) or _graphless(plan)
+                if reason:
+                    stmt = dataclasses.replace(stmt, topology_why=reason)
+                else:
+                    builder = _Builder(state["plan"], stmt, symbols, names)
+                    stmt = dataclasses.replace(stmt, worklist=builder.worklist())
+                    state["plan"] = dataclasses.replace(state["plan"], arrays=builder.arrays)
+                    state["kernels"] += tuple(builder.kernels)
+            stmts.append(stmt)
+        return P.HostBlock(tuple(stmts), loc=block.loc)
+    host = rewrite(plan.host)
+    return dataclasses.replace(state["plan"], host=host,
+                               kernels=plan.kernels + state["kernels"])
+
+
+def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
+    """``plan`` with each ``DataDrivenLoop`` replaced by its worklist form (``worklist``) or
+    its topology-driven form, listing only the arrays and kernels that form uses."""
+    dropped: List[P.HostBlock] = []
+
+    def rewrite(block: P.HostBlock) -> P.HostBlock:
+        stmts: List[P.HostStmt] = []
+        for stmt in block.stmts:
+            stmt = map_blocks(stmt, rewrite)
+            if isinstance(stmt, P.DataDrivenLoop):
+                kept, other = ((stmt.worklist, stmt.topology) if worklist
+                               else (stmt.topology, stmt.worklist))
+                stmts += kept.stmts
+                dropped.append(other)
+            else:
+                stmts.append(stmt)
+        return dataclasses.replace(block, stmts=tuple(stmts))
+    host = rewrite(plan.host)
+    if not dropped:
+        return plan
+    kept = {k.name for s in walk_host(host) for k in kernels_launched_by(s)}
+    gone = {k.name for block in dropped for s in walk_host(block)
+            for k in kernels_launched_by(s)} - kept
+    return dataclasses.replace(
+        plan, host=host, kernels=tuple(k for k in plan.kernels if k.name not in gone),
+        arrays=used_arrays(plan.arrays, host, tuple(plan.function.params)))

@@ -1,0 +1,126 @@
+"""Data-driven fixedPoint (``analysis/frontier.py``): a worklist only where the convergence
+flag is set (to True, through the next buffer) by filtered kernels alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis import plan as P
+from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
+
+from analysis_helpers import ROOT, dsl_plan, host_nodes, plan_of
+
+PROGRAMS = ROOT / "tests" / "e2e" / "programs"
+
+
+def _loops(plan: P.Plan):
+    return [s for s in host_nodes(plan.host) if isinstance(s, P.FixedPointLoop)]
+
+
+def _structured(text: str) -> P.FixedPointLoop:
+    [loop] = _loops(plan_of(text, stop_after="frontier"))
+    return loop
+
+
+@pytest.mark.parametrize("name", ["sssp", "cc"])
+def test_sssp_and_cc_get_a_worklist(name):
+    [loop] = _loops(dsl_plan(name, stop_after="frontier"))
+    assert loop.worklist is not None and loop.topology_why == ""
+    plan = dsl_plan(name)
+    [both] = [s for s in host_nodes(plan.host) if isinstance(s, P.DataDrivenLoop)]
+    sparse = [k for _, k in loop.worklist.launches]
+    assert all(k.extent == "frontier" for k in sparse)
+    # The worklist form appends where the topology form sets the flag, and never sets it.
+    chosen = choose_form(plan, worklist=True)
+    kept = {k.name for k in chosen.kernels}
+    assert {k.name for k in sparse} <= kept
+    assert not any(isinstance(n, P.FlagSet) for k in chosen.kernels
+                   for n in _walk(k.body))
+    assert sum(isinstance(n, P.QueueAppend) for k in chosen.kernels for n in _walk(k.body))
+    assert "finished_flag" not in {a.name for a in chosen.arrays}
+    # The topology form is today's loop, with none of the worklist's arrays or kernels.
+    topology = choose_form(plan, worklist=False)
+    assert not any(isinstance(s, P.DataDrivenLoop) for s in host_nodes(topology.host))
+    assert not any(a.name.endswith(("_frontier", "_queued")) for a in topology.arrays)
+    assert {k.name for k in topology.kernels}.isdisjoint({k.name for k in sparse})
+    assert both.topology.stmts == tuple(topology.host.stmts[-len(both.topology.stmts):])
+
+
+def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
+    loop = [s for s in host_nodes(choose_form(dsl_plan("sssp"), worklist=True).host)
+            if isinstance(s, P.HostDoWhile)][0]
+    kinds = [type(s).__name__ for s in loop.body.stmts]
+    assert kinds == ["HostReduce", "WriteElement", "HostIf", "SwapArrays", "SwapArrays",
+                     "HostIf", "HostAssign"]
+    _, reset, launch, swap, swap_queues, clear, count = loop.body.stmts
+    assert reset.array.name == "modified_frontier_size"
+    assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
+    [dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    assert (dense.kernel.extent, sparse.kernel.extent) == ("nodes", "frontier")
+    assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND}
+    assert (swap.a.name, swap.b.name) == ("modified", "modified_nxt")
+    assert (swap_queues.a.name, swap_queues.b.name) == ("modified_frontier",
+                                                         "modified_frontier_nxt")
+    # dense: fill all next flags; sparse: clear the entries of the queue just run
+    [fill], [cleared] = clear.then.stmts, clear.orelse.stmts
+    assert isinstance(fill, P.Fill) and fill.array.name == "modified_nxt"
+    assert cleared.kernel.extent == "frontier"
+    assert isinstance(count.value, P.DeviceRead)
+    assert loop.cond.op == "!=" and loop.cond.left.sym == count.sym
+
+
+def _walk(node):
+    from starc.ir import nodes as ir
+    return ir.walk(node)
+
+
+def test_plain_flag_sets_get_a_worklist():
+    loop = _structured((PROGRAMS / "frontier_reach.sp").read_text())
+    assert loop.worklist is not None
+
+
+def test_an_unfiltered_kernel_in_the_body_keeps_the_topology_form():
+    loop = _structured((PROGRAMS / "frontier_unsafe.sp").read_text())
+    assert loop.worklist is None
+    assert "not filtered on 'modified == True'" in loop.topology_why
+
+
+SSSP = (ROOT / "dsl" / "sssp.sp").read_text()
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the flag is also cleared: the queue would hold vertices whose flag is False
+    ("<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;",
+     "<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;\n"
+     "                v.modified = False;"),
+    # a computed flag value
+    ("<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;",
+     "<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;\n"
+     "                nbr.modified = v.modified;"),
+    # host work in the loop that reads the flag
+    ("    fixedPoint until (finished : !modified) {\n",
+     "    fixedPoint until (finished : !modified) {\n        bool seen = src.modified;\n"),
+    # the body forces rounds
+    ("    fixedPoint until (finished : !modified) {\n",
+     "    fixedPoint until (finished : !modified) {\n        finished = False;\n"),
+    # a filter that is not the flag
+    ("forall (v in g.nodes().filter(modified == True))",
+     "forall (v in g.nodes().filter(dist < INF))"),
+])
+def test_unsafe_bodies_keep_the_topology_form(change, reason):
+    text = SSSP.replace(change, reason)
+    assert text != SSSP
+    loop = _structured(text)
+    assert loop.worklist is None and loop.topology_why
+    plan = plan_of(text)
+    assert not any(isinstance(s, P.DataDrivenLoop) for s in host_nodes(plan.host))
+
+
+def test_the_plan_dump_shows_both_forms_and_why_not():
+    from starc.analysis.dump import plan_dump
+    text = plan_dump(dsl_plan("sssp"))
+    assert "data-driven (worklist" in text and "topology-driven {" in text
+    assert "append nbr to modified_frontier_nxt" in text
+    structured = plan_dump(plan_of((PROGRAMS / "frontier_unsafe.sp").read_text(),
+                                   stop_after="frontier"))
+    assert "topology-driven: the body launches a kernel not filtered" in structured
