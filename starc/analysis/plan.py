@@ -34,7 +34,7 @@ __all__ = [
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
-    "QueueAppend", "Worklist", "DataDrivenLoop",
+    "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
 ]
 
 
@@ -223,6 +223,14 @@ class QueueAppend(ir.Stmt):
     queue: DeviceArray
     size: DeviceArray
     value: ir.Expr
+
+
+@dataclass(frozen=True)
+class QueueCount(ir.Stmt):
+    """``size[0] += 1`` atomically, the old value unused: a dense round of a worklist counts
+    the next flags it flips without appending (``frontier.py``)."""
+
+    size: DeviceArray
 
 
 @dataclass(frozen=True)
