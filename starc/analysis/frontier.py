@@ -3,9 +3,10 @@
 ``fixedPoint until (fin : !p) { forall (v in g.nodes().filter(p == True)) {...} }`` launches
 over every vertex each round and tests the filter (topology-driven). When the analysis proves
 that the queue of vertices whose ``p`` is set can be kept exactly (``topology_reason`` is
-empty), the ``frontier`` pass gives the loop a ``Worklist``: kernels append each vertex whose
-next flag they set, once per round, and a round launches over the queue (sparse) or, when the
-queue is large, over all vertices as before (dense), GAPBS/Gunrock style. ``choose_form``
+empty), the ``frontier`` pass gives the loop a ``Worklist``: a round launches over the queue
+(sparse: kernels append each vertex whose next flag they set, once per round) or, when the
+queue is large, over all vertices as before (dense: kernels only set and count the flags, and
+a compaction kernel builds the queue when the next round is sparse), GAPBS/Gunrock style. ``choose_form``
 keeps the data-driven or the topology-driven form of each loop for one backend.
 """
 
