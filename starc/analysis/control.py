@@ -32,7 +32,7 @@ A BFS (``BFSLoop``)::
 from __future__ import annotations
 
 import dataclasses
-from typing import List
+from typing import List, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
@@ -104,17 +104,25 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
         fill next = False;
         do {
             round += 1;  size[0] = 0;
-            if (count > n / DENSE_DIVISOR) launch dense(round);   (per launch)
+            if (count > n / DENSE_DIVISOR) launch dense;   (per launch)
             else launch sparse(count, round);
             check errors;                 (only when the body launches checked kernels)
             swap current <-> next;  swap queue <-> next_queue;
-            if (count > n / DENSE_DIVISOR) fill next = False;  else launch clear(count);
-            count = size[0];
+            if (count > n / DENSE_DIVISOR) {
+                fill next = False;  count = size[0];
+                if (count != 0 && count <= n / DENSE_DIVISOR) {
+                    size[0] = 0;  launch build;  count = size[0];
+                }
+            } else { launch clear(count);  count = size[0]; }
         } while (count != 0);
         fin = True;
 
-    After the swaps ``next`` holds the flags of the round just run, set exactly at the old
-    queue's entries, so a sparse round clears only those.
+    A dense round only counts the flags it flips (``size`` is then a count, possibly too
+    large, never 0 when a flag was set); when the next round is sparse, ``build`` compacts
+    the flags into the queue. A sparse round appends each flipped vertex once, so ``size``
+    is the queue's length. After the swaps ``next`` holds the flags of the round just run,
+    set exactly at the old queue's entries after a sparse round, so that one clears only
+    those.
     """
     from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
     loc, w = s.loc, s.worklist
@@ -123,26 +131,34 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
     size = P.DeviceRead(w.size, _int(0, loc), type=Scalar.INT, loc=loc)
     reset = P.WriteElement(w.size, _int(0, loc), _int(0, loc), loc=loc)
     nodes = ir.GraphQuery("num_nodes", w.graph, type=Scalar.INT, loc=loc)
-    crowded = ir.Binary(">", count, ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc),
-                                            type=Scalar.INT, loc=loc),
-                      type=Scalar.BOOL, loc=loc)
+    limit = ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc), type=Scalar.INT, loc=loc)
+    crowded = ir.Binary(">", count, limit, type=Scalar.BOOL, loc=loc)
+    sparse_next = ir.Binary("&&", ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL,
+                                            loc=loc),
+                            ir.Binary("<=", count, limit, type=Scalar.BOOL, loc=loc),
+                            type=Scalar.BOOL, loc=loc)
+    read_count = P.HostAssign(w.count, size, loc=loc)
 
-    def choice(sparse_stmt: P.HostStmt, dense_stmt: P.HostStmt) -> P.HostIf:
-        return P.HostIf(crowded, P.HostBlock((dense_stmt,), loc=loc),
-                        P.HostBlock((sparse_stmt,), loc=loc), loc=loc)
+    def block(*stmts: P.HostStmt) -> P.HostBlock:
+        return P.HostBlock(stmts, loc=loc)
+
+    def choice(sparse_stmts: Tuple[P.HostStmt, ...],
+               dense_stmts: Tuple[P.HostStmt, ...]) -> P.HostIf:
+        return P.HostIf(crowded, block(*dense_stmts), block(*sparse_stmts), loc=loc)
     body: List[P.HostStmt] = [P.HostReduce(w.round, "+", _int(1, loc), loc=loc), reset]
     for launch, (dense, sparse) in zip(s.body.stmts, w.launches):
         body.append(choice(
-            P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
-                     loc=launch.loc),
-            P.Launch(dense, ((FRONTIER_ROUND, rounds),), loc=launch.loc)))
+            (P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
+                      loc=launch.loc),),
+            (P.Launch(dense, loc=launch.loc),)))
     if launches_checked(s.body):
         body.append(P.CheckErrors(loc=loc))
+    compact = P.HostIf(sparse_next, block(reset, P.Launch(w.build, loc=loc), read_count),
+                       None, loc=loc)
     body += [P.SwapArrays(s.current, s.next, loc=loc),
              P.SwapArrays(w.queue, w.next_queue, loc=loc),
-             choice(P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc),
-                    P.Fill(s.next, _bool(False, loc), loc=loc)),
-             P.HostAssign(w.count, size, loc=loc)]
+             choice((P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc), read_count),
+                    (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
     return [P.Fill(w.stamp, _int(-1, loc), loc=loc), reset, P.Launch(w.build, loc=loc),
             P.HostDeclare(w.count, size, loc=loc), P.HostDeclare(w.round, _int(0, loc), loc=loc),

@@ -102,6 +102,9 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"append {self.expr(s.value)} to {s.queue.name} (length "
                          f"{s.size.name});", indent)
 
+    def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
+        return self.line(f"count 1 in {s.size.name};", indent)
+
     # --- host statements -------------------------------------------------------------------
 
     # The structured host statements have the fields of their IR twins: printed alike.

@@ -3,9 +3,10 @@
 ``fixedPoint until (fin : !p) { forall (v in g.nodes().filter(p == True)) {...} }`` launches
 over every vertex each round and tests the filter (topology-driven). When the analysis proves
 that the queue of vertices whose ``p`` is set can be kept exactly (``topology_reason`` is
-empty), the ``frontier`` pass gives the loop a ``Worklist``: kernels append each vertex whose
-next flag they set, once per round, and a round launches over the queue (sparse) or, when the
-queue is large, over all vertices as before (dense), GAPBS/Gunrock style. ``choose_form``
+empty), the ``frontier`` pass gives the loop a ``Worklist``: a round launches over the queue
+(sparse: kernels append each vertex whose next flag they set, once per round) or, when the
+queue is large, over all vertices as before (dense: kernels only set and count the flags, and
+a compaction kernel builds the queue when the next round is sparse), GAPBS/Gunrock style. ``choose_form``
 keeps the data-driven or the topology-driven form of each loop for one backend.
 """
 
@@ -167,9 +168,20 @@ class _Builder:
                                                   loc=self.loc),),
                               read_first=True, loc=self.loc)
 
-    def with_pushes(self, body: ir.Block) -> ir.Block:
-        """``body`` appending every vertex whose next flag it sets, without the device flag
-        (the queue's length tells whether another round is needed)."""
+    def flip(self, target: ir.PropRead) -> ir.If:
+        """``if (!next[w]) { next[w] = True; count 1 }``: a dense round's flag set, counted
+        when the flag was clear. Two work items may both read it clear (an over-count, which
+        only steers the dense/sparse choice); a flag that is set was clear for its first
+        setter, so the count is 0 exactly when the round set no flag."""
+        clear = ir.Unary("!", target, type=Scalar.BOOL, loc=self.loc)
+        body = ir.Block((ir.Assign(target, _bool(True, self.loc), loc=self.loc),
+                         P.QueueCount(self.size, loc=self.loc)), loc=self.loc)
+        return ir.If(clear, body, loc=self.loc)
+
+    def rewritten(self, body: ir.Block, dense: bool) -> ir.Block:
+        """``body`` without the device flag (the queue's length, or the dense round's flip
+        count, tells whether another round is needed): a sparse variant appends every vertex
+        whose next flag it sets, once per round; a dense one sets and counts (``flip``)."""
         nxt, flag = self.loop.next.sym.uid, self.loop.flag
 
         def sets(target) -> bool:
@@ -179,16 +191,23 @@ class _Builder:
             if isinstance(node, P.AtomicMinMax):
                 then = tuple(s for s in node.then
                              if not (isinstance(s, P.FlagSet) and s.flag == flag))
-                then += tuple(self.push(t.index) for t, _ in node.others if sets(t))
-                return dataclasses.replace(node, then=then)
+                if not dense:
+                    then += tuple(self.push(t.index) for t, _ in node.others if sets(t))
+                    return dataclasses.replace(node, then=then)
+                # The flag's store moves from ``others`` into ``then`` to read it first.
+                flips = tuple(self.flip(t) for t, _ in node.others if sets(t))
+                others = tuple((t, v) for t, v in node.others if not sets(t))
+                return dataclasses.replace(node, others=others, then=flips + then)
             if isinstance(node, ir.Block):
                 stmts: List[ir.Stmt] = []
                 for s in node.stmts:
                     if isinstance(s, P.FlagSet) and s.flag == flag:
                         continue
-                    stmts.append(s)
                     if isinstance(s, ir.Assign) and sets(s.target):
-                        stmts.append(self.push(s.target.index))
+                        stmts += ([self.flip(s.target)] if dense
+                                  else [s, self.push(s.target.index)])
+                        continue
+                    stmts.append(s)
                 return dataclasses.replace(node, stmts=tuple(stmts))
             return None
         return ir.transform(body, rewrite)
@@ -197,9 +216,9 @@ class _Builder:
         return self.symbols.make(name, Scalar.INT, ir.SymbolKind.LOOP, self.loc)
 
     def variants(self, kernel: P.Kernel) -> Tuple[P.Kernel, P.Kernel]:
-        body = self.with_pushes(kernel.body)
-        dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard, body,
-                            kernel)
+        dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard,
+                            self.rewritten(kernel.body, dense=True), kernel)
+        body = self.rewritten(kernel.body, dense=False)
         item = self.item(f"{kernel.index.name}_item")
         at = ir.Declare(kernel.index, self.read(self.queue, ir.VarRef(item, type=Scalar.INT,
                                                                        loc=self.loc)),

@@ -14,7 +14,8 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from starc.analysis.checks import insert_checks
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
-                                 KernelParam, KernelScalar, QueueAppend, ScalarReduction, ScalarStore)
+                                 KernelParam, KernelScalar, QueueAppend, QueueCount,
+                                 ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
 from starc.errors import BackendError
@@ -161,6 +162,9 @@ class _Access:
             self.array(node.queue, written=True)
             self.array(node.size, written=True)
             self.visit(node.value)
+            return
+        if isinstance(node, QueueCount):
+            self.array(node.size, written=True)
             return
         if isinstance(node, ir.PropRead):
             self.prop(node.prop)

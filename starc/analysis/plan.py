@@ -34,7 +34,7 @@ __all__ = [
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
-    "QueueAppend", "Worklist", "DataDrivenLoop",
+    "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
 ]
 
 
@@ -223,6 +223,14 @@ class QueueAppend(ir.Stmt):
     queue: DeviceArray
     size: DeviceArray
     value: ir.Expr
+
+
+@dataclass(frozen=True)
+class QueueCount(ir.Stmt):
+    """``size[0] += 1`` atomically, the old value unused: a dense round of a worklist counts
+    the next flags it flips without appending (``frontier.py``)."""
+
+    size: DeviceArray
 
 
 @dataclass(frozen=True)
@@ -454,13 +462,14 @@ class FixedPointLoop(HostStmt):
 class Worklist:
     """How a ``FixedPointLoop`` runs data-driven (``frontier.worklists``).
 
-    ``queue`` lists exactly the vertices whose ``current`` flag is set (built from the
-    initial flags by ``build``, a kernel over nodes); kernels append each vertex whose next
-    flag they set to ``next_queue``, once per round: ``stamp[w]`` holds the last round that
-    queued ``w`` and an atomic max of the round number picks the one appender. ``size`` is
-    the one-value append counter. ``launches``: for each launch of the body, the
-    ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered as before; ``sparse``
-    (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
+    Before a sparse round ``queue`` lists exactly the vertices whose ``current`` flag is set
+    (built from the flags by ``build``, a kernel over nodes, at the start and after a dense
+    round); sparse kernels append each vertex whose next flag they set to ``next_queue``, once
+    per round: ``stamp[w]`` holds the last round that queued ``w`` and an atomic max of the
+    round number picks the one appender. ``size`` is the one-value append counter; dense
+    kernels only count in it the flags they flip (``QueueCount``). ``launches``: for each
+    launch of the body, the ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered
+    as before; ``sparse`` (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
     resets the next flags the last queue set instead of filling all of them.
     ``count``/``round`` are host scalars: the queue's length and the round number, passed to
     the kernels as the ``KernelScalar``s ``FRONTIER_COUNT``/``FRONTIER_ROUND``; ``graph``

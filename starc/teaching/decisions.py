@@ -429,10 +429,12 @@ class _Walk:
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if s.worklist is not None and not t.backend.no_worklist_why:
-                return (f"; data-driven: a worklist holds the vertices whose {prop} is set "
-                        f"(each appended once by the work item that sets it), and a round "
-                        f"runs one work item per entry, or every vertex when more than "
-                        f"n/{DENSE_DIVISOR} are active")
+                return (f"; data-driven: a round with at most n/{DENSE_DIVISOR} active "
+                        f"vertices runs one work item per entry of a worklist of the vertices "
+                        f"whose {prop} is set (each appended once by the work item that sets "
+                        f"it), a larger round every vertex, only setting and counting the "
+                        f"flags it flips (a compaction pass builds the worklist when the count "
+                        f"falls to n/{DENSE_DIVISOR})")
             why = t.backend.no_worklist_why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 

@@ -7,6 +7,7 @@ import pytest
 
 from starc.analysis import plan as P
 from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
+from starc.ir import nodes as ir
 
 from analysis_helpers import ROOT, dsl_plan, host_nodes, plan_of
 
@@ -51,22 +52,52 @@ def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
             if isinstance(s, P.HostDoWhile)][0]
     kinds = [type(s).__name__ for s in loop.body.stmts]
     assert kinds == ["HostReduce", "WriteElement", "HostIf", "SwapArrays", "SwapArrays",
-                     "HostIf", "HostAssign"]
-    _, reset, launch, swap, swap_queues, clear, count = loop.body.stmts
+                     "HostIf"]
+    _, reset, launch, swap, swap_queues, after = loop.body.stmts
     assert reset.array.name == "modified_frontier_size"
     assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
     [dense], [sparse] = launch.then.stmts, launch.orelse.stmts
     assert (dense.kernel.extent, sparse.kernel.extent) == ("nodes", "frontier")
     assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND}
+    assert dense.scalar_args == ()
     assert (swap.a.name, swap.b.name) == ("modified", "modified_nxt")
     assert (swap_queues.a.name, swap_queues.b.name) == ("modified_frontier",
                                                          "modified_frontier_nxt")
-    # dense: fill all next flags; sparse: clear the entries of the queue just run
-    [fill], [cleared] = clear.then.stmts, clear.orelse.stmts
+    assert after.cond == launch.cond
+    # dense: fill all next flags, read the flip count and, when the next round is sparse,
+    # compact the flags into the queue
+    fill, count, compact = after.then.stmts
     assert isinstance(fill, P.Fill) and fill.array.name == "modified_nxt"
-    assert cleared.kernel.extent == "frontier"
-    assert isinstance(count.value, P.DeviceRead)
+    assert isinstance(count.value, P.DeviceRead) and count.value.array.name == reset.array.name
+    assert compact.cond.op == "&&" and compact.orelse is None
+    assert [c.op for c in (compact.cond.left, compact.cond.right)] == ["!=", "<="]
+    again, build, recount = compact.then.stmts
+    assert again == reset and build.kernel.name == "modified_frontier_build"
+    assert build.kernel.extent == "nodes" and recount == count
+    # sparse: clear the entries of the queue just run; its appends are the new length
+    cleared, sparse_count = after.orelse.stmts
+    assert cleared.kernel.extent == "frontier" and sparse_count == count
     assert loop.cond.op == "!=" and loop.cond.left.sym == count.sym
+
+
+def test_dense_rounds_count_flips_without_stamp_or_append():
+    plan = choose_form(dsl_plan("sssp"), worklist=True)
+    dense = next(k for k in plan.kernels if k.name.endswith("_dense"))
+    nodes = list(_walk(dense.body))
+    assert not any(isinstance(n, (P.QueueAppend, P.FlagSet)) for n in nodes)
+    assert not any(isinstance(n, P.AtomicMinMax) and n.func == "Max" for n in nodes)
+    [count] = [n for n in nodes if isinstance(n, P.QueueCount)]
+    assert count.size.name == "modified_frontier_size"
+    # counted only where the flag read clear, in the same branch that sets it
+    [flip] = [n for n in nodes if isinstance(n, ir.If) and count in n.then.stmts]
+    assert isinstance(flip.cond, ir.Unary) and flip.cond.operand.prop.name == "modified_nxt"
+    [store] = [s for s in flip.then.stmts if isinstance(s, ir.Assign)]
+    assert store.target.prop.name == "modified_nxt" and store.value.value is True
+    assert {p.array.name for p in dense.params if p.array is not None}.isdisjoint(
+        {"modified_queued", "modified_frontier", "modified_frontier_nxt"})
+    sparse = next(k for k in plan.kernels if k.name.endswith("_sparse"))
+    assert any(isinstance(n, P.QueueAppend) for n in _walk(sparse.body))
+    assert not any(isinstance(n, P.QueueCount) for n in _walk(sparse.body))
 
 
 def _walk(node):
@@ -121,6 +152,7 @@ def test_the_plan_dump_shows_both_forms_and_why_not():
     text = plan_dump(dsl_plan("sssp"))
     assert "data-driven (worklist" in text and "topology-driven {" in text
     assert "append nbr to modified_frontier_nxt" in text
+    assert "count 1 in modified_frontier_size" in text
     structured = plan_dump(plan_of((PROGRAMS / "frontier_unsafe.sp").read_text(),
                                    stop_after="frontier"))
     assert "topology-driven: the body launches a kernel not filtered" in structured

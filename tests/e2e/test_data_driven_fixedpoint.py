@@ -1,7 +1,8 @@
 """Data-driven fixedPoint (issue 15, item 1) on every backend against the reference, on graphs
 big enough for sparse rounds (a queue of at most n/20 vertices) as well as dense ones: a long
-weighted path (one active vertex per round), a random graph and a two-level star (a round
-with every leaf active), plus the program that keeps the topology-driven form."""
+weighted path (one active vertex per round), a random graph, a two-level star (a round
+with every leaf active) and a levelled tree whose rounds go sparse -> dense -> sparse -> dense
+and end on a dense round, plus the program that keeps the topology-driven form."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import random
 import pytest
 
 import starc
+from starc.analysis.frontier import DENSE_DIVISOR
 from starc.results import compare_results
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -38,11 +40,42 @@ def _graphs(directory: pathlib.Path):
     star = [f"0 {v} {rng.randint(1, 5)}" for v in range(1, 300)]
     star += [f"{v} {300 + v % 50} {rng.randint(1, 5)}" for v in range(1, 300)]
     files = {}
-    for name, lines in (("path", path), ("random", rand), ("star", star)):
+    for name, lines in (("path", path), ("random", rand), ("star", star),
+                        ("levels", _levels())):
         file = directory / f"{name}.el"
         file.write_text("\n".join(lines) + "\n")
         files[name] = file
     return files
+
+
+#: the levelled tree: 0 -> 1..100; k -> 100 + k for k = 1..5; 100 + k -> 20 children each;
+#: vertex 399 (and 398) pad n to 400 without being reachable from 0
+LEVELS = 400
+
+
+def _levels():
+    lines = [f"0 {v} 1" for v in range(1, 101)] + [f"{k} {100 + k} 1" for k in range(1, 6)]
+    lines += [f"{100 + k} {106 + 20 * (k - 1) + j} 1" for k in range(1, 6) for j in range(20)]
+    return lines + [f"{LEVELS - 1} {LEVELS - 2} 1"]
+
+
+def test_the_levelled_tree_drives_dense_and_sparse_rounds():
+    """Rounds of ``frontier_reach`` (and unit-weight sssp) from 0 run over its BFS levels,
+    each vertex with one parent (no racing flips, so dense counts are exact): level sizes
+    1, 100, 5, 100 against n/20 = 20 make the rounds sparse, dense (whose count, 5, sends the
+    flags through the compaction kernel), sparse, dense (which flips nothing: the exit)."""
+    children = {}
+    for line in _levels():
+        a, b, _ = map(int, line.split())
+        children.setdefault(a, []).append(b)
+    level, sizes, seen = [0], [], {0}
+    while level:
+        sizes.append(len(level))
+        level = [w for v in level for w in children.get(v, ()) if w not in seen]
+        seen.update(level)
+    assert sizes == [1, 100, 5, 100]
+    dense = [size > LEVELS // DENSE_DIVISOR for size in sizes]
+    assert dense == [False, True, False, True]
 
 
 @pytest.fixture(scope="module")

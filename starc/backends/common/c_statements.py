@@ -425,6 +425,12 @@ class CPrinter(CExpressionPrinter):
         return [self._line(depth, f"{self.d.index(queue.name, slot)} = {self.expr(s.value)};"
                                   f"{self.comment(s)}")]
 
+    def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
+        size = self.ctx.array(s.size, written=True)
+        self.ctx.features.add("atomic_add_int")
+        count = self.d.atomic_update("add", Scalar.INT, self.d.address(size.name, "0"), "1")
+        return [self._line(depth, f"{count};{self.comment(s)}")]
+
     def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):
         arg = self.ctx.array(s.array, written=True)
         return [self._line(depth, f"{self.d.index(arg.name, '0')} = {self.expr(s.value)};"

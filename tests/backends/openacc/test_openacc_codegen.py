@@ -209,7 +209,7 @@ def test_golden_sssp_data_region():
             d_modified_frontier_size[0] = 0;
             #pragma acc update device(d_modified_frontier_size[0:1])
             if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
             } else {
                 Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
             }
@@ -217,10 +217,17 @@ def test_golden_sssp_data_region():
             std::swap(d_modified_frontier, d_modified_frontier_nxt);
             if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                 starc_fill(d_modified_nxt, false, g.num_nodes);
+                frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
+                    d_modified_frontier_size[0] = 0;
+                    #pragma acc update device(d_modified_frontier_size[0:1])
+                    modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+                    frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                }
             } else {
                 modified_frontier_clear(g.num_nodes, frontier_count, d_modified_nxt, d_modified_frontier_nxt);
+                frontier_count = starc_read_element(d_modified_frontier_size, 0);
             }
-            frontier_count = starc_read_element(d_modified_frontier_size, 0);
         } while (frontier_count != 0);
         #pragma acc update self(d_dist[0:g.num_nodes])
         std::copy(d_dist, d_dist + g.num_nodes, h_dist.data());

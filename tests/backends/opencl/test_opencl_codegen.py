@@ -27,10 +27,9 @@ def test_golden_sssp_min_atomic():
         int e = e_nbr;
         int dist_new = dist[v] + weight[e];
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
-            modified_nxt[nbr] = true;
-            int modified_queued_new = frontier_round;
-            if (modified_queued_new > modified_queued[nbr] && starc_atomic_max_int(&modified_queued[nbr], modified_queued_new) < modified_queued_new) {
-                modified_frontier_nxt[starc_atomic_add_int(&modified_frontier_size[0], 1)] = nbr;
+            if (!modified_nxt[nbr]) {
+                modified_nxt[nbr] = true;
+                starc_atomic_add_int(&modified_frontier_size[0], 1);
             }
         }
     }"""
@@ -54,7 +53,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
             frontier_round += 1;
             starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
             if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
             } else {
                 Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
             }
@@ -62,10 +61,16 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
             std::swap(d_modified_frontier, d_modified_frontier_nxt);
             if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                 starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
+                frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
+                    starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
+                    modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                }
             } else {
                 modified_frontier_clear(starc_device, kernel_modified_frontier_clear, "sssp.sp:10", frontier_count, d_modified_nxt, d_modified_frontier_nxt);
+                frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
             }
-            frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
         } while (frontier_count != 0);
 """
     # The graph and the weights go in once; only the result comes back.
@@ -91,10 +96,7 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
                                          cl_mem weight,
                                          cl_mem modified,
                                          cl_mem modified_nxt,
-                                         cl_mem modified_frontier_nxt,
-                                         cl_mem modified_queued,
-                                         cl_mem modified_frontier_size,
-                                         cl_int frontier_round) {
+                                         cl_mem modified_frontier_size) {
     starc_set_arg(kernel, 0, n, where);
     starc_set_arg(kernel, 1, offsets, where);
     starc_set_arg(kernel, 2, targets, where);
@@ -102,10 +104,7 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
     starc_set_arg(kernel, 4, weight, where);
     starc_set_arg(kernel, 5, modified, where);
     starc_set_arg(kernel, 6, modified_nxt, where);
-    starc_set_arg(kernel, 7, modified_frontier_nxt, where);
-    starc_set_arg(kernel, 8, modified_queued, where);
-    starc_set_arg(kernel, 9, modified_frontier_size, where);
-    starc_set_arg(kernel, 10, frontier_round, where);
+    starc_set_arg(kernel, 7, modified_frontier_size, where);
     starc_launch(device, kernel, n, where);"""
     # a worklist kernel launches one work item per queue entry
     assert "    starc_launch(device, kernel, frontier_count, where);" in cpp
