@@ -1,7 +1,7 @@
 """load_graph: read text edge lists, Matrix Market files and .npz caches into a Graph.
 
-Formats (chosen by extension: ``.mtx`` Matrix Market, ``.npz`` binary cache, anything else a
-text edge list):
+Formats (chosen by extension: ``.mtx`` Matrix Market, ``.sg`` starc binary graph, ``.npz``
+numpy archive, anything else a text edge list):
 
 * Text edge list: one edge ``src dst [weight]`` per line, whitespace separated, 0-based ids.
   Blank lines and lines whose first non-blank character is ``#`` or ``%`` are skipped. Either
@@ -11,7 +11,8 @@ text edge list):
 * Matrix Market: ``coordinate`` with ``pattern``/``integer``/``real`` values and ``general``
   or ``symmetric`` symmetry; ids are 1-based; rows must equal columns; a symmetric file has
   each off-diagonal entry mirrored; the entry count must match the size line.
-* ``.npz``: the cache written by :func:`starc.graphs.writers.save_npz`.
+* ``.sg``: the binary CSR of :mod:`starc.graphs.binary` (also read by generated programs).
+* ``.npz``: the archive written by :func:`starc.graphs.writers.save_npz`.
 
 For ``.mtx`` and ``.npz`` the file fixes the vertex count, so ``num_nodes``, when given, must
 agree with it. ``undirected=True`` returns :meth:`Graph.symmetrised`. Every problem raises
@@ -56,12 +57,15 @@ def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
     the vertex limit (the --max-vertices option)."""
     path = os.fspath(path)
     extension = os.path.splitext(path)[1].lower()
+    if extension == ".sg":
+        from .binary import load_sg
+        graph = load_sg(path, undirected, max_vertices)
+        return graph if num_nodes is None else _same_count(path, graph, num_nodes)
     if extension == ".npz":
         graph = load_npz(path)
         _check_size(path, graph.num_nodes, graph.num_edges, max_vertices)
-        if num_nodes is not None and num_nodes != graph.num_nodes:
-            raise GraphFormatError(path, None, f"the file has {graph.num_nodes} vertices "
-                                               f"but num_nodes={num_nodes} was given")
+        if num_nodes is not None:
+            _same_count(path, graph, num_nodes)
     elif extension == ".mtx":
         graph = read_mtx(path, num_nodes, max_vertices)
     else:
@@ -69,6 +73,13 @@ def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
     if undirected:
         _check_size(path, graph.num_nodes, 2 * graph.num_edges, max_vertices)
         graph = graph.symmetrised()
+    return graph
+
+
+def _same_count(path: str, graph: Graph, num_nodes: int) -> Graph:
+    if num_nodes != graph.num_nodes:
+        raise GraphFormatError(path, None, f"the file has {graph.num_nodes} vertices "
+                                           f"but num_nodes={num_nodes} was given")
     return graph
 
 

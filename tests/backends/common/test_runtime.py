@@ -276,13 +276,13 @@ def test_missing_file_is_an_input_error(driver, tmp_path):
 
 
 @needs_gxx
-def test_npz_cache_is_rejected_with_a_hint(driver, tmp_path):
+def test_npz_is_rejected_with_a_hint(driver, tmp_path):
     path = tmp_path / "g.npz"
     np.savez(path, offsets=np.zeros(1))
     result = run(driver, "dump", path)
     assert result.returncode == 1
     assert f"{path}: " in result.stderr
-    assert "starc graph convert g.npz g.el" in result.stderr
+    assert "starc graph convert g.npz g.sg" in result.stderr
 
 
 # -- the command line ----------------------------------------------------------------------

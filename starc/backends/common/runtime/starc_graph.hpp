@@ -6,8 +6,8 @@
 //   * edges sorted by (src, dst) with a stable sort, so duplicates keep their file order;
 //   * duplicates and self-loops kept; `undirected` appends v->u for every non-loop u->v;
 //   * the reverse CSR lists in-edges by (dst, src, forward edge id).
-// The format follows the extension: ".mtx" Matrix Market, ".npz" rejected (the binary cache is
-// for the Python tools), anything else a text edge list.
+// The format follows the extension: ".mtx" Matrix Market, ".sg" the binary CSR of
+// starc_graph_binary.hpp, ".npz" rejected (a numpy archive), anything else a text edge list.
 // Errors are InputError("path:line: what"), or "path: what" for whole-file problems. The file
 // is read line by line as it arrives, so reading stops at the first bad line; a line over
 // 1 MiB, a vertex id at or past the limit (2^31-1, or --max-vertices) and a graph larger than
@@ -168,8 +168,9 @@ inline void for_each_line(const std::string& path, Handler& handler) {
     }
     if (first && got >= 4 && std::memcmp(block.data(), "PK\x03\x04", 4) == 0)
       input_error(path, 0,
-                  "this is a zip archive (an .npz graph cache?); the binary cache is for the Python "
-                  "tools, convert it first: `starc graph convert g.npz g.el`");
+                  "this is a zip archive (an .npz graph?); convert it first: `starc graph convert g.npz g.sg`");
+    if (first && got >= 8 && std::memcmp(block.data(), "STARC-SG", 8) == 0)
+      input_error(path, 0, "this is a starc binary graph; name it with the .sg extension");
     first = false;
     const char* p = block.data();
     const char* end = p + got;
@@ -490,14 +491,19 @@ inline Graph build_csr(EdgeList&& edges, const std::string& path) {
   return g;
 }
 
+/// A .sg file (starc_graph_binary.hpp, included at the end of this header).
+inline Graph read_binary_graph(const std::string& path, bool undirected);
+
 }  // namespace detail
 
-/// Reads an edge list or Matrix Market file; `undirected` adds the reverse of every non-loop edge.
+/// Reads an edge list, Matrix Market or .sg file; `undirected` adds the reverse of every
+/// non-loop edge (a .sg file written symmetrised gets none).
 inline Graph read_graph(const std::string& path, bool undirected) {
   if (detail::has_extension(path, ".npz"))
     detail::input_error(path, 0,
-                        "the binary .npz graph cache is for the Python tools; convert it to an edge list "
-                        "first, e.g. `starc graph convert g.npz g.el`");
+                        "an .npz graph is for the Python tools; convert it to the binary graph every "
+                        "reader loads first, e.g. `starc graph convert g.npz g.sg`");
+  if (detail::has_extension(path, ".sg")) return detail::read_binary_graph(path, undirected);
   // The format follows the extension, as in starc.graphs.load_graph.
   detail::EdgeList edges;
   if (detail::has_extension(path, ".mtx")) {
@@ -517,5 +523,7 @@ inline Graph read_graph(const std::string& path, bool undirected) {
 }
 
 }  // namespace starc
+
+#include "starc_graph_binary.hpp"
 
 #endif  // STARC_GRAPH_HPP
