@@ -3,16 +3,17 @@ as the text file gives, and the same located error for every kind of damage."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from starc.graphs import GraphFormatError, load_graph
 from starc.graphs.binary import save_sg
 
-# The driver (compiled once per module) and the dump helpers of the runtime tests.
+# The driver (compiled once per module) and the dump helpers of the runtime tests; the
+# damaged files of the Python reader's tests.
 from test_runtime import GRAPHS, assert_same_graph, driver, needs_gxx, parse_dump, run  # noqa: F401
-
-import sys
-from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "graphs"))
 from test_graph_binary import DAMAGE, _damaged  # noqa: E402
 
