@@ -527,8 +527,8 @@ def test_matrix_market_size_line_is_checked_before_reading_entries(driver, tmp_p
 def test_runtime_headers_are_package_data():
     assert RUNTIME_HEADER.is_file()
     names = {path.name for path in RUNTIME_DIR.glob("*.hpp")}
-    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_cli.hpp", "starc_results.hpp",
-            "starc_support.hpp"} <= names
+    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_graph_binary.hpp", "starc_cli.hpp",
+            "starc_results.hpp", "starc_support.hpp"} <= names
 
 
 @needs_gxx

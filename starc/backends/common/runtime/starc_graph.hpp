@@ -144,18 +144,25 @@ inline void check_graph_size(const std::string& path, long line, long long num_n
   }
 }
 
+/// A file open for reading, closed with its scope; "path: cannot open: why" if it cannot be.
+struct InputFile {
+  std::FILE* f;
+  explicit InputFile(const std::string& path) : f(std::fopen(path.c_str(), "rb")) {
+    if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  }
+  ~InputFile() { std::fclose(f); }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+};
+
 /// Reads `path` in blocks and calls handler.line(number, begin, end) for every line, without
 /// its newline, as it arrives: reading stops at the first bad line (the handler throws), and a
 /// line longer than kMaxLineBytes (binary data, /dev/zero) is an InputError. Each line handed
 /// over is followed by a '\n' in memory, so strtod always stops inside the buffer.
 template <class Handler>
 inline void for_each_line(const std::string& path, Handler& handler) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
+  InputFile file(path);
+  std::FILE* f = file.f;
   std::vector<char> pending;  // the start of a line whose newline has not arrived yet
   std::vector<char> block(size_t(1) << 20);
   long number = 0;

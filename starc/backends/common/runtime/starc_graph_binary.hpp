@@ -143,12 +143,8 @@ inline void check_sg_checksum(std::FILE* f, const std::string& path, const SgHea
 }
 
 inline Graph read_binary_graph(const std::string& path, bool undirected) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  struct Closer {
-    std::FILE* f;
-    ~Closer() { std::fclose(f); }
-  } closer{f};
+  InputFile file(path);
+  std::FILE* f = file.f;
   SgHeader h = read_sg_header(f, path, undirected);
   size_t n = h.n, m = h.m;
   bool weighted = h.weighted(), add_mirrors = undirected && !h.undirected_applied();
