@@ -23,14 +23,15 @@ offset   type   field
 The arrays are exactly :class:`~starc.graphs.csr.Graph`'s (``sources`` is derived from
 ``offsets``), so a graph read back is equal, edge id for edge id, to the one written. Reading
 checks, in this order, and reports ``path: what`` as a GraphFormatError: the header's size and
-magic, the version and flags, the size limits, the file's length against the header, the
-checksum, then the offsets (0 first, ``m`` last, never decreasing), every id's range and the
+magic, the version and flags, the 32-bit limits, the file's length against the header, the
+memory the graph needs, the checksum, then the offsets (0 first, ``m`` last, never decreasing), every id's range and the
 weights' finiteness, so no file, however damaged, gives a graph that indexes out of bounds.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -137,6 +138,15 @@ def _unpack_header(path: str, raw: bytes) -> SgHeader:
     return SgHeader(flags, n, m, checksum, SourceStamp(size, mtime, sample))
 
 
+def _check_length(path: str, header: SgHeader, payload: int) -> None:
+    want = header.payload_bytes()
+    if payload != want:
+        what = "truncated" if payload < want else "longer than its header says"
+        raise GraphFormatError(path, None, f"{what}: {HEADER.size + payload} bytes, expected "
+                                           f"{HEADER.size + want} for {header.num_nodes} "
+                                           f"vertices and {header.num_edges} edges")
+
+
 def read_sg_header(path: str) -> SgHeader:
     """Only the header (the cache's staleness check): a GraphFormatError if it is bad."""
     try:
@@ -156,18 +166,17 @@ def load_sg(path, undirected: bool = False, max_vertices: Optional[int] = None) 
         with open_input(path) as handle:
             header = _unpack_header(path, handle.read(HEADER.size))
             n, m = header.num_nodes, header.num_edges
+            want = header.payload_bytes()
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode):      # the length first: a short file allocates nothing
+                _check_length(path, header, info.st_size - HEADER.size)
             symmetrise = undirected and not header.undirected
             _check_size(path, n, 2 * m if symmetrise else m, max_vertices)
-            want = header.payload_bytes()
             # One read into one buffer; the arrays below are views of it (no copies).
             payload = np.fromfile(handle, dtype=np.uint8, count=want + 1)
     except FileError as error:
         raise GraphFormatError(error.path, None, error.message) from None
-    if payload.size != want:
-        what = "truncated" if payload.size < want else "longer than its header says"
-        raise GraphFormatError(path, None, f"{what}: {HEADER.size + payload.size} bytes, "
-                                           f"expected {HEADER.size + want} for {n} vertices "
-                                           f"and {m} edges")
+    _check_length(path, header, payload.size)
     if zlib.adler32(payload) != header.checksum:
         raise GraphFormatError(path, None, "checksum mismatch: the file is damaged "
                                            "(write it again with `starc graph convert`)")

@@ -138,6 +138,14 @@ def _write(graph: Graph, path: str, undirected: bool = False) -> None:
         write_graph(graph, tmp, undirected)
 
 
+def _symmetrised_sg(path: str) -> bool:
+    """Whether ``path`` is a .sg file written symmetrised (a copy must say so too)."""
+    if not path.lower().endswith(".sg"):
+        return False
+    from .binary import read_sg_header
+    return read_sg_header(path).undirected
+
+
 def run_graph_command(args) -> int:
     """Run ``starc graph ...``; returns the exit status, reporting errors on stderr."""
     from .readers import load_graph
@@ -163,7 +171,7 @@ def run_graph_command(args) -> int:
             check_output_file(args.output)
             graph = load_graph(args.input, undirected=args.undirected,
                                max_vertices=args.max_vertices)
-            _write(graph, args.output, args.undirected)
+            _write(graph, args.output, args.undirected or _symmetrised_sg(args.input))
             print(f"wrote {args.output}: {graph.num_nodes} vertices, {graph.num_edges} edges")
         else:  # argparse makes the subcommand required; this guards direct callers.
             raise UsageError(f"unknown graph command {args.graph_command!r}")

@@ -38,6 +38,14 @@ def test_text_to_sg_round_trip_keeps_every_array(tmp_path, text, undirected):
     assert load_graph(target, undirected=True) == load_graph(source, undirected=True)
 
 
+def test_a_copy_of_a_symmetrised_sg_stays_marked(tmp_path):
+    source = write(tmp_path, "g.el", TEXT)
+    first, copy = str(tmp_path / "u.sg"), str(tmp_path / "copy.sg")
+    assert main(["graph", "convert", source, first, "--undirected"]) == 0
+    assert main(["graph", "convert", first, copy]) == 0
+    assert load_graph(copy, undirected=True) == load_graph(source, undirected=True)
+
+
 def test_rmat_round_trip_in_csr_order(tmp_path):
     graph = rmat(10, 8, seed=3, weights=True)
     path = str(tmp_path / "r.sg")
@@ -72,6 +80,8 @@ def _damaged(tmp_path, kind):
         struct.pack_into("<I", raw, 12, 64)
     elif kind == "truncated":
         raw = raw[:-5]
+    elif kind == "huge-header":         # the length is checked before the memory it needs
+        struct.pack_into("<Q", raw, 16, 2**30)
     elif kind == "trailing":
         raw += b"\0"
     elif kind == "checksum":
@@ -94,6 +104,7 @@ DAMAGE = {
     "version": "unsupported .sg version 9",
     "flags": "unknown flags 0x40 in the .sg header",
     "truncated": "truncated: ",
+    "huge-header": "truncated: 248 bytes, expected 8589934808 for 1073741824 vertices and 7",
     "trailing": "longer than its header says",
     "checksum": "checksum mismatch: the file is damaged",
     "target-range": "targets: ids out of range 0..3",

@@ -115,8 +115,6 @@ inline SgHeader read_sg_header(std::FILE* f, const std::string& path, bool undir
   if (n64 > uint64_t(INT_MAX) || m64 > uint64_t(INT_MAX) - 1)
     input_error(path, 0, std::to_string(n64) + " vertices and " + std::to_string(m64) +
                              " edges are more than 32-bit ids allow");
-  bool add_mirrors = undirected && !h.undirected_applied();
-  check_graph_size(path, 0, static_cast<long long>(n64), static_cast<long long>(add_mirrors ? 2 * m64 : m64));
   h.n = static_cast<size_t>(n64);
   h.m = static_cast<size_t>(m64);
   h.checksum = load_u32(header + 32);
@@ -128,6 +126,8 @@ inline SgHeader read_sg_header(std::FILE* f, const std::string& path, bool undir
     input_error(path, 0, std::string(info.st_size < h.size ? "truncated" : "longer than its header says") + ": " +
                              std::to_string(info.st_size) + " bytes, expected " + std::to_string(h.size) + " for " +
                              std::to_string(h.n) + " vertices and " + std::to_string(h.m) + " edges");
+  bool add_mirrors = undirected && !h.undirected_applied();  // after the length: a short file allocates nothing
+  check_graph_size(path, 0, static_cast<long long>(n64), static_cast<long long>(add_mirrors ? 2 * m64 : m64));
   return h;
 }
 
