@@ -24,8 +24,9 @@ The arrays are exactly :class:`~starc.graphs.csr.Graph`'s (``sources`` is derive
 ``offsets``), so a graph read back is equal, edge id for edge id, to the one written. Reading
 checks, in this order, and reports ``path: what`` as a GraphFormatError: the header's size and
 magic, the version and flags, the 32-bit limits, the file's length against the header, the
-memory the graph needs, the checksum, then the offsets (0 first, ``m`` last, never decreasing), every id's range and the
-weights' finiteness, so no file, however damaged, gives a graph that indexes out of bounds.
+memory the graph needs, the checksum, then the offsets (0 first, ``m`` last, never
+decreasing), every id's range and the weights' finiteness, so no file, however damaged, gives
+a graph that indexes out of bounds.
 """
 
 from __future__ import annotations

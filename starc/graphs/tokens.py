@@ -1,4 +1,4 @@
-"""Vectorised tokenising of a piece of a text graph: tokens per line, and all-integer pieces parsed in C."""
+"""Vectorised tokenising of text graph pieces: tokens per line; all-integer pieces parsed in C."""
 
 from __future__ import annotations
 
