@@ -16,8 +16,10 @@
 #ifndef STARC_GRAPH_HPP
 #define STARC_GRAPH_HPP
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -471,24 +473,33 @@ inline Graph build_csr(EdgeList&& edges, const std::string& path) {
   int n = g.num_nodes;
   size_t m = edges.src.size();
 
-  // LSD radix sort: stable by dst, then stable by src, gives a stable sort by (src, dst).
-  std::vector<int> by_dst = stable_order(edges.dst, offsets_from_keys(edges.dst, n));
+  // Bucket the edges by src (a counting sort), each as the key (dst << 32 | file position),
+  // then sort each row's keys: the order is (src, dst, file position), the stable sort by
+  // (src, dst), with one scatter and short cache-local sorts instead of two LSD passes.
   g.offsets = offsets_from_keys(edges.src, n);
-  std::vector<int> order = stable_order(edges.src, g.offsets, &by_dst);
-  by_dst = std::vector<int>();
-
+  std::vector<uint64_t> keys(m);
+  {
+    std::vector<int> next(g.offsets.begin(), g.offsets.end() - 1);
+    for (size_t k = 0; k < m; ++k)
+      keys[static_cast<size_t>(next[static_cast<size_t>(edges.src[k])]++)] =
+          uint64_t(static_cast<uint32_t>(edges.dst[k])) << 32 | k;
+  }
+  edges.src = std::vector<int>();  // the keys hold all of it now: free before the CSR arrays
+  edges.dst = std::vector<int>();
   g.sources.resize(m);
   g.targets.resize(m);
-  for (size_t k = 0; k < m; ++k) {
-    g.sources[k] = edges.src[static_cast<size_t>(order[k])];
-    g.targets[k] = edges.dst[static_cast<size_t>(order[k])];
+  for (size_t v = 0; v < static_cast<size_t>(n); ++v) {
+    auto first = keys.begin() + g.offsets[v], last = keys.begin() + g.offsets[v + 1];
+    std::sort(first, last);
+    std::fill(g.sources.begin() + g.offsets[v], g.sources.begin() + g.offsets[v + 1], static_cast<int>(v));
   }
+  for (size_t k = 0; k < m; ++k) g.targets[k] = static_cast<int>(keys[k] >> 32);
   if (g.has_weights) {
     g.weights.resize(m);
-    for (size_t k = 0; k < m; ++k) g.weights[k] = edges.weights[static_cast<size_t>(order[k])];
+    for (size_t k = 0; k < m; ++k) g.weights[k] = edges.weights[static_cast<size_t>(keys[k] & 0xffffffffu)];
   }
   edges = EdgeList();
-  order = std::vector<int>();
+  keys = std::vector<uint64_t>();
 
   // Forward edges are in src order, so bucketing them by dst keeps (dst, src, edge id) order.
   g.rev_offsets = offsets_from_keys(g.targets, n);
