@@ -449,15 +449,11 @@ inline std::vector<int> offsets_from_keys(const std::vector<int>& keys, int n) {
 }
 
 /// Stable counting sort: returns the permutation that orders `keys` (ties keep their order).
-inline std::vector<int> stable_order(const std::vector<int>& keys, const std::vector<int>& offsets,
-                                     const std::vector<int>* within = nullptr) {
+inline std::vector<int> stable_order(const std::vector<int>& keys, const std::vector<int>& offsets) {
   std::vector<int> next(offsets.begin(), offsets.end() - 1);
   std::vector<int> order(keys.size());
   size_t m = keys.size();
-  for (size_t k = 0; k < m; ++k) {
-    int e = within ? (*within)[k] : static_cast<int>(k);
-    order[static_cast<size_t>(next[static_cast<size_t>(keys[static_cast<size_t>(e)])]++)] = e;
-  }
+  for (size_t k = 0; k < m; ++k) order[static_cast<size_t>(next[static_cast<size_t>(keys[k])]++)] = static_cast<int>(k);
   return order;
 }
 
