@@ -120,8 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
     p.add_argument("file")
     _add_backend_options(p)
-    p.add_argument("--graph", required=True, help="graph file (edge list, .mtx or .npz)")
+    p.add_argument("--graph", required=True, help="graph file (edge list, .mtx, .sg or .npz)")
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
+    p.add_argument("--cache", action="store_true",
+                   help="read a text graph once, then from a binary .sg copy in the cache "
+                        "directory, rebuilt when the file changes (docs/graphs.md)")
     p.add_argument("--out", help="write the results here instead of stdout")
     p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
     p.add_argument("--np", metavar="N", help="mpi: run on N processes (default 2)")
@@ -335,7 +338,7 @@ def cmd_run(args, params: List[str]) -> int:
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
                       max_vertices=args.max_vertices, ranks=_ranks(args.np),
-                      stats=args.stats)
+                      stats=args.stats, graph_cache=args.cache)
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
 
 

@@ -183,11 +183,13 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
-             max_vertices=None, ranks: Optional[int] = None, stats: bool = False) -> int:
+             max_vertices=None, ranks: Optional[int] = None, stats: bool = False,
+             graph_cache: bool = False) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
     Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
     ``ranks``: the number of processes, for a backend that runs several (MPI); ``stats``:
-    pass --stats to a program that counts its communication (MPI)."""
+    pass --stats to a program that counts its communication (MPI); ``graph_cache``: the
+    program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed."""
     from starc.backends import get_backend
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
@@ -202,6 +204,9 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     if comp is None or not comp.ok:
         sink.emit()
         return 1
+    if graph_cache:     # after compiling: a program with errors must not wait for a graph
+        from starc.graphs.cache import cached_graph
+        graph = cached_graph(graph, undirected, max_vertices)
     if backend_name == "reference":
         sink.emit()
         return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices)

@@ -1,4 +1,4 @@
-"""Writers: text edge list, Matrix Market coordinate, and the .npz binary cache."""
+"""Writers: text edge list, Matrix Market coordinate, the .sg binary graph and .npz."""
 
 from __future__ import annotations
 
@@ -76,10 +76,14 @@ def save_npz(graph: Graph, path) -> None:
                  sources=graph.sources)
 
 
-def write_graph(graph: Graph, path) -> None:
-    """Write in the format named by the extension: .mtx, .npz, otherwise an edge list."""
+def write_graph(graph: Graph, path, undirected: bool = False) -> None:
+    """Write in the format named by the extension: .mtx, .sg, .npz, otherwise an edge list;
+    ``undirected``: the graph was symmetrised (recorded by .sg, so it is not done twice)."""
     extension = os.path.splitext(os.fspath(path))[1].lower()
-    if extension == ".mtx":
+    if extension == ".sg":
+        from .binary import save_sg
+        save_sg(graph, path, undirected)
+    elif extension == ".mtx":
         write_mtx(graph, path)
     elif extension == ".npz":
         save_npz(graph, path)

@@ -276,13 +276,13 @@ def test_missing_file_is_an_input_error(driver, tmp_path):
 
 
 @needs_gxx
-def test_npz_cache_is_rejected_with_a_hint(driver, tmp_path):
+def test_npz_is_rejected_with_a_hint(driver, tmp_path):
     path = tmp_path / "g.npz"
     np.savez(path, offsets=np.zeros(1))
     result = run(driver, "dump", path)
     assert result.returncode == 1
     assert f"{path}: " in result.stderr
-    assert "starc graph convert g.npz g.el" in result.stderr
+    assert "starc graph convert g.npz g.sg" in result.stderr
 
 
 # -- the command line ----------------------------------------------------------------------
@@ -527,8 +527,8 @@ def test_matrix_market_size_line_is_checked_before_reading_entries(driver, tmp_p
 def test_runtime_headers_are_package_data():
     assert RUNTIME_HEADER.is_file()
     names = {path.name for path in RUNTIME_DIR.glob("*.hpp")}
-    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_cli.hpp", "starc_results.hpp",
-            "starc_support.hpp", "starc_degree_order.hpp"} <= names
+    assert {"starc_runtime.hpp", "starc_graph.hpp", "starc_graph_binary.hpp", "starc_cli.hpp",
+            "starc_results.hpp", "starc_support.hpp", "starc_degree_order.hpp"} <= names
 
 
 @needs_gxx

@@ -2,7 +2,7 @@
 //
 // Included by the generated CUDA, SYCL, OpenACC and MPI hosts; nothing here is specific to
 // one of them. It provides, in namespace starc:
-//   starc_graph.hpp    Graph, read_graph, InputError   (edge list / Matrix Market -> CSR)
+//   starc_graph.hpp    Graph, read_graph, InputError   (edge list / Matrix Market / .sg -> CSR)
 //   starc_cli.hpp      CommandLine, ParamSpec, UsageError (./prog GRAPH_FILE [--name value ...])
 //   starc_results.hpp  Results                         (the shared results format)
 //   starc_degree_order.hpp  order_by_degree, DegreeOrderMode (--degree-order; triangle counts)

@@ -147,6 +147,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   MPI_Comm_rank(comm, &d.rank);
   MPI_Comm_size(comm, &d.ranks);
   detail::LocalEdges local = detail::read_local(path, undirected, comm);
+  if (local.undirected_applied) undirected = false;  // a .sg file written symmetrised
   long long m_file = local.originals;
   long long total = m_file;  // after the symmetric mirrors, as read_graph checks it
   if (local.symmetric) {

@@ -51,6 +51,7 @@ struct LocalEdges {
   std::vector<int> src, dst;
   std::vector<double> weights;
   bool has_weights = false, weights_integral = true, symmetric = false;
+  bool undirected_applied = false;  // a .sg file written symmetrised: --undirected adds nothing
 };
 
 /// Raises on every rank the first error in file order that any rank met: ranks hold
@@ -158,11 +159,75 @@ inline long long open_graph(File& file, const std::string& path) {
   size_t got = std::fread(magic, 1, 4, file.f);
   if (got == 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0)
     starc::detail::input_error(path, 0,
-                               "this is a zip archive (an .npz graph cache?); the binary cache is for the Python "
-                               "tools, convert it first: `starc graph convert g.npz g.el`");
+                               "this is a zip archive (an .npz graph?); convert it first: `starc graph convert g.npz g.sg`");
+  if (got == 4 && std::memcmp(magic, "STAR", 4) == 0) {  // as starc::read_graph, on the whole magic
+    char rest[4] = {0, 0, 0, 0};
+    if (std::fread(rest, 1, 4, file.f) == 4 && std::memcmp(rest, "C-SG", 4) == 0)
+      starc::detail::input_error(path, 0, "this is a starc binary graph; name it with the .sg extension");
+  }
   struct stat info;
   if (fstat(fileno(file.f), &info) != 0 || !S_ISREG(info.st_mode)) return kEndOfFile;
   return static_cast<long long>(info.st_size);
+}
+
+/// A .sg file: every rank reads the header and the offsets (n + 1 ints) and its own slice of
+/// the forward CSR's edges, in CSR order (which sorts as the file order would: duplicates keep
+/// it); rank 0 checks the checksum streaming. The reverse CSR in the file is not read (MPI
+/// builds its own), so only a file crafted with a right checksum can get past this reader
+/// with a damaged reverse CSR that starc::read_graph would refuse.
+inline LocalEdges read_local_binary(const std::string& path, bool undirected, MPI_Comm comm) {
+  namespace sd = starc::detail;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  std::string error;
+  LocalEdges local;
+  File file;
+  sd::SgHeader h;
+  try {
+    file.f = std::fopen(path.c_str(), "rb");
+    if (!file.f) sd::input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+    h = sd::read_sg_header(file.f, path, undirected);
+    if (rank == 0) sd::check_sg_checksum(file.f, path, h);
+  } catch (const starc::InputError& e) {
+    error = e.what();
+  }
+  agree(comm, error);
+  long long m = static_cast<long long>(h.m);
+  long long begin = m * rank / ranks, end = m * (rank + 1) / ranks;
+  size_t count = static_cast<size_t>(end - begin);
+  try {
+    std::vector<int> offsets;
+    uint32_t unused = 1;
+    fseeko(file.f, 64, SEEK_SET);
+    sd::read_section(file.f, path, offsets, h.n + 1, unused, h.size);
+    sd::check_offsets(path, offsets, static_cast<int>(m), "offsets");
+    fseeko(file.f, static_cast<off_t>(h.targets_at() + 4 * begin), SEEK_SET);
+    sd::read_section(file.f, path, local.dst, count, unused, h.size);
+    sd::check_ids(path, local.dst, static_cast<int>(h.n), "targets");
+    if (h.weighted()) {
+      fseeko(file.f, static_cast<off_t>(h.weights_at() + 8 * begin), SEEK_SET);
+      sd::read_section(file.f, path, local.weights, count, unused, h.size);
+      for (double w : local.weights)
+        if (!std::isfinite(w)) sd::input_error(path, 0, "weights: a weight is not finite");
+    }
+    local.src.resize(count);
+    size_t v = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), static_cast<int>(begin)) - offsets.begin()) - 1;
+    for (size_t k = 0; k < count; ++k) {
+      while (offsets[v + 1] <= begin + static_cast<long long>(k)) ++v;
+      local.src[k] = static_cast<int>(v);
+    }
+  } catch (const starc::InputError& e) {
+    error = e.what();
+  }
+  agree(comm, error);
+  local.num_nodes = static_cast<long long>(h.n);
+  local.originals = m;
+  local.first_original = begin;
+  local.has_weights = h.weighted();
+  local.weights_integral = !h.weighted() || h.integral();
+  local.undirected_applied = h.undirected_applied();
+  return local;
 }
 
 /// Reads this rank's share of `path` (collective). Every InputError is agreed and raised on
@@ -173,6 +238,7 @@ inline LocalEdges read_local(const std::string& path, bool undirected, MPI_Comm 
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   if (sd::has_extension(path, ".npz")) starc::read_graph(path, undirected);  // throws its message
+  if (sd::has_extension(path, ".sg")) return read_local_binary(path, undirected, comm);
   bool matrix_market = sd::has_extension(path, ".mtx");
   std::string error;
   File file;
