@@ -217,8 +217,8 @@ class _Walk:
         bfs_roles = {}
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.BFSLoop):
-                bfs_roles[stmt.forward.name] = "iterateInBFS body (top-down)"
-                bfs_roles[stmt.bottom_up.name] = "iterateInBFS body (bottom-up)"
+                bfs_roles[stmt.forward.name] = "iterateInBFS body"
+                bfs_roles[stmt.bottom_up.name] = "iterateInBFS bottom-up step"
                 if stmt.reverse is not None:
                     bfs_roles[stmt.reverse.name] = "iterateInReverse body"
         for kernel in launched_kernels(self.plan):
