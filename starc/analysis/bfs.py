@@ -1,11 +1,22 @@
-"""iterateInBFS lowering: a level array, a forward kernel per level, a reverse kernel.
+"""iterateInBFS lowering: a level array, direction-optimizing steps, a reverse kernel.
 
-Forward kernel (one work item per vertex, guard ``level[v] == depth``): runs B1 (under the
+Each depth is one step, top-down or bottom-up (Beamer's direction-optimizing BFS, as GAPBS
+runs it); the host chooses per step from two counts the kernels reduce (``control.expand_bfs``):
+``awake``, the vertices the step reached, and ``scout``, their out-edges (top-down steps only).
+
+Top-down kernel (one work item per vertex, guard ``level[v] == depth``): runs B1 (under the
 BFS filter, if any) with every BFS-parents loop rewritten to an in-neighbour loop filtered on
 ``depth >= 1 && level[w] == depth - 1`` (the source has no parents: at depth 0, ``depth - 1``
-is the -1 of every unvisited vertex), then expands: every unvisited out-neighbour gets
-``depth + 1`` and sets the flag (a plain store: every writer stores the same value). The BFS
-filter restricts which reached vertices run B1, not the traversal (nor who is a parent).
+is the -1 of every unvisited vertex), then expands over out-edges: every unvisited
+out-neighbour gets ``depth + 1`` (a plain store: every writer stores the same value) and is
+counted. Two frontier vertices may both see a neighbour unvisited and both count it: the
+counts only steer the heuristic, and ``awake`` is zero exactly when nothing was reached.
+Bottom-up kernel (guard ``level[v] == depth || level[v] == -1``): B1 as above for the vertices
+at ``depth``; every unvisited vertex scans its in-edges for a parent at ``depth`` and stops at
+the first. B1 is fused into both: it reads levels only to find parents (``depth - 1``) and
+writes only its own vertex's properties, while a step changes levels only from -1 to
+``depth + 1``, so no B1 sees another outcome than in a separate launch.
+The BFS filter restricts which reached vertices run B1, not the traversal (nor who is a parent).
 Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop
 rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The host runs a
 ``BFSLoop``.
@@ -17,14 +28,22 @@ import dataclasses
 from typing import Optional
 
 from starc.analysis.lowering import HostLowerer
-from starc.analysis.plan import BFSLoop, FlagSet, KernelScalar
+from starc.analysis.plan import BFSLoop, KernelScalar
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["lower_bfs", "DEPTH"]
+__all__ = ["lower_bfs", "DEPTH", "ALPHA", "BETA"]
 
 DEPTH = "bfs_depth"
 _BOOL, _INT = Scalar.BOOL, Scalar.INT
+
+# GAPBS's tuning (Beamer, Asanovic, Patterson, SC'12; sbeamer/gapbs bfs.cc): go bottom-up
+# when the frontier's out-edges exceed 1/ALPHA of the edges no top-down step has scanned yet
+# (most of them would find their target already visited), and back to top-down once the
+# frontier stops growing and holds fewer than 1/BETA of the vertices (scanning every
+# unvisited vertex's in-edges then costs more than the few frontier rows).
+ALPHA = 15
+BETA = 18
 
 
 class _Levels:
@@ -47,6 +66,9 @@ class _Levels:
     def is_at(self, sym: ir.Symbol, value: ir.Expr) -> ir.Expr:
         return ir.Binary("==", self.of(ir.VarRef(sym, type=sym.type, loc=self.loc)), value,
                          type=_BOOL, loc=self.loc)
+
+    def unvisited(self, sym: ir.Symbol) -> ir.Expr:
+        return self.is_at(sym, ir.Const(-1, type=_INT, loc=self.loc))
 
     def related(self, w: ir.Symbol, delta: int) -> ir.Expr:
         """``w`` is a BFS parent (delta -1) or child (+1) of the vertex at ``depth``: it was
@@ -84,42 +106,81 @@ def _rewrite_role(body: ir.Block, role: str, levels: _Levels, delta: int) -> ir.
     return ir.transform(body, fix)
 
 
-def _expansion(stmt: ir.IterateBFS, levels: _Levels, host: HostLowerer) -> ir.Loop:
-    """``for (w in g.neighbors(v)) if (level[w] == -1) { level[w] = depth + 1; flag }``."""
-    loc, symbols = stmt.loc, host.table.symbols
-    w = symbols.make("bfs_nbr", Scalar.NODE, ir.SymbolKind.LOOP, loc)
-    e = symbols.make("bfs_edge", Scalar.EDGE, ir.SymbolKind.EDGE, loc)
-    unvisited = levels.is_at(w, ir.Const(-1, type=_INT, loc=loc))
-    visit = ir.Block((ir.Assign(levels.of(ir.VarRef(w, type=w.type, loc=loc)),
-                                levels.depth_plus(1), loc=loc),
-                      FlagSet(host.table.bfs_flag(), None, if_clear=True, loc=loc)), loc=loc)
-    domain = ir.Neighbors(stmt.graph, ir.VarRef(stmt.var, type=stmt.var.type, loc=loc), e,
-                          loc=loc)
-    return ir.Loop(w, domain, ir.Block((ir.If(unvisited, visit, loc=loc),), loc=loc),
-                   parallel=False, loc=loc)
+class _Step:
+    """What both step kernels of one BFS share: the levels and the two counts."""
+
+    def __init__(self, stmt: ir.IterateBFS, levels: _Levels, host: HostLowerer) -> None:
+        self.stmt, self.levels, self.loc = stmt, levels, stmt.loc
+        self.symbols = host.table.symbols
+        self.awake = self.symbols.make("bfs_awake", _INT, ir.SymbolKind.LOCAL, stmt.loc)
+        self.scout = self.symbols.make("bfs_scout", _INT, ir.SymbolKind.LOCAL, stmt.loc)
+
+    def ref(self, sym: ir.Symbol) -> ir.VarRef:
+        return ir.VarRef(sym, type=sym.type, loc=self.loc)
+
+    def count(self, sym: ir.Symbol, value: ir.Expr) -> ir.Reduce:
+        return ir.Reduce("+", self.ref(sym), value, loc=self.loc)
+
+    def visit(self, w: ir.Symbol, *counts: ir.Stmt) -> ir.Block:
+        """``level[w] = depth + 1`` and the counts of a newly reached ``w``."""
+        store = ir.Assign(self.levels.of(self.ref(w)), self.levels.depth_plus(1), loc=self.loc)
+        return ir.Block((store, self.count(self.awake, ir.Const(1, type=_INT, loc=self.loc)))
+                        + counts, loc=self.loc)
+
+    def top_down(self) -> ir.Loop:
+        """``for (w in g.neighbors(v)) if (level[w] == -1) { level[w] = depth + 1; awake += 1;
+        scout += g.count_outNbrs(w); }``."""
+        stmt, loc = self.stmt, self.loc
+        w = self.symbols.make("bfs_nbr", Scalar.NODE, ir.SymbolKind.LOOP, loc)
+        e = self.symbols.make("bfs_edge", Scalar.EDGE, ir.SymbolKind.EDGE, loc)
+        degree = ir.GraphQuery("count_outNbrs", stmt.graph, (self.ref(w),), type=_INT, loc=loc)
+        visit = self.visit(w, self.count(self.scout, degree))
+        domain = ir.Neighbors(stmt.graph, self.ref(stmt.var), e, loc=loc)
+        return ir.Loop(w, domain, ir.Block((ir.If(self.levels.unvisited(w), visit, loc=loc),),
+                                           loc=loc), parallel=False, loc=loc)
+
+    def bottom_up(self) -> ir.Loop:
+        """``for (u in g.nodes_to(v)) if (level[u] == depth) { level[v] = depth + 1;
+        awake += 1; break; }``: the first parent found is enough."""
+        stmt, loc = self.stmt, self.loc
+        u = self.symbols.make("bfs_parent", Scalar.NODE, ir.SymbolKind.LOOP, loc)
+        e = self.symbols.make("bfs_edge", Scalar.EDGE, ir.SymbolKind.EDGE, loc)
+        found = self.visit(stmt.var, ir.Break(loc=loc))
+        domain = ir.InNeighbors(stmt.graph, self.ref(stmt.var), e, loc=loc)
+        parent = self.levels.is_at(u, self.levels.depth)
+        return ir.Loop(u, domain, ir.Block((ir.If(parent, found, loc=loc),), loc=loc),
+                       parallel=False, loc=loc)
 
 
 def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
     table = host.table
     level_array, level_sym = table.bfs_level()
     levels = _Levels(level_sym, stmt.loc)
-    v = stmt.var
+    v, loc = stmt.var, stmt.loc
+    step = _Step(stmt, levels, host)
 
-    forward_body = _rewrite_role(stmt.body, "bfs_parents", levels, -1)
-    stmts = forward_body.stmts
-    if stmt.filter is not None:
-        stmts = (ir.If(stmt.filter, forward_body, loc=stmt.loc),)
+    body = _rewrite_role(stmt.body, "bfs_parents", levels, -1)
+    if stmt.filter is not None and body.stmts:
+        body = ir.Block((ir.If(stmt.filter, body, loc=loc),), loc=body.loc)
+    at_depth = levels.is_at(v, levels.depth)
     forward = host.outline_kernel(
-        "bfs_fwd", stmt.loc, index=v, extent="nodes",
-        guard=levels.is_at(v, levels.depth),
-        body=ir.Block(stmts + (_expansion(stmt, levels, host),), loc=stmt.body.loc))
+        "bfs_fwd", loc, index=v, extent="nodes", guard=at_depth,
+        body=ir.Block(body.stmts + (step.top_down(),), loc=stmt.body.loc))
+    search = ir.Block((step.bottom_up(),), loc=loc)
+    if body.stmts:
+        pull = ir.Block((ir.If(at_depth, body, search, loc=loc),), loc=stmt.body.loc)
+        guard = ir.Binary("||", at_depth, levels.unvisited(v), type=_BOOL, loc=loc)
+    else:
+        pull, guard = search, levels.unvisited(v)
+    bottom_up = host.outline_kernel("bfs_up", loc, index=v, extent="nodes", guard=guard,
+                                    body=pull)
 
     reverse = None
     if stmt.reverse is not None:
         sweep = stmt.reverse
         reverse = host.outline_kernel(
-            "bfs_rev", sweep.loc if sweep.loc.line else stmt.loc, index=v, extent="nodes",
+            "bfs_rev", sweep.loc if sweep.loc.line else loc, index=v, extent="nodes",
             guard=_and(levels.is_at(v, levels.depth), sweep.cond),
             body=_rewrite_role(sweep.body, "bfs_children", levels, +1))
-    return BFSLoop(host.expr(stmt.root), level_array, table.bfs_flag(), forward, reverse,
-                   depth_name=DEPTH, loc=stmt.loc)
+    return BFSLoop(host.expr(stmt.root), level_array, forward, bottom_up, step.awake,
+                   step.scout, stmt.graph, reverse, depth_name=DEPTH, alpha=ALPHA, beta=BETA, loc=loc)

@@ -15,18 +15,31 @@ A fixedPoint over property ``p`` with flag variable ``fin`` (``FixedPointLoop``)
 A ``break``/``continue`` of the loop and every ``return`` inside it swap the buffers first:
 the new flags replace the old ones however the iteration ends, as in the reference.
 
-A BFS (``BFSLoop``)::
+A BFS (``BFSLoop``), direction-optimizing as GAPBS's (``bfs.ALPHA``, ``bfs.BETA``)::
 
     {
         fill level = -1;  write level[root] = 0;  int bfs_depth = 0;
+        int bfs_awake = 1;  int bfs_scout = 0;           (reduced by the step kernels)
+        int bfs_unexplored = m;  bool bfs_bottom_up = false;
         do {
-            write flag[0] = 0;
-            launch forward(bfs_depth);  bfs_depth += 1;
-            check errors;                 (only when the forward kernel has checks)
-        } while (flag[0] != 0);
+            if (!bfs_bottom_up) bfs_bottom_up = bfs_scout > bfs_unexplored / ALPHA;
+            int bfs_frontier = bfs_awake;  bfs_awake = 0;
+            if (bfs_bottom_up) {
+                bfs_scout = 0;  launch bottom_up(bfs_depth);
+                bfs_bottom_up = bfs_awake >= bfs_frontier || bfs_awake > n / BETA;
+            } else {
+                bfs_unexplored -= bfs_scout;  bfs_scout = 0;  launch forward(bfs_depth);
+            }
+            bfs_depth += 1;
+            check errors;                 (only when a step kernel has checks)
+        } while (bfs_awake != 0);
         for (int bfs_depth_back = bfs_depth - 1; bfs_depth_back >= 0; --bfs_depth_back)
             launch reverse(bfs_depth_back);          (only with a reverse sweep)
     }
+
+``bfs_unexplored`` is GAPBS's ``edges_to_check``: it shrinks by the frontier's out-edges at
+each top-down step only. A bottom-up step counts no out-edges (``bfs_scout = 0``), so the step
+after one that turns back is top-down, as in GAPBS.
 """
 
 from __future__ import annotations
@@ -207,23 +220,58 @@ def _swap_before_exits(block: P.HostBlock, swap: P.SwapArrays, in_loop: bool) ->
 
 def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
     loc = s.loc
-    depth = symbols.make(s.depth_name, Scalar.INT, loc=loc)
-    depth_ref = ir.VarRef(depth, type=Scalar.INT, loc=loc)
-    step: List[P.HostStmt] = [
-        P.WriteElement(s.flag, _int(0, loc), ir.Const(0, type=s.flag.elem, loc=loc), loc=loc),
-        P.Launch(s.forward, ((s.depth_name, depth_ref),), loc=loc),
-        P.HostReduce(depth, "+", _int(1, loc), loc=loc)]
-    if s.forward.checks:
-        step.append(P.CheckErrors(loc=loc))
+
+    def declare(name: str, type_: Scalar, init: ir.Expr) -> ir.VarRef:
+        sym = symbols.make(name, type_, loc=loc)
+        stmts.append(P.HostDeclare(sym, init))
+        return ir.VarRef(sym, type=type_, loc=loc)
+
+    def binary(op: str, a: ir.Expr, b: ir.Expr, type_: Scalar = Scalar.BOOL) -> ir.Binary:
+        return ir.Binary(op, a, b, type=type_, loc=loc)
+
+    def graph(op: str) -> ir.GraphQuery:
+        return ir.GraphQuery(op, s.graph, type=Scalar.INT, loc=loc)
+
     # The block carries the BFS's location; the loops in it repeat no comment.
-    stmts: List[P.HostStmt] = [
-        P.Fill(s.level, _int(-1, loc), loc=loc),
-        P.WriteElement(s.level, s.root, _int(0, loc), loc=loc),
-        P.HostDeclare(depth, _int(0, loc)),
-        P.HostDoWhile(P.HostBlock(tuple(step), loc=loc), flag_raised(s.flag, loc))]
+    stmts: List[P.HostStmt] = [P.Fill(s.level, _int(-1, loc), loc=loc),
+                               P.WriteElement(s.level, s.root, _int(0, loc), loc=loc)]
+    depth = declare(s.depth_name, Scalar.INT, _int(0, loc))
+    stmts += [P.HostDeclare(s.awake, _int(1, loc)), P.HostDeclare(s.scout, _int(0, loc))]
+    awake = ir.VarRef(s.awake, type=Scalar.INT, loc=loc)
+    scout = ir.VarRef(s.scout, type=Scalar.INT, loc=loc)
+    unexplored = declare("bfs_unexplored", Scalar.INT, graph("num_edges"))
+    bottom_up = declare("bfs_bottom_up", Scalar.BOOL, _bool(False, loc))
+    frontier = symbols.make("bfs_frontier", Scalar.INT, loc=loc)
+    frontier_ref = ir.VarRef(frontier, type=Scalar.INT, loc=loc)
+    depth_arg = ((s.depth_name, depth),)
+
+    def assign(ref: ir.VarRef, value: ir.Expr) -> P.HostAssign:
+        return P.HostAssign(ref.sym, value, loc=loc)
+
+    switch_up = binary(">", scout, binary("/", unexplored, _int(s.alpha, loc), Scalar.INT))
+    stay_up = binary("||", binary(">=", awake, frontier_ref),
+                     binary(">", awake, binary("/", graph("num_nodes"), _int(s.beta, loc),
+                                               Scalar.INT)))
+    up = P.HostBlock((assign(scout, _int(0, loc)),
+                      P.Launch(s.bottom_up, depth_arg, loc=loc),
+                      assign(bottom_up, stay_up)), loc=loc)
+    down = P.HostBlock((P.HostReduce(unexplored.sym, "-", scout, loc=loc),
+                        assign(scout, _int(0, loc)),
+                        P.Launch(s.forward, depth_arg, loc=loc)), loc=loc)
+    step: List[P.HostStmt] = [
+        P.HostIf(ir.Unary("!", bottom_up, type=Scalar.BOOL, loc=loc),
+                 P.HostBlock((assign(bottom_up, switch_up),), loc=loc), loc=loc),
+        P.HostDeclare(frontier, awake, loc=loc),
+        assign(awake, _int(0, loc)),
+        P.HostIf(bottom_up, up, down, loc=loc),
+        P.HostReduce(depth.sym, "+", _int(1, loc), loc=loc)]
+    if s.forward.checks or s.bottom_up.checks:
+        step.append(P.CheckErrors(loc=loc))
+    stmts.append(P.HostDoWhile(P.HostBlock(tuple(step), loc=loc),
+                               binary("!=", awake, _int(0, loc))))
     if s.reverse is not None:
         back = symbols.make(s.depth_name + "_back", Scalar.INT, loc=loc)
-        first = ir.Binary("-", depth_ref, _int(1, loc), type=Scalar.INT, loc=loc)
+        first = ir.Binary("-", depth, _int(1, loc), type=Scalar.INT, loc=loc)
         sweep = P.Launch(s.reverse, ((s.depth_name, ir.VarRef(back, type=Scalar.INT, loc=loc)),),
                          loc=loc)
         stmts.append(P.HostForRange(back, first, _int(0, loc), -1,

@@ -181,9 +181,10 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_BFSLoop(self, s: P.BFSLoop, indent: int) -> List[str]:
         reverse = f", reverse {s.reverse.name}" if s.reverse is not None else ""
-        return self.line(f"bfs from {self.expr(s.root)}: level {s.level.name}, flag "
-                         f"{s.flag.name}, depth {s.depth_name}, forward {s.forward.name}"
-                         f"{reverse};", indent)
+        return self.line(f"bfs from {self.expr(s.root)}: level {s.level.name}, depth "
+                         f"{s.depth_name}, top-down {s.forward.name}, bottom-up "
+                         f"{s.bottom_up.name} (counts {s.awake.name}, {s.scout.name}; alpha "
+                         f"{s.alpha}, beta {s.beta}){reverse};", indent)
 
 
 # --- whole plan ----------------------------------------------------------------------------------

@@ -47,11 +47,11 @@ def walk_host(node) -> Iterable[P.HostStmt]:
 
 
 def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
-    """The kernels one host statement launches itself (a ``Launch``, a ``BFSLoop``'s two)."""
+    """The kernels one host statement launches itself (a ``Launch``, a ``BFSLoop``'s)."""
     if isinstance(stmt, P.Launch):
         return [stmt.kernel]
     if isinstance(stmt, P.BFSLoop):
-        return [k for k in (stmt.forward, stmt.reverse) if k is not None]
+        return [k for k in (stmt.forward, stmt.bottom_up, stmt.reverse) if k is not None]
     return []
 
 

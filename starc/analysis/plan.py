@@ -502,22 +502,40 @@ class DataDrivenLoop(HostStmt):
 
 @dataclass(frozen=True)
 class BFSLoop(HostStmt):
-    """Level-synchronous BFS from ``root``::
+    """Level-synchronous, direction-optimizing BFS from ``root`` (``control.expand_bfs``)::
 
-        Fill(level, -1); level[root] = 0; depth = 0
-        do { device flag = 0; Launch(forward, depth=depth)   (B1 at level depth + expansion
-             to depth+1 setting the flag); read flag; depth++ } while (flag)
+        Fill(level, -1); level[root] = 0; depth = 0; awake = 1; scout = 0
+        unexplored = m; bottom_up = False
+        do {
+            if (!bottom_up) bottom_up = scout > unexplored / alpha
+            frontier = awake; awake = 0
+            if (bottom_up) { scout = 0; Launch(bottom_up, depth)
+                             bottom_up = awake >= frontier || awake > n / beta }
+            else { unexplored -= scout; scout = 0; Launch(forward, depth) }
+            depth++
+        } while (awake != 0)
         for (d = depth - 1; d >= 0; d--) Launch(reverse, depth=d)     (if reverse)
 
-    ``forward`` and ``reverse`` take the current level as ``KernelScalar`` ``depth_name``.
+    Both step kernels run B1 at level ``depth`` and reach level ``depth + 1``: ``forward``
+    top-down over the frontier's out-edges, ``bottom_up`` from every unvisited vertex's
+    in-edges (the first parent at ``depth`` ends its scan). They reduce into host scalars
+    ``awake`` (vertices reached) and, top-down, ``scout`` (their out-edges); ``alpha`` and
+    ``beta`` are GAPBS's thresholds (``bfs.ALPHA``/``BETA``). Every kernel takes the current
+    level as ``KernelScalar`` ``depth_name``; ``graph`` is the traversed graph (its ``n`` and
+    ``m`` seed the heuristic).
     """
 
     root: ir.Expr
     level: DeviceArray
-    flag: DeviceArray
     forward: Kernel
+    bottom_up: Kernel
+    awake: ir.Symbol
+    scout: ir.Symbol
+    graph: ir.Symbol
     reverse: Optional[Kernel] = None
     depth_name: str = "bfs_depth"
+    alpha: int = 15
+    beta: int = 18
 
 
 @dataclass(frozen=True)

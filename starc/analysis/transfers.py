@@ -28,7 +28,6 @@ __all__ = ["ArrayTable", "graph_arrays_for_domain", "graph_arrays_for_expr",
            "explicit_scalar_transfers", "used_arrays"]
 
 BFS_LEVEL = "bfs_level"
-BFS_FLAG = "bfs_flag"
 
 
 def graph_arrays_for_domain(domain: ir.Domain, uses_edge: bool = True) -> Tuple[str, ...]:
@@ -79,7 +78,6 @@ class ArrayTable:
         self._next: Dict[int, DeviceArray] = {}
         self._locks: Dict[int, DeviceArray] = {}
         self._level: Optional[Tuple[DeviceArray, ir.Symbol]] = None
-        self._bfs_flag: Optional[DeviceArray] = None
         self._error: Optional[Tuple[DeviceArray, DeviceArray]] = None
         self.check_sites: List = []           # starc.analysis.checks.CheckSite, by number
         for sym in props:                     # DSL names first, so they keep their spelling
@@ -161,12 +159,6 @@ class ArrayTable:
             self._by_uid[sym.uid] = array
             self._level = (array, sym)
         return self._level
-
-    def bfs_flag(self) -> DeviceArray:
-        if self._bfs_flag is None:
-            self._bfs_flag = self._add(DeviceArray(self._names.unique(BFS_FLAG), Scalar.INT,
-                                                   "one", "flag"))
-        return self._bfs_flag
 
     def error_arrays(self) -> Tuple[DeviceArray, DeviceArray]:
         """The device error word (see ``starc.analysis.checks``): failed site + 1, and the

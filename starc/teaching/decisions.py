@@ -219,6 +219,7 @@ class _Walk:
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.BFSLoop):
                 bfs_roles[stmt.forward.name] = "iterateInBFS body"
+                bfs_roles[stmt.bottom_up.name] = "iterateInBFS bottom-up step"
                 if stmt.reverse is not None:
                     bfs_roles[stmt.reverse.name] = "iterateInReverse body"
         # The foralls as written (a worklist's variants of them and its own kernels are told
@@ -482,22 +483,26 @@ class _Walk:
         self.add(s, "property copy", choose, span_node=_At(s.loc))
 
     def bfs(self, s: P.BFSLoop) -> None:
-        level, flag = s.level.name, s.flag.name
+        level = s.level.name
         reverse = (f"; then {s.reverse.name} once per depth, from the deepest back to 0 (the "
                    "reverse sweep)") if s.reverse is not None else ""
 
         def choose(t: Target) -> Choice:
             combine = ""
             if t.distribution is not None:
-                from starc.backends.mpi.host import mpi_operator
-                combine = (f"; each level is one superstep and the flag is combined by "
-                           f"MPI_Allreduce with {mpi_operator('flag')}")
+                combine = ("; each level is one superstep and the counts are summed over the "
+                           "ranks by MPI_Allreduce")
             return Choice(
-                f"levels in {level} (-1: not reached yet); {s.forward.name} is launched once "
-                f"per depth with the depth as an argument until no work item reached a new "
-                f"vertex (flag {flag}, read back each level){reverse}{combine}",
-                "level-synchronous BFS: every vertex of one level is expanded in parallel, "
-                "and the levels are kept for the reverse sweep")
+                f"levels in {level} (-1: not reached yet); one launch per depth, with the depth "
+                f"as an argument, until a step reaches no vertex; direction-optimizing: "
+                f"{s.forward.name} expands the frontier top-down over out-edges, "
+                f"{s.bottom_up.name} lets every unvisited vertex look bottom-up for a parent "
+                f"(stopping at the first), chosen per depth from the counts {s.awake.name} and "
+                f"{s.scout.name} read back after each step (GAPBS's heuristic, alpha {s.alpha}, "
+                f"beta {s.beta}){reverse}{combine}",
+                "level-synchronous BFS: every vertex of one level is expanded in parallel, and "
+                "the levels are kept for the reverse sweep; when the frontier is large most "
+                "out-edges lead to visited vertices, and a bottom-up step skips them")
         self.add(s, "iterateInBFS", choose, span_node=_At(s.loc))
 
     # --- transfers ----------------------------------------------------------------------------

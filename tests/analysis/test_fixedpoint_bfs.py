@@ -129,10 +129,11 @@ function H(Graph g, node src) {
 def test_bfs_forward_kernel():
     plan = dsl_plan("bc", "outline")
     (bfs,) = host_of(plan, P.BFSLoop)
-    level, flag = bfs.level, bfs.flag
+    level = bfs.level
     assert (level.name, level.elem, level.role, level.extent) == (
         "bfs_level", Scalar.INT, "level", "nodes")
-    assert (flag.role, flag.extent) == ("flag", "one")
+    assert (bfs.awake.name, bfs.scout.name, bfs.alpha, bfs.beta) == (
+        "bfs_awake", "bfs_scout", 15, 18)
     assert bfs.root.sym.name == "src" and bfs.depth_name == "bfs_depth"
     fwd = bfs.forward
     assert fwd.name == "Compute_BC_bfs_fwd_12" and fwd.extent == "nodes"
@@ -147,15 +148,61 @@ def test_bfs_forward_kernel():
     assert parents.filter.op == "&&"
     assert reached.op == ">=" and reached.left.name == "bfs_depth" and reached.right.value == 1
     assert test.left.prop == level.sym and test.right.op == "-" and test.right.right.value == 1
-    # expansion: unvisited out-neighbours get depth + 1 and set the flag
+    # expansion: unvisited out-neighbours get depth + 1 and are counted with their out-degree
     assert isinstance(expansion.domain, ir.Neighbors) and expansion.domain.role == "out"
     (visit,) = expansion.body.stmts
     assert visit.cond.right.value == -1
-    store, setflag = visit.then.stmts
+    store, awake, scout = visit.then.stmts
     assert store.target.prop == level.sym and store.value.op == "+"
-    assert isinstance(setflag, P.FlagSet) and setflag.flag == flag
-    assert params(fwd)["bfs_level"] is True and params(fwd)["bfs_flag"] is True
-    assert params(fwd)["sigma"] is True
+    assert (awake.op, awake.target.sym, awake.value.value) == ("+", bfs.awake, 1)
+    assert (scout.op, scout.target.sym) == ("+", bfs.scout)
+    assert scout.value.op == "count_outNbrs" and scout.value.args[0].sym == expansion.var
+    assert params(fwd)["bfs_level"] is True and params(fwd)["sigma"] is True
+    # the counts are host scalars each work item accumulates privately
+    assert [(r.sym, r.op, r.private) for r in fwd.reductions] == [
+        (bfs.awake, "+", True), (bfs.scout, "+", True)]
+
+
+def test_bfs_bottom_up_kernel():
+    plan = dsl_plan("bc", "outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    up, level = bfs.bottom_up, bfs.level
+    assert up.name == "Compute_BC_bfs_up_12" and up.extent == "nodes"
+    # the vertices of the current level (B1) and the unvisited ones (the search) run
+    assert up.guard.op == "||"
+    assert up.guard.left == bfs.forward.guard and up.guard.right.right.value == -1
+    (split,) = up.body.stmts
+    assert split.cond == bfs.forward.guard
+    # B1 at depth exactly as top-down: the parents loop over in-neighbours one level up
+    assert split.then.stmts == bfs.forward.body.stmts[:1]
+    # unvisited: the first in-neighbour at depth is a parent; the scan stops there
+    (search,) = split.orelse.stmts
+    assert isinstance(search.domain, ir.InNeighbors) and search.domain.of.sym == up.index
+    (found,) = search.body.stmts
+    assert found.cond.left.prop == level.sym and found.cond.right.name == "bfs_depth"
+    store, awake, stop = found.then.stmts
+    assert store.target.prop == level.sym and store.target.index.sym == up.index
+    assert store.value.op == "+" and store.value.right.value == 1
+    assert (awake.op, awake.target.sym) == ("+", bfs.awake)
+    assert isinstance(stop, ir.Break)
+    # no out-edge is read bottom-up, and the only level written is the work item's own
+    assert "targets" not in params(up) and "offsets" not in params(up)
+    assert [(r.sym, r.private) for r in up.reductions] == [(bfs.awake, True)]
+
+
+def test_bfs_bottom_up_without_a_body_only_searches():
+    text = """
+function B(Graph g, node src) {
+    iterateInBFS (v in g.nodes() from src) { }
+}
+"""
+    plan = plan_of(text, stop_after="outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    assert bfs.bottom_up.guard.right.value == -1 and bfs.bottom_up.guard.op == "=="
+    (search,) = bfs.bottom_up.body.stmts
+    assert isinstance(search.domain, ir.InNeighbors)
+    (expansion,) = bfs.forward.body.stmts
+    assert isinstance(expansion.domain, ir.Neighbors)
 
 
 def test_bfs_reverse_kernel():
@@ -187,7 +234,10 @@ function B(Graph g, propNode<int> a, node src) {
     }
 }
 """
-    fwd = plan_of(text).kernels[0]
+    fwd, up = plan_of(text).kernels
     guarded, expansion = fwd.body.stmts
     assert isinstance(guarded, ir.If) and isinstance(expansion, ir.Loop)
     assert fwd.guard.op == "=="
+    # bottom-up: the filter guards B1 at depth, never the search for parents
+    (split,) = up.body.stmts
+    assert split.then.stmts == (guarded,) and isinstance(split.orelse.stmts[0], ir.Loop)

@@ -26,15 +26,16 @@ from starc.ir import nodes as ir
     ("tc", [("Compute_TC_forall_6", "nodes")]),
     ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
                ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
-    ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes")]),
-    ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_rev_17", "nodes")]),
+    ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
+    ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
+            ("Compute_BC_bfs_rev_17", "nodes")]),
 ])
 def test_kernels_found_with_names_and_extents(name, expected):
     plan = dsl_plan(name)
     assert [(k.name, k.extent) for k in plan.kernels] == expected
     launched = [s.kernel.name for s in host_of(plan, P.Launch)]
     launched += [k.name for s in host_of(plan, P.BFSLoop)
-                 for k in (s.forward, s.reverse) if k is not None]
+                 for k in (s.forward, s.bottom_up, s.reverse) if k is not None]
     assert sorted(launched) == sorted(k.name for k in plan.kernels)
 
 

@@ -150,25 +150,62 @@ def test_every_exit_from_a_fixedpoint_swaps_the_buffers_first():
 
 # --- BFS expansion (control.expand_bfs) -----------------------------------------------------
 
-def test_bfs_expands_to_levels_a_forward_loop_and_a_reverse_sweep():
-    plan = dsl_plan("bc")
+def test_bfs_expands_to_levels_a_direction_optimizing_loop_and_a_reverse_sweep():
+    plan = dsl_plan("bc", "expand")
     block = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostBlock)
                  and any(isinstance(x, P.HostDoWhile) for x in s.stmts))
-    assert kinds(block) == ["Fill", "WriteElement", "HostDeclare", "HostDoWhile", "HostForRange"]
-    fill, root, depth, forward, reverse = block.stmts
+    assert kinds(block) == ["Fill", "WriteElement"] + ["HostDeclare"] * 5 + [
+        "HostDoWhile", "HostForRange"]
+    fill, root, depth, awake, scout, unexplored, bottom_up, loop, reverse = block.stmts
     assert (fill.array.name, fill.value.value) == ("bfs_level", -1)
     assert root.index.sym.name == "src" and root.value.value == 0
     assert depth.sym.name == "bfs_depth" and depth.init.value == 0
-    assert kinds(forward.body) == ["WriteElement", "Launch", "HostReduce"]
-    launch = forward.body.stmts[1]
-    assert launch.kernel.name.endswith("bfs_fwd_12")
-    assert launch.scalar_args == (("bfs_depth", ir.VarRef(depth.sym, type=depth.sym.type)),)
-    assert forward.cond.left.array.name == "bfs_flag"
+    # the root is the first frontier; no out-edges counted yet; every edge unexplored
+    assert (awake.sym.name, awake.init.value) == ("bfs_awake", 1)
+    assert (scout.sym.name, scout.init.value) == ("bfs_scout", 0)
+    assert unexplored.init.op == "num_edges" and bottom_up.init.value is False
+    # the loop runs while the last step reached a vertex
+    assert loop.cond.op == "!=" and loop.cond.left.sym == awake.sym
+    assert kinds(loop.body) == ["HostIf", "HostDeclare", "HostAssign", "HostIf", "HostReduce"]
+    decide, frontier, clear, step, advance = loop.body.stmts
+    # top-down -> bottom-up when scout > unexplored / alpha (GAPBS alpha = 15)
+    (switch,) = decide.then.stmts
+    assert decide.cond.op == "!" and switch.sym == bottom_up.sym
+    assert switch.value.op == ">" and switch.value.left.sym == scout.sym
+    assert switch.value.right.op == "/" and switch.value.right.left.sym == unexplored.sym
+    assert switch.value.right.right.value == 15
+    assert frontier.init.sym == awake.sym and (clear.sym, clear.value.value) == (awake.sym, 0)
+    # bottom-up while the frontier grows or holds more than n / beta (GAPBS beta = 18)
+    assert step.cond.sym == bottom_up.sym
+    assert kinds(step.then) == ["HostAssign", "Launch", "HostAssign"]
+    _, up, stay = step.then.stmts
+    assert up.kernel.name.endswith("bfs_up_12")
+    assert stay.sym == bottom_up.sym and stay.value.op == "||"
+    grows, large = stay.value.left, stay.value.right
+    assert grows.op == ">=" and (grows.left.sym, grows.right.sym) == (awake.sym, frontier.sym)
+    assert large.op == ">" and large.right.left.op == "num_nodes" and large.right.right.value == 18
+    # top-down: the frontier's out-edges leave the unexplored ones
+    assert kinds(step.orelse) == ["HostReduce", "HostAssign", "Launch"]
+    less, _, down = step.orelse.stmts
+    assert (less.sym, less.op, less.value.sym) == (unexplored.sym, "-", scout.sym)
+    assert down.kernel.name.endswith("bfs_fwd_12")
+    for launch in (up, down):
+        assert launch.scalar_args == (("bfs_depth", ir.VarRef(depth.sym, type=depth.sym.type)),)
+    assert (advance.sym, advance.value.value) == (depth.sym, 1)
     assert (reverse.step, reverse.last.value) == (-1, 0)
     assert reverse.first.op == "-" and reverse.first.left.sym == depth.sym
     (sweep,) = reverse.body.stmts
     assert sweep.kernel.name.endswith("bfs_rev_17")
     assert sweep.scalar_args[0][1].sym == reverse.var
+
+
+def test_bfs_counts_travel_around_each_step_launch():
+    plan = dsl_plan("bfs")
+    loop = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostDoWhile))
+    step = loop.body.stmts[3]
+    assert kinds(step.then) == ["HostAssign", "ToDevice", "Launch", "FromDevice", "HostAssign"]
+    assert kinds(step.orelse) == ["HostReduce", "HostAssign", "ToDevice", "ToDevice", "Launch",
+                                  "FromDevice", "FromDevice"]
 
 
 # --- explicit scalar transfers and dead scalars ---------------------------------------------
