@@ -160,23 +160,24 @@ class _Builder:
     def read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
         return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
 
-    def push(self, vertex: ir.Expr) -> P.AtomicMinMax:
+    def push(self, vertex: ir.Expr, loc) -> P.AtomicMinMax:
         """Claim ``vertex`` for this round (stamp it with the round number; only the work item
-        whose atomic max raises the stamp wins) and append it to the next queue."""
+        whose atomic max raises the stamp wins) and append it to the next queue. ``loc`` is
+        the flag set's (the source maps send these lines to the DSL statement that set it)."""
         return P.AtomicMinMax("Max", self.read(self.stamp, vertex), self.round,
                               then=(P.QueueAppend(self.next_queue, self.size, vertex,
-                                                  loc=self.loc),),
-                              read_first=True, loc=self.loc)
+                                                  loc=loc),),
+                              read_first=True, loc=loc)
 
-    def flip(self, target: ir.PropRead) -> ir.If:
+    def flip(self, target: ir.PropRead, loc) -> ir.If:
         """``if (!next[w]) { next[w] = True; count 1 }``: a dense round's flag set, counted
         when the flag was clear. Two work items may both read it clear (an over-count, which
         only steers the dense/sparse choice); a flag that is set was clear for its first
-        setter, so the count is 0 exactly when the round set no flag."""
-        clear = ir.Unary("!", target, type=Scalar.BOOL, loc=self.loc)
-        body = ir.Block((ir.Assign(target, _bool(True, self.loc), loc=self.loc),
-                         P.QueueCount(self.size, loc=self.loc)), loc=self.loc)
-        return ir.If(clear, body, loc=self.loc)
+        setter, so the count is 0 exactly when the round set no flag. ``loc`` as in ``push``."""
+        clear = ir.Unary("!", target, type=Scalar.BOOL, loc=loc)
+        body = ir.Block((ir.Assign(target, _bool(True, loc), loc=loc),
+                         P.QueueCount(self.size, loc=loc)), loc=loc)
+        return ir.If(clear, body, loc=loc)
 
     def rewritten(self, body: ir.Block, dense: bool) -> ir.Block:
         """``body`` without the device flag (the queue's length, or the dense round's flip
@@ -192,10 +193,10 @@ class _Builder:
                 then = tuple(s for s in node.then
                              if not (isinstance(s, P.FlagSet) and s.flag == flag))
                 if not dense:
-                    then += tuple(self.push(t.index) for t, _ in node.others if sets(t))
+                    then += tuple(self.push(t.index, node.loc) for t, _ in node.others if sets(t))
                     return dataclasses.replace(node, then=then)
                 # The flag's store moves from ``others`` into ``then`` to read it first.
-                flips = tuple(self.flip(t) for t, _ in node.others if sets(t))
+                flips = tuple(self.flip(t, node.loc) for t, _ in node.others if sets(t))
                 others = tuple((t, v) for t, v in node.others if not sets(t))
                 return dataclasses.replace(node, others=others, then=flips + then)
             if isinstance(node, ir.Block):
@@ -204,8 +205,8 @@ class _Builder:
                     if isinstance(s, P.FlagSet) and s.flag == flag:
                         continue
                     if isinstance(s, ir.Assign) and sets(s.target):
-                        stmts += ([self.flip(s.target)] if dense
-                                  else [s, self.push(s.target.index)])
+                        stmts += ([self.flip(s.target, s.loc)] if dense
+                                  else [s, self.push(s.target.index, s.loc)])
                         continue
                     stmts.append(s)
                 return dataclasses.replace(node, stmts=tuple(stmts))
@@ -220,9 +221,10 @@ class _Builder:
                             self.rewritten(kernel.body, dense=True), kernel)
         body = self.rewritten(kernel.body, dense=False)
         item = self.item(f"{kernel.index.name}_item")
+        # The work item's vertex comes from the forall (its source-map span is the forall's).
         at = ir.Declare(kernel.index, self.read(self.queue, ir.VarRef(item, type=Scalar.INT,
-                                                                       loc=self.loc)),
-                        loc=self.loc)
+                                                                       loc=kernel.loc)),
+                        loc=kernel.loc)
         # Every queued vertex has its flag set; the rest of the filter still applies.
         sparse_body = ir.Block((at, ir.If(kernel.guard, body, loc=kernel.loc)), loc=body.loc)
         sparse = self.kernel(f"{kernel.name}_sparse", item, "frontier", None, sparse_body,

@@ -66,7 +66,7 @@ class RandomStatements:
         """The node property an argument names (int or long), or None after an error."""
         if not isinstance(arg, ast.Name):
             self.sink.error("E0204", f"an argument of '{method}' must name a node property",
-                            arg.loc, hint=f"declare 'propNode<int> p;' and pass 'p'")
+                            arg.loc, hint="declare 'propNode<int> p;' and pass 'p'")
             return None
         sym = self.lookup(arg.id, arg.loc)
         if sym is None:
@@ -74,7 +74,7 @@ class RandomStatements:
         if not isinstance(sym.type, PropType) or sym.type.kind != "node":
             self.sink.error("E0204", f"'{arg.id}' has type '{sym.type}', but '{method}' fills node "
                                      "properties", arg.loc,
-                            hint=f"pass a 'propNode<int>' or 'propNode<long>'")
+                            hint="pass a 'propNode<int>' or 'propNode<long>'")
             return None
         if sym.type.elem not in types:
             wanted = " or ".join(f"'propNode<{t}>'" for t in types)

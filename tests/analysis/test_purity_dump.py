@@ -118,4 +118,4 @@ def test_dump_every_program(name):
     text = plan_dump(dsl_plan(name))
     assert text.startswith("plan ") and "host:" in text and "<" not in text.replace(
         "<-", "").replace("propNode<", "").replace("propEdge<", "").replace(
-        "SetN<", "").replace(" < ", "")
+        "SetN<", "").replace(" < ", "").replace(" <= ", "")

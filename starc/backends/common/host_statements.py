@@ -337,7 +337,7 @@ class HostStatementPrinter:
             return []
         d, where = self.dialect, self.where(s.loc)
         order = self.names.fresh("degree_order")
-        lines = [f"// Renumber the vertices by degree when the graph is symmetric, simple and "
+        lines = ["// Renumber the vertices by degree when the graph is symmetric, simple and "
                  "skewed (no result",
                  "// depends on ids): timed, as GAPBS times its relabelling.",
                  f"starc::DegreeOrder {order} = starc::order_by_degree({self.graph}, "
