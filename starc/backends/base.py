@@ -160,6 +160,11 @@ class Backend:
         raise NotImplementedError
 
     def generate(self, plan, options: BackendOptions) -> GeneratedProgram:
+        """The program's files for ``plan``, each fixedPoint in this backend's form."""
+        return self.print_program(self.form_of(plan), options)
+
+    def print_program(self, plan, options: BackendOptions) -> GeneratedProgram:
+        """The program's files for ``plan`` as ``form_of`` left it (one loop form each)."""
         raise NotImplementedError
 
     def build(self, generated: GeneratedProgram, outdir: pathlib.Path,

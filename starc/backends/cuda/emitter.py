@@ -35,8 +35,7 @@ class CUDABackend(CppBackend):
     copy_to_device = "cudaMemcpy(..., cudaMemcpyHostToDevice)"
     copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
 
-    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        plan = self.form_of(plan)
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
         host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or self.default_block_size), codes)

@@ -47,8 +47,7 @@ class MPIBackend(CppBackend):
     def native_reduction(self, kernel, reduction):
         return native_reduction(kernel, reduction, "the rank's OpenMP loop")
 
-    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        plan = self.form_of(plan)
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         try:
             distribution = distribute(plan)
         except DistributionError as exc:

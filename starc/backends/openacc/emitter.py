@@ -39,8 +39,7 @@ class OpenACCBackend(CppBackend):
     def native_reduction(self, kernel, reduction):
         return native_reduction(kernel, reduction, "the parallel loop")
 
-    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        plan = self.form_of(plan)
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         dialect = OpenACCHostDialect({k.code.name: k.sizes for k in kernels})
         host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})

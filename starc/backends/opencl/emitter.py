@@ -40,8 +40,7 @@ class OpenCLBackend(CppBackend):
     copy_to_device = "clEnqueueWriteBuffer"
     copy_to_host = "clEnqueueReadBuffer"
 
-    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        plan = self.form_of(plan)
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         program = program_name(plan)
         kernel_file, host_file = f"{program}.cl", f"{program}.cpp"
         kernels = render_kernels(plan.kernels)

@@ -60,8 +60,7 @@ class SYCLBackend(CppBackend):
     copy_to_host = "q.memcpy (USM device memory to host)"
     native_reduction = staticmethod(native_reduction)
 
-    def generate(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        plan = self.form_of(plan)
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         host = CppHostPrinter(plan, SYCLHostDialect(options.block_size),
                               {k.code.name: k.code for k in kernels})
