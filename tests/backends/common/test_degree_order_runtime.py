@@ -99,6 +99,11 @@ def test_graphs_whose_count_could_depend_on_ids_keep_them(driver, tmp_path):
     repeated = tmp_path / "repeated.el"
     repeated.write_text("0 1\n0 1\n1 2\n0 2\n")
     assert not _run(driver, repeated, True, "always")[0]
+    both_ways = tmp_path / "both_ways.el"   # mirrored by --undirected: every edge twice
+    both_ways.write_text("0 1\n1 0\n1 2\n2 1\n0 2\n2 0\n")
+    assert not _run(driver, both_ways, True, "always")[0]
+    # Read as directed, the same file is symmetric and simple: checked edge by edge.
+    assert _run(driver, both_ways, False, "always")[0]
     one_way = tmp_path / "one_way.el"     # same degrees both ways, but not symmetric
     one_way.write_text("0 1\n1 2\n2 0\n")
     assert not _run(driver, one_way, False, "always")[0]

@@ -71,6 +71,15 @@ inline bool symmetric_and_simple(const std::vector<int>& offsets, const std::vec
   return true;
 }
 
+/// Whether every row is strictly increasing (no repeated edge): all that is left to check
+/// when the reader mirrored every edge itself (Graph::mirrored), in one sequential pass.
+inline bool rows_strictly_increasing(const std::vector<int>& offsets, const std::vector<int>& targets, int n) {
+  for (int v = 0; v < n; ++v)
+    for (int e = offsets[static_cast<size_t>(v)] + 1; e < offsets[static_cast<size_t>(v) + 1]; ++e)
+      if (targets[static_cast<size_t>(e) - 1] >= targets[static_cast<size_t>(e)]) return false;
+  return true;
+}
+
 }  // namespace detail
 
 /// Whether renumbering pays: an average degree of at least 10 and a sample mean degree above
@@ -96,7 +105,9 @@ inline DegreeOrder order_by_degree(const Graph& g, DegreeOrderMode mode) {
   int n = g.num_nodes;
   if (mode == DegreeOrderMode::Never) return order;
   if (mode == DegreeOrderMode::Auto && !skewed(g.offsets, n)) return order;
-  if (!detail::symmetric_and_simple(g.offsets, g.targets, n)) return order;
+  if (g.mirrored ? !detail::rows_strictly_increasing(g.offsets, g.targets, n)
+                 : !detail::symmetric_and_simple(g.offsets, g.targets, n))
+    return order;
   // New ids: a counting sort by degree, stable, so equal degrees keep their id order.
   int max_degree = 0;
   for (int v = 0; v < n; ++v) max_degree = std::max(max_degree, detail::degree_of(g.offsets, v));

@@ -46,6 +46,7 @@ struct Graph {
   std::vector<double> weights;                               // CSR order; empty when unweighted
   bool has_weights = false;
   bool weights_integral = true;                              // every weight was an integer literal
+  bool mirrored = false;   // the reader added the reverse of every edge: symmetric by construction
   std::string path;
 
   int out_degree(int v) const { return offsets[static_cast<size_t>(v) + 1] - offsets[static_cast<size_t>(v)]; }
@@ -533,7 +534,9 @@ inline Graph read_graph(const std::string& path, bool undirected) {
     detail::check_graph_size(path, 0, edges.num_nodes, 2 * static_cast<long long>(edges.src.size()));
     detail::symmetrise(edges);
   }
-  return detail::build_csr(std::move(edges), path);
+  Graph g = detail::build_csr(std::move(edges), path);
+  g.mirrored = undirected;
+  return g;
 }
 
 }  // namespace starc

@@ -192,7 +192,9 @@ inline Graph read_binary_graph(const std::string& path, bool undirected) {
   edges.weights_integral = g.weights_integral;
   g = Graph();
   symmetrise(edges);
-  return build_csr(std::move(edges), path);
+  g = build_csr(std::move(edges), path);
+  g.mirrored = true;
+  return g;
 }
 
 }  // namespace detail
