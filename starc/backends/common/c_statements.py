@@ -13,10 +13,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
-from starc.backends.common.edge_cursors import cursor_rows
+from starc.backends.common.edge_cursors import cursor_rows, query_row
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sourcemap import mark
-from starc.backends.common.sorted_ranges import RangeFilter, split_range_filter
+from starc.backends.common.sorted_ranges import Bound, RangeFilter, split_range_filter
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
@@ -29,6 +29,20 @@ def _mentions(loop: ir.Loop, sym: ir.Symbol) -> bool:
     parts = (loop.body,) if loop.filter is None else (loop.body, loop.filter)
     return any(isinstance(x, ir.VarRef) and x.sym == sym for part in parts
                for x in ir.walk(part))
+
+
+def _only_edge_test(loop: ir.Loop, cursors) -> Optional[ir.Symbol]:
+    """The row ``u`` when ``loop`` (filter already a range) does nothing but ``if
+    (g.is_an_edge(u, w)) ...`` without else, answered by u's cursor; else None."""
+    stmts = loop.body.stmts
+    if loop.filter is not None or len(stmts) != 1 or not isinstance(stmts[0], ir.If):
+        return None
+    test = stmts[0]
+    if test.orelse is not None or not isinstance(test.cond, ir.GraphQuery) or \
+            test.cond.op != "is_an_edge":
+        return None
+    row = query_row(test.cond, loop.var)
+    return row if row in cursors else None
 
 
 def source_name(path: str) -> str:
@@ -243,6 +257,8 @@ class CPrinter(CExpressionPrinter):
                 pos = self.ctx.names.fresh(f"{var}_in")
             begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
             ranged = split_range_filter(s, self._private)
+            start = None if ranged is None else next(
+                (b for b in ranged.bounds if b.side == "start"), None)
             if ranged is not None:
                 bounds, begin, end = self._sorted_range(ranged, var,
                                                         self.ctx.graph_array(ends_array),
@@ -251,8 +267,15 @@ class CPrinter(CExpressionPrinter):
                 s = dataclasses.replace(s, filter=ranged.rest)
             cursors = cursor_rows(s, self._private)
             for row, query in cursors.items():
-                prologue += self._edge_cursor(s.var, var, row, query, depth)
-            head = f"for (int {pos} = {begin}; {pos} < {end}; {pos}++)"
+                prologue += self._edge_cursor(s.var, var, row, query, start, depth)
+            stop = f"{pos} < {end}"
+            exhausted = _only_edge_test(s, cursors)
+            if exhausted is not None:
+                # The body only acts on an edge u -> w: once the cursor has passed u's last
+                # id, no later (larger) w is one, so the loop stops there.
+                cursor, cursor_end = self._cursors[(s.var, exhausted)]
+                stop += f" && {cursor} < {cursor_end}"
+            head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
             prologue_inner = []
             # Declared only when read: a loop that only counts (or whose filter became its
             # range) would leave an unused variable, an error in warnings-as-errors builds.
@@ -297,17 +320,24 @@ class CPrinter(CExpressionPrinter):
         return lines, begin, end
 
     def _edge_cursor(self, loop_var: ir.Symbol, var: str, row: ir.Symbol,
-                     query: ir.GraphQuery, depth: int) -> List[str]:
-        """Declares the cursor answering the loop's edge queries (row, var): u's whole row
-        (``offsets`` is read here, before the loop); registers it for the body."""
+                     query: ir.GraphQuery, start: Optional[Bound], depth: int) -> List[str]:
+        """Declares the cursor answering the loop's edge queries (row, var): u's row
+        (``offsets`` is read here, before the loop), from the loop's ``start`` bound when
+        the loop has one (every w queried passes it, so no id before it is an answer: ordered
+        triangle counting skips u's lower neighbours in one search instead of a gallop per
+        u); registers it for the body."""
         offsets = self.ctx.graph_array("offsets")
         u = self.expr(ir.VarRef(row, type=row.type))
         pos = self.ctx.names.fresh(f"{var}_in_{u}_pos")
         end = self.ctx.names.fresh(f"{var}_in_{u}_end")
         self._cursors[(loop_var, row)] = (pos, end)
-        return [self._line(depth, f"int {pos} = {self.d.index(offsets, u)};"
-                                  f"{self.comment(query)}"),
-                self._line(depth, f"int {end} = {self.d.index(offsets, u + ' + 1')};")]
+        first = self.d.index(offsets, u)
+        lines = [self._line(depth, f"int {end} = {self.d.index(offsets, u + ' + 1')};")]
+        if start is not None:
+            helper = "starc_upper_bound" if not start.inclusive else "starc_lower_bound"
+            first = (f"{helper}({self.ctx.graph_array('targets')}, {first}, {end}, "
+                     f"{self.expr(start.value)})")
+        return lines + [self._line(depth, f"int {pos} = {first};{self.comment(query)}")]
 
     def _filtered(self, s: ir.Loop, depth: int) -> List[str]:
         if s.filter is None:

@@ -9,8 +9,6 @@ backend's kernel shell (``__kernel``/``__global__``/a lambda). The dialect lives
 
 from __future__ import annotations
 
-from typing import List
-
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import POSTFIX, PRECEDENCE
 from starc.backends.common.c_statements import CPrinter, PrivateAccumulator, source_name
@@ -36,20 +34,21 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     ctx = KernelArguments(kernel, dialect)
     printer = CPrinter(dialect, ctx)
     index = ctx.names.bind(kernel.index)
-    body: List[str] = []
+    guard = None
     if kernel.guard is not None:
         guard = printer.expr(ir.Unary("!", kernel.guard, type=Scalar.BOOL))
-        body.append(INDENT + f"if ({guard}) {dialect.skip_item};")
     # Exclusive scalar reductions: a private per work item, one atomic combine at the end
     # (a forall body has no return, so the end is always reached after the guard).
-    body += printer.open_accumulators([r for r in kernel.reductions if r.private], 1)
-    body += printer.block(kernel.body, 1)
-    body += printer.close_accumulators(1)
-    body = mark(body, kernel)       # the guard and the accumulators come from the forall
+    setup = mark(printer.open_accumulators([r for r in kernel.reductions if r.private], 1),
+                 kernel)
+    item = mark(printer.block(kernel.body, 1), kernel)
+    finish = mark(printer.close_accumulators(1), kernel)
+    skip = [] if guard is None else mark([INDENT + f"if ({guard}) {dialect.skip_item};"], kernel)
+    body = skip + setup + item + finish   # the guard and the accumulators come from the forall
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
     loc = kernel.loc
     comment = f"// {source_name(loc.file)}:{loc.line}" if loc is not None and loc.line > 0 else ""
     comment = marker(span_of(kernel)) + comment
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
-                      ctx.arguments(), body, comment, ctx.features)
+                      ctx.arguments(), body, comment, ctx.features, guard, setup, item, finish)

@@ -72,6 +72,14 @@ class KernelCode:
     body: List[str]
     comment: str               # "// file.sp:LINE"
     features: Set[str]         # e.g. {"double", "atomic_add_long"}
+    # ``body`` in parts, for a shell that runs several items per work item (OpenCL's runs):
+    # ``guard`` skips an item when true (C text, None: none); ``setup`` (the private
+    # accumulators) comes once before the items, ``item`` for each, ``finish`` (their combine)
+    # once after. ``body`` is the guard with ``skip_item``, then setup, item and finish.
+    guard: Optional[str] = None
+    setup: List[str] = dataclasses.field(default_factory=list)
+    item: List[str] = dataclasses.field(default_factory=list)
+    finish: List[str] = dataclasses.field(default_factory=list)
 
 
 class KernelArguments:

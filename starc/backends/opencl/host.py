@@ -100,8 +100,8 @@ class OpenCLHostDialect(HelperHostDialect):
         extensions = ", ".join(json.dumps(e) for e in self.extensions)
         lines = [f"// The first device of --device on which {self.kernel_file} (next to this "
                  "program) builds; its kernel objects.",
-                 f"starc_opencl {DEVICE} = starc_open_device({self.cl}.get_extra(\"device\", "
-                 f"\"default\"), {json.dumps(self.kernel_file)}, {{{extensions}}}, {where});"]
+                 f"starc_opencl {DEVICE} = starc_open_device({self.cl}, "
+                 f"{json.dumps(self.kernel_file)}, {{{extensions}}}, {where});"]
         locations = {k.name: k.loc for k in self.host.plan.kernels}
         for name, var in self.kernel_vars.items():
             lines.append(f"starc_kernel {var} = starc_create_kernel({DEVICE}, "

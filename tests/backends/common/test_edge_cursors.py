@@ -69,9 +69,9 @@ def kernel_text(row, before=(), extra=()):
 
 TC_KERNEL = """\
         int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
-        int w_in_u_pos = offsets[u];  // tc.sp:9
         int w_in_u_end = offsets[u + 1];
-        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+        int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
+        for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
             if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
 """
@@ -79,12 +79,14 @@ TC_KERNEL = """\
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl"])
 def test_golden_tc_gallops_through_the_row_of_u(backend):
+    # The cursor starts at the w loop's bound (w > v) in u's row, and the w loop stops once
+    # the cursor has passed u's last id: its body only acts on an edge u -> w.
     path = ROOT / "dsl" / "tc.sp"
     sink = DiagnosticSink()
     comp = compile_source(path.read_text(), str(path), sink, backend=backend)
     assert comp.ok, [str(d) for d in sink.diagnostics]
     text = comp.generated.files[comp.generated.main if backend != "opencl" else "tc.cl"]
-    indent = " " * 4 if backend == "sycl" else ""      # inside SYCL's lambda
+    indent = " " * 4 if backend in ("sycl", "opencl") else ""   # SYCL's lambda, OpenCL's run
     expected = "".join(indent + line + "\n" for line in TC_KERNEL.splitlines())
     assert expected in text
     assert "starc_find_edge(" not in text.split("starc_gallop(targets")[1]
@@ -103,6 +105,17 @@ def test_every_query_of_the_row_shares_the_cursor_and_get_edge_returns_its_posit
     assert "int w_in_v_pos = offsets[v];" in text
     assert "if (starc_gallop(targets, &w_in_v_pos, w_in_v_end, w) >= 0)" in text
     assert "starc_find_edge" not in text
+
+
+def test_the_loop_stops_at_the_end_of_the_row_only_when_its_body_is_the_edge_test():
+    only_test = kernel_text(var(U))
+    assert "e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++)" in only_test
+    # Anything else in the body runs for every w, edge or not: no early stop.
+    also_counts = kernel_text(var(U), extra=[ir.Assign(
+        ir.PropRead(COUNT, var(W), type=S.INT), ir.Const(0, type=S.INT))])
+    assert "for (int e_w = offsets[v]; e_w < offsets[v + 1]; e_w++)" in also_counts
+    # Without a bound on w the cursor starts at the beginning of u's row.
+    assert "int w_in_u_pos = offsets[u];" in only_test
 
 
 def test_rows_that_move_or_may_not_be_vertices_keep_the_binary_search():

@@ -70,9 +70,9 @@ TC_KERNEL = """\
     for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
         int u = targets[e_u];
         int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
-        int w_in_u_pos = offsets[u];  // tc.sp:9
         int w_in_u_end = offsets[u + 1];
-        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+        int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
+        for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
 """
 
@@ -85,7 +85,7 @@ def test_golden_tc_loops_start_and_stop_at_searched_bounds(backend):
     assert comp.ok, [str(d) for d in sink.diagnostics]
     text = comp.generated.files[comp.generated.main if backend != "opencl" else "tc.cl"]
     # The kernel body (indented once more inside SYCL's lambda): both filters became ranges.
-    indent = " " * 4 if backend == "sycl" else ""
+    indent = " " * 4 if backend in ("sycl", "opencl") else ""   # SYCL's lambda, OpenCL's run
     expected = "".join(indent + line + "\n" for line in TC_KERNEL.splitlines())
     assert expected in text
     assert "if (u < v)" not in text and "if (w > v)" not in text

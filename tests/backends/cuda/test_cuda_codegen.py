@@ -78,9 +78,9 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
     for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
         int u = targets[e_u];
         int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
-        int w_in_u_pos = offsets[u];  // tc.sp:9
         int w_in_u_end = offsets[u + 1];
-        for (int e_w = w_start; e_w < offsets[v + 1]; e_w++) {
+        int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
+        for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
             if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
                 triangle_count_local += 1LL;  // tc.sp:10

@@ -20,16 +20,24 @@ def _between(text: str, start: str, end: str) -> str:
 def test_golden_sssp_min_atomic():
     cl = compile_dsl("sssp").generated.files["sssp.cl"]
     dense = cl[cl.index("__kernel void Compute_SSSP_forall_11_dense("):]
-    assert _between(dense, "    if (!modified[v]) return;", "\n}") == """\
-    if (!modified[v]) return;
-    for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
-        int nbr = targets[e_nbr];
-        int e = e_nbr;
-        int dist_new = dist[v] + weight[e];
-        if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
-            if (!modified_nxt[nbr]) {
-                modified_nxt[nbr] = true;
-                starc_atomic_add_int(&modified_frontier_size[0], 1);
+    # Each work item runs a contiguous run of vertices (one on a GPU, up to 64 on a CPU:
+    # starc_launch), skipping those the guard rules out.
+    assert _between(dense, "    const size_t starc_run", "\n}") == """\
+    const size_t starc_run = ((size_t)n + get_global_size(0) - 1) / get_global_size(0);
+    const size_t starc_first = get_global_id(0) * starc_run;
+    const size_t starc_last = min((size_t)n, starc_first + starc_run);
+    if (starc_first >= starc_last) return;
+    for (int v = (int)starc_first; v < (int)starc_last; v++) {
+        if (!modified[v]) continue;
+        for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
+            int nbr = targets[e_nbr];
+            int e = e_nbr;
+            int dist_new = dist[v] + weight[e];
+            if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
+                if (!modified_nxt[nbr]) {
+                    modified_nxt[nbr] = true;
+                    starc_atomic_add_int(&modified_frontier_size[0], 1);
+                }
             }
         }
     }"""
@@ -110,7 +118,7 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
     assert "    starc_launch(device, kernel, frontier_count, where);" in cpp
     # Kernel objects are created once, before the timer starts.
     setup = _between(cpp, "starc_opencl starc_device", "starc_timer.start();")
-    assert 'starc_open_device(cl.get_extra("device", "default"), "sssp.cl", {}, "sssp.sp:4")' \
+    assert 'starc_open_device(cl, "sssp.cl", {}, "sssp.sp:4")' \
         in setup
     assert 'starc_kernel kernel_Compute_SSSP_forall_11_sparse = starc_create_kernel(' \
         'starc_device, "Compute_SSSP_forall_11_sparse", starc_block, "sssp.sp:11");' in setup
@@ -193,7 +201,9 @@ function Total(Graph g, propNode<double> x) {
 }""")
     files = comp.generated.files
     assert "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" in files["prog.cl"]
-    assert "    double total_local = 0;\n    total_local += x[v];  // prog.sp:5\n" \
+    assert "    double total_local = 0;\n" \
+        "    for (int v = (int)starc_first; v < (int)starc_last; v++) {\n" \
+        "        total_local += x[v];  // prog.sp:5\n    }\n" \
         "    if (total_local != 0) {\n" \
         "        starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \
         "    }\n}" in files["prog.cl"]

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from opencl_helpers import ROOT, build, compile_dsl, compile_text
-from starc.graphs import load_graph
+from starc.graphs import load_graph, rmat, write_edge_list
 from starc.reference import execute
 from starc.results import compare_results, parse_results
 
@@ -153,6 +153,26 @@ def test_device_kind_and_block_size_options(sssp, graph):
     if gpu.returncode != 0:    # no GPU here: the message names what there is
         assert gpu.returncode == 3
         assert gpu.stderr.startswith("error: no OpenCL gpu device found (found: ")
+
+
+@pytest.mark.parametrize("name, undirected, params", [("sssp", False, {"src": "0"}),
+                                                      ("tc", True, {}), ("bc", False,
+                                                                        {"sourceSet": "0,7"})])
+def test_runs_of_items_and_one_item_per_work_item_agree(name, undirected, params, tmp_path):
+    """On a CPU device each work item runs a run of up to 64 vertices (starc_launch); with
+    --block-size, one vertex per work item as on a GPU. Both match the reference on a graph
+    large enough for runs of many vertices, a worklist and a reduction."""
+    path = tmp_path / "rmat.el"
+    write_edge_list(rmat(11, edge_factor=8, seed=4, weights=True), path)
+    comp = compile_dsl(name)
+    program = build(comp.generated, tmp_path / "prog")
+    want = _reference(comp, path, params, undirected)
+    args = [path, *(["--undirected"] if undirected else []),
+            *[x for k, v in params.items() for x in (f"--{k}", v)]]
+    for extra in ([], ["--block-size", "64"]):
+        proc = _run(program, *args, *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert compare_results(want, parse_results(proc.stdout)) == [], extra
 
 
 def test_host_control_flow_and_single_item_kernels(graph, tmp_path):

@@ -5,15 +5,17 @@
 // (-lOpenCL): any installed OpenCL platform (PoCL on a CPU, a GPU driver) runs the program.
 // Helper names and shapes are those of the SYCL host (starc_sycl.hpp), with a cl_mem where
 // SYCL has a USM pointer:
-//   starc_open_device(kind, kernel_file, extensions, where)
+//   starc_open_device(cl or kind, kernel_file, extensions, where)
 //                              the first device of --device cpu|gpu|default that has the
 //                              extensions and on which kernel_file (read from the program's
 //                              own folder) builds; its context, in-order queue and program
+//                              (and, from a command line, whether launches run runs of items)
 //   starc_create_kernel(device, name, block, where)
 //                              one kernel object (created once) and its work-group size
 //   starc_set_arg / starc_launch / starc_launch_single
 //                              the arguments of a launch, then one NDRange over `count` items
-//                              rounded up to the work-group size (one item for single kernels)
+//                              rounded up to the work-group size, or runs of items on a CPU
+//                              (one item for single kernels)
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
@@ -155,6 +157,9 @@ struct starc_opencl {
   starc_cl_handle<cl_command_queue> queue{nullptr, clReleaseCommandQueue};
   starc_cl_handle<cl_program> program{nullptr, clReleaseProgram};
   std::string description;  // "PoCL: cpu-haswell-Intel(R) Xeon(R) ..."
+  // Launch runs of items (see starc_launch): a CPU device and no --block-size given.
+  bool runs = false;
+  std::size_t units = 1;    // CL_DEVICE_MAX_COMPUTE_UNITS
 };
 
 /// A string property of a platform or device.
@@ -290,6 +295,21 @@ inline starc_opencl starc_open_device(const std::string& kind, const char* kerne
   starc_opencl_fail("no OpenCL device can run " + path, CL_SUCCESS, where, failures);
 }
 
+/// The program's device: the first of --device that builds `kernel_file`, as above. On a CPU
+/// device, unless --block-size is given, launches run each work-item over a contiguous run of
+/// items (starc_launch).
+inline starc_opencl starc_open_device(const starc::CommandLine& cl, const char* kernel_file,
+                                      const std::vector<std::string>& extensions, const char* where) {
+  starc_opencl device = starc_open_device(cl.get_extra("device", "default"), kernel_file, extensions, where);
+  cl_device_type type = 0;
+  cl_uint units = 1;
+  clGetDeviceInfo(device.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+  clGetDeviceInfo(device.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+  device.units = std::max<cl_uint>(units, 1);
+  device.runs = (type & CL_DEVICE_TYPE_CPU) != 0 && cl.get_extra("block-size", "").empty();
+  return device;
+}
+
 /// A kernel object of the device's program and the work-group size of its launches:
 /// --block-size, lowered to what the device allows for this kernel.
 struct starc_kernel {
@@ -329,14 +349,27 @@ inline void starc_set_arg(const starc_kernel& kernel, cl_uint index, const T& va
   starc_cl_check(clSetKernelArg(kernel.handle.get(), index, sizeof(T), &value), "clSetKernelArg", where);
 }
 
-/// One work-item per element of [0, count), in work-groups of kernel.group; the global size
-/// is rounded up to a whole number of work-groups (the extra items return at once). Returns
-/// without waiting (in-order queue).
+/// The elements [0, count) of a kernel over items. Every kernel divides them into equal
+/// contiguous runs, one per work-item (its global size). Normally one work-item per element,
+/// in work-groups of kernel.group, the global size rounded up to a whole number of
+/// work-groups (the extra items do nothing). With device.runs (a CPU): at most
+/// STARC_RUN_ITEMS elements per work-item and at least 16 work-items per compute unit,
+/// work-groups of one, so that the device's threads take runs dynamically and PoCL does
+/// not pack work-items whose neighbour loops differ in length into masked vector lanes.
+/// Returns without waiting (in-order queue).
+constexpr std::size_t STARC_RUN_ITEMS = 64;
+
 inline void starc_launch(const starc_opencl& device, const starc_kernel& kernel, long long count,
                          const char* where) {
   if (count <= 0) return;  // an empty NDRange is an error in OpenCL 1.2; nothing to do
-  std::size_t items = (static_cast<std::size_t>(count) + kernel.group - 1) / kernel.group * kernel.group;
-  starc_cl_check(clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &items, &kernel.group,
+  std::size_t total = static_cast<std::size_t>(count);
+  std::size_t group = kernel.group;
+  std::size_t items = (total + group - 1) / group * group;
+  if (device.runs) {
+    group = 1;
+    items = std::min(total, std::max((total + STARC_RUN_ITEMS - 1) / STARC_RUN_ITEMS, 16 * device.units));
+  }
+  starc_cl_check(clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &items, &group,
                                         0, nullptr, nullptr),
                  "clEnqueueNDRangeKernel", where);
 }

@@ -16,7 +16,8 @@ static void ${k.name}(${k.signature}) {
 // Run: ${run_command}
 //   --device cpu|gpu|default  the OpenCL device (default: a GPU, else any device); the first
 //                             of that kind on which the kernels build
-//   --block-size N            launch work-groups of N work-items (default: ${block_default})
+//   --block-size N            launch work-groups of N work-items (default: ${block_default};
+//                             on a CPU device, work-items that each run up to 64 items)
 // starc_runtime.hpp and starc_opencl_host.hpp are generated next to this file.
 % for header in includes:
 #include <${header}>
