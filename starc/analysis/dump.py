@@ -71,7 +71,8 @@ class PlanPrinter(DSLPrinter):
             role = "" if d.role == "out" else f" role={d.role}"
             return f"{d.graph.name}.neighbors({self.expr(d.of)}) edge {d.edge.name}{role}"
         if isinstance(d, ir.InNeighbors):
-            return f"{d.graph.name}.nodes_to({self.expr(d.of)}) edge {d.edge.name}"
+            order = " descending" if d.descending else ""
+            return f"{d.graph.name}.nodes_to({self.expr(d.of)}) edge {d.edge.name}{order}"
         return super().domain(s)
 
     def filter_suffix(self, cond: ir.Expr) -> str:

@@ -299,11 +299,14 @@ class Neighbors(Domain):
 
 @dataclass(frozen=True)
 class InNeighbors(Domain):
-    """``g.nodes_to(of)``: in-neighbours ``u``; ``edge`` is the forward edge u -> of."""
+    """``g.nodes_to(of)``: in-neighbours ``u``; ``edge`` is the forward edge u -> of.
+    ``descending``: from the row's last in-neighbour to its first (only a lowering makes
+    such a loop: ``analysis/bfs.py``'s last-parent search)."""
 
     graph: Symbol
     of: Expr
     edge: Symbol
+    descending: bool = False
 
 
 @dataclass(frozen=True)

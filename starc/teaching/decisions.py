@@ -486,6 +486,11 @@ class _Walk:
         level = s.level.name
         reverse = (f"; then {s.reverse.name} once per depth, from the deepest back to 0 (the "
                    "reverse sweep)") if s.reverse is not None else ""
+        last = any(isinstance(loop.domain, ir.InNeighbors) and loop.domain.descending
+                   for loop in ir.walk(s.forward.body) if isinstance(loop, ir.Loop))
+        parents = ("; a parents loop whose outcome is its last parent's assignment searches "
+                   "the in-edges from the last and stops at the first parent found") \
+            if last else ""
 
         def choose(t: Target) -> Choice:
             combine = ""
@@ -499,7 +504,7 @@ class _Walk:
                 f"{s.bottom_up.name} lets every unvisited vertex look bottom-up for a parent "
                 f"(stopping at the first), chosen per depth from the counts {s.awake.name} and "
                 f"{s.scout.name} read back after each step (GAPBS's heuristic, alpha {s.alpha}, "
-                f"beta {s.beta}){reverse}{combine}",
+                f"beta {s.beta}){parents}{reverse}{combine}",
                 "level-synchronous BFS: every vertex of one level is expanded in parallel, and "
                 "the levels are kept for the reverse sweep; when the frontier is large most "
                 "out-edges lead to visited vertices, and a bottom-up step skips them")

@@ -163,6 +163,43 @@ def test_bfs_forward_kernel():
         (bfs.awake, "+", True), (bfs.scout, "+", True)]
 
 
+def _parent_loops(plan):
+    (bfs,) = host_of(plan, P.BFSLoop)
+    return [loop for kernel in (bfs.forward, bfs.bottom_up)
+            for loop in nodes_of(kernel.body, ir.Loop)
+            if isinstance(loop.domain, ir.InNeighbors) and loop.var.name == "w"]
+
+
+def test_a_last_parent_assignment_searches_backwards_and_stops_at_the_first_parent():
+    # dsl/bfs.sp: v.level = w.level + 1; the outcome is the last parent's, so the in-edges are
+    # searched from the last and the loop breaks after the first parent's assignment.
+    loops = _parent_loops(dsl_plan("bfs", "outline"))
+    assert len(loops) == 2     # B1 in the top-down and in the bottom-up kernel
+    for loop in loops:
+        assert loop.domain.descending
+        assign, stop = loop.body.stmts
+        assert isinstance(assign, ir.Assign) and isinstance(stop, ir.Break)
+    # bc's B1 accumulates (v.sigma = v.sigma + w.sigma): every parent counts.
+    for loop in _parent_loops(dsl_plan("bc", "outline")):
+        assert not loop.domain.descending
+        assert not any(isinstance(s, ir.Break) for s in loop.body.stmts)
+
+
+@pytest.mark.parametrize("body", [
+    "forall (w in g.neighbors(v)) { v.a = w; }",                 # parallel: no last parent
+    "for (w in g.neighbors(v)) { v.a = v.a + w; }",              # reads its own target
+    "for (w in g.neighbors(v)) { v.a = w; v.b = w; }",           # two statements
+    "for (w in g.neighbors(v)) { v.a = src.a + w; }",            # target read elsewhere
+])
+def test_other_parent_loops_visit_every_parent(body):
+    plan = plan_of(f"""function F(Graph g, propNode<int> a, propNode<int> b, node src) {{
+  g.attachNodeProperty(a = 0, b = 0);
+  iterateInBFS (v in g.nodes() from src) {{ {body} }}
+}}""", stop_after="outline")
+    loops = _parent_loops(plan)
+    assert loops and not any(loop.domain.descending for loop in loops)
+
+
 def test_bfs_bottom_up_kernel():
     plan = dsl_plan("bc", "outline")
     (bfs,) = host_of(plan, P.BFSLoop)

@@ -7,6 +7,7 @@ import functools
 import pathlib
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -129,3 +130,53 @@ def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
     second = oracles.bfs_relation(graph, other)
     assert expected.props["a"].tolist() == first["parents"].tolist()
     assert expected.props["b"].tolist() == (second["parents"] + 10 * second["children"]).tolist()
+
+
+# Loops whose outcome is their last parent's assignment: the plan searches the in-edges
+# backwards and stops at the first parent (analysis/bfs.py). In-neighbours come in ascending
+# id order, so the last parent is the highest-numbered one (passing the loop's filter).
+LAST_PARENT = """function F(Graph g, propNode<int> parent, propNode<int> depth, node src) {
+  g.attachNodeProperty(parent = -1, depth = 0);
+  iterateInBFS (v in g.nodes() from src) {
+    for (w in g.neighbors(v)) { v.parent = w; }
+    for (w in g.neighbors(v).filter(w != 2)) { v.depth = w.depth + 1; }
+  }
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def compiled_last_parent(backend: str):
+    return starc.compile(LAST_PARENT, backend)
+
+
+def _last_parent_oracle(graph, src):
+    level = oracles.bfs_levels(graph, src)
+    parent = np.full(graph.num_nodes, -1, dtype=np.int64)
+    depth = np.zeros(graph.num_nodes, dtype=np.int64)
+    # The source's filtered depth loop has no parent: it keeps 0; vertices by level, so a
+    # parent's depth is final before its children read it.
+    for v in sorted(range(graph.num_nodes), key=lambda x: level[x]):
+        if level[v] <= 0:
+            continue
+        parents = sorted({u for u, t, _ in oracles.edges_of(graph)
+                          if t == v and u != v and level[u] == level[v] - 1})
+        parent[v] = parents[-1]
+        kept = [u for u in parents if u != 2]
+        if kept:
+            depth[v] = depth[kept[-1]] + 1
+    return {"parent": parent, "depth": depth}
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+@pytest.mark.parametrize("graph_name", ["rmat", "source_in_edges", "unreached_in_nbr"])
+def test_last_parent_loops_keep_the_last_parents_value(backend, graph_name, tmp_path):
+    graph = small_graphs()[graph_name]
+    path = tmp_path / "g.mtx"
+    write_mtx(graph, path)
+    for src in sorted({0, graph.num_nodes // 2}):
+        expected = compiled_last_parent("reference").run(path, src=src)
+        for name, values in _last_parent_oracle(graph, src).items():
+            assert expected.props[name].tolist() == values.tolist(), (name, src)
+        actual = compiled_last_parent(backend).run(path, src=src)
+        assert not compare_results(expected, actual), (backend, src)

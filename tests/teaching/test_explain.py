@@ -217,3 +217,12 @@ def test_backend_titles_are_set():
     for name in device_backends():
         backend = get_backend(name)
         assert backend.title and backend.launch_shape and backend.launch_why, name
+
+
+def test_bfs_says_when_a_parents_loop_stops_at_the_last_parent():
+    def text(name):
+        comp = _plan(ROOT / "dsl" / f"{name}.sp")
+        choice = _find(decisions(comp, ["opencl"]), "iterateInBFS").choices["opencl"]
+        return choice.what
+    assert "searches the in-edges from the last and stops at the first parent" in text("bfs")
+    assert "stops at the first parent" not in text("bc")     # bc sums over every parent

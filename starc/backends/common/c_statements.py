@@ -276,6 +276,8 @@ class CPrinter(CExpressionPrinter):
                 cursor, cursor_end = self._cursors[(s.var, exhausted)]
                 stop += f" && {cursor} < {cursor_end}"
             head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
+            if getattr(dom, "descending", False):     # no cursor: ids descend
+                head = f"for (int {pos} = {end} - 1; {pos} >= {begin}; {pos}--)"
             prologue_inner = []
             # Declared only when read: a loop that only counts (or whose filter became its
             # range) would leave an unused variable, an error in warnings-as-errors builds.

@@ -51,4 +51,5 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     comment = f"// {source_name(loc.file)}:{loc.line}" if loc is not None and loc.line > 0 else ""
     comment = marker(span_of(kernel)) + comment
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
-                      ctx.arguments(), body, comment, ctx.features, guard, setup, item, finish)
+                      ctx.arguments(), body, comment, ctx.features, guard, setup, item, finish,
+                      marker(span_of(kernel)))

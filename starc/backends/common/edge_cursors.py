@@ -57,6 +57,8 @@ def cursor_rows(loop: ir.Loop, private: Callable[[ir.Symbol], bool]
         return {}
     if isinstance(domain, ir.Neighbors) and domain.role != "out":
         return {}
+    if isinstance(domain, ir.InNeighbors) and domain.descending:
+        return {}       # a cursor moves forward only
     written = written_symbols(loop)
     if isinstance(domain.of, ir.VarRef) and domain.of.sym.uid in written:
         return {}       # the loop's own row moves: its ids need not ascend

@@ -80,6 +80,7 @@ class KernelCode:
     setup: List[str] = dataclasses.field(default_factory=list)
     item: List[str] = dataclasses.field(default_factory=list)
     finish: List[str] = dataclasses.field(default_factory=list)
+    marker: str = ""           # the forall's source-map marker, for lines a shell adds
 
 
 class KernelArguments:

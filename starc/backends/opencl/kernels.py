@@ -105,10 +105,11 @@ def _run_of_items(code: KernelCode) -> List[str]:
              f"{INDENT}const size_t starc_last = min((size_t){bound}, starc_first + starc_run);",
              f"{INDENT}if (starc_first >= starc_last) return;"]
     lines += code.setup
-    lines.append(f"{INDENT}for (int {index} = (int)starc_first; {index} < (int)starc_last; "
-                 f"{index}++) {{")
+    # The run's loop and the guard come from the forall, like its body.
+    lines.append(f"{code.marker}{INDENT}for (int {index} = (int)starc_first; "
+                 f"{index} < (int)starc_last; {index}++) {{")
     if code.guard is not None:
-        lines.append(f"{INDENT * 2}if ({code.guard}) continue;")
+        lines.append(f"{code.marker}{INDENT * 2}if ({code.guard}) continue;")
     lines += [INDENT + line if line.strip() else line for line in code.item]
     lines.append(f"{INDENT}}}")
     return lines + code.finish
