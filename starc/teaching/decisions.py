@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
-from starc.analysis.host_tree import host_exprs, launched_kernels, walk_host
+from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
 from starc.backends.base import Backend, BackendOptions
 from starc.backends.common.atomic_helpers import TABLES
@@ -194,6 +194,7 @@ class _Walk:
         self.plan, self.comp, self.found, self.lines = plan, comp, found, lines
         self.decisions: List[Decision] = []
         self.order: Dict[int, int] = {}
+        self.worklist_kernels: Set[str] = set()     # filled by run()
 
     # (each choice function gets the target and returns a Choice)
     def add(self, node, construct: str, choose, span_node=None) -> None:
@@ -216,6 +217,11 @@ class _Walk:
         self.transfers_once()
         structured = _structured(self.comp)
         bfs_roles = {}
+        # The kernels of fixedPoints that have a worklist: their flag sets count or queue.
+        self.worklist_kernels |= {k.name for loop in walk_host(structured.host)
+                                 if isinstance(loop, P.FixedPointLoop) and loop.worklist
+                                 for stmt in walk_host(loop.body)
+                                 for k in kernels_launched_by(stmt)}
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.BFSLoop):
                 bfs_roles[stmt.forward.name] = "iterateInBFS body"
@@ -345,7 +351,11 @@ class _Walk:
                 why = ("the secondary values are not constants, so they must come from the "
                        "winning update: the lock keeps the three together; " + why)
             elif seconds or s.then:
-                extra = ", ".join(seconds + (["the fixedPoint flag"] if any(
+                flag = "the fixedPoint flag"
+                if kernel.name in self.worklist_kernels and not t.backend.no_worklist_why:
+                    flag = ("the vertex's fixedPoint flag (the worklist's: counted in a dense "
+                            "round, stamped and queued once in a sparse one)")
+                extra = ", ".join(seconds + ([flag] if any(
                     isinstance(x, P.FlagSet) for x in s.then) else []))
                 what += f"; where it wins: plain stores of {extra}"
                 why += ("; the old value tells whether this update won, and every winner "

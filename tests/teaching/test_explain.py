@@ -226,3 +226,13 @@ def test_bfs_says_when_a_parents_loop_stops_at_the_last_parent():
         return choice.what
     assert "searches the in-edges from the last and stops at the first parent" in text("bfs")
     assert "stops at the first parent" not in text("bc")     # bc sums over every parent
+
+
+def test_the_min_says_how_a_worklist_backend_sets_the_flag(sssp):
+    comp, found = sssp
+    line = next(n for n, text in enumerate(comp.source.splitlines(), 1) if "Min(" in text)
+    what = {b: c.what for b, c in _find(found, "Min", line).choices.items()}
+    for backend in ("cuda", "opencl", "sycl", "openacc"):
+        assert "stamped and queued once in a sparse one" in what[backend], backend
+    # MPI keeps every round over all vertices: a plain flag
+    assert "the fixedPoint flag" in what["mpi"] and "queued" not in what["mpi"]
