@@ -42,9 +42,12 @@ def driver(tmp_path_factory) -> Path:
 
 
 def mpirun(driver: Path, ranks: int, *args) -> subprocess.CompletedProcess:
-    # The timeout turns a hang (a rank left waiting in a collective) into a failure.
+    # The timeout turns a hang (a rank left waiting in a collective) into a failure. stdin is
+    # /dev/null, as starc's runner gives it: mpirun forwards its stdin to rank 0, and once
+    # (CI, under load) the launcher itself died of SIGSEGV in this file's abort test, as in
+    # open-mpi/ompi#7483 (a segfault in mpirun's stdin forwarding).
     return subprocess.run([MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), str(driver), *map(str, args)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
 
 
 def parse_dump(text: str) -> dict:
