@@ -112,6 +112,23 @@ class Measurement:
 
 
 # -- graphs -------------------------------------------------------------------------------
+def _simple(graph):
+    """``graph`` without self-loops and repeated edges (a repeat keeps its first weight).
+
+    GAPBS's builder drops both when it reads a file, so its kernels would otherwise run on
+    fewer edges than starc's, which keeps a multigraph as written (R-MAT repeats about 6%
+    of its edges at scale 18)."""
+    from starc.graphs import Graph
+
+    src, dst = graph.sources.astype(np.int64), graph.targets.astype(np.int64)
+    keys = src << 32 | dst
+    _, first = np.unique(keys, return_index=True)
+    keep = np.sort(first[src[first] != dst[first]])
+    weights = None if graph.weights is None else graph.weights[keep]
+    return Graph.from_edges(graph.num_nodes, src[keep], dst[keep], weights,
+                            graph.weights_integral, f"{graph.name}, simple")
+
+
 def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> GraphInfo:
     """Generate (or reuse) one graph file; Matrix Market keeps isolated highest ids."""
     from starc.graphs import Graph, rmat, uniform
@@ -133,7 +150,7 @@ def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> Gr
     else:
         raise SystemExit(f"harness: unknown graph kind '{kind}' (use rmat or uniform)")
     if variant != "symmetric":
-        graph = _simple(graph, Graph)
+        graph = _simple(graph)
     num_edges = graph.num_edges
     if variant == "symmetric":
         lo = np.minimum(graph.sources, graph.targets).astype(np.int64)
@@ -155,21 +172,6 @@ def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> Gr
 
 
 # -- baselines ----------------------------------------------------------------------------
-def _simple(graph, graph_class):
-    """``graph`` without self-loops and repeated edges (a repeat keeps its first weight).
-
-    GAPBS's builder drops both when it reads a file, so its kernels would otherwise run on
-    fewer edges than starc's, which keeps a multigraph as written (R-MAT repeats about 6%
-    of its edges at scale 18, and pr then needs more rounds to converge)."""
-    src, dst = graph.sources.astype(np.int64), graph.targets.astype(np.int64)
-    keys = src << 32 | dst
-    _, first = np.unique(keys, return_index=True)
-    keep = np.sort(first[src[first] != dst[first]])
-    weights = None if graph.weights is None else graph.weights[keep]
-    return graph_class.from_edges(graph.num_nodes, src[keep], dst[keep], weights,
-                                  graph.weights_integral, f"{graph.name}, simple")
-
-
 def build_baselines(algos: List[str], out: pathlib.Path) -> Dict[str, str]:
     """Compile the baselines that are missing or older than their sources; name -> error."""
     cxx = os.environ.get("CXX") or shutil.which("g++")

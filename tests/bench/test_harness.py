@@ -101,3 +101,21 @@ def test_gapbs_column_runs_its_kernel_on_the_same_graph_and_adds_a_ratio(tmp_pat
     header, _, line = harness.markdown_table([row], ["opencl"]).splitlines()
     assert "| GAPBS | opencl |" in header
     assert "| 3.0 ms (load 30.0 ms) | 6.0 ms / 500.0 ms (3.0x; 2.0x GAPBS) |" in line
+
+
+def test_directed_graphs_are_simple_as_gapbs_builds_them(tmp_path):
+    # The same edges as the generator's, without self-loops or repeats (the first repeat's
+    # weight kept), in the file the programs and GAPBS both read.
+    from starc.graphs import load_graph, rmat
+    raw = rmat(8, harness.EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=8, weights=True)
+    info = harness.generate_graph("rmat", 8, "weighted", tmp_path)
+    got = load_graph(info.path)
+    pairs = list(zip(raw.sources.tolist(), raw.targets.tolist(), raw.weights.tolist()))
+    first = {}
+    for u, v, w in pairs:
+        if u != v:
+            first.setdefault((u, v), w)
+    assert raw.num_edges > len(first)            # the generator does repeat and loop
+    assert info.num_edges == got.num_edges == len(first)
+    assert dict(zip(zip(got.sources.tolist(), got.targets.tolist()),
+                    got.weights.tolist())) == first

@@ -112,8 +112,9 @@ TWO = """function F(Graph g, propNode<int> a, propNode<int> b, node src, node ot
 
 
 @functools.lru_cache(maxsize=None)
-def compiled_two(backend: str):
-    return starc.compile(TWO, backend)
+def compiled_text(text: str, backend: str):
+    """``text`` compiled for ``backend``, once per test session."""
+    return starc.compile(text, backend)
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
@@ -123,8 +124,8 @@ def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
     path = tmp_path / "g.mtx"
     write_mtx(graph, path)
     src, other = 0, graph.num_nodes - 2
-    expected = compiled_two("reference").run(path, src=src, other=other)
-    actual = compiled_two(backend).run(path, src=src, other=other)
+    expected = compiled_text(TWO, "reference").run(path, src=src, other=other)
+    actual = compiled_text(TWO, backend).run(path, src=src, other=other)
     assert not compare_results(expected, actual)
     first = oracles.bfs_relation(graph, src)
     second = oracles.bfs_relation(graph, other)
@@ -143,11 +144,6 @@ LAST_PARENT = """function F(Graph g, propNode<int> parent, propNode<int> depth, 
   }
 }
 """
-
-
-@functools.lru_cache(maxsize=None)
-def compiled_last_parent(backend: str):
-    return starc.compile(LAST_PARENT, backend)
 
 
 def _last_parent_oracle(graph, src):
@@ -175,8 +171,8 @@ def test_last_parent_loops_keep_the_last_parents_value(backend, graph_name, tmp_
     path = tmp_path / "g.mtx"
     write_mtx(graph, path)
     for src in sorted({0, graph.num_nodes // 2}):
-        expected = compiled_last_parent("reference").run(path, src=src)
+        expected = compiled_text(LAST_PARENT, "reference").run(path, src=src)
         for name, values in _last_parent_oracle(graph, src).items():
             assert expected.props[name].tolist() == values.tolist(), (name, src)
-        actual = compiled_last_parent(backend).run(path, src=src)
+        actual = compiled_text(LAST_PARENT, backend).run(path, src=src)
         assert not compare_results(expected, actual), (backend, src)

@@ -268,16 +268,17 @@ class CPrinter(CExpressionPrinter):
             cursors = cursor_rows(s, self._private)
             for row, query in cursors.items():
                 prologue += self._edge_cursor(s.var, var, row, query, start, depth)
-            stop = f"{pos} < {end}"
-            exhausted = _only_edge_test(s, cursors)
-            if exhausted is not None:
-                # The body only acts on an edge u -> w: once the cursor has passed u's last
-                # id, no later (larger) w is one, so the loop stops there.
-                cursor, cursor_end = self._cursors[(s.var, exhausted)]
-                stop += f" && {cursor} < {cursor_end}"
-            head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
-            if getattr(dom, "descending", False):     # no cursor: ids descend
+            if isinstance(dom, ir.InNeighbors) and dom.descending:   # no cursor here
                 head = f"for (int {pos} = {end} - 1; {pos} >= {begin}; {pos}--)"
+            else:
+                stop = f"{pos} < {end}"
+                exhausted = _only_edge_test(s, cursors)
+                if exhausted is not None:
+                    # The body only acts on an edge u -> w: once the cursor has passed u's
+                    # last id, no later (larger) w is one, so the loop stops there.
+                    cursor, cursor_end = self._cursors[(s.var, exhausted)]
+                    stop += f" && {cursor} < {cursor_end}"
+                head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
             prologue_inner = []
             # Declared only when read: a loop that only counts (or whose filter became its
             # range) would leave an unused variable, an error in warnings-as-errors builds.

@@ -38,18 +38,17 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     if kernel.guard is not None:
         guard = printer.expr(ir.Unary("!", kernel.guard, type=Scalar.BOOL))
     # Exclusive scalar reductions: a private per work item, one atomic combine at the end
-    # (a forall body has no return, so the end is always reached after the guard).
+    # (a forall body has no return, so the end is always reached after the guard). The
+    # guard and the accumulators come from the forall, like the body.
     setup = mark(printer.open_accumulators([r for r in kernel.reductions if r.private], 1),
                  kernel)
     item = mark(printer.block(kernel.body, 1), kernel)
     finish = mark(printer.close_accumulators(1), kernel)
-    skip = [] if guard is None else mark([INDENT + f"if ({guard}) {dialect.skip_item};"], kernel)
-    body = skip + setup + item + finish   # the guard and the accumulators come from the forall
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
     loc = kernel.loc
     comment = f"// {source_name(loc.file)}:{loc.line}" if loc is not None and loc.line > 0 else ""
-    comment = marker(span_of(kernel)) + comment
+    forall = marker(span_of(kernel))
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
-                      ctx.arguments(), body, comment, ctx.features, guard, setup, item, finish,
-                      marker(span_of(kernel)))
+                      ctx.arguments(), forall + comment, ctx.features, guard, setup, item,
+                      finish, forall, dialect.skip_item)

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.naming import NameAllocator
-from starc.backends.common.dialect import GRAPH_ARRAYS, Dialect
+from starc.backends.common.dialect import GRAPH_ARRAYS, INDENT, Dialect
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -62,25 +62,38 @@ class KernelArg:
 class KernelCode:
     """A printed kernel: the backend wraps ``body`` (already indented one level) in its shell,
     after declaring ``index`` from the thread id and returning when ``index >= n`` (nodes) or
-    ``index >= m`` (edges); a single-item kernel is launched as exactly one work item."""
+    ``index >= m`` (edges); a single-item kernel is launched as exactly one work item.
+
+    The body comes in parts, for a shell that runs several items per work item (OpenCL's
+    runs): ``guard`` skips an item when true (C text, None: none); ``setup`` (the private
+    accumulators) comes once before the items, ``item`` for each, ``finish`` (their combine)
+    once after."""
 
     name: str
     extent: str                # "nodes" (bound n), "edges" (bound m), "frontier" (bound
                                # frontier_count) or "single" (one item): see BOUNDS
     index: Optional[str]       # None: a single-item kernel that does not use its index
     args: List[KernelArg]
-    body: List[str]
     comment: str               # "// file.sp:LINE"
     features: Set[str]         # e.g. {"double", "atomic_add_long"}
-    # ``body`` in parts, for a shell that runs several items per work item (OpenCL's runs):
-    # ``guard`` skips an item when true (C text, None: none); ``setup`` (the private
-    # accumulators) comes once before the items, ``item`` for each, ``finish`` (their combine)
-    # once after. ``body`` is the guard with ``skip_item``, then setup, item and finish.
-    guard: Optional[str] = None
-    setup: List[str] = dataclasses.field(default_factory=list)
-    item: List[str] = dataclasses.field(default_factory=list)
-    finish: List[str] = dataclasses.field(default_factory=list)
-    marker: str = ""           # the forall's source-map marker, for lines a shell adds
+    guard: Optional[str]
+    setup: List[str]
+    item: List[str]
+    finish: List[str]
+    marker: str                # the forall's source-map marker, for lines a shell adds
+    skip_item: str             # the dialect's statement that skips one item ("return")
+
+    def skip(self, depth: int, statement: str) -> List[str]:
+        """The guard's line at ``depth``, skipping with ``statement``; none without a guard."""
+        if self.guard is None:
+            return []
+        return [f"{self.marker}{INDENT * depth}if ({self.guard}) {statement};"]
+
+    @property
+    def body(self) -> List[str]:
+        """One item's whole body: the guard (skipping with ``skip_item``), setup, item and
+        finish."""
+        return self.skip(1, self.skip_item) + self.setup + self.item + self.finish
 
 
 class KernelArguments:

@@ -108,8 +108,7 @@ def _run_of_items(code: KernelCode) -> List[str]:
     # The run's loop and the guard come from the forall, like its body.
     lines.append(f"{code.marker}{INDENT}for (int {index} = (int)starc_first; "
                  f"{index} < (int)starc_last; {index}++) {{")
-    if code.guard is not None:
-        lines.append(f"{code.marker}{INDENT * 2}if ({code.guard}) continue;")
+    lines += code.skip(2, "continue")
     lines += [INDENT + line if line.strip() else line for line in code.item]
     lines.append(f"{INDENT}}}")
     return lines + code.finish

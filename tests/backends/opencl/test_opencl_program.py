@@ -13,6 +13,9 @@ import subprocess
 import pytest
 
 from opencl_helpers import ROOT, build, compile_dsl, compile_text
+from starc.backends.common.runtime_paths import runtime_files
+from starc.backends.opencl.emitter import OpenCLBackend
+from starc.backends.opencl.toolchain import HOST_RUNTIME
 from starc.graphs import load_graph, rmat, write_edge_list
 from starc.reference import execute
 from starc.results import compare_results, parse_results
@@ -173,6 +176,55 @@ def test_runs_of_items_and_one_item_per_work_item_agree(name, undirected, params
         proc = _run(program, *args, *extra)
         assert proc.returncode == 0, proc.stderr
         assert compare_results(want, parse_results(proc.stdout)) == [], extra
+
+
+SHAPE_KERNEL = """__kernel void shape(__global long *out) {
+    if (get_global_id(0) == 0) { out[0] = get_global_size(0); out[1] = get_local_size(0); }
+}
+"""
+SHAPE_DRIVER = r"""#include <cstdio>
+#include "starc_runtime.hpp"
+#include "starc_opencl_host.hpp"
+int main(int argc, char** argv) {
+  starc::CommandLine cl(argc, argv, {}, "shape");
+  starc_opencl device = starc_open_device(cl, "shape.cl", {}, "test");
+  starc_kernel kernel = starc_create_kernel(device, "shape", starc_block_size(cl, 256), "test");
+  cl_mem out = starc_malloc<long long>(device, 2, "out", "test");
+  starc_set_arg(kernel, 0, out, "test");
+  for (long long count : {1000LL, 100000LL}) {
+    long long got[2];
+    starc_launch(device, kernel, count, "test");
+    starc_copy_to_host<long long>(device, got, out, 2, "test");
+    std::printf("%d %zu %lld %lld %lld\n", device.runs ? 1 : 0, device.units, count, got[0], got[1]);
+  }
+}
+"""
+
+
+def test_launch_shape_runs_of_items_on_a_cpu_and_work_groups_with_block_size(graph, tmp_path):
+    """starc_launch's NDRange: on PoCL's CPU device without --block-size, work-groups of one
+    and at most 64 items per work item (at least 16 work items per compute unit); with
+    --block-size, one work item per item rounded up to whole work-groups."""
+    if not OpenCLBackend().availability().can_build:
+        pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
+    for name, text in runtime_files(HOST_RUNTIME).items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
+    (tmp_path / "shape.cpp").write_text(SHAPE_DRIVER)
+    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "shape.cpp", "-o", "shape",
+                    "-lOpenCL"], cwd=tmp_path, check=True)
+
+    def shapes(*extra):
+        proc = _run(tmp_path / "shape", graph, "--device", "cpu", *extra)
+        assert proc.returncode == 0, proc.stderr
+        return [tuple(int(x) for x in line.split()) for line in proc.stdout.splitlines()]
+
+    for runs, units, count, items, group in shapes():
+        assert runs == 1 and group == 1
+        assert items == min(count, max(-(-count // 64), 16 * units))
+        assert -(-count // items) <= 64
+    for runs, _, count, items, group in shapes("--block-size", "32"):
+        assert (runs, group, items) == (0, 32, -(-count // 32) * 32)
 
 
 def test_host_control_flow_and_single_item_kernels(graph, tmp_path):
