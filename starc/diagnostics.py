@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import sys
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TextIO, TypeVar
 
 from starc.errors import StarcError
+from starc.records import Record, record
 
 __all__ = [
     "SourceLoc", "Severity", "Diagnostic", "DiagnosticSink", "CompileError",
@@ -17,8 +17,8 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
-class SourceLoc:
+@record
+class SourceLoc(Record):
     """A position in a source file; lines and columns count from 1."""
 
     file: str
@@ -89,8 +89,8 @@ WARNING_IDS: Dict[str, str] = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class Diagnostic:
+@record
+class Diagnostic(Record):
     """One message about the program: severity, code or warning id, location, text."""
 
     severity: Severity

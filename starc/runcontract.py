@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 
 from starc import errors
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
+from starc.records import Record, record
 
 # numpy is imported where values are bound: the compiler asks this module only for
 # entry_function, and `starc compile` must start without numpy.
@@ -36,8 +36,8 @@ class DataError(errors.InputError):
     a propEdge parameter needs."""
 
 
-@dataclass(frozen=True)
-class ParamSpec:
+@record
+class ParamSpec(Record):
     """One parameter of the entry function as the command line sees it.
 
     ``kind`` is one of ``scalar`` (``scalar`` holds its type), ``node``, ``edge``, ``SetN``,

@@ -23,12 +23,12 @@ non-zero constant other than -1 (``x / -1`` still goes through the helper, which
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Tuple
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
+from starc.records import Record, record
 
 __all__ = ["CheckSite", "CheckedIndex", "CheckedDivide", "ErrorWord", "insert_checks",
            "is_safe_index"]
@@ -36,8 +36,8 @@ __all__ = ["CheckSite", "CheckedIndex", "CheckedDivide", "ErrorWord", "insert_ch
 _INTEGRAL = (Scalar.INT, Scalar.LONG, Scalar.NODE, Scalar.EDGE)
 
 
-@dataclass(frozen=True)
-class CheckSite:
+@record
+class CheckSite(Record):
     """One checked operation: ``kind`` is ``index`` (of property ``name``), ``vertex``,
     ``edge``, ``division`` or ``modulo``; ``extent`` (``nodes``/``edges``) gives the limit."""
 
@@ -58,7 +58,7 @@ class CheckSite:
         return f"{self.kind} {value} out of range 0..{limit - 1}"
 
 
-@dataclass(frozen=True)
+@record
 class CheckedIndex(ir.Expr):
     """``index`` if ``0 <= index < limit(extent)``, else raise ``site`` and yield 0."""
 
@@ -67,7 +67,7 @@ class CheckedIndex(ir.Expr):
     site: int
 
 
-@dataclass(frozen=True)
+@record
 class CheckedDivide(ir.Expr):
     """Integer ``left / right`` or ``left % right`` (``op``): raise ``site`` and yield 0 when
     ``right`` is 0; ``INT_MIN / -1`` wraps (``% -1`` is 0)."""
@@ -78,8 +78,8 @@ class CheckedDivide(ir.Expr):
     site: int
 
 
-@dataclass(frozen=True)
-class ErrorWord:
+@record
+class ErrorWord(Record):
     """The program's device error word: its two arrays and every site, numbered from 0."""
 
     site: object          # plan.DeviceArray (int, "one")

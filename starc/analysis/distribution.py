@@ -24,13 +24,13 @@ distributed yet is a ``DistributionError`` naming the construct.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
 from starc.ir import nodes as ir
+from starc.records import Record, record
 
 __all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
 
@@ -46,8 +46,8 @@ class DistributionError(Exception):
         self.loc = loc
 
 
-@dataclass(frozen=True)
-class Superstep:
+@record
+class Superstep(Record):
     """The exchanges after one kernel (see the module docstring)."""
 
     kernel: str
@@ -57,8 +57,8 @@ class Superstep:
     scalars: Tuple[Tuple[str, str], ...] = ()     # (one-value array, how ranks combine)
 
 
-@dataclass(frozen=True)
-class Distribution:
+@record
+class Distribution(Record):
     steps: Dict[str, Superstep]
     mirrored: Dict[str, str]      # array -> "neighbour" | "anywhere"
     reverse: bool

@@ -17,11 +17,11 @@ parameter, a value read from a property, a neighbour of a neighbour).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
+from starc.records import Record, record
 
 __all__ = ["RemoteWrite", "Locality", "kernel_locality"]
 
@@ -29,8 +29,8 @@ __all__ = ["RemoteWrite", "Locality", "kernel_locality"]
 _ROW_QUERIES = ("count_outNbrs", "count_inNbrs", "is_an_edge", "get_edge")
 
 
-@dataclass(frozen=True)
-class RemoteWrite:
+@record
+class RemoteWrite(Record):
     """A write of ``array`` at another vertex's element: ``op`` is ``=`` (a store), a
     reduction operator (``+ - * & |``), ``Min``/``Max``, or ``Min secondary`` for a secondary
     target of a Min/Max multi-assignment (written only where the Min wins)."""
@@ -43,8 +43,8 @@ class RemoteWrite:
     primary: str = ""
 
 
-@dataclass(frozen=True)
-class Locality:
+@record
+class Locality(Record):
     """One kernel's accesses beyond its own vertex (see the module docstring)."""
 
     kernel: str

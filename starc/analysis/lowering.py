@@ -14,12 +14,13 @@ from typing import ContextManager, Dict, List, Optional, Protocol, Set, Tuple
 from starc.analysis.plan import DeviceArray, HostBlock, Kernel
 from starc.analysis.transfers import ArrayTable
 from starc.ir import nodes as ir
+from starc.records import Record, record
 
 __all__ = ["FixedPointScope", "KernelLowering", "HostLowerer"]
 
 
-@dataclass(frozen=True)
-class FixedPointScope:
+@record
+class FixedPointScope(Record):
     """An active ``fixedPoint`` on ``prop``: where its writes go and which flag they set."""
 
     prop: ir.Symbol

@@ -20,12 +20,13 @@ property element is a ``DeviceRead``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import FrozenSet, Optional, Tuple
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
+from starc.records import Record, record
 
 __all__ = [
     "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "ScalarReduction",
@@ -48,8 +49,8 @@ ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
 GRAPH_ARRAYS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
                 "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges"}
 
-@dataclass(frozen=True)
-class DeviceArray:
+@record
+class DeviceArray(Record):
     """One allocation on the device, made once before the algorithm and freed at the end.
 
     ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m) or ``"one"`` (a
@@ -73,8 +74,8 @@ class DeviceArray:
     copy_out: bool = False
 
 
-@dataclass(frozen=True)
-class KernelParam:
+@record
+class KernelParam(Record):
     """A kernel argument: a device array (``array`` set) or a host scalar by value (``sym``)."""
 
     name: str
@@ -84,8 +85,8 @@ class KernelParam:
     written: bool = False
 
 
-@dataclass(frozen=True)
-class ScalarReduction:
+@record
+class ScalarReduction(Record):
     """A host scalar reduced inside a kernel (``s += e`` on a scalar declared outside).
 
     It lives in device array ``array`` during the launch (the host writes the current value
@@ -107,8 +108,8 @@ class ScalarReduction:
     private: bool = False
 
 
-@dataclass(frozen=True)
-class Kernel:
+@record
+class Kernel(Record):
     """One outlined forall: one work item per vertex (``extent="nodes"``) or edge (``"edges"``),
     or per entry of a worklist (``"frontier"``: as many work items as the launch's
     ``KernelScalar`` ``FRONTIER_COUNT``; see ``Worklist``).
@@ -151,7 +152,7 @@ class Kernel:
 
 # --- lowered kernel statements and expressions ---------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class AtomicReduce(ir.Stmt):
     """``target op= value`` done atomically. ``target`` is a ``PropRead`` of a shared element
     or a ``VarRef`` of a host scalar under reduction (its device copy: see ``Kernel.reductions``).
@@ -162,7 +163,7 @@ class AtomicReduce(ir.Stmt):
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class AtomicMinMax(ir.Stmt):
     """Atomically: if ``candidate`` beats ``target`` (``func`` Min: smaller, Max: larger), store
     it and perform ``others``. With ``locked`` False every ``others`` value is a constant, so
@@ -192,7 +193,7 @@ class AtomicMinMax(ir.Stmt):
     read_first: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class FlagSet(ir.Stmt):
     """Set the one-value device flag ``flag`` to 1 when ``value`` is true (``value`` None:
     unconditionally). Every thread writes the same 1, so no atomic is needed. ``if_clear``:
@@ -204,7 +205,7 @@ class FlagSet(ir.Stmt):
     if_clear: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class ScalarStore(ir.Stmt):
     """A constant written to a host scalar from a kernel (a benign race: every thread writes
     the same value) through its one-value device array."""
@@ -213,7 +214,7 @@ class ScalarStore(ir.Stmt):
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class QueueAppend(ir.Stmt):
     """``queue[old] = value`` where ``old`` is the value of ``size[0]`` that this work item
     atomically increments by one (a fetch-and-add): a lock-free append to a worklist. The
@@ -225,7 +226,7 @@ class QueueAppend(ir.Stmt):
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class QueueCount(ir.Stmt):
     """``size[0] += 1`` atomically, the old value unused: a dense round of a worklist counts
     the next flags it flips without appending (``frontier.py``)."""
@@ -233,14 +234,14 @@ class QueueCount(ir.Stmt):
     size: DeviceArray
 
 
-@dataclass(frozen=True)
+@record
 class KernelScalar(ir.Expr):
     """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class DeviceRead(ir.Expr):
     """Host expression: one element of a device property, read back (a single-value copy)."""
 
@@ -248,7 +249,7 @@ class DeviceRead(ir.Expr):
     index: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class HostCheckedIndex(ir.Expr):
     """Host expression: ``index`` of property ``name`` when ``0 <= index < limit(extent)``,
     else the reference's run-time error "index i of 'name' out of range 0..limit-1" at this
@@ -261,55 +262,55 @@ class HostCheckedIndex(ir.Expr):
 
 # --- host operations -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class HostStmt:
+@record
+class HostStmt(Record):
     loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
 
 
-@dataclass(frozen=True)
+@record
 class HostBlock(HostStmt):
     stmts: Tuple[HostStmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class HostDeclare(HostStmt):
     sym: ir.Symbol
     init: Optional[ir.Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class HostAssign(HostStmt):
     sym: ir.Symbol
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class HostReduce(HostStmt):
     sym: ir.Symbol
     op: str
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class HostIf(HostStmt):
     cond: ir.Expr
     then: HostBlock
     orelse: Optional[HostBlock] = None
 
 
-@dataclass(frozen=True)
+@record
 class HostWhile(HostStmt):
     cond: ir.Expr
     body: HostBlock
 
 
-@dataclass(frozen=True)
+@record
 class HostDoWhile(HostStmt):
     body: HostBlock
     cond: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class HostForSet(HostStmt):
     """``for (v in S)`` over a SetN parameter, on the host."""
 
@@ -318,7 +319,7 @@ class HostForSet(HostStmt):
     body: HostBlock
 
 
-@dataclass(frozen=True)
+@record
 class HostForRange(HostStmt):
     """``for (int var = first; var <= last; var += step)`` on the host (``>=`` when ``step``
     is negative); ``first`` and ``last`` are evaluated once. Made by ``expand_bfs``."""
@@ -330,28 +331,28 @@ class HostForRange(HostStmt):
     body: HostBlock
 
 
-@dataclass(frozen=True)
+@record
 class CheckErrors(HostStmt):
     """Read the device error word (``Plan.error``); if a kernel check failed, stop with that
     check's message and the reference's exit status. Placed by ``control.place_checks``."""
 
 
-@dataclass(frozen=True)
+@record
 class HostReturn(HostStmt):
     value: Optional[ir.Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class HostBreak(HostStmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class HostContinue(HostStmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Launch(HostStmt):
     """Run ``kernel`` over its extent. ``scalar_args`` binds each ``KernelScalar`` name to a host
     expression. For each ``kernel.reductions`` entry the host writes the scalar's current value
@@ -361,7 +362,7 @@ class Launch(HostStmt):
     scalar_args: Tuple[Tuple[str, ir.Expr], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Fill(HostStmt):
     """Set every element of ``array`` to ``value`` (a host expression) on the device."""
 
@@ -369,7 +370,7 @@ class Fill(HostStmt):
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class CopyArray(HostStmt):
     """Device-to-device copy of every element (``dst = src`` for properties)."""
 
@@ -377,7 +378,7 @@ class CopyArray(HostStmt):
     src: DeviceArray
 
 
-@dataclass(frozen=True)
+@record
 class SwapArrays(HostStmt):
     """Exchange the storage of two arrays of the same shape (double buffering).
     ``instead_of_copy``: it stands for the DSL's ``a = b`` (``swap.swap_copies``), which a
@@ -388,7 +389,7 @@ class SwapArrays(HostStmt):
     instead_of_copy: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class WriteElement(HostStmt):
     """``array[index] = value`` from the host (``src.dist = 0``): a single-value copy."""
 
@@ -397,7 +398,7 @@ class WriteElement(HostStmt):
     value: ir.Expr
 
 
-@dataclass(frozen=True)
+@record
 class ToDevice(HostStmt):
     """Write host scalar ``sym`` into one-value array ``array``."""
 
@@ -405,7 +406,7 @@ class ToDevice(HostStmt):
     sym: ir.Symbol
 
 
-@dataclass(frozen=True)
+@record
 class FromDevice(HostStmt):
     """Read one-value array ``array`` back into host scalar ``sym``."""
 
@@ -413,7 +414,7 @@ class FromDevice(HostStmt):
     sym: ir.Symbol
 
 
-@dataclass(frozen=True)
+@record
 class OrderByDegree(HostStmt):
     """Renumber the vertices by degree (ascending, ties by id) and replace the device CSR
     (``offsets``, ``targets``: rows sorted by the new ids) with the renumbered graph, when the
@@ -427,7 +428,7 @@ class OrderByDegree(HostStmt):
     targets: DeviceArray
 
 
-@dataclass(frozen=True)
+@record
 class FixedPointLoop(HostStmt):
     """``fixedPoint until (flag : !prop)`` with double-buffered flags::
 
@@ -458,8 +459,8 @@ class FixedPointLoop(HostStmt):
     # says why it may not (shown by ``--emit plan`` and ``starc explain``).
 
 
-@dataclass(frozen=True)
-class Worklist:
+@record
+class Worklist(Record):
     """How a ``FixedPointLoop`` runs data-driven (``frontier.worklists``).
 
     Before a sparse round ``queue`` lists exactly the vertices whose ``current`` flag is set
@@ -488,7 +489,7 @@ class Worklist:
     graph: ir.Symbol
 
 
-@dataclass(frozen=True)
+@record
 class DataDrivenLoop(HostStmt):
     """A fixedPoint in both forms (``control.expand_fixedpoint`` of a loop with a
     ``Worklist``): ``worklist`` (data-driven: sparse rounds over the queue, dense rounds over
@@ -500,7 +501,7 @@ class DataDrivenLoop(HostStmt):
     topology: HostBlock
 
 
-@dataclass(frozen=True)
+@record
 class BFSLoop(HostStmt):
     """Level-synchronous, direction-optimizing BFS from ``root`` (``control.expand_bfs``)::
 
@@ -538,8 +539,8 @@ class BFSLoop(HostStmt):
     beta: int = 18
 
 
-@dataclass(frozen=True)
-class Plan:
+@record
+class Plan(Record):
     """Everything a backend needs for one function."""
 
     function: ir.Function

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 from starc.errors import BackendError, UsageError  # BackendError re-exported: backends raise it
+from starc.records import Record, record
 
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
            "Backend", "BackendError"]
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
     from starc.backends.common.sourcemap import Span
 
 
-@dataclasses.dataclass(frozen=True)
-class Availability:
+@record
+class Availability(Record):
     """Whether the backend can build (and run) here: ``detail`` names the toolchain/device
     found, or the reason it is unavailable."""
 
@@ -28,8 +29,8 @@ class Availability:
     detail: str
 
 
-@dataclasses.dataclass(frozen=True)
-class BackendOption:
+@record
+class BackendOption(Record):
     """A command-line option one backend declares (in its package's ``OPTIONS``, listed by
     the registry): ``starc build prog.sp -b cuda --gpu-arch sm_90``. ``pattern``, when given,
     is what a value must match in full; ``expects`` says it in words for the error."""

@@ -7,10 +7,11 @@ them into the typed IR. Names are plain strings here: nothing is resolved yet.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterator, Optional, Tuple, Union
 
 from starc.diagnostics import NO_LOC, SourceLoc
+from starc.records import Record, record
 from starc.tree import child_nodes
 
 __all__ = [
@@ -23,8 +24,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Node:
+@record
+class Node(Record):
     """Base of every syntax node; ``loc`` does not take part in equality."""
 
     loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
@@ -32,7 +33,7 @@ class Node:
 
 # --- types and functions ---------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class TypeExpr(Node):
     """A type as written: ``int``, ``propNode<int>``, ``SetN<g>`` (args hold ``TypeExpr``s
     for property element types and plain strings for graph names)."""
@@ -41,13 +42,13 @@ class TypeExpr(Node):
     args: Tuple[Union["TypeExpr", str], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Param(Node):
     type: TypeExpr
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Function(Node):
     name: str
     params: Tuple[Param, ...]
@@ -55,7 +56,7 @@ class Function(Node):
     keyword: str = "function"   # or "Static"
 
 
-@dataclass(frozen=True)
+@record
 class Program(Node):
     functions: Tuple[Function, ...]
     filename: str = "<input>"
@@ -71,18 +72,18 @@ class Expr(Node):
     """Marker base for expressions."""
 
 
-@dataclass(frozen=True)
+@record
 class Block(Stmt):
     stmts: Tuple[Stmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Declarator(Node):
     name: str
     init: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class VarDecl(Stmt):
     """``int a = 0, b;`` or ``propNode<bool> modified;``"""
 
@@ -90,7 +91,7 @@ class VarDecl(Stmt):
     declarators: Tuple[Declarator, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Assign(Stmt):
     """``target = value;`` where target is a name, ``v.p`` or a whole property name.
     ``x = Min(x, e)`` is parsed as an ``Assign`` whose value is a ``Call``; sema decides."""
@@ -99,7 +100,7 @@ class Assign(Stmt):
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class CompoundAssign(Stmt):
     """``target op= value;`` with op one of ``+ - * / & |``."""
 
@@ -108,7 +109,7 @@ class CompoundAssign(Stmt):
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class IncDec(Stmt):
     """``target++;`` / ``target--;`` (op is ``++`` or ``--``)."""
 
@@ -116,7 +117,7 @@ class IncDec(Stmt):
     op: str
 
 
-@dataclass(frozen=True)
+@record
 class MinMaxAssign(Stmt):
     """``<t1, t2, ...> = <Min(a, b), e2, ...>;`` — ``func`` is ``Min`` or ``Max``; ``args`` are
     the call's arguments as written; ``rest`` the expressions after the call."""
@@ -127,7 +128,7 @@ class MinMaxAssign(Stmt):
     rest: Tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Attach(Stmt):
     """``g.attachNodeProperty(p = e, ...)`` (kind ``node``) or ``attachEdgeProperty`` (``edge``)."""
 
@@ -136,26 +137,26 @@ class Attach(Stmt):
     pairs: Tuple[Tuple[str, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class If(Stmt):
     cond: Expr
     then: Stmt
     orelse: Optional[Stmt] = None
 
 
-@dataclass(frozen=True)
+@record
 class While(Stmt):
     cond: Expr
     body: Stmt
 
 
-@dataclass(frozen=True)
+@record
 class DoWhile(Stmt):
     body: Stmt
     cond: Expr
 
 
-@dataclass(frozen=True)
+@record
 class IterSource(Node):
     """What a loop iterates: ``g.nodes()``, ``g.edges()``, ``g.neighbors(v)``,
     ``g.nodes_to(v)`` (method name kept as written, incl. the ``neighbours`` alias), or a set
@@ -168,7 +169,7 @@ class IterSource(Node):
     filter: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class Loop(Stmt):
     """``forall (v in SRC) body`` (``parallel=True``) or ``for (v in SRC) body``."""
 
@@ -178,7 +179,7 @@ class Loop(Stmt):
     parallel: bool
 
 
-@dataclass(frozen=True)
+@record
 class FixedPoint(Stmt):
     """``fixedPoint until (var : cond) body``"""
 
@@ -187,7 +188,7 @@ class FixedPoint(Stmt):
     body: Stmt
 
 
-@dataclass(frozen=True)
+@record
 class IterateInReverse(Stmt):
     """``iterateInReverse (cond) body``; the parser attaches it to the ``IterateInBFS`` it
     follows. Standing alone (not right after an iterateInBFS) it is kept as a statement so
@@ -197,7 +198,7 @@ class IterateInReverse(Stmt):
     body: Stmt
 
 
-@dataclass(frozen=True)
+@record
 class IterateInBFS(Stmt):
     """``iterateInBFS (v in g.nodes() from root) [.filter(c)] body [iterateInReverse(c) body]``"""
 
@@ -209,22 +210,22 @@ class IterateInBFS(Stmt):
     reverse: Optional[IterateInReverse] = None
 
 
-@dataclass(frozen=True)
+@record
 class Return(Stmt):
     value: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class Break(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Continue(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class ExprStmt(Stmt):
     """An expression used as a statement (a function call)."""
 
@@ -233,47 +234,47 @@ class ExprStmt(Stmt):
 
 # --- expressions -------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Name(Expr):
     id: str
 
 
-@dataclass(frozen=True)
+@record
 class IntLit(Expr):
     value: int
 
 
-@dataclass(frozen=True)
+@record
 class FloatLit(Expr):
     value: float
     text: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class BoolLit(Expr):
     value: bool
     spelling: str = ""   # "True"/"False", or the alias "true"/"false" as written
 
 
-@dataclass(frozen=True)
+@record
 class InfLit(Expr):
     spelling: str = "INF"   # or the alias "INT_MAX"
 
 
-@dataclass(frozen=True)
+@record
 class Unary(Expr):
     op: str       # "-" or "!"
     operand: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Binary(Expr):
     op: str       # || && == != < <= > >= + - * / %
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Member(Expr):
     """``obj.name`` without a call: ``v.dist``, ``e.weight``, ``e.source``."""
 
@@ -281,7 +282,7 @@ class Member(Expr):
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Call(Expr):
     """A free function call: ``Min(a, b)``, ``minWt(w)``, ``Compute_BC(g, ...)``."""
 
@@ -289,7 +290,7 @@ class Call(Expr):
     args: Tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class MethodCall(Expr):
     """``obj.method(args)``: ``g.num_nodes()``, ``g.get_edge(u, v)``, ``g.neighbors(v)``."""
 
@@ -298,7 +299,7 @@ class MethodCall(Expr):
     args: Tuple[Expr, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Index(Expr):
     obj: Expr
     index: Expr

@@ -35,13 +35,13 @@ import os
 import stat
 import struct
 import zlib
-from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from starc.errors import FileError
 from starc.inputs import MAX_EDGES, MAX_VERTICES, open_input
+from starc.records import Record, record
 
 from .csr import Graph
 from .errors import GraphFormatError
@@ -56,8 +56,8 @@ FLAG_WEIGHTED, FLAG_INTEGRAL, FLAG_UNDIRECTED = 1, 2, 4
 _KNOWN_FLAGS = FLAG_WEIGHTED | FLAG_INTEGRAL | FLAG_UNDIRECTED
 
 
-@dataclass(frozen=True)
-class SourceStamp:
+@record
+class SourceStamp(Record):
     """What identifies the text file a cache was built from (zeros: not a cache)."""
 
     size: int = 0
@@ -65,8 +65,8 @@ class SourceStamp:
     sample: int = 0
 
 
-@dataclass(frozen=True)
-class SgHeader:
+@record
+class SgHeader(Record):
     """The fields of a .sg header (see the module docstring)."""
 
     flags: int

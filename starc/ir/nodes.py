@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterator, Optional, Tuple, Union
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir.types import Scalar, Type
+from starc.records import Record, record
 from starc.tree import child_nodes
 
 __all__ = [
@@ -43,8 +44,8 @@ class SymbolKind(enum.Enum):
     EDGE = "edge"         # the implicit edge variable of a neighbour loop
 
 
-@dataclass(frozen=True)
-class Symbol:
+@record
+class Symbol(Record):
     """A resolved name. Two symbols are the same iff their ``uid`` is."""
 
     name: str
@@ -57,38 +58,38 @@ class Symbol:
         return self.name
 
 
-@dataclass(frozen=True)
-class Node:
+@record
+class Node(Record):
     loc: SourceLoc = field(default=NO_LOC, compare=False, repr=False, kw_only=True)
 
 
 # --- expressions ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Expr(Node):
     type: Type = field(kw_only=True)
 
 
-@dataclass(frozen=True)
+@record
 class Const(Expr):
     """An int, float or bool literal; ``value`` is a Python int/float/bool."""
 
     value: Union[int, float, bool]
 
 
-@dataclass(frozen=True)
+@record
 class Inf(Expr):
     """``INF`` (largest value of ``type``) or ``-INF`` (``negative``: its lowest value)."""
 
     negative: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class VarRef(Expr):
     sym: Symbol
 
 
-@dataclass(frozen=True)
+@record
 class PropRead(Expr):
     """``index.prop``: element ``index`` (a node or edge expression) of property ``prop``."""
 
@@ -96,7 +97,7 @@ class PropRead(Expr):
     index: Expr
 
 
-@dataclass(frozen=True)
+@record
 class EdgeEndpoint(Expr):
     """``e.source`` / ``e.destination`` (``end``)."""
 
@@ -104,27 +105,27 @@ class EdgeEndpoint(Expr):
     end: str
 
 
-@dataclass(frozen=True)
+@record
 class Unary(Expr):
     op: str          # "-" or "!"
     operand: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Binary(Expr):
     op: str          # || && == != < <= > >= + - * / %
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Cast(Expr):
     """Conversion of ``expr`` to ``type`` (C semantics)."""
 
     expr: Expr
 
 
-@dataclass(frozen=True)
+@record
 class MinMax(Expr):
     """``Min(a, b)`` / ``Max(a, b)`` used as a plain expression."""
 
@@ -133,7 +134,7 @@ class MinMax(Expr):
     right: Expr
 
 
-@dataclass(frozen=True)
+@record
 class GraphQuery(Expr):
     """A graph built-in: ``num_nodes``, ``num_edges``, ``count_outNbrs(v)``,
     ``count_inNbrs(v)``, ``is_an_edge(u, w)``, ``get_edge(u, w)`` (a search)."""
@@ -143,7 +144,7 @@ class GraphQuery(Expr):
     args: Tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class WeightBound(Expr):
     """``minWt(w)`` / ``maxWt(w)``: the smallest / largest value of edge property ``prop``."""
 
@@ -151,7 +152,7 @@ class WeightBound(Expr):
     prop: Symbol
 
 
-@dataclass(frozen=True)
+@record
 class Random(Expr):
     """``starc_random(seed, draw, position, vertex)``: the pseudo-random ``int`` in [0, 2^31)
     that ``g.randSP`` stores (LANGUAGE.md §5; sema lowers ``g.randSP(p1, ...)`` to a forall of
@@ -164,7 +165,7 @@ class Random(Expr):
     vertex: Expr
 
 
-@dataclass(frozen=True)
+@record
 class CallExpr(Expr):
     """A call of another function of the program."""
 
@@ -177,17 +178,17 @@ LValue = Union[VarRef, PropRead]
 
 # --- statements ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Stmt(Node):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Block(Stmt):
     stmts: Tuple[Stmt, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Declare(Stmt):
     """A local declaration; for a property it allocates it (uninitialised unless attached)."""
 
@@ -195,13 +196,13 @@ class Declare(Stmt):
     init: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class Assign(Stmt):
     target: LValue
     value: Expr
 
 
-@dataclass(frozen=True)
+@record
 class PropCopy(Stmt):
     """``dst = src;`` for two properties: every element copied."""
 
@@ -212,7 +213,7 @@ class PropCopy(Stmt):
 REDUCE_OPS = ("+", "-", "*", "&", "|")
 
 
-@dataclass(frozen=True)
+@record
 class Reduce(Stmt):
     """``target op= value`` for op in ``REDUCE_OPS`` (``x++`` is ``+= 1``, ``x--`` is ``-= 1``).
     Inside a forall on shared data this is a reduction/atomic; elsewhere a plain update.
@@ -230,7 +231,7 @@ class Reduce(Stmt):
         return self.spelling or f"{self.op}="
 
 
-@dataclass(frozen=True)
+@record
 class MinMaxAssign(Stmt):
     """``<target, o1, ...> = <Min(target, candidate), e1, ...>``: if ``candidate`` is smaller
     (Min) / larger (Max) than ``target``, store it and perform the ``others`` assignments."""
@@ -241,7 +242,7 @@ class MinMaxAssign(Stmt):
     others: Tuple[Tuple[LValue, Expr], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Attach(Stmt):
     """``g.attachNodeProperty(p = e, ...)`` / ``attachEdgeProperty``: fill each property."""
 
@@ -249,41 +250,41 @@ class Attach(Stmt):
     inits: Tuple[Tuple[Symbol, Expr], ...]
 
 
-@dataclass(frozen=True)
+@record
 class If(Stmt):
     cond: Expr
     then: Block
     orelse: Optional[Block] = None
 
 
-@dataclass(frozen=True)
+@record
 class While(Stmt):
     cond: Expr
     body: Block
 
 
-@dataclass(frozen=True)
+@record
 class DoWhile(Stmt):
     body: Block
     cond: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Domain(Node):
     """What a loop iterates."""
 
 
-@dataclass(frozen=True)
+@record
 class AllNodes(Domain):
     graph: Symbol
 
 
-@dataclass(frozen=True)
+@record
 class AllEdges(Domain):
     graph: Symbol
 
 
-@dataclass(frozen=True)
+@record
 class Neighbors(Domain):
     """Out-neighbours ``w`` of ``of`` (edge ``of -> w`` in ``edge``). Inside an iterateInBFS
     body a loop over the BFS variable's neighbours has ``role="bfs_parents"`` (reached
@@ -297,7 +298,7 @@ class Neighbors(Domain):
     role: str = "out"
 
 
-@dataclass(frozen=True)
+@record
 class InNeighbors(Domain):
     """``g.nodes_to(of)``: in-neighbours ``u``; ``edge`` is the forward edge u -> of.
     ``descending``: from the row's last in-neighbour to its first (only a lowering makes
@@ -309,14 +310,14 @@ class InNeighbors(Domain):
     descending: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class SetMembers(Domain):
     """The members of a ``SetN`` parameter, in the order given."""
 
     set: Symbol
 
 
-@dataclass(frozen=True)
+@record
 class Loop(Stmt):
     """``forall`` (``parallel``) or ``for`` over ``domain``, skipping iterations where
     ``filter`` (already rewritten to use ``var``) is false."""
@@ -328,7 +329,7 @@ class Loop(Stmt):
     filter: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class FixedPoint(Stmt):
     """``fixedPoint until (flag : cond)``. With ``cond`` = ``!p`` for a ``propNode<bool>``
     ``p``, ``prop`` is ``p`` (double-buffered flags, LANGUAGE.md §6); else ``prop`` is None and
@@ -340,7 +341,7 @@ class FixedPoint(Stmt):
     prop: Optional[Symbol] = None
 
 
-@dataclass(frozen=True)
+@record
 class ReverseSweep(Node):
     """``iterateInReverse (cond)``: ``cond`` may be None (every reached vertex)."""
 
@@ -348,7 +349,7 @@ class ReverseSweep(Node):
     body: Block
 
 
-@dataclass(frozen=True)
+@record
 class IterateBFS(Stmt):
     var: Symbol
     graph: Symbol
@@ -358,27 +359,27 @@ class IterateBFS(Stmt):
     reverse: Optional[ReverseSweep] = None
 
 
-@dataclass(frozen=True)
+@record
 class Return(Stmt):
     value: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@record
 class Break(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Continue(Stmt):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class ExprStmt(Stmt):
     expr: Expr
 
 
-@dataclass(frozen=True)
+@record
 class Function(Node):
     name: str
     params: Tuple[Symbol, ...]
@@ -388,7 +389,7 @@ class Function(Node):
     defaults: Tuple[Tuple[str, Union[int, float, bool]], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Program(Node):
     functions: Tuple[Function, ...]
     filename: str = "<input>"

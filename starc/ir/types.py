@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Union
+
+from starc.records import Record, record
 
 __all__ = ["Scalar", "GraphType", "PropType", "SetType", "VoidType", "Type",
            "GRAPH", "VOID", "is_integer", "is_floating", "is_numeric", "common_type", "c_name"]
@@ -25,14 +26,14 @@ class Scalar(enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class GraphType:
+@record
+class GraphType(Record):
     def __str__(self) -> str:
         return "Graph"
 
 
-@dataclass(frozen=True)
-class PropType:
+@record
+class PropType(Record):
     """``propNode<T>`` (kind ``node``) or ``propEdge<T>`` (kind ``edge``)."""
 
     kind: str
@@ -42,8 +43,8 @@ class PropType:
         return f"prop{self.kind.capitalize()}<{self.elem}>"
 
 
-@dataclass(frozen=True)
-class SetType:
+@record
+class SetType(Record):
     """``SetN<g>`` (kind ``node``) or ``SetE<g>`` (kind ``edge``)."""
 
     kind: str
@@ -53,8 +54,8 @@ class SetType:
         return f"Set{'N' if self.kind == 'node' else 'E'}<{self.graph}>"
 
 
-@dataclass(frozen=True)
-class VoidType:
+@record
+class VoidType(Record):
     def __str__(self) -> str:
         return "void"
 

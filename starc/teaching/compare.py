@@ -11,12 +11,13 @@ from typing import Dict, List, Optional, Sequence
 from starc.backends.common.sourcemap import Span
 from starc.diagnostics import DiagnosticSink, render
 from starc.driver import Compilation, compile_source, read_source
+from starc.records import Record, record
 
 __all__ = ["LineView", "FileView", "Column", "compare_page", "render_page"]
 
 
-@dataclasses.dataclass(frozen=True)
-class LineView:
+@record
+class LineView(Record):
     """One line of a file: its number, highlighted HTML and the DSL span it comes from."""
 
     number: int
@@ -24,14 +25,14 @@ class LineView:
     span: Optional[Span] = None
 
 
-@dataclasses.dataclass(frozen=True)
-class FileView:
+@record
+class FileView(Record):
     name: str
     lines: List[LineView]
 
 
-@dataclasses.dataclass(frozen=True)
-class Column:
+@record
+class Column(Record):
     """One backend's column: its files and counts, or why it cannot run the program."""
 
     backend: str

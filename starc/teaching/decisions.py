@@ -26,6 +26,7 @@ from starc.backends.common.sourcemap import span_of
 from starc.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
+from starc.records import Record, record
 
 __all__ = ["Choice", "Decision", "Target", "decisions", "targets",
            "atomic_choice", "atomic_form", "NO_ATOMIC_OWN"]
@@ -34,8 +35,8 @@ __all__ = ["Choice", "Decision", "Target", "decisions", "targets",
 NO_ATOMIC_OWN = "no atomic: each work item writes only its own {item}"
 
 
-@dataclasses.dataclass(frozen=True)
-class Choice:
+@record
+class Choice(Record):
     """What one backend does for one construct, and why, in words for students."""
 
     what: str
@@ -45,8 +46,8 @@ class Choice:
         return {"what": self.what, "why": self.why}
 
 
-@dataclasses.dataclass(frozen=True)
-class Decision:
+@record
+class Decision(Record):
     """One DSL construct (``line``..``end_line`` of the source, ``dsl`` its first line) and
     each requested backend's choice."""
 
@@ -603,8 +604,8 @@ def _structured(comp) -> P.Plan:
     return lower_function(comp.ir, comp.function, stop_after="frontier")
 
 
-@dataclasses.dataclass(frozen=True)
-class _At:
+@record
+class _At(Record):
     """Stands for one line of a node (a loop's header, not its whole body)."""
 
     loc: object

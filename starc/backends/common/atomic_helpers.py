@@ -15,6 +15,7 @@ import textwrap
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 from starc.ir.types import Scalar
+from starc.records import Record, record
 
 __all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "Native", "CompareExchange", "AtomicTable",
            "TABLES", "AtomicHelper", "TypeFamily", "families", "used_families",
@@ -42,8 +43,8 @@ _OPENCL_BASE = ("cl_khr_int64_base_atomics",)
 _OPENCL_EXTENDED = ("cl_khr_int64_extended_atomics",)
 
 
-@dataclasses.dataclass(frozen=True)
-class Native:
+@record
+class Native(Record):
     """A native instruction: ``call``, an expression of the helper's ``p`` and ``v``, performs
     the update and gives the old value."""
 
@@ -60,8 +61,8 @@ class Native:
     statement: Optional[str] = None
 
 
-@dataclasses.dataclass(frozen=True)
-class CompareExchange:
+@record
+class CompareExchange(Record):
     """How a backend compares and swaps one element type, as
     ``starc_compare_exchange_<type>(p, &expected, desired)``: either one ``call`` returning
     whether it stored (SYCL's ``atomic_ref``), or an ``exchange`` instruction on an integer
@@ -91,8 +92,8 @@ class CompareExchange:
         return self.bits_pointer.format(p)
 
 
-@dataclasses.dataclass(frozen=True)
-class AtomicTable:
+@record
+class AtomicTable(Record):
     """One backend's atomics: C type names, native instructions by family (every other family
     is a compare-and-swap loop), how each type is compared and swapped, how a loop reads the
     first old value (a format of the C type), and result-less updates by family."""
@@ -229,8 +230,8 @@ TABLES: Mapping[str, AtomicTable] = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class AtomicHelper:
+@record
+class AtomicHelper(Record):
     """One ``starc_atomic_<op>_<type>`` of a backend, as its prelude template prints it."""
 
     op: str
@@ -270,8 +271,8 @@ class AtomicHelper:
         return f"old {symbol} v"
 
 
-@dataclasses.dataclass(frozen=True)
-class TypeFamily:
+@record
+class TypeFamily(Record):
     """The helpers of one element type, with the compare-and-swap they need (None if none)."""
 
     suffix: str

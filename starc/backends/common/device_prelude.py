@@ -11,7 +11,6 @@ backend declares them (qualifiers, address spaces, the 64-bit type, indentation)
 
 from __future__ import annotations
 
-import dataclasses
 import pathlib
 import re
 from typing import Dict, Iterable, Mapping, Optional, Set
@@ -19,14 +18,15 @@ from typing import Dict, Iterable, Mapping, Optional, Set
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import Family
 from starc.backends.common.templating import template_lookup
+from starc.records import Record, record
 
 __all__ = ["Declarations", "DECLARATIONS", "render_prelude", "shared_helpers"]
 
 _BACKENDS = pathlib.Path(__file__).resolve().parent.parent
 
 
-@dataclasses.dataclass(frozen=True)
-class Declarations:
+@record
+class Declarations(Record):
     """How one backend declares the shared helpers."""
 
     device: str                 # qualifiers of a function only kernels call

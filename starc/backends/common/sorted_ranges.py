@@ -17,12 +17,12 @@ property read, a shared reduction variable, a division) keeps the filter as it i
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, List, Optional, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
+from starc.records import Record, record
 
 __all__ = ["Bound", "RangeFilter", "split_range_filter", "loop_invariant", "written_symbols",
            "is_loop_variable"]
@@ -36,8 +36,8 @@ _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _ID_TYPES = (Scalar.NODE, Scalar.INT)
 
 
-@dataclasses.dataclass(frozen=True)
-class Bound:
+@record
+class Bound(Record):
     """One end of the run: ``side`` "start" (``var > value``, ``>=`` when ``inclusive``) or
     "stop" (``var < value``, ``<=`` when ``inclusive``)."""
 
@@ -46,8 +46,8 @@ class Bound:
     inclusive: bool
 
 
-@dataclasses.dataclass(frozen=True)
-class RangeFilter:
+@record
+class RangeFilter(Record):
     """A loop filter split into bounds (at least one, in filter order; each narrows the run
     left by the ones before it) and the rest of the conjunction (None when nothing is left
     to test inside the loop)."""

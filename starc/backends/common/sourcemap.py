@@ -17,13 +17,14 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
+from starc.records import Record, record
 
 OPEN, CLOSE = "\x1e", "\x1f"
 _MARKER = re.compile(OPEN + r"(\d+):(\d+):(\d+)" + CLOSE)
 
 
-@dataclasses.dataclass(frozen=True)
-class Span:
+@record
+class Span(Record):
     """DSL lines ``line``..``end_line`` (inclusive), starting at column ``col``."""
 
     line: int
