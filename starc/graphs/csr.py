@@ -58,11 +58,21 @@ class Graph:
 
         Raises ValueError for mismatched lengths or ids outside ``0 .. num_nodes-1``.
         """
+        return cls._from_columns(num_nodes, {"src": src, "dst": dst, "weights": weights},
+                                 weights_integral, name)
+
+    @classmethod
+    def _from_columns(cls, num_nodes: int, columns: dict, weights_integral: bool,
+                      name: str) -> "Graph":
+        """``from_edges`` for a caller that gives its arrays up: ``columns`` (``src``,
+        ``dst``, ``weights``) is emptied, so that each input array is freed once it has been
+        put in CSR order, before the reverse CSR is built (the readers' peak memory)."""
         num_nodes = int(num_nodes)
         if num_nodes < 0:
             raise ValueError(f"num_nodes must be >= 0, got {num_nodes}")
-        src = np.asarray(src).reshape(-1)
-        dst = np.asarray(dst).reshape(-1)
+        src = np.asarray(columns.pop("src")).reshape(-1)
+        dst = np.asarray(columns.pop("dst")).reshape(-1)
+        weights = columns.pop("weights", None)
         if src.shape != dst.shape:
             raise ValueError(f"src and dst differ in length ({src.size} vs {dst.size})")
         num_edges = int(src.size)
@@ -81,7 +91,9 @@ class Graph:
 
         order = _stable_order(src, dst, num_nodes)
         sources = src[order]
+        del src
         targets = dst[order]
+        del dst
         if weights is not None:
             weights = weights[order]
         del order
@@ -181,6 +193,10 @@ class Graph:
                 f"num_edges={self.num_edges}, {kind})")
 
 
+#: Edges per slice when building sort keys (8 MiB of uint64 temporaries).
+_KEY_SLICE = 1 << 20
+
+
 def _stable_order(primary: Optional[np.ndarray], secondary: np.ndarray,
                   num_nodes: int) -> np.ndarray:
     """The stable permutation sorting edges by ``(primary, secondary)``.
@@ -202,17 +218,26 @@ def _stable_order(primary: Optional[np.ndarray], secondary: np.ndarray,
     if primary is not None and 2 * node_bits + edge_bits > 64:
         first = _stable_order(None, secondary, num_nodes)
         return first[_stable_order(None, primary[first], num_nodes)]
-    key = np.arange(count, dtype=np.uint64)
-    key |= secondary.astype(np.uint64) << np.uint64(edge_bits)
-    if primary is not None:
-        key |= primary.astype(np.uint64) << np.uint64(edge_bits + node_bits)
+    key = np.empty(count, dtype=np.uint64)
+    # Slice by slice, so that the key is the only edge-sized array this allocates.
+    for start in range(0, count, _KEY_SLICE):
+        stop = min(start + _KEY_SLICE, count)
+        part = key[start:stop]
+        part[:] = secondary[start:stop]
+        part <<= np.uint64(edge_bits)
+        part |= np.arange(start, stop, dtype=np.uint64)
+        if primary is not None:
+            part |= primary[start:stop].astype(np.uint64) << np.uint64(edge_bits + node_bits)
     key.sort()
     key &= np.uint64((1 << edge_bits) - 1)
-    return key.astype(np.int64)
+    return key.view(np.int64)          # positions: below 2**63, the same bits
 
 
-def _offsets_from(sorted_ids: np.ndarray, num_nodes: int, index: np.dtype) -> np.ndarray:
+def _offsets_from(ids: np.ndarray, num_nodes: int, index: np.dtype) -> np.ndarray:
     offsets = np.zeros(num_nodes + 1, dtype=index)
-    if sorted_ids.size:
-        np.cumsum(np.bincount(sorted_ids, minlength=num_nodes), out=offsets[1:])
+    counts = np.zeros(num_nodes, dtype=np.int64)
+    # bincount copies its input to int64: slice by slice, the copy stays small.
+    for start in range(0, ids.size, _KEY_SLICE):
+        counts += np.bincount(ids[start:start + _KEY_SLICE], minlength=num_nodes)
+    np.cumsum(counts, out=offsets[1:])
     return offsets

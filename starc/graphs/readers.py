@@ -115,8 +115,7 @@ def read_edge_list(path, num_nodes: Optional[int] = None,
     if num_nodes is None:
         num_nodes = int(max(rows.src.max(), rows.dst.max())) + 1 if rows.count else 0
     _check_size(path, num_nodes, rows.count, max_vertices)
-    return Graph.from_edges(num_nodes, rows.src, rows.dst, rows.weights,
-                            rows.integral, name=path)
+    return Graph._from_columns(num_nodes, rows.give_up(), rows.integral, name=path)
 
 
 def _blank_comments(data: bytes) -> bytes:
@@ -137,27 +136,35 @@ def _blank_comments(data: bytes) -> bytes:
 
 
 class _Rows:
-    """Parsed data lines: ids (already rebased to 0), weights, and each row's line number."""
+    """Parsed data lines: ids (already rebased to 0) and weights."""
 
-    def __init__(self, src, dst, weights, integral, lines):
-        self.src, self.dst, self.weights, self.integral, self.lines = (
-            src, dst, weights, integral, lines)
+    def __init__(self, src, dst, weights, integral):
+        self.src, self.dst, self.weights, self.integral = src, dst, weights, integral
         self.count = int(src.size)
+
+    def give_up(self) -> dict:
+        """The columns, for ``Graph._from_columns``, which frees each once it is used."""
+        columns = {"src": self.src, "dst": self.dst, "weights": self.weights}
+        self.src = self.dst = self.weights = None
+        return columns
 
 
 def _parse_rows(path: str, chunks, *, allowed_columns: Sequence[int], base: int, limit: int,
                 weight_kind: str, limit_is_option: bool = False,
-                keep_lines: bool = False) -> _Rows:
+                declared: Optional[int] = None) -> _Rows:
     """Parse data lines; ``weight_kind`` is ``any``, ``int`` or ``real`` (mtx fields).
 
     ``chunks`` yields ``(piece, lines before it)`` for pieces of whole lines; ``limit`` is
     the vertex count ids must stay under (``limit_is_option``: it is the vertex limit, not
-    a count the file declared); ``keep_lines``: record each row's line number. Piece by
-    piece, so the temporaries stay small for files of 10**7+ edges and a bad line stops the
-    reading; ids are kept as int32 (every limit is below 2**31).
+    a count the file declared); ``declared``: the row count a size line declared, past which
+    a row is an error at its line. Piece by piece, so the temporaries stay small for files
+    of 10**7+ edges and a bad line stops the reading; ids are kept as int32 (every limit is
+    below 2**31), each column in its own array so that joining the pieces copies one column
+    at a time.
     """
     columns = None
-    parts: List[Tuple[np.ndarray, Optional[np.ndarray], bool, Optional[np.ndarray]]] = []
+    rows = 0
+    parts: List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray], bool]] = []
     for data, lines_before in chunks:
         chunk = _blank_comments(data)
         counts, integers = scan_piece(chunk)
@@ -174,53 +181,68 @@ def _parse_rows(path: str, chunks, *, allowed_columns: Sequence[int], base: int,
                 raise _scan_for_error(path, data, lines_before, allowed_columns, base, limit,
                                       weight_kind, None if first else columns,
                                       limit_is_option)
-            parts.append(part + ((data_lines + lines_before + 1) if keep_lines else None,))
+            if declared is not None and rows + data_lines.size > declared:
+                line = int(data_lines[declared - rows]) + lines_before + 1
+                raise GraphFormatError(path, line, f"more entries than the {declared} the "
+                                                   f"size line declares")
+            rows += data_lines.size
+            parts.append(part)
     if not parts:
         empty = np.zeros(0, dtype=np.int32)
-        return _Rows(empty, empty, None, True, empty)
-    weights = None
-    if columns == 3:
-        weights = np.concatenate([part[1] for part in parts])
-    lines = np.concatenate([part[3] for part in parts]) if keep_lines else None
-    return _Rows(np.concatenate([part[0][:, 0] for part in parts]),
-                 np.concatenate([part[0][:, 1] for part in parts]), weights,
-                 all(part[2] for part in parts), lines)
+        return _Rows(empty, empty, None, True)
+    integral = all(part[3] for part in parts)
+    columns_joined = []
+    for column in range(3 if columns == 3 else 2):
+        columns_joined.append(np.concatenate([part[column] for part in parts]))
+        for index, part in enumerate(parts):      # each piece's column is freed once joined
+            parts[index] = part[:column] + (None,) + part[column + 1:]
+    weights = columns_joined[2] if columns == 3 else None
+    return _Rows(columns_joined[0], columns_joined[1], weights, integral)
 
 
 def _convert_chunk(chunk: bytes, columns: int, base: int, limit: Optional[int],
                    weight_kind: str, integer_tokens: int):
-    """(ids, weights, integral) for uniform-width lines, or None if any value is bad;
+    """(src, dst, weights, integral) for uniform-width lines, or None if any value is bad;
     ``integer_tokens``: the piece's token count when every token is an integer literal,
     which numpy's C parser reads (10x faster than splitting), else 0."""
     values = parse_integers(chunk, integer_tokens) if integer_tokens else None
     if values is not None:
         table = values.reshape(-1, columns)
-        ids = table[:, :2] - base
-        if ids.size and (ids.min() < 0 or ids.max() >= limit):
-            return None
         weights = table[:, 2].astype(np.float64) if columns == 3 else None
-        return ids.astype(np.int32), weights, True
-    table = np.array(chunk.split()).reshape(-1, columns)
+        integral = True
+    else:
+        table = np.array(chunk.split()).reshape(-1, columns)
+        weights, integral = None, True
+        if columns == 3:
+            weights, integral = _text_weights(table[:, 2], weight_kind)
+            if weights is None:
+                return None
+        try:
+            table = table[:, :2].astype(np.int64)
+        except (ValueError, OverflowError):
+            return None
+    ids = []
+    for column in (0, 1):
+        column_ids = table[:, column] - base
+        if column_ids.size and (column_ids.min() < 0 or column_ids.max() >= limit):
+            return None
+        ids.append(column_ids.astype(np.int32))
+    return ids[0], ids[1], weights, integral
+
+
+def _text_weights(texts: np.ndarray, weight_kind: str):
+    """(weights, integral) of a column of weight tokens, or (None, False) if one is bad:
+    integer literals where every token is one, else finite reals (unless ``int``)."""
     try:
-        ids = table[:, :2].astype(np.int64)
-    except (ValueError, OverflowError):
-        return None
-    ids -= base
-    if ids.min() < 0 or ids.max() >= limit:
-        return None
-    ids = ids.astype(np.int32)
-    if columns < 3:
-        return ids, None, True
-    try:
-        return ids, table[:, 2].astype(np.int64).astype(np.float64), True
+        return texts.astype(np.int64).astype(np.float64), True
     except (ValueError, OverflowError):
         if weight_kind == "int":
-            return None
+            return None, False
     try:
-        weights = table[:, 2].astype(np.float64)
+        weights = texts.astype(np.float64)
     except ValueError:
-        return None
-    return (ids, weights, False) if np.all(np.isfinite(weights)) else None
+        return None, False
+    return (weights, False) if np.all(np.isfinite(weights)) else (None, False)
 
 
 def _scan_for_error(path, data, line_offset, allowed_columns, base, limit, weight_kind,
@@ -338,23 +360,22 @@ def read_mtx(path, num_nodes: Optional[int] = None,
         yield data[body_start:], size_line
         yield from chunks
     rows = _parse_rows(path, body(), allowed_columns=columns, base=1, limit=n,
-                       weight_kind=field, keep_lines=True)
-    if rows.count != declared:
-        if rows.count > declared:
-            raise GraphFormatError(path, int(rows.lines[declared]),
-                                   f"more entries than the {declared} the size line declares")
+                       weight_kind=field, declared=declared)
+    if rows.count < declared:
         raise GraphFormatError(path, size_line, f"the size line declares {declared} entries "
                                                 f"but the file has {rows.count}")
-    src, dst, weights, integral = rows.src, rows.dst, rows.weights, rows.integral
-    if field != "none" and weights is None:  # no entries: the field still says weighted
-        weights, integral = np.zeros(0, dtype=np.float64), field == "int"
+    integral, edges = rows.integral, rows.give_up()
+    if field != "none" and edges["weights"] is None:  # no entries: still a weighted field
+        edges["weights"], integral = np.zeros(0, dtype=np.float64), field == "int"
     if symmetric:
+        src, dst = edges["src"], edges["dst"]
         off_diagonal = src != dst
-        src, dst = (np.concatenate([src, dst[off_diagonal]]),
-                    np.concatenate([dst, src[off_diagonal]]))
-        if weights is not None:
-            weights = np.concatenate([weights, weights[off_diagonal]])
-    return Graph.from_edges(n, src, dst, weights, integral, name=path)
+        edges["src"] = np.concatenate([src, dst[off_diagonal]])
+        edges["dst"] = np.concatenate([dst, src[off_diagonal]])
+        if edges["weights"] is not None:
+            edges["weights"] = np.concatenate([edges["weights"], edges["weights"][off_diagonal]])
+        del src, dst, off_diagonal
+    return Graph._from_columns(n, edges, integral, name=path)
 
 
 def _read_mtx_banner(path: str, data: bytes) -> Tuple[str, bool, int]:

@@ -348,3 +348,52 @@ def test_weight_line_lookup(tmp_path):
                                    "3 3 2\n1 2 3\n2 3 1e3\n")
     assert first_weight_line(mtx, lambda token: "e" in token) == (4, "1e3")
     assert first_weight_line(str(tmp_path / "none.el"), bool) is None
+
+
+def test_too_many_mtx_entries_stop_the_reading_at_the_first_extra_one(tmp_path, monkeypatch):
+    """The extra entry is found in the piece that holds it, at its own line; the rest of the
+    file (here an over-long line) is never read."""
+    import starc.inputs as inputs
+    monkeypatch.setattr(inputs, "_CHUNK_BYTES", 64)
+    entries = "".join(f"{1 + i % 9} {1 + (i * 4) % 9}\n" for i in range(40))
+    path = tmp_path / "g.mtx"
+    path.write_bytes(("%%MatrixMarket matrix coordinate pattern general\n9 9 30\n"
+                      + entries).encode() + b"7" * (inputs.MAX_LINE_BYTES + 10))
+    with pytest.raises(GraphFormatError) as error:
+        load_graph(str(path))
+    assert (error.value.line, error.value.message) == (
+        33, "more entries than the 30 the size line declares")
+
+
+@pytest.mark.parametrize("name", ["g.el", "g.mtx"])
+def test_reading_peaks_below_twice_the_csr(tmp_path, monkeypatch, name):
+    """Issue 15, item 6: a text graph loads in at most twice the memory of its CSR arrays
+    (numpy's allocations, traced), with pieces and key slices small against the graph as
+    they are at R-MAT 18. The parsed columns are joined one at a time, sort keys and degree
+    counts are built in slices, and the reader's arrays are freed once in CSR order."""
+    import tracemalloc
+    import starc.graphs.csr as csr
+    import starc.inputs as inputs
+    monkeypatch.setattr(inputs, "_CHUNK_BYTES", 1 << 16)
+    monkeypatch.setattr(csr, "_KEY_SLICE", 1 << 14)
+    rng = np.random.default_rng(7)
+    nodes, edges = 20000, 200000
+    pairs = np.column_stack([rng.integers(0, nodes, edges), rng.integers(0, nodes, edges)])
+    path = tmp_path / name
+    with open(path, "w") as handle:
+        if name == "g.mtx":
+            handle.write(f"%%MatrixMarket matrix coordinate pattern general\n"
+                         f"{nodes} {nodes} {edges}\n")
+            pairs += 1
+        np.savetxt(handle, pairs, fmt="%d")
+    tracemalloc.start()
+    try:
+        graph = load_graph(str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    csr = sum(array.nbytes for array in (graph.offsets, graph.targets, graph.sources,
+                                         graph.rev_offsets, graph.rev_sources,
+                                         graph.rev_edge_ids))
+    assert graph.num_edges == edges
+    assert peak <= 2 * csr, f"peak {peak / csr:.2f}x the CSR"
