@@ -15,7 +15,8 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   (a reduction operator, ``flag``: any rank's 1, ``store``: a rank that stored, ``error``:
   the first failed check);
 * ``reverse`` / ``ghost_rows``: whether ranks need the in-rows of their vertices and the rows
-  of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm).
+  of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm;
+  not ``count_outNbrs``, which every rank answers for every vertex).
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
 then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
@@ -35,6 +36,11 @@ from starc.records import Record, record
 __all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
 
 _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
+#: Row queries a distributed run answers without the row: every rank keeps every vertex's
+#: out-degree (the partition computes them; the MPI runtime's ``Distribution::out_degree``,
+#: which MPI's kernels read for ``count_outNbrs``), so no ghost row is fetched for them and
+#: they may ask about any vertex.
+_KEPT_QUERIES = ("count_outNbrs",)
 _SCOPES = ("", "neighbour", "anywhere")    # "" : not mirrored; later ones include earlier ones
 
 
@@ -116,6 +122,8 @@ def distribute(plan: P.Plan) -> Distribution:
                     _widen(mirrored, p.name, "anywhere")
             continue
         for what, loc in local.anywhere_rows:
+            if what.removeprefix("g.") in _KEPT_QUERIES:
+                continue
             raise DistributionError(
                 f"{what} of a vertex that is neither the forall's own vertex nor one of its "
                 "neighbours (a rank holds only the rows of its vertices and their neighbours)",
@@ -137,7 +145,8 @@ def distribute(plan: P.Plan) -> Distribution:
         written = [p.name for p in kernel.params if p.written and p.name in mirrored]
         steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, tuple(written),
                                        tuple(_combine(kernel)))
-    rows = [row for local in found.values() for row in local.remote_rows]
+    rows = [row for local in found.values() for row in local.remote_rows
+            if row not in _KEPT_QUERIES]
     reverse = any(p.array is not None and p.array.role == "graph"
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)

@@ -27,7 +27,7 @@ def test_push_min_sends_combined_updates_and_refreshes_what_it_reads_through_nei
     assert not found.reverse and not found.ghost_rows
 
 
-def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_and_ghost_rows():
+def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_only():
     # before the hoist pass: the loop reads pageRank and count_outNbrs of in-neighbours
     found = distribute(dsl_plan("pr", stop_after="expand"))
     step = _step(found, "forall_13")
@@ -36,7 +36,38 @@ def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_and_ghost_row
     assert found.mirrored == {"pageRank": "neighbour", "pageRank_nxt": "neighbour"}
     assert step.refresh == ("pageRank_nxt",)
     assert step.scalars == (("diff_dev", "+"),)
-    assert found.reverse and found.ghost_rows       # count_outNbrs of an in-neighbour
+    # count_outNbrs of an in-neighbour: every rank keeps every vertex's out-degree
+    assert found.reverse and not found.ghost_rows
+
+
+@pytest.mark.parametrize("query, rows", [("count_outNbrs", False), ("count_inNbrs", True)])
+def test_only_in_degrees_of_neighbours_need_ghost_rows(query, rows):
+    text = f"""
+function F(Graph g, propNode<int> a) {{
+    forall (v in g.nodes()) {{
+        int s = 0;
+        for (w in g.neighbors(v)) {{
+            s = s + g.{query}(w);
+        }}
+        v.a = s;
+    }}
+}}
+"""
+    assert distribute(plan_of(text)).ghost_rows is rows
+
+
+def test_out_degrees_of_any_vertex_are_kept_on_every_rank():
+    text = """
+function F(Graph g, propNode<int> a, node hub) {
+    forall (v in g.nodes()) {
+        v.a = g.count_outNbrs(hub);
+    }
+}
+"""
+    found = distribute(plan_of(text))
+    assert not found.ghost_rows and not found.reverse
+    with pytest.raises(DistributionError, match="g.count_inNbrs of a vertex that is neither"):
+        distribute(plan_of(text.replace("count_outNbrs", "count_inNbrs")))
 
 
 def test_hoisted_pagerank_term_is_the_only_mirrored_array_and_needs_no_ghost_rows():

@@ -29,6 +29,7 @@ def _ids(num_nodes: int, *ids: int) -> str:
 # Each program's parameters for a graph of n vertices (vertex ids that exist in every graph).
 PARAMS = {
     "anywhere_access": lambda n: {"hub": str(n - 1)},
+    "anywhere_degree": lambda n: {"hub": str(n - 1)},
     "bfs_parent_pointers": lambda n: {"src": "0", "probe": str(n - 1)},
     "bfs_reverse_filtered": lambda n: {"src": "0"},
     "calls_and_copies": lambda n: {"pick": str(n - 1)},
@@ -53,7 +54,7 @@ REFUSED = {
                              "(+ and -) in one forall",
     # a rank holds the rows of its own vertices and their neighbours only
     "refused_anywhere_row": ":6:29: error[E0501]: the MPI backend cannot distribute this "
-                            "program: g.count_outNbrs of a vertex that is neither the forall's "
+                            "program: g.count_inNbrs of a vertex that is neither the forall's "
                             "own vertex nor one of its neighbours",
 }
 

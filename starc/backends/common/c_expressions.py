@@ -156,6 +156,9 @@ class CExpressionPrinter:
         if e.op == "num_edges":
             return self.ctx.num_edges(), _PRIMARY
         if e.op in ("count_outNbrs", "count_inNbrs"):
+            kept = self.d.kept_degree(e.op, self.expr(e.args[0]))
+            if kept is not None:
+                return kept, POSTFIX
             offsets = self.ctx.graph_array("offsets" if e.op == "count_outNbrs"
                                            else "rev_offsets")
             v = self._operand(e.args[0], PRECEDENCE["+"])

@@ -167,6 +167,12 @@ class Dialect:
     def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
         return f"starc_find_edge({offsets}, {targets}, {u}, {w})"
 
+    def kept_degree(self, query: str, v: str) -> Optional[str]:
+        """``query`` (``count_outNbrs`` / ``count_inNbrs``) of vertex ``v`` read from a degree
+        array the backend's runtime keeps for every vertex, or None: the length of ``v``'s
+        row in the offsets."""
+        return None
+
     def gallop(self, targets: str, cursor: str, end: str, w: str) -> str:
         """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
         return f"starc_gallop({targets}, &{cursor}, {end}, {w})"

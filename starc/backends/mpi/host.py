@@ -15,7 +15,7 @@ rank's own vertices, and ``finish()`` exchanges updates, refreshes and one-value
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence
+from typing import Dict, FrozenSet, List, Sequence
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
@@ -55,10 +55,13 @@ class MPIHostDialect(HostDialect):
     keeps_ids = ("MPI keeps the file's vertex ids: each rank reads its own edges, and "
                  "renumbering would redistribute the graph")
 
-    def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]]) -> None:
+    def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]],
+                 out_degree_readers: FrozenSet[str] = frozenset()) -> None:
         self.distribution = distribution
         #: kernel name -> the graph sizes ("n", "m") its function takes after its bounds
         self.sizes = sizes
+        #: the kernels whose functions take every vertex's out-degree last
+        self.out_degree_readers = out_degree_readers
 
     def attach(self, printer: HostPrinter) -> None:
         super().attach(printer)
@@ -142,6 +145,8 @@ class MPIHostDialect(HostDialect):
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         sizes = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] == "size"]
         rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
+        if kernel.name in self.out_degree_readers:
+            rest.append(f"{DIST}.out_degree.data()")
         step = self.distribution.steps[kernel.name]
         if step.global_:
             return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]

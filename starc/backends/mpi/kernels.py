@@ -24,7 +24,11 @@ from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDiale
                                               function_parameters, native_reductions,
                                               reducer_name, reduction_identity, wrap_list)
 
-__all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header"]
+__all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header",
+           "OUT_DEGREE"]
+
+#: The kernel parameter holding every vertex's out-degree (``Distribution::out_degree``).
+OUT_DEGREE = "starc_out_degree"
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"
@@ -34,17 +38,33 @@ class MPIDialect(HostLoopDialect):
     """Kernel bodies in C++ under OpenMP, with the helpers of ``starc_mpi_kernels.hpp``."""
 
     name = "mpi"
-    reserved = CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num"))
+    reserved = CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num", OUT_DEGREE))
+
+    def __init__(self, reducers=None) -> None:
+        super().__init__(reducers)
+        #: whether a printed body reads OUT_DEGREE (the function then takes it)
+        self.reads_out_degree = False
+
+    def kept_degree(self, query: str, v: str) -> Optional[str]:
+        # Every rank keeps every vertex's out-degree, so a neighbour's (or any vertex's)
+        # count_outNbrs needs no ghost row: analysis/distribution.py relies on this.
+        if query != "count_outNbrs":
+            return None
+        self.reads_out_degree = True
+        return f"{OUT_DEGREE}[{v}]"
 
 
 class MPIKernel:
     """A printed kernel: the cfamily code, the graph sizes it takes and the function text."""
 
-    def __init__(self, code: KernelCode, text: str, sizes: List[str]) -> None:
+    def __init__(self, code: KernelCode, text: str, sizes: List[str],
+                 reads_out_degree: bool = False) -> None:
         self.code = code
         self.text = text
         #: "n" and/or "m": the sizes the function takes after its bounds, in this order
         self.sizes = sizes
+        #: whether the function takes OUT_DEGREE after the plan's arguments
+        self.reads_out_degree = reads_out_degree
 
 
 def print_kernel(kernel: P.Kernel) -> MPIKernel:
@@ -58,6 +78,8 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     # (the sizes bound a GPU's threads; here only run-time checks may use them)
     params = ([] if single else ["int lo", "int hi"]) + function_parameters(
         code, sizes, dialect, "[[maybe_unused]] int")
+    if dialect.reads_out_degree:
+        params.append(f"const int* {OUT_DEGREE}")
     lines = [code.comment] if code.comment else []
     lines += wrap_list(f"static void {code.name}(", params, ") {")
     for red in native:
@@ -82,7 +104,7 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
                      if red.op in ("Min", "Max")
                      else f"{INDENT}{target} {REDUCTION_OPERATORS[red.op]}= {local};")
     lines.append("}")
-    return MPIKernel(code, "\n".join(lines), sizes)
+    return MPIKernel(code, "\n".join(lines), sizes, dialect.reads_out_degree)
 
 
 def kernel_header(features: Optional[Set[str]] = None) -> str:

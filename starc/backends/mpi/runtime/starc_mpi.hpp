@@ -64,6 +64,9 @@ struct Distribution {
   std::vector<int> ghost_displs;   // ranks + 1: ghosts owned by r are [ghost_displs[r], ghost_displs[r + 1])
   std::vector<int> mirrors;        // own vertices other ranks hold as ghosts, grouped by that rank
   std::vector<int> mirror_displs;  // ranks + 1
+  // Every vertex's out-degree in the whole graph (n entries, on every rank): the partition
+  // computes them, and count_outNbrs of any vertex reads them instead of a ghost row.
+  std::vector<int> out_degree;
   bool stats_enabled = false;
   Stats stats;
 
@@ -316,6 +319,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
     g.targets[s] = slots[s].dst;
     if (g.has_weights) g.weights[s] = slots[s].weight;
   }
+  d.out_degree = std::move(degree);
   return d;
 }
 
