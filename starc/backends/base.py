@@ -157,6 +157,12 @@ class Backend:
         private per work item plus one atomic, or atomics."""
         return None
 
+    def group_combine(self, reduction) -> str:
+        """How a private ``reduction`` (a ``ScalarReduction``) folds the privates of work
+        items before their atomic, in words for ``starc explain``, or "" where each work item
+        combines its own with one atomic (the kernel dialect's ``group_combine``)."""
+        return ""
+
     def availability(self) -> Availability:
         raise NotImplementedError
 

@@ -402,8 +402,10 @@ class _Walk:
             atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op], red.sym.type,
                                    False)
             if red.private:
+                folded = t.backend.group_combine(red)
                 return Choice(f"a private accumulator per work item, then one {atomic.what} "
-                              f"into {name}'s device copy{combine}",
+                              f"into {name}'s device copy{combine}"
+                              + (f"; {folded}" if folded else ""),
                               f"'{name}' is only updated with {op} in this forall, so one "
                               f"atomic per work item suffices; {atomic.why}")
             return Choice(f"every update is an {atomic.what}{combine}",

@@ -102,6 +102,9 @@ def test_scalar_reduction_per_backend(pagerank):
     assert plus.choices["openacc"].what.startswith("reduction(+:diff_sum) clause")
     assert plus.choices["cuda"].what.startswith("a private accumulator per work item, then one "
                                                 "native atomic add on float: atomicAdd")
+    # CUDA folds the privates of a warp's threads first (generated: starc_warp_reduce)
+    assert plus.choices["cuda"].what.endswith("so one atomic per warp group")
+    assert "warp" not in plus.choices["opencl"].what
     # OpenCL C 1.2 has no float atomics: the combine is a compare-and-swap loop on the bits
     assert "compare-and-swap loop for add on float, with atomic_cmpxchg" \
         in plus.choices["opencl"].what

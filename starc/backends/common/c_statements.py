@@ -105,9 +105,14 @@ class CPrinter(CExpressionPrinter):
             op = ATOMIC_OPS[acc.op]
             self.ctx.features.add(f"atomic_{op}_{acc.elem}")
             call = self.d.atomic_update(op, acc.elem, acc.address, acc.name)
+            leader = self.d.group_combine(acc.op, acc.elem, acc.name)
+            inner = depth + 1 + (leader is not None)
+            combine = [self._line(inner, f"{call};{self.comment(acc.first_update)}")]
+            if leader is not None:
+                self.ctx.features.add("group_combine")
+                combine = self._braced(f"if ({leader})", combine, depth + 1)
             identity = self._identity(acc.op, acc.elem)
-            lines += self._braced(f"if ({acc.name} != {identity})", [
-                self._line(depth + 1, f"{call};{self.comment(acc.first_update)}")], depth)
+            lines += self._braced(f"if ({acc.name} != {identity})", combine, depth)
         return lines
 
     def _identity(self, op: str, elem: Scalar) -> str:

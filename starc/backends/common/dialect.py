@@ -167,6 +167,13 @@ class Dialect:
     def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
         return f"starc_find_edge({offsets}, {targets}, {u}, {w})"
 
+    def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:
+        """Where work items combine a private reduction's ``local`` (of operator ``op``) into
+        the scalar with one atomic each: a condition that first folds the locals of the work
+        items reaching it together into one of them (``local`` then holds the fold) and is
+        true in that one, which alone performs the atomic; None: each combines its own."""
+        return None
+
     def kept_degree(self, query: str, v: str) -> Optional[str]:
         """``query`` (``count_outNbrs`` / ``count_inNbrs``) of vertex ``v`` read from a degree
         array the backend's runtime keeps for every vertex, or None: the length of ``v``'s

@@ -35,6 +35,12 @@ class CUDABackend(CppBackend):
     copy_to_device = "cudaMemcpy(..., cudaMemcpyHostToDevice)"
     copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
 
+    def group_combine(self, reduction) -> str:
+        if CUDADialect().group_combine(reduction.op, reduction.sym.type, "local") is None:
+            return ""
+        return ("the threads of a warp that reach it together first fold their privates "
+                "(cooperative_groups::reduce), so one atomic per warp group")
+
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}

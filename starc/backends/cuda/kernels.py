@@ -20,7 +20,7 @@ _NUMERIC = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.NODE, S
 #: CUDA names a kernel must not shadow.
 CUDA_RESERVED = CXX_KEYWORDS | frozenset("""
     threadIdx blockIdx blockDim gridDim warpSize dim3 atomicAdd atomicSub atomicMin atomicMax
-    atomicAnd atomicOr atomicCAS atomicExch printf
+    atomicAnd atomicOr atomicCAS atomicExch printf cooperative_groups
 """.split())
 
 
@@ -33,6 +33,19 @@ class CUDADialect(cfamily.Dialect):
     minmax_functions = {(func, t): f"starc_{func.lower()}"
                         for func in ("Min", "Max") for t in _NUMERIC}
     reserved = CUDA_RESERVED
+
+    #: cooperative_groups' functor per private reduction operator (the fold of the locals;
+    #: "-" sums them, the atomic then subtracts the sum); "*" keeps one atomic per thread
+    _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
+                    "Min": "less", "Max": "greater"}
+
+    def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:
+        fold = self._GROUP_FOLDS.get(op)
+        if fold is None or elem not in _NUMERIC or (fold.startswith("bit") and elem not in
+                                                    (Scalar.INT, Scalar.LONG)):
+            return None
+        return (f"starc_warp_reduce({local}, "
+                f"cooperative_groups::{fold}<{self.type_name(elem)}>())")
 
 
 class KernelShell:
@@ -69,4 +82,5 @@ class KernelShell:
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_cuda.cuh`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the CUDA runtime."""
-    return render_prelude("cuda", "prelude.cuh.mako", features)
+    return render_prelude("cuda", "prelude.cuh.mako", features,
+                          group_combine=features is None or "group_combine" in features)

@@ -66,8 +66,9 @@ def test_header_names_version_source_and_build_command():
         "nvcc -O3 -std=c++17 -arch=sm_75 -Xcompiler -fwrapv -o sssp sssp.cu"
 
 
-def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
-    # Each thread counts its triangles in a private and adds them once, after its loops.
+def test_golden_tc_exclusive_reduction_is_one_atomic_per_warp_group():
+    # Each thread counts its triangles in a private; after its loops, the threads of a warp
+    # that reach the combine together fold their privates and one of them adds the fold.
     text = main_text(DSL / "tc.sp")
     kernel = between(text, "__global__ void Compute_TC_forall_6(", "\n}\n")
     assert kernel.split(") {\n", 1)[1] == """\
@@ -88,7 +89,9 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
         }
     }
     if (triangle_count_local != 0) {
-        starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+        if (starc_warp_reduce(triangle_count_local, cooperative_groups::plus<long long>())) {
+            starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+        }
     }"""
 
 
@@ -247,7 +250,8 @@ def test_and_or_keep_their_own_operation():
     assert "starc_atomic_or_long(&orL[w], (long long)v);  // ops.sp:11" in text
     assert "bits_local |= (long long)v;  // ops.sp:17" in text
     assert "    if (bits_local != 0) {\n" \
-        "        starc_atomic_or_long(&bits_dev[0], bits_local);  // ops.sp:17\n" in text
+        "        if (starc_warp_reduce(bits_local, cooperative_groups::bit_or<long long>())) {\n" \
+        "            starc_atomic_or_long(&bits_dev[0], bits_local);  // ops.sp:17\n" in text
     # bool |= needs no atomic: every writer stores the same 1.
     assert "if (v > w) anyB[w] = true;  // ops.sp:14" in text
     header = runtime_header()
@@ -398,3 +402,31 @@ function F(Graph g, propNode<float> a, propNode<float> b, propNode<float> c, pro
     assert "cudaMemset(d_c" not in text and "starc_fill(d_c, 1.5f" in text
     assert "cudaMalloc(&d_a, sizeof(float) * std::max(g.num_nodes, 1))" in text
     assert "cudaMalloc(&d_offsets, sizeof(int) * (g.num_nodes + 1))" in text
+
+
+@pytest.mark.parametrize("op, fold", [("+=", "plus<double>"), ("-=", "plus<double>")])
+def test_private_reductions_fold_across_the_warp_before_their_atomic(op, fold):
+    """Issue 15, item 2: the threads that reach a private's combine together fold their
+    privates (cooperative_groups::reduce over coalesced_threads) and one atomic adds the fold;
+    "-" sums the privates and subtracts the sum. The header brings the helper and its
+    includes only to programs that use it."""
+    generated = compile_text(f"""
+function F(Graph g, propNode<double> a) {{
+    double total = 0;
+    forall (v in g.nodes()) {{
+        total {op} v.a;
+    }}
+    return total;
+}}
+""").generated
+    text = generated.files["prog.cu"]
+    atomic = "add" if op == "+=" else "sub"
+    assert "    if (total_local != 0) {\n" \
+        f"        if (starc_warp_reduce(total_local, cooperative_groups::{fold}())) {{\n" \
+        f"            starc_atomic_{atomic}_double(&total_dev[0], total_local);" in text
+    header = generated.files["starc_cuda.cuh"]
+    assert "#include <cooperative_groups/reduce.h>" in header
+    helper = _function(header, "__device__ inline bool starc_warp_reduce(")
+    assert "coalesced_threads()" in helper and "group.thread_rank() == 0" in helper
+    plain = compile_path(DSL / "sssp.sp").generated.files["starc_cuda.cuh"]
+    assert "cooperative_groups" not in plain.split("// ---", 1)[1]

@@ -12,6 +12,8 @@
 //   starc_atomic_<op>_<type>        op in add sub mul and or min max; type in int long float double
 //                                   (the families the program's kernels use)
 //   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
+//   starc_warp_reduce(value, op)    combine the privates of the threads that reach it together
+//                                   (one atomic per warp group instead of one per thread)
 //   starc_find_edge                 binary search in a sorted CSR row (host and device)
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
 //   starc_gallop                    find_edge for ascending w, by a cursor moving forward
@@ -32,6 +34,11 @@
 #include <string>
 
 #include "starc_runtime.hpp"
+% if group_combine:
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+% endif
 
 // --- error checking ----------------------------------------------------------------------------
 
@@ -97,6 +104,23 @@ inline void starc_write_element(T* data, long long index, V value, const char* w
 }
 
 ${atomic_helpers}
+% if group_combine:
+
+// --- warp-aggregated reductions -----------------------------------------------------------------
+// A kernel's private scalar reduction ends with one atomic per thread. The threads of a warp
+// that reach that atomic together (coalesced_threads: those whose private changed, whatever
+// diverged before) first combine their privates with shuffles; the group's first thread then
+// holds the combination and performs the one atomic. Correct for any set of threads: each
+// belongs to exactly one such group.
+
+/// Combines `value` over the coalesced threads with `op`; true in the one that then holds it.
+template <typename T, typename Op>
+__device__ inline bool starc_warp_reduce(T& value, Op op) {
+  cooperative_groups::coalesced_group group = cooperative_groups::coalesced_threads();
+  value = cooperative_groups::reduce(group, value, op);
+  return group.thread_rank() == 0;
+}
+% endif
 
 // --- per-element locks --------------------------------------------------------------------------
 // For Min/Max assignments whose secondary targets must come from the winning update. The
