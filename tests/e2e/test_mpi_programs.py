@@ -33,6 +33,7 @@ PARAMS = {
     "bfs_parent_pointers": lambda n: {"src": "0", "probe": str(n - 1)},
     "bfs_reverse_filtered": lambda n: {"src": "0"},
     "calls_and_copies": lambda n: {"pick": str(n - 1)},
+    "edge_counts": lambda n: {},
     "edge_properties": lambda n: {},
     "host_control": lambda n: {"src": str(n // 2)},
     "in_rows_of_neighbours": lambda n: {},

@@ -154,7 +154,7 @@ class CExpressionPrinter:
         if e.op == "num_nodes":
             return self.ctx.num_nodes(), _PRIMARY
         if e.op == "num_edges":
-            return self.ctx.num_edges(), _PRIMARY
+            return self.d.edge_count() or self.ctx.num_edges(), _PRIMARY
         if e.op in ("count_outNbrs", "count_inNbrs"):
             kept = self.d.kept_degree(e.op, self.expr(e.args[0]))
             if kept is not None:

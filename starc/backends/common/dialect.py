@@ -174,6 +174,11 @@ class Dialect:
         true in that one, which alone performs the atomic; None: each combines its own."""
         return None
 
+    def edge_count(self) -> Optional[str]:
+        """``g.num_edges()`` in a kernel where the kernel's edge count ``m`` (its edge
+        arrays' length) is not the whole graph's, else None."""
+        return None
+
     def kept_degree(self, query: str, v: str) -> Optional[str]:
         """``query`` (``count_outNbrs`` / ``count_inNbrs``) of vertex ``v`` read from a degree
         array the backend's runtime keeps for every vertex, or None: the length of ``v``'s

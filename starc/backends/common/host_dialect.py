@@ -148,6 +148,11 @@ class HostDialect:
         """Declares ``graph``, the ``starc::Graph`` the program runs on, from the command line."""
         return [f"starc::Graph {graph} = starc::read_graph({cl}.graph_path, {cl}.undirected);"]
 
+    def edge_count(self, graph: str) -> str:
+        """``g.num_edges()`` in host code: the whole graph's edge count (``graph.num_edges``
+        is also the length of the edge arrays, which a distributed graph holds in part)."""
+        return f"{graph}.num_edges"
+
     def guarded_main(self, program: str) -> str:
         """The call that runs main's body (a lambda that follows) and maps errors to exit
         statuses, up to the lambda's opening brace."""

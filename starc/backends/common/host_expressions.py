@@ -38,7 +38,7 @@ class HostContext:
         return f"{self.printer.graph}.num_nodes"
 
     def num_edges(self) -> str:
-        return f"{self.printer.graph}.num_edges"
+        return self.printer.dialect.edge_count(self.printer.graph)
 
     def prop(self, sym: ir.Symbol, loc=None) -> str:
         self.printer.dialect.missing(f"reading property '{sym.name}' without a device read", loc)

@@ -56,7 +56,7 @@ class MPIBackend(CppBackend):
                                "is listed in docs/architecture.md (MPI)") from None
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         dialect = MPIHostDialect(distribution, {k.code.name: k.sizes for k in kernels},
-                                 frozenset(k.code.name for k in kernels if k.reads_out_degree))
+                                 {k.code.name: k.inputs for k in kernels})
         host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})
         main = host.main()
         program = program_name(plan)

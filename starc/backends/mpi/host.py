@@ -15,11 +15,12 @@ rank's own vertices, and ``finish()`` exchanges updates, refreshes and one-value
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
 from starc.backends.common.host_dialect import Count, HostDialect, HostPrinter
+from starc.backends.mpi.kernels import DISTRIBUTION_INPUTS
 from starc.ir.types import Scalar
 
 __all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
@@ -56,12 +57,12 @@ class MPIHostDialect(HostDialect):
                  "renumbering would redistribute the graph")
 
     def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]],
-                 out_degree_readers: FrozenSet[str] = frozenset()) -> None:
+                 inputs: Optional[Dict[str, Sequence[str]]] = None) -> None:
         self.distribution = distribution
         #: kernel name -> the graph sizes ("n", "m") its function takes after its bounds
         self.sizes = sizes
-        #: the kernels whose functions take every vertex's out-degree last
-        self.out_degree_readers = out_degree_readers
+        #: kernel name -> the DISTRIBUTION_INPUTS its function takes last
+        self.inputs = inputs or {}
 
     def attach(self, printer: HostPrinter) -> None:
         super().attach(printer)
@@ -84,6 +85,11 @@ class MPIHostDialect(HostDialect):
         return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
                 f"starc::Graph& {graph} = {DIST}.graph;"]
+
+    def edge_count(self, graph: str) -> str:
+        # The local graph's num_edges counts the rank's slots; every rank must see the same
+        # count, or host decisions made from it (a BFS's direction) differ between ranks.
+        return f"static_cast<int>({DIST}.global_edges)"
 
     def warm_up(self, where: str) -> List[str]:
         if not self.host.kernels:
@@ -145,8 +151,8 @@ class MPIHostDialect(HostDialect):
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         sizes = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] == "size"]
         rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
-        if kernel.name in self.out_degree_readers:
-            rest.append(f"{DIST}.out_degree.data()")
+        rest += [DISTRIBUTION_INPUTS[name][1].format(d=DIST)
+                 for name in self.inputs.get(kernel.name, ())]
         step = self.distribution.steps[kernel.name]
         if step.global_:
             return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]

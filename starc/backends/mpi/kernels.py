@@ -13,7 +13,7 @@ loop. A single-item kernel is its body alone (every rank runs it alike).
 
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import INDENT, KernelCode, lower_kernel
@@ -25,10 +25,17 @@ from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDiale
                                               reducer_name, reduction_identity, wrap_list)
 
 __all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header",
-           "OUT_DEGREE"]
+           "DISTRIBUTION_INPUTS"]
 
-#: The kernel parameter holding every vertex's out-degree (``Distribution::out_degree``).
-OUT_DEGREE = "starc_out_degree"
+#: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's
+#: arguments, as extra parameters after them: name -> (C++ type, the argument the host passes,
+#: ``{d}`` being the Distribution). The whole graph's facts that a rank's slice lacks.
+DISTRIBUTION_INPUTS = {
+    # every vertex's out-degree: count_outNbrs of any vertex
+    "starc_out_degree": ("const int*", "{d}.out_degree.data()"),
+    # the whole graph's edge count: g.num_edges() (the kernel's m counts the rank's slots)
+    "starc_global_edges": ("int", "static_cast<int>({d}.global_edges)"),
+}
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"
@@ -38,33 +45,41 @@ class MPIDialect(HostLoopDialect):
     """Kernel bodies in C++ under OpenMP, with the helpers of ``starc_mpi_kernels.hpp``."""
 
     name = "mpi"
-    reserved = CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num", OUT_DEGREE))
+    reserved = (CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num"))
+                | frozenset(DISTRIBUTION_INPUTS))
 
     def __init__(self, reducers=None) -> None:
         super().__init__(reducers)
-        #: whether a printed body reads OUT_DEGREE (the function then takes it)
-        self.reads_out_degree = False
+        #: the DISTRIBUTION_INPUTS the printed bodies read, in first-use order
+        self.inputs: List[str] = []
+
+    def _input(self, name: str) -> str:
+        if name not in self.inputs:
+            self.inputs.append(name)
+        return name
 
     def kept_degree(self, query: str, v: str) -> Optional[str]:
         # Every rank keeps every vertex's out-degree, so a neighbour's (or any vertex's)
         # count_outNbrs needs no ghost row: analysis/distribution.py relies on this.
         if query != "count_outNbrs":
             return None
-        self.reads_out_degree = True
-        return f"{OUT_DEGREE}[{v}]"
+        return f"{self._input('starc_out_degree')}[{v}]"
+
+    def edge_count(self) -> Optional[str]:
+        return self._input("starc_global_edges")
 
 
 class MPIKernel:
     """A printed kernel: the cfamily code, the graph sizes it takes and the function text."""
 
     def __init__(self, code: KernelCode, text: str, sizes: List[str],
-                 reads_out_degree: bool = False) -> None:
+                 inputs: Sequence[str] = ()) -> None:
         self.code = code
         self.text = text
         #: "n" and/or "m": the sizes the function takes after its bounds, in this order
         self.sizes = sizes
-        #: whether the function takes OUT_DEGREE after the plan's arguments
-        self.reads_out_degree = reads_out_degree
+        #: the DISTRIBUTION_INPUTS the function takes after the plan's arguments, in order
+        self.inputs = tuple(inputs)
 
 
 def print_kernel(kernel: P.Kernel) -> MPIKernel:
@@ -78,8 +93,7 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     # (the sizes bound a GPU's threads; here only run-time checks may use them)
     params = ([] if single else ["int lo", "int hi"]) + function_parameters(
         code, sizes, dialect, "[[maybe_unused]] int")
-    if dialect.reads_out_degree:
-        params.append(f"const int* {OUT_DEGREE}")
+    params += [f"{DISTRIBUTION_INPUTS[name][0]} {name}" for name in dialect.inputs]
     lines = [code.comment] if code.comment else []
     lines += wrap_list(f"static void {code.name}(", params, ") {")
     for red in native:
@@ -104,7 +118,7 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
                      if red.op in ("Min", "Max")
                      else f"{INDENT}{target} {REDUCTION_OPERATORS[red.op]}= {local};")
     lines.append("}")
-    return MPIKernel(code, "\n".join(lines), sizes, dialect.reads_out_degree)
+    return MPIKernel(code, "\n".join(lines), sizes, dialect.inputs)
 
 
 def kernel_header(features: Optional[Set[str]] = None) -> str:

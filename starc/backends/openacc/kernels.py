@@ -88,7 +88,10 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     dialect = OpenACCDialect(names)
     code = lower_kernel(kernel, dialect)
     arrays = [a for a in code.args if a.is_array]
-    extents = {_extent(a) for a in arrays} | {code.extent}
+    # the sizes the present clauses and the loop need, and those the body reads as values
+    # (g.num_nodes(), g.num_edges(): the code's size arguments)
+    extents = ({_extent(a) for a in arrays} | {code.extent}
+               | {a.source[1] for a in code.args if a.source[0] == "size"})
     sizes = [size for size, uses in (("n", ("nodes", "nodes+1")), ("m", ("edges",)))
              if extents & set(uses)]
     lines = [code.comment] if code.comment else []
