@@ -16,7 +16,7 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   the first failed check);
 * ``reverse`` / ``ghost_rows``: whether ranks need the in-rows of their vertices and the rows
   of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm;
-  not ``count_outNbrs``, which every rank answers for every vertex).
+  not degrees, which every rank answers for every vertex).
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
 then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
@@ -32,15 +32,18 @@ from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
 from starc.ir import nodes as ir
 from starc.records import Record, record
+from starc.tree import child_nodes
 
 __all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
 
 _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
 #: Row queries a distributed run answers without the row: every rank keeps every vertex's
-#: out-degree (the partition computes them; the MPI runtime's ``Distribution::out_degree``,
-#: which MPI's kernels read for ``count_outNbrs``), so no ghost row is fetched for them and
+#: out- and in-degree (the MPI runtime's ``Distribution::out_degree``/``in_degree``, which
+#: MPI's kernels and host read for these queries), so no ghost row is fetched for them and
 #: they may ask about any vertex.
-_KEPT_QUERIES = ("count_outNbrs",)
+_KEPT_QUERIES = ("count_outNbrs", "count_inNbrs")
+#: Graph queries that read a row on the host, where a rank holds only its own rows.
+_HOST_ROW_QUERIES = ("is_an_edge", "get_edge")
 _SCOPES = ("", "neighbour", "anywhere")    # "" : not mirrored; later ones include earlier ones
 
 
@@ -107,6 +110,7 @@ def distribute(plan: P.Plan) -> Distribution:
     fixedPoints topology-driven (``frontier.choose_form``; MPI's ``no_worklist_why``)."""
     from starc.analysis.frontier import choose_form   # frontier -> kernels -> ... -> here
     plan = choose_form(plan, worklist=False)
+    _check_host_queries(plan)
     kernels = launched_kernels(plan)
     found: Dict[str, Locality] = {k.name: kernel_locality(k, plan) for k in kernels}
     mirrored: Dict[str, str] = {}
@@ -151,6 +155,18 @@ def distribute(plan: P.Plan) -> Distribution:
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
     return Distribution(steps, mirrored, reverse, bool(rows))
+
+
+def _check_host_queries(plan: P.Plan) -> None:
+    """Host code runs on every rank alike: it may not ask for an edge of a row that only one
+    rank holds."""
+    for stmt in walk_host(plan.host):
+        for expr in child_nodes(stmt, ir.Node, ("loc", "type")):
+            for node in ir.walk(expr):
+                if isinstance(node, ir.GraphQuery) and node.op in _HOST_ROW_QUERIES:
+                    raise DistributionError(
+                        f"g.{node.op} outside a forall (every rank runs the host code, and "
+                        "only the owner of the vertex holds its row)", node.loc)
 
 
 def _check_updates(kernel: P.Kernel, writes: Iterable[RemoteWrite]) -> None:

@@ -40,14 +40,18 @@ def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_only():
     assert found.reverse and not found.ghost_rows
 
 
-@pytest.mark.parametrize("query, rows", [("count_outNbrs", False), ("count_inNbrs", True)])
-def test_only_in_degrees_of_neighbours_need_ghost_rows(query, rows):
+@pytest.mark.parametrize("update, rows", [
+    ("s = s + g.count_outNbrs(w);", False),
+    ("s = s + g.count_inNbrs(w);", False),
+    ("if (g.is_an_edge(w, v)) { s = s + 1; }", True),     # an edge of the neighbour's row
+])
+def test_degrees_of_neighbours_need_no_ghost_rows(update, rows):
     text = f"""
 function F(Graph g, propNode<int> a) {{
     forall (v in g.nodes()) {{
         int s = 0;
         for (w in g.neighbors(v)) {{
-            s = s + g.{query}(w);
+            {update}
         }}
         v.a = s;
     }}
@@ -56,18 +60,38 @@ function F(Graph g, propNode<int> a) {{
     assert distribute(plan_of(text)).ghost_rows is rows
 
 
-def test_out_degrees_of_any_vertex_are_kept_on_every_rank():
+def test_degrees_of_any_vertex_are_kept_on_every_rank():
     text = """
 function F(Graph g, propNode<int> a, node hub) {
+    int d = g.count_inNbrs(hub);
     forall (v in g.nodes()) {
-        v.a = g.count_outNbrs(hub);
+        v.a = g.count_outNbrs(hub) + g.count_inNbrs(hub) + d;
     }
 }
 """
-    found = distribute(plan_of(text))
-    assert not found.ghost_rows and not found.reverse
-    with pytest.raises(DistributionError, match="g.count_inNbrs of a vertex that is neither"):
-        distribute(plan_of(text.replace("count_outNbrs", "count_inNbrs")))
+    assert not distribute(plan_of(text)).ghost_rows
+
+
+def test_edge_queries_of_rows_no_rank_holds_are_refused():
+    anywhere = """
+function F(Graph g, propNode<int> a, node hub) {
+    forall (v in g.nodes()) {
+        if (g.is_an_edge(hub, v)) { v.a = 1; }
+    }
+}
+"""
+    with pytest.raises(DistributionError, match="g.is_an_edge of a vertex that is neither"):
+        distribute(plan_of(anywhere))
+    host = """
+function F(Graph g, propNode<int> a, node hub, node w) {
+    int linked = 0;
+    if (g.is_an_edge(hub, w)) { linked = 1; }
+    forall (v in g.nodes()) { v.a = linked; }
+}
+"""
+    with pytest.raises(DistributionError, match="g.is_an_edge outside a forall") as info:
+        distribute(plan_of(host))
+    assert info.value.loc.line == 4
 
 
 def test_hoisted_pagerank_term_is_the_only_mirrored_array_and_needs_no_ghost_rows():

@@ -54,9 +54,12 @@ REFUSED = {
                              "program: 'plus' is written at other vertices with two operators "
                              "(+ and -) in one forall",
     # a rank holds the rows of its own vertices and their neighbours only
-    "refused_anywhere_row": ":6:29: error[E0501]: the MPI backend cannot distribute this "
-                            "program: g.count_inNbrs of a vertex that is neither the forall's "
+    "refused_anywhere_row": ":6:13: error[E0501]: the MPI backend cannot distribute this "
+                            "program: g.is_an_edge of a vertex that is neither the forall's "
                             "own vertex nor one of its neighbours",
+    # every rank runs the host code; one rank holds the row
+    "refused_host_edge": ":5:9: error[E0501]: the MPI backend cannot distribute this program: "
+                         "g.is_an_edge outside a forall",
 }
 
 BACKENDS = [pytest.param("mpi", 2, marks=pytest.mark.mpi, id="mpi-2"),
@@ -104,6 +107,7 @@ def test_refused_on_purpose_with_a_located_e0501(name, graph_files):
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_what_mpi_refuses_runs_elsewhere(name, graph_files):
     path = graph_files["rmat"]
-    params = {"hub": "3"} if name == "refused_anywhere_row" else {}
+    params = {"refused_anywhere_row": {"hub": "3"},
+              "refused_host_edge": {"hub": "3", "other": "5"}}.get(name, {})
     expected = _compiled(name, "reference").run(path, **params)
     assert compare_results(expected, _compiled(name, "openacc").run(path, **params)) == []

@@ -199,8 +199,8 @@ def test_cli_shows_the_mpi_refusal(capsys):
     out = capsys.readouterr().out
     flat = " ".join(out.split())           # the report wraps at 100 columns
     assert "mpi: cannot run this program: the MPI backend cannot distribute this program: " \
-           "g.count_inNbrs of a vertex" in flat
-    assert "(at refused_anywhere_row.sp:6:29)" in flat
+           "g.is_an_edge of a vertex" in flat
+    assert "(at refused_anywhere_row.sp:6:13)" in flat
     assert re.search(r"^  cuda +kernel ", out, re.M)      # the others are still explained
 
 

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
-from starc.backends.common.host_dialect import Count, HostDialect, HostPrinter
+from starc.backends.common.host_dialect import Count, HostDialect, HostExprDialect, HostPrinter
 from starc.backends.mpi.kernels import DISTRIBUTION_INPUTS
 from starc.ir.types import Scalar
 
@@ -49,12 +49,22 @@ def mpi_operator(how: str) -> str:
     return _MPI_OPS.get(_COMBINE[how], "")
 
 
+class MPIHostExprDialect(HostExprDialect):
+    """Host expressions on a rank: degrees come from the whole graph's, which every rank
+    keeps (the local graph holds only the rank's rows)."""
+
+    def kept_degree(self, query: str, v: str) -> str:
+        kept = "out_degree" if query == "count_outNbrs" else "in_degree"
+        return f"{DIST}.{kept}[static_cast<size_t>({v})]"
+
+
 class MPIHostDialect(HostDialect):
     """The host's operations on rank replicas, and one superstep per launch."""
 
     name = "mpi"
     keeps_ids = ("MPI keeps the file's vertex ids: each rank reads its own edges, and "
                  "renumbering would redistribute the graph")
+    expr_dialect = MPIHostExprDialect()
 
     def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]],
                  inputs: Optional[Dict[str, Sequence[str]]] = None) -> None:

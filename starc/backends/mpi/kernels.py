@@ -31,8 +31,9 @@ __all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_h
 #: arguments, as extra parameters after them: name -> (C++ type, the argument the host passes,
 #: ``{d}`` being the Distribution). The whole graph's facts that a rank's slice lacks.
 DISTRIBUTION_INPUTS = {
-    # every vertex's out-degree: count_outNbrs of any vertex
+    # every vertex's out- and in-degree: count_outNbrs / count_inNbrs of any vertex
     "starc_out_degree": ("const int*", "{d}.out_degree.data()"),
+    "starc_in_degree": ("const int*", "{d}.in_degree.data()"),
     # the whole graph's edge count: g.num_edges() (the kernel's m counts the rank's slots)
     "starc_global_edges": ("int", "static_cast<int>({d}.global_edges)"),
 }
@@ -59,11 +60,10 @@ class MPIDialect(HostLoopDialect):
         return name
 
     def kept_degree(self, query: str, v: str) -> Optional[str]:
-        # Every rank keeps every vertex's out-degree, so a neighbour's (or any vertex's)
-        # count_outNbrs needs no ghost row: analysis/distribution.py relies on this.
-        if query != "count_outNbrs":
-            return None
-        return f"{self._input('starc_out_degree')}[{v}]"
+        # Every rank keeps every vertex's degrees, so a neighbour's (or any vertex's) degree
+        # needs no ghost row: analysis/distribution.py relies on this.
+        kept = "starc_out_degree" if query == "count_outNbrs" else "starc_in_degree"
+        return f"{self._input(kept)}[{v}]"
 
     def edge_count(self) -> Optional[str]:
         return self._input("starc_global_edges")

@@ -44,7 +44,8 @@ int dump(int argc, char** argv) {
       {"splits", &d.splits},        {"offsets", &g.offsets},           {"targets", &g.targets},
       {"sources", &g.sources},      {"rev_offsets", &g.rev_offsets},   {"rev_sources", &g.rev_sources},
       {"rev_edge_ids", &g.rev_edge_ids}, {"ghosts", &d.ghosts},        {"ghost_displs", &d.ghost_displs},
-      {"mirrors", &d.mirrors},      {"mirror_displs", &d.mirror_displs}, {"out_degree", &d.out_degree}};
+      {"mirrors", &d.mirrors},      {"mirror_displs", &d.mirror_displs}, {"out_degree", &d.out_degree},
+      {"in_degree", &d.in_degree}};
   for (const auto& array : arrays) dump_values(f, array.first, *array.second);
   dump_values(f, "weights", g.weights);
   std::fclose(f);

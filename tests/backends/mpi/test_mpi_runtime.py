@@ -58,7 +58,7 @@ def parse_dump(text: str) -> dict:
             out[name] = np.array([float(v) for v in values])
         elif name in ("splits", "offsets", "targets", "sources", "rev_offsets", "rev_sources",
                       "rev_edge_ids", "ghosts", "ghost_displs", "mirrors", "mirror_displs",
-                      "out_degree"):
+                      "out_degree", "in_degree"):
             out[name] = np.array([int(v) for v in values], dtype=np.int64)
         else:
             out[name] = int(values[0])
@@ -89,8 +89,9 @@ def check_distribution(dumps, g, reverse, ghost_rows):
         assert (d["num_nodes"], d["global_edges"]) == (n, g.num_edges)
         assert d["has_weights"] == int(g.has_weights)
         assert d["weights_integral"] == int(g.weights_integral)
-        # Every vertex's out-degree in the whole graph, whatever rows the rank holds.
+        # Every vertex's degrees in the whole graph, whatever rows the rank holds.
         np.testing.assert_array_equal(d["out_degree"], np.diff(offsets))
+        np.testing.assert_array_equal(d["in_degree"], np.diff(rev_offsets))
         owned = set(range(first, last))
         expected_ghosts = {int(t) for t in targets[offsets[first]:offsets[last]]}
         if reverse:

@@ -64,9 +64,9 @@ struct Distribution {
   std::vector<int> ghost_displs;   // ranks + 1: ghosts owned by r are [ghost_displs[r], ghost_displs[r + 1])
   std::vector<int> mirrors;        // own vertices other ranks hold as ghosts, grouped by that rank
   std::vector<int> mirror_displs;  // ranks + 1
-  // Every vertex's out-degree in the whole graph (n entries, on every rank): the partition
-  // computes them, and count_outNbrs of any vertex reads them instead of a ghost row.
-  std::vector<int> out_degree;
+  // Every vertex's out- and in-degree in the whole graph (n entries each, on every rank):
+  // count_outNbrs and count_inNbrs of any vertex read them instead of a row.
+  std::vector<int> out_degree, in_degree;
   bool stats_enabled = false;
   Stats stats;
 
@@ -188,6 +188,9 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   std::vector<int> degree(static_cast<size_t>(n), 0);
   for (const Edge& e : edges) ++degree[static_cast<size_t>(e.src)];
   MPI_Allreduce(MPI_IN_PLACE, degree.data(), n, MPI_INT, MPI_SUM, comm);
+  d.in_degree.assign(static_cast<size_t>(n), 0);
+  for (const Edge& e : edges) ++d.in_degree[static_cast<size_t>(e.dst)];
+  MPI_Allreduce(MPI_IN_PLACE, d.in_degree.data(), n, MPI_INT, MPI_SUM, comm);
   d.splits = detail::balanced_splits(degree, d.ranks);
   d.first = d.splits[static_cast<size_t>(d.rank)];
   d.last = d.splits[static_cast<size_t>(d.rank) + 1];
