@@ -9,7 +9,8 @@ Graphs are generated with starc.graphs into bench/out/graphs/ (cached), the base
 built into bench/out/bin/, every program runs through the generated-program contract and its
 ``starc-time`` (the algorithm alone, graph already in memory) is read from stderr, and the
 process's wall time (end to end: start-up, reading the graph, building kernels) is measured
-around it. Each cell shows the medians of --repeat runs as ``algorithm / end-to-end``, the
+around it. Every program, GAPBS's too, times --repeat trials in one process (``--trials``,
+GAPBS's ``-n``). Each cell shows their medians as ``algorithm / end-to-end``, the
 ratio of algorithm times backend / baseline measured in the same run, and whether starc's
 results equal the baseline's (exact for integers, a tolerance for floats). The mpi backend gets one column per --mpi-ranks count (``mpi-2``: 2 ranks, each
 with --threads / ranks OpenMP threads), and one extra untimed run with --stats whose counters
@@ -199,11 +200,10 @@ def build_baselines(algos: List[str], out: pathlib.Path) -> Dict[str, str]:
 
 
 # -- running ------------------------------------------------------------------------------
-def parse_time(stderr: str) -> Optional[float]:
-    for line in reversed(stderr.splitlines()):
-        if line.startswith("starc-time "):
-            return float(line.split()[1])
-    return None
+def parse_times(stderr: str) -> List[float]:
+    """Every ``starc-time`` line's seconds, in order (one per trial)."""
+    return [float(line.split()[1]) for line in stderr.splitlines()
+            if line.startswith("starc-time ")]
 
 
 def last_line(text: str) -> str:
@@ -211,24 +211,31 @@ def last_line(text: str) -> str:
     return lines[-1][:200] if lines else "(no output)"
 
 
-def measure(argv: List[str], env: Dict[str, str], repeat: int, results_file: pathlib.Path,
-            timeout: float, backend: str) -> Measurement:
+def measure(argv: List[str], env: Dict[str, str], trials: int, results_file: pathlib.Path,
+            timeout: float, backend: str, processes: int = 1) -> Measurement:
+    """``processes`` runs of ``argv``, each timing ``trials`` runs of the algorithm in one
+    process (``--trials``), as GAPBS times its ``-n`` trials: the median of every trial's
+    ``starc-time``. A process's end-to-end time is its wall time less its trials after the
+    first: what a one-trial run takes, its cold first trial included."""
     m = Measurement(backend, results_file=str(results_file))
-    for _ in range(repeat):
+    for _ in range(processes):
         try:
             started = time.perf_counter()
-            proc = subprocess.run(argv + ["--out", str(results_file), "--time"], env=env,
-                                  capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+            proc = subprocess.run(argv + ["--out", str(results_file), "--time",
+                                          "--trials", str(trials)],
+                                  env=env, capture_output=True, text=True, timeout=timeout,
+                                  cwd=ROOT)
             wall = time.perf_counter() - started
         except subprocess.TimeoutExpired:
             return m.failed("timeout", f"no result within {timeout:.0f} s")
         if proc.returncode != 0:
             return m.failed("error", f"exit {proc.returncode}: {last_line(proc.stderr)}")
-        seconds = parse_time(proc.stderr)
-        if seconds is None:
-            return m.failed("error", "no 'starc-time' line on stderr")
-        m.times.append(seconds)
-        m.walls.append(wall)
+        seconds = parse_times(proc.stderr)
+        if len(seconds) != trials:
+            return m.failed("error", f"expected {trials} 'starc-time' lines on stderr, "
+                                     f"got {len(seconds)}")
+        m.times += seconds
+        m.walls.append(wall - sum(seconds[1:]))
     m.median = statistics.median(m.times)
     m.wall_median = statistics.median(m.walls)
     return m
@@ -540,7 +547,12 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                    help="OMP_WAIT_POLICY for the baselines (default passive: on a shared 2-core "
                         "machine spinning threads steal the cores the others need; measured 5x "
                         "faster under load, about equal when the machine is quiet)")
-    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="trials per measurement, timed in one process (the programs' --trials, "
+                        "GAPBS's -n); each cell is their median")
+    p.add_argument("--processes", type=int, default=1,
+                   help="separate processes per measurement, each running --repeat trials "
+                        "(default 1); the median is over all their trials")
     p.add_argument("--reference-max-scale", type=int, default=None,
                    help="run the (slow) reference executor up to this scale "
                         "(default: the smallest scale only)")
@@ -567,7 +579,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     measured = columns(args.backends, args.mpi_ranks)
     names = [column for column, _, _ in measured]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
-    print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait), median of {args.repeat}; source vertex = "
+    print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait), median of "
+          f"{args.repeat} trials in each of {args.processes} process(es); source vertex = "
           "the highest out-degree vertex, bc sources = the 4 highest", file=sys.stderr)
 
     rows = []
@@ -585,7 +598,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                     baseline = Measurement("openmp-baseline").failed("error", build_errors[algo])
                 else:
                     baseline = measure([str(out / "bin" / algo), graph.path, *undirected, *params],
-                                       env, args.repeat, base_file, args.timeout, "openmp-baseline")
+                                       env, args.repeat, base_file, args.timeout, "openmp-baseline",
+                                       args.processes)
                 load_before = os.getloadavg()[0]
                 row = {"kind": kind, "scale": scale, "algo": algo, "graph": graph.path,
                        "num_nodes": graph.num_nodes, "num_edges": graph.num_edges,
@@ -611,7 +625,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                         if ranks is not None:    # the same cores: threads split among ranks
                             env_b = dict(env, OMP_NUM_THREADS=str(max(1, args.threads // ranks)))
                         m = measure(argv_b, env_b, args.repeat,
-                                    pathlib.Path(f"{stem}-{column}.txt"), args.timeout, column)
+                                    pathlib.Path(f"{stem}-{column}.txt"), args.timeout, column,
+                                    args.processes)
                         if m.status == "ok" and baseline.status == "ok":
                             problem = compare_results(m.results_file, baseline.results_file)
                             if problem:

@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "directory, rebuilt when the file changes (docs/graphs.md)")
     p.add_argument("--out", help="write the results here instead of stdout")
     p.add_argument("--time", action="store_true", help="print 'starc-time <s>' on stderr")
+    p.add_argument("--trials", metavar="N", type=_trial_count, default=1,
+                   help="run the algorithm N times in one process (one starc-time line "
+                        "each, as GAPBS's -n); the results are the last run's")
     p.add_argument("--np", metavar="N", help="mpi: run on N processes (default 2)")
     p.add_argument("--stats", action="store_true",
                    help="mpi: print each rank's supersteps, messages and bytes on stderr")
@@ -338,8 +341,16 @@ def cmd_run(args, params: List[str]) -> int:
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
                       max_vertices=args.max_vertices, ranks=_ranks(args.np),
-                      stats=args.stats, graph_cache=args.cache)
+                      stats=args.stats, graph_cache=args.cache, trials=args.trials)
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
+
+
+def _trial_count(text: str) -> int:
+    """``--trials``'s value: a whole number of runs, at least 1 (argparse reports the rest)."""
+    if not text.strip().isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of runs, 1 or more, "
+                                         f"got '{text}'")
+    return int(text)
 
 
 def _ranks(text: Optional[str]):

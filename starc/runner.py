@@ -135,7 +135,7 @@ def build_file(path: str, backend_name: str, sink: DiagnosticSink, *, function=N
 
 
 def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
-                  out: Optional[str], time: bool) -> List[str]:
+                  out: Optional[str], time: bool, trials: int = 1) -> List[str]:
     argv = [graph]
     if undirected:
         argv.append("--undirected")
@@ -145,11 +145,13 @@ def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
         argv += ["--out", out]
     if time:
         argv.append("--time")
+    if trials != 1:
+        argv += ["--trials", str(trials)]
     return argv
 
 
 def _run_reference(comp, sink, graph, undirected, params, out, time,
-                   max_vertices=None) -> int:
+                   max_vertices=None, trials=1) -> int:
     from starc.graphs import load_graph
     from starc.inputs import check_output_file, write_file
     from starc.reference import execute, ExecutionError
@@ -158,11 +160,13 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
         check_output_file(out)      # before the run: a bad path is known at once
     g = load_graph(graph, undirected=undirected, max_vertices=max_vertices)
     from starc.ir.scope import stack_room
+    elapsed = []     # each trial's seconds (--trials, as a generated program's)
     try:
-        start = _time.perf_counter()
-        with stack_room():       # the executor recurses over expressions, as the stages do
-            results = execute(comp.ir, g, params, function=comp.function.name)
-        elapsed = _time.perf_counter() - start
+        for _ in range(trials):
+            start = _time.perf_counter()
+            with stack_room():   # the executor recurses over expressions, as the stages do
+                results = execute(comp.ir, g, params, function=comp.function.name)
+            elapsed.append(_time.perf_counter() - start)
     except ExecutionError as exc:
         loc = getattr(exc, "loc", None)
         sink.error("E0602", f"the program failed at run time: {exc}",
@@ -176,7 +180,8 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
     else:
         sys.stdout.write(text)
     if time:
-        print(f"starc-time {elapsed:.6f}", file=sys.stderr)
+        for seconds in elapsed:
+            print(f"starc-time {seconds:.6f}", file=sys.stderr)
     return 0
 
 
@@ -184,12 +189,13 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
              max_vertices=None, ranks: Optional[int] = None, stats: bool = False,
-             graph_cache: bool = False) -> int:
+             graph_cache: bool = False, trials: int = 1) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
     Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
     ``ranks``: the number of processes, for a backend that runs several (MPI); ``stats``:
     pass --stats to a program that counts its communication (MPI); ``graph_cache``: the
-    program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed."""
+    program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed;
+    ``trials``: run the timed algorithm that many times in one process (``--trials``)."""
     from starc.backends import get_backend
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
@@ -209,7 +215,8 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         graph = cached_graph(graph, undirected, max_vertices)
     if backend_name == "reference":
         sink.emit()
-        return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices)
+        return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
+                              trials)
     built = build(comp, backend_name, sink, options, use_cache=use_cache)
     sink.emit()
     if built is None:
@@ -218,7 +225,8 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         print(f"starc: error: the {backend_name} program was built in {built.directory} but "
               "cannot run here: " + backend.availability().detail, file=sys.stderr)
         return 1
-    argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time)
+    argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time,
+                                                        trials)
     if max_vertices is not None:
         argv += ["--max-vertices", str(max_vertices)]
     argv += ["--stats"] if stats else []

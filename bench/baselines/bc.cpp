@@ -133,13 +133,9 @@ int main(int argc, char** argv) {
     std::vector<int> sources = cl.get_node_set("sourceSet", g);
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    std::vector<float> bc = betweenness(g, sources);
-    timer.stop();
+    std::vector<float> bc = starc::timed_trials(cl.trials, cl.time, [&] { return betweenness(g, sources); });
     starc::Results results(cl, "Compute_BC", "openmp-baseline");
     results.prop("BC", bc.data(), g.num_nodes);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

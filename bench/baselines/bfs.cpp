@@ -132,13 +132,9 @@ int main(int argc, char** argv) {
     int src = cl.get_node("src", g);
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    std::vector<int> level = bfs(g, src);
-    timer.stop();
+    std::vector<int> level = starc::timed_trials(cl.trials, cl.time, [&] { return bfs(g, src); });
     starc::Results results(cl, "Compute_BFS", "openmp-baseline");
     results.prop("level", level.data(), g.num_nodes);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

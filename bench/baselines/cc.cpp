@@ -73,13 +73,9 @@ int main(int argc, char** argv) {
     starc::Graph g = starc::read_graph(cl.graph_path, cl.undirected);
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    std::vector<int> comp = components(g);
-    timer.stop();
+    std::vector<int> comp = starc::timed_trials(cl.trials, cl.time, [&] { return components(g); });
     starc::Results results(cl, "Compute_CC", "openmp-baseline");
     results.prop("comp", comp.data(), g.num_nodes);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

@@ -74,15 +74,11 @@ int main(int argc, char** argv) {
     int k = static_cast<int>(cl.get_int("k"));
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
     std::vector<unsigned char> in_core;
-    int core_size = kcore(g, k, in_core);
-    timer.stop();
+    int core_size = starc::timed_trials(cl.trials, cl.time, [&] { return kcore(g, k, in_core); });
     starc::Results results(cl, "Compute_KCore", "openmp-baseline");
     results.prop("inCore", in_core.data(), g.num_nodes);
     results.ret(core_size);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

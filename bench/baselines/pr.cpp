@@ -68,13 +68,9 @@ int main(int argc, char** argv) {
     int max_iter = static_cast<int>(cl.get_int("maxIter"));
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    std::vector<float> rank = pagerank(g, beta, delta, max_iter);
-    timer.stop();
+    std::vector<float> rank = starc::timed_trials(cl.trials, cl.time, [&] { return pagerank(g, beta, delta, max_iter); });
     starc::Results results(cl, "Compute_PR", "openmp-baseline");
     results.prop("pageRank", rank.data(), g.num_nodes);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

@@ -78,13 +78,9 @@ int main(int argc, char** argv) {
     for (size_t e = 0; e < weight.size(); ++e) weight[e] = static_cast<int>(g.weights[e]);
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    std::vector<int> width = sswp(g, weight, src);
-    timer.stop();
+    std::vector<int> width = starc::timed_trials(cl.trials, cl.time, [&] { return sswp(g, weight, src); });
     starc::Results results(cl, "Compute_SSWP", "openmp-baseline");
     results.prop("width", width.data(), g.num_nodes);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

@@ -73,13 +73,9 @@ int main(int argc, char** argv) {
     starc::Graph g = starc::read_graph(cl.graph_path, cl.undirected);
 #pragma omp parallel
     { (void)omp_get_thread_num(); }  // start the thread pool outside the timed region
-    starc::Timer timer;
-    timer.start();
-    long long count = triangles(g);
-    timer.stop();
+    long long count = starc::timed_trials(cl.trials, cl.time, [&] { return triangles(g); });
     starc::Results results(cl, "Compute_TC", "openmp-baseline");
     results.ret(count);
     results.close();
-    if (cl.time) starc::report_time(timer.seconds());
   });
 }

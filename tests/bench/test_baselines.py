@@ -282,3 +282,19 @@ def test_usage_errors_follow_the_contract(binaries, case):
     proc = subprocess.run([str(binaries / "sssp"), str(unweighted), "--src", "0"],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "weights" in proc.stderr
+
+
+@pytest.mark.parametrize("name, args", [("kcore", ("--undirected", "--k", "3")),
+                                        ("tc", ("--undirected",)), ("cc", ())])
+def test_trials_time_every_run_and_print_one_runs_results(binaries, case, name, args):
+    """--trials N, as the generated programs take it (the harness times both alike)."""
+    _, path = case
+    outputs = []
+    for trials in (1, 3):
+        proc = subprocess.run([str(binaries / name), str(path), *args, "--time", "--trials",
+                               str(trials)], capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ, OMP_NUM_THREADS="2"))
+        assert proc.returncode == 0, proc.stderr
+        assert sum(line.startswith("starc-time ") for line in proc.stderr.splitlines()) == trials
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]

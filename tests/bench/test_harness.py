@@ -21,15 +21,20 @@ def test_mpi_gets_one_column_per_rank_count():
         ("opencl", "opencl", None), ("mpi-1", "mpi", 1), ("mpi-2", "mpi", 2)]
 
 
+# A stand-in program: sleeps 0.3 s outside its reported algorithm time of 0.01 s per trial
+# (--trials N: one starc-time line each, as generated programs print them).
+STAND_IN = ("import sys, time; time.sleep(0.3); "
+            "open(sys.argv[sys.argv.index('--out') + 1], 'w').write('return 1\\n'); "
+            "trials = int(sys.argv[sys.argv.index('--trials') + 1]) - LESS; "
+            "[print('starc-time 0.010000', file=sys.stderr) for _ in range(trials)]")
+
+
 def test_cells_show_the_algorithm_time_next_to_the_end_to_end_time(tmp_path):
-    # A stand-in program: sleeps 0.3 s outside its reported algorithm time of 0.01 s.
-    script = ("import sys, time; time.sleep(0.3); "
-              "open(sys.argv[sys.argv.index('--out') + 1], 'w').write('return 1\\n'); "
-              "print('starc-time 0.010000', file=sys.stderr)")
-    m = harness.measure([sys.executable, "-c", script], dict(os.environ), 2,
-                        tmp_path / "results.txt", 60, "fake")
+    m = harness.measure([sys.executable, "-c", STAND_IN.replace("LESS", "0")],
+                        dict(os.environ), 3, tmp_path / "results.txt", 60, "fake", processes=2)
     assert m.status == "ok", m.detail
-    assert m.times == [0.01, 0.01] and len(m.walls) == 2
+    # every trial of every process; a process's wall time less its trials after the first
+    assert m.times == [0.01] * 6 and len(m.walls) == 2
     assert all(0.3 <= wall < 30 for wall in m.walls) and m.wall_median >= 0.3
     baseline = harness.Measurement("baseline", times=[0.005], median=0.005, walls=[0.2],
                                    wall_median=0.2)
@@ -39,6 +44,13 @@ def test_cells_show_the_algorithm_time_next_to_the_end_to_end_time(tmp_path):
            "baseline": harness.asdict(baseline), "backends": {"fake": harness.asdict(m)}}
     line = harness.markdown_table([row], ["fake"]).splitlines()[-1]
     assert "| 5.0 ms / 200.0 ms | 10.0 ms / " in line and "(2.0x) |" in line
+
+
+def test_a_program_that_times_fewer_trials_than_asked_is_an_error(tmp_path):
+    m = harness.measure([sys.executable, "-c", STAND_IN.replace("LESS", "1")],
+                        dict(os.environ), 3, tmp_path / "results.txt", 60, "fake")
+    assert m.status == "error" and m.median is None
+    assert m.detail == "expected 3 'starc-time' lines on stderr, got 2"
 
 
 def test_stats_are_summed_over_ranks_and_maxima_kept():

@@ -114,3 +114,64 @@ def test_cuda_times_the_algorithm_only(tmp_path):
     sink = DiagnosticSink()
     assert runner.build(program.compilation, "cuda", sink, program.options,
                         outdir=str(tmp_path / "cuda")) is not None, sink.errors
+
+
+# K4 (4 triangles) with a tail, so a degree ordering really renumbers the vertices.
+K4_WITH_TAIL = "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n3 4\n4 5\n"
+
+
+def run_trials(argv, tmp_path: pathlib.Path, trials: int):
+    """(every printed time, stdout) of one process that runs ``trials`` trials."""
+    proc = subprocess.run(argv + ["--time", "--trials", str(trials)], capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    return [float(t) for t in TIME_LINE.findall(proc.stderr)], proc.stdout
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_trials_time_every_run_and_keep_one_runs_results(backend, ranks, tmp_path):
+    """--trials 3 (GAPBS's -n): three time lines from one process and the results of one run,
+    so every trial starts afresh: the returned count and the graph's degree ordering (done
+    inside the timed span, on the graph the previous trial renumbered)."""
+    graph = tmp_path / "g.el"
+    graph.write_text(K4_WITH_TAIL)
+    argv = program_argv(str(DSL / "tc.sp"), backend, ranks, tmp_path)
+    argv += [str(graph), "--undirected", "--degree-order", "always"]
+    one, once = run_trials(argv, tmp_path, 1)
+    three, thrice = run_trials(argv, tmp_path, 3)
+    assert len(one) == 1 and len(three) == 3 and all(t >= 0 for t in three)
+    assert thrice == once and "return 4" in thrice.splitlines()
+
+
+def test_reference_runs_trials_too(tmp_path, capfd):
+    from starc.cli import main
+    graph = tmp_path / "g.el"
+    graph.write_text(K4_WITH_TAIL)
+    assert main(["run", str(DSL / "tc.sp"), "-b", "reference", "--graph", str(graph),
+                 "--undirected", "--time", "--trials", "2"]) == 0
+    out, err = capfd.readouterr()
+    assert len(TIME_LINE.findall(err)) == 2 and "return 4" in out.splitlines()
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "two"])
+def test_trials_must_be_a_positive_count(bad, tmp_path, capfd):
+    from starc.cli import main
+    graph = tmp_path / "g.el"
+    graph.write_text(K4_WITH_TAIL)
+    assert main(["run", str(DSL / "tc.sp"), "-b", "reference", "--graph", str(graph),
+                 f"--trials={bad}"]) == 2
+    assert f"--trials: expected a whole number of runs, 1 or more, got '{bad}'" \
+        in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("backend, ranks", BACKENDS)
+def test_a_generated_program_refuses_a_bad_trial_count(backend, ranks, tmp_path):
+    graph = tmp_path / "g.el"
+    graph.write_text(K4_WITH_TAIL)
+    argv = program_argv(str(DSL / "tc.sp"), backend, ranks, tmp_path) + [str(graph)]
+    proc = subprocess.run(argv + ["--trials", "0"], capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2
+    assert "--trials expects an integer 1..2147483647, got '0'" in proc.stderr

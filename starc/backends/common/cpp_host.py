@@ -95,27 +95,40 @@ class CppHostPrinter(HostStatementPrinter):
         body.append("")
         body.append("// Timed (the --time contract, docs/architecture.md): the algorithm, from the "
                     "graph resident")
-        body.append("// and the kernels ready to the results back in host memory.")
-        body += d.timer_start(where)
+        body.append("// and the kernels ready to the results back in host memory; --trials N runs "
+                    "it N times")
+        body.append("// (as GAPBS's -n), one starc-time line each, and keeps the last run's "
+                    "results.")
+        algorithm = self._algorithm()
+        if fn.return_type is not None:
+            body.append(f"{c_name(fn.return_type)} {self._return_var}{{}};")
+        trial = self.names.fresh("trial")
+        timed = d.timer_start(where)
         for array in arrays:
             if array.role not in RESIDENT_ROLES:
-                body += self._allocate(array)
-        algorithm = self._algorithm()
-        body += algorithm
-        body += self.error_check(where)     # before any result is copied or printed
+                timed += self._allocate(array)
+        timed += algorithm
+        timed += self.error_check(where)     # before any result is copied or printed
         for p, array, vector in result_vectors:
             if array is not None:
-                body += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
-                                       self.count(array), where)
-        body += d.synchronize(where)
-        body += d.timer_stop(where)
+                timed += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
+                                        self.count(array), where)
+        timed += d.synchronize(where)
+        timed += d.timer_stop(where)
         for array in arrays:
+            if array.role not in RESIDENT_ROLES:
+                timed += d.free(self.array_var(array), array.elem, where)
+        timed += d.trial_end(where)
+        timed += d.report([f"if ({cl}.time) starc::report_time({d.timer_seconds()});"])
+        body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
+        body += [(INDENT + line) if line else "" for line in timed]
+        body.append("}")
+        for array in resident:
             body += d.free(self.array_var(array), array.elem, where)
         body += d.teardown(where)
         body.append("")
         results = self.names.fresh("results")
-        report = [f"if ({cl}.time) starc::report_time({d.timer_seconds()});",
-                  f'starc::Results {results}({cl}, "{fn.name}", "{d.name}");']
+        report = [f'starc::Results {results}({cl}, "{fn.name}", "{d.name}");']
         for p, array, vector in result_vectors:
             report.append(f'{results}.prop("{p.name}", {vector}.data(), {g}.num_nodes);')
         if fn.return_type is not None:
@@ -219,7 +232,7 @@ class CppHostPrinter(HostStatementPrinter):
         lines = [head] + body + ["};"]
         if ret_type is not None:
             self._return_var = self.names.fresh("returned")
-            lines.append(f"{ret_type} {self._return_var} = {algorithm}();")
+            lines.append(f"{self._return_var} = {algorithm}();")   # declared before the trials
         else:
             lines.append(f"{algorithm}();")
         return lines

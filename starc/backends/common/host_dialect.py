@@ -171,7 +171,13 @@ class HostDialect:
         what later ones do (loading or compiling kernels, starting worker threads)."""
         return []
 
+    def trial_end(self, where: str) -> List[str]:
+        """After each timed run (``--trials``), before its time is printed: what makes
+        ``timer_seconds`` the run's time (MPI: the slowest rank's, a collective)."""
+        return []
+
     def teardown(self, where: str) -> List[str]:
+        """After the last run, before the results are printed."""
         return []
 
     # The --time stopwatch, one for every backend: the shared runtime's ``starc::Timer`` (host

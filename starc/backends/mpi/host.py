@@ -114,13 +114,15 @@ class MPIHostDialect(HostDialect):
     def synchronize(self, where: str) -> List[str]:
         return []       # every exchange is complete when finish() returns
 
-    def teardown(self, where: str) -> List[str]:
+    def trial_end(self, where: str) -> List[str]:
         rank_seconds = super().timer_seconds()
-        return [f"const double {_SECONDS} = starc_mpi::max_seconds({DIST}, {rank_seconds});",
-                f"starc_mpi::report_stats({DIST});"]
+        return [f"const double {_SECONDS} = starc_mpi::max_seconds({DIST}, {rank_seconds});"]
+
+    def teardown(self, where: str) -> List[str]:
+        return [f"starc_mpi::report_stats({DIST});"]
 
     def timer_seconds(self) -> str:
-        return _SECONDS     # the slowest rank's time (teardown agrees on it)
+        return _SECONDS     # the slowest rank's time (trial_end agrees on it)
 
     def report(self, lines: List[str]) -> List[str]:
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]

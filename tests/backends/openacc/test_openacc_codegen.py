@@ -29,6 +29,9 @@ _DATA_DIRECTIVE = re.compile(r"#pragma acc\b.*\b(enter data|exit data|data|copy|
 _UPDATE = re.compile(r"#pragma acc update \w+\((.*)\)")
 _SECTION = re.compile(r"\w+\[([^\]:]+):([^\]]+)\]")
 _LOOP_HEAD = re.compile(r"^(\}\s*)?(for|while|do)\b")
+# The --trials loop around the timed span repeats the whole algorithm, per-run data included:
+# not a loop of the program's host code.
+_TRIALS_LOOP = re.compile(r"for \(int \w+ = 0; \w+ < cl\.trials; ")
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,7 +61,7 @@ def moves_inside_loops(text: str) -> List[Tuple[int, str]]:
         code = re.sub(r'"(\\.|[^"\\])*"', '""', stripped.split("//")[0])
         for char in code:
             if char == "{":
-                loops.append(bool(_LOOP_HEAD.match(code)))
+                loops.append(bool(_LOOP_HEAD.match(code)) and not _TRIALS_LOOP.match(code))
             elif char == "}" and loops:
                 loops.pop()
     return found
@@ -79,8 +82,14 @@ def test_the_scanner_sees_moves_in_loops_and_allows_single_elements():
         "        #pragma acc enter data copyin(b[0:m])",
         "    }",
         "    #pragma acc update self(a[0:n])",
+        "    for (int trial = 0; trial < cl.trials; ++trial) {",   # repeats the whole run
+        "        #pragma acc enter data create(c[0:n])",
+        "        while (x) {",
+        "            #pragma acc update self(c[0:n])",
+        "        }",
+        "    }",
         "}"])
-    assert [n for n, _ in moves_inside_loops(text)] == [7, 11]
+    assert [n for n, _ in moves_inside_loops(text)] == [7, 11, 17]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
@@ -157,9 +166,9 @@ def test_no_min_or_max_is_ever_an_atomic_write():
 def test_golden_sssp_data_region():
     text = generated(DSL / "sssp.sp")
     # The graph and its weights go to the device before the clock starts (the --time
-    # contract); the per-run arrays are allocated inside the timed span.
+    # contract); the per-run arrays are allocated inside the timed span, in every trial.
     head = text.index("        int* d_weight = nullptr;")
-    assert text[head:text.index("        starc_timer.stop();", head)] == """\
+    assert text[head:text.index("            starc_timer.stop();", head)] == """\
         int* d_weight = nullptr;
         d_weight = new int[std::max(g.num_edges, 1)];
         #pragma acc enter data create(d_weight[0:std::max(g.num_edges, 1)])
@@ -167,71 +176,73 @@ def test_golden_sssp_data_region():
         #pragma acc update device(d_weight[0:g.num_edges])
 
         // Timed (the --time contract, docs/architecture.md): the algorithm, from the graph resident
-        // and the kernels ready to the results back in host memory.
-        starc::Timer starc_timer;
-        starc_timer.start();
-        int* d_dist = nullptr;
-        d_dist = new int[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
-        unsigned char* d_modified = nullptr;
-        d_modified = new unsigned char[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_modified[0:std::max(g.num_nodes, 1)])
-        unsigned char* d_modified_nxt = nullptr;
-        d_modified_nxt = new unsigned char[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_modified_nxt[0:std::max(g.num_nodes, 1)])
-        int* d_modified_frontier = nullptr;
-        d_modified_frontier = new int[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_modified_frontier[0:std::max(g.num_nodes, 1)])
-        int* d_modified_frontier_nxt = nullptr;
-        d_modified_frontier_nxt = new int[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_modified_frontier_nxt[0:std::max(g.num_nodes, 1)])
-        int* d_modified_queued = nullptr;
-        d_modified_queued = new int[std::max(g.num_nodes, 1)];
-        #pragma acc enter data create(d_modified_queued[0:std::max(g.num_nodes, 1)])
-        int* d_modified_frontier_size = nullptr;
-        d_modified_frontier_size = new int[1];
-        #pragma acc enter data create(d_modified_frontier_size[0:1])
-        starc_fill(d_dist, INT_MAX, g.num_nodes);
-        starc_fill(d_modified, false, g.num_nodes);
-        d_modified[src] = true;
-        #pragma acc update device(d_modified[src:1])
-        d_dist[src] = 0;
-        #pragma acc update device(d_dist[src:1])
-        starc_fill(d_modified_queued, -1, g.num_nodes);
-        d_modified_frontier_size[0] = 0;
-        #pragma acc update device(d_modified_frontier_size[0:1])
-        modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
-        int frontier_count = starc_read_element(d_modified_frontier_size, 0);  // sssp.sp:10
-        int frontier_round = 0;  // sssp.sp:10
-        starc_fill(d_modified_nxt, false, g.num_nodes);
-        do {  // sssp.sp:10
-            frontier_round += 1;
+        // and the kernels ready to the results back in host memory; --trials N runs it N times
+        // (as GAPBS's -n), one starc-time line each, and keeps the last run's results.
+        for (int trial = 0; trial < cl.trials; ++trial) {
+            starc::Timer starc_timer;
+            starc_timer.start();
+            int* d_dist = nullptr;
+            d_dist = new int[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
+            unsigned char* d_modified = nullptr;
+            d_modified = new unsigned char[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_modified[0:std::max(g.num_nodes, 1)])
+            unsigned char* d_modified_nxt = nullptr;
+            d_modified_nxt = new unsigned char[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_modified_nxt[0:std::max(g.num_nodes, 1)])
+            int* d_modified_frontier = nullptr;
+            d_modified_frontier = new int[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_modified_frontier[0:std::max(g.num_nodes, 1)])
+            int* d_modified_frontier_nxt = nullptr;
+            d_modified_frontier_nxt = new int[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_modified_frontier_nxt[0:std::max(g.num_nodes, 1)])
+            int* d_modified_queued = nullptr;
+            d_modified_queued = new int[std::max(g.num_nodes, 1)];
+            #pragma acc enter data create(d_modified_queued[0:std::max(g.num_nodes, 1)])
+            int* d_modified_frontier_size = nullptr;
+            d_modified_frontier_size = new int[1];
+            #pragma acc enter data create(d_modified_frontier_size[0:1])
+            starc_fill(d_dist, INT_MAX, g.num_nodes);
+            starc_fill(d_modified, false, g.num_nodes);
+            d_modified[src] = true;
+            #pragma acc update device(d_modified[src:1])
+            d_dist[src] = 0;
+            #pragma acc update device(d_dist[src:1])
+            starc_fill(d_modified_queued, -1, g.num_nodes);
             d_modified_frontier_size[0] = 0;
             #pragma acc update device(d_modified_frontier_size[0:1])
-            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
-            } else {
-                Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
-            }
-            std::swap(d_modified, d_modified_nxt);
-            std::swap(d_modified_frontier, d_modified_frontier_nxt);
-            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                starc_fill(d_modified_nxt, false, g.num_nodes);
-                frontier_count = starc_read_element(d_modified_frontier_size, 0);
-                if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                    d_modified_frontier_size[0] = 0;
-                    #pragma acc update device(d_modified_frontier_size[0:1])
-                    modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+            modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+            int frontier_count = starc_read_element(d_modified_frontier_size, 0);  // sssp.sp:10
+            int frontier_round = 0;  // sssp.sp:10
+            starc_fill(d_modified_nxt, false, g.num_nodes);
+            do {  // sssp.sp:10
+                frontier_round += 1;
+                d_modified_frontier_size[0] = 0;
+                #pragma acc update device(d_modified_frontier_size[0:1])
+                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                } else {
+                    Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                }
+                std::swap(d_modified, d_modified_nxt);
+                std::swap(d_modified_frontier, d_modified_frontier_nxt);
+                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    starc_fill(d_modified_nxt, false, g.num_nodes);
+                    frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                    if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
+                        d_modified_frontier_size[0] = 0;
+                        #pragma acc update device(d_modified_frontier_size[0:1])
+                        modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+                        frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                    }
+                } else {
+                    modified_frontier_clear(g.num_nodes, frontier_count, d_modified_nxt, d_modified_frontier_nxt);
                     frontier_count = starc_read_element(d_modified_frontier_size, 0);
                 }
-            } else {
-                modified_frontier_clear(g.num_nodes, frontier_count, d_modified_nxt, d_modified_frontier_nxt);
-                frontier_count = starc_read_element(d_modified_frontier_size, 0);
-            }
-        } while (frontier_count != 0);
-        #pragma acc update self(d_dist[0:g.num_nodes])
-        std::copy(d_dist, d_dist + g.num_nodes, h_dist.data());
+            } while (frontier_count != 0);
+            #pragma acc update self(d_dist[0:g.num_nodes])
+            std::copy(d_dist, d_dist + g.num_nodes, h_dist.data());
 """
-    tail = text[text.index("        starc_timer.stop();"):]
+    tail = text[text.index("            starc_timer.stop();"):]
     assert "#pragma acc exit data delete(d_dist[0:std::max(g.num_nodes, 1)])\n" \
-           "        delete[] d_dist;" in tail
+           "            delete[] d_dist;" in tail

@@ -56,30 +56,30 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
 
 def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
-    assert _between(cpp, "        do {  // sssp.sp:10", "        starc_copy_to_host") == """\
-        do {  // sssp.sp:10
-            frontier_round += 1;
-            starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
-            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
-            } else {
-                Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
-            }
-            std::swap(d_modified, d_modified_nxt);
-            std::swap(d_modified_frontier, d_modified_frontier_nxt);
-            if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
-                frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
-                if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                    starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
-                    modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+    assert _between(cpp, "            do {  // sssp.sp:10", "            starc_copy_to_host") == """\
+            do {  // sssp.sp:10
+                frontier_round += 1;
+                starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
+                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                } else {
+                    Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                }
+                std::swap(d_modified, d_modified_nxt);
+                std::swap(d_modified_frontier, d_modified_frontier_nxt);
+                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                    if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
+                        starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
+                        modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+                        frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                    }
+                } else {
+                    modified_frontier_clear(starc_device, kernel_modified_frontier_clear, "sssp.sp:10", frontier_count, d_modified_nxt, d_modified_frontier_nxt);
                     frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
                 }
-            } else {
-                modified_frontier_clear(starc_device, kernel_modified_frontier_clear, "sssp.sp:10", frontier_count, d_modified_nxt, d_modified_frontier_nxt);
-                frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
-            }
-        } while (frontier_count != 0);
+            } while (frontier_count != 0);
 """
     # The graph and the weights go in once; only the result comes back.
     assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \

@@ -1,6 +1,6 @@
 // starc runtime: the command line of generated programs.
 //
-//   ./prog GRAPH_FILE [--undirected] [--name value ...] [--out FILE] [--time] [--help]
+//   ./prog GRAPH_FILE [--undirected] [--name value ...] [--out FILE] [--time] [--trials N] [--help]
 //
 // Declared parameters (ParamSpec) are validated when the command line is parsed; an optional
 // one (required = false, e.g. randSP's --seed) reads as its `fallback` text when not given.
@@ -8,7 +8,9 @@
 // `extra` as "--name", "value" pairs for get_extra. Any other option is a UsageError: names
 // match exactly, so a misspelt parameter never leaves its value at a default. Option values
 // may be written "--name value" or "--name=value". --max-vertices N lowers the vertex limit
-// of read_graph; --out FILE is checked at once (its directory exists, it is not a directory).
+// of read_graph; --out FILE is checked at once (its directory exists, it is not a directory);
+// --trials N runs the timed algorithm N times in the process, as GAPBS's -n does (a declared
+// parameter named trials keeps the name).
 // Every problem is a UsageError naming the option.
 #ifndef STARC_CLI_HPP
 #define STARC_CLI_HPP
@@ -182,6 +184,11 @@ class CommandLine {
         if (value.empty()) throw UsageError("--out needs a file name");
         check_output_file(value);
         out_path = value;
+      } else if (name == "trials" && index < 0) {
+        long long count = 0;
+        if (!detail::parse_full_integer(value, count) || count < 1 || count > INT_MAX)
+          throw UsageError("--trials expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
+        trials = static_cast<int>(count);
       } else if (name == "max-vertices") {
         long long limit = 0;
         if (!detail::parse_full_integer(value, limit) || limit < 1 || limit > INT_MAX)
@@ -211,6 +218,7 @@ class CommandLine {
   std::string graph_path;
   bool undirected = false;
   bool time = false;
+  int trials = 1;                   // --trials N: the timed span runs N times, results of the last
   std::string out_path;             // "" = stdout
   std::vector<std::string> extra;   // unknown "--name", "value" pairs, in order
 
@@ -346,7 +354,7 @@ class CommandLine {
       std::string item = std::string("--") + p.name + " " + detail::kind_metavar(p.kind);
       line += p.required ? " " + item : " [" + item + "]";
     }
-    return line + " [--out FILE] [--time] [--max-vertices N] [--help]";
+    return line + " [--out FILE] [--time] [--trials N] [--max-vertices N] [--help]";
   }
 
   void print_help(const char* function_name) const {
@@ -361,6 +369,7 @@ class CommandLine {
     }
     std::printf("  %-24s %s\n", "--out FILE", "write the results to FILE instead of stdout");
     std::printf("  %-24s %s\n", "--time", "print 'starc-time <seconds>' for the algorithm on stderr");
+    std::printf("  %-24s %s\n", "--trials N", "run the algorithm N times (one starc-time line each), print the last results");
     std::printf("  %-24s %s\n", "--max-vertices N", "refuse graphs with more than N vertices (default 2^31-1)");
     std::printf("  %-24s %s\n", "--help", "show this help");
   }

@@ -65,6 +65,22 @@ inline void report_time(double seconds) {
   std::fflush(stderr);
 }
 
+/// Runs `algorithm` `trials` times (--trials N, as GAPBS's -n), timing each run alone and, when
+/// `print` is set, reporting it on its own starc-time line; returns the last run's result. The
+/// timed span of a program whose algorithm is one call (the bench baselines); generated
+/// programs print the same loop around their own span (common/cpp_host.py).
+template <class Algorithm>
+auto timed_trials(int trials, bool print, Algorithm algorithm) -> decltype(algorithm()) {
+  for (int trial = 1;; ++trial) {
+    Timer timer;
+    timer.start();
+    auto result = algorithm();
+    timer.stop();
+    if (print) report_time(timer.seconds());
+    if (trial >= trials) return result;
+  }
+}
+
 /// A run-time check site of the generated kernels (starc/analysis/checks.py): kind
 /// ("index", "vertex", "edge", "division", "modulo"), DSL location, property name, and
 /// whether the limit is the number of edges (else of nodes).
