@@ -32,11 +32,17 @@ __all__ = ["HostLowering"]
 
 def attached_next(stmts, prop: ir.Symbol) -> bool:
     """Whether ``stmts`` start with declarations and attaches, one of them attaching
-    ``prop`` (so nothing can read it before every element is set)."""
+    ``prop``, and none before it reading ``prop`` (so nothing can read it before every
+    element is set): property declarations, and scalar declarations such as PageRank's
+    ``float numNodes = g.num_nodes();`` whose value does not read ``prop``."""
     for stmt in stmts:
         if isinstance(stmt, ir.Attach):
             if any(sym == prop for sym, _ in stmt.inits):
                 return True
+        elif isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, Scalar):
+            if stmt.init is not None and any(isinstance(n, ir.PropRead) and n.prop == prop
+                                             for n in ir.walk(stmt.init)):
+                return False
         elif not (isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType)):
             return False
     return False

@@ -146,6 +146,23 @@ function F(Graph g, propNode<float> rank, propNode<int> out, propNode<bool> done
     assert [s.array.name for s in loop.body.stmts if isinstance(s, P.Fill)] == ["tmp", "set"]
 
 
+def test_a_result_attached_after_scalar_declarations_is_not_zeroed_first():
+    """PageRank's 'float numNodes = g.num_nodes();' before its attach cannot read the result:
+    one fill, the attach's. A scalar whose value reads the result before the attach sees the
+    zero, so the zero fill stays."""
+    assert [(s.array.name, type(s.value).__name__) for s in host_of(dsl_plan("pr"), P.Fill)
+            if s.array.name == "pageRank"] == [("pageRank", "Binary")]
+    plan = plan_of("""
+function F(Graph g, node s, propNode<int> out) {
+    int before = s.out;
+    int n = g.num_nodes();
+    g.attachNodeProperty(out = before + n);
+}
+""")
+    assert [(s.array.name, getattr(s.value, "value", None)) for s in host_of(plan, P.Fill)] \
+        == [("out", 0), ("out", None)]
+
+
 def test_every_lock_is_released_by_a_fill_before_the_algorithm():
     """Device memory starts undefined: the plan, not a printer, zeroes each lock array once,
     first thing, so every backend starts with every lock free."""
