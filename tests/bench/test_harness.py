@@ -131,3 +131,19 @@ def test_directed_graphs_are_simple_as_gapbs_builds_them(tmp_path):
     assert info.num_edges == got.num_edges == len(first)
     assert dict(zip(zip(got.sources.tolist(), got.targets.tolist()),
                     got.weights.tolist())) == first
+
+
+def test_gapbs_pr_can_be_its_jacobi_kernel(tmp_path):
+    """--gapbs-pr pr_spmv: GAPBS's double-buffered PageRank, the algorithm of dsl/pr.sp."""
+    root = tmp_path / "gapbs"
+    root.mkdir()
+    for binary in ("pr", "pr_spmv"):
+        (root / binary).write_text(f"#!/bin/sh\necho 'Trial Time:          "
+                                   f"{'0.001' if binary == 'pr' else '0.002'}'\n")
+        (root / binary).chmod(0o755)
+    graph = harness.GraphInfo("rmat", 6, "plain", "/g.mtx", 64, 1024, 7, [7])
+    args = harness.parse_args(["--gapbs", str(root), "--gapbs-pr", "pr_spmv"])
+    setup = harness.gapbs_kernels(args.gapbs_pr)
+    assert harness.measure_gapbs(root, "pr", graph, dict(os.environ), 1, 60).median == 0.001
+    assert harness.measure_gapbs(root, "pr", graph, dict(os.environ), 1, 60,
+                                 setup).median == 0.002
