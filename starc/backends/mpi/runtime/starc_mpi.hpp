@@ -370,6 +370,7 @@ inline double max_seconds(const Distribution& d, double seconds) {
 }
 
 /// With --stats, one line per rank on stderr, in rank order, printed by rank 0 (collective).
+/// Printed once, after the last run: with --trials N the counters hold all N runs.
 inline void report_stats(const Distribution& d) {
   if (!d.stats_enabled) return;
   const Stats& s = d.stats;
