@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
@@ -16,7 +16,8 @@ from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
 from starc.backends.common.edge_cursors import cursor_rows, query_row
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sourcemap import mark
-from starc.backends.common.sorted_ranges import Bound, RangeFilter, split_range_filter
+from starc.backends.common.sorted_ranges import (Bound, RangeFilter, split_range_filter,
+                                                 written_symbols)
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
@@ -67,6 +68,16 @@ class PrivateAccumulator:
     native: bool = False
 
 
+@dataclasses.dataclass
+class _EnclosingLoop:
+    """A loop of the kernel body being printed: what its iterations write (its variables
+    included), its depth, and the lines of inner loops that go before it (``_hoist_to``)."""
+
+    written: Set[int]
+    depth: int
+    hoisted: List[str] = dataclasses.field(default_factory=list)
+
+
 class CPrinter(CExpressionPrinter):
     """Prints typed-IR expressions and kernel statements through a dialect and a context."""
 
@@ -74,6 +85,8 @@ class CPrinter(CExpressionPrinter):
         super().__init__(dialect, context)
         #: host scalar uid -> its work-item private accumulator (``ScalarReduction.private``)
         self.accumulators: Dict[int, PrivateAccumulator] = {}
+        #: the loops around the statement being printed, outermost first
+        self._enclosing: List[_EnclosingLoop] = []
 
     # --- private accumulators of exclusive scalar reductions ---------------------------------
     def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
@@ -236,6 +249,37 @@ class CPrinter(CExpressionPrinter):
         return [self._line(depth, "continue;")]
 
     def _stmt_Loop(self, s: ir.Loop, depth: int):
+        frame = _EnclosingLoop(written_symbols(s), depth)
+        self._enclosing.append(frame)
+        try:
+            prologue, loop = self._loop(s, depth)
+        finally:
+            self._enclosing.pop()
+        # then what inner loops compute the same at every iteration of this one
+        return prologue + frame.hoisted + loop
+
+    def _hoist_to(self, row: ir.Expr, bounds: Sequence[Bound]) -> Optional[_EnclosingLoop]:
+        """The outermost enclosing loop before which the sorted-range searches of an inner
+        loop over ``row``'s neighbours can run once instead of once per iteration: none of
+        the loops from it inwards writes the row or a variable the bounds read, and the row
+        is certainly a vertex there (a node variable of an enclosing vertex loop, as an
+        edge cursor's row: ``offsets[row]`` is read even if the loop runs no iteration).
+        None when the searches stay just before the inner loop."""
+        if not (isinstance(row, ir.VarRef) and row.sym.kind is ir.SymbolKind.LOOP
+                and row.sym.type is Scalar.NODE):
+            return None
+        read = {row.sym.uid}
+        for bound in bounds:
+            read.update(n.sym.uid for n in ir.walk(bound.value) if isinstance(n, ir.VarRef))
+        target = None
+        for enclosing in reversed(self._enclosing[:-1]):    # the inner loop itself excluded
+            if enclosing.written & read:
+                break
+            target = enclosing
+        return target
+
+    def _loop(self, s: ir.Loop, depth: int) -> Tuple[List[str], List[str]]:
+        """The lines before the loop (its bounds, cursors) and the loop itself."""
         dom = s.domain
         var = self.ctx.names.bind(s.var)
         inner = depth + 1
@@ -265,10 +309,15 @@ class CPrinter(CExpressionPrinter):
             start = None if ranged is None else next(
                 (b for b in ranged.bounds if b.side == "start"), None)
             if ranged is not None:
-                bounds, begin, end = self._sorted_range(ranged, var,
-                                                        self.ctx.graph_array(ends_array),
-                                                        begin, end, s, depth)
-                prologue += bounds
+                # tc's w > v over v's row inside the loop over u: searched once per v
+                outer = None if prologue else self._hoist_to(dom.of, ranged.bounds)
+                bounds, begin, end = self._sorted_range(
+                    ranged, var, self.ctx.graph_array(ends_array), begin, end, s,
+                    depth if outer is None else outer.depth)
+                if outer is None:
+                    prologue += bounds
+                else:
+                    outer.hoisted += bounds
                 s = dataclasses.replace(s, filter=ranged.rest)
             cursors = cursor_rows(s, self._private)
             for row, query in cursors.items():
@@ -299,10 +348,10 @@ class CPrinter(CExpressionPrinter):
             body = self._filtered(s, inner)
             for row in cursors:
                 del self._cursors[(s.var, row)]
-            return prologue + self._braced(head, prologue_inner + body, depth)
+            return prologue, self._braced(head, prologue_inner + body, depth)
         else:
             self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
-        return prologue + self._braced(head, self._filtered(s, inner), depth)
+        return prologue, self._braced(head, self._filtered(s, inner), depth)
 
     def _private(self, sym: ir.Symbol) -> bool:
         """``sym`` is printed as a work-item local or a by-value argument (not shared)."""

@@ -134,7 +134,10 @@ def loop_invariant(e: ir.Expr, written: Set[int], private) -> bool:
 
 def written_symbols(loop: ir.Loop) -> Set[int]:
     """Uids of every symbol the loop declares, assigns or iterates (its own variables too)."""
-    written = {loop.var.uid, loop.domain.edge.uid}
+    written = {loop.var.uid}
+    own_edge = getattr(loop.domain, "edge", None)     # a vertex loop has none
+    if own_edge is not None:
+        written.add(own_edge.uid)
     for node in ir.walk(loop.body):
         if isinstance(node, ir.Declare):
             written.add(node.sym.uid)

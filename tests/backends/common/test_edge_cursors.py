@@ -68,7 +68,7 @@ def kernel_text(row, before=(), extra=()):
 # --- golden: triangle counting ----------------------------------------------------------------
 
 TC_KERNEL = """\
-        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
+        int u = targets[e_u];
         int w_in_u_end = offsets[u + 1];
         int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {

@@ -67,9 +67,9 @@ def body_of(filter_, domain=ir.Neighbors, before=(), extra=()):
 
 TC_KERNEL = """\
     int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+    int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
     for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
         int u = targets[e_u];
-        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
         int w_in_u_end = offsets[u + 1];
         int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
@@ -136,6 +136,56 @@ def test_conjunction_keeps_the_rest_inside_and_narrows_bound_after_bound():
         "    for (int u_in = u_start; u_in < u_stop; u_in++) {",
         "        int u = rev_sources[u_in];",
         "        if (u != v) {"]
+
+
+X = sym("x", S.NODE, ir.SymbolKind.LOOP)
+EDGE_X = sym("ex", S.EDGE, ir.SymbolKind.EDGE)
+
+
+def nested_body(row, bound, before=()):
+    """``for (x in g.neighbors(v)) { for (u in g.neighbors(row).filter(u > bound))
+    { v.count += u; } }``: the lines of the kernel body."""
+    add = ir.Assign(ir.PropRead(COUNT, var(V), type=S.INT),
+                    ir.Binary("+", ir.PropRead(COUNT, var(V), type=S.INT),
+                              ir.Cast(var(U), type=S.INT), type=S.INT))
+    inner = ir.Loop(U, ir.Neighbors(G, var(row), EDGE), ir.Block((add,)), parallel=False,
+                    filter=cmp(">", var(U), bound), loc=LOC)
+    outer = ir.Loop(X, ir.Neighbors(G, var(V), EDGE_X), ir.Block((inner,)), parallel=False,
+                    loc=LOC)
+    k = P.Kernel("k", V, "nodes", None, ir.Block(tuple(before) + (outer,)),
+                 GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
+                 (), loc=LOC)
+    return [line.strip() for line in lower_kernel(k, OpenCLDialect()).body]
+
+
+def _search_is_before_the_outer_loop(lines) -> bool:
+    search = next(i for i, line in enumerate(lines) if line.startswith("int u_start = "))
+    outer = next(i for i, line in enumerate(lines) if line.startswith("for (int ex = "))
+    return search < outer
+
+
+def test_a_search_the_same_for_every_outer_iteration_runs_once_before_it():
+    """tc's ``w > v`` over v's row inside the loop over u: one search per v, not per (v, u)."""
+    lines = nested_body(V, var(V))
+    assert "int u_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  " \
+           "// prog.sp:7" in lines
+    assert _search_is_before_the_outer_loop(lines)
+
+
+@pytest.mark.parametrize("row, bound, why", [
+    (V, var(X), "the bound is the outer loop's variable"),
+    (X, var(V), "the row is the outer loop's variable"),
+])
+def test_a_search_that_changes_with_the_outer_loop_stays_inside_it(row, bound, why):
+    assert not _search_is_before_the_outer_loop(nested_body(row, bound)), why
+
+
+def test_a_search_over_a_row_that_may_not_be_a_vertex_stays_inside():
+    """A local node variable's row is read only where the inner loop runs (it may hold an
+    id that is no vertex when the outer loop runs no iteration)."""
+    p = sym("p", S.NODE)
+    lines = nested_body(p, var(V), before=(ir.Declare(p, var(V)),))
+    assert not _search_is_before_the_outer_loop(lines)
 
 
 def test_bounds_that_may_change_keep_the_filter():

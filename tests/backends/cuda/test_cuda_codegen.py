@@ -76,9 +76,9 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_warp_group():
     if (v >= n) return;
     long long triangle_count_local = 0;
     int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+    int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
     for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
         int u = targets[e_u];
-        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
         int w_in_u_end = offsets[u + 1];
         int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {

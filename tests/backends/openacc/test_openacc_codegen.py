@@ -112,9 +112,9 @@ static void Compute_TC_forall_6(int n,
         triangle_count_dev[0:1]) reduction(+:triangle_count_sum)
     for (int v = 0; v < n; v++) {
         int u_stop = starc_lower_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:7
+        int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
         for (int e_u = offsets[v]; e_u < u_stop; e_u++) {
             int u = targets[e_u];
-            int w_start = starc_upper_bound(targets, offsets[v], offsets[v + 1], v);  // tc.sp:8
             int w_in_u_end = offsets[u + 1];
             int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
             for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
