@@ -8,8 +8,10 @@ found with a binary search. ``split_range_filter`` picks such comparisons out of
 in-loop filter. Repeated ids and self-loops need no care: the run holds exactly the positions
 whose id passes the comparison, in their original order.
 
-The bound ``c`` is evaluated once, before the loop, so it must have the same value at every
-iteration and be safe to evaluate when the loop runs zero times: constants, per-work-item
+The bound ``c`` is evaluated once, before the loop (and the printer moves the search before
+an enclosing loop that changes neither the row nor ``c``: ``CPrinter._hoist_to``), so it
+must have the same value at every iteration and be safe to evaluate when the loop runs zero
+times: constants, per-work-item
 values not assigned inside the loop (``private`` says which symbols those are), by-value
 kernel scalars, casts, negation, ``+ - *`` and the vertex/edge counts. Anything else (a
 property read, a shared reduction variable, a division) keeps the filter as it is.
