@@ -310,7 +310,7 @@ class CPrinter(CExpressionPrinter):
                 (b for b in ranged.bounds if b.side == "start"), None)
             if ranged is not None:
                 # tc's w > v over v's row inside the loop over u: searched once per v
-                outer = None if prologue else self._hoist_to(dom.of, ranged.bounds)
+                outer = self._hoist_to(dom.of, ranged.bounds)
                 bounds, begin, end = self._sorted_range(
                     ranged, var, self.ctx.graph_array(ends_array), begin, end, s,
                     depth if outer is None else outer.depth)

@@ -84,6 +84,7 @@ class CppHostPrinter(HostStatementPrinter):
         body += d.setup(where)
         arrays = self.plan.arrays   # exactly those something uses
         resident = [a for a in arrays if a.role in RESIDENT_ROLES]
+        per_run = [a for a in arrays if a.role not in RESIDENT_ROLES]
         if resident:
             body.append("")
             body.append("// The graph, resident where the algorithm runs before the clock starts.")
@@ -104,9 +105,8 @@ class CppHostPrinter(HostStatementPrinter):
             body.append(f"{c_name(fn.return_type)} {self._return_var}{{}};")
         trial = self.names.fresh("trial")
         timed = d.timer_start(where)
-        for array in arrays:
-            if array.role not in RESIDENT_ROLES:
-                timed += self._allocate(array)
+        for array in per_run:
+            timed += self._allocate(array)
         timed += algorithm
         timed += self.error_check(where)     # before any result is copied or printed
         for p, array, vector in result_vectors:
@@ -115,9 +115,8 @@ class CppHostPrinter(HostStatementPrinter):
                                         self.count(array), where)
         timed += d.synchronize(where)
         timed += d.timer_stop(where)
-        for array in arrays:
-            if array.role not in RESIDENT_ROLES:
-                timed += d.free(self.array_var(array), array.elem, where)
+        for array in per_run:
+            timed += d.free(self.array_var(array), array.elem, where)
         timed += d.trial_end(where)
         timed += d.report([f"if ({cl}.time) starc::report_time({d.timer_seconds()});"])
         body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
