@@ -12,6 +12,7 @@ import dataclasses
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from starc.analysis.checks import insert_checks
+from starc.analysis.dead_locals import drop_dead_locals
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, QueueAppend, QueueCount,
@@ -321,6 +322,7 @@ def outline(name: str, *, index: ir.Symbol, extent: str, guard: Optional[ir.Expr
     lowered = insert_checks(lowered, table.check_sites, names)
     if guard is not None:
         guard = insert_checks(guard, table.check_sites, names)
+    lowered = drop_dead_locals(lowered, ctx.locals)
 
     access = _Access(ctx)
     if len(table.check_sites) > first_site:

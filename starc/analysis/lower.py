@@ -3,7 +3,8 @@
 The plan is made by named passes, in order (``PASSES``); ``lower_function(..., stop_after=)``
 stops after any of them, so tests and ``--emit plan`` can look at each stage:
 
-- ``outline``: call inlining, device arrays, kernels, reductions and atomics (with the
+- ``outline``: call inlining, device arrays, kernels (without the locals nothing reads,
+  ``dead_locals``), reductions and atomics (with the
   scalar reductions a work item accumulates privately, ``reductions.privatise``), the
   structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
   run-time error word;

@@ -57,7 +57,9 @@ BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
 
 
 def starc_run(program: pathlib.Path, backend: str, graph: pathlib.Path, cache: pathlib.Path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), STARC_CACHE_DIR=str(cache))
+    # Prepended, not replaced: starc's own dependencies may come from PYTHONPATH too.
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONPATH=pythonpath, STARC_CACHE_DIR=str(cache))
     return subprocess.run([sys.executable, "-m", "starc", "run", str(program), "-b", backend,
                            "--graph", str(graph)], capture_output=True, text=True, env=env,
                           timeout=300)

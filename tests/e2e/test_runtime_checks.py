@@ -128,6 +128,22 @@ function F(Graph g, propNode<int> dist, int divisor) {
     }
 }
 """, {"divisor": "0"}, None),
+    # Locals nothing reads are not declared in kernels (strict builds reject unused
+    # variables), but a dead value's check still runs (analysis/dead_locals.py).
+    "dead_locals": ("""\
+function F(Graph g, propNode<int> out, propEdge<int> weight, int divisor) {
+    g.attachNodeProperty(out = 0);
+    forall (v in g.nodes()) {
+        int unused = 100 / divisor;
+        node same = v;
+        forall (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);
+            int heavy = e.weight;
+            w.out += 1;
+        }
+    }
+}
+""", {"divisor": "0"}, {"divisor": "3"}),
 }
 
 
@@ -181,6 +197,7 @@ def test_reference_messages_are_located(files):
         "host_index": "host_index.sp:4:5: runtime error: index 7 of 'out' out of range 0..3",
         "while_div": "while_div.sp:6:22: runtime error: integer division by zero",
         "fixedpoint_mod": "fixedpoint_mod.sp:8:53: runtime error: integer modulo by zero",
+        "dead_locals": "dead_locals.sp:4:22: runtime error: integer division by zero",
     }
     for name, (_, bad, _) in PROGRAMS.items():
         message = reference_message(sources[name], graph, bad)
@@ -306,6 +323,20 @@ def test_cuda_fault_checks_compile_and_run(files, name, tmp_path):
         return      # compiled; no GPU to run it on
     assert_fails_like_reference(list(built.argv_prefix), sources[name], graph,
                                 PROGRAMS[name][1])
+
+
+@pytest.mark.mpi
+def test_mpi_dead_locals_build_and_keep_their_checks(files):
+    """MPI builds with -Werror too: the program with unread kernel locals agrees with the
+    reference, and its dead division still stops the run with the reference's message."""
+    _, graph, sources = files
+    path = sources["dead_locals"]
+    program = starc.compile(str(path), "mpi")
+    expected = reference_results(path, graph, {"divisor": "3"})
+    assert not compare_results(expected, program.run(graph, divisor=3))
+    with pytest.raises(ExecutionError) as raised:
+        program.run(graph, divisor=0)
+    assert str(raised.value) == reference_message(path, graph, {"divisor": "0"})
 
 
 def test_reference_vectorised_and_interpreted_paths_word_errors_alike(files):

@@ -2,10 +2,11 @@
 
 Each example is a well-typed, race-free program (``programs.py``) run on a few random small
 graphs by the reference executor's two layers (vectorised and the closure interpreter), by
-OpenCL on PoCL and by SYCL through the test-only host implementation. Integer results must be
-identical; a run-time error must be the same located message everywhere. By default each
-fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s --hypothesis-profile=long`` runs
-the long campaign and prints its figures (the README records them).
+OpenCL on PoCL, by SYCL through the test-only host implementation and, where an NVIDIA GPU is,
+by CUDA. Integer results must be identical; a run-time error must be the same located message
+everywhere. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
+--hypothesis-profile=long`` runs the long campaign and prints its figures (the README records
+them).
 """
 
 from __future__ import annotations
@@ -122,3 +123,13 @@ def test_sycl_agrees_with_reference(program, graph_list):
     """Each SYCL example costs a g++ build, so fewer of them."""
     note(program.text)
     run_all(program.text, graph_list, backends=("sycl",))
+
+
+@pytest.mark.cuda
+@pytest.mark.gpu
+@settings(max_examples=budget(6), **SETTINGS)
+@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+def test_cuda_agrees_with_reference(program, graph_list):
+    """Each CUDA example costs an nvcc build, so few of them; runs only where a GPU is."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=("cuda",))

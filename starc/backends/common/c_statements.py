@@ -217,7 +217,11 @@ class CPrinter(CExpressionPrinter):
         return [self._line(depth, f"{self._lvalue(s.target)} {s.op}= {self.expr(s.value)};")]
 
     def _stmt_ExprStmt(self, s: ir.ExprStmt, depth: int):
-        return [self._line(depth, self.expr(s.expr) + ";")]
+        # A value kept only for its run-time checks (dead_locals.py): cast to void, or the
+        # strict builds reject a statement without effect.
+        text = self.expr(s.expr)
+        return [self._line(depth, (text if isinstance(s.expr, ir.CallExpr)
+                                   else f"(void)({text})") + ";")]
 
     def _stmt_If(self, s: ir.If, depth: int):
         lines = self._braced(f"if ({self.expr(s.cond)})", self.block(s.then, depth + 1), depth)
