@@ -74,6 +74,7 @@ def test_warning_can_be_silenced_and_promoted(tmp_path):
                     "    forall (v in g.nodes()) {\n"
                     "        x = v.p;\n"
                     "    }\n"
+                    "    return x;\n"
                     "}\n")
     status, _, err = run_cli("check", prog)
     assert status == 0 and "warning[data-race]" in err

@@ -23,6 +23,7 @@ from starc.ir.rules import Flow, RaceChecker, join
 from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
 from starc.ir.conversions import is_flexible
 from starc.ir.typecheck import ExpressionTyper, NeighborFrame
+from starc.ir.unused import report_unused
 from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type
 
 __all__ = ["analyze", "FunctionAnalyzer", "ProgramContext", "Signature"]
@@ -227,6 +228,7 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
             return_type, body = self._return_type(body)
             if len(self.sink.errors) > errors:
                 return None
+            report_unused(body, self.sink)
             defaults = (self.seed_default,) if self.seed_default is not None else ()
             return ir.Function(fn.name, tuple(params), body, return_type, defaults,
                                loc=fn.loc)

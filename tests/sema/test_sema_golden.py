@@ -110,7 +110,8 @@ def test_duplicate_declaration_points_at_the_first():
 
 
 def test_warnings_can_be_disabled_and_promoted():
-    text = "function F(Graph g) {\n    bool b = true;\n}\n"
+    text = "function F(Graph g, propNode<bool> p) {\n    bool b = true;\n" \
+           "    g.attachNodeProperty(p = b);\n}\n"
     from starc.diagnostics import DiagnosticSink
     from starc.frontend.parser import parse
     from starc.ir.sema import analyze

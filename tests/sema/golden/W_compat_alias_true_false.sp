@@ -3,4 +3,5 @@
 function F(Graph g, propNode<bool> modified) {
     g.attachNodeProperty(modified = false);
     bool done = true;
+    g.attachNodeProperty(modified = done);
 }

@@ -57,6 +57,9 @@ function Stats(Graph g, propNode<int> dist, propEdge<int> weight, SetN<g> source
     any &= True;
     double r = Scale(total, 3);
     Report(g, dist);
+    if (any) {
+        r = r + 1;
+    }
     return r + acc;
 }
 
