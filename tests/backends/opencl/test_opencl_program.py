@@ -227,6 +227,43 @@ def test_launch_shape_runs_of_items_on_a_cpu_and_work_groups_with_block_size(gra
         assert (runs, group, items) == (0, 32, -(-count // 32) * 32)
 
 
+DIVISION_DRIVER = r"""#include <cstdio>
+#include "starc_runtime.hpp"
+#include "starc_opencl_host.hpp"
+int main(int argc, char** argv) {
+  starc::CommandLine cl(argc, argv, {}, "division");
+  starc_opencl device = starc_open_device(cl, "shape.cl", {}, "test");
+  cl_device_fp_config single = 0;
+  clGetDeviceInfo(device.device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single, nullptr);
+  auto options = [&device](cl_program program, cl_program_build_info info, std::size_t size,
+                           void* value, std::size_t* returned) {
+    return clGetProgramBuildInfo(program, device.device, info, size, value, returned);
+  };
+  std::printf("%d [%s]\n", (single & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? 1 : 0,
+              starc_cl_info(options, device.program.get(), CL_PROGRAM_BUILD_OPTIONS).c_str());
+}
+"""
+
+
+def test_kernels_divide_floats_correctly_rounded_where_the_device_can(graph, tmp_path):
+    """OpenCL C lets a float '/' be 2.5 ulp off (NVIDIA's is: two float results differed in
+    the last bits on an H100); the kernels are built with -cl-fp32-correctly-rounded-divide-sqrt
+    wherever the device reports it can, as C, CUDA and the reference divide."""
+    if not OpenCLBackend().availability().can_build:
+        pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
+    for name, text in runtime_files(HOST_RUNTIME).items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
+    (tmp_path / "division.cpp").write_text(DIVISION_DRIVER)
+    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "division.cpp", "-o",
+                    "division", "-lOpenCL"], cwd=tmp_path, check=True)
+    proc = _run(tmp_path / "division", graph)
+    assert proc.returncode == 0, proc.stderr
+    capable, options = proc.stdout.split(" ", 1)
+    flag = "-cl-fp32-correctly-rounded-divide-sqrt"
+    assert (flag in options) == (capable == "1"), proc.stdout
+
+
 def test_host_control_flow_and_single_item_kernels(graph, tmp_path):
     """Host loops with continue/break/return, a host edge test (the host's
     starc_find_edge), minWt/maxWt and a sequential node loop run as one work item."""
