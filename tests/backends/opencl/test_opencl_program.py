@@ -201,18 +201,23 @@ int main(int argc, char** argv) {
 """
 
 
+def _build_driver(tmp_path, name: str, driver: str) -> None:
+    """``tmp_path/name``: a C++ ``driver`` on the OpenCL host runtime, with ``shape.cl``."""
+    if not OpenCLBackend().availability().can_build:
+        pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
+    for file, text in runtime_files(HOST_RUNTIME).items():
+        (tmp_path / file).write_text(text)
+    (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
+    (tmp_path / f"{name}.cpp").write_text(driver)
+    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", f"{name}.cpp", "-o", name,
+                    "-lOpenCL"], cwd=tmp_path, check=True)
+
+
 def test_launch_shape_runs_of_items_on_a_cpu_and_work_groups_with_block_size(graph, tmp_path):
     """starc_launch's NDRange: on PoCL's CPU device without --block-size, work-groups of one
     and at most 64 items per work item (at least 16 work items per compute unit); with
     --block-size, one work item per item rounded up to whole work-groups."""
-    if not OpenCLBackend().availability().can_build:
-        pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
-    for name, text in runtime_files(HOST_RUNTIME).items():
-        (tmp_path / name).write_text(text)
-    (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
-    (tmp_path / "shape.cpp").write_text(SHAPE_DRIVER)
-    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "shape.cpp", "-o", "shape",
-                    "-lOpenCL"], cwd=tmp_path, check=True)
+    _build_driver(tmp_path, "shape", SHAPE_DRIVER)
 
     def shapes(*extra):
         proc = _run(tmp_path / "shape", graph, "--device", "cpu", *extra)
@@ -249,14 +254,7 @@ def test_kernels_divide_floats_correctly_rounded_where_the_device_can(graph, tmp
     """OpenCL C lets a float '/' be 2.5 ulp off (NVIDIA's is: two float results differed in
     the last bits on an H100); the kernels are built with -cl-fp32-correctly-rounded-divide-sqrt
     wherever the device reports it can, as C, CUDA and the reference divide."""
-    if not OpenCLBackend().availability().can_build:
-        pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
-    for name, text in runtime_files(HOST_RUNTIME).items():
-        (tmp_path / name).write_text(text)
-    (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
-    (tmp_path / "division.cpp").write_text(DIVISION_DRIVER)
-    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "division.cpp", "-o",
-                    "division", "-lOpenCL"], cwd=tmp_path, check=True)
+    _build_driver(tmp_path, "division", DIVISION_DRIVER)
     proc = _run(tmp_path / "division", graph)
     assert proc.returncode == 0, proc.stderr
     capable, options = proc.stdout.split(" ", 1)
