@@ -18,6 +18,7 @@ from typing import Iterable, List, Set
 
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.ir import nodes as ir
+from starc.ir.unused import read_symbols, stored_variable
 
 __all__ = ["drop_dead_locals"]
 
@@ -28,39 +29,16 @@ def drop_dead_locals(body: ir.Block, locals_: Iterable[int]) -> ir.Block:
     may leave another one unread."""
     candidates = set(locals_)
     while True:
-        dead = candidates - _read(body)
+        dead = candidates - read_symbols(body)
         if not dead:
             return body
-        rewritten = _without(body, dead)
-        if rewritten == body:
-            return body
-        body = rewritten
+        body = _without(body, dead)
         candidates -= dead
 
 
-def _read(body: ir.Block) -> Set[int]:
-    """Uids of the symbols ``body`` reads: every variable reference except the target of a
-    plain store (``x = e``, ``x op= e``) to the variable itself."""
-    out: Set[int] = set()
-
-    def visit(node: ir.Node) -> None:
-        if isinstance(node, (ir.Assign, ir.Reduce)) and isinstance(node.target, ir.VarRef):
-            visit(node.value)
-            return
-        if isinstance(node, ir.VarRef):
-            out.add(node.sym.uid)
-        for child in ir.children(node):
-            visit(child)
-
-    visit(body)
-    return out
-
-
 def _stores_to(stmt: ir.Stmt, dead: Set[int]) -> bool:
-    if isinstance(stmt, ir.Declare):
-        return stmt.sym.uid in dead
-    return isinstance(stmt, (ir.Assign, ir.Reduce)) and isinstance(stmt.target, ir.VarRef) \
-        and stmt.target.sym.uid in dead
+    sym = stmt.sym if isinstance(stmt, ir.Declare) else stored_variable(stmt)
+    return sym is not None and sym.uid in dead
 
 
 def _checked(expr: ir.Expr) -> bool:

@@ -217,11 +217,9 @@ class CPrinter(CExpressionPrinter):
         return [self._line(depth, f"{self._lvalue(s.target)} {s.op}= {self.expr(s.value)};")]
 
     def _stmt_ExprStmt(self, s: ir.ExprStmt, depth: int):
-        # A value kept only for its run-time checks (dead_locals.py): cast to void, or the
-        # strict builds reject a statement without effect.
-        text = self.expr(s.expr)
-        return [self._line(depth, (text if isinstance(s.expr, ir.CallExpr)
-                                   else f"(void)({text})") + ";")]
+        # Kernels hold only values kept for their run-time checks (dead_locals.py; calls are
+        # inlined before): cast to void, or the strict builds reject a statement without effect.
+        return [self._line(depth, f"(void)({self.expr(s.expr)});")]
 
     def _stmt_If(self, s: ir.If, depth: int):
         lines = self._braced(f"if ({self.expr(s.cond)})", self.block(s.then, depth + 1), depth)
