@@ -22,11 +22,13 @@ offset   type   field
 
 The arrays are exactly :class:`~starc.graphs.csr.Graph`'s (``sources`` is derived from
 ``offsets``), so a graph read back is equal, edge id for edge id, to the one written. Reading
-checks, in this order, and reports ``path: what`` as a GraphFormatError: the header's size and
-magic, the version and flags, the 32-bit limits, the file's length against the header, the
-memory the graph needs, the checksum, then the offsets (0 first, ``m`` last, never
-decreasing), every id's range and the weights' finiteness, so no file, however damaged, gives
-a graph that indexes out of bounds.
+checks the header first: its size and magic, the version, flags and reserved field, the
+32-bit limits, and the file's length against the sizes it gives; a file that fails any of
+them (or the checksum, next) is "damaged .sg file: what; write it again with `starc graph
+convert SOURCE path`", so damaged header bytes are never taken for a huge graph. Then the
+memory the graph needs, the checksum, the offsets (0 first, ``m`` last, never decreasing),
+every id's range and the weights' finiteness, so no file, however damaged, gives a graph
+that indexes out of bounds. Every problem is ``path: what`` as a GraphFormatError.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from .csr import Graph
 from .errors import GraphFormatError
 
 __all__ = ["MAGIC", "VERSION", "SourceStamp", "save_sg", "load_sg", "read_sg_header",
-           "SgHeader"]
+           "SgHeader", "damaged"]
 
 MAGIC = b"STARC-SG"
 VERSION = 1
@@ -120,42 +122,46 @@ def save_sg(graph: Graph, path, undirected: bool = False,
             handle.write(memoryview(part).cast("B"))
 
 
-def _unpack_header(path: str, raw: bytes) -> SgHeader:
+def damaged(path: str, what: str) -> GraphFormatError:
+    """A .sg file that is not what starc writes: said so, with how to write it again."""
+    return GraphFormatError(path, None, f"damaged .sg file: {what}; write it again with "
+                                        f"`starc graph convert SOURCE {path}`")
+
+
+def _unpack_header(path: str, raw: bytes, file_size: Optional[int] = None) -> SgHeader:
+    """The checked header; ``file_size`` (a regular file's length) must be what it says."""
     if len(raw) < HEADER.size:
-        raise GraphFormatError(path, None, f"truncated: {len(raw)} bytes, shorter than the "
-                                           f"{HEADER.size}-byte .sg header")
-    magic, version, flags, n, m, checksum, _, size, mtime, sample = HEADER.unpack_from(raw)
+        raise damaged(path, f"{len(raw)} bytes, shorter than the {HEADER.size}-byte header")
+    magic, version, flags, n, m, checksum, reserved, size, mtime, sample = \
+        HEADER.unpack_from(raw)
     if magic != MAGIC:
-        raise GraphFormatError(path, None, "not a starc binary graph (bad magic; .sg files "
-                                           "are written by `starc graph convert g.el g.sg`)")
+        raise damaged(path, "no STARC-SG magic at its start (is it a .sg file?)")
     if version != VERSION:
-        raise GraphFormatError(path, None, f"unsupported .sg version {version} (this reader "
-                                           f"reads version {VERSION}; convert the file again)")
+        raise damaged(path, f"version {version} in its header (this reader reads version "
+                            f"{VERSION})")
     if flags & ~_KNOWN_FLAGS:
-        raise GraphFormatError(path, None, f"unknown flags {flags:#x} in the .sg header")
+        raise damaged(path, f"unknown flags {flags:#x} in its header")
+    if reserved:
+        raise damaged(path, f"reserved header field {reserved:#x}, not 0")
     if n > MAX_VERTICES or m > MAX_EDGES:
-        raise GraphFormatError(path, None, f"{n} vertices and {m} edges are more than 32-bit "
-                                           "ids allow")
-    return SgHeader(flags, n, m, checksum, SourceStamp(size, mtime, sample))
-
-
-def _check_length(path: str, header: SgHeader, payload: int) -> None:
-    want = header.payload_bytes()
-    if payload != want:
-        what = "truncated" if payload < want else "longer than its header says"
-        raise GraphFormatError(path, None, f"{what}: {HEADER.size + payload} bytes, expected "
-                                           f"{HEADER.size + want} for {header.num_nodes} "
-                                           f"vertices and {header.num_edges} edges")
+        raise damaged(path, f"its header says {n} vertices and {m} edges, more than 32-bit "
+                            "ids allow")
+    header = SgHeader(flags, n, m, checksum, SourceStamp(size, mtime, sample))
+    if file_size is not None and file_size != HEADER.size + header.payload_bytes():
+        raise damaged(path, f"{file_size} bytes, but its header says {n} vertices and {m} "
+                            f"edges, which take {HEADER.size + header.payload_bytes()}")
+    return header
 
 
 def read_sg_header(path: str) -> SgHeader:
     """Only the header (the cache's staleness check): a GraphFormatError if it is bad."""
     try:
         with open_input(path) as handle:
+            info = os.fstat(handle.fileno())
             raw = handle.read(HEADER.size)
     except FileError as error:
         raise GraphFormatError(error.path, None, error.message) from None
-    return _unpack_header(path, raw)
+    return _unpack_header(path, raw, info.st_size if stat.S_ISREG(info.st_mode) else None)
 
 
 def load_sg(path, undirected: bool = False, max_vertices: Optional[int] = None) -> Graph:
@@ -165,22 +171,24 @@ def load_sg(path, undirected: bool = False, max_vertices: Optional[int] = None) 
     path = os.fspath(path)
     try:
         with open_input(path) as handle:
-            header = _unpack_header(path, handle.read(HEADER.size))
+            info = os.fstat(handle.fileno())
+            # the length with the header, before anything: a short file allocates nothing
+            size = info.st_size if stat.S_ISREG(info.st_mode) else None
+            header = _unpack_header(path, handle.read(HEADER.size), size)
             n, m = header.num_nodes, header.num_edges
             want = header.payload_bytes()
-            info = os.fstat(handle.fileno())
-            if stat.S_ISREG(info.st_mode):      # the length first: a short file allocates nothing
-                _check_length(path, header, info.st_size - HEADER.size)
             symmetrise = undirected and not header.undirected
             _check_size(path, n, 2 * m if symmetrise else m, max_vertices)
             # One read into one buffer; the arrays below are views of it (no copies).
             payload = np.fromfile(handle, dtype=np.uint8, count=want + 1)
     except FileError as error:
         raise GraphFormatError(error.path, None, error.message) from None
-    _check_length(path, header, payload.size)
+    if payload.size != want:                    # a pipe: its length is known only now
+        fewer = "fewer" if payload.size < want else "more"
+        raise damaged(path, f"{fewer} bytes than the {HEADER.size + want} its header's sizes "
+                            "take")
     if zlib.adler32(payload) != header.checksum:
-        raise GraphFormatError(path, None, "checksum mismatch: the file is damaged "
-                                           "(write it again with `starc graph convert`)")
+        raise damaged(path, "checksum mismatch")
     arrays, start = {}, 0
     for name, length in _int_sections(n, m):
         arrays[name] = payload[start:start + 4 * length].view("<i4")

@@ -71,7 +71,8 @@ def test_damaged_binary_graph_is_a_located_error(graphs, tmp_path, backend, rank
     with pytest.raises(RuntimeError) as caught:
         program.run(str(damaged), src=0)
     message = str(caught.value)
-    assert f"{damaged}: checksum mismatch: the file is damaged" in message
+    assert f"{damaged}: damaged .sg file: checksum mismatch; write it again with `starc " \
+           f"graph convert SOURCE {damaged}`" in message
     assert "(exit 1)" in message
 
 

@@ -82,6 +82,12 @@ def _damaged(tmp_path, kind):
         raw = raw[:-5]
     elif kind == "huge-header":         # the length is checked before the memory it needs
         struct.pack_into("<Q", raw, 16, 2**30)
+    elif kind == "vertex-count-bytes":  # issue 34: damaged bytes read as 6e18 vertices
+        raw[16 + 7] ^= 0x58
+    elif kind == "edge-count":          # a plausible count, not the file's
+        struct.pack_into("<Q", raw, 24, m + 1)
+    elif kind == "reserved":
+        raw[36] = 1
     elif kind == "trailing":
         raw += b"\0"
     elif kind == "checksum":
@@ -98,19 +104,31 @@ def _damaged(tmp_path, kind):
     return bytes(raw)
 
 
+#: what each damage is reported as, after "path: "; every damage of the header or the
+#: checksum ends with how to write the file again
+DAMAGED = "damaged .sg file: "
 DAMAGE = {
-    "magic": "not a starc binary graph (bad magic",
-    "short-header": "truncated: 20 bytes, shorter than the 64-byte .sg header",
-    "version": "unsupported .sg version 9",
-    "flags": "unknown flags 0x40 in the .sg header",
-    "truncated": "truncated: ",
-    "huge-header": "truncated: 248 bytes, expected 8589934808 for 1073741824 vertices and 7",
-    "trailing": "longer than its header says",
-    "checksum": "checksum mismatch: the file is damaged",
+    "magic": DAMAGED + "no STARC-SG magic at its start (is it a .sg file?)",
+    "short-header": DAMAGED + "20 bytes, shorter than the 64-byte header",
+    "version": DAMAGED + "version 9 in its header (this reader reads version 1)",
+    "flags": DAMAGED + "unknown flags 0x40 in its header",
+    "reserved": DAMAGED + "reserved header field 0x1, not 0",
+    "truncated": DAMAGED + "243 bytes, but its header says 4 vertices and 7 edges, which take "
+                           "248",
+    "huge-header": DAMAGED + "248 bytes, but its header says 1073741824 vertices and 7 edges, "
+                             "which take 8589934808",
+    "vertex-count-bytes": DAMAGED + "its header says 6341068275337658372 vertices and 7 edges, "
+                                    "more than 32-bit ids allow",
+    "edge-count": DAMAGED + "248 bytes, but its header says 4 vertices and 8 edges, which take "
+                            "264",
+    "trailing": DAMAGED + "249 bytes, but its header says 4 vertices and 7 edges, which take "
+                          "248",
+    "checksum": DAMAGED + "checksum mismatch",
     "target-range": "targets: ids out of range 0..3",
     "offsets": "offsets are not a valid CSR offset array",
     "weight": "weights: a weight is not finite",
 }
+HOW_TO_REWRITE = "; write it again with `starc graph convert SOURCE {path}`"
 
 
 @pytest.mark.parametrize("kind", sorted(DAMAGE))
@@ -120,14 +138,18 @@ def test_damaged_files_are_located_errors(tmp_path, kind):
     with pytest.raises(GraphFormatError) as caught:
         load_graph(str(path))
     assert caught.value.line is None
-    assert str(caught.value).startswith(f"{path}: {DAMAGE[kind]}")
+    message = f"{path}: {DAMAGE[kind]}"
+    if DAMAGE[kind].startswith(DAMAGED):
+        message += HOW_TO_REWRITE.format(path=path)
+    assert str(caught.value) == message
 
 
 def test_damaged_file_exits_non_zero_from_the_cli(tmp_path, capsys):
     path = tmp_path / "bad.sg"
     path.write_bytes(_damaged(tmp_path, "checksum"))
-    assert main(["graph", "info", str(path)]) != 0
-    assert f"{path}: checksum mismatch" in capsys.readouterr().err
+    assert main(["graph", "info", str(path)]) == 1
+    assert f"{path}: damaged .sg file: checksum mismatch; write it again with " \
+        f"`starc graph convert SOURCE {path}`" in capsys.readouterr().err
 
 
 def test_cache_is_built_once_and_rebuilt_when_the_source_changes(tmp_path, monkeypatch):

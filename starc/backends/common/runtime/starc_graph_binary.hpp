@@ -6,7 +6,9 @@
 // uses), then offsets[n+1], targets[m], rev_offsets[n+1], rev_sources[m], rev_edge_ids[m]
 // (int32), zero padding to 8 bytes and weights[m] (float64) when weighted. The arrays are read
 // straight into the Graph's vectors; every problem is an InputError "path: what", and no file,
-// however damaged, gives a graph with an index out of range.
+// however damaged, gives a graph with an index out of range. The header is checked first, its
+// sizes against the file's length too, so damaged header bytes are never taken for a huge
+// graph: "damaged .sg file: what; write it again with `starc graph convert SOURCE path`".
 #ifndef STARC_GRAPH_BINARY_HPP
 #define STARC_GRAPH_BINARY_HPP
 
@@ -49,6 +51,11 @@ inline uint32_t load_u32(const unsigned char* p) {
 
 inline uint64_t load_u64(const unsigned char* p) { return uint64_t(load_u32(p)) | uint64_t(load_u32(p + 4)) << 32; }
 
+/// A .sg file that is not what starc writes: said so, with how to write it again.
+[[noreturn]] inline void sg_damaged(const std::string& path, const std::string& what) {
+  input_error(path, 0, "damaged .sg file: " + what + "; write it again with `starc graph convert SOURCE " + path + "`");
+}
+
 /// Reads `count` elements into `out`, adding the bytes to the running checksum.
 template <class T>
 inline void read_section(std::FILE* f, const std::string& path, std::vector<T>& out, size_t count,
@@ -57,7 +64,7 @@ inline void read_section(std::FILE* f, const std::string& path, std::vector<T>& 
   size_t got = count ? std::fread(out.data(), sizeof(T), count, f) : 0;
   if (got != count) {
     if (std::ferror(f)) input_error(path, 0, std::string("cannot read: ") + std::strerror(errno));
-    input_error(path, 0, "truncated: expected " + std::to_string(expected_size) + " bytes for the sizes in its header");
+    sg_damaged(path, "fewer bytes than the " + std::to_string(expected_size) + " its header's sizes take");  // a pipe
   }
   sum = adler32(sum, reinterpret_cast<const unsigned char*>(out.data()), count * sizeof(T));
 }
@@ -96,25 +103,27 @@ inline SgHeader read_sg_header(std::FILE* f, const std::string& path, bool undir
   if (probe != 1) input_error(path, 0, "reading .sg files needs a little-endian machine");
   unsigned char header[64];
   size_t got = std::fread(header, 1, sizeof header, f);
-  if (got < sizeof header)
-    input_error(path, 0, "truncated: " + std::to_string(got) + " bytes, shorter than the 64-byte .sg header");
-  if (std::memcmp(header, "STARC-SG", 8) != 0)
-    input_error(path, 0, "not a starc binary graph (bad magic; .sg files are written by `starc graph convert g.el g.sg`)");
+  if (got < sizeof header) sg_damaged(path, std::to_string(got) + " bytes, shorter than the 64-byte header");
+  if (std::memcmp(header, "STARC-SG", 8) != 0) sg_damaged(path, "no STARC-SG magic at its start (is it a .sg file?)");
   SgHeader h;
   uint32_t version = load_u32(header + 8);
   h.flags = load_u32(header + 12);
-  if (version != 1)
-    input_error(path, 0, "unsupported .sg version " + std::to_string(version) +
-                             " (this reader reads version 1; convert the file again)");
+  if (version != 1) sg_damaged(path, "version " + std::to_string(version) + " in its header (this reader reads version 1)");
   if (h.flags & ~7u) {
     char text[64];
-    std::snprintf(text, sizeof text, "unknown flags %#x in the .sg header", h.flags);
-    input_error(path, 0, text);
+    std::snprintf(text, sizeof text, "unknown flags %#x in its header", h.flags);
+    sg_damaged(path, text);
+  }
+  uint32_t reserved = load_u32(header + 36);
+  if (reserved != 0) {
+    char text[64];
+    std::snprintf(text, sizeof text, "reserved header field %#x, not 0", reserved);
+    sg_damaged(path, text);
   }
   uint64_t n64 = load_u64(header + 16), m64 = load_u64(header + 24);
+  std::string sizes = std::to_string(n64) + " vertices and " + std::to_string(m64) + " edges";
   if (n64 > uint64_t(INT_MAX) || m64 > uint64_t(INT_MAX) - 1)
-    input_error(path, 0, std::to_string(n64) + " vertices and " + std::to_string(m64) +
-                             " edges are more than 32-bit ids allow");
+    sg_damaged(path, "its header says " + sizes + ", more than 32-bit ids allow");
   h.n = static_cast<size_t>(n64);
   h.m = static_cast<size_t>(m64);
   h.checksum = load_u32(header + 32);
@@ -123,9 +132,8 @@ inline SgHeader read_sg_header(std::FILE* f, const std::string& path, bool undir
   h.size = static_cast<long long>(64 + ints + h.padding + (h.weighted() ? 8 * h.m : 0));
   struct stat info;
   if (fstat(fileno(f), &info) == 0 && S_ISREG(info.st_mode) && info.st_size != h.size)
-    input_error(path, 0, std::string(info.st_size < h.size ? "truncated" : "longer than its header says") + ": " +
-                             std::to_string(info.st_size) + " bytes, expected " + std::to_string(h.size) + " for " +
-                             std::to_string(h.n) + " vertices and " + std::to_string(h.m) + " edges");
+    sg_damaged(path, std::to_string(info.st_size) + " bytes, but its header says " + sizes + ", which take " +
+                         std::to_string(h.size));
   bool add_mirrors = undirected && !h.undirected_applied();  // after the length: a short file allocates nothing
   check_graph_size(path, 0, static_cast<long long>(n64), static_cast<long long>(add_mirrors ? 2 * m64 : m64));
   return h;
@@ -138,8 +146,7 @@ inline void check_sg_checksum(std::FILE* f, const std::string& path, const SgHea
   uint32_t sum = 1;
   size_t got;
   while ((got = std::fread(block.data(), 1, block.size(), f)) > 0) sum = adler32(sum, block.data(), got);
-  if (sum != h.checksum)
-    input_error(path, 0, "checksum mismatch: the file is damaged (write it again with `starc graph convert`)");
+  if (sum != h.checksum) sg_damaged(path, "checksum mismatch");
 }
 
 inline Graph read_binary_graph(const std::string& path, bool undirected) {
@@ -167,9 +174,8 @@ inline Graph read_binary_graph(const std::string& path, bool undirected) {
     read_section(f, path, pad, h.padding, sum, expected);
     read_section(f, path, g.weights, m, sum, expected);
   }
-  if (std::fgetc(f) != EOF) input_error(path, 0, "longer than its header says: expected " + std::to_string(expected) + " bytes");  // a pipe
-  if (sum != h.checksum)
-    input_error(path, 0, "checksum mismatch: the file is damaged (write it again with `starc graph convert`)");
+  if (std::fgetc(f) != EOF) sg_damaged(path, "more bytes than the " + std::to_string(expected) + " its header's sizes take");  // a pipe
+  if (sum != h.checksum) sg_damaged(path, "checksum mismatch");
   check_offsets(path, g.offsets, g.num_edges, "offsets");
   check_offsets(path, g.rev_offsets, g.num_edges, "rev_offsets");
   check_ids(path, g.targets, g.num_nodes, "targets");
