@@ -419,6 +419,8 @@ def cmd_backends(args) -> int:
             state = ("build+run" if avail.can_run else "build only") if avail.can_build \
                 else "unavailable"
             rows.append((name, state, avail.detail))
+        except StarcError as exc:     # a setting of the user's (the cache directory)
+            rows.append((name, "unavailable", str(exc)))
         except Exception as exc:  # noqa: BLE001 - a broken backend must not hide the others
             rows.append((name, "unavailable", f"failed to load: {type(exc).__name__}: {exc}"))
     width = max(len(r[0]) for r in rows)

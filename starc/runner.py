@@ -15,6 +15,7 @@ import time as _time
 from typing import Dict, List, Optional
 
 import starc
+from starc.cachedir import cache_root, cache_workdir
 from starc.diagnostics import CompileError, DiagnosticSink, SourceLoc
 from starc.errors import UsageError
 
@@ -46,14 +47,6 @@ def parse_param_tokens(tokens: List[str]) -> Dict[str, str]:
         values[name] = value
         i += 1
     return values
-
-
-def cache_root() -> pathlib.Path:
-    """Where built programs are cached: $STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc."""
-    if os.environ.get("STARC_CACHE_DIR"):
-        return pathlib.Path(os.environ["STARC_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "starc"
 
 
 def _cache_key(comp, backend_name: str, options, toolchain: str) -> str:
@@ -91,8 +84,7 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
             return BuiltProgram(backend_name, comp.function.name, cached_dir,
                                 info["argv_prefix"])
         # Build in a fresh temporary directory and rename into place: no half-built cache.
-        cache_root().mkdir(parents=True, exist_ok=True)
-        work = pathlib.Path(tempfile.mkdtemp(prefix="build-", dir=cache_root()))
+        work = cache_workdir("build-")
     else:
         work = pathlib.Path(outdir)
     try:

@@ -46,7 +46,7 @@ def source_stamp(path: str) -> SourceStamp:
 
 def cache_path(path: str, undirected: bool) -> str:
     """The cache file of ``path`` read with or without ``--undirected``."""
-    from starc.runner import cache_root
+    from starc.cachedir import cache_root
     name = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
     suffix = "-undirected" if undirected else ""
     return os.path.join(str(cache_root()), "graphs", f"{name}{suffix}.sg")
@@ -56,8 +56,10 @@ def cached_graph(path: str, undirected: bool = False,
                  max_vertices: Optional[int] = None) -> str:
     """A .sg file holding what ``load_graph(path, undirected)`` gives, up to date with
     ``path``: built on the first call and after any change of the source. Returns ``path``
-    itself for a .sg or .npz source. A cache that cannot be written is a warning; the
-    source is then returned, to be read as text."""
+    itself for a .sg or .npz source. A cache directory that cannot be made or written is a
+    UsageError naming its setting (``starc.cachedir``); a cache file that still cannot be
+    written in it (a full disk) is a warning, and the source is returned, to be read as
+    text."""
     extension = os.path.splitext(path)[1].lower()
     if extension in (".sg", ".npz"):
         return path
@@ -68,11 +70,12 @@ def cached_graph(path: str, undirected: bool = False,
             return target
     except FileError:
         pass                               # missing, damaged or old: build it again
+    from starc.cachedir import writable_cache_dir
     from starc.inputs import atomic_output
     from .readers import load_graph
+    writable_cache_dir("graphs")              # before reading: a bad setting is known at once
     graph = load_graph(path, undirected=undirected, max_vertices=max_vertices)
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
         with atomic_output(target) as tmp:
             save_sg(graph, tmp, undirected, stamp)
     except (OSError, UsageError) as error:

@@ -14,7 +14,6 @@ import hashlib
 import pathlib
 import shutil
 import subprocess
-import tempfile
 from typing import List, Optional, Tuple
 
 from starc import toolchains
@@ -73,15 +72,14 @@ def _install_hint(log: str) -> str:
 def _probe_binary(compiler: str) -> Tuple[Optional[pathlib.Path], str]:
     """The probe executable, built once into the build cache (keyed by its sources and the
     compiler); (None, the compiler's log) when it does not build."""
-    from starc.runner import cache_root
+    from starc.cachedir import cache_root, cache_workdir
     digest = hashlib.sha256("\0".join(
         [compiler, _PROBE_SOURCE, _PROBE_KERNEL, HOST_RUNTIME.read_text()]
         + [header.read_text() for header in sorted(RUNTIME_DIR.glob("*.hpp"))]).encode())
     folder = cache_root() / f"opencl-probe-{digest.hexdigest()[:16]}"
     if (folder / "probe").is_file():
         return folder / "probe", ""
-    cache_root().mkdir(parents=True, exist_ok=True)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="opencl-probe-", dir=cache_root()))
+    work = cache_workdir("opencl-probe-")
     (work / "probe.cpp").write_text(_PROBE_SOURCE)
     (work / "starc_probe.cl").write_text(_PROBE_KERNEL)
     ok, log = toolchains.run_compiler(
