@@ -30,7 +30,8 @@ examples:
   starc build dsl/sssp.sp -b cuda --gpu-arch sm_90   generate and compile with nvcc
   starc run dsl/sssp.sp -b opencl --graph g.el --src 0
   starc run dsl/bc.sp -b openacc --graph g.el --sourceSet 0,1
-  starc run dsl/sssp.sp -b mpi --np 3 --graph g.el --src 0   3 MPI processes (mpirun)
+  starc run dsl/sssp.sp -b mpi --np 4 --graph g.el --src 0   4 MPI processes (mpirun)
+  starc run dsl/sssp.sp -b mpi --launcher 'srun -n 64' --graph g.sg --src 0   under Slurm
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc compare dsl/bc.sp -o bc.html                 every backend's code beside the DSL
@@ -130,7 +131,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", metavar="N", type=_trial_count, default=1,
                    help="run the algorithm N times in one process (one starc-time line "
                         "each, as GAPBS's -n); the results are the last run's")
-    p.add_argument("--np", metavar="N", help="mpi: run on N processes (default 2)")
+    p.add_argument("--np", metavar="N",
+                   help="mpi: run on N processes (default 2; no more than the slots: this "
+                        "machine's cores, or the hostfile's; no more than the graph's "
+                        "vertices)")
+    p.add_argument("--oversubscribe", action="store_true",
+                   help="mpi: allow more processes than slots (they share the cores)")
+    p.add_argument("--hostfile", metavar="FILE",
+                   help="mpi: start the processes on the hosts of FILE, given to mpirun "
+                        "(Open MPI: one 'host slots=N' a line)")
+    p.add_argument("--launcher", metavar="COMMAND",
+                   help="mpi: start the program with COMMAND instead of mpirun, e.g. "
+                        "'srun -n 64', which decides the processes and hosts (default: "
+                        "$STARC_MPI_LAUNCHER when set)")
     p.add_argument("--stats", action="store_true",
                    help="mpi: print each rank's supersteps, messages and bytes on stderr")
     add_max_vertices_option(p)
@@ -314,6 +327,7 @@ def cmd_build(args) -> int:
     options = _backend_options(args)
     if args.output:
         check_output_directory(args.output)
+    launcher = get_backend(args.backend).launcher(options)   # $STARC_MPI_LAUNCHER, checked
     built = build_file(args.file, args.backend, sink, function=args.function,
                        options=options, outdir=args.output,
                        show_traceback=args.traceback)
@@ -321,7 +335,6 @@ def cmd_build(args) -> int:
     if built is None:
         return _status(sink) or EXIT_ERROR
     print(f"built {built.backend} program in {built.directory}")
-    launcher = get_backend(args.backend).launcher(options)
     print("run:  " + shlex.join(launcher + built.argv_prefix) + " GRAPH [--name value ...]")
     return 0
 
@@ -340,7 +353,7 @@ def cmd_run(args, params: List[str]) -> int:
                       undirected=args.undirected, params=values, out=args.out,
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
-                      max_vertices=args.max_vertices, ranks=_ranks(args.np),
+                      max_vertices=args.max_vertices, launch=_launch(args),
                       stats=args.stats, graph_cache=args.cache, trials=args.trials)
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
 
@@ -353,10 +366,14 @@ def _trial_count(text: str) -> int:
     return int(text)
 
 
-def _ranks(text: Optional[str]):
-    """``--np``'s value: a number when it is written as one, else the text as given, for the
-    backend's launcher to reject with the one message the Python API's ``ranks=`` gets too."""
-    return int(text) if text is not None and text.strip().isdecimal() else text
+def _launch(args):
+    """How ``starc run`` was asked to start the processes. ``--np``'s value is a number when
+    it is written as one, else the text as given, for the backend's launcher to reject with
+    the one message the Python API's ``ranks=`` gets too."""
+    from starc.backends.base import Launch
+    text = args.np
+    ranks = int(text) if text is not None and text.strip().isdecimal() else text
+    return Launch(ranks, args.oversubscribe, args.hostfile, args.launcher)
 
 
 def _device_backends() -> List[str]:

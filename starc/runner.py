@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -180,20 +182,22 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
-             max_vertices=None, ranks: Optional[int] = None, stats: bool = False,
+             max_vertices=None, launch=None, stats: bool = False,
              graph_cache: bool = False, trials: int = 1) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
     Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
-    ``ranks``: the number of processes, for a backend that runs several (MPI); ``stats``:
+    ``launch``: how to start a backend that runs several processes (MPI: ranks, hostfile,
+    a launcher; ``starc.backends.base.Launch``), checked before compiling; ``stats``:
     pass --stats to a program that counts its communication (MPI); ``graph_cache``: the
     program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed;
     ``trials``: run the timed algorithm that many times in one process (``--trials``)."""
     from starc.backends import get_backend
-    from starc.backends.base import BackendOptions
+    from starc.backends.base import BackendOptions, Launch
     from starc.driver import compile_file
     options = options or BackendOptions()
+    launch = launch or Launch()
     backend = get_backend(backend_name)
-    launcher = backend.launcher(options, ranks)      # a bad --np is known before compiling
+    launcher = backend.launcher(options, launch)     # a bad --np is known before compiling
     if stats and not backend.has_stats:
         raise UsageError(f"--stats counts the messages of a distributed run; the "
                          f"{backend_name} backend sends none (use -b mpi)")
@@ -202,9 +206,11 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     if comp is None or not comp.ok:
         sink.emit()
         return 1
+    given = graph
     if graph_cache:     # after compiling: a program with errors must not wait for a graph
         from starc.graphs.cache import cached_graph
         graph = cached_graph(graph, undirected, max_vertices)
+    launcher = _fit_ranks(backend, options, launch, graph, given, launcher)
     if backend_name == "reference":
         sink.emit()
         return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
@@ -222,11 +228,52 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     if max_vertices is not None:
         argv += ["--max-vertices", str(max_vertices)]
     argv += ["--stats"] if stats else []
+    if not launcher:
+        return subprocess.run(argv, stdin=subprocess.DEVNULL).returncode
     with tempfile.TemporaryDirectory(prefix="starc-run-") as tmp:
-        # no program reads stdin; an MPI launcher would otherwise forward it to rank 0.
         # TMPDIR per run: see CompiledProgram.run.
-        env = {**os.environ, "TMPDIR": tmp} if launcher else None
-        return subprocess.run(argv, stdin=subprocess.DEVNULL, env=env).returncode
+        return _run_launched(argv, len(launcher), {**os.environ, "TMPDIR": tmp})
+
+
+def _run_launched(argv: List[str], prefix: int, env) -> int:
+    """Run a program under its launcher (``argv[:prefix]``), passing its stderr on line by
+    line; a launcher that stops without a word gets one line that says so: mpirun -q (which
+    keeps its banners out of a failed program's message) also hides mpirun's own errors,
+    an unreachable host of a hostfile or too few slots."""
+    # stdin: no program reads it; an MPI launcher would otherwise forward it to rank 0.
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    said = False
+    with proc.stderr:
+        for line in proc.stderr:
+            os.write(2, line)     # fd 2, as the program's own stderr would be
+            said = True
+    status = proc.wait()
+    if status != 0 and not said:
+        quiet = " without -q" if "-q" in argv[:prefix] else ""
+        print(f"starc: error: {os.path.basename(argv[0])} stopped with exit status {status} "
+              f"and no message; run it{quiet} to see why: {shlex.join(argv)}",
+              file=sys.stderr)
+    return status
+
+
+def _fit_ranks(backend, options, launch, graph: str, given: str,
+               launcher: List[str]) -> List[str]:
+    """``launcher``, checked against ``graph`` (the file the program reads: ``given``, or
+    its .sg cache) before anything starts: more ranks than vertices is a usage error however
+    it was asked for (a typo such as --np 100000 for 10), and the default number of ranks
+    shrinks to fit a smaller graph. One rank may run any graph, the empty one too."""
+    from starc.graphs.peek import vertices_up_to
+    ranks = backend.ranks(options, launch)
+    if ranks is None or ranks == 1:
+        return launcher
+    vertices = vertices_up_to(graph, ranks)
+    if vertices >= ranks:
+        return launcher
+    if launch.ranks is None:
+        return backend.launcher(options, dataclasses.replace(launch, ranks=max(1, vertices)))
+    most = max(1, vertices)
+    raise UsageError(f"--np {ranks} is more MPI processes than the {vertices} vertices of "
+                     f"'{given}' (a process owns at least one vertex); use --np {most} or fewer")
 
 
 class CompiledProgram:
@@ -296,22 +343,28 @@ def _failed_check(proc):
 
 
 def compile(source: str, backend: str = "reference", *, function: Optional[str] = None,
-            options=None, ranks: Optional[int] = None) -> CompiledProgram:
+            options=None, ranks: Optional[int] = None, oversubscribe: bool = False,
+            hostfile: Optional[str] = None, launcher: Optional[str] = None) -> CompiledProgram:
     """Compile DSL ``source`` (text, or a path to a .sp file) for ``backend``; raises
-    ``CompileError`` with the diagnostics if the program has errors. ``ranks``: how many
-    processes run it, for a backend that runs several (MPI; default 2); a ``UsageError``
-    for any other backend or a number that is not positive."""
+    ``CompileError`` with the diagnostics if the program has errors. For a backend that runs
+    several processes (MPI), as ``starc run``'s options: ``ranks`` (default 2, no more than
+    this machine's or ``hostfile``'s slots unless ``oversubscribe``), ``hostfile`` and
+    ``launcher`` (a command that replaces mpirun, e.g. "srun -n 64"); a ``UsageError`` for
+    any other backend or a bad value. Unlike ``starc run``, ``run`` starts the ranks asked
+    for on any graph, also one with fewer vertices than ranks (the tests of ranks that own
+    no vertex)."""
     from starc.backends import get_backend
-    from starc.backends.base import BackendOptions
+    from starc.backends.base import BackendOptions, Launch
     from starc.driver import compile_source, read_source
     sink = DiagnosticSink()
     filename = "<string>"
     if "\n" not in source and source.endswith(".sp") and os.path.exists(source):
         filename, source = source, read_source(source, sink)
     options = options or BackendOptions()
-    launcher = get_backend(backend).launcher(options, ranks)     # bad ranks: before compiling
+    start = get_backend(backend).launcher(                      # bad ranks: before compiling
+        options, Launch(ranks, oversubscribe, hostfile, launcher))
     comp = compile_source(source, filename, sink, backend=backend, function=function,
                           options=options)
     if not comp.ok:
         raise CompileError(sink.errors)
-    return CompiledProgram(comp, backend, options, launcher)
+    return CompiledProgram(comp, backend, options, start)

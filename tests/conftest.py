@@ -82,7 +82,10 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_build_cache(tmp_path_factory):
-    """Builds made by tests go to a per-session cache, never the user's ~/.cache."""
+    """Builds made by tests go to a per-session cache, never the user's ~/.cache; MPI
+    programs start under mpirun with the ranks each test asks for, whatever launcher the
+    user's shell names for their own runs."""
     if "STARC_CACHE_DIR" not in os.environ:
         os.environ["STARC_CACHE_DIR"] = str(tmp_path_factory.mktemp("starc-cache"))
+    os.environ.pop("STARC_MPI_LAUNCHER", None)
     yield

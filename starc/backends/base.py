@@ -11,7 +11,7 @@ from starc.errors import BackendError, UsageError  # BackendError re-exported: b
 from starc.records import Record, record
 
 __all__ = ["Availability", "GeneratedProgram", "BuiltProgram", "BackendOption", "BackendOptions",
-           "Backend", "BackendError"]
+           "Launch", "Backend", "BackendError"]
 
 # The source maps are imported where a program is made: they import the whole plan, and the
 # registry (so every command line, `starc check` too) imports this module.
@@ -64,6 +64,26 @@ class BackendOptions:
     def value(self, option: BackendOption) -> Optional[str]:
         """The value given for ``option``, else its default."""
         return self.extra.get(option.dest, option.default)
+
+
+@record
+class Launch(Record):
+    """How the user asked to start a program that runs on several processes (MPI):
+    ``ranks`` (None: the backend's default), ``oversubscribe`` (more ranks than slots),
+    ``hostfile`` (the hosts, as mpirun's --hostfile) and ``command`` (a launcher that
+    replaces mpirun and decides the ranks itself, e.g. "srun -n 64")."""
+
+    ranks: object = None          # as given: the launcher checks it is a positive integer
+    oversubscribe: bool = False
+    hostfile: Optional[str] = None
+    command: Optional[str] = None
+
+    def given(self) -> List[str]:
+        """The options set, as the command line spells them."""
+        return [flag for flag, value in (("--np", self.ranks is not None),
+                                         ("--oversubscribe", self.oversubscribe),
+                                         ("--hostfile", self.hostfile is not None),
+                                         ("--launcher", self.command is not None)) if value]
 
 
 @dataclasses.dataclass
@@ -179,11 +199,20 @@ class Backend:
         """Write and compile; raise ``BackendError`` with the compiler's message on failure."""
         raise NotImplementedError
 
-    def launcher(self, options: BackendOptions, ranks: Optional[int] = None) -> List[str]:
+    def launcher(self, options: BackendOptions, launch: Launch = Launch()) -> List[str]:
         """The command put before a built program's ``argv_prefix`` to run it (MPI:
-        ``mpirun -np N ...``); [] runs it directly. ``ranks`` (None: the default) is a number
-        of processes, which only a backend that runs several accepts."""
-        if ranks is not None:
+        ``mpirun -np N ...``); [] runs it directly. ``launch`` is what the user asked for,
+        which only a backend that runs several processes accepts."""
+        given = launch.given()
+        if "--np" in given:
             raise UsageError(f"the {self.name} backend runs one process: a number of "
                              "processes (--np, ranks=) is for the mpi backend")
+        if given:
+            raise UsageError(f"the {self.name} backend runs one process: {given[0]} is for "
+                             "the mpi backend")
         return []
+
+    def ranks(self, options: BackendOptions, launch: Launch = Launch()) -> Optional[int]:
+        """How many processes ``launcher`` starts; None for one process, or where a launcher
+        the user gave decides."""
+        return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import struct
 import subprocess
 import sys
 
@@ -15,6 +16,8 @@ import starc
 from starc.graphs import load_graph, rmat
 from starc.graphs.binary import save_sg
 from starc.graphs.writers import write_edge_list
+
+from e2e_cases import compile_for
 
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 
@@ -47,8 +50,8 @@ def assert_same(got, expected):
 @pytest.mark.parametrize("backend,ranks", BACKENDS)
 def test_sssp_and_cc_agree_on_text_and_binary(graphs, backend, ranks):
     text, binary, symmetric = graphs
-    sssp = starc.compile(str(DSL / "sssp.sp"), backend, ranks=ranks)
-    cc = starc.compile(str(DSL / "cc.sp"), backend, ranks=ranks)
+    sssp = compile_for(DSL / "sssp.sp", backend, ranks)
+    cc = compile_for(DSL / "cc.sp", backend, ranks)
     reference = starc.compile(str(DSL / "sssp.sp"), "reference")
     expected = sssp.run(text, src=3)
     assert_same(expected, reference.run(text, src=3))      # the text run itself is right
@@ -61,18 +64,27 @@ def test_sssp_and_cc_agree_on_text_and_binary(graphs, backend, ranks):
 
 
 @pytest.mark.parametrize("backend,ranks", BACKENDS)
-def test_damaged_binary_graph_is_a_located_error(graphs, tmp_path, backend, ranks):
+@pytest.mark.parametrize("where", ["payload", "header"])
+def test_damaged_binary_graph_is_a_located_error(graphs, tmp_path, backend, ranks, where):
+    """A damaged payload fails the checksum; damaged vertex-count bytes (issue 34) are the
+    header's sizes against the file's length, never a graph of 6e18 vertices."""
     _, binary, _ = graphs
     damaged = tmp_path / "bad.sg"
     raw = bytearray(pathlib.Path(binary).read_bytes())
-    raw[200] ^= 0x10
+    if where == "payload":
+        raw[200] ^= 0x10
+        what = "checksum mismatch"
+    else:
+        raw[16 + 7] ^= 0x58
+        n, m = struct.unpack_from("<QQ", raw, 16)
+        what = f"its header says {n} vertices and {m} edges, more than 32-bit ids allow"
     damaged.write_bytes(bytes(raw))
-    program = starc.compile(str(DSL / "sssp.sp"), backend, ranks=ranks)
+    program = compile_for(DSL / "sssp.sp", backend, ranks)
     with pytest.raises(RuntimeError) as caught:
         program.run(str(damaged), src=0)
     message = str(caught.value)
-    assert f"{damaged}: damaged .sg file: checksum mismatch; write it again with `starc " \
-           f"graph convert SOURCE {damaged}`" in message
+    assert f"{damaged}: damaged .sg file: {what}; write it again with `starc graph convert " \
+           f"SOURCE {damaged}`" in message
     assert "(exit 1)" in message
 
 

@@ -12,9 +12,10 @@ import random
 
 import pytest
 
-import starc
 from starc.analysis.frontier import DENSE_DIVISOR
 from starc.results import compare_results
+
+from e2e_cases import compile_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "tests" / "e2e" / "programs"
@@ -86,7 +87,7 @@ def graph_files(tmp_path_factory):
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, backend: str, ranks=None):
     path = str(CASES[name][0])
-    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+    return compile_for(path, backend, ranks)
 
 
 @pytest.mark.parametrize("backend, ranks", BACKENDS)

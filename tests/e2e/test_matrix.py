@@ -9,11 +9,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import numpy as np
 
-import starc
 from starc.graphs import Graph, load_graph
 from starc.results import compare_results
 
-from e2e_cases import PROGRAMS, small_graphs, write_graph_files
+from e2e_cases import PROGRAMS, compile_for, small_graphs, write_graph_files
 
 # One marker per backend (strict markers): `-m opencl` runs one column of the matrix.
 BACKENDS = {
@@ -28,7 +27,7 @@ BACKENDS = {
 def compiled(program: str, backend: str, ranks=None):
     """Compile (and, on first run, build) once per program, backend and number of MPI
     processes (None: the backend's own) per process."""
-    return starc.compile(str(PROGRAMS[program].path), backend, ranks=ranks)
+    return compile_for(PROGRAMS[program].path, backend, ranks)
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,11 @@ import pathlib
 
 import pytest
 
-import starc
 from starc.diagnostics import CompileError
 from starc.graphs import load_graph
 from starc.results import compare_results
 
-from e2e_cases import write_graph_files
+from e2e_cases import compile_for, write_graph_files
 
 HELD_BACK = pathlib.Path(__file__).resolve().parent / "programs" / "heldback"
 GRAPHS = ("rmat", "star", "self_loops_dups", "one_vertex")
@@ -74,7 +73,7 @@ def test_every_held_back_program_is_listed():
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, backend: str, ranks=None):
     path = str(HELD_BACK / f"{name}.sp")
-    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+    return compile_for(path, backend, ranks)
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,9 @@ import pathlib
 
 import pytest
 
-import starc
 from starc.results import compare_results
 
-from e2e_cases import write_graph_files
+from e2e_cases import compile_for, write_graph_files
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
@@ -35,7 +34,7 @@ def graph_files(tmp_path_factory):
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, backend: str, ranks=None):
     path = str(PROGRAMS / f"{name}.sp")
-    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+    return compile_for(path, backend, ranks)
 
 
 @pytest.mark.parametrize("backend, ranks", BACKENDS)

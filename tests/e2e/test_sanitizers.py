@@ -54,8 +54,9 @@ def _launcher(backend: str) -> list:
     """The prefix that starts the program: mpirun on MPI_RANKS ranks for MPI."""
     if backend != "mpi":
         return []
+    from starc.backends.base import Launch
     from starc.backends.mpi import toolchain
-    return toolchain.launcher(MPI_RANKS)
+    return toolchain.launcher(Launch(MPI_RANKS))
 
 
 def _build(name: str, outdir: pathlib.Path, backend: str = "sycl") -> pathlib.Path:

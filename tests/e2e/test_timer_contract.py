@@ -16,6 +16,8 @@ from starc import runner
 from starc.diagnostics import DiagnosticSink
 from starc.graphs import load_graph
 
+from e2e_cases import compile_for
+
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 TIME_LINE = re.compile(r"^starc-time (\d+\.\d+)$", re.M)
 
@@ -39,7 +41,7 @@ LARGE_NODES, LARGE_EDGES = 200_000, 2_000_000
 
 def program_argv(source: str, backend: str, ranks, tmp_path: pathlib.Path):
     """The command line that runs ``source`` built for ``backend`` (the launcher included)."""
-    program = starc.compile(source, backend, ranks=ranks)
+    program = compile_for(source, backend, ranks)
     sink = DiagnosticSink()
     built = runner.build(program.compilation, backend, sink, program.options,
                          outdir=str(tmp_path / backend))

@@ -11,10 +11,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import starc
 from starc.analysis import plan as P
 from starc.graphs import Graph, grid, load_graph, rmat, write_edge_list
 from starc.results import compare_results
+
+from e2e_cases import compile_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PROGRAMS = {"tc": ROOT / "dsl" / "tc.sp",
@@ -29,7 +30,7 @@ BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, backend: str, ranks=None):
     path = str(PROGRAMS[name])
-    return starc.compile(path, backend, ranks=ranks) if ranks else starc.compile(path, backend)
+    return compile_for(path, backend, ranks)
 
 
 def _simple_symmetric(graph: Graph, name: str) -> Graph:

@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Sequence
 from starc import toolchains
 from starc.analysis import plan as P
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
-                                 BuiltProgram, GeneratedProgram)
+                                 BuiltProgram, GeneratedProgram, Launch)
 from starc.backends.common.templating import template_lookup
 from starc.ir.types import Scalar, SetType
 
@@ -68,8 +68,8 @@ def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, 
 class CppBackend(Backend):
     """A backend whose program is C++ compiled by its package's ``toolchain`` module, which
     provides ``availability()`` and ``compile_program(outdir, program, options)``, and
-    ``launcher(ranks, options)`` when its programs are started by a launcher (MPI's
-    mpirun); the backend class itself only generates."""
+    ``launcher(launch, options)`` and ``ranks(launch, options)`` when its programs are
+    started by a launcher (MPI's mpirun); the backend class itself only generates."""
 
     toolchain = None     # the package's toolchain module
 
@@ -84,8 +84,12 @@ class CppBackend(Backend):
                                                 options)
         return BuiltProgram(self.name, generated.function, outdir, [str(binary)])
 
-    def launcher(self, options: BackendOptions, ranks: Optional[int] = None) -> List[str]:
+    def launcher(self, options: BackendOptions, launch: Launch = Launch()) -> List[str]:
         start = getattr(self.toolchain, "launcher", None)
         if start is None:
-            return super().launcher(options, ranks)
-        return start(ranks, options)
+            return super().launcher(options, launch)
+        return start(launch, options)
+
+    def ranks(self, options: BackendOptions, launch: Launch = Launch()) -> Optional[int]:
+        count = getattr(self.toolchain, "ranks", None)
+        return None if count is None else count(launch, options)

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from starc.backends.base import Availability, BackendError, BackendOptions
+from starc.backends.base import Availability, BackendError, BackendOptions, Launch
 from starc.backends.mpi import toolchain
 from starc.errors import UsageError
 
@@ -57,6 +57,8 @@ def _fake_mpi(monkeypatch, implementation, root=0, cores=4, threads=None):
     monkeypatch.setattr(toolchain, "implementation", lambda path: implementation)
     monkeypatch.setattr(os, "geteuid", lambda: 0 if root == 0 else 1000)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(toolchain, "machine_slots", lambda: (cores, f"{cores} cores"))
+    monkeypatch.delenv("STARC_MPI_LAUNCHER", raising=False)
     if threads is None:
         monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     else:
@@ -65,8 +67,8 @@ def _fake_mpi(monkeypatch, implementation, root=0, cores=4, threads=None):
 
 def test_launcher_for_open_mpi_4_as_root(monkeypatch):
     _fake_mpi(monkeypatch, ("Open MPI", "4.1.4"), root=0, cores=4)
-    assert toolchain.launcher(3) == [
-        "/mpi/bin/mpirun", "-np", "3", "--oversubscribe", "--allow-run-as-root", "-q",
+    assert toolchain.launcher(Launch(3)) == [
+        "/mpi/bin/mpirun", "-np", "3", "--allow-run-as-root", "-q",
         "--bind-to", "none", "--mca", "pml", "ob1", "--mca", "btl", "self,vader",
         "-x", "OMP_NUM_THREADS=1"]
     # the default is two ranks, sharing the four cores out
@@ -74,25 +76,46 @@ def test_launcher_for_open_mpi_4_as_root(monkeypatch):
     assert toolchain.launcher()[-1] == "OMP_NUM_THREADS=2"
 
 
+def test_more_ranks_than_slots_only_when_asked(monkeypatch):
+    """Issue 34: --np 100000 (a typo) flooded a 2-core machine, as starc always told mpirun
+    to oversubscribe. Now more ranks than cores is refused unless the user says so, and
+    only then is mpirun told."""
+    _fake_mpi(monkeypatch, ("Open MPI", "4.1.4"), root=1000, cores=2)
+    with pytest.raises(UsageError) as caught:
+        toolchain.launcher(Launch(100000))
+    assert str(caught.value) == (
+        "--np 100000 is more MPI processes than the 2 slots of this machine (2 cores); add "
+        "--oversubscribe to start them anyway, or --hostfile FILE to use more machines")
+    assert "--oversubscribe" not in toolchain.launcher(Launch(2))
+    assert toolchain.launcher(Launch(3, oversubscribe=True))[:4] == [
+        "/mpi/bin/mpirun", "-np", "3", "--oversubscribe"]
+    # the default never asks for more than there is
+    _fake_mpi(monkeypatch, ("Open MPI", "4.1.4"), root=1000, cores=1)
+    assert toolchain.launcher()[1:3] == ["-np", "1"]
+    assert toolchain.ranks() == 1
+
+
 def test_launcher_for_open_mpi_5_as_a_user_with_threads_set(monkeypatch):
     _fake_mpi(monkeypatch, ("Open MPI", "5.0.11"), root=1000, threads="8")
-    assert toolchain.launcher(1) == [
-        "/mpi/bin/mpirun", "-np", "1", "--oversubscribe", "--bind-to", "none",
+    assert toolchain.launcher(Launch(1)) == [
+        "/mpi/bin/mpirun", "-np", "1", "--bind-to", "none",
         "--mca", "pml", "ob1", "--mca", "btl", "self,sm"]
 
 
 def test_launcher_gives_other_implementations_only_the_process_count(monkeypatch):
     _fake_mpi(monkeypatch, ("MPICH", "4.0.2"))
-    assert toolchain.launcher(5) == ["/mpi/bin/mpiexec", "-np", "5"]
+    assert toolchain.launcher(Launch(4)) == ["/mpi/bin/mpiexec", "-np", "4"]
+    # MPICH's mpiexec starts more ranks than cores without being told: only starc asks
+    assert toolchain.launcher(Launch(5, oversubscribe=True)) == ["/mpi/bin/mpiexec", "-np", "5"]
     _fake_mpi(monkeypatch, ("", ""))
-    assert toolchain.launcher(2) == ["/mpi/bin/mpiexec", "-np", "2"]
+    assert toolchain.launcher(Launch(2)) == ["/mpi/bin/mpiexec", "-np", "2"]
 
 
 @pytest.mark.parametrize("ranks", [0, -1, "3", True, 2.5])
 def test_launcher_rejects_a_bad_number_of_processes(ranks):
     with pytest.raises(UsageError, match=r"--np\) must be a positive integer, got "
                                          + repr(ranks).replace(".", r"\.")):
-        toolchain.launcher(ranks)
+        toolchain.launcher(Launch(ranks))
 
 
 def test_launcher_is_taken_from_beside_the_compiler(tmp_path, monkeypatch):
@@ -102,7 +125,8 @@ def test_launcher_is_taken_from_beside_the_compiler(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{other.parent}:{compiler.parent}")
     assert toolchain.find_launcher(str(compiler)) == str(beside)
     assert toolchain.find_launcher() == str(other)
-    assert toolchain.launcher(4, BackendOptions(extra={"mpi_compiler": str(compiler)})) == \
+    options = BackendOptions(extra={"mpi_compiler": str(compiler)})
+    assert toolchain.launcher(Launch(4, oversubscribe=True), options) == \
         [str(beside), "-np", "4"]
 
 
@@ -171,11 +195,31 @@ def mpi_program(tmp_path_factory):
 @pytest.mark.parametrize("ranks", [1, 3])
 def test_a_program_built_here_runs_on_the_launcher(mpi_program, ranks, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    proc = subprocess.run(toolchain.launcher(ranks) + [str(mpi_program)], capture_output=True,
+    launch = Launch(ranks, oversubscribe=True)           # 3 ranks on a 2-core machine
+    proc = subprocess.run(toolchain.launcher(launch) + [str(mpi_program)], capture_output=True,
                           text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == 0, proc.stderr
     threads = max(1, len(os.sched_getaffinity(0)) // ranks)
     assert proc.stdout == f"size {ranks} ranks {sum(range(ranks))} threads {threads * ranks}\n"
+
+
+@pytest.mark.mpi
+def test_slots_are_counted_as_open_mpi_counts_them(mpi_program):
+    """starc's slots are mpirun's own: as many ranks as slots start without
+    --oversubscribe, and one more is refused by mpirun itself (its safety is back)."""
+    slots, _ = toolchain.machine_slots()
+    command = toolchain.launcher(Launch(slots)) + [str(mpi_program)]
+    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"size {slots} ")
+    command[2] = str(slots + 1)
+    if "-q" in command:                   # Open MPI 4's -q hides mpirun's own messages
+        command.remove("-q")
+    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=120)
+    assert proc.returncode != 0
+    assert "not enough slots" in proc.stdout + proc.stderr
 
 
 @pytest.mark.mpi
@@ -184,7 +228,7 @@ def test_a_failing_rank_gives_its_status_and_its_message_last(mpi_program, monke
     stderr (``runner._failed_check``): the launcher must add nothing after it (Open MPI 4's
     ``-q``)."""
     monkeypatch.setenv("STARC_FAIL", "1")
-    proc = subprocess.run(toolchain.launcher(2) + [str(mpi_program)],
+    proc = subprocess.run(toolchain.launcher(Launch(2)) + [str(mpi_program)],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == \
