@@ -86,7 +86,8 @@ class AssignmentStatements:
                 if not self._minmax_target(value.func, target, node.loc):
                     return []
                 candidate = self.convert(second, target.type, value.args[1].loc)
-                return [ir.MinMaxAssign(value.func, target, candidate, (), loc=node.loc)]
+                return [self._update(ir.MinMaxAssign(value.func, target, candidate, (),
+                                                     loc=node.loc))]
             result = self.convert(self.min_max(value.func, first, second, value.loc),
                                   target.type, value.loc)
             return [self._assign(target, result, node.loc)]
@@ -146,7 +147,17 @@ class AssignmentStatements:
         value = self.value(node.value, target.type if target is not None else ERROR)
         if target is None:
             return []
-        return [ir.Reduce(node.op, target, value, loc=node.loc)]
+        return [self._update(ir.Reduce(node.op, target, value, loc=node.loc))]
+
+    def _update(self, stmt):
+        """``stmt`` (a Reduce or MinMaxAssign) after the rules for updates of shared data."""
+        if isinstance(stmt, ir.Reduce):
+            op, written, values = stmt.op, stmt.written, (stmt.value,)
+        else:
+            op, written, values = stmt.func, stmt.func, (stmt.candidate,)
+        self.races.check_update(stmt.target, op, written, values, stmt.loc,
+                                _target_text(stmt.target))
+        return stmt
 
     def _stmt_IncDec(self, node: ast.IncDec) -> List[ir.Stmt]:
         # The one desugaring of x++ / x--: the Reduce node of x += 1 / x -= 1, so every check
@@ -157,7 +168,7 @@ class AssignmentStatements:
         if target is None:
             return []
         one = self.convert(ir.Const(1, type=S.INT, loc=node.loc), target.type, node.loc)
-        return [ir.Reduce(op, target, one, spelling=node.op, loc=node.loc)]
+        return [self._update(ir.Reduce(op, target, one, spelling=node.op, loc=node.loc))]
 
     def _reduction_target(self, node: ast.Expr, op: str, loc: SourceLoc,
                           spelling: Optional[str] = None) -> Optional[ir.Expr]:
@@ -216,7 +227,8 @@ class AssignmentStatements:
             return []
         candidate = self.convert(second, target.type, node.args[1].loc)
         others = tuple(zip(targets[1:], values))
-        return [ir.MinMaxAssign(node.func, target, candidate, others, loc=node.loc)]
+        return [self._update(ir.MinMaxAssign(node.func, target, candidate, others,
+                                             loc=node.loc))]
 
     def _stmt_Attach(self, node: ast.Attach) -> List[ir.Stmt]:
         graph = self.graph_symbol(node.graph)

@@ -52,13 +52,16 @@ class LoopStatements:
         if node.parallel:
             self.races.frames.append(ParallelFrame("a forall", var,
                                                    edge=edge.uid if edge is not None else None))
+        frame = None
         try:
             body, _ = self._loop_body("forall" if node.parallel else "for", node.body, scope)
         finally:
             if node.parallel:
-                self.races.frames.pop()
+                frame = self.races.frames.pop()
             if neighbor is not None:
                 self.neighbor_loops.pop()
+        if frame is not None:
+            self.races.check_reduced_scalar_reads(frame, (filter_, body))
         if node.parallel and not self.races.frames:
             converging = any(f.kind in ("while", "do", "fixedPoint") for f in self.loops)
             self.races.check_reduced_reads(var, (filter_, body), converging)
@@ -203,10 +206,11 @@ class LoopStatements:
         self.races.frames.append(ParallelFrame(label, var))
         try:
             body, _ = self._loop_body(kind, stmt, scope)
-            return body
         finally:
-            self.races.frames.pop()
+            frame = self.races.frames.pop()
             self.bfs.pop()
+        self.races.check_reduced_scalar_reads(frame, (body,))
+        return body
 
     def bfs_parent_write(self, target: ir.Expr, stmt: Optional[ast.Stmt]) -> bool:
         """E0303 for a write to a property of ``w`` in ``for (w in g.neighbors(v))`` inside

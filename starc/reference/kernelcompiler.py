@@ -214,6 +214,11 @@ class KernelCompiler(KernelExpressions, KernelRules):
 
     def _accumulate(self, op, target: ir.LValue, value_expr: ir.Expr, tdepth: int, depth: int):
         """A fold from depth ``depth`` into ``target`` living at depth ``tdepth``."""
+        if _mentions(value_expr, target):
+            # ``t -= t + w``: each step reads the value the previous one stored, so the
+            # update is not a fold of values computed up front (a reduction whose expression
+            # reads its target is not a reduction); the interpreter runs it step by step.
+            raise NotVectorizable
         scalar = target.type
         if isinstance(target, ir.VarRef):
             key = ("l", target.sym.uid)
@@ -274,7 +279,7 @@ class KernelCompiler(KernelExpressions, KernelRules):
                     st(sub, v)
             return conditional
         if kind[0] in ("local", "own"):
-            if s.others or _mentions(s.candidate, s.target):
+            if s.others:
                 raise NotVectorizable
             return self._accumulate(s.func, s.target, s.candidate, kind[1], depth)
         # Min/Max on another vertex's element: strategy M

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from starc.diagnostics import CompileError
 from starc.reference import ExecutionError, execute
 from starc.reference.values import FLT_MAX, INT_MAX, INT_MIN, LONG_MAX, LONG_MIN
 
@@ -325,15 +326,50 @@ def test_dsl_programs_take_the_fast_paths():
         assert stats["vector"] > 0 and stats["fallback"] == 0, (name, stats)
 
 
-@pytest.mark.parametrize("body, expected", [
-    # 4 vertices: +10 each, -1 on the even ones (sequential: 40 - 2).
-    ("int t = 0; forall (v in g.nodes()) { t += 10; if (v % 2 == 0) { t -= 1; } } return t;",
-     38),
-    # Interleaved per iteration: ((((1+1)*2)+1)*2 ...), not all additions first.
-    ("int t = 1; forall (v in g.nodes()) { t += 1; t *= 2; } return t;", 46),
-    ("float t = 1; forall (v in g.nodes()) { t *= 3; t -= 1; } return t;", 41.0),
+def test_one_scalar_reduced_with_commuting_operators():
+    """Each update keeps its own operator in the sequential interleaving (a bug once folded
+    every update of a scalar with the first operator seen). 4 vertices: +10 each, -1 on the
+    even ones (sequential: 40 - 2)."""
+    body = "int t = 0; forall (v in g.nodes()) { t += 10; if (v % 2 == 0) { t -= 1; } } return t;"
+    assert ret(body) == 38
+
+
+@pytest.mark.parametrize("body", [
+    "int t = 1; forall (v in g.nodes()) { t += 1; t *= 2; } return t;",
+    "float t = 1; forall (v in g.nodes()) { t *= 3; t -= 1; } return t;",
 ])
-def test_one_scalar_reduced_with_several_operators(body, expected):
-    """Each update keeps its own operator and the sequential interleaving (a bug once folded
-    every update of a scalar with the first operator seen)."""
-    assert ret(body) == expected
+def test_one_scalar_reduced_with_operators_that_do_not_commute_is_rejected(body):
+    """The result would depend on the order of the iterations (issue 32: the backends gave
+    22 and 14 for one such program), so it has no meaning to execute."""
+    with pytest.raises(CompileError) as error:
+        ret(body)
+    assert [d.code for d in error.value.diagnostics] == ["E0402"]
+    assert "do not commute" in error.value.diagnostics[0].message
+
+
+# k4: 0->1, 0->2, 0->3, 1->2, 1->3, 2->3, 3->0
+K4 = make_graph(4, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (3, 0)])
+
+
+@pytest.mark.parametrize("update, expected", [
+    # each step stores -w: the last neighbour in CSR order wins (issue 32's SelfRed)
+    ("v.d -= v.d + w;", [-3, -3, -3, 0]),
+    ("v.d = v.d - (v.d + w);", [-3, -3, -3, 0]),
+    # each step reads what the previous stored: 1*(1+1)=2, 2*(2+2)=8, 8*(8+3)=88 at vertex 0
+    ("v.d *= v.d + w;", [88, 18, 4, 1]),
+    ("v.d = Min(v.d, v.d - w);", [-5, -4, -2, 1]),
+])
+def test_sequential_update_reading_its_own_target(update, expected):
+    """Inside a sequential loop, an update whose value reads its own target sees the value
+    the previous step stored: the vectorised layer must not treat it as a fold of values
+    computed up front (it once gave d 0 = -8)."""
+    text = ("function F(Graph g, propNode<int> d) {\n g.attachNodeProperty(d = 1);\n"
+            " forall (v in g.nodes()) { for (w in g.neighbors(v)) { " + update + " } }\n}")
+    results = run_both(compile_text(text), K4, {})
+    assert results.props["d"].tolist() == expected
+
+
+def test_sequential_local_update_reading_itself():
+    text = ("function F(Graph g, propNode<int> d) {\n forall (v in g.nodes()) {\n"
+            " int t = 1; for (w in g.neighbors(v)) { t *= t + w; } v.d = t; }\n}")
+    assert run_both(compile_text(text), K4, {}).props["d"].tolist() == [88, 18, 4, 1]

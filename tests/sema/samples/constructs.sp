@@ -31,7 +31,7 @@ function Stats(Graph g, propNode<int> dist, propEdge<int> weight, SetN<g> source
         v.dist = Min(v.dist, -INF + 1);
         forall (w in g.neighbors(v)) {
             <w.best> = <Min(w.best, v.dist + g.get_edge(v, w).weight)>;
-            w.best = Max(w.best, 0);
+            w.best = Min(w.best, 0);
         }
     }
     while (i < j) {
