@@ -31,7 +31,7 @@ from starc.ir.types import PropType, Scalar
 from starc.records import Record, record
 
 __all__ = ["CheckSite", "CheckedIndex", "CheckedDivide", "ErrorWord", "insert_checks",
-           "is_safe_index"]
+           "is_safe_index", "is_safe_divisor"]
 
 _INTEGRAL = (Scalar.INT, Scalar.LONG, Scalar.NODE, Scalar.EDGE)
 
@@ -98,6 +98,12 @@ def is_safe_index(expr: ir.Expr, trusted: FrozenSet[int] = frozenset()) -> bool:
     return False
 
 
+def is_safe_divisor(expr: ir.Expr) -> bool:
+    """A constant divisor other than 0 and -1: the division neither fails nor overflows."""
+    constant = expr.expr if isinstance(expr, ir.Cast) else expr
+    return isinstance(constant, ir.Const) and int(constant.value) not in (0, -1)
+
+
 def _trusted_locals(node: ir.Node) -> FrozenSet[int]:
     """Locals declared from a safe id and never assigned again (``edge e = g.get_edge(v,
     nbr)`` inside ``for (nbr in g.neighbors(v))`` is the loop's edge: sema resolved it)."""
@@ -161,9 +167,7 @@ def insert_checks(node: ir.Node, sites: List[CheckSite], names=None) -> ir.Node:
         if isinstance(n, (ir.Neighbors, ir.InNeighbors)) and not safe(n.of):
             return dataclasses.replace(n, of=vertex(n.of, n.loc))
         if isinstance(n, ir.Binary) and n.op in ("/", "%") and n.type in _INTEGRAL:
-            right = n.right
-            constant = right.expr if isinstance(right, ir.Cast) else right
-            if isinstance(constant, ir.Const) and int(constant.value) not in (0, -1):
+            if is_safe_divisor(n.right):
                 return None
             kind = "division" if n.op == "/" else "modulo"
             return CheckedDivide(n.op, n.left, n.right, site(kind, n.loc),

@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.analysis.locality import Locality, kernel_locality
+from starc.analysis.wrapping import WrappingArith
 from starc.frontend.precedence import POSTFIX, UNARY
 from starc.ir import nodes as ir
 from starc.ir.printer import DSLPrinter
@@ -56,6 +57,11 @@ class PlanPrinter(DSLPrinter):
     def _expr_CheckedDivide(self, e: CheckedDivide) -> Tuple[str, int]:
         return (f"check#{e.site + 1}({self.expr(e.left, UNARY)} {e.op} "
                 f"{self.expr(e.right, UNARY)})", POSTFIX)
+
+    def _expr_WrappingArith(self, e: WrappingArith) -> Tuple[str, int]:
+        if e.right is None:
+            return f"wrap(-{self.expr(e.left, UNARY)})", POSTFIX
+        return f"wrap({self.expr(e.left, UNARY)} {e.op} {self.expr(e.right, UNARY)})", POSTFIX
 
     # --- kernel statements -----------------------------------------------------------------
 

@@ -3,9 +3,9 @@
 The plan is made by named passes, in order (``PASSES``); ``lower_function(..., stop_after=)``
 stops after any of them, so tests and ``--emit plan`` can look at each stage:
 
-- ``outline``: call inlining, device arrays, kernels (without the locals nothing reads,
-  ``dead_locals``), reductions and atomics (with the
-  scalar reductions a work item accumulates privately, ``reductions.privatise``), the
+- ``outline``: call inlining, comparisons of a value with itself folded (``fold``), device
+  arrays, kernels (without the locals nothing reads, ``dead_locals``), reductions and atomics
+  (with the scalar reductions a work item accumulates privately, ``reductions.privatise``), the
   structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
   run-time error word;
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
@@ -18,6 +18,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   (``swap.swap_copies``);
 - ``order``: the ordered triangle count runs on the graph renumbered by degree
   (``degree_order.order_by_degree``: only where no result can tell the ids);
+- ``wrap``: signed ``+ - *`` in kernels that may overflow, marked to wrap on every backend
+  (``wrapping.wrap_arithmetic``);
 - ``transfers``: the scalar values each launch carries, as explicit host statements;
 - ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
   arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
@@ -34,6 +36,7 @@ from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
 from starc.analysis.degree_order import order_by_degree
 from starc.analysis.elide import elide_dead_scalars, read_scalars
+from starc.analysis.fold import fold_self_comparisons
 from starc.analysis.frontier import worklists
 from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
@@ -42,6 +45,7 @@ from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
 from starc.analysis.swap import swap_copies
 from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
+from starc.analysis.wrapping import wrap_arithmetic
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -49,7 +53,7 @@ __all__ = ["lower_function", "PASSES", "PASS_NAMES"]
 
 
 def _outline(program: ir.Program, function: ir.Function, symbols: SymbolFactory) -> Plan:
-    function = inline_calls(program, function, symbols)
+    function = fold_self_comparisons(inline_calls(program, function, symbols))
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
     zeros = host.result_zero_fills()
@@ -91,6 +95,7 @@ PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("hoist", hoist_terms),
     ("swap", _on_host(swap_copies)),
     ("order", order_by_degree),
+    ("wrap", wrap_arithmetic),
     ("transfers", _on_host(explicit_scalar_transfers)),
     ("elide", _elide),
 )

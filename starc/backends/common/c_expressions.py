@@ -10,6 +10,7 @@ from typing import Dict, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
+from starc.analysis.wrapping import WrappingArith
 from starc.backends.common.dialect import Dialect
 from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
 from starc.backends.common.kernel_arguments import KernelArguments
@@ -205,6 +206,22 @@ class CExpressionPrinter:
         func = "starc_div" if e.op == "/" else "starc_mod"
         return (f"{func}_{kind}({self.expr(e.left)}, {self.expr(e.right)}, "
                 f"{self._error_args()}, {e.site + 1})", POSTFIX)
+
+    def _expr_WrappingArith(self, e: WrappingArith):
+        if self.d.wraps_signed:
+            if e.right is None:
+                return self._expr(ir.Unary("-", e.left, type=e.type, loc=e.loc))
+            return self._expr(ir.Binary(e.op, e.left, e.right, type=e.type, loc=e.loc))
+        operands = (e.left,) if e.right is None else (e.left, e.right)
+        return self.wrapping(e.op, e.type, *(self.expr(x) for x in operands)), POSTFIX
+
+    def wrapping(self, op: str, t: Scalar, *operands: str) -> str:
+        """The prelude call computing ``op`` (``+ - *``, ``neg``) on signed ``operands`` of
+        type ``t`` with two's complement wrap-around."""
+        name = {"+": "add", "-": "sub", "*": "mul", "neg": "neg"}[op]
+        suffix = "long" if t is Scalar.LONG else "int"
+        self.ctx.features.add(f"wrapping:{name}:{suffix}")
+        return f"starc_{name}_{suffix}({', '.join(operands)})"
 
     def _expr_KernelScalar(self, e: P.KernelScalar):
         return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

@@ -157,6 +157,9 @@ class CPrinter(CExpressionPrinter):
                                       f"{self.d.minmax(acc.op, acc.elem, acc.name, cand)};"
                                       f"{comment}")]
         op = "+" if acc.op == "-" else acc.op
+        if op in "+*" and acc.elem in (Scalar.INT, Scalar.LONG) and not self.d.wraps_signed:
+            update = self.wrapping(op, acc.elem, acc.name, self.expr(value))
+            return [self._line(depth, f"{acc.name} = {update};{comment}")]
         return [self._line(depth, f"{acc.name} {op}= {self.expr(value)};{comment}")]
 
     def comment(self, node) -> str:

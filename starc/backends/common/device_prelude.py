@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pathlib
 import re
-from typing import Dict, Iterable, Mapping, Optional, Set
+from typing import Dict, Iterable, Mapping, Optional, Set, Tuple
 
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import Family
@@ -97,20 +97,28 @@ def _reindent(text: str, unit: str) -> str:
 
 
 def shared_helpers(backend: str, used: Optional[Set[Family]] = None,
-                   random: bool = True) -> Dict[str, str]:
+                   random: bool = True,
+                   wrapping: Optional[Set[Tuple[str, str]]] = None) -> Dict[str, str]:
     """The shared blocks of ``backend``'s prelude, by the names its template uses:
-    ``atomic_helpers`` (only the families in ``used``; all when None), ``run_time_checks``,
-    ``graph_queries`` (ending with the random numbers when ``random``: only randSP needs
-    them)."""
+    ``atomic_helpers`` (only the families in ``used``; all when None), ``run_time_checks``
+    (ending with the wrapping arithmetic helpers ``wrapping`` names as (operation, type
+    suffix), all when None: only kernels with ``WrappingArith`` need them), ``graph_queries`` (ending with the random numbers when
+    ``random``: only randSP needs them)."""
     declarations = DECLARATIONS[backend]
     template = _lookup().get_template("/common/templates/device_helpers.mako")
     arguments = {"atomic_helpers": (atomic_helpers.families(backend, used), declarations),
-                 "run_time_checks": (declarations,), "graph_queries": (declarations,),
-                 "random_numbers": (declarations,)}
+                 "run_time_checks": (declarations,), "graph_queries": (declarations,)}
+    if random:
+        arguments["random_numbers"] = (declarations,)
+    if wrapping is None or wrapping:
+        arguments["wrapping_arithmetic"] = (wrapping, declarations)
     blocks = {name: _reindent(template.get_def(name).render(*args).strip("\n"),
                               declarations.indent)
-              for name, args in arguments.items() if random or name != "random_numbers"}
-    if random:   # printed after the graph queries: no template places it, none leaves a gap
+              for name, args in arguments.items()}
+    # Printed after a block of the template's: no template places them, none leaves a gap.
+    if "wrapping_arithmetic" in blocks:
+        blocks["run_time_checks"] += "\n\n" + blocks.pop("wrapping_arithmetic")
+    if random:
         blocks["graph_queries"] += "\n\n" + blocks.pop("random_numbers")
     return blocks
 
@@ -119,9 +127,12 @@ def render_prelude(backend: str, template: str, features: Optional[Iterable[str]
                    **values) -> str:
     """``<backend>/templates/<template>`` rendered with the shared helpers, the atomic ones
     only for the families the kernels' ``features`` use (every family when None), the random
-    numbers only when a kernel uses them (feature ``random``)."""
+    numbers only when a kernel uses them (feature ``random``), likewise the wrapping arithmetic
+(features ``wrapping:<operation>:<type suffix>``)."""
     features = None if features is None else set(features)
     used = None if features is None else atomic_helpers.used_families(features)
     random = features is None or "random" in features
+    wrapping = None if features is None else {tuple(f.split(":")[1:]) for f in features
+                                              if f.startswith("wrapping:")}
     return _lookup().get_template(f"/{backend}/templates/{template}").render(
-        **shared_helpers(backend, used, random), **values)
+        **shared_helpers(backend, used, random, wrapping), **values)

@@ -74,6 +74,7 @@ class HostExprDialect(cfamily.Dialect):
     overrides ``find_edge``)."""
 
     name = "c++ host"
+    wraps_signed = True         # every C++ host is built with -fwrapv
     scalar_types = {s: c_name(s) for s in Scalar}
     storage_types = scalar_types
     reserved = CXX_KEYWORDS

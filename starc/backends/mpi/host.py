@@ -94,7 +94,8 @@ class MPIHostDialect(HostDialect):
         needs = f"{{{str(d.reverse).lower()}, {str(d.ghost_rows).lower()}}}"
         return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
-                f"starc::Graph& {graph} = {DIST}.graph;"]
+                # an alias, so a program without kernels or results never reads it
+                f"[[maybe_unused]] starc::Graph& {graph} = {DIST}.graph;"]
 
     def edge_count(self, graph: str) -> str:
         # The local graph's num_edges counts the rank's slots; every rank must see the same

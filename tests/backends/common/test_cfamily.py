@@ -210,7 +210,8 @@ def test_scalar_reduction_targets_its_device_copy():
 
 @pytest.mark.parametrize("op, elem, init, update, helper", [
     ("+", S.FLOAT, "0", "total_local += 1.0f;", "starc_atomic_add_float"),
-    ("-", S.INT, "0", "total_local += 1;", "starc_atomic_sub_int"),
+    # a signed integer accumulates through the prelude's wrapping add (analysis/wrapping.py)
+    ("-", S.INT, "0", "total_local = starc_add_int(total_local, 1);", "starc_atomic_sub_int"),
     ("*", S.DOUBLE, "1", "total_local *= 1.0;", "starc_atomic_mul_double"),
     ("&", S.INT, "~0", "total_local &= 1;", "starc_atomic_and_int"),
     ("|", S.LONG, "0", "total_local |= 1L;", "starc_atomic_or_long"),

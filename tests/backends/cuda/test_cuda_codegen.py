@@ -84,7 +84,7 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_warp_group():
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
             if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
-                triangle_count_local += 1LL;  // tc.sp:10
+                triangle_count_local = starc_add_long(triangle_count_local, 1LL);  // tc.sp:10
             }
         }
     }
@@ -115,7 +115,7 @@ __global__ void Compute_SSSP_forall_11_dense(int n,
     for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
         int nbr = targets[e_nbr];
         int e = e_nbr;
-        int dist_new = dist[v] + weight[e];
+        int dist_new = starc_add_int(dist[v], weight[e]);
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             if (!modified_nxt[nbr]) {
                 modified_nxt[nbr] = true;

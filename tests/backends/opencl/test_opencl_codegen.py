@@ -32,7 +32,7 @@ def test_golden_sssp_min_atomic():
         for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
             int nbr = targets[e_nbr];
             int e = e_nbr;
-            int dist_new = dist[v] + weight[e];
+            int dist_new = starc_add_int(dist[v], weight[e]);
             if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
                 if (!modified_nxt[nbr]) {
                     modified_nxt[nbr] = true;

@@ -153,6 +153,26 @@ ${d.device} ${t} starc_mod_${suffix}(${t} a, ${t} b, ${errors}) {
 % endfor
 </%def>
 
+## wrapping_arithmetic: signed + - * and negation that wrap (analysis/wrapping.py), for device
+## compilers without -fwrapv: unsigned arithmetic wraps by definition, and the conversion back
+## to the signed type is two's complement on every target starc supports.
+<%def name="wrapping_arithmetic(used, d)">
+// --- signed arithmetic that wraps (analysis/wrapping.py) -----------------------------------------
+// The language defines signed overflow to wrap; a device compiler may assume it never happens,
+// so operations that may overflow compute in unsigned arithmetic.
+% for suffix, t in d.integers:
+<% u = f"unsigned {t}" %>\
+% for name, op in (("add", "+"), ("sub", "-"), ("mul", "*")):
+% if used is None or (name, suffix) in used:
+${d.device} ${t} starc_${name}_${suffix}(${t} a, ${t} b) { return (${t})((${u})a ${op} (${u})b); }
+% endif
+% endfor
+% if used is None or ("neg", suffix) in used:
+${d.device} ${t} starc_neg_${suffix}(${t} a) { return (${t})((${u})0 - (${u})a); }
+% endif
+% endfor
+</%def>
+
 ## graph_queries: searches of the sorted CSR rows (starc/graphs/csr.py, starc_graph.hpp), for
 ## g.is_an_edge/get_edge (starc_find_edge, starc_gallop: common/edge_cursors.py) and for
 ## neighbour loops filtered to a sub-range of a row (lower/upper bound: common/sorted_ranges.py).

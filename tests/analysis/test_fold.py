@@ -1,0 +1,38 @@
+"""Comparisons of a value with itself are folded to their constant (analysis/fold.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.ir import nodes as ir
+
+from analysis_helpers import nodes_of, plan_of
+
+SIGNATURE = "function F(Graph g, propNode<int> a, propNode<float> f, int k, node s) {\n"
+
+
+def _conditions(condition: str):
+    text = SIGNATURE + f"    forall (v in g.nodes()) {{\n        if ({condition}) {{ v.a = 1; }}\n" \
+        "    }\n}\n"
+    [kernel] = plan_of(text).kernels
+    return [n.cond for n in nodes_of(kernel.body, ir.If)]
+
+
+@pytest.mark.parametrize("condition, value", [
+    ("v != v", False), ("v == v", True), ("v.a < v.a", False), ("v.a >= v.a", True),
+    ("k + 1 > k + 1", False), ("g.count_outNbrs(v) <= g.count_outNbrs(v)", True),
+    ("v / 3 == v / 3", True), ("g.num_nodes() != g.num_nodes()", False),
+])
+def test_folded(condition, value):
+    assert _conditions(condition) == [ir.Const(value, type=ir.Scalar.BOOL)]
+
+
+@pytest.mark.parametrize("condition", [
+    "v.f != v.f",                  # the NaN test
+    "v / k == v / k",              # k may be 0: the check must still run
+    "s.a == s.a",                  # s may be out of range
+    "v < v + 1",
+])
+def test_kept(condition):
+    [cond] = _conditions(condition)
+    assert isinstance(cond, ir.Binary)
