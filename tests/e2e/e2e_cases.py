@@ -119,3 +119,16 @@ def write_graph_files(directory: pathlib.Path) -> Dict[str, pathlib.Path]:
             write_edge_list(graph, path)
         files[name] = path
     return files
+
+
+def build_with_nvcc(path: pathlib.Path, outdir: pathlib.Path) -> None:
+    """Generate CUDA for ``path`` and build it with nvcc's strict flags (sm_75): where nvcc
+    is, a GPU need not be."""
+    from starc.backends.base import BackendOptions
+    from starc.backends.cuda.emitter import CUDABackend
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+    sink = DiagnosticSink()
+    compilation = compile_source(path.read_text(), str(path), sink, backend="cuda")
+    assert compilation.generated is not None, [str(d) for d in sink.diagnostics]
+    CUDABackend().build(compilation.generated, outdir, BackendOptions(extra={"gpu_arch": "sm_75"}))

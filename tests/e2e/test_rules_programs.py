@@ -11,7 +11,7 @@ import pytest
 import starc
 from starc.results import compare_results
 
-from e2e_cases import write_graph_files
+from e2e_cases import build_with_nvcc, write_graph_files
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 DEVICE = [pytest.param("opencl", marks=pytest.mark.opencl),
@@ -73,13 +73,4 @@ def test_property_copied_onto_itself_is_a_no_op(backend, graph_files):
 @pytest.mark.parametrize("name", ["sssp_dslV3", "use_before_attach", "self_copy",
                                   "host_operators"])
 def test_programs_compile_with_nvcc(name, tmp_path):
-    from starc.backends.base import BackendOptions
-    from starc.backends.cuda.emitter import CUDABackend
-    from starc.diagnostics import DiagnosticSink
-    from starc.driver import compile_source
-    path = PROGRAMS / f"{name}.sp"
-    sink = DiagnosticSink()
-    comp = compile_source(path.read_text(), str(path), sink, backend="cuda")
-    assert comp.generated is not None, [str(d) for d in sink.diagnostics]
-    CUDABackend().build(comp.generated, tmp_path / "build",
-                        BackendOptions(extra={"gpu_arch": "sm_75"}))
+    build_with_nvcc(PROGRAMS / f"{name}.sp", tmp_path / "build")

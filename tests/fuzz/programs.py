@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from starc.graphs import Graph
 
-__all__ = ["programs", "graphs", "FuzzProgram"]
+__all__ = ["programs", "EDGE_PHASES", "host_programs", "non_commuting_programs", "graphs", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
              "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)")
@@ -66,11 +66,16 @@ def int_exprs(leaves: Sequence[str], max_leaves: int = 4):
     return st.recursive(leaf, extend, max_leaves=max_leaves)
 
 
+_COMPARISONS = ["<", "<=", ">", ">=", "==", "!="]
+
+
 def conditions(leaves: Sequence[str]):
-    """Boolean conditions comparing two integer expressions."""
+    """Boolean conditions comparing two integer expressions, sometimes an expression with
+    itself (always true or false: the backends fold it, as C compilers warn about it)."""
     side = int_exprs(leaves, max_leaves=2)
-    compare = st.tuples(side, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), side).map(
-        lambda t: f"{t[0]} {t[1]} {t[2]}")
+    different = st.tuples(side, st.sampled_from(_COMPARISONS), side)
+    itself = st.tuples(side, st.sampled_from(_COMPARISONS)).map(lambda t: (t[0], t[1], t[0]))
+    compare = st.one_of(different, itself).map(lambda t: f"{t[0]} {t[1]} {t[2]}")
     return st.one_of(compare, st.tuples(compare, st.sampled_from(["&&", "||"]), compare).map(
         lambda t: f"({t[0]}) {t[1]} ({t[2]})"))
 
@@ -260,6 +265,58 @@ def floating_phase(draw):
 
 
 @st.composite
+def self_update_phase(draw):
+    """An update whose value reads its own target inside a sequential loop: each step sees
+    what the previous one stored (the reference once folded it as a reduction)."""
+    op = draw(st.sampled_from(["+=", "-=", "*="]))
+    combine = draw(st.sampled_from(["+", "-"]))
+    value = draw(int_exprs(["u.b", "e.weight"], max_leaves=2))
+    if draw(st.booleans()):           # the vertex's own element
+        target, head, tail = "v.a", [], []
+    else:                             # a local of the iteration
+        start = draw(st.integers(0, 3))
+        target, head, tail = "t", [f"    int t = {start};"], ["    v.a = v.a + t;"]
+    return "self-update" + op, ["forall (v in g.nodes()) {", *head,
+                                "    for (u in g.nodes_to(v)) {",
+                                "        edge e = g.get_edge(u, v);",
+                                f"        {target} {op} {target} {combine} {value};",
+                                "    }", *tail, "}"]
+
+
+@st.composite
+def commuting_updates_phase(draw):
+    """One scalar updated with '+=' and '-=' (operators that commute) in one forall."""
+    filt = draw(st.one_of(st.none(), conditions(["a", "b"])))
+    head = "forall (v in g.nodes()" + (f".filter({filt})" if filt else "") + ") {"
+    return "mixed+-", [head, f"    total += {draw(int_exprs(['v.a', 'v.b']))};",
+                       f"    if ({draw(conditions(['v.a', 'v.b']))}) {{",
+                       f"        total -= {draw(int_exprs(['v.b']))};", "    }", "}"]
+
+
+#: per operator, constants at the edges of the integer range with which it overflows for
+#: most small operands (INF is INT_MAX for an int, -INF INT_MIN)
+EDGE_CONSTANTS = {"+": ["INF", "2147483647", "2147483645", "-INF"],
+                  "-": ["-INF", "-2147483647", "2147483647", "INF"],
+                  "*": ["1073741824", "-2147483648", "65536", "INF"]}
+
+
+@st.composite
+def range_edge_phase(draw):
+    """Signed arithmetic that overflows: it wraps on every backend (LANGUAGE.md §2), and a
+    comparison of a wrapped value with its operand must not be folded away by a device
+    compiler that assumes no overflow ('a + K < a' to 'K < 0': OpenCL once did). Only `a` is
+    written, back to small values, so later phases stay in range."""
+    plus, minus, times = (draw(st.sampled_from(EDGE_CONSTANTS[op])) for op in "+-*")
+    wide = draw(st.sampled_from(["int", "long"]))   # an int product widened, or not
+    first, second, third = (draw(st.sampled_from(["<", ">"])) for _ in range(3))
+    return "range-edge", ["forall (v in g.nodes()) {",
+                          f"    int t = v.a + {plus};", f"    int u = -(v.a - {minus});",
+                          f"    {wide} w = v.a * {times};",
+                          f"    v.a = (t {first} v.a) + 2 * (u {second} v.a) + "
+                          f"4 * (w {third} v.a) + t % 8;", "}"]
+
+
+@st.composite
 def call_phase(draw):
     """A call of the helper function (properties by reference, the scalar by value); the
     device backends inline it."""
@@ -281,16 +338,22 @@ function Helper(Graph g, propNode<int> a, propNode<int> b, int k) {
 }
 """
 
+#: the shapes of issue 32's findings: an update reading its own target in a sequential loop,
+#: commuting operators mixed on one scalar, arithmetic at the edges of the integer range (and,
+#: through ``conditions``, comparisons of a value with itself)
+EDGE_PHASES = [self_update_phase(), commuting_updates_phase(), range_edge_phase()]
+
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
           bfs_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
-          floating_phase(), call_phase()]
+          floating_phase(), call_phase(), *EDGE_PHASES]
 
 
 @st.composite
-def programs(draw, max_phases: int = 3) -> FuzzProgram:
-    """A whole program: attach initial values, 1..max_phases phases, return `total`."""
+def programs(draw, max_phases: int = 3, phases=None) -> FuzzProgram:
+    """A whole program: attach initial values, 1..max_phases phases (of ``phases``, default
+    every phase), return `total`."""
     a0, b0 = draw(st.integers(0, 5)), draw(st.integers(0, 5))
-    phases = draw(st.lists(st.one_of(PHASES), min_size=1, max_size=max_phases))
+    phases = draw(st.lists(st.one_of(phases or PHASES), min_size=1, max_size=max_phases))
     lines = ["propNode<bool> active;", "bool done = False;", "int total = 0;",
              "int round = 0;",
              f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False, "
@@ -300,6 +363,81 @@ def programs(draw, max_phases: int = 3) -> FuzzProgram:
     lines.append("return total;")
     text = HELPER + SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
     return FuzzProgram(text, tuple(name for name, _ in phases))
+
+
+#: signatures of programs without kernels, and the leaves their expressions may read
+_HOST_SIGNATURES = [
+    ("function Fuzz(Graph g, node src)", ["x", "y", "g.num_nodes()", "g.count_outNbrs(src)"]),
+    ("function Fuzz(Graph g, propNode<int> a, node src)",
+     ["x", "y", "src.a", "g.num_edges()", "g.count_inNbrs(src)"]),
+    ("function Fuzz(Graph g)", ["x", "y", "g.num_nodes()"]),
+    ("function Fuzz()", ["x", "y"]),
+]
+
+
+@st.composite
+def host_programs(draw) -> FuzzProgram:
+    """Programs without a forall (no kernel at all, or only a host write of one element):
+    scalars, host loops and branches, graph queries, a returned value."""
+    signature, leaves = draw(st.sampled_from(_HOST_SIGNATURES))
+    lines = [f"int x = {draw(st.integers(-3, 9))};", f"long y = {draw(st.integers(0, 9))};"]
+    if "src.a" in leaves:
+        lines.append(f"src.a = {draw(int_exprs(['x', 'g.count_outNbrs(src)']))};")
+    rounds = draw(st.integers(0, 3))
+    lines += [f"while (x < {rounds + 3}) {{", f"    y = y + {draw(int_exprs(leaves))};",
+              "    x = x + 1;", "}"]
+    if draw(st.booleans()):
+        lines += [f"if ({draw(conditions(leaves))}) {{",
+                  f"    y = {draw(int_exprs(leaves))};", "}"]
+    if draw(st.booleans()):
+        lines.append("return y;")
+    elif draw(st.booleans()):
+        lines.append(f"return {draw(int_exprs(leaves))};")
+    text = signature + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
+    return FuzzProgram(text, ("host-only",))
+
+
+#: pairs of update operators on one shared target that do not commute
+NON_COMMUTING = [("+=", "*="), ("*=", "-="), ("&=", "|="), ("Min", "Max"), ("++", "*="),
+                 ("Max", "+=")]
+
+
+@st.composite
+def non_commuting_programs(draw):
+    """(program, line) where one forall updates one shared target (a scalar or another
+    vertex's element) with two operators that do not commute: E0402 at ``line``."""
+    first, second = draw(st.sampled_from(NON_COMMUTING))
+    shared = draw(st.sampled_from(["scalar", "element"]))
+    target, kind = (("n", "int"), ("w.a", "int"))[shared == "element"]
+    if first == "&=" or second == "&=":
+        target, kind = ("done", "bool") if shared == "scalar" else ("w.flag", "bool")
+
+    def update(op):
+        value = "v.b > 1" if kind == "bool" else draw(int_exprs(["v.b"], max_leaves=2))
+        if op in ("Min", "Max"):
+            return f"{target} = {op}({target}, {value});"
+        if op == "++":
+            return f"{target}++;"
+        return f"{target} {op} {value};"
+
+    body = [update(first), update(second)]
+    if draw(st.booleans()):
+        body = [f"if ({draw(conditions(['v.b']))}) {{", "    " + body[0], "} else {",
+                "    " + body[1], "}"]
+    if shared == "element":
+        body = ["forall (w in g.neighbors(v)) {", *_indent(body), "}"]
+    lines = ["int n = 0;", "bool done = False;", "forall (v in g.nodes()) {",
+             *_indent(body), "}", "return n;"]
+    text = SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
+    # E0402 is reported at the second update; lines[i] is line i + 2 (after the signature)
+    return text, 2 + max(i for i, line in enumerate(lines) if _updates(line, second, target))
+
+
+def _updates(line: str, op: str, target: str) -> bool:
+    """Whether ``line`` holds the update of ``target`` with ``op``."""
+    if op in ("Min", "Max"):
+        return f"{op}({target}" in line
+    return f"{target}{op}" in line if op == "++" else f"{target} {op}" in line
 
 
 @st.composite

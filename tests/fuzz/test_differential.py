@@ -2,9 +2,11 @@
 
 Each example is a well-typed, race-free program (``programs.py``) run on a few random small
 graphs by the reference executor's two layers (vectorised and the closure interpreter), by
-OpenCL on PoCL, by SYCL through the test-only host implementation and, where an NVIDIA GPU is,
-by CUDA. Integer results must be identical; a run-time error must be the same located message
-everywhere. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
+OpenCL on PoCL, by SYCL through the test-only host implementation, by OpenACC (g++, host) and
+MPI (2 ranks), and, where an NVIDIA GPU is, by CUDA. Integer results must be identical; a
+run-time error must be the same located message everywhere. Programs without kernels run on
+every backend too, and updates of one shared target with operators that do not commute must
+be the same located compile error. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
 --hypothesis-profile=long`` runs the long campaign and prints its figures (the README records
 them).
 """
@@ -25,7 +27,8 @@ from starc.reference import execute
 from starc.results import compare_results
 
 from fuzzing import SETTINGS, budget
-from programs import graphs, programs
+from programs import (EDGE_PHASES, graphs, host_programs, non_commuting_programs, own_phase,
+                      programs)
 
 pytestmark = pytest.mark.fuzz
 
@@ -81,25 +84,26 @@ def run_all(program_text, graph_list, backends):
     reference = compile_checked(program_text)
     STATS["programs"] += 1
     compiled = {name: starc.compile(program_text, name, function="Fuzz") for name in backends}
+    # the programs of host_programs() may take no source vertex
+    params = {"src": "0"} if "node src" in program_text else {}
     with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
         for index, graph in enumerate(graph_list):
             # Matrix Market keeps the vertex count and the weight field even with no edges.
             path = pathlib.Path(tmp) / f"g{index}.mtx"
             write_mtx(graph, path)
-            _run_one(reference, compiled, program_text, graph, path)
+            _run_one(reference, compiled, program_text, graph, path, params)
 
 
-def _run_one(reference, compiled, program_text, graph, path):
+def _run_one(reference, compiled, program_text, graph, path, params):
     STATS["runs"] += 1
-    expected = outcome(lambda: reference.run(path, src=0))
+    expected = outcome(lambda: reference.run(path, **params))
     if expected[0] == "error":
         STATS["reference errors"] += 1
     interpreted = outcome(lambda: execute(reference.compilation.ir, load_graph(str(path)),
-                                          {"src": "0"},
-                                          function="Fuzz", vectorize=False))
+                                          params, function="Fuzz", vectorize=False))
     assert_agree("the closure interpreter", expected, interpreted, program_text, graph)
     for name, program in compiled.items():
-        assert_agree(name, expected, outcome(lambda: program.run(path, src=0)),
+        assert_agree(name, expected, outcome(lambda: program.run(path, **params)),
                      program_text, graph)
 
 
@@ -115,6 +119,17 @@ def test_reference_layers_agree(program, graph_list):
 @settings(max_examples=budget(30), **SETTINGS)
 @given(program=programs(), graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_with_reference(program, graph_list):
+    note(program.text)
+    run_all(program.text, graph_list, backends=("opencl",))
+
+
+@pytest.mark.opencl
+@settings(max_examples=budget(10), **SETTINGS)
+@given(program=programs(phases=EDGE_PHASES + [own_phase()]),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_opencl_agrees_on_edge_shapes(program, graph_list):
+    """Every example holds a shape of issue 32 (updates reading their own target, mixed
+    commuting updates, overflowing arithmetic): drawn among all phases, they are rare."""
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl",))
 
@@ -136,3 +151,43 @@ def test_cuda_agrees_with_reference(program, graph_list):
     """Each CUDA example costs an nvcc build, so few of them; runs only where a GPU is."""
     note(program.text)
     run_all(program.text, graph_list, backends=("cuda",))
+
+
+_STRICT_BACKENDS = [pytest.param("openacc", marks=pytest.mark.openacc),
+                    pytest.param("mpi", marks=pytest.mark.mpi)]
+
+
+@pytest.mark.parametrize("backend", _STRICT_BACKENDS)
+@settings(max_examples=budget(4), **SETTINGS)
+@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+def test_strict_builds_agree_with_reference(backend, program, graph_list):
+    """OpenACC and MPI (2 ranks) build with -Wall -Wextra -Werror: a program they reject is a
+    finding (a comparison of a value with itself once was one). Each example costs a build."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=(backend,))
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("sycl", marks=pytest.mark.sycl),
+                                     *_STRICT_BACKENDS])
+@settings(max_examples=budget(3), **SETTINGS)
+@given(program=host_programs(), graph_list=st.lists(graphs(), min_size=1, max_size=2))
+def test_programs_without_kernels_agree(backend, program, graph_list):
+    """An MPI program without a kernel once failed to build (its graph alias unused)."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=(backend,))
+
+
+@settings(max_examples=budget(30), **SETTINGS)
+@given(case=non_commuting_programs())
+def test_updates_that_do_not_commute_are_one_located_error(case):
+    """Reference, OpenCL and OpenACC once returned 22 and MPI 14 for one such program: it has
+    no meaning, so every backend refuses it at the second update, before building."""
+    text, line = case
+    note(text)
+    for backend in ("reference", "opencl", "mpi"):
+        with pytest.raises(CompileError) as error:
+            starc.compile(text, backend, function="Fuzz")
+        errors = [d for d in error.value.diagnostics if d.severity.name == "ERROR"]
+        assert [(d.code, d.loc.line) for d in errors] == [("E0402", line)], text
+        assert "do not commute" in errors[0].message
