@@ -19,11 +19,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "scipy", "pygments", "selenium", "starc.graphs.readers", "starc.reference",
          "email", "zipfile")
 
+# Modules the interpreter had before starc was imported (a site .pth file may import certifi
+# and with it zipfile) are not starc's doing.
 _PROBE = """\
-import starc.cli, sys
+import sys
+before = set(sys.modules)
+import starc.cli
 status = starc.cli.main({argv!r})
 heavy = {heavy!r}
-print(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy)))
+print(sorted(m for m in set(sys.modules) - before
+             if any(m == h or m.startswith(h + ".") for h in heavy)))
 sys.exit(status)
 """
 
