@@ -32,8 +32,11 @@ def find_program(name: str, fallbacks: Sequence[str] = ()) -> Optional[str]:
 def find_command(command: str) -> List[str]:
     """``command`` (a program and its own arguments, quoted as in a shell: the value of an
     option such as ``--openacc-compiler``) as an argv prefix whose program is found, with the
-    program's path; [] when it is not."""
-    words = shlex.split(command)
+    program's path; [] when it is not (or is no command line: an unclosed quote)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
     found = find_program(words[0]) if words else None
     return [found, *words[1:]] if found else []
 

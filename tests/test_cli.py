@@ -561,3 +561,18 @@ def test_a_construct_no_device_backend_runs_names_the_backend_and_the_one_that_c
     assert f"{program}:3:9: error[E0501]: iterating a SetN inside a forall" in err
     assert "help: '-b sycl' cannot run this program; '-b reference' can" in err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option, value, wanted", [
+    ("--mpi-compiler", "'mpicxx", "expects a command quoted as in a shell"),
+    ("--openacc-compiler", "", "expects a command, got an empty value"),
+])
+def test_compiler_command_that_is_no_command_line(option, value, wanted, capsys, tmp_path):
+    """An unclosed quote once ended in 'internal error: ValueError' (exit 3)."""
+    backend = option.split("-")[2]
+    out = tmp_path / "out"
+    assert main(["build", str(ROOT / "dsl" / "bfs.sp"), "-b", backend, option, value,
+                 "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert wanted in err and "Traceback" not in err and "internal error" not in err
+    assert not out.exists()

@@ -40,6 +40,8 @@ class BackendOption(Record):
     default: Optional[str] = None
     pattern: Optional[str] = None
     expects: str = ""
+    #: the value is a command line (a program and its arguments, quoted as in a shell)
+    command: bool = False
 
     @property
     def dest(self) -> str:
@@ -47,6 +49,14 @@ class BackendOption(Record):
 
     def check(self, value: Optional[str]) -> Optional[str]:
         """The error message for a bad ``value``, or None."""
+        if value is not None and self.command:
+            import shlex
+            try:
+                if not shlex.split(value):
+                    return f"{self.flag} expects a command, got an empty value"
+            except ValueError as error:
+                return f"{self.flag} expects a command quoted as in a shell, got {value!r} " \
+                       f"({str(error).lower()})"
         if value is None or self.pattern is None or re.fullmatch(self.pattern, value):
             return None
         wanted = self.expects or f"a value matching {self.pattern!r}"

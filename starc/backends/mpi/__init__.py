@@ -4,5 +4,6 @@ from starc.backends.base import BackendOption
 
 #: the command-line options of this backend (the registry lists them for ``starc``)
 MPI_COMPILER = BackendOption(
-    "--mpi-compiler", "MPI C++ compiler wrapper (default: mpicxx)", default="mpicxx")
+    "--mpi-compiler", "MPI C++ compiler wrapper (default: mpicxx)", default="mpicxx",
+    command=True)
 OPTIONS = (MPI_COMPILER,)
