@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
     p.add_argument("--emit", choices=EMIT_FORMS,
                    help="print a stage instead of writing files: ast, ir, dsl (canonical "
-                        "source from the IR), plan (kernels and transfers), code, "
+                        "source from the IR), plan (kernels and transfers; with -b, as "
+                        "that backend specializes it), code, "
                         "sourcemap (JSON: each generated line's DSL span, per file)")
     _add_diagnostic_options(p)
 
@@ -254,9 +255,13 @@ def cmd_compile(args) -> int:
     if stop == "generate" and args.backend == "reference":
         return _usage_error("the reference executor generates no program; use "
                             "'starc run FILE -b reference --graph G'")
-    # The plan is the same for every backend; the reference executor (which runs the typed
-    # IR and never lowers it) would otherwise stop before it.
-    backend = None if stop == "plan" else args.backend
+    # With a device backend the plan is its specialized plan (analysis.specialize), else the
+    # neutral plan; the reference executor (which runs the typed IR and never lowers it)
+    # would otherwise stop before it.
+    backend = args.backend
+    if stop == "plan":
+        specialized = backend is not None and backend != "reference"
+        stop, backend = ("specialize", backend) if specialized else ("plan", None)
     comp = compile_file(args.file, sink, stop_after=stop, backend=backend,
                         function=args.function, options=options,
                         show_traceback=args.traceback)
@@ -308,7 +313,7 @@ def _emitted(form: str, comp, show_traceback: bool) -> Optional[str]:
             from starc.ir.printer import print_program
             return print_program(comp.ir)
         from starc.analysis import plan_dump
-        return plan_dump(comp.plan) + "\n"
+        return plan_dump(comp.specialized or comp.plan) + "\n"
     try:
         return run_stage(f"emit {form}", comp.sink, show_traceback, text)
     except InternalError:

@@ -15,7 +15,7 @@ __all__ = ["STAGES", "Compilation", "compile_source", "compile_file", "read_sour
            "InternalError"]
 
 # The named stages, in order; ``stop_after`` takes one of them (pyccel's --stop-after).
-STAGES = ("parse", "sema", "plan", "generate")
+STAGES = ("parse", "sema", "plan", "specialize", "generate")
 
 T = TypeVar("T")
 
@@ -35,6 +35,10 @@ class Compilation:
     ir: object = None
     function: object = None
     plan: object = None
+    #: the backend (``backends.base.Backend``) the compilation is for, once named
+    backend: object = None
+    #: ``plan`` specialized for ``backend`` (``analysis.specialize``)
+    specialized: object = None
     generated: object = None
 
     @property
@@ -120,10 +124,15 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
             return comp
         from starc.backends import get_backend
         from starc.backends.base import BackendOptions
-        target = get_backend(backend)
+        comp.backend = target = get_backend(backend)
+        comp.specialized = run_stage("specialize", sink, show_traceback,
+                                     lambda: target.specialize(comp.plan), comp.function)
+        if stop_after == "specialize":
+            return comp
         opts = options or BackendOptions()
         comp.generated = run_stage("generate", sink, show_traceback,
-                                   lambda: target.generate(comp.plan, opts), comp.function)
+                                   lambda: target.print_program(comp.specialized, opts),
+                                   comp.function)
     except (CompileError, InternalError):
         pass
     return comp

@@ -85,12 +85,14 @@ class PlanPrinter(DSLPrinter):
         return f" filter({self.expr(cond)})"
 
     def _stmt_AtomicReduce(self, s: P.AtomicReduce, indent: int) -> List[str]:
-        return self.line(f"atomic {self.expr(s.target)} {s.op}= {self.expr(s.value)};", indent)
+        return self.line(f"atomic{_form(s.form)} {self.expr(s.target)} {s.op}= "
+                         f"{self.expr(s.value)};", indent)
 
     def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, indent: int) -> List[str]:
         lock = f" locked by {s.lock.name}" if s.locked and s.lock else ""
         first = " read first" if s.read_first else ""
-        head = f"atomic {s.func}({self.expr(s.target)}, {self.expr(s.candidate)}){first}{lock}"
+        head = (f"atomic{_form(s.form)} {s.func}({self.expr(s.target)}, "
+                f"{self.expr(s.candidate)}){first}{lock}")
         if not s.others and not s.then:
             return self.line(head + ";", indent)
         pad = self.unit * indent
@@ -167,6 +169,9 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"from device {s.sym.name} <- {s.array.name};", indent)
 
     def _stmt_OrderByDegree(self, s: P.OrderByDegree, indent: int) -> List[str]:
+        if s.keeps_ids:
+            return self.line(f"order by degree {s.offsets.name}, {s.targets.name}: not done "
+                             f"({s.keeps_ids});", indent)
         return self.line(f"order by degree {s.offsets.name}, {s.targets.name};  (renumber "
                          "the vertices by degree when the graph is symmetric, simple and "
                          "skewed: no result depends on ids)", indent)
@@ -232,7 +237,11 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     lines.append(f"  params: {', '.join(params) if params else '-'}")
     for r in k.reductions:
         kind = "exclusive" if r.exclusive else "shared"
-        lines.append(f"  reduction: {r.sym.name} {r.op} via {r.array.name} ({kind})")
+        how = ""
+        if r.strategy:
+            how = f", {r.strategy}" + (f" then one {r.combine} atomic" if r.combine else "") \
+                + (", wrapping" if r.wrap else "")
+        lines.append(f"  reduction: {r.sym.name} {r.op} via {r.array.name} ({kind}{how})")
     for s in k.stores:
         lines.append(f"  store: {s.sym.name if s.sym else '?'} via {s.name}")
     if k.checks:
@@ -246,6 +255,41 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     return lines
 
 
+def _form(form: str) -> str:
+    return f" [{form}]" if form else ""
+
+
+def _target(target: P.Specialization) -> List[str]:
+    """What the specialize stage decided beyond the kernels and the host tree."""
+    lines = [f"specialized for {target.backend}"]
+    for loop in target.loop_forms:
+        lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
+    distribution = target.distribution
+    if distribution is None:
+        return lines
+    rows = ("in-rows" if distribution.reverse else "") + \
+        (" and ghost rows" if distribution.ghost_rows else "")
+    lines.append(f"  distributed: each rank its own vertices' rows{', ' + rows if rows else ''}")
+    if distribution.mirrored:
+        lines.append("  mirrored: " + ", ".join(f"{name} ({scope})" for name, scope
+                                                  in sorted(distribution.mirrored.items())))
+    for step in distribution.steps.values():
+        if step.global_:
+            lines.append(f"  superstep {step.kernel}: every rank alike, nothing exchanged")
+            continue
+        parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} "
+                 f"({w.at})" for w in step.updates]
+        what = []
+        if parts:
+            what.append("combined updates " + ", ".join(parts))
+        if step.refresh:
+            what.append("refresh " + ", ".join(step.refresh))
+        if step.scalars:
+            what.append("allreduce " + ", ".join(f"{a} ({how})" for a, how in step.scalars))
+        lines.append(f"  superstep {step.kernel}: " + ("; ".join(what) or "nothing to exchange"))
+    return lines
+
+
 def plan_dump(plan: P.Plan) -> str:
     """The plan as text: arrays (role, copy flags), kernels (signature, guard, body), host."""
     with stack_room():
@@ -255,7 +299,10 @@ def plan_dump(plan: P.Plan) -> str:
 def _plan_text(plan: P.Plan, printer: PlanPrinter) -> str:
     fn = plan.function
     params = ", ".join(f"{p.type} {p.name}" for p in fn.params)
-    lines = [f"plan {fn.name}({params})  // {plan.program.filename}", "", "arrays:"]
+    lines = [f"plan {fn.name}({params})  // {plan.program.filename}"]
+    if plan.target is not None:
+        lines += _target(plan.target)
+    lines += ["", "arrays:"]
     lines.extend(_array_line(a) for a in plan.arrays)
     for kernel in plan.kernels:
         lines.append("")

@@ -18,13 +18,12 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   (``swap.swap_copies``);
 - ``order``: the ordered triangle count runs on the graph renumbered by degree
   (``degree_order.order_by_degree``: only where no result can tell the ids);
-- ``wrap``: signed ``+ - *`` in kernels that may overflow, marked to wrap on every backend
-  (``wrapping.wrap_arithmetic``);
 - ``transfers``: the scalar values each launch carries, as explicit host statements;
 - ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
   arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
 
-After the last pass a backend only prints: every decision is in the plan.
+After the last pass the plan is backend-neutral; ``analysis.specialize`` makes it one backend's
+(its decisions as data), and the backend only prints that.
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
 from starc.analysis.swap import swap_copies
 from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
-from starc.analysis.wrapping import wrap_arithmetic
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -95,7 +93,6 @@ PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("hoist", hoist_terms),
     ("swap", _on_host(swap_copies)),
     ("order", order_by_degree),
-    ("wrap", wrap_arithmetic),
     ("transfers", _on_host(explicit_scalar_transfers)),
     ("elide", _elide),
 )

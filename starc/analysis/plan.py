@@ -106,6 +106,15 @@ class ScalarReduction(Record):
     array: DeviceArray
     exclusive: bool
     private: bool = False
+    #: (the specialize stage) how the target combines it: ``native`` (a native reduction
+    #: object), ``group`` (privates folded per group, then one atomic), ``private`` (one
+    #: atomic per work item), ``atomic`` (every update atomic); and the atomic form of the
+    #: one combine of ``group``/``private`` (``AtomicReduce.form``)
+    strategy: str = ""
+    combine: str = ""
+    #: (the specialize stage) the private accumulator's signed + and * wrap through the
+    #: prelude's helpers (a target without -fwrapv: ``analysis.wrapping``)
+    wrap: bool = False
 
 
 @record
@@ -161,6 +170,11 @@ class AtomicReduce(ir.Stmt):
     op: str
     target: ir.Expr
     value: ir.Expr
+    #: (the specialize stage) ``native`` (an instruction), ``directive`` (an atomic
+    #: construct), ``update`` (a form whose old value is unused), ``loop`` (compare-and-swap),
+    #: ``plain`` (a conditional store: a bool &= / |=, every writer agrees) or ``private``
+    #: (an update of the work item's accumulator of a scalar reduction, ``ScalarReduction``)
+    form: str = ""
 
 
 @record
@@ -191,6 +205,8 @@ class AtomicMinMax(ir.Stmt):
     lock: Optional[DeviceArray] = None
     then: Tuple[ir.Stmt, ...] = ()
     read_first: bool = False
+    #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
+    form: str = ""
 
 
 @record
@@ -232,6 +248,8 @@ class QueueCount(ir.Stmt):
     the next flags it flips without appending (``frontier.py``)."""
 
     size: DeviceArray
+    #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
+    form: str = ""
 
 
 @record
@@ -426,6 +444,8 @@ class OrderByDegree(HostStmt):
 
     offsets: DeviceArray
     targets: DeviceArray
+    #: (the specialize stage) why the target keeps the file's ids instead ("": it renumbers)
+    keeps_ids: str = ""
 
 
 @record
@@ -540,6 +560,37 @@ class BFSLoop(HostStmt):
 
 
 @record
+class LoopForm(Record):
+    """How the target runs one fixedPoint that has a worklist (``DataDrivenLoop``, at
+    ``loc``): ``worklist`` or ``topology``, and why."""
+
+    loc: SourceLoc
+    form: str
+    why: str
+
+
+@record
+class Specialization(Record):
+    """What the specialize stage decided for one backend (``analysis.specialize``):
+    ``capabilities`` (``analysis.capabilities.Capabilities``) it read; each data-driven
+    fixedPoint's form; MPI's superstep facts (``analysis.distribution.Distribution``); every
+    kernel of the neutral plan specialized, both fixedPoint forms' (the teaching views tell
+    the kernels of the form a backend does not print too)."""
+
+    backend: str
+    capabilities: object
+    loop_forms: Tuple[LoopForm, ...] = ()
+    distribution: Optional[object] = None
+    kernels: Tuple[Kernel, ...] = ()
+
+    def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
+        return next((f for f in self.loop_forms if f.loc == loc), None)
+
+    def kernel(self, name: str) -> Kernel:
+        return next(k for k in self.kernels if k.name == name)
+
+
+@record
 class Plan(Record):
     """Everything a backend needs for one function."""
 
@@ -551,6 +602,8 @@ class Plan(Record):
     host_scalars: Tuple[ir.Symbol, ...] = ()
     error: Optional[object] = None
     read_scalars: FrozenSet[int] = frozenset()
+    #: the specialize stage's decisions for one backend; None in the neutral plan
+    target: Optional[Specialization] = None
 
     # ``error``: the device error word (``starc.analysis.checks.ErrorWord``) when some kernel
     # has run-time checks, else None. Hosts zero it after allocation, read it after the

@@ -168,40 +168,35 @@ class Backend:
     #: how the host copies an array to the device and back ("": one memory, no copies)
     copy_to_device: str = ""
     copy_to_host: str = ""
-    #: why the backend runs a triangle count on the file's ids although the plan orders the
-    #: graph by degree ("" when it renumbers; the host dialect's ``keeps_ids``)
-    keeps_ids: str = ""
-    #: why the backend runs a data-driven fixedPoint topology-driven ("": it keeps the
-    #: plan's worklist, ``analysis.frontier``); ``generate`` applies ``form_of``
-    no_worklist_why: str = ""
+    #: the target's capabilities (``analysis.capabilities``): what the specialize stage reads
+    capabilities = None
 
-    def form_of(self, plan):
-        """``plan`` with each fixedPoint in the form this backend prints: the worklist where
-        the plan has one, unless ``no_worklist_why`` says why not."""
-        from starc.analysis.frontier import choose_form
-        return choose_form(plan, worklist=not self.no_worklist_why)
-
-    def native_reduction(self, kernel, reduction) -> Optional[str]:
+    def native_reduction(self, kernel, reduction) -> str:
         """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of
-        plan kernel ``kernel``), in the backend's spelling, or None where the backend uses a
-        private per work item plus one atomic, or atomics."""
-        return None
+        ``kernel`` whose ``strategy`` is ``native``), in the backend's spelling, for ``starc
+        explain``."""
+        return ""
 
     def group_combine(self, reduction) -> str:
-        """How a private ``reduction`` (a ``ScalarReduction``) folds the privates of work
-        items before their atomic, in words for ``starc explain``, or "" where each work item
-        combines its own with one atomic (the kernel dialect's ``group_combine``)."""
+        """How the privates of a ``reduction`` whose ``strategy`` is ``group`` fold before their
+        atomic, in words for ``starc explain``."""
         return ""
 
     def availability(self) -> Availability:
         raise NotImplementedError
 
+    def specialize(self, plan):
+        """``plan`` (neutral) specialized for this backend (``analysis.specialize``)."""
+        from starc.analysis.specialize import specialize
+        return specialize(plan, self.capabilities)
+
     def generate(self, plan, options: BackendOptions) -> GeneratedProgram:
-        """The program's files for ``plan``, each fixedPoint in this backend's form."""
-        return self.print_program(self.form_of(plan), options)
+        """The program's files for the neutral ``plan``: specialized, then printed."""
+        return self.print_program(self.specialize(plan), options)
 
     def print_program(self, plan, options: BackendOptions) -> GeneratedProgram:
-        """The program's files for ``plan`` as ``form_of`` left it (one loop form each)."""
+        """The program's files for a specialized ``plan`` (``plan.target`` set): it prints
+        what the plan says and decides nothing."""
         raise NotImplementedError
 
     def build(self, generated: GeneratedProgram, outdir: pathlib.Path,

@@ -59,7 +59,7 @@ def _columns(comp: Compilation, backends: Sequence[str], options,
     from starc.teaching.counts import backend_counts
     from starc.teaching.decisions import targets
     found = targets(comp.plan, backends, options, show_traceback)
-    counts = backend_counts(comp, {name: t.generated for name, t in found.items()})
+    counts = backend_counts(found)
     columns = []
     for name, target in found.items():
         description = target.backend.description

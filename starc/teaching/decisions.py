@@ -3,10 +3,12 @@
 A backend-neutral walk of the plan (``starc.analysis.plan``) finds the constructs: each
 outlined forall, each update of shared data (scalar reductions, Min/Max multi-assignments,
 accumulations and stores on properties), each fixedPoint and iterateInBFS, and the host <->
-device transfers. What a backend chose is read from where the backend keeps it: its atomic
-table (``common.atomic_helpers.TABLES``), its native reductions and launch shape (attributes
-of its ``Backend`` class), and, for MPI, the superstep facts of ``analysis.distribution``.
-Nothing here reads generated text. ``counts.backend_counts`` sums the same facts.
+device transfers. What a backend chose is read from its specialized plan (``analysis.
+specialize``: each atomic's form, each reduction's strategy, each fixedPoint's form, MPI's
+superstep facts, whether it renumbers the graph); how it spells a choice, from its atomic
+table (``common.atomic_helpers.TABLES``) and the launch shape of its ``Backend`` class.
+Nothing here decides again or reads generated text. ``counts.backend_counts`` sums the same
+facts.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
@@ -29,7 +31,7 @@ from starc.ir.types import Scalar
 from starc.records import Record, record
 
 __all__ = ["Choice", "Decision", "Target", "decisions", "targets",
-           "atomic_choice", "atomic_form", "NO_ATOMIC_OWN"]
+           "atomic_choice", "NO_ATOMIC_OWN"]
 
 #: the choice for a plain store at the work item's own element
 NO_ATOMIC_OWN = "no atomic: each work item writes only its own {item}"
@@ -65,15 +67,41 @@ class Decision(Record):
 
 @dataclasses.dataclass
 class Target:
-    """One backend as ``decisions`` sees it: the backend object, the program it generated
-    (None when it cannot, and ``errors`` say why), and MPI's superstep facts."""
+    """One backend as ``decisions`` sees it: the backend object, its specialized plan and the
+    program it generated (None when it cannot, and ``errors`` say why)."""
 
     name: str
     backend: Backend
     generated: object = None
     errors: List[Diagnostic] = dataclasses.field(default_factory=list)
-    distribution: object = None
+    plan: Optional[P.Plan] = None
     block: Optional[int] = None
+
+    @property
+    def distribution(self):
+        """MPI's superstep facts (``analysis.distribution``), None elsewhere."""
+        return self.plan.target.distribution if self.plan is not None else None
+
+    @property
+    def keeps_ids(self) -> str:
+        """Why an ordered triangle count keeps the file's ids here ("" if it renumbers)."""
+        order = next((s for s in walk_host(self.plan.host) if isinstance(s, P.OrderByDegree)),
+                     None)
+        return order.keeps_ids if order is not None else ""
+
+    def loop_form(self, loc) -> Optional[P.LoopForm]:
+        """How the fixedPoint at ``loc`` runs here, when it has a worklist."""
+        return self.plan.target.loop_form(loc)
+
+    def atomics(self, kernel: str) -> List[ir.Stmt]:
+        """The atomic statements of ``kernel`` as specialized here, in walk order."""
+        return [n for n in ir.walk(self.plan.target.kernel(kernel).body)
+                if isinstance(n, (P.AtomicReduce, P.AtomicMinMax))]
+
+    def reduction(self, kernel: str, red: P.ScalarReduction) -> P.ScalarReduction:
+        """``red`` of ``kernel`` as specialized here (its strategy set)."""
+        return next(r for r in self.plan.target.kernel(kernel).reductions
+                    if r.sym == red.sym)
 
     @property
     def refusal(self) -> Optional[str]:
@@ -89,9 +117,10 @@ class Target:
 
 def targets(plan: P.Plan, backends: Sequence[str], options: Optional[BackendOptions] = None,
             show_traceback: bool = False) -> Dict[str, Target]:
-    """Each backend of ``backends`` with what it generates for ``plan``, through the driver's
-    generate stage: a backend that cannot generate the program (MPI's E0501, an internal
-    error) is kept with its located diagnostics, so a report says so for that backend alone."""
+    """Each backend of ``backends`` with its specialized plan and what it generates for
+    ``plan``, through the driver's specialize and generate stages: a backend that cannot
+    (MPI's E0501, an internal error) is kept with its located diagnostics, so a report says
+    so for that backend alone."""
     from starc.driver import InternalError, run_stage
     options = options or BackendOptions()
     found = {}
@@ -100,13 +129,14 @@ def targets(plan: P.Plan, backends: Sequence[str], options: Optional[BackendOpti
         target = Target(name, backend, block=options.block_size or backend.default_block_size)
         sink = DiagnosticSink()
         try:
+            specialized = run_stage("specialize", sink, show_traceback,
+                                    lambda: backend.specialize(plan), plan.function)
             target.generated = run_stage("generate", sink, show_traceback,
-                                         lambda: backend.generate(plan, options), plan.function)
+                                         lambda: backend.print_program(specialized, options),
+                                         plan.function)
+            target.plan = specialized
         except (CompileError, InternalError):
             target.errors = sink.sorted()
-        if name == "mpi" and target.generated is not None:
-            from starc.analysis.distribution import distribute
-            target.distribution = distribute(backend.form_of(plan))
         found[name] = target
     return found
 
@@ -132,29 +162,14 @@ def _callee(call: str) -> str:
     return found.group(0).strip() if found else call
 
 
-def atomic_form(backend: str, op: str, elem: Scalar, result_used: bool) -> str:
-    """How ``backend`` spells an atomic ``op`` on ``elem``: "update" (a result-less form),
-    "directive", "native" or "loop" (compare-and-swap); see ``atomic_choice``."""
-    table = TABLES[backend]
-    elem = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
-    if not result_used and (op, elem) in table.updates:
-        return "update"
-    native = table.native.get((op, elem))
-    if native is None:
-        return "loop"
-    return "directive" if native.pragma else "native"
-
-
-def atomic_choice(backend: str, title: str, op: str, elem: Scalar,
-                  result_used: bool) -> Choice:
-    """How ``backend`` updates one ``elem`` atomically with ``op`` (``min``, ``add``...);
-    ``result_used``: whether the old value decides something (a Min/Max with secondary
-    targets), which rules out result-less update forms."""
+def atomic_choice(backend: str, title: str, op: str, elem: Scalar, form: str) -> Choice:
+    """How ``backend`` updates one ``elem`` atomically with ``op`` (``min``, ``add``...) in
+    ``form``, the specialize stage's choice (``AtomicReduce.form``): spelled from the
+    backend's atomic table."""
     table = TABLES[backend]
     elem = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
     ctype = table.c_types[elem]
     about = f" ({table.about})" if table.about else ""
-    form = atomic_form(backend, op, elem, result_used)
     native = table.native.get((op, elem))
     if form == "update":
         update = table.updates[(op, elem)]
@@ -195,7 +210,8 @@ class _Walk:
         self.plan, self.comp, self.found, self.lines = plan, comp, found, lines
         self.decisions: List[Decision] = []
         self.order: Dict[int, int] = {}
-        self.worklist_kernels: Set[str] = set()     # filled by run()
+        #: the kernels of fixedPoints that have a worklist -> the fixedPoint's location
+        self.worklist_kernels: Dict[str, object] = {}     # filled by run()
 
     # (each choice function gets the target and returns a Choice)
     def add(self, node, construct: str, choose, span_node=None) -> None:
@@ -219,10 +235,10 @@ class _Walk:
         structured = _structured(self.comp)
         bfs_roles = {}
         # The kernels of fixedPoints that have a worklist: their flag sets count or queue.
-        self.worklist_kernels |= {k.name for loop in walk_host(structured.host)
-                                 if isinstance(loop, P.FixedPointLoop) and loop.worklist
-                                 for stmt in walk_host(loop.body)
-                                 for k in kernels_launched_by(stmt)}
+        self.worklist_kernels.update({k.name: loop.loc for loop in walk_host(structured.host)
+                                      if isinstance(loop, P.FixedPointLoop) and loop.worklist
+                                      for stmt in walk_host(loop.body)
+                                      for k in kernels_launched_by(stmt)})
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.BFSLoop):
                 bfs_roles[stmt.forward.name] = "iterateInBFS body"
@@ -268,17 +284,20 @@ class _Walk:
                 what += _superstep_words(t.distribution.steps.get(kernel.name),
                                          t.distribution)
             if ordered:
-                what += ("; " + t.backend.keeps_ids if t.backend.keeps_ids else
+                what += ("; " + t.keeps_ids if t.keeps_ids else
                          "; vertices renumbered by degree first when the graph is symmetric, "
                          "simple and skewed (an ordered triangle count: no result depends on "
                          "ids)")
             return Choice(what, why)
         self.add(kernel, role or "forall", launch)
+        atomic = 0      # the index of an atomic among the kernel's (``Target.atomics``)
         for node in ir.walk(kernel.body):
             if isinstance(node, P.AtomicMinMax):
-                self.minmax(kernel, node)
+                self.minmax(kernel, node, atomic)
+                atomic += 1
             elif isinstance(node, P.AtomicReduce):
-                self.reduce(kernel, node)
+                self.reduce(kernel, node, atomic)
+                atomic += 1
             elif isinstance(node, ir.Assign) and isinstance(node.target, ir.PropRead):
                 self.store(kernel, node)
             elif isinstance(node, P.ScalarStore):
@@ -327,19 +346,20 @@ class _Walk:
                         f"{follow}")
         return ""
 
-    def minmax(self, kernel: P.Kernel, s: P.AtomicMinMax) -> None:
+    def minmax(self, kernel: P.Kernel, s: P.AtomicMinMax, index: int) -> None:
         red = self._reduction(kernel, s.target)
         if red is not None:
-            self.scalar_reduction(kernel, s, red, s.func)
+            self.scalar_reduction(kernel, s, red, s.func, index)
             return
         op = P.ATOMIC_OPS[s.func]
         array = self._array(s.target)
-        result_used = bool(s.others or s.then or s.locked)
         seconds = [self._array(t) if isinstance(t, ir.PropRead) else t.sym.name
                    for t, _ in s.others]
+        loop = self.worklist_kernels.get(kernel.name)
 
         def choose(t: Target) -> Choice:
-            atomic = atomic_choice(t.name, t.backend.title, op, s.target.type, result_used)
+            form = t.atomics(kernel.name)[index].form
+            atomic = atomic_choice(t.name, t.backend.title, op, s.target.type, form)
             what, why = atomic.what, atomic.why
             if s.read_first:
                 what += (f", only after a read of {array} shows the candidate can beat it "
@@ -353,7 +373,7 @@ class _Walk:
                        "winning update: the lock keeps the three together; " + why)
             elif seconds or s.then:
                 flag = "the fixedPoint flag"
-                if kernel.name in self.worklist_kernels and not t.backend.no_worklist_why:
+                if loop is not None and t.loop_form(loop).form == "worklist":
                     flag = ("the vertex's fixedPoint flag (the worklist's: counted in a dense "
                             "round, stamped and queued once in a sparse one)")
                 extra = ", ".join(seconds + ([flag] if any(
@@ -364,50 +384,54 @@ class _Walk:
             return Choice(what + self._remote(t, kernel, array), why)
         self.add(s, s.func, choose)
 
-    def reduce(self, kernel: P.Kernel, s: P.AtomicReduce) -> None:
+    def reduce(self, kernel: P.Kernel, s: P.AtomicReduce, index: int) -> None:
         red = self._reduction(kernel, s.target)
         if red is not None:
-            self.scalar_reduction(kernel, s, red, s.op)
+            self.scalar_reduction(kernel, s, red, s.op, index)
             return
         array = self._array(s.target)
         construct = f"{s.op}= on a property"
-        if s.target.type is Scalar.BOOL:
-            self.add(s, construct, lambda t: Choice(
-                "no atomic: a plain conditional store" + self._remote(t, kernel, array),
-                "every work item that writes stores the same value"))
-            return
 
         def choose(t: Target) -> Choice:
+            form = t.atomics(kernel.name)[index].form
+            if form == "plain":
+                return Choice("no atomic: a plain conditional store"
+                              + self._remote(t, kernel, array),
+                              "every work item that writes stores the same value")
             atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[s.op],
-                                   s.target.type, False)
+                                   s.target.type, form)
             return Choice(atomic.what + self._remote(t, kernel, array),
                           "several work items may update one element at once; " + atomic.why)
         self.add(s, construct, choose)
 
-    def scalar_reduction(self, kernel: P.Kernel, s, red: P.ScalarReduction, op: str) -> None:
+    def scalar_reduction(self, kernel: P.Kernel, s, red: P.ScalarReduction, op: str,
+                         index: int) -> None:
         name = red.sym.name
 
         def choose(t: Target) -> Choice:
-            native = t.backend.native_reduction(kernel, red)
+            specialized = t.reduction(kernel.name, red)
             combine = ""
             if t.distribution is not None:
                 from starc.backends.mpi.host import mpi_operator
                 combine = (f", then one MPI_Allreduce with {mpi_operator(op)} across ranks "
                            "after the superstep")
-            if native is not None:
+            if specialized.strategy == "native":
                 return Choice(
-                    f"{native}{combine}",
+                    f"{t.backend.native_reduction(kernel, specialized)}{combine}",
                     f"'{name}' is only updated with {op} in this forall, so each work item "
                     f"combines privately and {t.backend.title} combines the partial results")
-            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op], red.sym.type,
-                                   False)
-            if red.private:
-                folded = t.backend.group_combine(red)
+            if specialized.strategy in ("group", "private"):
+                atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op],
+                                       red.sym.type, specialized.combine)
+                folded = (t.backend.group_combine(specialized)
+                          if specialized.strategy == "group" else "")
                 return Choice(f"a private accumulator per work item, then one {atomic.what} "
                               f"into {name}'s device copy{combine}"
                               + (f"; {folded}" if folded else ""),
                               f"'{name}' is only updated with {op} in this forall, so one "
                               f"atomic per work item suffices; {atomic.why}")
+            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op], red.sym.type,
+                                   t.atomics(kernel.name)[index].form)
             return Choice(f"every update is an {atomic.what}{combine}",
                           f"'{name}' is also read or updated otherwise in this forall, so "
                           f"each update must be atomic; {atomic.why}")
@@ -440,16 +464,19 @@ class _Walk:
     def fixedpoint(self, s: P.FixedPointLoop) -> None:
         prop, nxt, flag = s.current.name, s.next.name, s.flag.name
 
+        def worklist(t: Target) -> bool:
+            return s.worklist is not None and t.loop_form(s.loc).form == "worklist"
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
-            if s.worklist is not None and not t.backend.no_worklist_why:
+            if worklist(t):
                 return (f"; data-driven: a round with at most n/{DENSE_DIVISOR} active "
                         f"vertices runs one work item per entry of a worklist of the vertices "
                         f"whose {prop} is set (each appended once by the work item that sets "
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
                         f"falls to n/{DENSE_DIVISOR})")
-            why = t.backend.no_worklist_why if s.worklist is not None else s.topology_why
+            why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 
         def choose(t: Target) -> Choice:
@@ -462,7 +489,7 @@ class _Walk:
                     f"{mpi_operator('flag')} after every superstep (any rank's 1), so all "
                     f"ranks agree whether to go on; {buffers} on every rank alike",
                     "ranks run the same host loop, so they must agree on its condition")
-            if s.worklist is not None and not t.backend.no_worklist_why:
+            if worklist(t):
                 return Choice(
                     f"the worklist's length, read back once per round with "
                     f"{t.backend.copy_to_host or 'a plain read'}, ends the loop at 0; "

@@ -99,7 +99,7 @@ def test_dump_sssp():
     assert "  dist             int     nodes    result  copy_out" in text
     assert "kernel Compute_SSSP_forall_11 over nodes v" in text
     assert "  guard: modified[v] == True" in text
-    assert "atomic Min(dist[nbr], wrap(dist[v] + weight[e])) read first {" in text
+    assert "atomic Min(dist[nbr], dist[v] + weight[e]) read first {" in text
     assert "set flag finished_flag if clear;" in text
     assert "modified_nxt[nbr] = True;" in text and "set flag finished_flag if clear;" in text
     assert "write dist[src] = 0;" in text

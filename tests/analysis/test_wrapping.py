@@ -1,5 +1,6 @@
-"""The ``wrap`` pass: signed arithmetic in kernels that may overflow is marked to wrap, what
-the ranges of its operands prove in range is left alone (analysis/wrapping.py)."""
+"""Signed arithmetic in kernels that may overflow is marked to wrap, what the ranges of its
+operands prove in range is left alone (analysis/wrapping.py, applied by the specialize stage
+for targets without -fwrapv)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 
 from starc.analysis.dump import plan_dump
 from starc.analysis.plan import KernelScalar
-from starc.analysis.wrapping import WrappingArith
+from starc.analysis.wrapping import WrappingArith, wrap_arithmetic
 from starc.ir import nodes as ir
 
 from analysis_helpers import dsl_plan, nodes_of, plan_of
@@ -16,7 +17,7 @@ from analysis_helpers import dsl_plan, nodes_of, plan_of
 def _body_of(statement: str, declarations: str = "") -> list:
     text = ("function F(Graph g, propNode<int> a, propNode<long> b, int k) {\n"
             f"    {declarations}\n    forall (v in g.nodes()) {{\n        {statement}\n    }}\n}}\n")
-    [kernel] = plan_of(text).kernels
+    [kernel] = wrap_arithmetic(plan_of(text)).kernels
     return nodes_of(kernel.body, WrappingArith)
 
 
@@ -45,7 +46,7 @@ def test_a_wrapped_operand_makes_its_parent_wrap_too():
 def test_comparisons_and_host_code_are_untouched():
     text = ("function F(Graph g, propNode<int> a) {\n    int x = 2147483647;\n    x = x + 1;\n"
             "    forall (v in g.nodes()) { if (v.a + 1 > v.a) { v.a = 0; } }\n    return x;\n}\n")
-    plan = plan_of(text)
+    plan = wrap_arithmetic(plan_of(text))
     [kernel] = plan.kernels
     [compare] = [n for n in nodes_of(kernel.body, ir.Binary) if n.op == ">"]
     assert isinstance(compare.left, WrappingArith) and compare.right == compare.left.left
@@ -55,8 +56,19 @@ def test_comparisons_and_host_code_are_untouched():
 def test_bfs_levels_are_proven_in_range():
     """bc's BFS steps test `bfs_level[w] == bfs_depth - 1` and store `bfs_depth + 1`: a
     level is at most the largest vertex id, so neither wraps."""
-    plan = dsl_plan("bc")
+    plan = wrap_arithmetic(dsl_plan("bc"))
     parts = [p for k in plan.kernels for p in (k.guard, k.body) if p is not None]
     with_depth = [n for p in parts for n in nodes_of(p, (ir.Binary, WrappingArith))
                   if isinstance(n.left, KernelScalar) and n.op in "+-"]
     assert with_depth and all(isinstance(n, ir.Binary) for n in with_depth)
+
+
+def test_only_targets_without_fwrapv_wrap():
+    """MPI's kernels are g++ -fwrapv: its specialized plan keeps the operators."""
+    from starc.backends import get_backend
+    plan = dsl_plan("sssp")
+    wrapped = {name: any(nodes_of(k.body, WrappingArith)
+                         for k in get_backend(name).specialize(plan).kernels)
+               for name in ("cuda", "opencl", "sycl", "openacc", "mpi")}
+    assert wrapped == {"cuda": True, "opencl": True, "sycl": True, "openacc": True,
+                       "mpi": False}

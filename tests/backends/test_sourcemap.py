@@ -74,7 +74,7 @@ def test_kernel_statements_map_into_their_forall(path, backend, file, head):
     name = file.format(path.stem)
     spans = comp.sourcemap[name]
     # the kernels of the loop form this backend prints (a fixedPoint's worklist or topology form)
-    printed = get_backend(backend).form_of(comp.plan)
+    printed = comp.specialized
     kernels = {k.name: span_of(k) for k in launched_kernels(printed)}
     bodies = _function_bodies(comp.generated.files[name], head)
     assert set(bodies) == set(kernels)

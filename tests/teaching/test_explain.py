@@ -122,8 +122,7 @@ def test_plain_store_to_own_vertex(pagerank):
 def test_counts_for_sssp(sssp):
     comp, _ = sssp
     found = targets(comp.plan, ALL)
-    generated = {name: t.generated for name, t in found.items()}
-    counts = backend_counts(comp, generated)
+    counts = backend_counts(found)
     assert set(counts) == set(ALL)
     assert counts["cuda"]["atomics: min"] >= 1
     assert counts["sycl"]["CAS loops: min"] >= 1       # the loop of the Min with secondaries
@@ -132,7 +131,8 @@ def test_counts_for_sssp(sssp):
     # runs the forall as written (topology-driven)
     assert counts["cuda"]["kernels"] == 4 and counts["cuda"]["transfers"] >= 4
     assert counts["mpi"]["kernels"] == 1
-    for name, program in generated.items():
+    for name, target in found.items():
+        program = target.generated
         assert counts[name]["lines"] == sum(len(program.files[f].splitlines())
                                             for f in program.program_files)
     assert list(counts["cuda"])[:3] == ["lines", "kernels", "transfers"]
@@ -141,7 +141,7 @@ def test_counts_for_sssp(sssp):
 def test_counts_of_a_refused_backend_are_empty():
     comp = _plan(REFUSED)
     found = targets(comp.plan, ["cuda", "mpi"])
-    counts = backend_counts(comp, {n: t.generated for n, t in found.items()})
+    counts = backend_counts(found)
     assert counts["mpi"] == {} and counts["cuda"]["kernels"] >= 1
 
 

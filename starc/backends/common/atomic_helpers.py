@@ -19,7 +19,7 @@ from starc.records import Record, record
 
 __all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "Native", "CompareExchange", "AtomicTable",
            "TABLES", "AtomicHelper", "TypeFamily", "families", "used_families",
-           "extensions"]
+           "extensions", "atomic_capabilities"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 Family = Tuple[str, Scalar]
@@ -228,6 +228,15 @@ TABLES: Mapping[str, AtomicTable] = {
     # `atomic capture`/`atomic update` (floats too).
     "mpi": _directive_atomics("omp", "OpenMP"),
 }
+
+
+def atomic_capabilities(table: AtomicTable) -> Dict[str, FrozenSet[Family]]:
+    """The ``analysis.capabilities.Capabilities`` fields a table gives: its families with an
+    instruction, with a directive, and with a result-less update form."""
+    return dict(
+        atomic_instructions=frozenset(f for f, n in table.native.items() if n.pragma is None),
+        atomic_directives=frozenset(f for f, n in table.native.items() if n.pragma is not None),
+        atomic_updates=frozenset(table.updates))
 
 
 @record

@@ -208,10 +208,6 @@ class CExpressionPrinter:
                 f"{self._error_args()}, {e.site + 1})", POSTFIX)
 
     def _expr_WrappingArith(self, e: WrappingArith):
-        if self.d.wraps_signed:
-            if e.right is None:
-                return self._expr(ir.Unary("-", e.left, type=e.type, loc=e.loc))
-            return self._expr(ir.Binary(e.op, e.left, e.right, type=e.type, loc=e.loc))
         operands = (e.left,) if e.right is None else (e.left, e.right)
         return self.wrapping(e.op, e.type, *(self.expr(x) for x in operands)), POSTFIX
 

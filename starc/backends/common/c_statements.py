@@ -58,7 +58,8 @@ class PrivateAccumulator:
     ``+`` and subtracts their sum once), ``elem`` the scalar's type, ``address`` its device
     copy, ``first_update`` the first update printed (its location comments the combine).
     ``native``: ``name`` is the dialect's native reduction object (``sycl::reduction``'s
-    reducer), which does the combining itself."""
+    reducer), which does the combining itself. ``reduction``: the plan's, with the strategy
+    and combine form the specialize stage chose."""
 
     name: str
     op: str
@@ -66,6 +67,7 @@ class PrivateAccumulator:
     address: str
     first_update: Optional[ir.Stmt] = None
     native: bool = False
+    reduction: Optional[P.ScalarReduction] = None
 
 
 @dataclasses.dataclass
@@ -97,14 +99,17 @@ class CPrinter(CExpressionPrinter):
         lines = []
         for red in reductions:
             address, elem = self._address(ir.VarRef(red.sym, type=red.sym.type))
-            reducer = self.d.reducer(red)
-            if reducer is not None:
-                self.accumulators[red.sym.uid] = PrivateAccumulator(reducer, red.op, elem,
-                                                                    address, native=True)
+            if red.strategy == "native":
+                self.accumulators[red.sym.uid] = PrivateAccumulator(
+                    self.d.reducer(red), red.op, elem, address, native=True, reduction=red)
                 continue
+            if red.strategy not in ("group", "private"):
+                self.d.missing(f"a reduction of '{red.sym.name}' whose strategy is "
+                               f"{red.strategy!r} (the plan is not specialized)", red.sym.loc)
             self._note_type(elem)
             name = self.ctx.names.fresh(f"{red.sym.name}_local")
-            self.accumulators[red.sym.uid] = PrivateAccumulator(name, red.op, elem, address)
+            self.accumulators[red.sym.uid] = PrivateAccumulator(name, red.op, elem, address,
+                                                                reduction=red)
             lines.append(self._line(depth, f"{self.d.type_name(elem)} {name} = "
                                            f"{self._identity(red.op, elem)};"))
         return lines
@@ -117,8 +122,9 @@ class CPrinter(CExpressionPrinter):
                 continue
             op = ATOMIC_OPS[acc.op]
             self.ctx.features.add(f"atomic_{op}_{acc.elem}")
-            call = self.d.atomic_update(op, acc.elem, acc.address, acc.name)
-            leader = self.d.group_combine(acc.op, acc.elem, acc.name)
+            call = self._atomic(acc.reduction.combine, op, acc.elem, acc.address, acc.name)
+            leader = (self.d.group_combine(acc.op, acc.elem, acc.name)
+                      if acc.reduction.strategy == "group" else None)
             inner = depth + 1 + (leader is not None)
             combine = [self._line(inner, f"{call};{self.comment(acc.first_update)}")]
             if leader is not None:
@@ -157,7 +163,7 @@ class CPrinter(CExpressionPrinter):
                                       f"{self.d.minmax(acc.op, acc.elem, acc.name, cand)};"
                                       f"{comment}")]
         op = "+" if acc.op == "-" else acc.op
-        if op in "+*" and acc.elem in (Scalar.INT, Scalar.LONG) and not self.d.wraps_signed:
+        if op in "+*" and acc.reduction.wrap:
             update = self.wrapping(op, acc.elem, acc.name, self.expr(value))
             return [self._line(depth, f"{acc.name} = {update};{comment}")]
         return [self._line(depth, f"{acc.name} {op}= {self.expr(value)};{comment}")]
@@ -424,11 +430,9 @@ class CPrinter(CExpressionPrinter):
         address, elem = self._address(s.target)
         self._note_type(elem)
         comment = self.comment(s)
-        if elem is Scalar.BOOL:
-            # All-writers-agree stores: v &= c clears when c is false, v |= c sets when true;
-            # byte-sized atomics do not exist everywhere and are not needed.
-            if s.op not in "&|":
-                self.d.missing(f"the reduction '{s.op}=' on bool", s.loc)
+        if s.form == "plain":
+            # All-writers-agree stores: v &= c clears when c is false, v |= c sets when true
+            # (analysis.specialize: no byte-sized atomics needed).
             target = self.expr(s.target)
             if s.op == "|":
                 cond, value = self.expr(s.value), self.d.bool_literal(True)
@@ -438,8 +442,19 @@ class CPrinter(CExpressionPrinter):
             return [self._line(depth, f"if ({cond}) {target} = {value};{comment}")]
         op = ATOMIC_OPS[s.op]
         self.ctx.features.add(f"atomic_{op}_{elem}")
-        call = self.d.atomic_update(op, elem, address, self.expr(s.value))
+        call = self._atomic(s.form, op, elem, address, self.expr(s.value))
         return [self._line(depth, f"{call};{comment}")]
+
+    def _atomic(self, form: str, op: str, elem: Scalar, address: str, value: str) -> str:
+        """The atomic ``op`` of ``value`` into ``address``, in ``form`` (the specialize stage's
+        ``AtomicReduce.form``): a result-less update, or the helper that returns the old
+        value (an instruction, a directive or a compare-and-swap loop in the prelude)."""
+        if not form:
+            self.d.missing(f"an atomic {op} whose form is not chosen (the plan is not "
+                           "specialized)")
+        if form == "update":
+            return self.d.atomic_update(op, elem, address, value)
+        return self.d.atomic(op, elem, address, value)
 
     def _stmt_AtomicMinMax(self, s: P.AtomicMinMax, depth: int):
         if not s.others and not s.then and not s.locked:
@@ -453,7 +468,7 @@ class CPrinter(CExpressionPrinter):
         comment = self.comment(s)
         plain = not s.others and not s.then and not s.locked
         if plain and not s.read_first:
-            call = self.d.atomic_update(op, elem, address, self.expr(s.candidate))
+            call = self._atomic(s.form, op, elem, address, self.expr(s.candidate))
             return [self._line(depth, f"{call};{comment}")]
         base = s.target.prop.name if isinstance(s.target, ir.PropRead) else s.target.sym.name
         cand = self.ctx.names.fresh(f"{base}_new")
@@ -464,7 +479,7 @@ class CPrinter(CExpressionPrinter):
         improves = (f"{cand} {beats} {self.d.relaxed_load(self.expr(s.target), elem)}"
                     if s.read_first else None)
         if plain:
-            update = self._line(depth + 1, f"{self.d.atomic_update(op, elem, address, cand)};")
+            update = self._line(depth + 1, f"{self._atomic(s.form, op, elem, address, cand)};")
             return lines + self._braced(f"if ({improves})", [update], depth, comment=comment)
         # The helper returns the old value: the update won iff the candidate beats it.
         won = f"{self.d.atomic(op, elem, address, cand)} {'>' if s.func == 'Min' else '<'} {cand}"
@@ -520,7 +535,7 @@ class CPrinter(CExpressionPrinter):
     def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
         size = self.ctx.array(s.size, written=True)
         self.ctx.features.add("atomic_add_int")
-        count = self.d.atomic_update("add", Scalar.INT, self.d.address(size.name, "0"), "1")
+        count = self._atomic(s.form, "add", Scalar.INT, self.d.address(size.name, "0"), "1")
         return [self._line(depth, f"{count};{self.comment(s)}")]
 
     def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):

@@ -40,8 +40,8 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     # Exclusive scalar reductions: a private per work item, one atomic combine at the end
     # (a forall body has no return, so the end is always reached after the guard). The
     # guard and the accumulators come from the forall, like the body.
-    setup = mark(printer.open_accumulators([r for r in kernel.reductions if r.private], 1),
-                 kernel)
+    accumulated = [r for r in kernel.reductions if r.strategy != "atomic"]
+    setup = mark(printer.open_accumulators(accumulated, 1), kernel)
     item = mark(printer.block(kernel.body, 1), kernel)
     finish = mark(printer.close_accumulators(1), kernel)
     index_used = kernel.extent != "single" or any(

@@ -75,9 +75,6 @@ class Dialect:
     #: Min/Max as a plain expression: function name per type
     minmax_functions: Dict[Tuple[str, Scalar], str] = {}
     reserved: FrozenSet[str] = C_KEYWORDS
-    #: whether the kernel compiler makes signed ``+ - *`` wrap (``g++ -fwrapv``); where not,
-    #: ``WrappingArith`` (analysis/wrapping.py) prints as the prelude's ``starc_add_int`` ...
-    wraps_signed = False
     #: the statement that ends one work item early (a filtered-out vertex): ``return`` from a
     #: kernel function, ``continue`` where the kernel is a loop over the items (OpenACC)
     skip_item = "return"

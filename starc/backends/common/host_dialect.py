@@ -74,7 +74,6 @@ class HostExprDialect(cfamily.Dialect):
     overrides ``find_edge``)."""
 
     name = "c++ host"
-    wraps_signed = True         # every C++ host is built with -fwrapv
     scalar_types = {s: c_name(s) for s in Scalar}
     storage_types = scalar_types
     reserved = CXX_KEYWORDS
@@ -114,9 +113,6 @@ class HostDialect:
 
     #: backend name printed in the results header
     name = "c++"
-    #: why this backend cannot renumber its graph for an ``OrderByDegree`` ("" when it can:
-    #: the host renumbers the CSR and copies it over the device's)
-    keeps_ids = ""
     #: the cfamily dialect of host expressions
     expr_dialect: cfamily.Dialect = HostExprDialect()
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 from typing import List, Optional
 
 from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import KernelCode
 from starc.backends.common.dialect import NativeReducers
 from starc.ir.types import Scalar
 
 __all__ = ["HostLoopDialect", "reduction_identity", "wrap_list", "function_parameters",
-           "REDUCTION_OPERATORS", "native_reductions", "reducer_name", "native_reduction"]
+           "REDUCTION_OPERATORS", "native_reductions", "reducer_name", "native_reduction",
+           "directive_capabilities"]
 
 #: OpenACC and OpenMP reduction operators for the plan's operators (``-`` sums the negation).
 REDUCTION_OPERATORS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "Min": "min",
@@ -43,11 +45,19 @@ class HostLoopDialect(NativeReducers):
                 f"static_cast<decltype({reducer})>({value}))")
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
-        # Result unused: `atomic update` needs no capture (min/max stay the CAS loop).
-        if op in ("min", "max"):
-            return self.atomic(op, elem, address, value)
+        # result unused: `atomic update` needs no capture
         helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
         return f"{helper}({address}, {value})"
+
+
+def directive_capabilities(backend: str, title: str, **more) -> Capabilities:
+    """The capabilities of a backend whose kernels are loops under a directive (OpenACC,
+    OpenMP on MPI ranks): a reduction clause for every operator, the directive model's
+    atomics (``atomic_helpers.TABLES``)."""
+    return Capabilities(backend, title, native_reductions=frozenset(REDUCTION_OPERATORS),
+                        native_reduction_object="reduction clause",
+                        **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES[backend]),
+                        **more)
 
 
 def reduction_identity(op: str, elem: Scalar, dialect: HostLoopDialect) -> str:
@@ -82,9 +92,9 @@ def function_parameters(code: KernelCode, sizes: List[str], dialect: HostLoopDia
 
 
 def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
-    """The kernel's scalar reductions that a ``reduction`` clause on the loop carries: those
-    the plan lets a work item accumulate privately (``ScalarReduction.private``)."""
-    return [red for red in kernel.reductions if red.private and red.op in REDUCTION_OPERATORS]
+    """The kernel's scalar reductions that a ``reduction`` clause on the loop carries
+    (``ScalarReduction.strategy`` native)."""
+    return [red for red in kernel.reductions if red.strategy == "native"]
 
 
 def reducer_name(red: P.ScalarReduction) -> str:
@@ -93,9 +103,7 @@ def reducer_name(red: P.ScalarReduction) -> str:
     return f"{red.sym.name}_{'sum' if red.op in '+-' else 'reduced'}"
 
 
-def native_reduction(kernel: P.Kernel, red: P.ScalarReduction, loop: str) -> Optional[str]:
-    """``reduction(op:local) clause on <loop>`` where a clause carries ``red`` (for ``starc
-    explain``), else None."""
-    if red not in native_reductions(kernel):
-        return None
+def native_reduction(red: P.ScalarReduction, loop: str) -> str:
+    """``reduction(op:local) clause on <loop>``: how a clause carries ``red`` (``strategy``
+    native), for ``starc explain``."""
     return f"reduction({REDUCTION_OPERATORS[red.op]}:{reducer_name(red)}) clause on {loop}"

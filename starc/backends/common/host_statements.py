@@ -324,16 +324,18 @@ class HostStatementPrinter:
     def degree_order_option(self) -> List[str]:
         """The ``--degree-order`` option, checked with the command line (outside the timed
         span), when the plan renumbers the graph; else nothing."""
-        if not any(isinstance(s, P.OrderByDegree) for s in walk_host(self.plan.host)):
+        order = next((s for s in walk_host(self.plan.host) if isinstance(s, P.OrderByDegree)),
+                     None)
+        if order is None:
             return []
         self._degree_mode = self.names.fresh("degree_order_mode")
-        if self.dialect.keeps_ids:
-            return [f"starc::degree_order_mode({self.cl});  // checked, but {self.dialect.keeps_ids}"]
+        if order.keeps_ids:
+            return [f"starc::degree_order_mode({self.cl});  // checked, but {order.keeps_ids}"]
         return [f"const starc::DegreeOrderMode {self._degree_mode} = "
                 f"starc::degree_order_mode({self.cl});  // --degree-order auto|always|never"]
 
     def _stmt_OrderByDegree(self, s: P.OrderByDegree, depth: int):
-        if self.dialect.keeps_ids:
+        if s.keeps_ids:
             return []
         d, where = self.dialect, self.where(s.loc)
         order = self.names.fresh("degree_order")

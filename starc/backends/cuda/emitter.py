@@ -16,7 +16,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.cuda import GPU_ARCH, toolchain
 from starc.backends.cuda.host import CUDAHostDialect
-from starc.backends.cuda.kernels import CUDADialect, KernelShell, RUNTIME_HEADER, runtime_header
+from starc.backends.cuda.kernels import (CAPABILITIES, CUDADialect, KernelShell, RUNTIME_HEADER,
+                                        runtime_header)
 
 __all__ = ["CUDABackend"]
 
@@ -35,9 +36,9 @@ class CUDABackend(CppBackend):
     copy_to_device = "cudaMemcpy(..., cudaMemcpyHostToDevice)"
     copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
 
+    capabilities = CAPABILITIES
+
     def group_combine(self, reduction) -> str:
-        if CUDADialect().group_combine(reduction.op, reduction.sym.type, "local") is None:
-            return ""
         return ("the threads of a warp that reach it together first fold their privates "
                 "(cooperative_groups::reduce), so one atomic per warp group")
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Optional, Set
 
+from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers, cfamily
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir.types import Scalar
 
-__all__ = ["CUDADialect", "CUDA_RESERVED", "KernelShell", "RUNTIME_HEADER", "runtime_header"]
+__all__ = ["CUDADialect", "CUDA_RESERVED", "CAPABILITIES", "KernelShell", "RUNTIME_HEADER",
+           "runtime_header"]
 
 #: The CUDA helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_cuda.cuh"
@@ -24,6 +26,20 @@ CUDA_RESERVED = CXX_KEYWORDS | frozenset("""
 """.split())
 
 
+#: cooperative_groups' functor per private reduction operator (the fold of the locals; "-"
+#: sums them, the atomic then subtracts the sum); "*" keeps one atomic per thread
+_GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
+                "Min": "less", "Max": "greater"}
+
+#: CUDA's capabilities: native atomics where an instruction exists, a warp-aggregated combine
+#: of private reductions (bitwise ones on integers only), a device-side worklist.
+CAPABILITIES = Capabilities(
+    "cuda", "CUDA",
+    group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
+                               if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
+    **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["cuda"]))
+
+
 class CUDADialect(cfamily.Dialect):
     """Kernel bodies in CUDA C++: native atomics through the ``starc_cuda.cuh`` helpers
     (CAS loops where CUDA has no instruction), bool arrays as bytes."""
@@ -34,18 +50,9 @@ class CUDADialect(cfamily.Dialect):
                         for func in ("Min", "Max") for t in _NUMERIC}
     reserved = CUDA_RESERVED
 
-    #: cooperative_groups' functor per private reduction operator (the fold of the locals;
-    #: "-" sums them, the atomic then subtracts the sum); "*" keeps one atomic per thread
-    _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
-                    "Min": "less", "Max": "greater"}
-
     def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:
-        fold = self._GROUP_FOLDS.get(op)
-        if fold is None or elem not in _NUMERIC or (fold.startswith("bit") and elem not in
-                                                    (Scalar.INT, Scalar.LONG)):
-            return None
         return (f"starc_warp_reduce({local}, "
-                f"cooperative_groups::{fold}<{self.type_name(elem)}>())")
+                f"cooperative_groups::{_GROUP_FOLDS[op]}<{self.type_name(elem)}>())")
 
 
 class KernelShell:

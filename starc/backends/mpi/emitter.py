@@ -9,15 +9,14 @@ import pathlib
 
 import starc
 from starc.analysis import plan as P
-from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendError, BackendOptions, GeneratedProgram
+from starc.backends.base import BackendOptions, GeneratedProgram
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.backends.common.program import CppBackend, program_name, templates, usage_line
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.mpi import toolchain
 from starc.backends.mpi.host import MPIHostDialect
-from starc.backends.common.host_loops import native_reduction
+from starc.backends.common.host_loops import directive_capabilities, native_reduction
 from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
 
 __all__ = ["MPIBackend", "RUNTIME_DIR"]
@@ -34,10 +33,9 @@ class MPIBackend(CppBackend):
     toolchain = toolchain
     has_stats = True
     title = "MPI"
-    keeps_ids = MPIHostDialect.keeps_ids
-    no_worklist_why = ("a rank's worklist would miss the vertices other ranks flag: flags "
-                       "set at remote vertices arrive in the superstep exchange, after the "
-                       "kernel")
+    # OpenMP loops on each rank, built with -fwrapv; the graph split among the ranks
+    capabilities = directive_capabilities("mpi", "MPI", worklists=False, distributed=True,
+                                          renumbers_graph=False, wraps_signed=True)
     launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {plural} "
                     "[first, last), then one superstep of exchanges")
     launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "
@@ -45,15 +43,10 @@ class MPIBackend(CppBackend):
                   "exchanged after it (bulk-synchronous)")
 
     def native_reduction(self, kernel, reduction):
-        return native_reduction(kernel, reduction, "the rank's OpenMP loop")
+        return native_reduction(reduction, "the rank's OpenMP loop")
 
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        try:
-            distribution = distribute(plan)
-        except DistributionError as exc:
-            raise BackendError(f"the MPI backend cannot distribute this program: {exc}",
-                               exc.loc, hint="the other backends run it; what MPI distributes "
-                               "is listed in docs/architecture.md (MPI)") from None
+        distribution = plan.target.distribution
         kernels = [print_kernel(k) for k in launched_kernels(plan)]
         dialect = MPIHostDialect(distribution, {k.code.name: k.sizes for k in kernels},
                                  {k.code.name: k.inputs for k in kernels})

@@ -62,8 +62,6 @@ class MPIHostDialect(HostDialect):
     """The host's operations on rank replicas, and one superstep per launch."""
 
     name = "mpi"
-    keeps_ids = ("MPI keeps the file's vertex ids: each rank reads its own edges, and "
-                 "renumbering would redistribute the graph")
     expr_dialect = MPIHostExprDialect()
 
     def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]],

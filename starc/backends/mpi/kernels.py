@@ -46,7 +46,6 @@ class MPIDialect(HostLoopDialect):
     """Kernel bodies in C++ under OpenMP, with the helpers of ``starc_mpi_kernels.hpp``."""
 
     name = "mpi"
-    wraps_signed = True         # built with -fwrapv (mpi/toolchain.py)
     reserved = (CXX_KEYWORDS | frozenset(("lo", "hi", "omp_get_thread_num"))
                 | frozenset(DISTRIBUTION_INPUTS))
 

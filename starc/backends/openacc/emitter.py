@@ -16,7 +16,7 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.openacc import toolchain
 from starc.backends.openacc.host import OpenACCHostDialect
-from starc.backends.common.host_loops import native_reduction
+from starc.backends.common.host_loops import directive_capabilities, native_reduction
 from starc.backends.openacc.kernels import RUNTIME_HEADER, print_kernel, runtime_header
 
 __all__ = ["OpenACCBackend"]
@@ -36,8 +36,10 @@ class OpenACCBackend(CppBackend):
     copy_to_device = "#pragma acc update device(...)"
     copy_to_host = "#pragma acc update self(...)"
 
+    capabilities = directive_capabilities("openacc", "OpenACC")
+
     def native_reduction(self, kernel, reduction):
-        return native_reduction(kernel, reduction, "the parallel loop")
+        return native_reduction(reduction, "the parallel loop")
 
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         kernels = [print_kernel(k) for k in launched_kernels(plan)]

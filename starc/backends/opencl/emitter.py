@@ -20,7 +20,7 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.opencl import toolchain
 from starc.backends.opencl.host import Launcher, OpenCLHostDialect
-from starc.backends.opencl.kernels import render_kernels
+from starc.backends.opencl.kernels import CAPABILITIES, render_kernels
 
 __all__ = ["OpenCLBackend"]
 
@@ -41,6 +41,7 @@ class OpenCLBackend(CppBackend):
                   "in work-groups of {block} (--block-size)")
     copy_to_device = "clEnqueueWriteBuffer"
     copy_to_host = "clEnqueueReadBuffer"
+    capabilities = CAPABILITIES
 
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         program = program_name(plan)

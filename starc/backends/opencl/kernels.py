@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, List, Optional, Sequence, Set
 
+from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
@@ -12,9 +13,15 @@ from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.ir.types import Scalar
 
-__all__ = ["OpenCLDialect", "KernelFile", "render_kernels", "prelude", "required_extensions"]
+__all__ = ["CAPABILITIES", "OpenCLDialect", "KernelFile", "render_kernels", "prelude", "required_extensions"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
+
+
+#: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
+#: private reduction combines with one atomic per work item.
+CAPABILITIES = Capabilities("opencl", "OpenCL",
+                            **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["opencl"]))
 
 
 class OpenCLDialect(Dialect):

@@ -39,8 +39,8 @@ from starc.backends.common.program import CppBackend, program_name, templates, u
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
-from starc.backends.sycl.kernels import (SYCL_RUNTIME, native_reduction, print_kernel,
-                                        runtime_header)
+from starc.backends.sycl.kernels import (CAPABILITIES, SYCL_RUNTIME, native_reduction,
+                                        print_kernel, runtime_header)
 
 __all__ = ["SYCLBackend"]
 
@@ -58,6 +58,7 @@ class SYCLBackend(CppBackend):
                   "the SYCL runtime picks the work-group size unless --block-size is given")
     copy_to_device = "q.memcpy (host to USM device memory)"
     copy_to_host = "q.memcpy (USM device memory to host)"
+    capabilities = CAPABILITIES
     native_reduction = staticmethod(native_reduction)
 
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:

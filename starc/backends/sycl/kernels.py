@@ -14,6 +14,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import NativeReducers, reducer_names
@@ -23,7 +24,7 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SYCLDialect", "SYCLKernel", "native_reductions", "native_reduction",
+__all__ = ["CAPABILITIES", "SYCLDialect", "SYCLKernel", "native_reductions", "native_reduction",
            "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
@@ -38,6 +39,14 @@ SHELL_PARAMS = ("q", "block", "where")
 _REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multiplies",
                         "&": "sycl::bit_and", "|": "sycl::bit_or", "Min": "sycl::minimum",
                         "Max": "sycl::maximum"}
+
+
+#: SYCL 2020's capabilities: sycl::atomic_ref, whose fetch_min/fetch_max serve only updates
+#: whose old value is unused (atomic_helpers.TABLES); sycl::reduction for private reductions.
+CAPABILITIES = Capabilities(
+    "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS),
+    native_reduction_object="sycl::reduction",
+    **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["sycl"]))
 
 
 class SYCLDialect(NativeReducers):
@@ -68,10 +77,8 @@ class SYCLDialect(NativeReducers):
         return f"starc_atomic<{self.storage_type(elem)}>({lvalue}).load()"
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
-        # A min/max whose old value is unused may be a plain fetch_min/fetch_max: only that
-        # value is unreliable on AdaptiveCpp (atomic_helpers.TABLES), the update itself is not.
-        if op not in ("min", "max"):
-            return self.atomic(op, elem, address, value)
+        # a plain fetch_min/fetch_max: only its returned value is unreliable on AdaptiveCpp
+        # (atomic_helpers.TABLES), the update itself is not
         helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
         return f"{helper}({address}, {value})"
 
@@ -86,10 +93,9 @@ class SYCLKernel:
 
 
 def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
-    """The kernel's scalar reductions that ``sycl::reduction`` carries: those the plan lets a
-    work item accumulate privately (``ScalarReduction.private``) with an operator SYCL has;
-    the reduction object then does the combining that OpenCL/CUDA do with one atomic."""
-    return [red for red in kernel.reductions if red.private and red.op in _REDUCTION_OPERATORS]
+    """The kernel's scalar reductions that ``sycl::reduction`` carries (``strategy`` native):
+    the reduction object does the combining that OpenCL/CUDA do with one atomic."""
+    return [red for red in kernel.reductions if red.strategy == "native"]
 
 
 def reduction_object(red: P.ScalarReduction, array: str) -> str:
@@ -98,10 +104,10 @@ def reduction_object(red: P.ScalarReduction, array: str) -> str:
             f"{_REDUCTION_OPERATORS[red.op]}<{SYCLDialect().storage_type(red.sym.type)}>())")
 
 
-def native_reduction(kernel: P.Kernel, red: P.ScalarReduction) -> Optional[str]:
-    """The ``sycl::reduction`` carrying ``red`` (into its device array, for ``starc
-    explain``), or None where the kernel uses atomics for it."""
-    return reduction_object(red, red.array.name) if red in native_reductions(kernel) else None
+def native_reduction(kernel: P.Kernel, red: P.ScalarReduction) -> str:
+    """The ``sycl::reduction`` carrying ``red`` (``strategy`` native) into its device array,
+    for ``starc explain``."""
+    return reduction_object(red, red.array.name)
 
 
 def _reducer_name(red: P.ScalarReduction) -> str:

@@ -7,9 +7,10 @@ import pytest
 from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
 from starc.analysis.reductions import privatise
+from starc.analysis.specialize import specialize_kernel
 from starc.backends.common.cfamily import (Dialect, DialectError, KernelArguments, CPrinter,
                                            lower_kernel)
-from starc.backends.opencl.kernels import OpenCLDialect
+from starc.backends.opencl.kernels import CAPABILITIES, OpenCLDialect
 from starc.diagnostics import SourceLoc
 from starc.ir import nodes as ir
 from starc.ir.types import GRAPH, PropType, Scalar
@@ -58,9 +59,15 @@ def kernel(body, arrays=(), scalars=(), guard=None, reductions=(), extent="nodes
     params = GRAPH_PARAMS + \
         tuple(P.KernelParam(a.name, a.elem, array=a, written=True) for a in arrays) + \
         tuple(P.KernelParam(s.name, s.type, sym=s) for s in scalars)
-    # as the analysis makes them: with the private reductions marked
-    return privatise(P.Kernel("k", V, extent, guard, ir.Block(tuple(body)), params,
-                              tuple(reductions), loc=LOC))
+    # as the analysis makes them (the private reductions marked), specialized for OpenCL
+    return specialize_kernel(privatise(P.Kernel("k", V, extent, guard, ir.Block(tuple(body)),
+                                                params, tuple(reductions), loc=LOC)),
+                             CAPABILITIES)
+
+
+def opencl(stmt):
+    """``stmt`` as the specialize stage leaves it for OpenCL (its atomic's form chosen)."""
+    return kernel([stmt]).body.stmts[0]
 
 
 def printer(k, dialect=None):
@@ -160,7 +167,7 @@ def test_atomic_reduce_per_type(op, elem, helper):
     stmt = P.AtomicReduce(op, read(p, var(W)), value, loc=LOC)
     pr = printer(kernel([], [arr]))
     pr.ctx.names.bind(W)
-    line = pr.stmt(stmt, 1)
+    line = pr.stmt(opencl(stmt), 1)
     assert line == [f"    {helper}(&acc[w], {pr.expr(value)});  // prog.sp:12"]
 
 
@@ -181,7 +188,7 @@ def test_atomic_on_a_float_bitwise_op_is_a_loud_error():
     pr = printer(kernel([], [array_for(p)]))
     pr.ctx.names.bind(W)
     with pytest.raises(DialectError, match="opencl backend cannot express an atomic and on"):
-        pr.stmt(P.AtomicReduce("&", read(p, var(W)), const(1.0, S.FLOAT)), 1)
+        pr.stmt(opencl(P.AtomicReduce("&", read(p, var(W)), const(1.0, S.FLOAT))), 1)
 
 
 def test_bool_reductions_are_agreeing_stores():
@@ -190,9 +197,9 @@ def test_bool_reductions_are_agreeing_stores():
     pr.ctx.names.bind(V)
     pr.ctx.names.bind(W)
     cond = binary("<", var(W), var(V))
-    assert pr.stmt(P.AtomicReduce("|", read(p, var(W)), cond), 0) == [
+    assert pr.stmt(opencl(P.AtomicReduce("|", read(p, var(W)), cond)), 0) == [
         "if (w < v) seen[w] = true;"]
-    assert pr.stmt(P.AtomicReduce("&", read(p, var(W)), cond), 0) == [
+    assert pr.stmt(opencl(P.AtomicReduce("&", read(p, var(W)), cond)), 0) == [
         "if (w >= v) seen[w] = false;"]
 
 

@@ -1,0 +1,51 @@
+"""What one backend's target can express, as data: the input of the specialize stage.
+
+Each backend package declares one ``Capabilities`` (``Backend.capabilities``); only
+``analysis.specialize`` reads it, and the printers read what it decided from the plan. The
+prose a teaching view shows for a decision is derived from these fields there too, so a
+backend states facts (``worklists=False``), never explanations.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Tuple
+
+from starc.ir.types import Scalar
+from starc.records import Record, record
+
+__all__ = ["Capabilities", "Family"]
+
+#: an atomic operation on one element type: (``add`` ``sub`` ``mul`` ``and`` ``or`` ``min``
+#: ``max``, the element type)
+Family = Tuple[str, Scalar]
+
+
+@record
+class Capabilities(Record):
+    """A target's capabilities (see the module docstring)."""
+
+    backend: str
+    #: the backend's name in prose ("CUDA")
+    title: str
+    #: work items may append to a queue that the next round reads (a fixedPoint's worklist)
+    worklists: bool = True
+    #: processes hold parts of the graph and exchange after every kernel (MPI)
+    distributed: bool = False
+    #: the host may replace the device CSR by a degree-ordered copy inside the timed span
+    renumbers_graph: bool = True
+    #: the kernel compiler makes signed + - * wrap (g++ -fwrapv)
+    wraps_signed: bool = False
+    #: byte-sized atomic read-modify-writes (a bool &= / |= needs none: a plain store)
+    byte_atomics: bool = False
+    #: reduction operators that a native reduction object carries for a work item's private
+    #: partial results (``sycl::reduction``, a ``reduction`` clause), and how it is called
+    native_reductions: FrozenSet[str] = frozenset()
+    native_reduction_object: str = ""
+    #: (operator, type) whose work-item privates a group folds before one atomic (CUDA's
+    #: warp-aggregated combine)
+    group_reductions: FrozenSet[Family] = frozenset()
+    #: families with an atomic instruction (``native``) or an atomic directive, the rest being
+    #: compare-and-swap loops; and those with a cheaper form whose old value is unused
+    atomic_instructions: FrozenSet[Family] = frozenset()
+    atomic_directives: FrozenSet[Family] = frozenset()
+    atomic_updates: FrozenSet[Family] = frozenset()

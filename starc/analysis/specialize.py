@@ -1,0 +1,164 @@
+"""The specialize stage: the neutral plan made into one backend's plan, each decision as data.
+
+It runs after the backend-neutral passes (``analysis.lower``) and before printing, and reads
+only the target's ``Capabilities``. What it decides, and the capability each decision reads:
+
+| decision | recorded as | reads |
+|---|---|---|
+| a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
+| the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
+| an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph`` |
+| how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
+| each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
+| signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
+
+Printers print what the specialized plan says and decide nothing of the above; the teaching
+views (``starc explain``, ``starc compare``) read the same records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List
+
+from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
+from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.frontier import choose_form
+from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.wrapping import wrap_arithmetic
+from starc.errors import BackendError
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = ["specialize", "specialize_kernel", "atomic_form", "Capabilities"]
+
+#: why a distributed target runs every fixedPoint over all vertices
+_NO_WORKLIST_DISTRIBUTED = ("a rank's worklist would miss the vertices other ranks flag: flags "
+                            "set at remote vertices arrive in the superstep exchange, after "
+                            "the kernel")
+_NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
+#: why a distributed target keeps the file's ids in an ordered triangle count
+_KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: each rank reads its own edges, "
+                          "and renumbering would redistribute the graph")
+_KEEPS_IDS = "{title} keeps the file's vertex ids: the count is the same in any numbering"
+
+
+def specialize(plan: P.Plan, capabilities: Capabilities) -> P.Plan:
+    """``plan`` (after every neutral pass) as the backend of ``capabilities`` prints it; raises
+    ``BackendError`` where the target cannot express it (what MPI cannot distribute)."""
+    if not capabilities.wraps_signed:
+        plan = wrap_arithmetic(plan)
+    kernels = tuple(specialize_kernel(k, capabilities) for k in plan.kernels)
+    plan = dataclasses.replace(plan, kernels=kernels)
+    forms = _loop_forms(plan, capabilities)
+    plan = choose_form(plan, worklist=capabilities.worklists)
+    plan = dataclasses.replace(plan, host=_order(plan.host, capabilities))
+    distribution = _distribute(plan, capabilities) if capabilities.distributed else None
+    return dataclasses.replace(plan, target=P.Specialization(
+        capabilities.backend, capabilities, forms, distribution, kernels))
+
+
+def atomic_form(capabilities: Capabilities, op: str, elem: Scalar, result_used: bool) -> str:
+    """The form of an atomic ``op`` (``add`` ... ``max``) on ``elem``: ``plain`` (a bool
+    and/or: a conditional store every writer agrees on), ``update`` (a result-less form, where
+    the old value is unused), ``directive``, ``native`` or ``loop`` (compare-and-swap)."""
+    if elem is Scalar.BOOL and op in ("and", "or") and not capabilities.byte_atomics:
+        return "plain"
+    family = (op, Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem)
+    if not result_used and family in capabilities.atomic_updates:
+        return "update"
+    if family in capabilities.atomic_directives:
+        return "directive"
+    return "native" if family in capabilities.atomic_instructions else "loop"
+
+
+# --- kernels -----------------------------------------------------------------------------------
+
+def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities) -> P.Kernel:
+    """``kernel`` with each scalar reduction's strategy and each atomic's form chosen (the
+    kernel part of ``specialize``, which also marks wrapping arithmetic first)."""
+    reductions = tuple(_reduction(red, capabilities) for red in kernel.reductions)
+    accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
+
+    def form(node: ir.Node):
+        if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and \
+                isinstance(node.target, ir.VarRef) and node.target.sym.uid in accumulated:
+            return dataclasses.replace(node, form="private")
+        if isinstance(node, P.AtomicReduce):
+            return dataclasses.replace(node, form=atomic_form(
+                capabilities, P.ATOMIC_OPS[node.op], _element(node.target), False))
+        if isinstance(node, P.AtomicMinMax):
+            used = bool(node.others or node.then or node.locked)
+            return dataclasses.replace(node, form=atomic_form(
+                capabilities, P.ATOMIC_OPS[node.func], _element(node.target), used))
+        if isinstance(node, P.QueueCount):
+            return dataclasses.replace(node, form=atomic_form(capabilities, "add", Scalar.INT,
+                                                              False))
+        return None
+
+    return dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
+                               reductions=reductions)
+
+
+def _element(target: ir.Expr) -> Scalar:
+    return target.prop.type.elem if isinstance(target, ir.PropRead) else target.sym.type
+
+
+def _reduction(red: P.ScalarReduction, capabilities: Capabilities) -> P.ScalarReduction:
+    elem = red.sym.type
+    if not red.private:
+        strategy = "atomic"
+    elif red.op in capabilities.native_reductions:
+        strategy = "native"
+    elif (red.op, elem) in capabilities.group_reductions:
+        strategy = "group"
+    else:
+        strategy = "private"
+    combine, wrap = "", False
+    if strategy in ("group", "private"):
+        combine = atomic_form(capabilities, P.ATOMIC_OPS[red.op], elem, False)
+        wrap = not capabilities.wraps_signed and elem in (Scalar.INT, Scalar.LONG) and \
+            red.op in ("+", "-", "*")
+    return dataclasses.replace(red, strategy=strategy, combine=combine, wrap=wrap)
+
+
+# --- the host tree ------------------------------------------------------------------------------
+
+def _loop_forms(plan: P.Plan, capabilities: Capabilities) -> tuple:
+    forms: List[P.LoopForm] = []
+    for stmt in walk_host(plan.host):
+        if not isinstance(stmt, P.DataDrivenLoop):
+            continue
+        if capabilities.worklists:
+            forms.append(P.LoopForm(stmt.loc, "worklist", "the flag marks the changed "
+                                    "vertices, so a round visits only those"))
+        else:
+            why = _NO_WORKLIST_DISTRIBUTED if capabilities.distributed else _NO_WORKLIST
+            forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title)))
+    return tuple(forms)
+
+
+def _order(block: P.HostBlock, capabilities: Capabilities) -> P.HostBlock:
+    """Every ``OrderByDegree`` told whether the target renumbers (``keeps_ids`` empty)."""
+    if capabilities.renumbers_graph:
+        return block
+    why = (_KEEPS_IDS_DISTRIBUTED if capabilities.distributed else _KEEPS_IDS).format(
+        title=capabilities.title)
+
+    def rewrite(inner: P.HostBlock) -> P.HostBlock:
+        stmts = tuple(dataclasses.replace(map_blocks(s, rewrite), keeps_ids=why)
+                      if isinstance(s, P.OrderByDegree) else map_blocks(s, rewrite)
+                      for s in inner.stmts)
+        return dataclasses.replace(inner, stmts=stmts)
+    return rewrite(block)
+
+
+def _distribute(plan: P.Plan, capabilities: Capabilities):
+    try:
+        return distribute(plan)
+    except DistributionError as exc:
+        raise BackendError(f"the {capabilities.title} backend cannot distribute this program: "
+                           f"{exc}", exc.loc, hint="the other backends run it; what "
+                           f"{capabilities.title} distributes is listed in "
+                           "docs/architecture.md (MPI)") from None

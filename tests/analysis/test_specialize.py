@@ -1,0 +1,129 @@
+"""The specialize stage: each backend decision recorded on the plan, from the capabilities."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
+from starc.analysis.host_tree import walk_host
+from starc.analysis.specialize import atomic_form, specialize
+from starc.backends import get_backend
+from starc.errors import BackendError
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+from analysis_helpers import ROOT, dsl_plan, nodes_of, plan_of
+
+ALL = ("cuda", "sycl", "opencl", "openacc", "mpi")
+
+
+def _for(name: str, backend: str) -> P.Plan:
+    return get_backend(backend).specialize(dsl_plan(name))
+
+
+def _atomics(plan: P.Plan):
+    return [n for k in plan.kernels for n in ir.walk(k.body)
+            if isinstance(n, (P.AtomicReduce, P.AtomicMinMax))]
+
+
+def test_the_neutral_plan_is_not_specialized():
+    plan = dsl_plan("sssp")
+    assert plan.target is None and all(not a.form for a in _atomics(plan))
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_every_atomic_and_reduction_gets_its_form(backend):
+    for name in ("sssp", "pr", "tc", "bc", "kcore", "cc", "bfs", "sswp"):
+        plan = _for(name, backend)
+        assert plan.target.backend == backend
+        assert all(a.form for a in _atomics(plan)), name
+        assert all(r.strategy for k in plan.kernels for r in k.reductions), name
+
+
+def test_fixedpoint_form_follows_the_worklist_capability():
+    """sssp's fixedPoint has a worklist: devices keep it, MPI runs every vertex every round
+    and says why; the host tree holds only the chosen form."""
+    cuda, mpi = _for("sssp", "cuda"), _for("sssp", "mpi")
+    [loop] = cuda.target.loop_forms
+    assert loop.form == "worklist"
+    [loop] = mpi.target.loop_forms
+    assert loop.form == "topology" and "other ranks flag" in loop.why
+    assert not any(isinstance(s, P.DataDrivenLoop) for s in walk_host(mpi.host))
+    assert any(k.extent == "frontier" for k in cuda.kernels)
+    assert not any(k.extent == "frontier" for k in mpi.kernels)
+
+
+def test_only_a_distributed_target_gets_a_distribution():
+    assert _for("sssp", "opencl").target.distribution is None
+    distribution = _for("sssp", "mpi").target.distribution
+    [step] = distribution.steps.values()
+    assert {w.array for w in step.updates} == {"dist", "modified_nxt"}
+    assert distribution.mirrored == {"dist": "neighbour"}
+
+
+def test_what_mpi_cannot_distribute_is_a_located_error_of_the_stage():
+    text = ("function F(Graph g, node s) {\n  int x = 0;\n"
+            "  if (g.is_an_edge(s, 0)) { x = 1; }\n  return x;\n}\n")
+    with pytest.raises(BackendError) as error:
+        get_backend("mpi").specialize(plan_of(text))
+    assert "MPI backend cannot distribute" in str(error.value) and error.value.loc.line == 3
+
+
+def test_degree_order_kept_ids_on_mpi_only():
+    def order(plan):
+        [stmt] = [s for s in walk_host(plan.host) if isinstance(s, P.OrderByDegree)]
+        return stmt
+    assert order(_for("tc", "cuda")).keeps_ids == ""
+    assert "each rank reads its own edges" in order(_for("tc", "mpi")).keeps_ids
+
+
+@pytest.mark.parametrize("backend, strategy, combine", [
+    ("sycl", "native", ""), ("openacc", "native", ""), ("mpi", "native", ""),
+    ("cuda", "group", "native"), ("opencl", "private", "loop"),   # a float add: CAS on OpenCL
+])
+def test_pagerank_diff_reduction_strategy(backend, strategy, combine):
+    [red] = [r for k in _for("pr", backend).kernels for r in k.reductions]
+    assert (red.strategy, red.combine) == (strategy, combine)
+
+
+def test_atomic_forms_read_the_capabilities():
+    caps = Capabilities("toy", "Toy", atomic_instructions=frozenset({("add", Scalar.INT)}),
+                        atomic_updates=frozenset({("min", Scalar.INT)}))
+    assert atomic_form(caps, "add", Scalar.NODE, False) == "native"     # ids are ints
+    assert atomic_form(caps, "min", Scalar.INT, False) == "update"
+    assert atomic_form(caps, "min", Scalar.INT, True) == "loop"         # the old value decides
+    assert atomic_form(caps, "or", Scalar.BOOL, False) == "plain"
+    with_bytes = Capabilities("toy", "Toy", byte_atomics=True)
+    assert atomic_form(with_bytes, "or", Scalar.BOOL, False) == "loop"
+
+
+def test_an_update_of_an_accumulated_scalar_is_private():
+    [diff] = [a for a in _atomics(_for("pr", "sycl")) if isinstance(a.target, ir.VarRef)][:1]
+    assert diff.form == "private"
+
+
+def test_emit_plan_with_a_backend_prints_its_decisions():
+    def emit(*args):
+        return subprocess.run([sys.executable, "-m", "starc", str(ROOT / "dsl" / "sssp.sp"),
+                               "--emit", "plan", *args], capture_output=True, text=True,
+                              check=True).stdout
+    neutral, mpi, cuda = emit(), emit("-b", "mpi"), emit("-b", "cuda")
+    assert "specialized for" not in neutral and "DataDrivenLoop" not in neutral
+    assert "specialized for mpi" in mpi
+    assert "superstep Compute_SSSP_forall_11: combined updates dist Min (neighbour)" in mpi
+    assert "fixedPoint at line 10: topology" in mpi
+    assert "fixedPoint at line 10: worklist" in cuda and "wrap(dist[v] + weight[e])" in cuda
+    assert "wrap(" not in mpi
+
+
+def test_the_compilation_carries_its_backend_and_specialized_plan():
+    from starc.diagnostics import DiagnosticSink
+    from starc.driver import compile_source
+    path = ROOT / "dsl" / "bfs.sp"
+    comp = compile_source(path.read_text(), str(path), DiagnosticSink(), backend="opencl")
+    assert comp.backend.name == "opencl" and comp.specialized.target.backend == "opencl"
+    assert comp.generated.backend == "opencl"
