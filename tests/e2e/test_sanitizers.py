@@ -20,6 +20,7 @@ import pytest
 
 import starc
 from starc.backends.base import BackendOptions
+from starc.backends.openacc import toolchain as openacc_toolchain
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
 from starc.graphs import load_graph
@@ -36,9 +37,11 @@ REPORTS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 pytestmark = [pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not found")]
 #: the compiler flags besides SANITIZE each backend's program needs here
 #: (OpenACC: signed overflow wraps under -fwrapv, as the program is built; GCC cannot place
-#: UBSan's overflow check data in a `routine seq` function and refuses to compile it.)
+#: UBSan's overflow check data in a `routine seq` function and refuses to compile it; the
+#: sanitizers watch the host, so no region is compiled for a GPU even where g++ can offload.)
 BACKEND_FLAGS = {"sycl": ["-fopenmp", f"-I{TEST_DOUBLE}"],
-                 "openacc": ["-fopenacc", "-fwrapv", "-fno-sanitize=signed-integer-overflow"],
+                 "openacc": ["-fopenacc", *openacc_toolchain.TARGET_FLAGS["g++"]["host"],
+                             "-fwrapv", "-fno-sanitize=signed-integer-overflow"],
                  "mpi": ["-fopenmp", "-fwrapv", "-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"]}
 MPI_RANKS = 2
 

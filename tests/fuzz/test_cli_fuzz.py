@@ -46,7 +46,7 @@ VALUE = st.one_of(NUMBERS, WORDS, st.text(max_size=8))
 
 # Options of each command, from the real parsers, plus program parameters and misspellings.
 COMMON = ["-b", "--backend", "--function", "--block-size", "--gpu-arch", "--sycl-compiler",
-          "-W", "--traceback"]
+          "--openacc-target", "-W", "--traceback"]
 OPTIONS = {
     "compile": COMMON + ["-o", "--output", "--emit"],
     "check": ["-W", "--traceback"],

@@ -47,11 +47,10 @@ class OpenACCBackend(CppBackend):
         host = CppHostPrinter(plan, dialect, {k.code.name: k.code for k in kernels})
         main = host.main()
         program = program_name(plan)
-        build = " ".join(toolchain.build_command(program))
+        build, *other_builds = toolchain.build_lines(program, options)
         text = templates(_HERE).get_template("program.cpp.mako").render(
             program=program, function=plan.function.name, source=host.source,
-            version=starc.__version__, build=build,
-            other_builds=[" ".join(toolchain.build_command(program, "nvc++"))],
+            version=starc.__version__, build=build, other_builds=other_builds,
             run_command=usage_line(plan, program),
             includes=sorted(set(host.includes()) | {"algorithm", "utility"}),
             kernels=[k.text for k in kernels], main=main)

@@ -85,16 +85,18 @@ def test_other_backends_device_options_are_usage_errors(graph_files):
 DSL = pathlib.Path(__file__).resolve().parents[3] / "dsl"
 
 
-@pytest.mark.skipif(not toolchain.gcc_offloads_to("nvptx-none"),
-                    reason="g++ has no nvptx offload compiler (Debian: gcc-12-offload-nvptx)")
+@pytest.mark.skipif(not toolchain.nvptx_offload("g++")[0],
+                    reason=f"g++ {toolchain.nvptx_offload('g++')[1]}")
 @pytest.mark.parametrize("path", sorted(DSL.glob("*.sp")), ids=lambda p: p.stem)
 def test_every_dsl_program_compiles_for_nvptx_offloading(path, tmp_path):
-    """The compile tier for GPUs: g++ builds the device code of every region too."""
+    """The compile tier for GPUs: g++ builds the device code of every region too, as PTX for
+    the ISA the build names, with no warning (the linker's included)."""
     import subprocess
     generated = starc.compile(str(path), "openacc").compilation.generated
     generated.write(tmp_path)
     program = pathlib.Path(generated.main).stem
-    argv = toolchain.build_command(program, "g++", strict=True)
-    argv[1:1] = toolchain.NVPTX_FLAGS
+    argv = toolchain.build_command(program, "g++", strict=True, target="nvptx")
     proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr == ""
+    assert f".target {toolchain.NVPTX_ISA}".encode() in (tmp_path / program).read_bytes()
