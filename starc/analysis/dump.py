@@ -58,6 +58,9 @@ class PlanPrinter(DSLPrinter):
         return (f"check#{e.site + 1}({self.expr(e.left, UNARY)} {e.op} "
                 f"{self.expr(e.right, UNARY)})", POSTFIX)
 
+    def _expr_CursorQuery(self, e: P.CursorQuery) -> Tuple[str, int]:
+        return f"cursor {self.expr(e.query)}", POSTFIX
+
     def _expr_WrappingArith(self, e: WrappingArith) -> Tuple[str, int]:
         if e.right is None:
             return f"wrap(-{self.expr(e.left, UNARY)})", POSTFIX
@@ -246,6 +249,16 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
         lines.append(f"  store: {s.sym.name if s.sym else '?'} via {s.name}")
     if k.checks:
         lines.append("  checks: " + ", ".join(f"#{c + 1}" for c in k.checks))
+    for scan in k.row_scans:
+        parts = [f"{'start' if b.side == 'start' else 'stop'} "
+                 f"{'>' if b.side == 'start' else '<'}{'=' if b.inclusive else ''} "
+                 f"{printer.expr(b.value)}" for b in scan.bounds]
+        if scan.bounds and scan.hoist:
+            parts.append(f"searched {scan.hoist} loop(s) further out")
+        parts += [f"cursor in {row.name}'s row" for row, _ in scan.cursors]
+        if scan.exhausted is not None:
+            parts.append(f"stops past {scan.exhausted.name}'s row")
+        lines.append(f"  row scan of {scan.var.name}: " + ", ".join(parts))
     if plan is not None:
         lines += _locality(kernel_locality(k, plan))
     if k.guard is not None:

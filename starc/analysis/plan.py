@@ -157,6 +157,29 @@ class Kernel(Record):
     stores: Tuple[DeviceArray, ...] = ()
     checks: Tuple[int, ...] = ()
     hoisted_for: str = ""
+    #: (the specialize stage) how each neighbour loop of the body scans its sorted row
+    #: (``row_scans``), by loop variable
+    row_scans: Tuple["RowScan", ...] = ()
+
+    def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
+        return next((s for s in self.row_scans if s.var == var), None)
+
+
+@record
+class RowScan(Record):
+    """How the neighbour loop over ``var`` scans its sorted CSR row (``analysis.row_scans``):
+    ``bounds`` (``sorted_ranges.Bound``, in filter order; the loop's filter in the body is what
+    is left) narrow it to a binary-searched run, whose searches run ``hoist`` enclosing loops
+    further out (0: just before the loop); each of ``cursors`` (a row ``u`` and its first edge
+    query ``(u, var)``, ``edge_cursors``) is a forward cursor into u's row, declared before
+    the loop; ``exhausted``: the row whose cursor, once past its end, stops the loop (the body
+    only acts on an edge to it)."""
+
+    var: ir.Symbol
+    bounds: Tuple[object, ...] = ()
+    hoist: int = 0
+    cursors: Tuple[Tuple[ir.Symbol, ir.Expr], ...] = ()
+    exhausted: Optional[ir.Symbol] = None
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------
@@ -250,6 +273,16 @@ class QueueCount(ir.Stmt):
     size: DeviceArray
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
+
+
+@record
+class CursorQuery(ir.Expr):
+    """``query`` (``g.is_an_edge(row, var)`` or ``g.get_edge``) answered by the forward
+    cursor into ``row``'s sorted row that the loop over ``var`` keeps (``RowScan.cursors``)."""
+
+    query: ir.Expr
+    var: ir.Symbol
+    row: ir.Symbol
 
 
 @record

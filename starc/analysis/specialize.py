@@ -11,6 +11,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
+| how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
 views (``starc explain``, ``starc compare``) read the same records.
@@ -26,6 +27,7 @@ from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.frontier import choose_form
 from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.row_scans import scan_rows
 from starc.analysis.wrapping import wrap_arithmetic
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -55,8 +57,9 @@ def specialize(plan: P.Plan, capabilities: Capabilities) -> P.Plan:
     plan = choose_form(plan, worklist=capabilities.worklists)
     plan = dataclasses.replace(plan, host=_order(plan.host, capabilities))
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
-    return dataclasses.replace(plan, target=P.Specialization(
-        capabilities.backend, capabilities, forms, distribution, kernels))
+    return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
+                               target=P.Specialization(capabilities.backend, capabilities,
+                                                       forms, distribution, kernels))
 
 
 def atomic_form(capabilities: Capabilities, op: str, elem: Scalar, result_used: bool) -> str:

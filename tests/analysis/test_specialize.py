@@ -127,3 +127,17 @@ def test_the_compilation_carries_its_backend_and_specialized_plan():
     comp = compile_source(path.read_text(), str(path), DiagnosticSink(), backend="opencl")
     assert comp.backend.name == "opencl" and comp.specialized.target.backend == "opencl"
     assert comp.generated.backend == "opencl"
+
+
+def test_row_scans_are_decided_before_printing():
+    """tc's `w > v` over v's row inside the loop over u: a searched run, searched once per v
+    (one loop further out), with u's cursor answering `is_an_edge(u, w)`; the printer reads
+    it (backends/common no longer holds these analyses)."""
+    [kernel] = [k for k in _for("tc", "opencl").kernels if k.row_scans]
+    scans = {scan.var.name: scan for scan in kernel.row_scans}
+    assert [b.side for b in scans["u"].bounds] == ["stop"] and scans["u"].hoist == 0
+    inner = scans["w"]
+    assert [b.side for b in inner.bounds] == ["start"] and inner.hoist == 1
+    assert [row.name for row, _ in inner.cursors] == ["u"] and inner.exhausted.name == "u"
+    assert [q.query.op for q in nodes_of(kernel.body, P.CursorQuery)] == ["is_an_edge"]
+    assert not (ROOT / "starc" / "backends" / "common" / "sorted_ranges.py").exists()

@@ -12,7 +12,6 @@ from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.analysis.wrapping import WrappingArith
 from starc.backends.common.dialect import Dialect
-from starc.backends.common.edge_cursors import EDGE_QUERIES, query_row
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
@@ -38,7 +37,7 @@ class CExpressionPrinter:
         self.d = dialect
         self.ctx = context
         #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the
-        #: loop over w is printed (see edge_cursors)
+        #: loop over w is printed (``plan.RowScan.cursors``)
         self._cursors: Dict[Tuple[ir.Symbol, ir.Symbol], Tuple[str, str]] = {}
 
     def _note_type(self, t) -> None:
@@ -165,20 +164,25 @@ class CExpressionPrinter:
             v = self._operand(e.args[0], PRECEDENCE["+"])
             return (f"{self.d.index(offsets, v + ' + 1')} - {self.d.index(offsets, v)}",
                     PRECEDENCE["-"])
-        if e.op in EDGE_QUERIES:
-            cursor = next((names for (var, row), names in self._cursors.items()
-                           if query_row(e, var) == row), None)
-            if cursor is not None:
-                call = self.d.gallop(self.ctx.graph_array("targets"), *cursor,
-                                     self.expr(e.args[1]))
-            else:
-                call = self.d.find_edge(self.ctx.graph_array("offsets"),
-                                        self.ctx.graph_array("targets"),
-                                        self.expr(e.args[0]), self.expr(e.args[1]))
-            if e.op == "get_edge":
-                return call, POSTFIX
-            return f"{call} >= 0", PRECEDENCE[">="]
+        if e.op in ("is_an_edge", "get_edge"):
+            call = self.d.find_edge(self.ctx.graph_array("offsets"),
+                                    self.ctx.graph_array("targets"),
+                                    self.expr(e.args[0]), self.expr(e.args[1]))
+            return self._edge_answer(e.op, call)
         self.d.missing(f"the graph query '{e.op}'", e.loc)
+
+    def _expr_CursorQuery(self, e: P.CursorQuery):
+        call = self.d.gallop(self.ctx.graph_array("targets"), *self._cursors[(e.var, e.row)],
+                             self.expr(e.query.args[1]))
+        return self._edge_answer(e.query.op, call)
+
+    @staticmethod
+    def _edge_answer(op: str, call: str) -> Tuple[str, int]:
+        """``get_edge``: the edge the search ``call`` finds; ``is_an_edge``: whether it finds
+        one."""
+        if op == "get_edge":
+            return call, POSTFIX
+        return f"{call} >= 0", PRECEDENCE[">="]
 
     def _expr_Random(self, e: ir.Random):
         self.ctx.features.add("random")     # the prelude's starc_random (device_prelude)

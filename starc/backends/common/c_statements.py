@@ -13,11 +13,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
-from starc.backends.common.edge_cursors import cursor_rows, query_row
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sourcemap import mark
-from starc.backends.common.sorted_ranges import (Bound, RangeFilter, split_range_filter,
-                                                 written_symbols)
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
@@ -30,20 +27,6 @@ def _mentions(loop: ir.Loop, sym: ir.Symbol) -> bool:
     parts = (loop.body,) if loop.filter is None else (loop.body, loop.filter)
     return any(isinstance(x, ir.VarRef) and x.sym == sym for part in parts
                for x in ir.walk(part))
-
-
-def _only_edge_test(loop: ir.Loop, cursors) -> Optional[ir.Symbol]:
-    """The row ``u`` when ``loop`` (filter already a range) does nothing but ``if
-    (g.is_an_edge(u, w)) ...`` without else, answered by u's cursor; else None."""
-    stmts = loop.body.stmts
-    if loop.filter is not None or len(stmts) != 1 or not isinstance(stmts[0], ir.If):
-        return None
-    test = stmts[0]
-    if test.orelse is not None or not isinstance(test.cond, ir.GraphQuery) or \
-            test.cond.op != "is_an_edge":
-        return None
-    row = query_row(test.cond, loop.var)
-    return row if row in cursors else None
 
 
 def source_name(path: str) -> str:
@@ -72,10 +55,9 @@ class PrivateAccumulator:
 
 @dataclasses.dataclass
 class _EnclosingLoop:
-    """A loop of the kernel body being printed: what its iterations write (its variables
-    included), its depth, and the lines of inner loops that go before it (``_hoist_to``)."""
+    """A loop of the kernel body being printed: its depth, and the lines of inner loops that
+    go before it (their sorted-range searches: ``RowScan.hoist``)."""
 
-    written: Set[int]
     depth: int
     hoisted: List[str] = dataclasses.field(default_factory=list)
 
@@ -260,7 +242,7 @@ class CPrinter(CExpressionPrinter):
         return [self._line(depth, "continue;")]
 
     def _stmt_Loop(self, s: ir.Loop, depth: int):
-        frame = _EnclosingLoop(written_symbols(s), depth)
+        frame = _EnclosingLoop(depth)
         self._enclosing.append(frame)
         try:
             prologue, loop = self._loop(s, depth)
@@ -268,26 +250,6 @@ class CPrinter(CExpressionPrinter):
             self._enclosing.pop()
         # then what inner loops compute the same at every iteration of this one
         return prologue + frame.hoisted + loop
-
-    def _hoist_to(self, row: ir.Expr, bounds: Sequence[Bound]) -> Optional[_EnclosingLoop]:
-        """The outermost enclosing loop before which the sorted-range searches of an inner
-        loop over ``row``'s neighbours can run once instead of once per iteration: none of
-        the loops from it inwards writes the row or a variable the bounds read, and the row
-        is certainly a vertex there (a node variable of an enclosing vertex loop, as an
-        edge cursor's row: ``offsets[row]`` is read even if the loop runs no iteration).
-        None when the searches stay just before the inner loop."""
-        if not (isinstance(row, ir.VarRef) and row.sym.kind is ir.SymbolKind.LOOP
-                and row.sym.type is Scalar.NODE):
-            return None
-        read = {row.sym.uid}
-        for bound in bounds:
-            read.update(n.sym.uid for n in ir.walk(bound.value) if isinstance(n, ir.VarRef))
-        target = None
-        for enclosing in reversed(self._enclosing[:-1]):    # the inner loop itself excluded
-            if enclosing.written & read:
-                break
-            target = enclosing
-        return target
 
     def _loop(self, s: ir.Loop, depth: int) -> Tuple[List[str], List[str]]:
         """The lines before the loop (its bounds, cursors) and the loop itself."""
@@ -316,28 +278,26 @@ class CPrinter(CExpressionPrinter):
             else:
                 pos = self.ctx.names.fresh(f"{var}_in")
             begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
-            ranged = split_range_filter(s, self._private)
-            start = None if ranged is None else next(
-                (b for b in ranged.bounds if b.side == "start"), None)
-            if ranged is not None:
+            scan = self.ctx.kernel.row_scan(s.var) or P.RowScan(s.var)
+            start = next((b for b in scan.bounds if b.side == "start"), None)
+            if scan.bounds:
                 # tc's w > v over v's row inside the loop over u: searched once per v
-                outer = self._hoist_to(dom.of, ranged.bounds)
+                outer = self._enclosing[-1 - scan.hoist] if scan.hoist else None
                 bounds, begin, end = self._sorted_range(
-                    ranged, var, self.ctx.graph_array(ends_array), begin, end, s,
+                    scan.bounds, var, self.ctx.graph_array(ends_array), begin, end, s,
                     depth if outer is None else outer.depth)
                 if outer is None:
                     prologue += bounds
                 else:
                     outer.hoisted += bounds
-                s = dataclasses.replace(s, filter=ranged.rest)
-            cursors = cursor_rows(s, self._private)
-            for row, query in cursors.items():
+            cursors = dict(scan.cursors)
+            for row, query in scan.cursors:
                 prologue += self._edge_cursor(s.var, var, row, query, start, depth)
             if isinstance(dom, ir.InNeighbors) and dom.descending:   # no cursor here
                 head = f"for (int {pos} = {end} - 1; {pos} >= {begin}; {pos}--)"
             else:
                 stop = f"{pos} < {end}"
-                exhausted = _only_edge_test(s, cursors)
+                exhausted = scan.exhausted
                 if exhausted is not None:
                     # The body only acts on an edge u -> w: once the cursor has passed u's
                     # last id, no later (larger) w is one, so the loop stops there.
@@ -364,16 +324,12 @@ class CPrinter(CExpressionPrinter):
             self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
         return prologue, self._braced(head, self._filtered(s, inner), depth)
 
-    def _private(self, sym: ir.Symbol) -> bool:
-        """``sym`` is printed as a work-item local or a by-value argument (not shared)."""
-        return self.ctx.names.lookup(sym) is not None or sym.uid in self.ctx.by_value
-
-    def _sorted_range(self, ranged: RangeFilter, var: str, ends: str, begin: str, end: str,
+    def _sorted_range(self, bounds, var: str, ends: str, begin: str, end: str,
                       s: ir.Loop, depth: int) -> Tuple[List[str], str, str]:
-        """Binary searches for the run of a sorted CSR row that passes the filter's bounds
-        on the loop variable: the lines declaring them and the loop's new begin and end."""
+        """Binary searches for the run of a sorted CSR row that passes the loop's bounds
+        (``RowScan.bounds``): the lines declaring them and the loop's new begin and end."""
         lines: List[str] = []
-        for bound in ranged.bounds:
+        for bound in bounds:
             # start: the first id > c (>= c); stop: the first id >= c (> c), which fails.
             helper = "starc_upper_bound" if bound.inclusive == (bound.side == "stop") \
                 else "starc_lower_bound"
@@ -388,7 +344,7 @@ class CPrinter(CExpressionPrinter):
         return lines, begin, end
 
     def _edge_cursor(self, loop_var: ir.Symbol, var: str, row: ir.Symbol,
-                     query: ir.GraphQuery, start: Optional[Bound], depth: int) -> List[str]:
+                     query: ir.GraphQuery, start, depth: int) -> List[str]:
         """Declares the cursor answering the loop's edge queries (row, var): u's row
         (``offsets`` is read here, before the loop), from the loop's ``start`` bound when
         the loop has one (every w queried passes it, so no id before it is an answer: ordered

@@ -10,6 +10,7 @@ import pytest
 import starc
 from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
+from starc.analysis.row_scans import scan_rows
 from starc.backends.common.cfamily import lower_kernel
 from starc.backends.cuda.kernels import runtime_header as cuda_header
 from starc.backends.opencl.kernels import OpenCLDialect, prelude as opencl_prelude
@@ -62,7 +63,7 @@ def kernel_text(row, before=(), extra=()):
                  GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
                  (),
                  loc=LOC)
-    return "\n".join(lower_kernel(k, OpenCLDialect()).body)
+    return "\n".join(lower_kernel(scan_rows(k), OpenCLDialect()).body)
 
 
 # --- golden: triangle counting ----------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 import starc
 from plan_helpers import GRAPH_PARAMS
 from starc.analysis import plan as P
+from starc.analysis.row_scans import scan_rows
 from starc.backends.common.cfamily import lower_kernel
 from starc.backends.opencl.kernels import OpenCLDialect
 from starc.diagnostics import DiagnosticSink, SourceLoc
@@ -60,7 +61,7 @@ def body_of(filter_, domain=ir.Neighbors, before=(), extra=()):
                  GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
                  (),
                  loc=LOC)
-    return lower_kernel(k, OpenCLDialect()).body
+    return lower_kernel(scan_rows(k), OpenCLDialect()).body
 
 
 # --- golden: triangle counting ----------------------------------------------------------------
@@ -155,7 +156,7 @@ def nested_body(row, bound, before=()):
     k = P.Kernel("k", V, "nodes", None, ir.Block(tuple(before) + (outer,)),
                  GRAPH_PARAMS + (P.KernelParam("count", S.INT, array=COUNT_ARRAY, written=True),),
                  (), loc=LOC)
-    return [line.strip() for line in lower_kernel(k, OpenCLDialect()).body]
+    return [line.strip() for line in lower_kernel(scan_rows(k), OpenCLDialect()).body]
 
 
 def _search_is_before_the_outer_loop(lines) -> bool:

@@ -174,8 +174,8 @@ ${d.device} ${t} starc_neg_${suffix}(${t} a) { return (${t})((${u})0 - (${u})a);
 </%def>
 
 ## graph_queries: searches of the sorted CSR rows (starc/graphs/csr.py, starc_graph.hpp), for
-## g.is_an_edge/get_edge (starc_find_edge, starc_gallop: common/edge_cursors.py) and for
-## neighbour loops filtered to a sub-range of a row (lower/upper bound: common/sorted_ranges.py).
+## g.is_an_edge/get_edge (starc_find_edge, starc_gallop: analysis/edge_cursors.py) and for
+## neighbour loops filtered to a sub-range of a row (lower/upper bound: analysis/sorted_ranges.py).
 <%def name="graph_queries(d)">
 <% ids = d.global_pointer("int", const=True) %>\
 // --- graph queries ----------------------------------------------------------------------------

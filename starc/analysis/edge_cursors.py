@@ -5,7 +5,7 @@ the ids of one sorted CSR row in ascending order (repeated ids consecutively), a
 filter restricted the loop to a sub-range of the row (``sorted_ranges``). A query
 ``g.is_an_edge(u, w)`` or ``g.get_edge(u, w)`` with the same ``u`` at every iteration then
 looks for ever larger ids in u's sorted out-row, so instead of an independent binary search
-per iteration the printer keeps a cursor into u's row, declared just before the loop (so it
+per iteration the loop keeps a cursor into u's row, declared just before the loop (so it
 restarts with each new ``u`` of an enclosing loop): ``starc_gallop`` moves it forward to the
 first id ``>= w`` (galloping, then a binary search in the last step) and reports the edge.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Tuple
 
-from starc.backends.common.sorted_ranges import (is_loop_variable, loop_invariant,
+from starc.analysis.sorted_ranges import (is_loop_variable, loop_invariant,
                                                  written_symbols)
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar

@@ -4,12 +4,13 @@ Each CSR row is sorted by neighbour id (out-rows by target, reverse rows by sour
 ``starc/graphs/csr.py`` and ``starc_graph.hpp``), so the neighbours ``u`` of a row that pass
 ``u < c`` (``<=``, ``>``, ``>=``, or the same written ``c > u``) are one contiguous run of it,
 found with a binary search. ``split_range_filter`` picks such comparisons out of a loop's
-``&&``-filter; the printer iterates only the run and keeps the other conditions as the
-in-loop filter. Repeated ids and self-loops need no care: the run holds exactly the positions
-whose id passes the comparison, in their original order.
+``&&``-filter; the loop iterates only the run and keeps the other conditions as the in-loop
+filter (``row_scans`` records it, the printers print it). Repeated ids and self-loops need no
+care: the run holds exactly the positions whose id passes the comparison, in their original
+order.
 
-The bound ``c`` is evaluated once, before the loop (and the printer moves the search before
-an enclosing loop that changes neither the row nor ``c``: ``CPrinter._hoist_to``), so it
+The bound ``c`` is evaluated once, before the loop (or before an enclosing loop that changes
+neither the row nor ``c``: ``row_scans``), so it
 must have the same value at every iteration and be safe to evaluate when the loop runs zero
 times: constants, per-work-item
 values not assigned inside the loop (``private`` says which symbols those are), by-value
