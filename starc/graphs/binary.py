@@ -46,7 +46,7 @@ from starc.inputs import MAX_EDGES, MAX_VERTICES, open_input
 from starc.records import Record, record
 
 from .csr import Graph
-from .errors import GraphFormatError
+from .errors import GraphFormatError, check_file_size
 
 __all__ = ["MAGIC", "VERSION", "SourceStamp", "save_sg", "load_sg", "read_sg_header",
            "SgHeader", "damaged"]
@@ -167,7 +167,6 @@ def read_sg_header(path: str) -> SgHeader:
 def load_sg(path, undirected: bool = False, max_vertices: Optional[int] = None) -> Graph:
     """Read a .sg file (every check of the module docstring) into a Graph; ``undirected``
     symmetrises it unless the file says that was done when it was written."""
-    from .readers import _check_size
     path = os.fspath(path)
     try:
         with open_input(path) as handle:
@@ -178,7 +177,7 @@ def load_sg(path, undirected: bool = False, max_vertices: Optional[int] = None) 
             n, m = header.num_nodes, header.num_edges
             want = header.payload_bytes()
             symmetrise = undirected and not header.undirected
-            _check_size(path, n, 2 * m if symmetrise else m, max_vertices)
+            check_file_size(path, n, 2 * m if symmetrise else m, max_vertices)
             # One read into one buffer; the arrays below are views of it (no copies).
             payload = np.fromfile(handle, dtype=np.uint8, count=want + 1)
     except FileError as error:

@@ -38,10 +38,10 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from starc.errors import FileError, InputError
-from starc.inputs import MAX_VERTICES, check_graph_size, line_chunks
+from starc.inputs import MAX_VERTICES, line_chunks
 
 from .csr import Graph
-from .errors import GraphFormatError
+from .errors import GraphFormatError, check_file_size
 from .tokens import parse_integers, scan_piece
 
 __all__ = ["load_graph", "read_edge_list", "read_mtx", "load_npz", "first_weight_line"]
@@ -61,7 +61,7 @@ def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
         return graph if num_nodes is None else _same_count(path, graph, num_nodes)
     if extension == ".npz":
         graph = load_npz(path)
-        _check_size(path, graph.num_nodes, graph.num_edges, max_vertices)
+        check_file_size(path, graph.num_nodes, graph.num_edges, max_vertices)
         if num_nodes is not None:
             _same_count(path, graph, num_nodes)
     elif extension == ".mtx":
@@ -69,7 +69,7 @@ def load_graph(path, undirected: bool = False, num_nodes: Optional[int] = None,
     else:
         graph = read_edge_list(path, num_nodes, max_vertices)
     if undirected:
-        _check_size(path, graph.num_nodes, 2 * graph.num_edges, max_vertices)
+        check_file_size(path, graph.num_nodes, 2 * graph.num_edges, max_vertices)
         graph = graph.symmetrised()
     return graph
 
@@ -79,15 +79,6 @@ def _same_count(path: str, graph: Graph, num_nodes: int) -> Graph:
         raise GraphFormatError(path, None, f"the file has {graph.num_nodes} vertices "
                                            f"but num_nodes={num_nodes} was given")
     return graph
-
-
-def _check_size(path: str, num_nodes: int, num_edges: int, max_vertices,
-                line: Optional[int] = None) -> None:
-    """starc.inputs.check_graph_size, its message as a GraphFormatError of the file."""
-    try:
-        check_graph_size(path, num_nodes, num_edges, max_vertices)
-    except InputError as error:
-        raise GraphFormatError(path, line, str(error)[len(path) + 2:]) from None
 
 
 def _chunks(path: str):
@@ -114,7 +105,7 @@ def read_edge_list(path, num_nodes: Optional[int] = None,
                        weight_kind="any", limit_is_option=num_nodes is None)
     if num_nodes is None:
         num_nodes = int(max(rows.src.max(), rows.dst.max())) + 1 if rows.count else 0
-    _check_size(path, num_nodes, rows.count, max_vertices)
+    check_file_size(path, num_nodes, rows.count, max_vertices)
     return Graph._from_columns(num_nodes, rows.give_up(), rows.integral, name=path)
 
 
@@ -353,7 +344,7 @@ def read_mtx(path, num_nodes: Optional[int] = None,
         raise GraphFormatError(path, size_line, f"the file has {n} vertices but "
                                                 f"num_nodes={num_nodes} was given")
     # The size line fixes the size: refuse an impossible one before reading the entries.
-    _check_size(path, n, declared * (2 if symmetric else 1), max_vertices, size_line)
+    check_file_size(path, n, declared * (2 if symmetric else 1), max_vertices, size_line)
     columns = (2,) if field == "none" else (3,)
 
     def body():

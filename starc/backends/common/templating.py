@@ -72,7 +72,7 @@ def _module_directory(template_directory: str) -> Optional[str]:
     user's cache (never inside the package, which may be read-only), one folder per template
     directory (two backends both have a ``program.cpp.mako``), or None when the cache cannot be
     written, and templates are then compiled in memory on every run."""
-    from starc.runner import cache_root
+    from starc.cachedir import cache_root
     key = hashlib.sha256(os.path.abspath(template_directory).encode()).hexdigest()[:16]
     folder = cache_root() / "mako" / key
     try:
