@@ -322,7 +322,7 @@ class Parser(PLYParser):
         """loop_in : IN
                    | ':'"""
         # 'v : g.nodes()' is in no version of StarPlat's grammar, only in two of its stale
-        # test programs: rejected with the spelling to use (docs/language-notes.md, issue 16)
+        # test programs: rejected with the spelling to use (LANGUAGE.md §7)
         if p[1] == ":":
             self._error("E0103", "syntax error: a loop variable is bound with 'in', not ':'",
                         self._loc(p, 1), hint="write 'forall (v in g.nodes())', "

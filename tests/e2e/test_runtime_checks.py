@@ -352,7 +352,7 @@ def test_reference_vectorised_and_interpreted_paths_word_errors_alike(files):
         assert len(messages) == 1, messages
 
 
-# --- signed overflow wraps on every backend (docs/language-notes.md) ----------------------
+# --- signed overflow wraps on every backend (LANGUAGE.md §2) ----------------------
 
 OVERFLOW = """\
 function F(Graph g, propNode<int> core, propNode<int> big, propNode<long> lg) {

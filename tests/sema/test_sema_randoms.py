@@ -96,7 +96,7 @@ def test_a_seed_parameter_of_another_type_is_refused():
 
 
 def _splitmix_chain(seed, draw, j, v):
-    """An independent pure-Python statement of the definition (language-notes, item 5)."""
+    """An independent pure-Python statement of the definition (LANGUAGE.md §5)."""
     mask = 2 ** 64 - 1
 
     def mix(z):

@@ -72,7 +72,7 @@ class HostExprPrinter(cfamily.CPrinter):
     def _expr_Binary(self, e: ir.Binary):
         """Integer ``/`` and ``%`` by a divisor that may be 0 or -1 call ``starc::host_div`` /
         ``host_mod``: division by zero is the reference's located run-time error, and
-        ``INT_MIN / -1`` wraps instead of trapping (docs/language-notes.md)."""
+        ``INT_MIN / -1`` wraps instead of trapping (LANGUAGE.md §2)."""
         if e.op in ("/", "%") and e.type in (Scalar.INT, Scalar.LONG) \
                 and not _plain_divisor(e.right):
             func = "starc::host_div" if e.op == "/" else "starc::host_mod"

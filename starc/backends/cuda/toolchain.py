@@ -33,7 +33,7 @@ def availability() -> Availability:
 def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     """The nvcc command line that builds ``program``.cu into ``program`` (in its folder);
     ``strict`` adds the warnings-as-errors flags the tests build with."""
-    # -fwrapv: host code wraps on signed overflow, as the reference (docs/language-notes.md)
+    # -fwrapv: host code wraps on signed overflow, as the reference (LANGUAGE.md §2)
     argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fwrapv"]
     if strict:
         argv += ["-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra"]

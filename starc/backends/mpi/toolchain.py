@@ -110,7 +110,7 @@ def availability() -> Availability:
 
 def build_command(program: str, compiler: str = "mpicxx", strict: bool = False) -> List[str]:
     """The command line that builds ``program``.cpp into ``program`` (in its folder)."""
-    # -fwrapv: signed overflow wraps, as in the reference (docs/language-notes.md).
+    # -fwrapv: signed overflow wraps, as in the reference (LANGUAGE.md §2).
     # *_SKIP_MPICXX: the programs use MPI's C API; the deprecated C++ bindings that Open MPI's
     # and MPICH's mpi.h would otherwise include fail -Wextra -Werror (-Wcast-function-type).
     flags = ["-fopenmp", "-O2", "-std=c++17", "-fwrapv", "-DOMPI_SKIP_MPICXX=1",

@@ -65,7 +65,7 @@ def _flags(compiler: str, strict: bool, target: Optional[str]) -> List[str]:
     if family == "nvc++":
         return TARGET_FLAGS[family][target] + ["-O2", "-std=c++17"] + \
             (["-Werror"] if strict else [])
-    # -fwrapv: signed overflow wraps, as in the reference (docs/language-notes.md)
+    # -fwrapv: signed overflow wraps, as in the reference (LANGUAGE.md §2)
     flags = ["-fopenacc", "-O2", "-std=c++17", "-fwrapv", *TARGET_FLAGS[family][target]]
     return flags + (["-Wall", "-Wextra", "-Werror"] if strict else [])
 

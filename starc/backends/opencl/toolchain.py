@@ -28,7 +28,7 @@ HOST_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_open
 
 INSTALL_HINT = "apt install opencl-headers ocl-icd-opencl-dev"
 
-# -fwrapv: signed integer overflow wraps on the host as in the reference (language-notes.md)
+# -fwrapv: signed integer overflow wraps on the host as in the reference (LANGUAGE.md §2)
 _FLAGS = ["-std=c++17", "-O2", "-fwrapv"]
 _LIBRARIES = ["-lOpenCL"]
 

@@ -22,7 +22,7 @@ TEST_DOUBLE_VARIABLE = "STARC_SYCL_TEST_DOUBLE"
 #: How each supported compiler builds a generated program (documented in its header).
 _COMPILER_COMMANDS = (("acpp",), ("icpx", "-fsycl"), ("clang++", "-fsycl"))
 _OPTIMIZE = "-O3"
-#: Signed integer overflow wraps (two's complement) as in the reference (docs/language-notes.md)
+#: Signed integer overflow wraps (two's complement) as in the reference (LANGUAGE.md §2)
 _WRAP = "-fwrapv"
 
 
