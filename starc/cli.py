@@ -332,8 +332,9 @@ def cmd_build(args) -> int:
     options = _backend_options(args)
     if args.output:
         check_output_directory(args.output)
-    launcher = get_backend(args.backend).launcher(options)   # $STARC_MPI_LAUNCHER, checked
-    built = build_file(args.file, args.backend, sink, function=args.function,
+    backend = get_backend(args.backend)
+    launcher = backend.launcher(options)          # $STARC_MPI_LAUNCHER, checked
+    built = build_file(args.file, backend, sink, function=args.function,
                        options=options, outdir=args.output,
                        show_traceback=args.traceback)
     sink.emit()

@@ -98,16 +98,19 @@ def run_stage(stage: str, sink: DiagnosticSink, show_traceback: bool,
 
 
 def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
-                   stop_after: str = "generate", backend: Optional[str] = None,
+                   stop_after: str = "generate", backend=None,
                    function: Optional[str] = None, options=None,
                    show_traceback: bool = False) -> Compilation:
     """Run the pipeline up to ``stop_after``. Errors are in ``sink``; the returned
-    Compilation holds every stage's output that was produced."""
+    Compilation holds every stage's output that was produced. ``backend``: a registered name,
+    or the ``Backend`` a caller looked up already (kept as the compilation's)."""
     from starc.frontend.parser import parse
     from starc.ir.sema import analyze
 
     sink.add_source(filename, source)
     comp = Compilation(filename, source, sink)
+    if backend is not None and not isinstance(backend, str):
+        comp.backend, backend = backend, backend.name
     try:
         comp.ast = run_stage("parse", sink, show_traceback, lambda: parse(source, filename))
         if stop_after == "parse":
@@ -124,7 +127,7 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
             return comp
         from starc.backends import get_backend
         from starc.backends.base import BackendOptions
-        comp.backend = target = get_backend(backend)
+        comp.backend = target = comp.backend or get_backend(backend)
         comp.specialized = run_stage("specialize", sink, show_traceback,
                                      lambda: target.specialize(comp.plan), comp.function)
         if stop_after == "specialize":

@@ -51,9 +51,9 @@ def parse_param_tokens(tokens: List[str]) -> Dict[str, str]:
     return values
 
 
-def _cache_key(comp, backend_name: str, options, toolchain: str) -> str:
+def _cache_key(comp, options, toolchain: str) -> str:
     digest = hashlib.sha256()
-    for part in (starc.__version__, backend_name, comp.function.name, toolchain,
+    for part in (starc.__version__, comp.backend.name, comp.function.name, toolchain,
                  repr(options)):
         digest.update(part.encode() + b"\0")
     for name, text in sorted(comp.generated.files.items()):
@@ -61,15 +61,14 @@ def _cache_key(comp, backend_name: str, options, toolchain: str) -> str:
     return digest.hexdigest()[:24]
 
 
-def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
-          use_cache: bool = True):
-    """Compile a generated program; a ``BuiltProgram`` or None (errors in ``sink``)."""
-    from starc.backends import get_backend
+def build(comp, sink: DiagnosticSink, options, outdir=None, use_cache: bool = True):
+    """Compile the program ``comp`` generated for its backend (``comp.backend``); a
+    ``BuiltProgram`` or None (errors in ``sink``)."""
     from starc.backends.base import BackendError, BuiltProgram
-    backend = get_backend(backend_name)
+    backend = comp.backend
     avail = backend.availability()
     if not avail.can_build:
-        sink.error("E0502", f"backend '{backend_name}' cannot build here: {avail.detail}",
+        sink.error("E0502", f"backend '{backend.name}' cannot build here: {avail.detail}",
                    SourceLoc(comp.filename, 0, 0))
         return None
     cached_dir = None
@@ -79,11 +78,11 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
         work = pathlib.Path(tempfile.mkdtemp(prefix=f".{cached_dir.name}.",
                                              dir=cached_dir.parent))
     elif outdir is None:
-        cached_dir = cache_root() / _cache_key(comp, backend_name, options, avail.detail)
+        cached_dir = cache_root() / _cache_key(comp, options, avail.detail)
         marker = cached_dir / "starc-built.json"
         if use_cache and marker.exists():
             info = json.loads(marker.read_text())
-            return BuiltProgram(backend_name, comp.function.name, cached_dir,
+            return BuiltProgram(backend.name, comp.function.name, cached_dir,
                                 info["argv_prefix"])
         # Build in a fresh temporary directory and rename into place: no half-built cache.
         work = cache_workdir("build-")
@@ -105,7 +104,7 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
             # Another process (a test worker) built the same program meanwhile and may be
             # running it: keep its copy rather than delete it under its feet.
             shutil.rmtree(work, ignore_errors=True)
-            return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
+            return BuiltProgram(backend.name, comp.function.name, cached_dir, argv)
         shutil.rmtree(cached_dir, ignore_errors=True)
     try:
         os.replace(work, cached_dir)
@@ -113,19 +112,20 @@ def build(comp, backend_name: str, sink: DiagnosticSink, options, outdir=None,
         if outdir is not None or not (cached_dir / "starc-built.json").exists():
             raise
         shutil.rmtree(work, ignore_errors=True)      # the other process won the rename
-    return BuiltProgram(backend_name, comp.function.name, cached_dir, argv)
+    return BuiltProgram(backend.name, comp.function.name, cached_dir, argv)
 
 
-def build_file(path: str, backend_name: str, sink: DiagnosticSink, *, function=None,
+def build_file(path: str, backend, sink: DiagnosticSink, *, function=None,
                options=None, outdir=None, show_traceback=False):
+    """``starc build``: ``backend`` is a registered name or a ``Backend`` looked up already."""
     from starc.backends.base import BackendOptions
     from starc.driver import compile_file
     options = options or BackendOptions()
-    comp = compile_file(path, sink, backend=backend_name, function=function,
+    comp = compile_file(path, sink, backend=backend, function=function,
                         options=options, show_traceback=show_traceback)
     if comp is None or not comp.ok:
         return None
-    return build(comp, backend_name, sink, options, outdir=outdir)
+    return build(comp, sink, options, outdir=outdir)
 
 
 def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
@@ -201,7 +201,7 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     if stats and not backend.has_stats:
         raise UsageError(f"--stats counts the messages of a distributed run; the "
                          f"{backend_name} backend sends none (use -b mpi)")
-    comp = compile_file(path, sink, backend=backend_name, function=function, options=options,
+    comp = compile_file(path, sink, backend=backend, function=function, options=options,
                         show_traceback=show_traceback)
     if comp is None or not comp.ok:
         sink.emit()
@@ -215,7 +215,7 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         sink.emit()
         return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
                               trials)
-    built = build(comp, backend_name, sink, options, use_cache=use_cache)
+    built = build(comp, sink, options, use_cache=use_cache)
     sink.emit()
     if built is None:
         return 1
@@ -279,12 +279,16 @@ def _fit_ranks(backend, options, launch, graph: str, given: str,
 class CompiledProgram:
     """``starc.compile(...)``: a checked, lowered program that runs on one backend."""
 
-    def __init__(self, comp, backend: str, options, launcher=()) -> None:
+    def __init__(self, comp, options, launcher=()) -> None:
         self.compilation = comp
-        self.backend = backend
         self.options = options
         self.launcher = list(launcher)    # the command that starts the program (MPI: mpirun)
         self._built = None
+
+    @property
+    def backend(self):
+        """The ``Backend`` the program was compiled for (the compilation's)."""
+        return self.compilation.backend
 
     @property
     def function(self) -> str:
@@ -303,14 +307,14 @@ class CompiledProgram:
                 write_edge_list(graph, path)
             else:
                 path = str(graph)
-            if self.backend == "reference":
+            if self.backend.name == "reference":
                 from starc.graphs import load_graph
                 from starc.reference import execute
                 return execute(self.compilation.ir, load_graph(path, undirected=undirected),
                                params, function=self.function)
             if self._built is None:
                 sink = DiagnosticSink()
-                self._built = build(self.compilation, self.backend, sink, self.options)
+                self._built = build(self.compilation, sink, self.options)
                 if self._built is None:
                     raise CompileError(sink.errors)
             out = os.path.join(tmp, "results.txt")
@@ -324,7 +328,7 @@ class CompiledProgram:
             if failed_check is not None:
                 raise failed_check
             if proc.returncode != 0:
-                raise RuntimeError(f"{self.backend} program failed (exit {proc.returncode}): "
+                raise RuntimeError(f"{self.backend.name} program failed (exit {proc.returncode}): "
                                    f"{proc.stderr.strip()}")
             return parse_results(pathlib.Path(out).read_text())
 
@@ -361,10 +365,11 @@ def compile(source: str, backend: str = "reference", *, function: Optional[str] 
     if "\n" not in source and source.endswith(".sp") and os.path.exists(source):
         filename, source = source, read_source(source, sink)
     options = options or BackendOptions()
-    start = get_backend(backend).launcher(                      # bad ranks: before compiling
+    target = get_backend(backend)          # the one look-up: the compilation keeps it
+    start = target.launcher(                                    # bad ranks: before compiling
         options, Launch(ranks, oversubscribe, hostfile, launcher))
-    comp = compile_source(source, filename, sink, backend=backend, function=function,
+    comp = compile_source(source, filename, sink, backend=target, function=function,
                           options=options)
     if not comp.ok:
         raise CompileError(sink.errors)
-    return CompiledProgram(comp, backend, options, start)
+    return CompiledProgram(comp, options, start)

@@ -89,3 +89,12 @@ def _isolated_build_cache(tmp_path_factory):
         os.environ["STARC_CACHE_DIR"] = str(tmp_path_factory.mktemp("starc-cache"))
     os.environ.pop("STARC_MPI_LAUNCHER", None)
     yield
+
+
+@pytest.fixture
+def graph(tmp_path):
+    """A three-vertex weighted path, 0 -4-> 1 -1-> 2, as an edge-list file (a test module's own
+    ``graph`` fixture takes its place there)."""
+    path = tmp_path / "g.el"
+    path.write_text("0 1 4\n1 2 1\n")
+    return str(path)

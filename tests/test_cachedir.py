@@ -21,13 +21,6 @@ FIX = "; point STARC_CACHE_DIR at a directory you can write"
 
 
 @pytest.fixture
-def graph(tmp_path):
-    path = tmp_path / "g.el"
-    path.write_text("0 1 4\n1 2 1\n")
-    return str(path)
-
-
-@pytest.fixture
 def in_the_way(tmp_path):
     """A file where the cache directory should be."""
     path = tmp_path / "cache"

@@ -227,8 +227,7 @@ def _built_program(path, backend="opencl"):
     then find: one g++ build per program."""
     from starc.runner import build
     sink = DiagnosticSink()
-    built = build(starc.compile(str(path), backend).compilation, backend, sink,
-                  BackendOptions())
+    built = build(starc.compile(str(path), backend).compilation, sink, BackendOptions())
     assert built is not None, [str(d) for d in sink.diagnostics]
     return built.argv_prefix
 

@@ -1,20 +1,30 @@
-"""What every C++ backend does alike around its printers: the program's name, its usage line,
-its templates, and compiling it into an executable that is complete or absent."""
+"""What every C++ backend does alike around its printers: the recipe that prints a program
+(``CppBackend.print_program``), the program's name, its usage line, its templates, and compiling
+it into an executable that is complete or absent."""
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import re
-from typing import Callable, List, Optional, Sequence
+import sys
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
+import starc
 from starc import toolchains
 from starc.analysis import plan as P
+from starc.analysis.host_tree import launched_kernels
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram, Launch)
+from starc.backends.common.cpp_host import CppHostPrinter
+from starc.backends.common.host_dialect import HostDialect
+from starc.backends.common.kernel_arguments import KernelCode
+from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.common.templating import template_lookup
 from starc.ir.types import Scalar, SetType
 
-__all__ = ["CppBackend", "program_name", "usage_line", "templates", "compile_executable"]
+__all__ = ["CppBackend", "PrintedKernels", "program_name", "usage_line", "templates",
+           "compile_executable"]
 
 #: how the usage line shows each kind of parameter value
 _VALUE_WORDS = {Scalar.NODE: "NODE", Scalar.BOOL: "0|1", Scalar.FLOAT: "NUMBER",
@@ -65,14 +75,107 @@ def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, 
     return outdir / program
 
 
+@dataclasses.dataclass
+class PrintedKernels:
+    """A program's kernels as its backend printed them: what the host launches and what the
+    program template shows."""
+
+    #: each launched kernel's code by name, in launch order (what ``CppHostPrinter`` launches)
+    codes: Dict[str, KernelCode]
+    #: what the program template prints for the launched kernels (its ``kernels``)
+    shown: List[object]
+    #: the backend's own printed kernels, for its host dialect and its files
+    printed: object = None
+
+    @classmethod
+    def each(cls, print_kernel: Callable, plan: P.Plan) -> "PrintedKernels":
+        """Every kernel ``plan`` launches through ``print_kernel``, whose result has the
+        kernel's ``code`` and its function ``text``."""
+        printed = [print_kernel(kernel) for kernel in launched_kernels(plan)]
+        return cls({k.code.name: k.code for k in printed}, [k.text for k in printed], printed)
+
+    @property
+    def features(self) -> Set[str]:
+        """What the launched kernels use of the device prelude (``KernelCode.features``)."""
+        return set().union(*(code.features for code in self.codes.values()))
+
+
 class CppBackend(Backend):
     """A backend whose program is C++ compiled by its package's ``toolchain`` module, which
-    provides ``availability()`` and ``compile_program(outdir, program, options)``, and
-    ``launcher(launch, options)`` and ``ranks(launch, options)`` when its programs are
-    started by a launcher (MPI's mpirun); the backend class itself only generates."""
+    provides ``availability()``, ``build_lines(program, options)`` (the build commands a
+    program's header shows, the first one its build hint) and ``compile_program(outdir,
+    program, options)``, and ``launcher(launch, options)`` and ``ranks(launch, options)`` when
+    its programs are started by a launcher (MPI's mpirun); the backend class itself only
+    generates.
+
+    ``print_program`` is the one recipe of every C++ backend: print the kernels, print the
+    host's ``main`` through the backend's host dialect, render ``templates/program<extension>
+    .mako``, and write it with the shared runtime headers, the package's own (``runtime/``)
+    and its device prelude. A backend supplies its parts through the hooks below."""
 
     toolchain = None     # the package's toolchain module
+    #: the main file's extension; its template is ``templates/program<extension>.mako``
+    extension = ".cpp"
+    #: standard headers the kernels need besides those of the host printer
+    program_includes = frozenset({"algorithm", "utility"})
 
+    # --- the hooks ---------------------------------------------------------------------------
+    def print_kernels(self, plan: P.Plan) -> PrintedKernels:
+        """The kernels of ``plan``, printed."""
+        raise NotImplementedError
+
+    def host_dialect(self, plan: P.Plan, kernels: PrintedKernels,
+                     options: BackendOptions) -> HostDialect:
+        """The dialect the shared host printer spells this backend's device operations in."""
+        raise NotImplementedError
+
+    def kernel_files(self, program: str, kernels: PrintedKernels,
+                     values: Dict[str, object]) -> Dict[str, str]:
+        """Files apart from the main one that hold the kernels (OpenCL's ``.cl``), by name."""
+        return {}
+
+    def device_header(self, kernels: PrintedKernels) -> Dict[str, str]:
+        """The device prelude generated for ``kernels`` (``starc_cuda.cuh``), by name."""
+        return {}
+
+    # --- the recipe --------------------------------------------------------------------------
+    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+        """The program's files for a specialized ``plan``, each part from the hooks."""
+        kernels = self.print_kernels(plan)
+        host = CppHostPrinter(plan, self.host_dialect(plan, kernels, options), kernels.codes)
+        main = host.main()
+        program = program_name(plan)
+        builds = self.toolchain.build_lines(program, options)
+        values = dict(version=starc.__version__, source=host.source,
+                      function=plan.function.name, program=program, build=builds[0],
+                      builds=builds, run_command=usage_line(plan, program),
+                      includes=sorted(set(host.includes()) | self.program_includes),
+                      block_default=self._block_default(options), kernels=kernels.shown,
+                      main=main)
+        main_file = f"{program}{self.extension}"
+        own_runtime = sorted((self.package_dir / "runtime").glob("*.hpp"))
+        files = {main_file: self.template(f"program{self.extension}.mako").render(**values),
+                 **self.kernel_files(program, kernels, values), **runtime_files(*own_runtime),
+                 **self.device_header(kernels)}
+        return GeneratedProgram(self.name, plan.function.name, files, main_file, builds[0])
+
+    @property
+    def package_dir(self) -> pathlib.Path:
+        """The folder of the backend's package (``templates/``, ``runtime/``)."""
+        return pathlib.Path(sys.modules[type(self).__module__].__file__).resolve().parent
+
+    def template(self, name: str):
+        """The package's template ``templates/<name>``."""
+        return templates(str(self.package_dir)).get_template(name)
+
+    def _block_default(self, options: BackendOptions) -> str:
+        """The work-group size a program launches with when its own --block-size is not given,
+        in words for its header."""
+        if options.block_size:
+            return f"{options.block_size}, from starc --block-size"
+        return str(self.default_block_size) if self.default_block_size else "the runtime's choice"
+
+    # --- building and running ----------------------------------------------------------------
     def availability(self) -> Availability:
         return self.toolchain.availability()
 

@@ -4,30 +4,24 @@ by the shared C++ host printer through ``CUDAHostDialect`` (``host``), built wit
 
 from __future__ import annotations
 
-import pathlib
-
-import starc
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendOptions, GeneratedProgram
+from starc.backends.base import BackendOptions
 from starc.backends.common import cfamily
-from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.program import CppBackend, program_name, templates, usage_line
-from starc.backends.common.runtime_paths import runtime_files
-from starc.backends.cuda import GPU_ARCH, toolchain
+from starc.backends.common.program import CppBackend, PrintedKernels
+from starc.backends.cuda import toolchain
 from starc.backends.cuda.host import CUDAHostDialect
 from starc.backends.cuda.kernels import (CAPABILITIES, CUDADialect, KernelShell, RUNTIME_HEADER,
                                         runtime_header)
 
 __all__ = ["CUDABackend"]
 
-_HERE = str(pathlib.Path(__file__).resolve().parent)
-
 
 class CUDABackend(CppBackend):
     name = "cuda"
     description = "CUDA C++ for NVIDIA GPUs (nvcc)"
     toolchain = toolchain
+    extension = ".cu"
     title = "CUDA"
     default_block_size = 256
     launch_shape = "kernel {kernel}<<<ceil({items}/{block}), {block}>>>, one thread per {item}"
@@ -42,19 +36,14 @@ class CUDABackend(CppBackend):
         return ("the threads of a warp that reach it together first fold their privates "
                 "(cooperative_groups::reduce), so one atomic per warp group")
 
-    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
+    def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
-        host = CppHostPrinter(plan, CUDAHostDialect(options.block_size or self.default_block_size), codes)
-        main = host.main()
-        program = program_name(plan)
-        build = " ".join(toolchain.build_command(program, options.value(GPU_ARCH), strict=False))
-        text = templates(_HERE).get_template("program.cu.mako").render(
-            program=program, function=plan.function.name, source=host.source,
-            version=starc.__version__, build=build, run_command=usage_line(plan, program),
-            includes=sorted(set(host.includes()) | {"algorithm", "utility"}),
-            kernels=[KernelShell(codes[name], dialect) for name in codes], main=main)
-        features = set().union(*(code.features for code in codes.values()))
-        files = {f"{program}.cu": text, **runtime_files(),
-                 RUNTIME_HEADER: runtime_header(features)}
-        return GeneratedProgram("cuda", plan.function.name, files, f"{program}.cu", build)
+        return PrintedKernels(codes, [KernelShell(code, dialect) for code in codes.values()])
+
+    def host_dialect(self, plan: P.Plan, kernels: PrintedKernels,
+                     options: BackendOptions) -> CUDAHostDialect:
+        return CUDAHostDialect(options.block_size or self.default_block_size)
+
+    def device_header(self, kernels: PrintedKernels):
+        return {RUNTIME_HEADER: runtime_header(kernels.features)}

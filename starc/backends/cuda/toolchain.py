@@ -12,7 +12,7 @@ from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import compile_executable
 from starc.backends.cuda import GPU_ARCH
 
-__all__ = ["availability", "build_command", "compile_program"]
+__all__ = ["availability", "build_command", "build_lines", "compile_program"]
 
 _MISSING = "nvcc not found (set STARC_NVCC or CUDA_HOME)"
 
@@ -38,6 +38,11 @@ def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     if strict:
         argv += ["-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra"]
     return argv + ["-o", program, f"{program}.cu"]
+
+
+def build_lines(program: str, options: BackendOptions) -> List[str]:
+    """The build command a generated program's header shows (its build hint)."""
+    return [" ".join(build_command(program, options.value(GPU_ARCH), strict=False))]
 
 
 def compile_program(outdir: pathlib.Path, program: str,

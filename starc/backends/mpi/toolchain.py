@@ -26,8 +26,8 @@ from starc.backends.mpi import MPI_COMPILER
 from starc.errors import UsageError
 
 __all__ = ["DEFAULT_RANKS", "LAUNCHER_VARIABLE", "find", "find_launcher", "implementation",
-           "availability", "build_command", "compile_program", "check_ranks", "machine_slots",
-           "hostfile_slots", "override", "ranks", "launcher"]
+           "availability", "build_command", "build_lines", "compile_program", "check_ranks",
+           "machine_slots", "hostfile_slots", "override", "ranks", "launcher"]
 
 #: the number of processes when none is given (``starc run -b mpi`` without ``--np``)
 DEFAULT_RANKS = 2
@@ -117,6 +117,11 @@ def build_command(program: str, compiler: str = "mpicxx", strict: bool = False) 
              "-DMPICH_SKIP_MPICXX=1"]
     flags += ["-Wall", "-Wextra", "-Werror"] if strict else []
     return [compiler, *flags, "-o", program, f"{program}.cpp"]
+
+
+def build_lines(program: str, options: BackendOptions) -> List[str]:
+    """The build command a generated program's header shows (its build hint)."""
+    return [" ".join(build_command(program))]
 
 
 def compile_program(outdir, program: str, options: BackendOptions):

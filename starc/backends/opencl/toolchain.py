@@ -21,7 +21,8 @@ from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import compile_executable
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 
-__all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "compile_program", "availability"]
+__all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "build_lines", "compile_program",
+           "availability"]
 
 #: The OpenCL host helpers generated next to every program.
 HOST_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_opencl_host.hpp"
@@ -49,6 +50,11 @@ _PROBE_KERNEL = "__kernel void starc_probe(__global int *a) { a[get_global_id(0)
 def build_command(program: str, compiler: str = "g++") -> List[str]:
     """The command that builds ``program.cpp`` into ``program`` (in its folder)."""
     return [compiler, *_FLAGS, "-o", program, f"{program}.cpp", *_LIBRARIES]
+
+
+def build_lines(program: str, options: Optional[BackendOptions] = None) -> List[str]:
+    """The build command a generated program's header shows (its build hint)."""
+    return [" ".join(build_command(program))]
 
 
 def compile_program(outdir: pathlib.Path, program: str,

@@ -28,23 +28,15 @@ default and the generator must respect:
 
 from __future__ import annotations
 
-import pathlib
-
-import starc
 from starc.analysis import plan as P
-from starc.analysis.host_tree import launched_kernels
-from starc.backends.base import BackendOptions, GeneratedProgram
-from starc.backends.common.cpp_host import CppHostPrinter
-from starc.backends.common.program import CppBackend, program_name, templates, usage_line
-from starc.backends.common.runtime_paths import runtime_files
+from starc.backends.base import BackendOptions
+from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
 from starc.backends.sycl.kernels import (CAPABILITIES, SYCL_RUNTIME, native_reduction,
                                         print_kernel, runtime_header)
 
 __all__ = ["SYCLBackend"]
-
-_HERE = str(pathlib.Path(__file__).resolve().parent)
 
 
 class SYCLBackend(CppBackend):
@@ -59,24 +51,15 @@ class SYCLBackend(CppBackend):
     copy_to_device = "q.memcpy (host to USM device memory)"
     copy_to_host = "q.memcpy (USM device memory to host)"
     capabilities = CAPABILITIES
+    program_includes = frozenset({"cstddef"})
     native_reduction = staticmethod(native_reduction)
 
-    def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
-        kernels = [print_kernel(k) for k in launched_kernels(plan)]
-        host = CppHostPrinter(plan, SYCLHostDialect(options.block_size),
-                              {k.code.name: k.code for k in kernels})
-        main = host.main()
-        program = program_name(plan)
-        commands = toolchain.build_commands(program)
-        text = templates(_HERE).get_template("program.cpp.mako").render(
-            version=starc.__version__, source=pathlib.Path(plan.program.filename).name,
-            function=plan.function.name, build_commands=commands,
-            run_command=usage_line(plan, program),
-            includes=sorted(set(host.includes()) | {"cstddef"}),
-            block_default=(f"{options.block_size}, from starc --block-size"
-                           if options.block_size else "the runtime's choice"),
-            kernels=[k.text for k in kernels], main=main)
-        features = set().union(*(k.code.features for k in kernels))
-        files = {f"{program}.cpp": text, **runtime_files(), SYCL_RUNTIME: runtime_header(features)}
-        return GeneratedProgram("sycl", plan.function.name, files, f"{program}.cpp",
-                                build_hint=commands[0])
+    def print_kernels(self, plan: P.Plan) -> PrintedKernels:
+        return PrintedKernels.each(print_kernel, plan)
+
+    def host_dialect(self, plan: P.Plan, kernels: PrintedKernels,
+                     options: BackendOptions) -> SYCLHostDialect:
+        return SYCLHostDialect(options.block_size)
+
+    def device_header(self, kernels: PrintedKernels):
+        return {SYCL_RUNTIME: runtime_header(kernels.features)}

@@ -14,7 +14,7 @@ from starc.backends.common.program import compile_executable
 from starc.backends.sycl import SYCL_COMPILER
 
 __all__ = ["TEST_DOUBLE_VARIABLE", "double_include_dir", "find", "availability",
-           "build_commands", "compile_program"]
+           "build_lines", "compile_program"]
 
 #: Test-only: an include folder with a host test double of <sycl/sycl.hpp>.
 TEST_DOUBLE_VARIABLE = "STARC_SYCL_TEST_DOUBLE"
@@ -61,8 +61,9 @@ def availability() -> Availability:
     return Availability(False, False, "no SYCL compiler (acpp, icpx, clang++ -fsycl) on PATH")
 
 
-def build_commands(program: str) -> List[str]:
-    """The one-line build command of ``program.cpp`` for each supported SYCL compiler."""
+def build_lines(program: str, options: BackendOptions) -> List[str]:
+    """The one-line build command of ``program.cpp`` for each supported SYCL compiler, as a
+    generated program's header shows them (the first is its build hint)."""
     return [" ".join([*compiler, _OPTIMIZE, _WRAP, "-o", program, f"{program}.cpp"])
             for compiler in _COMPILER_COMMANDS]
 

@@ -20,13 +20,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 SSSP = str(ROOT / "dsl" / "sssp.sp")
 
 
-@pytest.fixture
-def graph(tmp_path):
-    path = tmp_path / "g.el"
-    path.write_text("0 1 4\n1 2 1\n")
-    return str(path)
-
-
 @pytest.mark.parametrize("value, shown", [("0", "0"), ("x", "'x'"), ("-1", "'-1'"),
                                           ("2.5", "'2.5'"), ("", "''")])
 def test_np_must_be_a_positive_integer(value, shown, graph, capsys):

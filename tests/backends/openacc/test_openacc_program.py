@@ -72,8 +72,7 @@ def test_other_backends_device_options_are_usage_errors(graph_files):
     from starc.diagnostics import DiagnosticSink
     from starc.runner import build
     sink = DiagnosticSink()
-    built = build(compiled("reductions", "openacc").compilation, "openacc", sink,
-                  BackendOptions())
+    built = build(compiled("reductions", "openacc").compilation, sink, BackendOptions())
     assert built is not None, [str(d) for d in sink.diagnostics]
     argv = list(built.argv_prefix) + [str(graph_files["rmat"])]
     for option in (["--block-size", "64"], ["--device", "gpu"]):

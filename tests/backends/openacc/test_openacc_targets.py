@@ -35,7 +35,7 @@ def _built(target=None):
     """The program built (through the build cache) for ``target``: its folder and argv."""
     compilation = starc.compile(str(BFS), "openacc", options=_options(target)).compilation
     sink = DiagnosticSink()
-    built = build(compilation, "openacc", sink, _options(target))
+    built = build(compilation, sink, _options(target))
     assert built is not None, [str(d) for d in sink.diagnostics]
     return built
 
