@@ -170,6 +170,9 @@ class Backend:
     copy_to_host: str = ""
     #: the target's capabilities (``analysis.capabilities``): what the specialize stage reads
     capabilities = None
+    #: the backend's atomic table (an ``atomic_helpers.AtomicTable``, its ``kernels.ATOMICS``):
+    #: how it spells each atomic choice, for ``starc explain``
+    atomics = None
 
     def native_reduction(self, kernel, reduction) -> str:
         """How a native reduction object carries ``reduction`` (a ``ScalarReduction`` of

@@ -6,7 +6,8 @@ accumulations and stores on properties), each fixedPoint and iterateInBFS, and t
 device transfers. What a backend chose is read from its specialized plan (``analysis.
 specialize``: each atomic's form, each reduction's strategy, each fixedPoint's form, MPI's
 superstep facts, whether it renumbers the graph); how it spells a choice, from its atomic
-table (``common.atomic_helpers.TABLES``) and the launch shape of its ``Backend`` class.
+table (``Backend.atomics``, its package's ``kernels.ATOMICS``) and the launch shape of its
+``Backend`` class.
 Nothing here decides again or reads generated text. ``counts.backend_counts`` sums the same
 facts.
 """
@@ -23,7 +24,6 @@ from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
 from starc.backends.base import Backend, BackendOptions
-from starc.backends.common.atomic_helpers import TABLES
 from starc.backends.common.sourcemap import span_of
 from starc.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from starc.ir import nodes as ir
@@ -162,11 +162,11 @@ def _callee(call: str) -> str:
     return found.group(0).strip() if found else call
 
 
-def atomic_choice(backend: str, title: str, op: str, elem: Scalar, form: str) -> Choice:
+def atomic_choice(backend: Backend, op: str, elem: Scalar, form: str) -> Choice:
     """How ``backend`` updates one ``elem`` atomically with ``op`` (``min``, ``add``...) in
     ``form``, the specialize stage's choice (``AtomicReduce.form``): spelled from the
-    backend's atomic table."""
-    table = TABLES[backend]
+    backend's atomic table (``Backend.atomics``)."""
+    table, title = backend.atomics, backend.title
     elem = Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem
     ctype = table.c_types[elem]
     about = f" ({table.about})" if table.about else ""
@@ -359,7 +359,7 @@ class _Walk:
 
         def choose(t: Target) -> Choice:
             form = t.atomics(kernel.name)[index].form
-            atomic = atomic_choice(t.name, t.backend.title, op, s.target.type, form)
+            atomic = atomic_choice(t.backend, op, s.target.type, form)
             what, why = atomic.what, atomic.why
             if s.read_first:
                 what += (f", only after a read of {array} shows the candidate can beat it "
@@ -398,8 +398,7 @@ class _Walk:
                 return Choice("no atomic: a plain conditional store"
                               + self._remote(t, kernel, array),
                               "every work item that writes stores the same value")
-            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[s.op],
-                                   s.target.type, form)
+            atomic = atomic_choice(t.backend, P.ATOMIC_OPS[s.op], s.target.type, form)
             return Choice(atomic.what + self._remote(t, kernel, array),
                           "several work items may update one element at once; " + atomic.why)
         self.add(s, construct, choose)
@@ -421,8 +420,8 @@ class _Walk:
                     f"'{name}' is only updated with {op} in this forall, so each work item "
                     f"combines privately and {t.backend.title} combines the partial results")
             if specialized.strategy in ("group", "private"):
-                atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op],
-                                       red.sym.type, specialized.combine)
+                atomic = atomic_choice(t.backend, P.ATOMIC_OPS[op], red.sym.type,
+                                       specialized.combine)
                 folded = (t.backend.group_combine(specialized)
                           if specialized.strategy == "group" else "")
                 return Choice(f"a private accumulator per work item, then one {atomic.what} "
@@ -430,7 +429,7 @@ class _Walk:
                               + (f"; {folded}" if folded else ""),
                               f"'{name}' is only updated with {op} in this forall, so one "
                               f"atomic per work item suffices; {atomic.why}")
-            atomic = atomic_choice(t.name, t.backend.title, P.ATOMIC_OPS[op], red.sym.type,
+            atomic = atomic_choice(t.backend, P.ATOMIC_OPS[op], red.sym.type,
                                    t.atomics(kernel.name)[index].form)
             return Choice(f"every update is an {atomic.what}{combine}",
                           f"'{name}' is also read or updated otherwise in this forall, so "

@@ -1,11 +1,15 @@
 """The atomic helper families of the device preludes: operator x type, native or CAS, per backend.
 
 Every backend's prelude defines ``starc_atomic_<op>_<type>(p, v)``, which updates ``*p`` and
-returns the old value, for every family in ``FAMILIES``. ``TABLES`` says, per backend, which
-families map to a native instruction (and how it is spelled) and how the backend compares and
-swaps each type; every other family is a compare-and-swap loop, the same loop on every backend
-(``common/templates/device_helpers.mako``). As in loopy, the capability decides: a backend that
-gains a native instruction changes one table entry, not a hand-copied loop.
+returns the old value, for every family in ``FAMILIES``. Each backend package keeps its own
+``AtomicTable`` (``ATOMICS`` in ``<backend>/kernels.py``, next to the ``CAPABILITIES`` that
+``atomic_capabilities`` derives from it, and the ``Backend.atomics`` that ``starc explain``
+reads): which families map to a native instruction (and how it is spelled) and how the backend
+compares and swaps each type; every other family is a compare-and-swap loop, the same loop on
+every backend (``common/templates/device_helpers.mako``). As in loopy, the capability decides:
+a backend that gains a native instruction changes one table entry, not a hand-copied loop. This
+module keeps what the tables share: their records, the directive-model table OpenACC and MPI
+build, and the helper families a prelude renders from a table.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tupl
 from starc.ir.types import Scalar
 from starc.records import Record, record
 
-__all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "Native", "CompareExchange", "AtomicTable",
-           "TABLES", "AtomicHelper", "TypeFamily", "families", "used_families",
-           "extensions", "atomic_capabilities"]
+__all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "CPP_TYPES", "INTEGER_TYPES", "Native",
+           "CompareExchange", "AtomicTable", "same_call", "directive_atomics", "AtomicHelper",
+           "TypeFamily", "families", "used_families", "extensions", "atomic_capabilities"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 Family = Tuple[str, Scalar]
@@ -38,9 +42,6 @@ _INTEGERS = (_INT, _LONG)
 #: Every helper family: bitwise operators on integers only.
 FAMILIES: FrozenSet[Family] = frozenset(
     (op, t) for t in ELEMENT_TYPES for op in OPERATORS if op not in _BITWISE or t in _INTEGERS)
-
-_OPENCL_BASE = ("cl_khr_int64_base_atomics",)
-_OPENCL_EXTENDED = ("cl_khr_int64_extended_atomics",)
 
 
 @record
@@ -111,38 +112,38 @@ class AtomicTable(Record):
     why_loop: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
-_CPP = {_INT: "int", _LONG: "long long", _FLOAT: "float", _DOUBLE: "double"}
+#: the C++ name of each element type (CUDA, SYCL, OpenACC, OpenMP)
+CPP_TYPES: Mapping[Scalar, str] = {_INT: "int", _LONG: "long long", _FLOAT: "float",
+                                   _DOUBLE: "double"}
+#: the integer element types (bitwise operators, 64-bit integer extensions)
+INTEGER_TYPES = _INTEGERS
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|"}
 #: the arithmetic families OpenACC's atomic construct updates (bitwise ones on integers only)
-_OPENACC_UPDATES = [(op, t) for op in _SYMBOLS for t in _CPP if op in ("add", "sub", "mul")
-                    or t in _INTEGERS]
+_OPENACC_UPDATES = [(op, t) for op in _SYMBOLS for t in CPP_TYPES
+                    if op in ("add", "sub", "mul") or t in _INTEGERS]
 
 
-def _same_call(ops: Iterable[str], types: Iterable[Scalar], call: str, **native) -> Dict:
+def same_call(ops: Iterable[str], types: Iterable[Scalar], call: str, **native) -> Dict:
     """``call`` formatted with each operator (``op``, ``Op``) and C++ type (``t``)."""
-    return {(op, t): Native(call.format(op=op, Op=op.capitalize(), t=_CPP[t]), **native)
+    return {(op, t): Native(call.format(op=op, Op=op.capitalize(), t=CPP_TYPES[t]), **native)
             for op in ops for t in types}
 
-_ULL = "unsigned long long"
-#: CUDA's 64-bit add/and/or exist for unsigned long long only: the same bits in two's complement.
-_CUDA_ULL = f"(long long)atomic{{Op}}(({_ULL}*)p, ({_ULL})v)"
-#: atomicAdd on double needs sm_60 (before it, the loop on the 64-bit pattern).
-_BEFORE_SM60 = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600"
 
-def _directive_atomics(model: str, name: str) -> AtomicTable:
+def directive_atomics(model: str, name: str) -> AtomicTable:
     """Atomics of a directive model (``acc``, ``omp``): ``atomic capture``/``atomic update``
     for + - * & |, and Min/Max as the shared compare-and-swap loop on GCC's __atomic builtins
     (nvc++ and GCC's nvptx offloading compile them to device atomics) -- never ``atomic
     write``, which would race. OpenACC has no compare-and-swap, and its min/max are not atomic
-    operators."""
+    operators. OpenACC's table (``openacc/kernels.py``) and MPI's OpenMP one
+    (``mpi/kernels.py``) are built here."""
     return AtomicTable(
-        c_types=_CPP,
+        c_types=CPP_TYPES,
         native={(op, t): Native("", pragma=f"#pragma {model} atomic capture",
                                 statement=f"*p {_SYMBOLS[op]}= v")
                 for op, t in _OPENACC_UPDATES},
         compare_exchange={t: CompareExchange(
             call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
-                 "__ATOMIC_RELAXED)") for t in _CPP},
+                 "__ATOMIC_RELAXED)") for t in CPP_TYPES},
         updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
         update_pragma=f"#pragma {model} atomic update",
         about=f"{name}'s atomic construct for + - * & |; GCC's __atomic builtins otherwise",
@@ -150,84 +151,6 @@ def _directive_atomics(model: str, name: str) -> AtomicTable:
                       "compare-and-swap, so a loop on GCC's __atomic_compare_exchange "
                       "retries until no other thread changed the value in between"
                   for op in ("min", "max")})
-
-
-TABLES: Mapping[str, AtomicTable] = {
-    # OpenCL C 1.2: 32-bit integer atomics are core; 64-bit ones need cl_khr_int64_base_atomics
-    # (add, sub, cmpxchg) or cl_khr_int64_extended_atomics (min, max, and, or); floats only by
-    # compare-and-swap on the bit pattern.
-    "opencl": AtomicTable(
-        c_types={_INT: "int", _LONG: "long", _FLOAT: "float", _DOUBLE: "double"},
-        native={**_same_call(("add", "sub", "min", "max", "and", "or"), [_INT],
-                             "atomic_{op}(p, v)"),
-                **_same_call(("add", "sub"), [_LONG], "atom_{op}(p, v)", requires=_OPENCL_BASE),
-                **_same_call(("min", "max", "and", "or"), [_LONG], "atom_{op}(p, v)",
-                             requires=_OPENCL_EXTENDED)},
-        compare_exchange={
-            _INT: CompareExchange(exchange="atomic_cmpxchg", bits="int"),
-            _LONG: CompareExchange(exchange="atom_cmpxchg", bits="long", requires=_OPENCL_BASE),
-            _FLOAT: CompareExchange(exchange="atomic_cmpxchg", bits="int",
-                                    value_to_bits="as_int({})", bits_to_value="as_float({})",
-                                    bits_pointer="(volatile __global int *){}"),
-            _DOUBLE: CompareExchange(exchange="atom_cmpxchg", bits="long",
-                                     value_to_bits="as_long({})", bits_to_value="as_double({})",
-                                     bits_pointer="(volatile __global long *){}",
-                                     requires=_OPENCL_BASE)},
-        about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)"),
-    # CUDA: native where an instruction exists (signed 64-bit min/max from sm_35, float add,
-    # double add from sm_60); atomicCAS exists for int and unsigned long long only.
-    "cuda": AtomicTable(
-        c_types=_CPP,
-        native={**_same_call(("add", "sub", "min", "max", "and", "or"), [_INT],
-                             "atomic{Op}(p, v)"),
-                **_same_call(("add", "and", "or"), [_LONG], _CUDA_ULL),
-                ("sub", _LONG): Native(f"(long long)atomicAdd(({_ULL}*)p, 0ULL - ({_ULL})v)"),
-                **_same_call(("min", "max"), [_LONG], "atomic{Op}(p, v)"),
-                ("add", _FLOAT): Native("atomicAdd(p, v)"),
-                ("sub", _FLOAT): Native("atomicAdd(p, -v)"),
-                ("add", _DOUBLE): Native("atomicAdd(p, v)", fallback_if=_BEFORE_SM60),
-                ("sub", _DOUBLE): Native("atomicAdd(p, -v)", fallback_if=_BEFORE_SM60)},
-        compare_exchange={
-            _INT: CompareExchange(exchange="atomicCAS", bits="int"),
-            _LONG: CompareExchange(exchange="atomicCAS", bits=_ULL, value_to_bits=f"({_ULL}){{}}",
-                                   bits_to_value="(long long){}", bits_pointer=f"({_ULL}*){{}}"),
-            _FLOAT: CompareExchange(exchange="atomicCAS", bits="int",
-                                    value_to_bits="__float_as_int({})",
-                                    bits_to_value="__int_as_float({})", bits_pointer="(int*){}"),
-            _DOUBLE: CompareExchange(exchange="atomicCAS", bits=_ULL,
-                                     value_to_bits=f"({_ULL})__double_as_longlong({{}})",
-                                     bits_to_value="__longlong_as_double((long long){})",
-                                     bits_pointer=f"({_ULL}*){{}}")},
-        about="CUDA's atomic* intrinsics"),
-    # SYCL 2020 atomic_ref (relaxed, device scope): fetch_add/sub on every type, and/or on
-    # integers. Min and max are compare-and-swap loops although fetch_min/fetch_max exist:
-    # AdaptiveCpp returns the new value from those, and the old one decides "this update won"
-    # (sycl/templates/prelude.hpp.mako says more). starc_atomic_update_<min|max>_<type>, for
-    # updates whose result is unused, are plain fetch_min/fetch_max.
-    "sycl": AtomicTable(
-        c_types=_CPP,
-        native={**_same_call(("add", "sub", "and", "or"), _INTEGERS,
-                             "starc_atomic<{t}>(*p).fetch_{op}(v)"),
-                **_same_call(("add", "sub"), (_FLOAT, _DOUBLE),
-                             "starc_atomic<{t}>(*p).fetch_{op}(v)")},
-        compare_exchange={t: CompareExchange(
-            call=f"starc_atomic<{c}>(*p).compare_exchange_strong(*expected, desired)")
-            for t, c in _CPP.items()},
-        load="starc_atomic<{}>(*p).load()",
-        about="sycl::atomic_ref (relaxed, device scope), spelled starc_atomic<T> in the prelude",
-        why_loop={op: f"atomic_ref's fetch_{op} exists, but some implementations (AdaptiveCpp) "
-                      "return the new value instead of the old one, and the old value decides "
-                      "whether this update won; so a compare-and-swap loop on atomic_ref"
-                  for op in ("min", "max")},
-        updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
-                 for op in ("min", "max") for t, c in _CPP.items()}),
-    # OpenACC: the old value captured for helpers whose result is used,
-    # starc_atomic_update_<op>_<type> otherwise (see _directive_atomics).
-    "openacc": _directive_atomics("acc", "OpenACC"),
-    # MPI: kernels are OpenMP loops on each rank's host: the same shape with OpenMP's
-    # `atomic capture`/`atomic update` (floats too).
-    "mpi": _directive_atomics("omp", "OpenMP"),
-}
 
 
 def atomic_capabilities(table: AtomicTable) -> Dict[str, FrozenSet[Family]]:
@@ -306,11 +229,10 @@ class TypeFamily(Record):
                              subsequent_indent="    ")
 
 
-def families(backend: str, used: Optional[Set[Family]] = None) -> List[TypeFamily]:
-    """The atomic helpers of ``backend`` by element type, in helper-API order: those in
-    ``used`` (every family when None). The int compare-and-swap is always there: the run-time
-    checks record a failure with it."""
-    table = TABLES[backend]
+def families(table: AtomicTable, used: Optional[Set[Family]] = None) -> List[TypeFamily]:
+    """The atomic helpers of a backend's ``table`` by element type, in helper-API order: those
+    in ``used`` (every family when None). The int compare-and-swap is always there: the
+    run-time checks record a failure with it."""
     result = []
     for elem, suffix in ELEMENT_TYPES.items():
         ctype = table.c_types[elem]
@@ -344,10 +266,11 @@ def used_families(features: Iterable[str]) -> Set[Family]:
     return {_FEATURES[f] for f in features if f in _FEATURES}
 
 
-def extensions(backend: str, used: Optional[Set[Family]] = None) -> Set[str]:
-    """The device extensions the helpers of ``used`` (every family when None) need."""
+def extensions(table: AtomicTable, used: Optional[Set[Family]] = None) -> Set[str]:
+    """The device extensions the helpers of ``used`` (every family when None) of a backend's
+    ``table`` need."""
     needed: Set[str] = set()
-    for family in families(backend, used):
+    for family in families(table, used):
         for helper in family.helpers:
             if helper.native is not None:
                 needed.update(helper.native.requires)

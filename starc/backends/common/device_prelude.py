@@ -3,7 +3,7 @@
 Each backend's ``templates/prelude.*.mako`` holds what only that target has (CUDA's error
 checks, SYCL's queue and USM operations, OpenCL's extension pragmas, the per-element locks)
 and places the blocks rendered once for every backend from
-``common/templates/device_helpers.mako``: the atomic helpers of ``atomic_helpers.TABLES``,
+``common/templates/device_helpers.mako``: the atomic helpers of the backend's atomic table,
 the run-time check helpers and the sorted-adjacency searches (followed by randSP's
 ``starc_random`` where a kernel uses it). ``DECLARATIONS`` says how each
 backend declares them (qualifiers, address spaces, the 64-bit type, indentation).
@@ -16,7 +16,7 @@ import re
 from typing import Dict, Iterable, Mapping, Optional, Set, Tuple
 
 from starc.backends.common import atomic_helpers
-from starc.backends.common.atomic_helpers import Family
+from starc.backends.common.atomic_helpers import AtomicTable, Family
 from starc.backends.common.templating import template_lookup
 from starc.records import Record, record
 
@@ -96,17 +96,18 @@ def _reindent(text: str, unit: str) -> str:
     return re.sub(r"^(?:    )+", lambda m: unit * (len(m.group(0)) // 4), text, flags=re.M)
 
 
-def shared_helpers(backend: str, used: Optional[Set[Family]] = None,
+def shared_helpers(backend: str, atomics: AtomicTable, used: Optional[Set[Family]] = None,
                    random: bool = True,
                    wrapping: Optional[Set[Tuple[str, str]]] = None) -> Dict[str, str]:
     """The shared blocks of ``backend``'s prelude, by the names its template uses:
-    ``atomic_helpers`` (only the families in ``used``; all when None), ``run_time_checks``
+    ``atomic_helpers`` (from its table ``atomics``, only the families in ``used``; all when
+    None), ``run_time_checks``
     (ending with the wrapping arithmetic helpers ``wrapping`` names as (operation, type
     suffix), all when None: only kernels with ``WrappingArith`` need them), ``graph_queries`` (ending with the random numbers when
     ``random``: only randSP needs them)."""
     declarations = DECLARATIONS[backend]
     template = _lookup().get_template("/common/templates/device_helpers.mako")
-    arguments = {"atomic_helpers": (atomic_helpers.families(backend, used), declarations),
+    arguments = {"atomic_helpers": (atomic_helpers.families(atomics, used), declarations),
                  "run_time_checks": (declarations,), "graph_queries": (declarations,)}
     if random:
         arguments["random_numbers"] = (declarations,)
@@ -123,10 +124,11 @@ def shared_helpers(backend: str, used: Optional[Set[Family]] = None,
     return blocks
 
 
-def render_prelude(backend: str, template: str, features: Optional[Iterable[str]] = None,
-                   **values) -> str:
+def render_prelude(backend: str, template: str, features: Optional[Iterable[str]] = None, *,
+                   atomics: AtomicTable, **values) -> str:
     """``<backend>/templates/<template>`` rendered with the shared helpers, the atomic ones
-    only for the families the kernels' ``features`` use (every family when None), the random
+    (from the backend's table ``atomics``) only for the families the kernels' ``features``
+    use (every family when None), the random
     numbers only when a kernel uses them (feature ``random``), likewise the wrapping arithmetic
 (features ``wrapping:<operation>:<type suffix>``)."""
     features = None if features is None else set(features)
@@ -135,4 +137,4 @@ def render_prelude(backend: str, template: str, features: Optional[Iterable[str]
     wrapping = None if features is None else {tuple(f.split(":")[1:]) for f in features
                                               if f.startswith("wrapping:")}
     return _lookup().get_template(f"/{backend}/templates/{template}").render(
-        **shared_helpers(backend, used, random, wrapping), **values)
+        **shared_helpers(backend, atomics, used, random, wrapping), **values)

@@ -50,14 +50,14 @@ class HostLoopDialect(NativeReducers):
         return f"{helper}({address}, {value})"
 
 
-def directive_capabilities(backend: str, title: str, **more) -> Capabilities:
+def directive_capabilities(backend: str, title: str, atomics: atomic_helpers.AtomicTable,
+                           **more) -> Capabilities:
     """The capabilities of a backend whose kernels are loops under a directive (OpenACC,
     OpenMP on MPI ranks): a reduction clause for every operator, the directive model's
-    atomics (``atomic_helpers.TABLES``)."""
+    ``atomics`` (the backend's table, ``atomic_helpers.directive_atomics``)."""
     return Capabilities(backend, title, native_reductions=frozenset(REDUCTION_OPERATORS),
                         native_reduction_object="reduction clause",
-                        **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES[backend]),
-                        **more)
+                        **atomic_helpers.atomic_capabilities(atomics), **more)
 
 
 def reduction_identity(op: str, elem: Scalar, dialect: HostLoopDialect) -> str:

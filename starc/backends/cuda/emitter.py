@@ -11,8 +11,8 @@ from starc.backends.common import cfamily
 from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.cuda import toolchain
 from starc.backends.cuda.host import CUDAHostDialect
-from starc.backends.cuda.kernels import (CAPABILITIES, CUDADialect, KernelShell, RUNTIME_HEADER,
-                                        runtime_header)
+from starc.backends.cuda.kernels import (ATOMICS, CAPABILITIES, CUDADialect, KernelShell,
+                                        RUNTIME_HEADER, runtime_header)
 
 __all__ = ["CUDABackend"]
 
@@ -31,6 +31,7 @@ class CUDABackend(CppBackend):
     copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
 
     capabilities = CAPABILITIES
+    atomics = ATOMICS
 
     def group_combine(self, reduction) -> str:
         return ("the threads of a warp that reach it together first fold their privates "

@@ -6,13 +6,15 @@ from typing import Optional, Set
 
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers, cfamily
+from starc.backends.common.atomic_helpers import (CPP_TYPES, AtomicTable, CompareExchange, Native,
+                                                  same_call)
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir.types import Scalar
 
-__all__ = ["CUDADialect", "CUDA_RESERVED", "CAPABILITIES", "KernelShell", "RUNTIME_HEADER",
-           "runtime_header"]
+__all__ = ["CUDADialect", "CUDA_RESERVED", "ATOMICS", "CAPABILITIES", "KernelShell",
+           "RUNTIME_HEADER", "runtime_header"]
 
 #: The CUDA helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_cuda.cuh"
@@ -26,6 +28,38 @@ CUDA_RESERVED = CXX_KEYWORDS | frozenset("""
 """.split())
 
 
+_INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
+_ULL = "unsigned long long"
+#: CUDA's 64-bit add/and/or exist for unsigned long long only: the same bits in two's complement.
+_CUDA_ULL = f"(long long)atomic{{Op}}(({_ULL}*)p, ({_ULL})v)"
+#: atomicAdd on double needs sm_60 (before it, the loop on the 64-bit pattern).
+_BEFORE_SM60 = "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600"
+
+#: CUDA's atomics: native where an instruction exists (signed 64-bit min/max from sm_35, float
+#: add, double add from sm_60); atomicCAS exists for int and unsigned long long only.
+ATOMICS = AtomicTable(
+    c_types=CPP_TYPES,
+    native={**same_call(("add", "sub", "min", "max", "and", "or"), [_INT], "atomic{Op}(p, v)"),
+            **same_call(("add", "and", "or"), [_LONG], _CUDA_ULL),
+            ("sub", _LONG): Native(f"(long long)atomicAdd(({_ULL}*)p, 0ULL - ({_ULL})v)"),
+            **same_call(("min", "max"), [_LONG], "atomic{Op}(p, v)"),
+            ("add", _FLOAT): Native("atomicAdd(p, v)"),
+            ("sub", _FLOAT): Native("atomicAdd(p, -v)"),
+            ("add", _DOUBLE): Native("atomicAdd(p, v)", fallback_if=_BEFORE_SM60),
+            ("sub", _DOUBLE): Native("atomicAdd(p, -v)", fallback_if=_BEFORE_SM60)},
+    compare_exchange={
+        _INT: CompareExchange(exchange="atomicCAS", bits="int"),
+        _LONG: CompareExchange(exchange="atomicCAS", bits=_ULL, value_to_bits=f"({_ULL}){{}}",
+                               bits_to_value="(long long){}", bits_pointer=f"({_ULL}*){{}}"),
+        _FLOAT: CompareExchange(exchange="atomicCAS", bits="int",
+                                value_to_bits="__float_as_int({})",
+                                bits_to_value="__int_as_float({})", bits_pointer="(int*){}"),
+        _DOUBLE: CompareExchange(exchange="atomicCAS", bits=_ULL,
+                                 value_to_bits=f"({_ULL})__double_as_longlong({{}})",
+                                 bits_to_value="__longlong_as_double((long long){})",
+                                 bits_pointer=f"({_ULL}*){{}}")},
+    about="CUDA's atomic* intrinsics")
+
 #: cooperative_groups' functor per private reduction operator (the fold of the locals; "-"
 #: sums them, the atomic then subtracts the sum); "*" keeps one atomic per thread
 _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
@@ -37,7 +71,7 @@ CAPABILITIES = Capabilities(
     "cuda", "CUDA",
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
-    **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["cuda"]))
+    **atomic_helpers.atomic_capabilities(ATOMICS))
 
 
 class CUDADialect(cfamily.Dialect):
@@ -89,5 +123,5 @@ class KernelShell:
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_cuda.cuh`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the CUDA runtime."""
-    return render_prelude("cuda", "prelude.cuh.mako", features,
+    return render_prelude("cuda", "prelude.cuh.mako", features, atomics=ATOMICS,
                           group_combine=features is None or "group_combine" in features)

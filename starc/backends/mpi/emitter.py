@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from starc.analysis import plan as P
 from starc.backends.base import BackendOptions
-from starc.backends.common.host_loops import directive_capabilities, native_reduction
+from starc.backends.common.host_loops import native_reduction
 from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.mpi import toolchain
 from starc.backends.mpi.host import MPIHostDialect
-from starc.backends.mpi.kernels import KERNEL_HEADER, kernel_header, print_kernel
+from starc.backends.mpi.kernels import (ATOMICS, CAPABILITIES, KERNEL_HEADER, kernel_header,
+                                       print_kernel)
 
 __all__ = ["MPIBackend"]
 
@@ -22,9 +23,8 @@ class MPIBackend(CppBackend):
     toolchain = toolchain
     has_stats = True
     title = "MPI"
-    # OpenMP loops on each rank, built with -fwrapv; the graph split among the ranks
-    capabilities = directive_capabilities("mpi", "MPI", worklists=False, distributed=True,
-                                          renumbers_graph=False, wraps_signed=True)
+    capabilities = CAPABILITIES
+    atomics = ATOMICS
     launch_shape = ("function {kernel}: #pragma omp parallel for over the rank's own {plural} "
                     "[first, last), then one superstep of exchanges")
     launch_why = ("each rank owns a range of vertices and their out-edges; OpenMP threads share "

@@ -16,16 +16,27 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
+from starc.backends.common.atomic_helpers import directive_atomics
 from starc.backends.common.cfamily import INDENT, KernelCode, lower_kernel
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.dialect import reducer_names
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDialect,
-                                              function_parameters, native_reductions,
-                                              reducer_name, reduction_identity, wrap_list)
+                                              directive_capabilities, function_parameters,
+                                              native_reductions, reducer_name,
+                                              reduction_identity, wrap_list)
 
-__all__ = ["MPIDialect", "MPIKernel", "print_kernel", "KERNEL_HEADER", "kernel_header",
-           "DISTRIBUTION_INPUTS"]
+__all__ = ["ATOMICS", "CAPABILITIES", "MPIDialect", "MPIKernel", "print_kernel",
+           "KERNEL_HEADER", "kernel_header", "DISTRIBUTION_INPUTS"]
+
+#: MPI's atomics: kernels are OpenMP loops on each rank's host, so OpenACC's shape with
+#: OpenMP's `atomic capture`/`atomic update` (floats too; ``atomic_helpers.directive_atomics``).
+ATOMICS = directive_atomics("omp", "OpenMP")
+
+#: MPI's capabilities: OpenMP loops on each rank, built with -fwrapv; the graph split among
+#: the ranks (no worklists, the file's ids kept).
+CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, distributed=True,
+                                      renumbers_graph=False, wraps_signed=True)
 
 #: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's
 #: arguments, as extra parameters after them: name -> (C++ type, the argument the host passes,
@@ -124,4 +135,4 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
 def kernel_header(features: Optional[Set[str]] = None) -> str:
     """``starc_mpi_kernels.hpp`` for kernels with these features: the atomic helpers they use
     (every one when None), locks, checks and graph queries."""
-    return render_prelude("mpi", "prelude.hpp.mako", features)
+    return render_prelude("mpi", "prelude.hpp.mako", features, atomics=ATOMICS)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from starc.analysis import plan as P
 from starc.backends.base import BackendOptions
-from starc.backends.common.host_loops import directive_capabilities, native_reduction
+from starc.backends.common.host_loops import native_reduction
 from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.openacc import toolchain
 from starc.backends.openacc.host import OpenACCHostDialect
-from starc.backends.openacc.kernels import RUNTIME_HEADER, print_kernel, runtime_header
+from starc.backends.openacc.kernels import (ATOMICS, CAPABILITIES, RUNTIME_HEADER, print_kernel,
+                                           runtime_header)
 
 __all__ = ["OpenACCBackend"]
 
@@ -28,7 +29,8 @@ class OpenACCBackend(CppBackend):
     copy_to_device = "#pragma acc update device(...)"
     copy_to_host = "#pragma acc update self(...)"
 
-    capabilities = directive_capabilities("openacc", "OpenACC")
+    capabilities = CAPABILITIES
+    atomics = ATOMICS
 
     def native_reduction(self, kernel, reduction):
         return native_reduction(reduction, "the parallel loop")

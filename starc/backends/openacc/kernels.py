@@ -14,20 +14,29 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from starc.analysis import plan as P
+from starc.backends.common.atomic_helpers import directive_atomics
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import reducer_names
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDialect,
-                                              function_parameters, native_reductions,
-                                              reducer_name, reduction_identity, wrap_list)
+                                              directive_capabilities, function_parameters,
+                                              native_reductions, reducer_name,
+                                              reduction_identity, wrap_list)
 
-__all__ = ["OpenACCDialect", "OpenACCKernel", "print_kernel", "RUNTIME_HEADER",
-           "runtime_header", "section"]
+__all__ = ["ATOMICS", "CAPABILITIES", "OpenACCDialect", "OpenACCKernel", "print_kernel",
+           "RUNTIME_HEADER", "runtime_header", "section"]
 
 #: The OpenACC helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_openacc.hpp"
+
+#: OpenACC's atomics: the old value captured for helpers whose result is used,
+#: starc_atomic_update_<op>_<type> otherwise (``atomic_helpers.directive_atomics``).
+ATOMICS = directive_atomics("acc", "OpenACC")
+
+#: OpenACC's capabilities: a reduction clause for every operator, the atomic construct.
+CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS)
 
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
@@ -138,4 +147,4 @@ def _combine(native: List[P.ScalarReduction], names: Dict[int, str],
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_openacc.hpp`` for kernels with these features: the atomic helpers they use
     (every one when None) and the rest of the OpenACC runtime."""
-    return render_prelude("openacc", "prelude.hpp.mako", features)
+    return render_prelude("openacc", "prelude.hpp.mako", features, atomics=ATOMICS)

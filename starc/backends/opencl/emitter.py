@@ -15,7 +15,7 @@ from starc.backends.base import BackendOptions
 from starc.backends.common.program import CppBackend, PrintedKernels, program_name
 from starc.backends.opencl import toolchain
 from starc.backends.opencl.host import Launcher, OpenCLHostDialect
-from starc.backends.opencl.kernels import CAPABILITIES, render_kernels
+from starc.backends.opencl.kernels import ATOMICS, CAPABILITIES, render_kernels
 
 __all__ = ["OpenCLBackend"]
 
@@ -35,6 +35,7 @@ class OpenCLBackend(CppBackend):
     copy_to_device = "clEnqueueWriteBuffer"
     copy_to_host = "clEnqueueReadBuffer"
     capabilities = CAPABILITIES
+    atomics = ATOMICS
     program_includes = frozenset({"cstddef"})
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:

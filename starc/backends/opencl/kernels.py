@@ -7,21 +7,45 @@ from typing import Iterable, List, Optional, Sequence, Set
 
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
+from starc.backends.common.atomic_helpers import AtomicTable, CompareExchange, same_call
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.ir.types import Scalar
 
-__all__ = ["CAPABILITIES", "OpenCLDialect", "KernelFile", "render_kernels", "prelude", "required_extensions"]
+__all__ = ["ATOMICS", "CAPABILITIES", "OpenCLDialect", "KernelFile", "render_kernels", "prelude",
+           "required_extensions"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
+_OPENCL_BASE = ("cl_khr_int64_base_atomics",)
+_OPENCL_EXTENDED = ("cl_khr_int64_extended_atomics",)
+
+#: OpenCL C 1.2's atomics: 32-bit integer atomics are core; 64-bit ones need
+#: cl_khr_int64_base_atomics (add, sub, cmpxchg) or cl_khr_int64_extended_atomics (min, max,
+#: and, or); floats only by compare-and-swap on the bit pattern.
+ATOMICS = AtomicTable(
+    c_types={_INT: "int", _LONG: "long", _FLOAT: "float", _DOUBLE: "double"},
+    native={**same_call(("add", "sub", "min", "max", "and", "or"), [_INT], "atomic_{op}(p, v)"),
+            **same_call(("add", "sub"), [_LONG], "atom_{op}(p, v)", requires=_OPENCL_BASE),
+            **same_call(("min", "max", "and", "or"), [_LONG], "atom_{op}(p, v)",
+                        requires=_OPENCL_EXTENDED)},
+    compare_exchange={
+        _INT: CompareExchange(exchange="atomic_cmpxchg", bits="int"),
+        _LONG: CompareExchange(exchange="atom_cmpxchg", bits="long", requires=_OPENCL_BASE),
+        _FLOAT: CompareExchange(exchange="atomic_cmpxchg", bits="int",
+                                value_to_bits="as_int({})", bits_to_value="as_float({})",
+                                bits_pointer="(volatile __global int *){}"),
+        _DOUBLE: CompareExchange(exchange="atom_cmpxchg", bits="long",
+                                 value_to_bits="as_long({})", bits_to_value="as_double({})",
+                                 bits_pointer="(volatile __global long *){}",
+                                 requires=_OPENCL_BASE)},
+    about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)")
 
 #: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
 #: private reduction combines with one atomic per work item.
-CAPABILITIES = Capabilities("opencl", "OpenCL",
-                            **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["opencl"]))
+CAPABILITIES = Capabilities("opencl", "OpenCL", **atomic_helpers.atomic_capabilities(ATOMICS))
 
 
 class OpenCLDialect(Dialect):
@@ -55,10 +79,10 @@ _EXTENSIONS = ("cl_khr_fp64", "cl_khr_int64_base_atomics", "cl_khr_int64_extende
 
 def required_extensions(features: Optional[Set[str]] = None) -> List[str]:
     """The device extensions kernels with these features need (doubles, and the 64-bit atomics
-    of the helpers they use: ``atomic_helpers.TABLES``); every one when ``features`` is None."""
+    of the helpers they use: ``ATOMICS``); every one when ``features`` is None."""
     if features is None:
         return list(_EXTENSIONS)
-    needed = atomic_helpers.extensions("opencl", atomic_helpers.used_families(features))
+    needed = atomic_helpers.extensions(ATOMICS, atomic_helpers.used_families(features))
     if "double" in features:
         needed.add("cl_khr_fp64")
     return [extension for extension in _EXTENSIONS if extension in needed]
@@ -138,5 +162,5 @@ def prelude(features: Optional[Iterable[str]] = None) -> str:
     """The prelude of a kernel file whose kernels have these features (``KernelCode.features``):
     the atomic helpers they use and the extensions they need; the whole helper API when None."""
     features = None if features is None else set(features)
-    return render_prelude("opencl", "prelude.cl.mako", features,
+    return render_prelude("opencl", "prelude.cl.mako", features, atomics=ATOMICS,
                           extensions=required_extensions(features))

@@ -33,7 +33,7 @@ from starc.backends.base import BackendOptions
 from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
-from starc.backends.sycl.kernels import (CAPABILITIES, SYCL_RUNTIME, native_reduction,
+from starc.backends.sycl.kernels import (ATOMICS, CAPABILITIES, SYCL_RUNTIME, native_reduction,
                                         print_kernel, runtime_header)
 
 __all__ = ["SYCLBackend"]
@@ -51,6 +51,7 @@ class SYCLBackend(CppBackend):
     copy_to_device = "q.memcpy (host to USM device memory)"
     copy_to_host = "q.memcpy (USM device memory to host)"
     capabilities = CAPABILITIES
+    atomics = ATOMICS
     program_includes = frozenset({"cstddef"})
     native_reduction = staticmethod(native_reduction)
 

@@ -16,6 +16,8 @@ from typing import Dict, List, Optional, Sequence, Set
 from starc.analysis import plan as P
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
+from starc.backends.common.atomic_helpers import (CPP_TYPES, INTEGER_TYPES, AtomicTable,
+                                                  CompareExchange, same_call)
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import NativeReducers, reducer_names
 from starc.backends.common.device_prelude import render_prelude
@@ -24,8 +26,9 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["CAPABILITIES", "SYCLDialect", "SYCLKernel", "native_reductions", "native_reduction",
-           "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME", "runtime_header"]
+__all__ = ["ATOMICS", "CAPABILITIES", "SYCLDialect", "SYCLKernel", "native_reductions",
+           "native_reduction", "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME",
+           "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
@@ -41,12 +44,33 @@ _REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multip
                         "Max": "sycl::maximum"}
 
 
+#: SYCL 2020 atomic_ref (relaxed, device scope): fetch_add/sub on every type, and/or on
+#: integers. Min and max are compare-and-swap loops although fetch_min/fetch_max exist:
+#: AdaptiveCpp returns the new value from those, and the old one decides "this update won"
+#: (templates/prelude.hpp.mako says more). starc_atomic_update_<min|max>_<type>, for updates
+#: whose result is unused, are plain fetch_min/fetch_max.
+ATOMICS = AtomicTable(
+    c_types=CPP_TYPES,
+    native={**same_call(("add", "sub", "and", "or"), INTEGER_TYPES,
+                        "starc_atomic<{t}>(*p).fetch_{op}(v)"),
+            **same_call(("add", "sub"), (_FLOAT, _DOUBLE), "starc_atomic<{t}>(*p).fetch_{op}(v)")},
+    compare_exchange={t: CompareExchange(
+        call=f"starc_atomic<{c}>(*p).compare_exchange_strong(*expected, desired)")
+        for t, c in CPP_TYPES.items()},
+    load="starc_atomic<{}>(*p).load()",
+    about="sycl::atomic_ref (relaxed, device scope), spelled starc_atomic<T> in the prelude",
+    why_loop={op: f"atomic_ref's fetch_{op} exists, but some implementations (AdaptiveCpp) "
+                  "return the new value instead of the old one, and the old value decides "
+                  "whether this update won; so a compare-and-swap loop on atomic_ref"
+              for op in ("min", "max")},
+    updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
+             for op in ("min", "max") for t, c in CPP_TYPES.items()})
+
 #: SYCL 2020's capabilities: sycl::atomic_ref, whose fetch_min/fetch_max serve only updates
-#: whose old value is unused (atomic_helpers.TABLES); sycl::reduction for private reductions.
+#: whose old value is unused (ATOMICS); sycl::reduction for private reductions.
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS),
-    native_reduction_object="sycl::reduction",
-    **atomic_helpers.atomic_capabilities(atomic_helpers.TABLES["sycl"]))
+    native_reduction_object="sycl::reduction", **atomic_helpers.atomic_capabilities(ATOMICS))
 
 
 class SYCLDialect(NativeReducers):
@@ -78,7 +102,7 @@ class SYCLDialect(NativeReducers):
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # a plain fetch_min/fetch_max: only its returned value is unreliable on AdaptiveCpp
-        # (atomic_helpers.TABLES), the update itself is not
+        # (ATOMICS), the update itself is not
         helper = self.atomic_helper(op, elem).replace("starc_atomic_", "starc_atomic_update_", 1)
         return f"{helper}({address}, {value})"
 
@@ -167,4 +191,4 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_sycl.hpp`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the SYCL runtime."""
-    return render_prelude("sycl", "prelude.hpp.mako", features)
+    return render_prelude("sycl", "prelude.hpp.mako", features, atomics=ATOMICS)

@@ -1,6 +1,7 @@
-"""The atomic helper table (common/atomic_helpers.py) and the preludes rendered from it agree,
-and the rendered helpers update correctly under contention (PoCL; the SYCL test double with
-OpenMP threads; nvcc compiles them where it is installed)."""
+"""Each backend's atomic table (``ATOMICS`` in <backend>/kernels.py, on the records of
+common/atomic_helpers.py) and the preludes rendered from it agree, and the rendered helpers
+update correctly under contention (PoCL; the SYCL test double with OpenMP threads; nvcc
+compiles them where it is installed)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from starc.backends import get_backend
 from starc.backends.common import atomic_helpers
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.cuda.kernels import CUDADialect, runtime_header as cuda_header
@@ -55,7 +57,7 @@ def test_every_family_the_dialect_declares_has_one_helper_in_the_prelude(backend
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_each_helper_is_native_or_a_compare_and_swap_loop_as_the_table_says(backend):
     text = RENDER[backend]()
-    table = atomic_helpers.TABLES[backend]
+    table = get_backend(backend).atomics
     for op, elem in atomic_helpers.FAMILIES:
         suffix = atomic_helpers.ELEMENT_TYPES[elem]
         body = definition(text, f"starc_atomic_{op}_{suffix}")

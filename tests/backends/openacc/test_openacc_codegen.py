@@ -10,6 +10,7 @@ from typing import List, Tuple
 
 import pytest
 
+from starc.backends import get_backend
 from starc.backends.common import atomic_helpers
 from starc.backends.openacc.kernels import runtime_header
 from starc.diagnostics import DiagnosticSink
@@ -154,7 +155,7 @@ inline int starc_atomic_min_int(int* p, int v) {
 def test_no_min_or_max_is_ever_an_atomic_write():
     prelude = runtime_header()      # every helper family
     assert "atomic write" not in prelude
-    for family in atomic_helpers.families("openacc"):
+    for family in atomic_helpers.families(get_backend("openacc").atomics):
         for helper in family.helpers:
             if helper.op in ("min", "max"):
                 assert helper.loops, helper.name
