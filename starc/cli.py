@@ -59,6 +59,7 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
     p.add_argument("--function", help="function to compile when the file defines several")
     g = p.add_argument_group("backend options")
     _add_block_size(g)
+    _add_schedule(g)
     for backend, option in backend_options():
         g.add_argument(option.flag, dest=option.dest, default=None, metavar="VALUE",
                        help=f"{backend}: {option.help}")
@@ -72,6 +73,14 @@ def _add_block_size(g) -> None:
                         "the SYCL runtime's choice)")
 
 
+def _add_schedule(g) -> None:
+    # analysis/schedules.py's SCHEDULES, spelled here: building the parser imports no analysis
+    g.add_argument("--schedule", choices=("vertex", "edges", "auto"), default=None,
+                   help="work items of a forall with a neighbour loop: one per vertex, or one "
+                        "per edge where the loop only pushes to its neighbours; auto (the "
+                        "default): per edge on GPUs (CUDA), per vertex elsewhere")
+
+
 def _add_teaching_options(p: argparse.ArgumentParser) -> None:
     """What compare and explain share: the program, the backends, the function, the block
     size the code is shown with."""
@@ -81,6 +90,7 @@ def _add_teaching_options(p: argparse.ArgumentParser) -> None:
                         f"{','.join(_device_backends())})")
     p.add_argument("--function", help="function to show when the file defines several")
     _add_block_size(p)
+    _add_schedule(p)
     _add_diagnostic_options(p)
 
 
@@ -163,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
     _add_teaching_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--graph", metavar="FILE",
+                   help="also model each neighbour loop's SIMT lane efficiency on this graph "
+                        "under every schedule (no GPU needed)")
+    p.add_argument("--undirected", action="store_true", help="read --graph as undirected")
+    p.add_argument("--warp-width", type=int, default=32, metavar="W",
+                   help="lanes per warp / sub-group in the model (default 32)")
 
     sub.add_parser("backends", help="list backends and whether they can build and run here")
 
@@ -203,7 +219,9 @@ def _backend_options(args):
             raise UsageError(problem)
         if value is not None:
             extra[option.dest] = value
-    return BackendOptions(block_size=args.block_size, extra=extra)
+    schedule = getattr(args, "schedule", None)
+    return BackendOptions(block_size=args.block_size, extra=extra,
+                          schedule=None if schedule == "auto" else schedule)
 
 
 def _usage_error(message: str) -> int:
@@ -464,7 +482,13 @@ def cmd_explain(args) -> int:
     sink.emit()
     if comp is None or comp.plan is None or sink.has_errors:
         return _status(sink) or EXIT_ERROR
-    data = report(comp, backends, options)
+    graph = None
+    if args.graph is not None:
+        if not 1 <= args.warp_width <= 1024:
+            return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
+        from starc.graphs import load_graph
+        graph = load_graph(args.graph, undirected=args.undirected)
+    data = report(comp, backends, options, graph, args.warp_width)
     print(render_json(data) if args.format == "json" else render_text(data), end="")
     return 0
 

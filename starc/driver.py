@@ -129,7 +129,8 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         from starc.backends.base import BackendOptions
         comp.backend = target = comp.backend or get_backend(backend)
         comp.specialized = run_stage("specialize", sink, show_traceback,
-                                     lambda: target.specialize(comp.plan), comp.function)
+                                     lambda: target.specialize(comp.plan, options),
+                                     comp.function)
         if stop_after == "specialize":
             return comp
         opts = options or BackendOptions()

@@ -49,3 +49,7 @@ class Capabilities(Record):
     atomic_instructions: FrozenSet[Family] = frozenset()
     atomic_directives: FrozenSet[Family] = frozenset()
     atomic_updates: FrozenSet[Family] = frozenset()
+    #: the kernel schedules it prints (``analysis.schedules``), and whether its work items run
+    #: in lockstep groups (GPU warps), where a hub holds up the items of its group
+    schedules: FrozenSet[str] = frozenset({"vertex", "edges"})
+    lockstep: bool = False

@@ -160,6 +160,10 @@ class Kernel(Record):
     #: (the specialize stage) how each neighbour loop of the body scans its sorted row
     #: (``row_scans``), by loop variable
     row_scans: Tuple["RowScan", ...] = ()
+    #: (the specialize stage) ``vertex`` (one work item per vertex, as written) or ``edges``
+    #: (one per edge of its neighbour loop, ``analysis.schedules``), and why
+    schedule: str = "vertex"
+    schedule_why: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)

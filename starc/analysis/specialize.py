@@ -11,6 +11,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
+| a forall's work items: one per vertex or one per edge of a push loop | ``Kernel.schedule`` (``analysis.schedules``) | ``lockstep``, ``schedules`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -20,9 +21,10 @@ views (``starc explain``, ``starc compare``) read the same records.
 from __future__ import annotations
 
 import dataclasses
-from typing import List
+from typing import List, Optional
 
 from starc.analysis import plan as P
+from starc.analysis import schedules
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.frontier import choose_form
@@ -46,13 +48,15 @@ _KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: each rank reads 
 _KEEPS_IDS = "{title} keeps the file's vertex ids: the count is the same in any numbering"
 
 
-def specialize(plan: P.Plan, capabilities: Capabilities) -> P.Plan:
-    """``plan`` (after every neutral pass) as the backend of ``capabilities`` prints it; raises
-    ``BackendError`` where the target cannot express it (what MPI cannot distribute)."""
+def specialize(plan: P.Plan, capabilities: Capabilities,
+               schedule: Optional[str] = None) -> P.Plan:
+    """``plan`` (after every neutral pass) as the backend of ``capabilities`` prints it;
+    ``schedule`` is ``--schedule`` (None: ``auto``). Raises ``BackendError`` where the target
+    cannot express it (what MPI cannot distribute)."""
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
-    kernels = tuple(specialize_kernel(k, capabilities) for k in plan.kernels)
-    plan = dataclasses.replace(plan, kernels=kernels)
+    kernels = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
+    plan = _with_kernels(plan, kernels)
     forms = _loop_forms(plan, capabilities)
     plan = choose_form(plan, worklist=capabilities.worklists)
     plan = dataclasses.replace(plan, host=_order(plan.host, capabilities))
@@ -78,9 +82,11 @@ def atomic_form(capabilities: Capabilities, op: str, elem: Scalar, result_used: 
 
 # --- kernels -----------------------------------------------------------------------------------
 
-def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities) -> P.Kernel:
-    """``kernel`` with each scalar reduction's strategy and each atomic's form chosen (the
-    kernel part of ``specialize``, which also marks wrapping arithmetic first)."""
+def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
+                      schedule: Optional[str] = None) -> P.Kernel:
+    """``kernel`` with each scalar reduction's strategy, each atomic's form and its schedule
+    chosen (the kernel part of ``specialize``, which also marks wrapping arithmetic first)."""
+    kernel = _schedule(kernel, capabilities, schedule)
     reductions = tuple(_reduction(red, capabilities) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
 
@@ -102,6 +108,51 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities) -> P.Kernel:
 
     return dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
                                reductions=reductions)
+
+
+def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str]) -> P.Kernel:
+    if forced not in (None, "auto") and forced not in capabilities.schedules:
+        return dataclasses.replace(kernel, schedule_why=(
+            f"--schedule {forced} asked, but {capabilities.title} prints one work item per "
+            "vertex"))
+    schedule, why = schedules.choose(kernel, capabilities, forced)
+    if schedule == "edges":
+        loop, _ = schedules.push_loop(kernel)
+        return schedules.by_edges(kernel, loop, why)
+    return dataclasses.replace(kernel, schedule=schedule, schedule_why=why)
+
+
+def _with_kernels(plan: P.Plan, kernels) -> P.Plan:
+    """``plan`` with ``kernels`` (specialized, by name) in place of its own, in the host tree's
+    launches too, and with the graph arrays they take allocated."""
+    by_name = {k.name: k for k in kernels}
+
+    def relaunch(block: P.HostBlock) -> P.HostBlock:
+        stmts = []
+        for stmt in block.stmts:
+            if isinstance(stmt, P.Launch):
+                stmt = dataclasses.replace(stmt, kernel=by_name.get(stmt.kernel.name,
+                                                                    stmt.kernel))
+            elif isinstance(stmt, P.BFSLoop):
+                stmt = dataclasses.replace(stmt, **{
+                    f: by_name.get(k.name, k) for f in ("forward", "bottom_up", "reverse")
+                    for k in [getattr(stmt, f)] if k is not None})
+            stmts.append(map_blocks(stmt, relaunch))
+        return dataclasses.replace(block, stmts=tuple(stmts))
+
+    arrays = list(plan.arrays)
+    names = {a.name for a in arrays}
+    for kernel in kernels:
+        for param in kernel.params:
+            if param.array is not None and param.array.role == "graph" and \
+                    param.array.name not in names:
+                arrays.append(param.array)
+                names.add(param.array.name)
+    order = list(P.GRAPH_ARRAYS)
+    graph = sorted((a for a in arrays if a.role == "graph"), key=lambda a: order.index(a.name))
+    arrays = graph + [a for a in arrays if a.role != "graph"]
+    return dataclasses.replace(plan, kernels=kernels, host=relaunch(plan.host),
+                               arrays=tuple(arrays))
 
 
 def _element(target: ir.Expr) -> Scalar:

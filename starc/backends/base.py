@@ -69,6 +69,8 @@ class BackendOptions:
     and, in ``extra`` by ``BackendOption.dest``, those a backend declares itself."""
 
     block_size: Optional[int] = None     # None: the backend's default (CUDA, OpenCL: 256)
+    #: the kernel schedule ``--schedule`` forces (``analysis.schedules``); None: ``auto``
+    schedule: Optional[str] = None
     extra: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     def value(self, option: BackendOption) -> Optional[str]:
@@ -188,14 +190,15 @@ class Backend:
     def availability(self) -> Availability:
         raise NotImplementedError
 
-    def specialize(self, plan):
-        """``plan`` (neutral) specialized for this backend (``analysis.specialize``)."""
+    def specialize(self, plan, options: Optional[BackendOptions] = None):
+        """``plan`` (neutral) specialized for this backend (``analysis.specialize``), with the
+        kernel schedule ``options`` force, if any."""
         from starc.analysis.specialize import specialize
-        return specialize(plan, self.capabilities)
+        return specialize(plan, self.capabilities, options.schedule if options else None)
 
     def generate(self, plan, options: BackendOptions) -> GeneratedProgram:
         """The program's files for the neutral ``plan``: specialized, then printed."""
-        return self.print_program(self.specialize(plan), options)
+        return self.print_program(self.specialize(plan, options), options)
 
     def print_program(self, plan, options: BackendOptions) -> GeneratedProgram:
         """The program's files for a specialized ``plan`` (``plan.target`` set): it prints

@@ -130,7 +130,8 @@ def targets(plan: P.Plan, backends: Sequence[str], options: Optional[BackendOpti
         sink = DiagnosticSink()
         try:
             specialized = run_stage("specialize", sink, show_traceback,
-                                    lambda: backend.specialize(plan), plan.function)
+                                    lambda: backend.specialize(plan, options),
+                                    plan.function)
             target.generated = run_stage("generate", sink, show_traceback,
                                          lambda: backend.print_program(specialized, options),
                                          plan.function)
@@ -181,7 +182,8 @@ def atomic_choice(backend: Backend, op: str, elem: Scalar, form: str) -> Choice:
         return Choice(f"atomic {op} on {ctype}: {native.pragma} on {native.statement}",
                       f"{title}'s atomic construct does {op} on {ctype}{about}")
     if form == "native":
-        fallback = (f" (a compare-and-swap loop where {native.fallback_if})"
+        fallback = (" (a compare-and-swap loop " + (native.fallback_words
+                                                    or f"where {native.fallback_if}") + ")"
                     if native.fallback_if else "")
         return Choice(f"native atomic {op} on {ctype}: {_callee(native.call)}{fallback}",
                       f"{title} has an atomic instruction for {op} on {ctype}{about}")
@@ -276,10 +278,22 @@ class _Walk:
         ordered = any(isinstance(s, P.OrderByDegree) for s in walk_host(self.plan.host))
 
         def launch(t: Target) -> Choice:
+            # the kernel as this target runs it: None where it runs the worklist's variants
+            # instead (their schedules are told with the fixedPoint)
+            scheduled = next((k for k in t.plan.kernels if k.name == kernel.name), None)
             fields = dict(kernel=kernel.name, items=items, item=item, plural=plural,
                           block=t.block or "N")
+            if scheduled is not None and scheduled.schedule == "edges":
+                fields.update(items="m", item="edge of its neighbour loop", plural="edges")
             what = t.backend.launch_shape.format(**fields)
             why = t.backend.launch_why.format(**fields)
+            if scheduled is not None and scheduled.schedule_why and \
+                    scheduled.schedule_why != "no neighbour loop":
+                what += (f"; schedule {scheduled.schedule}: "
+                         + ("each item finds its vertex as the edge's endpoint and tests the "
+                            "forall's filter there" if scheduled.schedule == "edges" else
+                            "one item per vertex, its edges in a loop"))
+                why += "; " + scheduled.schedule_why
             if t.distribution is not None:
                 what += _superstep_words(t.distribution.steps.get(kernel.name),
                                          t.distribution)
@@ -466,6 +480,14 @@ class _Walk:
         def worklist(t: Target) -> bool:
             return s.worklist is not None and t.loop_form(s.loc).form == "worklist"
 
+        def dense_by_edges(t: Target) -> str:
+            """Where this target's dense rounds run one work item per edge (``schedules``)."""
+            own = {k.name for stmt in walk_host(s.body) for k in kernels_launched_by(stmt)}
+            edges = [k for k in t.plan.kernels if k.schedule == "edges"
+                     and k.name.removesuffix("_dense") in own]
+            return ("; a dense round runs one work item per edge (" + edges[0].schedule_why + ")"
+                    if edges else "")
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if worklist(t):
@@ -474,7 +496,7 @@ class _Walk:
                         f"whose {prop} is set (each appended once by the work item that sets "
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
-                        f"falls to n/{DENSE_DIVISOR})")
+                        f"falls to n/{DENSE_DIVISOR})" + dense_by_edges(t))
             why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 
@@ -551,10 +573,10 @@ class _Walk:
 
     # --- transfers ----------------------------------------------------------------------------
     def transfers_once(self) -> None:
-        ins = [a.name for a in self.plan.arrays if a.copy_in]
-        outs = [a.name for a in self.plan.arrays if a.copy_out]
-
         def choose(t: Target) -> Choice:
+            # the target's own arrays: its form and schedules may take others (sources)
+            ins = [a.name for a in t.plan.arrays if a.copy_in]
+            outs = [a.name for a in t.plan.arrays if a.copy_out]
             if not t.backend.copy_to_device:
                 return Choice(
                     "no copies: each rank reads its own byte range of the graph file and keeps "

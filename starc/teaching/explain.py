@@ -16,20 +16,47 @@ WIDTH = 100
 _NAME_WIDTH = 8
 
 
-def report(comp, backends: Sequence[str],
-           options: Optional[BackendOptions] = None) -> Dict[str, object]:
+def report(comp, backends: Sequence[str], options: Optional[BackendOptions] = None,
+           graph=None, warp_width: int = 32) -> Dict[str, object]:
     """The report of ``comp`` (a ``driver.Compilation`` with a plan): the backends, those
-    that cannot run the program with why, and the decisions."""
+    that cannot run the program with why, and the decisions; with ``graph`` (a
+    ``starc.graphs.Graph``), the SIMT model of every kernel with a neighbour loop on it
+    (``simt.kernel_rows``)."""
     found = targets(comp.plan, backends, options)
-    return {"source": comp.filename, "function": comp.plan.function.name,
+    data = {"source": comp.filename, "function": comp.plan.function.name,
             "backends": list(backends),
             "refusals": {n: t.refusal for n, t in found.items() if t.refusal is not None},
             "decisions": decisions(comp, backends, options, found)}
+    if graph is not None:
+        from starc.teaching.simt import kernel_rows
+        chosen = {n: {k.name: k.schedule for k in t.plan.kernels}     # those it launches
+                  for n, t in found.items() if t.plan is not None}
+        data["model"] = {"graph": pathlib.Path(graph.name).name, "warp_width": warp_width,
+                         "kernels": kernel_rows(comp.plan, chosen, graph, warp_width)}
+    return data
 
 
 def render_json(data: Dict[str, object]) -> str:
     return json.dumps({**data, "decisions": [d.to_json() for d in data["decisions"]]},
                       indent=1) + "\n"
+
+
+def _model_text(model: Dict[str, object]) -> List[str]:
+    """The SIMT model's table: per kernel, each schedule's predicted lane efficiency and the
+    schedule each backend chose."""
+    lines = _wrapped(f"SIMT lane efficiency on {model['graph']} (a model: warps of "
+                     f"{model['warp_width']} lanes, each lane's work its vertex's degree in "
+                     "the kernel's neighbour loop; starc/teaching/simt.py)", "", "")
+    for row in model["kernels"]:
+        figures = ", ".join(f"{s} {e:.1%}" for s, e in row["efficiency"].items())
+        lines.append(f"  {row['kernel']} ({row['loop']}-edges): {figures}")
+        chosen = ", ".join(f"{b} {s} ({row['efficiency'][s]:.1%})"
+                           for b, s in row["schedules"].items())
+        if chosen:
+            lines.append(f"    chosen: {chosen}")
+    if not model["kernels"]:
+        lines.append("  no kernel has a neighbour loop")
+    return lines
 
 
 def _wrapped(text: str, first: str, rest: str) -> List[str]:
@@ -69,4 +96,6 @@ def render_text(data: Dict[str, object]) -> str:
         lines.append("")
     if not decisions_:
         lines.append("no construct here needed a decision (no forall, reduction or transfer)")
+    if "model" in data:
+        lines += [""] + _model_text(data["model"])
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -14,13 +14,15 @@ from starc.graphs import Graph, rmat, grid, write_edge_list, write_mtx
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 
 
-def compile_for(path, backend: str, ranks=None):
+def compile_for(path, backend: str, ranks=None, schedule=None):
     """``starc.compile(path, backend)``, on ``ranks`` MPI processes where given: more than
     this machine's cores where the test asks (CI runs 4 ranks on 2 cores), which starc
-    refuses unless told to oversubscribe."""
+    refuses unless told to oversubscribe; ``schedule`` forces the kernel schedule."""
+    from starc.backends.base import BackendOptions
+    options = BackendOptions(schedule=schedule)
     if ranks is None:
-        return starc.compile(str(path), backend)
-    return starc.compile(str(path), backend, ranks=ranks, oversubscribe=True)
+        return starc.compile(str(path), backend, options=options)
+    return starc.compile(str(path), backend, ranks=ranks, oversubscribe=True, options=options)
 
 
 @dataclasses.dataclass(frozen=True)

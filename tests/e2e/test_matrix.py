@@ -24,10 +24,10 @@ BACKENDS = {
 
 
 @functools.lru_cache(maxsize=None)
-def compiled(program: str, backend: str, ranks=None):
-    """Compile (and, on first run, build) once per program, backend and number of MPI
-    processes (None: the backend's own) per process."""
-    return compile_for(PROGRAMS[program].path, backend, ranks)
+def compiled(program: str, backend: str, ranks=None, schedule=None):
+    """Compile (and, on first run, build) once per program, backend, number of MPI
+    processes (None: the backend's own) and forced kernel schedule per process."""
+    return compile_for(PROGRAMS[program].path, backend, ranks, schedule)
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +35,16 @@ def graph_files(tmp_path_factory):
     return write_graph_files(tmp_path_factory.mktemp("graphs"))
 
 
-def _check(program: str, backend: str, path, num_nodes: int, ranks=None) -> None:
+def _check(program: str, backend: str, path, num_nodes: int, ranks=None,
+           schedule=None) -> None:
     case = PROGRAMS[program]
     params = case.params_for(num_nodes)
     expected = compiled(program, "reference").run(path, undirected=case.undirected, **params)
-    actual = compiled(program, backend, ranks).run(path, undirected=case.undirected, **params)
+    actual = compiled(program, backend, ranks, schedule).run(path, undirected=case.undirected,
+                                                             **params)
     problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
     where = backend if ranks is None else f"{backend}, {ranks} ranks"
+    where += f", --schedule {schedule}" if schedule else ""
     assert not problems, f"{program} on {path.name} ({where}):\n" + "\n".join(problems)
 
 
@@ -57,6 +60,31 @@ def _matrix():
 def test_matrix(program, backend, graph, graph_files):
     path = graph_files[graph]
     _check(program, backend, path, load_graph(str(path)).num_nodes)
+
+
+#: the programs with a kernel whose loop may run one work item per edge (analysis/schedules.py)
+PUSH_PROGRAMS = ("sssp", "sswp", "tc")
+#: the schedule each backend's auto does not take (CUDA runs edges, the others vertex)
+OTHER_SCHEDULE = {"opencl": "edges", "sycl": "edges", "openacc": "edges", "cuda": "vertex"}
+
+
+def _forced():
+    """Every push program on every small graph with OpenCL; on the other backends, three
+    graph shapes (a power-law graph, duplicates and self-loops, isolated vertices)."""
+    for backend, marks in BACKENDS.items():
+        graphs = list(small_graphs()) if backend == "opencl" else \
+            ["rmat", "self_loops_dups", "isolated"]
+        for program in PUSH_PROGRAMS:
+            for graph in graphs:
+                yield pytest.param(program, backend, graph, marks=marks,
+                                   id=f"{backend}-{OTHER_SCHEDULE[backend]}-{program}-{graph}")
+
+
+@pytest.mark.parametrize("program, backend, graph", list(_forced()))
+def test_matrix_with_the_other_schedule(program, backend, graph, graph_files):
+    path = graph_files[graph]
+    _check(program, backend, path, load_graph(str(path)).num_nodes,
+           schedule=OTHER_SCHEDULE[backend])
 
 
 @st.composite

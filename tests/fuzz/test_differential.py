@@ -27,8 +27,8 @@ from starc.reference import execute
 from starc.results import compare_results
 
 from fuzzing import SETTINGS, budget
-from programs import (EDGE_PHASES, graphs, host_programs, non_commuting_programs, own_phase,
-                      programs)
+from programs import (EDGE_PHASES, flag_phase, graphs, host_programs, non_commuting_programs,
+                      own_phase, programs, push_phase, relax_phase)
 
 pytestmark = pytest.mark.fuzz
 
@@ -80,10 +80,11 @@ def compile_checked(text):
     return program
 
 
-def run_all(program_text, graph_list, backends):
+def run_all(program_text, graph_list, backends, options=None):
     reference = compile_checked(program_text)
     STATS["programs"] += 1
-    compiled = {name: starc.compile(program_text, name, function="Fuzz") for name in backends}
+    compiled = {name: starc.compile(program_text, name, function="Fuzz", options=options)
+                for name in backends}
     # the programs of host_programs() may take no source vertex
     params = {"src": "0"} if "node src" in program_text else {}
     with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
@@ -132,6 +133,19 @@ def test_opencl_agrees_on_edge_shapes(program, graph_list):
     commuting updates, overflowing arithmetic): drawn among all phases, they are rare."""
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl",))
+
+
+@pytest.mark.opencl
+@settings(max_examples=budget(10), **SETTINGS)
+@given(program=programs(phases=[push_phase(), relax_phase(), flag_phase()]),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_opencl_agrees_with_one_item_per_edge(program, graph_list):
+    """--schedule edges (analysis/schedules.py) on the phases whose loops push to their
+    neighbours: the rewritten kernels must give the reference's results."""
+    from starc.backends.base import BackendOptions
+    note(program.text)
+    run_all(program.text, graph_list, backends=("opencl",),
+            options=BackendOptions(schedule="edges"))
 
 
 @pytest.mark.sycl

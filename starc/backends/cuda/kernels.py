@@ -65,10 +65,11 @@ ATOMICS = AtomicTable(
 _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
                 "Min": "less", "Max": "greater"}
 
-#: CUDA's capabilities: native atomics where an instruction exists, a warp-aggregated combine
-#: of private reductions (bitwise ones on integers only), a device-side worklist.
+#: CUDA's capabilities: threads in lockstep warps (so a push loop runs one thread per edge),
+#: native atomics where an instruction exists, a warp-aggregated combine of private reductions
+#: (bitwise ones on integers only), a device-side worklist.
 CAPABILITIES = Capabilities(
-    "cuda", "CUDA",
+    "cuda", "CUDA", lockstep=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
     **atomic_helpers.atomic_capabilities(ATOMICS))

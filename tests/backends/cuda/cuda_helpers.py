@@ -34,13 +34,14 @@ def compile_text(text: str, filename: str = "prog.sp",
 
 
 @functools.lru_cache(maxsize=None)
-def compile_path(path: pathlib.Path):
-    return compile_text(path.read_text(), str(path))
+def compile_path(path: pathlib.Path, schedule: Optional[str] = None):
+    """The Compilation of the program at ``path`` (with the kernel ``schedule`` forced)."""
+    return compile_text(path.read_text(), str(path), BackendOptions(schedule=schedule))
 
 
-def main_text(path: pathlib.Path) -> str:
-    """The generated .cu file of the program at ``path``."""
-    generated = compile_path(path).generated
+def main_text(path: pathlib.Path, schedule: Optional[str] = None) -> str:
+    """The generated .cu file of the program at ``path`` (with ``schedule`` forced)."""
+    generated = compile_path(path, schedule).generated
     return generated.files[generated.main]
 
 

@@ -68,8 +68,9 @@ def test_header_names_version_source_and_build_command():
 
 def test_golden_tc_exclusive_reduction_is_one_atomic_per_warp_group():
     # Each thread counts its triangles in a private; after its loops, the threads of a warp
-    # that reach the combine together fold their privates and one of them adds the fold.
-    text = main_text(DSL / "tc.sp")
+    # that reach the combine together fold their privates and one of them adds the fold (one
+    # thread per vertex here; auto runs one per edge: test_golden_push_loop_one_thread_per_edge)
+    text = main_text(DSL / "tc.sp", schedule="vertex")
     kernel = between(text, "__global__ void Compute_TC_forall_6(", "\n}\n")
     assert kernel.split(") {\n", 1)[1] == """\
     const int v = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -99,7 +100,7 @@ def test_golden_sssp_kernel():
     # the dense variant of the data-driven fixedPoint's forall (analysis/frontier.py): it
     # sets the next flag and counts the flip only where the flag reads clear (no stamp, no
     # append; a compaction builds the queue when the next round is sparse)
-    text = main_text(DSL / "sssp.sp")
+    text = main_text(DSL / "sssp.sp", schedule="vertex")
     assert between(text, "__global__ void Compute_SSSP_forall_11_dense(", "\n}\n") == """\
 __global__ void Compute_SSSP_forall_11_dense(int n,
                                              const int* __restrict__ offsets,
@@ -125,8 +126,32 @@ __global__ void Compute_SSSP_forall_11_dense(int n,
     }"""
 
 
-def test_golden_sssp_worklist_reads_one_count_per_round():
+def test_golden_push_loop_one_thread_per_edge():
+    # CUDA's auto schedule (analysis/schedules.py): the dense round's loop only pushes to its
+    # neighbours, so one thread per edge finds its vertex as the edge's source, tests the
+    # forall's filter there and relaxes that one edge; no thread waits for a hub.
     text = main_text(DSL / "sssp.sp")
+    kernel = between(text, "__global__ void Compute_SSSP_forall_11_dense(", "\n}\n")
+    assert kernel.split(") {\n", 1)[1] == """\
+    const int e_nbr = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (e_nbr >= m) return;
+    int v = sources[e_nbr];
+    int nbr = targets[e_nbr];
+    if (modified[v]) {
+        int e = e_nbr;
+        int dist_new = starc_add_int(dist[v], weight[e]);
+        if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
+            if (!modified_nxt[nbr]) {
+                modified_nxt[nbr] = true;
+                starc_atomic_add_int(&modified_frontier_size[0], 1);
+            }
+        }
+    }"""
+    assert "Compute_SSSP_forall_11_dense<<<starc_grid(g.num_edges, block_size)" in text
+
+
+def test_golden_sssp_worklist_reads_one_count_per_round():
+    text = main_text(DSL / "sssp.sp", schedule="vertex")
     loop = between(text, "            do {  // sssp.sp:10",
                    "\n            STARC_CUDA_CHECK(cudaMemcpy(h_dist")
     assert loop == """\

@@ -1,0 +1,157 @@
+"""Work-item schedules of kernels with a neighbour loop: one work item per vertex, or one per edge.
+
+A forall over vertices whose body is one neighbour loop runs, as written, one work item per
+vertex with a serial loop over its edges: on a power-law graph the items of a warp wait for
+their hub (``teaching/simt.py`` models it). When the loop is a *push* (each iteration acts on
+its neighbour or edge only, through atomics, flags or stores every writer agrees on), its
+iterations are independent of each other and of the vertex's other iterations, so the kernel
+may instead run one work item per edge: the ``edges`` schedule, printed as a kernel over the
+graph's edges whose item finds its vertex as the edge's endpoint (``sources[e]`` or
+``targets[e]``), evaluates the forall's guard and runs the loop body. Every lane then does one
+edge's work.
+
+``choose`` picks a kernel's schedule and says why: ``--schedule vertex|edges`` forces one where
+the loop allows it; ``auto`` takes ``edges`` on a target whose lanes run in lockstep (a GPU
+warp: ``Capabilities.lockstep``) and ``vertex`` elsewhere (a CPU gains nothing from it and
+loses the cheap skip of a vertex whose guard fails). ``by_edges`` rewrites the kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Tuple
+
+from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
+from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = ["SCHEDULES", "choose", "push_loop", "by_edges"]
+
+#: the schedules ``--schedule`` names (``auto`` chooses among them)
+SCHEDULES = ("vertex", "edges")
+
+#: statements an edge's iteration may perform on shared data: each is atomic, or a store
+#: every writer agrees on, so iterations of one vertex need not run in order
+_INDEPENDENT = (P.AtomicReduce, P.AtomicMinMax, P.FlagSet, P.ScalarStore, P.QueueAppend,
+                P.QueueCount)
+
+
+def push_loop(kernel: P.Kernel) -> Tuple[Optional[ir.Loop], str]:
+    """``(loop, "")`` when ``kernel`` may run one work item per edge of ``loop``, else
+    ``(None, why not)``."""
+    if kernel.extent != "nodes":
+        return None, ("it runs over a worklist" if kernel.extent == "frontier"
+                      else f"it runs over {kernel.extent}, not vertices")
+    if kernel.hoisted_for:
+        return None, "it computes a hoisted term per vertex"
+    stmts = kernel.body.stmts
+    if len(stmts) != 1 or not isinstance(stmts[0], ir.Loop) or \
+            not isinstance(stmts[0].domain, (ir.Neighbors, ir.InNeighbors)):
+        return None, "its body is not one neighbour loop"
+    loop = stmts[0]
+    domain = loop.domain
+    own = ir.VarRef(kernel.index, type=kernel.index.type)
+    if not isinstance(domain.of, ir.VarRef) or domain.of.sym != kernel.index:
+        return None, "the loop is not over the forall's own vertex"
+    if isinstance(domain, ir.Neighbors) and domain.role != "out" or \
+            isinstance(domain, ir.InNeighbors) and domain.descending:
+        return None, "the loop's order matters (a BFS parents or children loop)"
+    declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
+    declared |= {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+    for node in ir.walk(loop.body):
+        if isinstance(node, (ir.Break, ir.Continue)):
+            return None, "the loop may stop early"
+        if isinstance(node, _INDEPENDENT):
+            continue
+        if isinstance(node, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
+            target = node.target
+            if isinstance(target, ir.VarRef) and target.sym.uid not in declared:
+                return None, (f"the loop accumulates into '{target.sym.name}' across its "
+                              "iterations (a pull, which needs a group reduction)")
+            if isinstance(target, ir.PropRead) and target.index == own:
+                return None, (f"the loop writes the vertex's own '{target.prop.name}' (a "
+                              "pull, which needs a group reduction)")
+    if kernel.guard is not None and _reads_written(kernel.guard, kernel):
+        return None, "its filter reads what the kernel writes"
+    return loop, ""
+
+
+def _reads_written(guard: ir.Expr, kernel: P.Kernel) -> bool:
+    """Whether ``guard`` reads an array the kernel writes (per edge it would be read again,
+    perhaps after other items changed it)."""
+    written = {p.array.sym.uid for p in kernel.params
+               if p.written and p.array is not None and p.array.sym is not None}
+    return any(isinstance(n, ir.PropRead) and n.prop.uid in written for n in ir.walk(guard))
+
+
+def choose(kernel: P.Kernel, capabilities: Capabilities,
+           forced: Optional[str] = None) -> Tuple[str, str]:
+    """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
+    ``--schedule`` (None or ``auto``: choose)."""
+    loop, why_not = push_loop(kernel)
+    if forced not in (None, "auto"):
+        if forced == "vertex" or loop is None:
+            why = "--schedule vertex" if forced == "vertex" else \
+                f"--schedule {forced} asked, but {why_not}: one work item per vertex"
+            return "vertex", why
+        return forced, f"--schedule {forced}"
+    if loop is None:
+        if not any(isinstance(n, ir.Loop) and isinstance(n.domain, (ir.Neighbors,
+                                                                     ir.InNeighbors))
+                   for n in ir.walk(kernel.body)):
+            return "vertex", "no neighbour loop"
+        return "vertex", f"one work item per vertex: {why_not}"
+    if not capabilities.lockstep:
+        return "vertex", (f"one work item per vertex: {capabilities.title}'s work items do not "
+                          "run in lockstep, so a hub does not hold up its neighbours' items "
+                          "(--schedule edges gives one per edge)")
+    return "edges", ("the loop pushes to its neighbours, one iteration independent of the "
+                     "others: one work item per edge keeps every lane of a warp busy, where "
+                     "one per vertex waits for the warp's largest degree")
+
+
+def by_edges(kernel: P.Kernel, loop: ir.Loop, why: str) -> P.Kernel:
+    """``kernel`` (``push_loop`` accepted ``loop``) as a kernel over the graph's edges: its
+    index is the loop's edge; the vertex and the neighbour are the edge's endpoints."""
+    domain = loop.domain
+    edge = domain.edge
+    index_ref = ir.VarRef(edge, type=edge.type, loc=loop.loc)
+    forward = isinstance(domain, ir.Neighbors)
+    vertex_end, neighbour_end = ("source", "destination") if forward else \
+        ("destination", "source")
+
+    def endpoint(end: str) -> ir.Expr:
+        return ir.EdgeEndpoint(index_ref, end, type=Scalar.NODE, loc=loop.loc)
+
+    head = (ir.Declare(kernel.index, endpoint(vertex_end), loc=loop.loc),
+            ir.Declare(loop.var, endpoint(neighbour_end), loc=loop.loc))
+    conds = [c for c in (kernel.guard, loop.filter) if c is not None]
+    body: ir.Stmt = loop.body
+    if conds:
+        cond = conds[0] if len(conds) == 1 else ir.Binary("&&", conds[0], conds[1],
+                                                           type=Scalar.BOOL, loc=loop.loc)
+        body = ir.If(cond, loop.body, loc=loop.loc)
+    block = ir.Block(head + (body,), loc=kernel.body.loc)
+    return dataclasses.replace(kernel, index=edge, extent="edges", guard=None, body=block,
+                               params=_edge_params(kernel, block), schedule="edges",
+                               schedule_why=why)
+
+
+def _edge_params(kernel: P.Kernel, body: ir.Block) -> Tuple[P.KernelParam, ...]:
+    """The kernel's parameters with the graph arrays ``body`` reads instead of the vertex
+    loop's, in the plan's graph order."""
+    names = set()
+    for node in ir.walk(body):
+        if isinstance(node, ir.Loop):
+            uses_edge = any(isinstance(n, ir.VarRef) and n.sym == getattr(node.domain, "edge",
+                                                                            None)
+                            for n in ir.walk(node))
+            names.update(graph_arrays_for_domain(node.domain, uses_edge))
+        names.update(graph_arrays_for_expr(node))
+    graph = [P.KernelParam(name, Scalar.INT, array=P.DeviceArray(
+        name, Scalar.INT, P.GRAPH_ARRAYS[name], "graph", copy_in=True))
+        for name in P.GRAPH_ARRAYS if name in names]
+    return tuple(graph) + tuple(p for p in kernel.params
+                                if p.array is None or p.array.role != "graph")

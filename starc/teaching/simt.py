@@ -1,0 +1,115 @@
+"""The SIMT lane-efficiency model of ``starc explain --graph G``: how busy the lanes of a warp
+are in a kernel's neighbour loop, under each schedule, on one graph.
+
+It is a model, not a measurement (it runs without a GPU). A kernel's lanes run in warps of
+``W`` (``--warp-width``, 32 on NVIDIA GPUs); a warp takes as many steps as its busiest lane.
+A lane's *work* is the number of iterations of the kernel's outermost neighbour loop for the
+vertex it serves: that vertex's out-degree (``g.neighbors``) or in-degree (``g.nodes_to``).
+The efficiency of a kernel is
+
+    useful lane-iterations / (W x sum over warps of the busiest lane's iterations)
+
+with, per schedule (``B`` the work-group size, a multiple of ``W``):
+
+* ``vertex``: lane i serves vertex i; warps are ``W`` consecutive vertices. One hub makes its
+  31 neighbours wait for it: on a power-law graph most lanes idle.
+* ``binned``: the vertices are sorted into bins by degree. Below ``W`` a vertex gets one lane,
+  and the bins are the powers of two (degree 1, 2-3, 4-7, ..., up to ``W - 1``), each packed
+  into warps in id order, so the lanes of a warp differ in work by less than twice; a vertex
+  of degree ``W`` up to ``B`` gets a whole warp, ``ceil(d/W)`` steps of ``W`` lanes; one of
+  degree ``B`` or more a whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. A vertex
+  without neighbours is in no bin.
+* ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
+  finds its vertex by a binary search over the row offsets, which the model does not count).
+
+A frontier kernel (a worklist's sparse round) is counted over every vertex: an upper bound on
+the work of any round. Only the outermost neighbour loop counts; an inner loop's iterations
+(triangle counting's second level) are not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Mapping, Optional
+
+import numpy as np
+
+from starc.analysis import plan as P
+from starc.ir import nodes as ir
+
+__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows"]
+
+#: the schedules the model knows, in the order ``explain`` lists them
+SCHEDULES = ("vertex", "binned", "edges")
+
+
+def _warp_maxima(work: np.ndarray, width: int) -> int:
+    """Sum over warps of ``width`` consecutive lanes of the busiest lane's work."""
+    if work.size == 0:
+        return 0
+    padded = np.zeros(-(-work.size // width) * width, dtype=np.int64)
+    padded[:work.size] = work
+    return int(padded.reshape(-1, width).max(axis=1).sum())
+
+
+def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
+                    block: int = 256) -> float:
+    """The model's efficiency (0..1) of a neighbour loop whose lane work is ``degrees`` (one
+    per vertex, in id order) under ``schedule``; 1.0 when there is no work at all."""
+    work = np.asarray(degrees, dtype=np.int64)
+    useful = int(work.sum())
+    if useful == 0:
+        return 1.0
+    if schedule == "vertex":
+        slots = width * _warp_maxima(work, width)
+    elif schedule == "binned":
+        slots = 0
+        low = 1
+        while low < width:
+            bin_ = work[(work >= low) & (work < min(2 * low, width))]
+            slots += width * _warp_maxima(bin_, width)
+            low *= 2
+        warp = work[(work >= width) & (work < block)]
+        group = work[work >= block]
+        slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
+    elif schedule == "edges":
+        slots = width * -(-useful // width)
+    else:
+        raise ValueError(f"no schedule named {schedule!r} (one of {', '.join(SCHEDULES)})")
+    return useful / slots
+
+
+def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict[str, float]:
+    """The model's efficiency of every schedule for one neighbour loop."""
+    return {s: lane_efficiency(degrees, s, width, block) for s in SCHEDULES}
+
+
+def _loop_direction(kernel: P.Kernel) -> Optional[str]:
+    """``out`` or ``in``: the direction of the kernel's outermost neighbour loop (None: it
+    has none)."""
+    for node in ir.walk(kernel.body):
+        if isinstance(node, ir.Loop) and isinstance(node.domain, ir.Neighbors):
+            return "out"
+        if isinstance(node, ir.Loop) and isinstance(node.domain, ir.InNeighbors):
+            return "in"
+    return None
+
+
+def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
+                width: int = 32, block: int = 256) -> List[Dict[str, object]]:
+    """One row per kernel of the neutral ``plan`` with a neighbour loop: its name, the loop's
+    direction, the model's efficiency of every schedule on ``graph`` (a ``starc.graphs.Graph``)
+    and, per backend that runs the kernel, the schedule it chose (``schedules``: backend ->
+    kernel -> schedule)."""
+    out_degrees = np.diff(graph.offsets)
+    in_degrees = np.diff(graph.rev_offsets)
+    rows = []
+    for kernel in plan.kernels:
+        direction = _loop_direction(kernel)
+        if direction is None:
+            continue
+        degrees = out_degrees if direction == "out" else in_degrees
+        rows.append({"kernel": kernel.name, "loop": direction,
+                     "efficiency": efficiencies(degrees, width, block),
+                     "schedules": {b: chosen[kernel.name] for b, chosen in schedules.items()
+                                   if kernel.name in chosen}})
+    return rows

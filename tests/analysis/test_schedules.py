@@ -1,0 +1,93 @@
+"""Kernel schedules (analysis/schedules.py): which loops may run one work item per edge, what
+each backend chooses, and the rewritten kernel."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis import plan as P
+from starc.analysis.capabilities import Capabilities
+from starc.analysis.schedules import by_edges, choose, push_loop
+from starc.backends import get_backend
+from starc.backends.base import BackendOptions
+from starc.ir import nodes as ir
+
+from analysis_helpers import dsl_plan, plan_of
+
+GPU = Capabilities("toy", "Toy", lockstep=True)
+CPU = Capabilities("toy", "Toy")
+
+
+def _kernels(name):
+    return {k.name: k for k in dsl_plan(name).kernels}
+
+
+@pytest.mark.parametrize("program, kernel_name, why", [
+    ("sssp", "Compute_SSSP_forall_11_dense", ""),
+    ("tc", "Compute_TC_forall_6", ""),
+    ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
+    ("pr", "Compute_PR_forall_13", "not one neighbour loop"),
+    ("bfs", "Compute_BFS_bfs_fwd_6", "not one neighbour loop"),
+    ("cc", "Compute_CC_forall_12_dense", "not one neighbour loop"),
+])
+def test_which_loops_push(program, kernel_name, why):
+    loop, reason = push_loop(_kernels(program)[kernel_name])
+    assert (loop is not None) == (why == "") and why in reason
+
+
+def test_a_loop_writing_its_own_vertex_or_stopping_early_is_no_push():
+    text = """function F(Graph g, propNode<int> a, propNode<int> b) {
+  forall (v in g.nodes()) { forall (w in g.neighbors(v)) { v.a += w; } }
+  forall (v in g.nodes()) { for (w in g.neighbors(v)) { if (w > 3) { break; } w.b += 1; } }
+  forall (v in g.nodes().filter(a > 1)) { forall (w in g.neighbors(v)) { w.a += 1; } }
+}"""
+    own, early, guarded = plan_of(text).kernels
+    assert "writes the vertex's own 'a'" in push_loop(own)[1]
+    assert "may stop early" in push_loop(early)[1]
+    assert "filter reads what the kernel writes" in push_loop(guarded)[1]
+
+
+def test_auto_takes_edges_only_where_lanes_run_in_lockstep():
+    dense = _kernels("sssp")["Compute_SSSP_forall_11_dense"]
+    assert choose(dense, GPU)[0] == "edges" and "every lane" in choose(dense, GPU)[1]
+    assert choose(dense, CPU)[0] == "vertex" and "lockstep" in choose(dense, CPU)[1]
+    assert choose(dense, CPU, "edges") == ("edges", "--schedule edges")
+    assert choose(dense, GPU, "vertex") == ("vertex", "--schedule vertex")
+    pull = _kernels("pr")["Compute_PR_forall_13"]
+    schedule, why = choose(pull, GPU, "edges")
+    assert schedule == "vertex" and why.startswith("--schedule edges asked, but")
+
+
+def test_the_edge_kernel_finds_its_vertex_as_the_edges_endpoint():
+    dense = _kernels("sssp")["Compute_SSSP_forall_11_dense"]
+    loop, _ = push_loop(dense)
+    edges = by_edges(dense, loop, "why")
+    assert (edges.extent, edges.index, edges.guard, edges.schedule) == \
+        ("edges", loop.domain.edge, None, "edges")
+    v, nbr, test = edges.body.stmts
+    assert (v.sym, v.init.end, nbr.sym, nbr.init.end) == \
+        (dense.index, "source", loop.var, "destination")
+    assert isinstance(test, ir.If) and test.cond == dense.guard
+    assert [p.name for p in edges.params if p.array is not None and p.array.role == "graph"] \
+        == ["targets", "sources"]
+
+
+def test_specialized_plans_carry_the_schedule_and_its_arrays():
+    cuda = get_backend("cuda").specialize(dsl_plan("sssp"))
+    dense = next(k for k in cuda.kernels if k.name.endswith("_dense"))
+    assert dense.schedule == "edges" and "sources" in {a.name for a in cuda.arrays}
+    launched = [s.kernel for s in _walk(cuda.host) if isinstance(s, P.Launch)]
+    assert dense in launched              # the host launches the rewritten kernel
+    opencl = get_backend("opencl").specialize(dsl_plan("sssp"))
+    assert all(k.schedule == "vertex" for k in opencl.kernels)
+    forced = get_backend("opencl").specialize(dsl_plan("sssp"), BackendOptions(schedule="edges"))
+    assert any(k.schedule == "edges" for k in forced.kernels)
+    mpi = get_backend("mpi").specialize(dsl_plan("sssp"), BackendOptions(schedule="edges"))
+    [forall] = mpi.kernels
+    assert forall.schedule == "vertex" and forall.extent == "nodes"
+    assert "MPI prints one work item per vertex" in forall.schedule_why
+
+
+def _walk(block):
+    from starc.analysis.host_tree import walk_host
+    return walk_host(block)
