@@ -75,3 +75,15 @@ def test_messages_are_aggregated_and_combined(program, graph_files):
         assert int(rank["max_entries_per_vertex"]) <= 1
         assert int(rank["exchanges"]) <= 2 * supersteps
     assert sum(int(rank["messages"]) for rank in stats) > 0     # the ranks did talk
+
+
+def test_stats_give_peak_memory_and_bytes_per_superstep(graph_files):
+    """--stats also prints each rank's resident high-water mark and what one superstep sent
+    (the mean and the largest), the figures the issue's memory and communication goals use."""
+    stats = _stats("sssp", 2, graph_files["rmat"], PROGRAMS["sssp"].params_for(64))
+    for rank in stats:
+        assert int(rank["peak_memory_bytes"]) > 1 << 20     # an MPI process takes megabytes
+        supersteps, sent = int(rank["supersteps"]), int(rank["bytes"])
+        assert int(rank["bytes_per_superstep"]) == sent // supersteps
+        assert int(rank["bytes_per_superstep"]) <= int(rank["max_superstep_bytes"]) <= sent
+    assert any(int(rank["max_superstep_bytes"]) > 0 for rank in stats)

@@ -98,7 +98,7 @@ class MPIHostDialect(HostDialect):
     def edge_count(self, graph: str) -> str:
         # The local graph's num_edges counts the rank's slots; every rank must see the same
         # count, or host decisions made from it (a BFS's direction) differ between ranks.
-        return f"static_cast<int>({DIST}.global_edges)"
+        return f"starc_mpi::edge_count({DIST})"
 
     def warm_up(self, where: str) -> List[str]:
         if not self.host.kernels:

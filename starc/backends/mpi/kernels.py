@@ -48,7 +48,7 @@ DISTRIBUTION_INPUTS = {
     "starc_out_degree": ("const int*", "{d}.out_degree.data()"),
     "starc_in_degree": ("const int*", "{d}.in_degree.data()"),
     # the whole graph's edge count: g.num_edges() (the kernel's m counts the rank's slots)
-    "starc_global_edges": ("int", "static_cast<int>({d}.global_edges)"),
+    "starc_global_edges": ("int", "starc_mpi::edge_count({d})"),
 }
 
 #: The header of atomic helpers generated next to every MPI program.

@@ -311,3 +311,23 @@ def test_help_is_printed_once(driver):
     result = mpirun(driver, 3, "dump", "--help")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("usage: ") == 1 and "--ghostRows" in result.stdout
+
+
+@pytest.mark.parametrize("symmetry", ["general", "symmetric"])
+def test_more_edges_than_32_bit_ids_pass_the_size_checks(driver, tmp_path, monkeypatch, symmetry):
+    """The global edge count is 64-bit under MPI: a size line that claims 3 * 10^9 entries is
+    read on (each rank holds a part), where the sequential reader stops at 32-bit edge ids.
+    Nothing that large is allocated: the file's few entries fall short of the claim."""
+    path = tmp_path / "huge.mtx"
+    path.write_text(f"%%MatrixMarket matrix coordinate pattern {symmetry}\n4 4 3000000000\n"
+                    "2 1\n3 2\n")
+    monkeypatch.setenv("STARC_MAX_MEMORY", "2T")   # the claim needs ~190 GiB (400 symmetric)
+    sequential = subprocess.run([str(driver), "read", str(path)], capture_output=True, text=True,
+                                timeout=60)
+    assert sequential.returncode == 1
+    assert "entry count does not fit in a 32-bit int" in sequential.stderr
+    for ranks in (1, 3):
+        result = mpirun(driver, ranks, "dump", path, "--out", tmp_path / "dump")
+        assert result.returncode == 1, result.stderr
+        assert result.stderr == (f"runtime_driver: error: {path}:2: the size line declares "
+                                 "3000000000 entries but the file has 2\n")

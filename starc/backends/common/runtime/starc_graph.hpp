@@ -98,6 +98,20 @@ inline long long& vertex_limit() {
   return limit;
 }
 
+/// The most edges a graph may have: 2^31-2 (32-bit edge ids), unless the reader keeps 64-bit
+/// edge counts and holds part of the graph (MPI raises it before reading).
+inline long long& edge_limit() {
+  static long long limit = static_cast<long long>(INT_MAX) - 1;
+  return limit;
+}
+
+/// The part of the graph this machine's processes hold, for the memory check: 1, or under MPI
+/// the share of the ranks on this node.
+inline double& memory_share() {
+  static double share = 1.0;
+  return share;
+}
+
 constexpr size_t kMaxLineBytes = size_t(1) << 20;  // a longer line is not a graph line
 // Peak bytes per vertex and per edge while the graph is built and used: the same rule as
 // starc.inputs.graph_bytes, so both readers refuse the same graphs.
@@ -134,10 +148,12 @@ inline void check_graph_size(const std::string& path, long line, long long num_n
   if (num_nodes > limit)
     input_error(path, line, std::to_string(num_nodes) + " vertices are more than the limit of " +
                                 std::to_string(limit) + " (--max-vertices; 32-bit ids)");
-  if (num_edges > static_cast<long long>(INT_MAX) - 1)
-    input_error(path, line, std::to_string(num_edges) + " edges do not fit in 32-bit edge ids");
+  if (num_edges > edge_limit())
+    input_error(path, line, std::to_string(num_edges) + " edges do not fit in " +
+                                (edge_limit() < INT_MAX ? "32-bit edge ids" : "this reader's edge counts"));
   double memory = available_memory();
-  double need = kBytesPerVertex * static_cast<double>(num_nodes) + kBytesPerEdge * static_cast<double>(num_edges);
+  double need = memory_share() * (kBytesPerVertex * static_cast<double>(num_nodes) +
+                                  kBytesPerEdge * static_cast<double>(num_edges));
   if (memory > 0 && need > memory) {
     char text[200];
     std::snprintf(text, sizeof text, "%lld vertices and %lld edges need about %.1f GiB of memory but %.1f GiB is "
@@ -235,7 +251,7 @@ inline bool is_integer_literal(const char* b, const char* e) {
 
 /// Parses a vertex id token; `base` is 0 for edge lists and 1 for Matrix Market.
 inline long long parse_id(const std::string& path, long line, const char* b, const char* e,
-                          const char* what) {
+                          const char* what, long long largest = INT_MAX) {
   if (!is_integer_literal(b, e)) {
     char* stop = nullptr;
     std::strtod(b, &stop);
@@ -247,7 +263,8 @@ inline long long parse_id(const std::string& path, long line, const char* b, con
   long long value = 0;
   for (; b < e; ++b) {
     value = value * 10 + (*b - '0');
-    if (value > INT_MAX) input_error(path, line, std::string(what) + " does not fit in a 32-bit int");
+    if (value > largest)
+      input_error(path, line, std::string(what) + (largest == INT_MAX ? " does not fit in a 32-bit int" : " is too large"));
   }
   if (negative && value != 0) input_error(path, line, std::string("negative ") + what + " -" + std::to_string(value));
   return value;
@@ -372,7 +389,7 @@ struct MatrixMarketParser {
       if (count != 3) input_error(path, number, "bad size line: expected 'rows columns entries'");
       long long r = parse_id(path, number, b[0], e[0], "row count");
       long long c = parse_id(path, number, b[1], e[1], "column count");
-      declared = parse_id(path, number, b[2], e[2], "entry count");
+      declared = parse_id(path, number, b[2], e[2], "entry count", edge_limit() < INT_MAX ? INT_MAX : edge_limit());
       size_line = number;
       if (r != c)
         input_error(path, number, "matrix is " + std::to_string(r) + " x " + std::to_string(c) +

@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>  // getrusage: the peak memory --stats prints
+
 #include "starc_mpi_read.hpp"  // first: it includes <mpi.h> without the C++ bindings
 #include "starc_runtime.hpp"
 
@@ -43,6 +45,7 @@ struct Needs {
 struct Stats {
   long long supersteps = 0, exchanges = 0, messages = 0, bytes = 0, entries = 0;
   long long max_pair_messages_per_superstep = 0;  // most messages one superstep sent to one rank
+  long long max_superstep_bytes = 0;              // most bytes one superstep sent
   long long max_entries_per_vertex = 0;           // most entries for one vertex in one superstep
   // Own edges (out-rows, and in-rows when read) whose other endpoint another rank owns: what a
   // per-element scheme (one message per remote access) sends in a superstep that touches every
@@ -53,6 +56,7 @@ struct Stats {
 struct Distribution {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, ranks = 1;
+  detail::Neighbours everyone;     // every rank (itself included): the distribution's exchanges
   starc::Graph graph;          // global ids, local slots (see the top of this file)
   int first = 0, last = 0;     // owned vertices [first, last), possibly empty
   int owned_begin = 0;         // slot of the first owned edge (0 unless ghost rows precede)
@@ -87,11 +91,6 @@ inline MPI_Datatype bytes_type(int bytes) {
   return type;
 }
 
-inline MPI_Datatype edge_type() {
-  static MPI_Datatype type = bytes_type(static_cast<int>(sizeof(Edge)));
-  return type;
-}
-
 /// Exclusive prefix sums of counts (ranks + 1 entries).
 inline std::vector<int> displacements(const std::vector<int>& counts) {
   std::vector<int> displs(counts.size() + 1, 0);
@@ -99,19 +98,26 @@ inline std::vector<int> displacements(const std::vector<int>& counts) {
   return displs;
 }
 
-/// Sends out[k] to rank dest[k] (one MPI_Alltoallv); returns what arrived, by source rank.
-inline std::vector<Edge> exchange(const Distribution& d, const std::vector<Edge>& out, const std::vector<int>& dest) {
-  std::vector<int> send_counts(static_cast<size_t>(d.ranks), 0), recv_counts(static_cast<size_t>(d.ranks));
+/// Sends out[k] to rank dest[k] (one exchange of 64-bit sizes over every rank); returns what
+/// arrived, by source rank.
+template <class T>
+std::vector<T> exchange(const Distribution& d, const std::vector<T>& out, const std::vector<int>& dest) {
+  static_assert(std::is_trivially_copyable<T>::value, "exchange copies bytes");
+  size_t R = static_cast<size_t>(d.ranks);
+  std::vector<long long> send_counts(R, 0);
   for (int r : dest) ++send_counts[static_cast<size_t>(r)];
-  std::vector<int> send_displs = displacements(send_counts);
-  std::vector<Edge> packed(out.size());
-  std::vector<int> next(send_displs.begin(), send_displs.end() - 1);
+  std::vector<long long> send_displs = prefix(send_counts);
+  std::vector<T> packed(out.size());
+  std::vector<long long> next(send_displs.begin(), send_displs.end() - 1);
   for (size_t k = 0; k < out.size(); ++k) packed[static_cast<size_t>(next[static_cast<size_t>(dest[k])]++)] = out[k];
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, d.comm);
-  std::vector<int> recv_displs = displacements(recv_counts);
-  std::vector<Edge> in(static_cast<size_t>(recv_displs.back()));
-  MPI_Alltoallv(packed.data(), send_counts.data(), send_displs.data(), edge_type(), in.data(), recv_counts.data(),
-                recv_displs.data(), edge_type(), d.comm);
+  for (size_t r = 0; r < R; ++r) {
+    send_counts[r] *= static_cast<long long>(sizeof(T));
+    send_displs[r] *= static_cast<long long>(sizeof(T));
+  }
+  std::vector<long long> recv_counts = exchange_counts(d.everyone, send_counts);
+  std::vector<long long> recv_displs = prefix(recv_counts);
+  std::vector<T> in(static_cast<size_t>(recv_displs.back()) / sizeof(T));
+  exchange_data(d.everyone, packed.data(), send_counts, send_displs, in.data(), recv_counts, recv_displs);
   return in;
 }
 
@@ -137,6 +143,16 @@ inline bool by_source(const Edge& a, const Edge& b) {
 
 inline bool by_target(const Edge& a, const Edge& b) { return a.dst != b.dst ? a.dst < b.dst : a.key < b.key; }
 
+/// A rank's edge slots are 32-bit local ids: refuses (on every rank alike) a part that would
+/// need more, naming the way out. Collective.
+inline void check_local_edges(const Distribution& d, const std::string& path, long long slots) {
+  long long most = slots;
+  MPI_Allreduce(&slots, &most, 1, MPI_LONG_LONG, MPI_MAX, d.comm);
+  if (most > static_cast<long long>(INT_MAX) - 1)
+    starc::detail::input_error(path, 0, "one rank's part would hold " + std::to_string(most) +
+                                            " edges, more than its 32-bit local edge ids allow; run it on more ranks");
+}
+
 }  // namespace detail
 
 /// Reads `path` and distributes it over the ranks of `comm` (collective). Bad input raises on
@@ -149,6 +165,18 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   d.stats_enabled = stats;
   MPI_Comm_rank(comm, &d.rank);
   MPI_Comm_size(comm, &d.ranks);
+  std::vector<int> all(static_cast<size_t>(d.ranks));
+  for (int r = 0; r < d.ranks; ++r) all[static_cast<size_t>(r)] = r;
+  d.everyone = detail::neighbourhood(comm, all, all);
+  // Edge counts are 64-bit here: the global graph may exceed 32-bit edge ids, each rank's
+  // part may not (below). The memory check counts what this node's ranks hold.
+  starc::detail::edge_limit() = LLONG_MAX / 4;  // the mirrors below at most quadruple it
+  MPI_Comm node;
+  int node_ranks = 1;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  starc::detail::memory_share() = static_cast<double>(node_ranks) / d.ranks;
   detail::LocalEdges local = detail::read_local(path, undirected, comm);
   if (local.undirected_applied) undirected = false;  // a .sg file written symmetrised
   long long m_file = local.originals;
@@ -179,8 +207,6 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   local.weights = std::vector<double>();
   long long mine = static_cast<long long>(edges.size());
   MPI_Allreduce(&mine, &d.global_edges, 1, MPI_LONG_LONG, MPI_SUM, comm);
-  if (d.global_edges > static_cast<long long>(INT_MAX) - 1)
-    starc::detail::input_error(path, 0, std::to_string(d.global_edges) + " edges do not fit in 32-bit edge ids");
 
   // The partition: global out-degrees (one Allreduce over an n-array), then split points that
   // every rank computes alike.
@@ -194,7 +220,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   d.splits = detail::balanced_splits(degree, d.ranks);
   d.first = d.splits[static_cast<size_t>(d.rank)];
   d.last = d.splits[static_cast<size_t>(d.rank) + 1];
-  std::vector<int> global_offsets(static_cast<size_t>(n) + 1, 0);
+  std::vector<long long> global_offsets(static_cast<size_t>(n) + 1, 0);
   for (int v = 0; v < n; ++v) global_offsets[static_cast<size_t>(v) + 1] = global_offsets[static_cast<size_t>(v)] + degree[static_cast<size_t>(v)];
   d.edge_base = global_offsets[static_cast<size_t>(d.first)];
 
@@ -205,6 +231,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   edges = std::vector<Edge>();
   std::sort(owned.begin(), owned.end(), detail::by_source);
   for (size_t i = 0; i < owned.size(); ++i) owned[i].key = d.edge_base + static_cast<long long>(i);  // global ids
+  detail::check_local_edges(d, path, static_cast<long long>(owned.size()));
   d.owned_edges = static_cast<int>(owned.size());
 
   // In-edges of owned vertices: every owned edge to the owner of its target.
@@ -247,7 +274,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
     for (int r = 0; r < d.ranks; ++r)
       for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k) {
         int v = d.mirrors[static_cast<size_t>(k)];
-        for (int e = global_offsets[static_cast<size_t>(v)]; e < global_offsets[static_cast<size_t>(v) + 1]; ++e) {
+        for (long long e = global_offsets[static_cast<size_t>(v)]; e < global_offsets[static_cast<size_t>(v) + 1]; ++e) {
           out.push_back(owned[static_cast<size_t>(e - d.edge_base)]);
           to.push_back(r);
         }
@@ -279,6 +306,8 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   g.num_nodes = n;
   g.has_weights = local.has_weights;
   g.weights_integral = local.weights_integral;
+  long long rows = static_cast<long long>(owned.size()) + static_cast<long long>(ghost_edges.size());
+  detail::check_local_edges(d, path, rows + static_cast<long long>(incoming.size()));
   g.offsets.assign(static_cast<size_t>(n) + 1, 0);
   for (int v = d.first; v < d.last; ++v) g.offsets[static_cast<size_t>(v) + 1] = degree[static_cast<size_t>(v)];
   if (needs.ghost_rows)
@@ -362,6 +391,12 @@ T read_node(const Distribution& d, const T* replica, long long v) {
   return value;
 }
 
+/// g.num_edges() of the DSL, an int: the whole graph's edge count, saturated at INT_MAX when
+/// the graph has more (a count the program's int cannot hold).
+inline int edge_count(const Distribution& d) {
+  return d.global_edges > INT_MAX ? INT_MAX : static_cast<int>(d.global_edges);
+}
+
 /// The slowest rank's time (collective).
 inline double max_seconds(const Distribution& d, double seconds) {
   double slowest = seconds;
@@ -369,18 +404,43 @@ inline double max_seconds(const Distribution& d, double seconds) {
   return slowest;
 }
 
+namespace detail {
+
+/// This process's peak resident set (its high-water mark) in bytes: VmHWM of
+/// /proc/self/status, else getrusage's ru_maxrss (KiB on Linux), else 0.
+inline long long peak_memory_bytes() {
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::strtoll(line + 6, nullptr, 10);
+    std::fclose(f);
+    if (kib >= 0) return kib * 1024;
+  }
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<long long>(usage.ru_maxrss) * 1024;
+  return 0;
+}
+
+}  // namespace detail
+
 /// With --stats, one line per rank on stderr, in rank order, printed by rank 0 (collective).
-/// Printed once, after the last run: with --trials N the counters hold all N runs.
+/// Printed once, after the last run: with --trials N the counters hold all N runs. The peak
+/// memory is the rank's resident high-water mark over the whole process (reading the graph
+/// included); bytes_per_superstep is the mean over the supersteps, max_superstep_bytes the
+/// largest.
 inline void report_stats(const Distribution& d) {
   if (!d.stats_enabled) return;
   const Stats& s = d.stats;
-  char line[512];
+  char line[768];
   int length = std::snprintf(line, sizeof line,
                              "starc-mpi-stats rank=%d owned=%d ghosts=%zu supersteps=%lld exchanges=%lld messages=%lld "
                              "bytes=%lld entries=%lld max_pair_messages_per_superstep=%lld max_entries_per_vertex=%lld "
-                             "cut_edges=%lld\n",
+                             "cut_edges=%lld bytes_per_superstep=%lld max_superstep_bytes=%lld peak_memory_bytes=%lld\n",
                              d.rank, d.last - d.first, d.ghosts.size(), s.supersteps, s.exchanges, s.messages, s.bytes,
-                             s.entries, s.max_pair_messages_per_superstep, s.max_entries_per_vertex, s.cut_edges);
+                             s.entries, s.max_pair_messages_per_superstep, s.max_entries_per_vertex, s.cut_edges,
+                             s.supersteps > 0 ? s.bytes / s.supersteps : 0, s.max_superstep_bytes,
+                             detail::peak_memory_bytes());
   std::vector<int> lengths(static_cast<size_t>(d.ranks));
   MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, d.comm);
   std::vector<int> displs = detail::displacements(lengths);

@@ -12,14 +12,7 @@
 #ifndef STARC_MPI_READ_HPP
 #define STARC_MPI_READ_HPP
 
-// Only MPI's C interface is used; Open MPI's deprecated C++ bindings warn under -Wextra.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
+#include "starc_mpi_exchange.hpp"  // first: it includes <mpi.h> without the C++ bindings
 
 #include <sys/stat.h>
 

@@ -152,6 +152,7 @@ class Superstep {
   /// Exchanges everything registered (collective; every rank registered the same fields).
   void finish() {
     ++d_.stats.supersteps;
+    long long bytes_before = d_.stats.bytes;
     std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
     if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
     // Every replica entry of another rank's vertex that the kernel updated is its value
@@ -161,6 +162,7 @@ class Superstep {
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
     for (long long count : sent)
       if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
+    d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
     for (auto& combine : scalars_) combine();
   }
 

@@ -1,0 +1,143 @@
+// starc MPI runtime: personalised exchanges of any size (64-bit byte counts).
+//
+// Part of the header-only runtime of starc-generated MPI programs (included by starc_mpi.hpp).
+// MPI 3's counts and displacements are ints, so one message of 2 GiB or more, or a receive
+// buffer that large, cannot be described by MPI_Alltoallv; MPI 4's large-count calls
+// (MPI_Neighbor_alltoallv_c) are not in Open MPI 4.1. Every exchange here is therefore one
+// MPI_Neighbor_alltoallw on a distributed-graph communicator: its displacements are MPI_Aint
+// (64-bit) and each neighbour's message is one element of a datatype that spans its bytes
+// (MPI_BYTE while the count fits an int, else 1-GiB blocks plus a remainder: BigMPI's
+// technique), so no count or offset is ever narrowed. The byte counts travel first, one
+// long long per neighbour (MPI_Neighbor_alltoall).
+#ifndef STARC_MPI_EXCHANGE_HPP
+#define STARC_MPI_EXCHANGE_HPP
+
+// Only MPI's C interface is used; Open MPI's deprecated C++ bindings warn under -Wextra.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <climits>
+#include <vector>
+
+namespace starc_mpi {
+namespace detail {
+
+/// `bytes` contiguous bytes as (count, datatype); `owned` types are freed by the caller.
+struct ByteSpan {
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+  bool owned = false;
+};
+
+/// One GiB of bytes, committed once.
+inline MPI_Datatype gib_type() {
+  static MPI_Datatype type = [] {
+    MPI_Datatype t;
+    MPI_Type_contiguous(1 << 30, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    return t;
+  }();
+  return type;
+}
+
+/// The datatype of one message of `bytes` bytes (any size).
+inline ByteSpan byte_span(long long bytes) {
+  ByteSpan span;
+  if (bytes <= INT_MAX) {
+    span.count = static_cast<int>(bytes);
+    return span;
+  }
+  const long long block = 1LL << 30;
+  MPI_Datatype blocks, pieces[2];
+  MPI_Type_contiguous(static_cast<int>(bytes / block), gib_type(), &blocks);
+  int lengths[2] = {1, static_cast<int>(bytes % block)};
+  MPI_Aint offsets[2] = {0, static_cast<MPI_Aint>(bytes - bytes % block)};
+  pieces[0] = blocks;
+  pieces[1] = MPI_BYTE;
+  MPI_Type_create_struct(2, lengths, offsets, pieces, &span.type);
+  MPI_Type_commit(&span.type);
+  MPI_Type_free(&blocks);
+  span.count = 1;
+  span.owned = true;
+  return span;
+}
+
+/// The neighbours of a distributed-graph communicator: where messages go and come from.
+struct Neighbours {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<int> sources, destinations;   // ranks in `comm`, in MPI's order
+};
+
+/// A distributed-graph communicator over `comm` with these neighbours (collective; every
+/// rank names its own). `sources` must list the ranks that name this one as a destination.
+inline Neighbours neighbourhood(MPI_Comm comm, const std::vector<int>& sources, const std::vector<int>& destinations) {
+  Neighbours n;
+  n.sources = sources;
+  n.destinations = destinations;
+  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.empty() ? MPI_WEIGHTS_EMPTY : sources.data(),
+                                 MPI_UNWEIGHTED, static_cast<int>(destinations.size()),
+                                 destinations.empty() ? MPI_WEIGHTS_EMPTY : destinations.data(), MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &n.comm);
+  return n;
+}
+
+/// Exclusive prefix sums (size + 1 entries), 64-bit.
+inline std::vector<long long> prefix(const std::vector<long long>& counts) {
+  std::vector<long long> sums(counts.size() + 1, 0);
+  for (size_t k = 0; k < counts.size(); ++k) sums[k + 1] = sums[k] + counts[k];
+  return sums;
+}
+
+/// The byte counts each source of `n` sends, given what this rank sends each destination
+/// (one MPI_Neighbor_alltoall of long longs).
+inline std::vector<long long> exchange_counts(const Neighbours& n, const std::vector<long long>& send_bytes) {
+  std::vector<long long> recv_bytes(n.sources.size(), 0);
+  static long long none = 0;
+  MPI_Neighbor_alltoall(send_bytes.empty() ? &none : send_bytes.data(), 1, MPI_LONG_LONG,
+                        recv_bytes.empty() ? &none : recv_bytes.data(), 1, MPI_LONG_LONG, n.comm);
+  return recv_bytes;
+}
+
+/// One personalised exchange over `n` whose byte counts both sides know (`exchange_counts`,
+/// or a static exchange): destination k gets bytes [send_displs[k], + send_bytes[k]) of
+/// `send`, source k's message lands at recv + recv_displs[k]. MPI_Neighbor_alltoallw with
+/// 64-bit displacements (see the top of this file).
+inline void exchange_data(const Neighbours& n, const void* send, const std::vector<long long>& send_bytes,
+                          const std::vector<long long>& send_displs, void* recv,
+                          const std::vector<long long>& recv_bytes, const std::vector<long long>& recv_displs) {
+  size_t out = n.destinations.size(), in = n.sources.size();
+  std::vector<ByteSpan> send_spans(out), recv_spans(in);
+  std::vector<int> send_counts(out), recv_counts(in);
+  std::vector<MPI_Datatype> send_types(out), recv_types(in);
+  std::vector<MPI_Aint> sdispls(out), rdispls(in);
+  for (size_t k = 0; k < out; ++k) {
+    send_spans[k] = byte_span(send_bytes[k]);
+    send_counts[k] = send_spans[k].count;
+    send_types[k] = send_spans[k].type;
+    sdispls[k] = static_cast<MPI_Aint>(send_displs[k]);
+  }
+  for (size_t k = 0; k < in; ++k) {
+    recv_spans[k] = byte_span(recv_bytes[k]);
+    recv_counts[k] = recv_spans[k].count;
+    recv_types[k] = recv_spans[k].type;
+    rdispls[k] = static_cast<MPI_Aint>(recv_displs[k]);
+  }
+  // (a zero-length buffer may be null; MPI reads nothing from it)
+  static char none = 0;
+  MPI_Neighbor_alltoallw(send ? send : &none, send_counts.data(), sdispls.data(), send_types.data(),
+                         recv ? recv : &none, recv_counts.data(), rdispls.data(), recv_types.data(), n.comm);
+  for (ByteSpan& s : send_spans)
+    if (s.owned) MPI_Type_free(&s.type);
+  for (ByteSpan& s : recv_spans)
+    if (s.owned) MPI_Type_free(&s.type);
+}
+
+}  // namespace detail
+}  // namespace starc_mpi
+
+#endif  // STARC_MPI_EXCHANGE_HPP
