@@ -317,14 +317,21 @@ def measure_stats(argv: List[str], env: Dict[str, str], timeout: float) -> Dict[
 
 
 def columns(backends: List[str], ranks: List[int]) -> List[Tuple[str, str, Optional[int]]]:
-    """(column, backend, ranks) for every measured column: mpi once per rank count."""
+    """(column, backend, ranks) for every measured column: mpi once per rank count; a
+    ``backend:schedule`` column (``cuda:vertex``) runs the backend with ``--schedule``."""
     out = []
-    for backend in backends:
+    for spec in backends:
+        backend = spec.split(":", 1)[0]
         if backend == "mpi":
             out += [(f"mpi-{r}", "mpi", r) for r in ranks]
         else:
-            out.append((backend, backend, None))
+            out.append((spec, backend, None))
     return out
+
+
+def schedule_of(column: str) -> Optional[str]:
+    """The ``--schedule`` a ``backend:schedule`` column forces (None: the backend's auto)."""
+    return column.split(":", 1)[1] if ":" in column else None
 
 
 def read_results(path: str) -> Tuple[Dict[str, Dict[int, str]], Optional[str]]:
@@ -388,17 +395,21 @@ def backend_availability(backend: str) -> Optional[str]:
     return None
 
 
-def warm_build_cache(algo: str, backend: str, timeout: float) -> None:
-    """Builds dsl/ALGO.sp for ``backend`` into starc's build cache, as ``starc run`` with no
-    backend options does, so that a measured run's end-to-end time holds a cache hit, not a
-    compilation. Run from ROOT, as the measured runs are, so both use this checkout's starc;
-    a failure is left for the measured run to report."""
+def warm_build_cache(algo: str, backend: str, timeout: float,
+                     schedule: Optional[str] = None) -> None:
+    """Builds dsl/ALGO.sp for ``backend`` (with ``--schedule`` where given) into starc's build
+    cache, as ``starc run`` with those options does, so that a measured run's end-to-end time
+    holds a cache hit, not a compilation. Run from ROOT, as the measured runs are, so both use
+    this checkout's starc; a failure is left for the measured run to report."""
     script = ("import sys; from starc.diagnostics import DiagnosticSink; "
+              "from starc.backends.base import BackendOptions; "
               "from starc.runner import build_file; "
-              "sys.exit(0 if build_file(sys.argv[1], sys.argv[2], DiagnosticSink()) else 1)")
+              "options = BackendOptions(schedule=sys.argv[3] or None); "
+              "sys.exit(0 if build_file(sys.argv[1], sys.argv[2], DiagnosticSink(), "
+              "options=options) else 1)")
     try:
-        subprocess.run([sys.executable, "-c", script, f"dsl/{algo}.sp", backend], cwd=ROOT,
-                       capture_output=True, timeout=timeout)
+        subprocess.run([sys.executable, "-c", script, f"dsl/{algo}.sp", backend,
+                        schedule or ""], cwd=ROOT, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         pass
 
@@ -602,7 +613,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                      else min(args.scales))
     build_errors = build_baselines(args.algos, out)
     gapbs_setup = gapbs_kernels(args.gapbs_pr)
-    unavailable = {b: backend_availability(b) for b in args.backends}
+    unavailable = {b: backend_availability(b)
+                   for b in {spec.split(":", 1)[0] for spec in args.backends}}
     measured = columns(args.backends, args.mpi_ranks)
     names = [column for column, _, _ in measured]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
@@ -645,8 +657,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                         m = Measurement(column).failed(
                             "skipped", f"reference executor only up to scale {reference_max}")
                     else:
-                        warm_build_cache(algo, backend, args.timeout)
+                        schedule = schedule_of(column)
+                        warm_build_cache(algo, backend, args.timeout, schedule)
                         np_args = [] if ranks is None else ["--np", str(ranks)]
+                        np_args += [] if schedule is None else ["--schedule", schedule]
                         argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp", "-b",
                                   backend, *np_args, "--graph", graph.path, *undirected, *params]
                         env_b = env

@@ -483,6 +483,9 @@ class OrderByDegree(HostStmt):
     targets: DeviceArray
     #: (the specialize stage) why the target keeps the file's ids instead ("": it renumbers)
     keeps_ids: str = ""
+    #: (the specialize stage) the edges' sources, renumbered too where a kernel over the
+    #: edges reads them (``analysis.schedules``)
+    sources: Optional[DeviceArray] = None
 
 
 @record

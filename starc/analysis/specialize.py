@@ -59,7 +59,7 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = _with_kernels(plan, kernels)
     forms = _loop_forms(plan, capabilities)
     plan = choose_form(plan, worklist=capabilities.worklists)
-    plan = dataclasses.replace(plan, host=_order(plan.host, capabilities))
+    plan = dataclasses.replace(plan, host=_order(plan, capabilities))
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
@@ -193,19 +193,23 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities) -> tuple:
     return tuple(forms)
 
 
-def _order(block: P.HostBlock, capabilities: Capabilities) -> P.HostBlock:
-    """Every ``OrderByDegree`` told whether the target renumbers (``keeps_ids`` empty)."""
+def _order(plan: P.Plan, capabilities: Capabilities) -> P.HostBlock:
+    """Every ``OrderByDegree`` told whether the target renumbers (``keeps_ids`` empty), and
+    which renumbered arrays it copies (the edges' sources too where a kernel reads them)."""
     if capabilities.renumbers_graph:
-        return block
-    why = (_KEEPS_IDS_DISTRIBUTED if capabilities.distributed else _KEEPS_IDS).format(
-        title=capabilities.title)
+        sources = next((a for a in plan.arrays if a.role == "graph" and a.name == "sources"),
+                       None)
+        change = dict(sources=sources)
+    else:
+        change = dict(keeps_ids=(_KEEPS_IDS_DISTRIBUTED if capabilities.distributed
+                                 else _KEEPS_IDS).format(title=capabilities.title))
 
     def rewrite(inner: P.HostBlock) -> P.HostBlock:
-        stmts = tuple(dataclasses.replace(map_blocks(s, rewrite), keeps_ids=why)
+        stmts = tuple(dataclasses.replace(map_blocks(s, rewrite), **change)
                       if isinstance(s, P.OrderByDegree) else map_blocks(s, rewrite)
                       for s in inner.stmts)
         return dataclasses.replace(inner, stmts=stmts)
-    return rewrite(block)
+    return rewrite(plan.host)
 
 
 def _distribute(plan: P.Plan, capabilities: Capabilities):

@@ -147,3 +147,26 @@ def test_gapbs_pr_can_be_its_jacobi_kernel(tmp_path):
     assert harness.measure_gapbs(root, "pr", graph, dict(os.environ), 1, 60).median == 0.001
     assert harness.measure_gapbs(root, "pr", graph, dict(os.environ), 1, 60,
                                  setup).median == 0.002
+
+
+def test_a_backend_schedule_column_runs_with_its_schedule():
+    assert harness.columns(["cuda", "cuda:vertex", "mpi"], [2]) == [
+        ("cuda", "cuda", None), ("cuda:vertex", "cuda", None), ("mpi-2", "mpi", 2)]
+    assert harness.schedule_of("cuda:vertex") == "vertex" and harness.schedule_of("mpi-2") is None
+
+
+def test_the_gpu_campaign_refuses_a_machine_without_a_gpu(monkeypatch):
+    """bench/gpu.sh runs only where nvidia-smi lists a GPU (the device machine of a session);
+    elsewhere it says so and exits 2, writing nothing."""
+    import shutil
+    import subprocess
+    if shutil.which("nvidia-smi"):
+        result = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+        if result.returncode == 0 and result.stdout.strip():
+            pytest.skip("an NVIDIA GPU is here: the campaign would run")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    before = (root / "bench" / "RESULTS.md").read_text()
+    proc = subprocess.run(["bash", str(root / "bench" / "gpu.sh"), "cuda"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and "no NVIDIA GPU here" in proc.stderr
+    assert (root / "bench" / "RESULTS.md").read_text() == before

@@ -28,9 +28,9 @@ BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
 
 
 @functools.lru_cache(maxsize=None)
-def _compiled(name: str, backend: str, ranks=None):
+def _compiled(name: str, backend: str, ranks=None, schedule=None):
     path = str(PROGRAMS[name])
-    return compile_for(path, backend, ranks)
+    return compile_for(path, backend, ranks, schedule)
 
 
 def _simple_symmetric(graph: Graph, name: str) -> Graph:
@@ -74,6 +74,19 @@ def test_the_plans_say_which_program_is_renumbered():
         plan = _compiled(name, "opencl").compilation.plan
         return any(isinstance(s, P.OrderByDegree) for s in plan.host.stmts)
     assert orders("tc") and not orders("tc_per_vertex")
+
+
+@pytest.mark.opencl
+def test_one_item_per_edge_reads_the_renumbered_sources(graphs):
+    """--schedule edges: the count's kernel runs over the edges and finds its vertex in
+    ``sources``, which the renumbering must rewrite too (it once kept the file's: R-MAT 10
+    counted 22725 triangles instead of 75274)."""
+    expected = _compiled("tc", "reference").run(graphs["rmat"], undirected=True)
+    program = _compiled("tc", "opencl", None, "edges")
+    assert any(k.schedule == "edges" for k in program.compilation.specialized.kernels)
+    for mode in ("always", "never"):
+        actual = program.run(graphs["rmat"], undirected=True, **{"degree-order": mode})
+        assert not compare_results(expected, actual), mode
 
 
 @pytest.mark.parametrize("backend, ranks", BACKENDS)

@@ -345,7 +345,11 @@ class HostStatementPrinter:
                  f"starc::DegreeOrder {order} = starc::order_by_degree({self.graph}, "
                  f"{self._degree_mode});",
                  f"if ({order}.applied) {{"]
-        for array, host in ((s.offsets, "offsets"), (s.targets, "targets")):
+        copies = [(s.offsets, "offsets"), (s.targets, "targets")]
+        if s.sources is not None:
+            lines.append(f"{INDENT}starc::fill_sources({order});")
+            copies.append((s.sources, "sources"))
+        for array, host in copies:
             lines += [INDENT + line for line in d.copy_to_device(
                 self.array_var(array), array.elem, f"{order}.{host}.data()", self.count(array),
                 where)]

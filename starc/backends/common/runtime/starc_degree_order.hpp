@@ -39,6 +39,7 @@ inline DegreeOrderMode degree_order_mode(const CommandLine& cl) {
 struct DegreeOrder {
   bool applied = false;
   std::vector<int> offsets, targets;
+  std::vector<int> sources;  // filled by fill_sources, for kernels over the edges
 };
 
 namespace detail {
@@ -97,6 +98,16 @@ inline bool skewed(const std::vector<int>& offsets, int n) {
   }
   std::nth_element(degrees.begin(), degrees.begin() + count / 2, degrees.end());
   return total / count > 1.3 * degrees[static_cast<size_t>(count / 2)];
+}
+
+/// The source vertex of every edge of the renumbered rows (a kernel over the graph's edges
+/// finds its vertex there).
+inline void fill_sources(DegreeOrder& order) {
+  const int n = static_cast<int>(order.offsets.size()) - 1;
+  order.sources.assign(order.targets.size(), 0);
+  for (int v = 0; v < n; ++v)
+    for (int e = order.offsets[static_cast<size_t>(v)]; e < order.offsets[static_cast<size_t>(v) + 1]; ++e)
+      order.sources[static_cast<size_t>(e)] = v;
 }
 
 /// The forward CSR of `g` renumbered by ascending degree, ties by id (see the file comment).
