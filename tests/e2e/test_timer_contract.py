@@ -43,7 +43,7 @@ def program_argv(source: str, backend: str, ranks, tmp_path: pathlib.Path):
     """The command line that runs ``source`` built for ``backend`` (the launcher included)."""
     program = compile_for(source, backend, ranks)
     sink = DiagnosticSink()
-    built = runner.build(program.compilation, backend, sink, program.options,
+    built = runner.build(program.compilation, sink, program.options,
                          outdir=str(tmp_path / backend))
     assert built is not None, [str(d) for d in sink.errors]
     return program.launcher + built.argv_prefix
@@ -114,7 +114,7 @@ def test_cuda_times_the_algorithm_only(tmp_path):
     if not get_backend("cuda").availability().can_build:
         pytest.skip("nvcc not found: the CUDA program is not compiled")
     sink = DiagnosticSink()
-    assert runner.build(program.compilation, "cuda", sink, program.options,
+    assert runner.build(program.compilation, sink, program.options,
                         outdir=str(tmp_path / "cuda")) is not None, sink.errors
 
 
