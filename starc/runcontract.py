@@ -276,6 +276,7 @@ def _called_names(fn: ir.Function) -> set:
 
 def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Function:
     """The function a run executes: ``name`` when given; else the only function; else the
+    file's Dynamic function (it runs over the update stream); else the
     last function in the file that no other function calls (a file of helpers followed by
     their driver runs the driver); when every function is called by another (mutual
     recursion), the last function in the file."""
@@ -290,6 +291,9 @@ def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Functi
         raise UsageError(f"{program.filename} has no function {name!r} (it has {listed})")
     if len(functions) == 1:
         return functions[0]
+    dynamic = [fn for fn in functions if fn.kind == "Dynamic"]
+    if dynamic:
+        return dynamic[0]
     called = set()
     for fn in functions:
         called |= {callee for callee in _called_names(fn) if callee != fn.name}

@@ -19,6 +19,7 @@ __all__ = [
     "Stmt", "Block", "VarDecl", "Declarator", "Assign", "CompoundAssign", "IncDec",
     "MinMaxAssign", "Attach", "If", "While", "DoWhile", "Loop", "IterSource", "FixedPoint",
     "IterateInBFS", "IterateInReverse", "Return", "Break", "Continue", "ExprStmt",
+    "Batch", "OnUpdate",
     "Expr", "Name", "IntLit", "FloatLit", "BoolLit", "InfLit", "Unary", "Binary",
     "Member", "Call", "MethodCall", "Index", "children", "dump",
 ]
@@ -53,7 +54,9 @@ class Function(Node):
     name: str
     params: Tuple[Param, ...]
     body: "Block"
-    keyword: str = "function"   # or "Static"
+    #: "function", "Static", "Dynamic", or "Incremental" / "Decremental" (then ``name`` is
+    #: the keyword too: those functions are unnamed and called by it)
+    keyword: str = "function"
 
 
 @record
@@ -230,6 +233,26 @@ class ExprStmt(Stmt):
     """An expression used as a statement (a function call)."""
 
     expr: Expr
+
+
+@record
+class Batch(Stmt):
+    """``Batch (stream : size) body``: the body once per batch of ``size`` updates."""
+
+    stream: "Name"
+    size: Expr
+    body: Stmt
+
+
+@record
+class OnUpdate(Stmt):
+    """``OnAdd (var in source) : body`` (kind ``add``) or ``OnDelete`` (kind ``delete``): a
+    forall over the additions / deletions of the updates ``source``."""
+
+    kind: str
+    var: str
+    source: Expr
+    body: Stmt
 
 
 # --- expressions -------------------------------------------------------------------------

@@ -94,6 +94,13 @@ class Parser(PLYParser):
         keyword, loc = p[1]
         p[0] = ast.Function(p[2], tuple(p[4]), p[6], keyword, loc=loc)
 
+    def p_function_unnamed(self, p):
+        """function : INCREMENTAL '(' param_list_opt ')' block
+                    | DECREMENTAL '(' param_list_opt ')' block"""
+        # StarPlat's incremental and decremental steps have no name: they are called by the
+        # keyword, 'Incremental(g, ...)' (at most one of each in a file)
+        p[0] = ast.Function(p[1], tuple(p[3]), p[5], p[1], loc=self._loc(p, 1))
+
     def p_function_error(self, p):
         """function : function_keyword error block
                     | error block
@@ -104,6 +111,7 @@ class Parser(PLYParser):
     def p_function_keyword(self, p):
         """function_keyword : FUNCTION
                             | STATIC
+                            | DYNAMIC
                             | RESERVED"""
         p[0] = (p[1], self._loc(p, 1))
 
@@ -148,6 +156,10 @@ class Parser(PLYParser):
     def p_type_set(self, p):
         """type : SETN '<' ID '>'
                 | SETE '<' ID '>'"""
+        p[0] = ast.TypeExpr(p[1], (p[3],), loc=self._loc(p, 1))
+
+    def p_type_updates(self, p):
+        """type : UPDATES '<' ID '>'"""
         p[0] = ast.TypeExpr(p[1], (p[3],), loc=self._loc(p, 1))
 
     def p_type_reserved(self, p):
@@ -341,6 +353,20 @@ class Parser(PLYParser):
                       | '.' FILTER '(' expr ')'"""
         p[0] = p[4] if len(p) == 6 else None
 
+    def p_stmt_batch(self, p):
+        """stmt : BATCH '(' ID ':' expr ')' stmt"""
+        stream = ast.Name(p[3], loc=self._loc(p, 3))
+        p[0] = ast.Batch(stream, p[5], _body(p[7]), loc=self._loc(p, 1))
+
+    def p_stmt_on_update(self, p):
+        """stmt : ONADD '(' ID loop_in postfix_expr ')' ':' stmt
+                | ONDELETE '(' ID loop_in postfix_expr ')' ':' stmt
+                | ONADD '(' ID loop_in postfix_expr ')' stmt
+                | ONDELETE '(' ID loop_in postfix_expr ')' stmt"""
+        # StarPlat writes a ':' before the body; without it the statement reads as a forall
+        kind = "add" if p[1] == "OnAdd" else "delete"
+        p[0] = ast.OnUpdate(kind, p[3], p[5], _body(p[len(p) - 1]), loc=self._loc(p, 1))
+
     def p_stmt_fixed_point(self, p):
         """stmt : FIXEDPOINT UNTIL '(' ID ':' expr ')' stmt"""
         p[0] = ast.FixedPoint(p[4], p[6], _body(p[8]), loc=self._loc(p, 1))
@@ -465,6 +491,8 @@ class Parser(PLYParser):
     def p_primary_call(self, p):
         """primary : ID '(' arg_list_opt ')'
                    | RESERVED '(' arg_list_opt ')'
+                   | INCREMENTAL '(' arg_list_opt ')'
+                   | DECREMENTAL '(' arg_list_opt ')'
                    | MIN '(' arg_list_opt ')'
                    | MAX '(' arg_list_opt ')'
                    | SUM '(' arg_list_opt ')'

@@ -82,8 +82,8 @@ class PLYParser:
         if tok is not None and tok.type == "RESERVED":
             self._error("E0105", f"'{tok.value}': {DYNAMIC_FEATURES[tok.value]} are not "
                                  "supported yet", self._tok_loc(tok),
-                        hint="starc compiles static graph programs: see \"Dynamic graphs\" in "
-                             "docs/language-notes.md")
+                        hint="keep per-vertex state in propNode properties: see \"Issue 31: "
+                             "dynamic graphs\" in docs/language-notes.md")
         return tok
 
     # --- diagnostics -----------------------------------------------------------------------
@@ -118,6 +118,9 @@ class PLYParser:
             return ""
         if ";" in allowed and self._previous is not None and self._previous.lineno < tok.lineno:
             allowed = {";"}
+        if "FUNCTION" in allowed:     # where a function starts: its five kinds
+            return (", expected 'function', 'Static', 'Dynamic', 'Incremental' or "
+                    "'Decremental'")
         names = sorted({TOKEN_SPELLINGS.get(t, t) for t in allowed})
         if not names or len(names) > 3:
             return ""

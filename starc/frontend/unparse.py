@@ -39,7 +39,8 @@ def unparse(node: ast.Node) -> str:
 
 def _function(f: ast.Function) -> str:
     params = ", ".join(f"{_type(p.type)} {p.name}" for p in f.params)
-    lines = _with_body(f"{f.keyword} {f.name}({params})", f.body, 0)
+    name = "" if f.keyword in ("Incremental", "Decremental") else f" {f.name}"
+    lines = _with_body(f"{f.keyword}{name}({params})", f.body, 0)
     return "\n".join(lines) + "\n"
 
 
@@ -126,6 +127,12 @@ def _stmt(s: ast.Stmt, depth: int) -> List[str]:
     if isinstance(s, ast.Loop):
         keyword = "forall" if s.parallel else "for"
         return _with_body(f"{keyword} ({s.var} in {_source(s.source)})", s.body, depth)
+    if isinstance(s, ast.Batch):
+        return _with_body(f"Batch ({s.stream.id} : {unparse_expr(s.size)})", s.body, depth)
+    if isinstance(s, ast.OnUpdate):
+        keyword = "OnAdd" if s.kind == "add" else "OnDelete"
+        return _with_body(f"{keyword} ({s.var} in {_operand(s.source, POSTFIX)}) :", s.body,
+                          depth)
     if isinstance(s, ast.FixedPoint):
         return _with_body(f"fixedPoint until ({s.var} : {unparse_expr(s.cond)})", s.body, depth)
     if isinstance(s, ast.IterateInBFS):

@@ -16,7 +16,7 @@ from starc.ir import nodes as ir
 from starc.ir.scope import ERROR, is_error
 from starc.ir.conversions import is_constant
 from starc.ir.typecheck import text_of
-from starc.ir.types import PropType, Scalar
+from starc.ir.types import PropType, Scalar, UpdatesType
 
 __all__ = ["AssignmentStatements"]
 
@@ -72,6 +72,10 @@ class AssignmentStatements:
         return None
 
     def _stmt_Assign(self, node: ast.Assign) -> List[ir.Stmt]:
+        if isinstance(node.target, ast.Name):
+            sym = self.scope.lookup(node.target.id)
+            if sym is not None and isinstance(sym.type, UpdatesType):
+                return self.updates_assign(node, sym)
         dst = self._prop_name(node.target)
         if dst is not None:
             return self._prop_copy(node, dst)

@@ -75,6 +75,9 @@ class LoopStatements:
         (graph, of, domain class, role), completed once its edge symbol exists; an error
         gives neither."""
         source = node.source
+        updates = self.update_domain(source)
+        if updates is not None:
+            return updates
         if source.method is None:
             sym = self.scope.lookup(source.obj.id) if isinstance(source.obj, ast.Name) else None
             if sym is None and isinstance(source.obj, ast.Name):
@@ -83,7 +86,7 @@ class LoopStatements:
             if sym is None or not isinstance(sym.type, SetType):
                 self.sink.error("E0412", f"cannot iterate '{text_of(source.obj)}'", source.loc,
                                 hint="iterate g.nodes(), g.edges(), g.neighbors(v), "
-                                     "g.nodes_to(v) or a SetN")
+                                     "g.nodes_to(v), a SetN or an updates<g>")
                 return None, ERROR, None
             var_type = S.NODE if sym.type.kind == "node" else S.EDGE
             if node.parallel:

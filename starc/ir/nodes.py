@@ -28,11 +28,12 @@ from starc.tree import child_nodes
 __all__ = [
     "SymbolKind", "Symbol", "Node", "Expr", "Stmt",
     "Const", "Inf", "VarRef", "PropRead", "EdgeEndpoint", "Unary", "Binary", "Cast", "MinMax",
-    "GraphQuery", "WeightBound", "Random", "CallExpr", "LValue",
+    "GraphQuery", "WeightBound", "Random", "CallExpr", "CurrentBatch", "UpdateField", "LValue",
     "Block", "Declare", "Assign", "PropCopy", "Reduce", "MinMaxAssign", "Attach", "If", "While",
     "DoWhile", "Loop", "Domain", "AllNodes", "AllEdges", "Neighbors", "InNeighbors",
-    "SetMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return", "Break", "Continue",
-    "ExprStmt", "Function", "Program", "REDUCE_OPS",
+    "SetMembers", "UpdateMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return",
+    "Break", "Continue", "ExprStmt", "Batch", "UpdateGraph", "PropagateFlags", "Function",
+    "Program", "REDUCE_OPS", "DYNAMIC_KINDS",
     "children", "walk", "transform",
 ]
 
@@ -171,6 +172,24 @@ class CallExpr(Expr):
 
     function: str
     args: Tuple[Expr, ...]
+
+
+@record
+class CurrentBatch(Expr):
+    """``stream.currentBatch(part)`` inside ``Batch (stream : n)``: the updates of the
+    current batch (``part`` None), its deletions (0) or its additions (1), in stream order."""
+
+    stream: Symbol
+    part: Optional[int] = None
+
+
+@record
+class UpdateField(Expr):
+    """``u.source``, ``u.destination`` (nodes) or ``u.weight`` (the weight an addition gives
+    its edge; zero for a deletion) of an update ``u``."""
+
+    update: Expr
+    field: str
 
 
 LValue = Union[VarRef, PropRead]
@@ -318,6 +337,15 @@ class SetMembers(Domain):
 
 
 @record
+class UpdateMembers(Domain):
+    """The updates of ``updates`` (an ``updates<g>`` expression) in order; ``only`` keeps the
+    additions (``"add"``: OnAdd) or the deletions (``"delete"``: OnDelete)."""
+
+    updates: Expr
+    only: Optional[str] = None
+
+
+@record
 class Loop(Stmt):
     """``forall`` (``parallel``) or ``for`` over ``domain``, skipping iterations where
     ``filter`` (already rewritten to use ``var``) is false."""
@@ -380,6 +408,39 @@ class ExprStmt(Stmt):
 
 
 @record
+class Batch(Stmt):
+    """``Batch (stream : size) body``: the body once per batch, the stream's updates taken
+    ``size`` at a time in order (the last batch may be shorter)."""
+
+    stream: Symbol
+    size: Expr
+    body: Block
+
+
+@record
+class UpdateGraph(Stmt):
+    """``g.updateCSRDel(stream)`` (``kind`` "delete") / ``g.updateCSRAdd(stream)`` ("add"):
+    apply the current batch's deletions / additions to ``graph``."""
+
+    graph: Symbol
+    stream: Symbol
+    kind: str
+
+
+@record
+class PropagateFlags(Stmt):
+    """``g.propagateNodeFlags(p)``: every vertex reachable along out-edges from a vertex
+    whose ``p`` is True gets ``p`` True."""
+
+    graph: Symbol
+    prop: Symbol
+
+
+#: The function kinds of the dynamic-graph extension (``Function.kind``).
+DYNAMIC_KINDS = ("Dynamic", "Incremental", "Decremental")
+
+
+@record
 class Function(Node):
     name: str
     params: Tuple[Symbol, ...]
@@ -387,6 +448,8 @@ class Function(Node):
     return_type: Optional[Scalar] = None
     #: (parameter name, value) of the optional parameters: the implicit ``seed`` of randSP
     defaults: Tuple[Tuple[str, Union[int, float, bool]], ...] = ()
+    #: "function" (also for ``Static``), "Dynamic", "Incremental" or "Decremental"
+    kind: str = "function"
 
 
 @record

@@ -37,7 +37,11 @@ def print_program(program: ir.Program) -> str:
 def print_function(fn: ir.Function) -> str:
     params = ", ".join(f"{p.type} {p.name}" for p in fn.params)
     printer = DSLPrinter()
-    lines = [f"function {fn.name}({params}) {{"]
+    if fn.kind in ("Incremental", "Decremental"):
+        head = f"{fn.kind}({params})"
+    else:
+        head = f"{'Dynamic' if fn.kind == 'Dynamic' else 'function'} {fn.name}({params})"
+    lines = [f"{head} {{"]
     lines.extend(printer.stmts(fn.body.stmts, 1))
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -142,6 +146,11 @@ class DSLPrinter:
         return self.do_while(s.body.stmts, s.cond, indent)
 
     def _stmt_Loop(self, s: ir.Loop, indent: int) -> List[str]:
+        d = s.domain
+        if isinstance(d, ir.UpdateMembers) and d.only is not None:
+            word = "OnAdd" if d.only == "add" else "OnDelete"
+            return self.braced(f"{word} ({s.var.name} in {self.expr(d.updates, POSTFIX)}) :",
+                               s.body.stmts, indent)
         word = "forall" if s.parallel else "for"
         return self.braced(f"{word} ({s.var.name} in {self.loop_source(s)})", s.body.stmts,
                            indent)
@@ -168,6 +177,8 @@ class DSLPrinter:
             return f"{d.graph.name}.nodes_to({self.expr(d.of)})"
         if isinstance(d, ir.SetMembers):
             return d.set.name
+        if isinstance(d, ir.UpdateMembers):
+            return self.expr(d.updates, POSTFIX)
         raise TypeError(f"cannot print domain {type(d).__name__}")
 
     def filter_suffix(self, cond: ir.Expr) -> str:
@@ -187,6 +198,17 @@ class DSLPrinter:
             cond = f" ({self.expr(s.reverse.cond)})" if s.reverse.cond is not None else ""
             lines.extend(self.braced(f"iterateInReverse{cond}", s.reverse.body.stmts, indent))
         return lines
+
+    def _stmt_Batch(self, s: ir.Batch, indent: int) -> List[str]:
+        return self.braced(f"Batch ({s.stream.name} : {self.expr(s.size)})", s.body.stmts,
+                           indent)
+
+    def _stmt_UpdateGraph(self, s: ir.UpdateGraph, indent: int) -> List[str]:
+        method = "updateCSRDel" if s.kind == "delete" else "updateCSRAdd"
+        return self.line(f"{s.graph.name}.{method}({s.stream.name});", indent)
+
+    def _stmt_PropagateFlags(self, s: ir.PropagateFlags, indent: int) -> List[str]:
+        return self.line(f"{s.graph.name}.propagateNodeFlags({s.prop.name});", indent)
 
     def _stmt_Return(self, s: ir.Return, indent: int) -> List[str]:
         return self.line(f"return {self.expr(s.value)};" if s.value is not None
@@ -267,6 +289,13 @@ class DSLPrinter:
 
     def _expr_Random(self, e: ir.Random) -> Tuple[str, int]:
         return f"starc_random({self.args((e.seed, e.draw, e.position, e.vertex))})", POSTFIX
+
+    def _expr_CurrentBatch(self, e: ir.CurrentBatch) -> Tuple[str, int]:
+        part = "" if e.part is None else str(e.part)
+        return f"{e.stream.name}.currentBatch({part})", POSTFIX
+
+    def _expr_UpdateField(self, e: ir.UpdateField) -> Tuple[str, int]:
+        return f"{self.expr(e.update, POSTFIX)}.{e.field}", POSTFIX
 
     def _expr_CallExpr(self, e: ir.CallExpr) -> Tuple[str, int]:
         return f"{e.function}({self.args(e.args)})", POSTFIX

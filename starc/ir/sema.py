@@ -17,6 +17,7 @@ from starc.diagnostics import DiagnosticSink, SourceLoc, report_internal_error, 
 from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.assignments import AssignmentStatements
+from starc.ir.dynamic import DYNAMIC_METHODS, BatchFrame, DynamicStatements
 from starc.ir.loops import LoopStatements
 from starc.ir.randoms import RANDOM_METHODS, RandomStatements
 from starc.ir.rules import Flow, RaceChecker, join
@@ -24,7 +25,7 @@ from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
 from starc.ir.conversions import is_flexible
 from starc.ir.typecheck import ExpressionTyper, NeighborFrame
 from starc.ir.unused import report_unused
-from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type
+from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type, UpdatesType
 
 __all__ = ["analyze", "FunctionAnalyzer", "ProgramContext", "Signature"]
 
@@ -71,7 +72,17 @@ class ProgramContext:
         self.in_progress: Set[str] = set()
 
     def run(self) -> List[ir.Function]:
+        dynamic = None
         for fn in self.program.functions:
+            if fn.keyword == "Dynamic":
+                if dynamic is not None:
+                    self.sink.error("E0413", f"a file has one Dynamic function, and "
+                                             f"'{dynamic.name}' (line {dynamic.loc.line}) is "
+                                             "the first", fn.loc,
+                                    hint="the run executes the Dynamic function over the update "
+                                         "stream; make the other a 'function'")
+                else:
+                    dynamic = fn
             if fn.name in self.functions:
                 first = self.functions[fn.name]
                 self.sink.error("E0202", f"duplicate function '{fn.name}'", fn.loc,
@@ -171,6 +182,8 @@ def _resolve_type(node: ast.TypeExpr, sink: Optional[DiagnosticSink]) -> Optiona
         return None
     if name in ("SetN", "SetE") and len(node.args) == 1 and isinstance(node.args[0], str):
         return SetType("node" if name == "SetN" else "edge", node.args[0])
+    if name == "updates" and len(node.args) == 1 and isinstance(node.args[0], str):
+        return UpdatesType(node.args[0])
     fail(f"unknown type '{name}'")
     return None
 
@@ -183,13 +196,15 @@ class LoopFrame:
 
 
 _LOOP_LABELS = {"forall": "a forall", "bfs": "iterateInBFS", "reverse": "iterateInReverse",
-                "fixedPoint": "a fixedPoint"}
+                "fixedPoint": "a fixedPoint", "batch": "a Batch"}
 
 
-class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, ExpressionTyper):
+class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, DynamicStatements,
+                       ExpressionTyper):
     """Analyses one function: blocks, declarations and control flow here; assignments in
     ``AssignmentStatements``, loops in ``LoopStatements``, randSP and combineRandom in
-    ``RandomStatements``, expressions in ``ExpressionTyper``."""
+    ``RandomStatements``, dynamic-graph statements in ``DynamicStatements``, expressions in
+    ``ExpressionTyper``."""
 
     def __init__(self, program: ProgramContext, sink: DiagnosticSink,
                  symbols: SymbolFactory) -> None:
@@ -211,6 +226,11 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
         self.seed: Optional[ir.Symbol] = None     # see RandomStatements.seed_parameter
         self.draw: Optional[ir.Symbol] = None
         self.seed_default: Optional[Tuple[str, int]] = None
+        self.function_kind = "function"    # see DynamicStatements
+        self.top_level: Set[int] = set()
+        self.batch: Optional[BatchFrame] = None
+        self.batch_line: Optional[int] = None
+        self.update_loops: dict = {}       # update loop variable uid -> "add" / "delete"
 
     # --- functions ----------------------------------------------------------------------
 
@@ -219,7 +239,10 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
         self.program.in_progress.add(fn.name)
         try:
             errors = len(self.sink.errors)
+            self.function_kind = fn.keyword if fn.keyword in ir.DYNAMIC_KINDS else "function"
+            self.top_level = {id(s) for s in fn.body.stmts}
             params = self._params(fn)
+            self.dynamic_parameters(fn, params)
             stmts = self._stmts(fn.body.stmts)
             if self.draw is not None:    # randSP's draw counter starts at 0 in every run
                 stmts.insert(0, ir.Declare(self.draw, ir.Const(0, type=Scalar.LONG),
@@ -231,7 +254,7 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
             report_unused(body, self.sink)
             defaults = (self.seed_default,) if self.seed_default is not None else ()
             return ir.Function(fn.name, tuple(params), body, return_type, defaults,
-                               loc=fn.loc)
+                               self.function_kind, loc=fn.loc)
         finally:
             self.program.in_progress.discard(fn.name)
 
@@ -251,12 +274,16 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
         if seed is not None:
             params.append(seed)
         for param, sym in zip(fn.params, params):
-            if isinstance(sym.type, SetType):
-                graph = self.scope.lookup(sym.type.graph)
-                if graph is None or graph.type != GRAPH:
-                    self.sink.error("E0206", f"'{sym.type.graph}' in '{sym.type}' is not a graph "
-                                             "parameter", param.type.loc)
+            self._check_graph_name(sym.type, param.type.loc)
         return params
+
+    def _check_graph_name(self, type_, loc: SourceLoc) -> None:
+        """E0206 for ``SetN<h>`` / ``updates<h>`` whose ``h`` is no graph parameter."""
+        if isinstance(type_, (SetType, UpdatesType)):
+            graph = self.scope.lookup(type_.graph)
+            if graph is None or graph.type != GRAPH:
+                self.sink.error("E0206", f"'{type_.graph}' in '{type_}' is not a graph "
+                                         "parameter", loc)
 
     def _implicit_weight(self, fn: ast.Function) -> Optional[ir.Symbol]:
         """StarPlat reads ``e.weight`` from the graph file without declaring it (issue 16): a
@@ -344,6 +371,7 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
 
     def _stmt_VarDecl(self, node: ast.VarDecl) -> List[ir.Stmt]:
         type_ = _resolve_type(node.type, self.sink)
+        self._check_graph_name(type_, node.type.loc)
         if type_ == GRAPH or isinstance(type_, SetType):
             self.sink.error("E0301", f"a '{type_}' can only be a function parameter", node.loc)
             type_ = None
@@ -360,6 +388,8 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
             if decl.init is not None:
                 if isinstance(type_, Scalar):
                     init = self.value(decl.init, type_, f"'{decl.name}'")
+                elif isinstance(type_, UpdatesType):
+                    init = self.updates_init(decl.init, decl.name, type_)
                 elif isinstance(type_, PropType):
                     self.sink.error(
                         "E0301", f"property '{decl.name}' cannot be initialised in its "
@@ -379,6 +409,8 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, E
     def _stmt_ExprStmt(self, node: ast.ExprStmt) -> List[ir.Stmt]:
         if isinstance(node.expr, ast.MethodCall) and node.expr.method in RANDOM_METHODS:
             return self.random_statement(node)
+        if isinstance(node.expr, ast.MethodCall) and node.expr.method in DYNAMIC_METHODS:
+            return self.dynamic_statement(node)
         return [ir.ExprStmt(self.expr(node.expr), loc=node.loc)]
 
     # --- control flow -------------------------------------------------------------------

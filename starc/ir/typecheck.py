@@ -16,7 +16,7 @@ from starc.frontend import ast
 from starc.ir import nodes as ir
 from starc.ir.conversions import ImplicitConversions, error_value
 from starc.ir.scope import ERROR, is_error
-from starc.ir.types import GRAPH, VOID, PropType, Scalar, is_floating
+from starc.ir.types import GRAPH, UPDATE, VOID, PropType, Scalar, UpdatesType, is_floating
 
 __all__ = ["ExpressionTyper", "NeighborFrame", "GRAPH_QUERIES", "LOOP_SOURCES", "text_of"]
 
@@ -187,9 +187,22 @@ class ExpressionTyper(ImplicitConversions):
 
     # --- members, properties and edges ------------------------------------------------
 
+    def note_implicit_weight(self, sym: ir.Symbol, loc) -> None:
+        """The starplat-compat note, once per function, at the first read of an undeclared
+        ``weight`` (issue 16's implicit parameter)."""
+        if sym is self.implicit_weight and not self.implicit_weight_noted:
+            self.implicit_weight_noted = True
+            self.sink.note("starplat-compat", "'weight' is not declared: reading the graph "
+                           "file's edge weights (an implicit 'propEdge<int> weight' parameter)",
+                           loc, hint="declare 'propEdge<int> weight' among the function's "
+                                     "parameters to make it explicit; "
+                                     "'-W no-starplat-compat' silences this note")
+
     def _expr_Member(self, node: ast.Member) -> ir.Expr:
         if isinstance(node.obj, ast.Name):
             sym = self.scope.lookup(node.obj.id)
+            if sym is not None and sym.type == UPDATE:
+                return self.update_field(node, sym)
             if sym is not None and sym.type == GRAPH:
                 self.sink.error("E0204", f"'{node.obj.id}.{node.name}' is not a graph built-in",
                                 node.loc)
@@ -201,13 +214,8 @@ class ExpressionTyper(ImplicitConversions):
             return ir.EdgeEndpoint(obj, node.name, type=S.NODE, loc=node.loc)
         sym = self.scope.lookup(node.name)
         text = _text(node.obj)
-        if sym is not None and sym is self.implicit_weight and not self.implicit_weight_noted:
-            self.implicit_weight_noted = True
-            self.sink.note("starplat-compat", "'weight' is not declared: reading the graph "
-                           "file's edge weights (an implicit 'propEdge<int> weight' parameter)",
-                           node.loc, hint="declare 'propEdge<int> weight' among the function's "
-                                          "parameters to make it explicit; "
-                                          "'-W no-starplat-compat' silences this note")
+        if sym is not None:
+            self.note_implicit_weight(sym, node.loc)
         if sym is None or not isinstance(sym.type, PropType):
             if obj.type is S.EDGE:
                 self.sink.error(
@@ -306,6 +314,8 @@ class ExpressionTyper(ImplicitConversions):
             for arg in node.args:   # still check the arguments' names
                 self._argument_probe(arg)
             return error_value(node.loc)
+        if not self.call_rules(node):
+            return error_value(node.loc)
         if not self._arity(node.func, node.args, len(signature.param_types), node.loc):
             return error_value(node.loc)
         args: List[ir.Expr] = []
@@ -326,6 +336,12 @@ class ExpressionTyper(ImplicitConversions):
         return ir.CallExpr(node.func, tuple(args), type=return_type or VOID, loc=node.loc)
 
     def _aggregate_argument(self, arg: ast.Expr, ptype, pname: str, func: str) -> ir.Expr:
+        if isinstance(ptype, UpdatesType):
+            # any updates<g> value: a variable or 'U.currentBatch(1)' (the graph's name in the
+            # callee's signature is the callee's own)
+            value = self.updates_value(arg)
+            if value is not None:
+                return value
         sym = self._named_symbol(arg)
         if sym is None:
             return error_value(arg.loc)
@@ -367,6 +383,10 @@ class ExpressionTyper(ImplicitConversions):
         return None
 
     def _expr_MethodCall(self, node: ast.MethodCall) -> ir.Expr:
+        if node.method == "currentBatch":
+            return self.current_batch(node)
+        if node.method in ("updateCSRDel", "updateCSRAdd", "propagateNodeFlags"):
+            return self.dynamic_method_value(node)
         if node.method in LOOP_SOURCES:
             self.sink.error("E0204", f"'{node.method}()' can only be iterated by a loop",
                             node.loc, hint=f"write 'for (v in {_text(node.obj)}.{node.method}(...))'")

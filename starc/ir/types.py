@@ -7,8 +7,8 @@ from typing import Union
 
 from starc.records import Record, record
 
-__all__ = ["Scalar", "GraphType", "PropType", "SetType", "VoidType", "Type",
-           "GRAPH", "VOID", "is_integer", "is_floating", "is_numeric", "common_type", "c_name"]
+__all__ = ["Scalar", "GraphType", "PropType", "SetType", "UpdatesType", "UpdateType",
+           "VoidType", "Type", "GRAPH", "VOID", "UPDATE", "is_integer", "is_floating", "is_numeric", "common_type", "c_name"]
 
 
 class Scalar(enum.Enum):
@@ -55,6 +55,25 @@ class SetType(Record):
 
 
 @record
+class UpdatesType(Record):
+    """``updates<g>``: a sequence of edge updates of graph ``g`` (an update stream, a batch,
+    or a batch's additions / deletions)."""
+
+    graph: str
+
+    def __str__(self) -> str:
+        return f"updates<{self.graph}>"
+
+
+@record
+class UpdateType(Record):
+    """One edge update: the variable of a loop over an ``updates<g>`` value."""
+
+    def __str__(self) -> str:
+        return "update"
+
+
+@record
 class VoidType(Record):
     def __str__(self) -> str:
         return "void"
@@ -62,7 +81,8 @@ class VoidType(Record):
 
 GRAPH = GraphType()
 VOID = VoidType()
-Type = Union[Scalar, GraphType, PropType, SetType, VoidType]
+UPDATE = UpdateType()
+Type = Union[Scalar, GraphType, PropType, SetType, UpdatesType, UpdateType, VoidType]
 
 _RANK = {Scalar.BOOL: 0, Scalar.INT: 1, Scalar.NODE: 1, Scalar.EDGE: 1,
          Scalar.LONG: 2, Scalar.FLOAT: 3, Scalar.DOUBLE: 4}

@@ -16,33 +16,54 @@ def errors(text):
 
 
 def test_reserved_words_rejected_with_location_and_the_rest_still_checked():
-    found = errors("function f() {\n  int x = 1;\n    Heap h;\n  x = ;\n}\nDynamic g() { }\n")
+    found = errors("function f() {\n  int x = 1;\n    Heap h;\n  x = ;\n}\n"
+                   "function g() { nodeMap(propNode<int>) m; }\n")
     assert ("E0105", "'Heap': the dynamic-graph containers (container, nodeMap, Map, list, "
                      "Heap) are not supported yet", 3, 5) in found
-    assert ("E0105", "'Dynamic': dynamic graphs (Dynamic, Incremental, Decremental, Batch, "
-                     "OnAdd, OnDelete, updates<g>) are not supported yet", 6, 1) in found
+    assert ("E0105", "'nodeMap': the dynamic-graph containers (container, nodeMap, Map, list, "
+                     "Heap) are not supported yet", 6, 16) in found
     assert any(code == "E0103" and line == 4 for code, _, line, _ in found)
 
 
-@pytest.mark.parametrize("word", "Dynamic Incremental Decremental Batch OnAdd OnDelete updates "
-                                 "container nodeMap Heap Map list".split())
+@pytest.mark.parametrize("word", "container nodeMap Heap Map list".split())
 def test_every_reserved_word(word):
     with pytest.raises(CompileError) as info:
         parse(f"function f() {{\n  x = {word};\n}}", "e.sp")
     first = info.value.diagnostics[0]
     assert (first.code, first.loc.line, first.loc.col) == ("E0105", 2, 7)
-    feature = "dynamic graphs" if word[0].isupper() and word not in ("Heap", "Map") \
-        or word == "updates" else "the dynamic-graph containers"
-    assert first.message.startswith(f"'{word}': {feature} (")
-    assert first.message.endswith(") are not supported yet") and word in first.message[3:]
-    assert first.hint == ('starc compiles static graph programs: see "Dynamic graphs" in '
-                          'docs/language-notes.md')
+    assert first.message == (f"'{word}': the dynamic-graph containers (container, nodeMap, "
+                             "Map, list, Heap) are not supported yet")
+    assert first.hint == ('keep per-vertex state in propNode properties: see "Issue 31: '
+                          'dynamic graphs" in docs/language-notes.md')
 
 
-def test_dynamic_function_header_gives_one_error():
-    """StarPlat's 'Incremental(Graph g, ...)' names the feature once, no follow-on error."""
-    found = errors("Incremental(Graph g, propNode<int> dist) {\n  int x = 0;\n}\n")
-    assert [(code, line, col) for code, _, line, col in found] == [("E0105", 1, 1)]
+def test_dynamic_graph_words_parse():
+    """StarPlat's dynamic-graph extension (issue 31): the function kinds, updates<g>, Batch,
+    OnAdd/OnDelete with or without the ':' before the body, calls of the unnamed kinds."""
+    program = parse("Incremental(Graph g, updates<g> U) { forall (u in U) { } }\n"
+                    "Decremental(Graph g) { }\n"
+                    "Dynamic D(Graph g, updates<g> U, int n) {\n"
+                    "  Batch (U : n) {\n"
+                    "    OnDelete (u in U.currentBatch()) : { }\n"
+                    "    OnAdd (u in U.currentBatch(1)) { }\n"
+                    "    g.updateCSRDel(U);\n"
+                    "    Incremental(g, U.currentBatch(1)); int x = Decremental(g);\n"
+                    "  }\n"
+                    "}\n", "d.sp")
+    kinds = [(f.keyword, f.name) for f in program.functions]
+    assert kinds == [("Incremental", "Incremental"), ("Decremental", "Decremental"),
+                     ("Dynamic", "D")]
+    batch = program.functions[2].body.stmts[0]
+    assert type(batch).__name__ == "Batch" and batch.stream.id == "U"
+    on = batch.body.stmts[:2]
+    assert [(type(s).__name__, s.kind, s.var) for s in on] == [
+        ("OnUpdate", "delete", "u"), ("OnUpdate", "add", "u")]
+
+
+def test_on_update_binds_with_in():
+    found = errors("Dynamic D(Graph g, updates<g> U, int n) { Batch (U : n) { "
+                   "OnAdd (u : U.currentBatch()) : { } } }\n")
+    assert found[0][:2] == ("E0103", "syntax error: a loop variable is bound with 'in', not ':'")
 
 
 @pytest.mark.parametrize("text, col", [("y = x++;", 8), ("y = (v.p--) + y;", 11),
@@ -124,7 +145,8 @@ function g(int a) {
 def test_missing_function_keyword_and_missing_close():
     found = errors("f() { }\nfunction g() { x = 1 }\n")
     assert found[0][:1] == ("E0103",) and found[0][2:] == (1, 1)
-    assert "expected 'Static' or 'function'" in found[0][1]
+    assert found[0][1] == ("syntax error: unexpected 'f', expected 'function', 'Static', "
+                           "'Dynamic', 'Incremental' or 'Decremental'")
     assert found[1] == ("E0103", "syntax error: unexpected '}'", 2, 22)
 
 

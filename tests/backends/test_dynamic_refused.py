@@ -1,0 +1,51 @@
+"""Device backends refuse dynamic-graph programs (issue 31) with a located E0501, writing
+nothing, until they keep a mutable graph; the reference executor runs them."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "sema" / "samples" / "dynamic.sp"
+DEVICE_BACKENDS = ["cuda", "sycl", "opencl", "openacc", "mpi"]
+
+
+
+def _starc(*args):
+    proc = subprocess.run([sys.executable, "-m", "starc", *map(str, args)],
+                          capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("backend", DEVICE_BACKENDS)
+def test_dynamic_program_is_refused_at_its_update_stream(backend, tmp_path):
+    out = tmp_path / "out"
+    status, _, err = _starc(SAMPLE, "-b", backend, "-o", out)
+    assert status == 1
+    assert (f"{SAMPLE}:23:15: error[E0501]: dynamic graphs: the update stream 'stream' (an "
+            "'updates<g>' parameter) in the Dynamic function 'Track' is not supported by the "
+            "device backends yet") in err
+    assert f"'-b {backend}' cannot run this program; '-b reference' can" in err
+    assert "Traceback" not in err and "E0901" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("construct, where, name", [
+    ("g.propagateNodeFlags(seen);", (3, 5), "'g.propagateNodeFlags(seen)'"),
+])
+def test_a_static_function_using_a_dynamic_construct_is_refused_there(construct, where, name,
+                                                                      tmp_path):
+    program = tmp_path / "p.sp"
+    program.write_text("function F(Graph g, propNode<bool> seen, node src) {\n"
+                       "    src.seen = True;\n"
+                       f"    {construct}\n"
+                       "}\n")
+    status, _, err = _starc("build", program, "-b", "opencl", "-o", tmp_path / "out")
+    assert status == 1
+    assert (f"{program}:{where[0]}:{where[1]}: error[E0501]: dynamic graphs: {name} in 'F' "
+            "is not supported by the device backends yet") in err
+    assert not (tmp_path / "out").exists()
