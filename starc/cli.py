@@ -33,6 +33,7 @@ examples:
   starc run dsl/sssp.sp -b mpi --np 4 --graph g.el --src 0   4 MPI processes (mpirun)
   starc run dsl/sssp.sp -b mpi --launcher 'srun -n 64' --graph g.sg --src 0   under Slurm
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
+  starc run dsl/dynamic/dyn_sssp.sp -b reference --graph g.el --updates u.txt --batchSize 100 --src 0
   starc graph gen rmat --scale 12 --weights -o g.el  make a test graph
   starc compare dsl/bc.sp -o bc.html                 every backend's code beside the DSL
   starc backends                                     what can build and run here
@@ -134,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_backend_options(p)
     p.add_argument("--graph", required=True, help="graph file (edge list, .mtx, .sg or .npz)")
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
+    p.add_argument("--updates", metavar="FILE",
+                   help="the update stream a Dynamic program runs over ('a u v [w]' / 'd u v' "
+                        "lines, docs/graphs.md); its batch size is the program's parameter")
     p.add_argument("--cache", action="store_true",
                    help="read a text graph once, then from a binary .sg copy in the cache "
                         "directory, rebuilt when the file changes (docs/graphs.md)")
@@ -378,7 +382,8 @@ def cmd_run(args, params: List[str]) -> int:
                       time=args.time, function=args.function, options=options,
                       use_cache=not args.no_cache, show_traceback=args.traceback,
                       max_vertices=args.max_vertices, launch=_launch(args),
-                      stats=args.stats, graph_cache=args.cache, trials=args.trials)
+                      stats=args.stats, graph_cache=args.cache, trials=args.trials,
+                      updates=args.updates)
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
 
 

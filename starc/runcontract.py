@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 
 from starc import errors
 from starc.ir import nodes as ir
-from starc.ir.types import GraphType, PropType, Scalar, SetType, is_integer
+from starc.ir.types import GraphType, PropType, Scalar, SetType, UpdatesType, is_integer
 from starc.records import Record, record
 
 # numpy is imported where values are bound: the compiler asks this module only for
@@ -41,7 +41,8 @@ class ParamSpec(Record):
     """One parameter of the entry function as the command line sees it.
 
     ``kind`` is one of ``scalar`` (``scalar`` holds its type), ``node``, ``edge``, ``SetN``,
-    ``SetE``, ``propEdge``, ``propNode`` (``scalar`` = element type) or ``Graph``.
+    ``SetE``, ``propEdge``, ``propNode`` (``scalar`` = element type), ``Graph`` or ``updates``
+    (a Dynamic function's update stream, from ``--updates FILE``).
     ``is_input`` is True for parameters given as ``--name value`` options; ``default`` is
     the value of an optional one when it is not given (None: the option is required).
     """
@@ -100,6 +101,8 @@ def param_specs(fn: ir.Function) -> List[ParamSpec]:
         elif isinstance(t, PropType):
             kind = "propNode" if t.kind == "node" else "propEdge"
             specs.append(ParamSpec(sym.name, kind, t.elem, False, sym))
+        elif isinstance(t, UpdatesType):
+            specs.append(ParamSpec(sym.name, "updates", None, False, sym))
         elif isinstance(t, SetType):
             specs.append(ParamSpec(sym.name, "SetN" if t.kind == "node" else "SetE", None,
                                    True, sym))
@@ -224,7 +227,26 @@ def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     return weights.astype(numpy_dtype(spec.scalar))
 
 
-def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[ir.Symbol, object]:
+def _check_updates(fn: ir.Function, specs: List[ParamSpec], graph, updates) -> None:
+    """An update stream exactly where the function takes one, with the weights it needs."""
+    stream = next((spec for spec in specs if spec.kind == "updates"), None)
+    if stream is None and updates is not None:
+        raise UsageError(f"--updates: {fn.name} takes no update stream (only a Dynamic "
+                         "function with an 'updates<g>' parameter does)")
+    if stream is None:
+        return
+    if updates is None:
+        raise UsageError(f"missing --updates FILE (the update stream '{stream.name}' of "
+                         f"{fn.name})")
+    weighted = next((spec for spec in specs if spec.kind == "propEdge"), None)
+    adds = bool((updates.kinds == 1).any())
+    if weighted is not None and graph.weights is not None and adds and updates.weights is None:
+        raise DataError(f"{updates.name}: the additions carry no weights, and {fn.name} "
+                        f"needs edge weights for {weighted.name!r} (write 'a u v w')")
+
+
+def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
+                   updates=None) -> Dict[ir.Symbol, object]:
     """Values for the inputs of ``fn``: the graph, the weights and the ``--name value`` options
     (keys with or without the leading ``--``). A key that names no parameter is a UsageError:
     a misspelt option must not silently leave a parameter at some default.
@@ -232,7 +254,8 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[i
     Returns ``{symbol: value}`` with Python ints/floats/bools for scalars and ids, a list of ids
     for ``SetN``/``SetE``, the graph for ``Graph`` and a numpy array (converted to the element
     type) for ``propEdge`` parameters. ``propNode`` parameters are results and not bound.
-    Raises UsageError naming the parameter and what it expects.
+    ``updates`` (a ``starc.graphs.updates.UpdateStream``) binds a Dynamic function's
+    ``updates<g>`` parameter. Raises UsageError naming the parameter and what it expects.
     """
     given = {key[2:] if key.startswith("--") else key: value for key, value in options.items()}
     specs = param_specs(fn)
@@ -242,7 +265,11 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str]) -> Dict[i
             known = ", ".join("--" + name for name in inputs) or "none"
             raise UsageError(f"unknown option '--{key}' ({fn.name} takes: {known})")
     bound: Dict[ir.Symbol, object] = {}
+    _check_updates(fn, specs, graph, updates)
     for spec in specs:
+        if spec.kind == "updates":
+            bound[spec.symbol] = updates
+            continue
         if spec.kind == "Graph":
             bound[spec.symbol] = graph
             continue

@@ -20,6 +20,7 @@ import starc
 from starc.cachedir import cache_root, cache_workdir
 from starc.diagnostics import CompileError, DiagnosticSink, SourceLoc
 from starc.errors import UsageError
+from starc.runcontract import param_specs
 
 __all__ = ["ParamSyntaxError", "parse_param_tokens", "cache_root", "build_file", "build",
            "run_file", "CompiledProgram", "compile"]
@@ -145,7 +146,7 @@ def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
 
 
 def _run_reference(comp, sink, graph, undirected, params, out, time,
-                   max_vertices=None, trials=1) -> int:
+                   max_vertices=None, trials=1, updates=None) -> int:
     from starc.graphs import load_graph
     from starc.inputs import check_output_file, write_file
     from starc.reference import execute, ExecutionError
@@ -153,13 +154,19 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
     if out:
         check_output_file(out)      # before the run: a bad path is known at once
     g = load_graph(graph, undirected=undirected, max_vertices=max_vertices)
+    stream = None
+    if updates is not None:
+        from starc.graphs.updates import read_updates
+        stream = read_updates(updates, g.num_nodes)
+        stream = stream.symmetrised() if undirected else stream
     from starc.ir.scope import stack_room
     elapsed = []     # each trial's seconds (--trials, as a generated program's)
     try:
         for _ in range(trials):
             start = _time.perf_counter()
             with stack_room():   # the executor recurses over expressions, as the stages do
-                results = execute(comp.ir, g, params, function=comp.function.name)
+                results = execute(comp.ir, g, params, function=comp.function.name,
+                                  updates=stream)
             elapsed.append(_time.perf_counter() - start)
     except ExecutionError as exc:
         loc = getattr(exc, "loc", None)
@@ -183,14 +190,15 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
              undirected: bool = False, params: Dict[str, str], out=None, time=False,
              function=None, options=None, use_cache=True, show_traceback=False,
              max_vertices=None, launch=None, stats: bool = False,
-             graph_cache: bool = False, trials: int = 1) -> int:
+             graph_cache: bool = False, trials: int = 1, updates=None) -> int:
     """``starc run``: the exit status (the generated program's own status is passed on).
     Bad input raises a StarcError (``starc.cli.main`` prints it and exits with its code).
     ``launch``: how to start a backend that runs several processes (MPI: ranks, hostfile,
     a launcher; ``starc.backends.base.Launch``), checked before compiling; ``stats``:
     pass --stats to a program that counts its communication (MPI); ``graph_cache``: the
     program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed;
-    ``trials``: run the timed algorithm that many times in one process (``--trials``)."""
+    ``trials``: run the timed algorithm that many times in one process (``--trials``);
+    ``updates``: the update stream file of a Dynamic program (the reference runs those)."""
     from starc.backends import get_backend
     from starc.backends.base import BackendOptions, Launch
     from starc.driver import compile_file
@@ -211,10 +219,14 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         from starc.graphs.cache import cached_graph
         graph = cached_graph(graph, undirected, max_vertices)
     launcher = _fit_ranks(backend, options, launch, graph, given, launcher)
+    if updates is not None and not any(spec.kind == "updates"
+                                       for spec in param_specs(comp.function)):
+        raise UsageError(f"--updates: {comp.function.name} takes no update stream (only a "
+                         "Dynamic function with an 'updates<g>' parameter does)")
     if backend_name == "reference":
         sink.emit()
         return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
-                              trials)
+                              trials, updates)
     built = build(comp, sink, options, use_cache=use_cache)
     sink.emit()
     if built is None:

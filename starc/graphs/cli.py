@@ -47,11 +47,24 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
     grid_parser.add_argument("--rows", type=int, required=True)
     grid_parser.add_argument("--cols", type=int, required=True)
-    for sub in (rmat_parser, uniform_parser, grid_parser):
+    updates_parser = generators.add_parser(
+        "updates", help="an update stream for a graph (docs/graphs.md, 'Update streams')",
+        description="Write COUNT updates of GRAPH ('a u v [w]' / 'd u v' lines): deletions "
+                    "of distinct existing edges (the --delete-share of them) and additions "
+                    "of edges the graph does not have, shuffled, seeded.")
+    updates_parser.add_argument("--graph", required=True, help=_FORMATS_HELP)
+    updates_parser.add_argument("--undirected", action="store_true",
+                                help="read --graph as undirected")
+    updates_parser.add_argument("--count", type=int, required=True, help="number of updates")
+    updates_parser.add_argument("--delete-share", type=float, default=0.5,
+                                help="share of deletions, 0..1 (default 0.5)")
+    for sub in (rmat_parser, uniform_parser, grid_parser, updates_parser):
         sub.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
         sub.add_argument("--weights", action="store_true",
                          help="integer weights uniform in [1, 100]")
-        sub.add_argument("-o", "--output", required=True, help=_FORMATS_HELP)
+        sub.add_argument("-o", "--output", required=True,
+                         help="the update stream (text)" if sub is updates_parser
+                         else _FORMATS_HELP)
 
     info = commands.add_parser("info", help="print a graph file's statistics")
     info.add_argument("graph", help=_FORMATS_HELP)
@@ -131,6 +144,22 @@ def _generate(args) -> Graph:
     return grid(args.rows, args.cols, seed=args.seed, weights=args.weights)
 
 
+def _generate_updates(args) -> None:
+    from .readers import load_graph
+    from .updates import generate_updates, write_updates
+    check_output_file(args.output)
+    graph = load_graph(args.graph, undirected=args.undirected)
+    try:
+        stream = generate_updates(graph, args.count, args.delete_share, args.seed, args.weights)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    with atomic_output(args.output) as tmp:
+        write_updates(tmp, stream)
+    deletions = int((stream.kinds == 0).sum())
+    print(f"wrote {args.output}: {len(stream)} updates ({deletions} deletions, "
+          f"{len(stream) - deletions} additions)")
+
+
 def _write(graph: Graph, path: str, undirected: bool = False) -> None:
     """Write atomically: a failed or interrupted write leaves no partial file."""
     from .writers import write_graph
@@ -150,7 +179,9 @@ def run_graph_command(args) -> int:
     """Run ``starc graph ...``; returns the exit status, reporting errors on stderr."""
     from .readers import load_graph
     try:
-        if args.graph_command == "gen":
+        if args.graph_command == "gen" and args.generator == "updates":
+            _generate_updates(args)
+        elif args.graph_command == "gen":
             check_output_file(args.output)      # before generating: fail fast
             try:
                 graph = _generate(args)

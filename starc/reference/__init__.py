@@ -48,21 +48,24 @@ BACKEND_NAME = "reference"
 
 def execute(program: ir.Program, graph, options: Optional[Mapping] = None,
             function: Optional[str] = None, *, graph_name: Optional[str] = None,
-            vectorize: bool = True, stats: Optional[Dict[str, int]] = None) -> Results:
+            vectorize: bool = True, stats: Optional[Dict[str, int]] = None,
+            updates=None) -> Results:
     """Run ``function`` (see ``entry_function``) of ``program`` on ``graph``.
 
     ``options`` is either the raw ``{"src": "0"}`` option dict (keys with or without ``--``)
     or already bound arguments ``{Symbol: value}`` from ``bind_arguments``. Raises
     ``UsageError`` for bad options and ``ExecutionError`` for run-time errors. With
     ``vectorize=False`` everything runs in the closure interpreter (slow; for cross-checks).
-    ``stats``, when given, receives how many loops ran vectorised / fell back.
+    ``stats``, when given, receives how many loops ran vectorised / fell back. ``updates``:
+    the ``UpdateStream`` a Dynamic function runs over (already symmetrised for an
+    undirected run).
     """
     fn = entry_function(program, function)
     options = dict(options or {})
     if options and all(isinstance(key, ir.Symbol) for key in options):
         bound = options
     else:
-        bound = bind_arguments(fn, graph, options)
+        bound = bind_arguments(fn, graph, options, updates)
     view = GraphView(graph)
     compiler = ProgramCompiler(program, view, vectorize=vectorize)
     compiled = compiler.function(fn.name)

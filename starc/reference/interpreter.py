@@ -14,7 +14,8 @@ from typing import Callable, Dict, List, Tuple
 import numpy as np
 
 from starc.ir import nodes as ir
-from starc.ir.types import PropType, Scalar, is_integer
+from starc.ir.types import PropType, Scalar, UpdatesType, is_integer
+from starc.reference.dynamic import EMPTY_UPDATES, DynamicStatements, compile_dynamic_body
 from starc.reference.loops import (BREAK, CONTINUE, RETURN, BFSState, LoopStatements,
                                    check_vertex as _check_vertex)
 from starc.reference.randoms import starc_random
@@ -55,7 +56,10 @@ class ProgramCompiler:
             compiler = FunctionCompiler(self, fn)
             compiled = CompiledFunction(fn, 0, [], 0)
             self.functions[name] = compiled
-            body = compiler.stmt(fn.body)
+            if fn.kind == "Dynamic":
+                body = compile_dynamic_body(compiler, fn)
+            else:
+                body = compiler.stmt(fn.body)
             compiled.param_slots = [compiler.slot(p) for p in fn.params]
             compiled.ret_slot = compiler.ret_slot
             compiled.nslots = compiler.next_slot
@@ -75,7 +79,7 @@ def const_value(e: ir.Const):
     return cast_value(int(value), Scalar.LONG, t)
 
 
-class FunctionCompiler(LoopStatements):
+class FunctionCompiler(LoopStatements, DynamicStatements):
     def __init__(self, owner: ProgramCompiler, fn: ir.Function) -> None:
         self.owner = owner
         self.view = owner.view
@@ -88,6 +92,8 @@ class FunctionCompiler(LoopStatements):
         # (BFS variable uid, slot of its BFSState) of each enclosing iterateInBFS, innermost
         # last: a parents/children loop uses the BFS of the vertex it iterates around.
         self.bfs_stack: List[Tuple[int, int]] = []
+        # stream uid -> the slot holding its current batch (a Dynamic function's Batch)
+        self.batch_slots: Dict[int, int] = {}
 
     # -- slots ----------------------------------------------------------------------------
     def _new_slot(self) -> int:
@@ -307,7 +313,8 @@ class FunctionCompiler(LoopStatements):
                 env[slot] = np.zeros(size, dtype=dtype)
             return declare_prop
         if s.init is None:
-            zero = zero_value(t) if isinstance(t, Scalar) else None
+            zero = zero_value(t) if isinstance(t, Scalar) else \
+                EMPTY_UPDATES if isinstance(t, UpdatesType) else None
 
             def declare(env):
                 env[slot] = zero

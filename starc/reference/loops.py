@@ -66,6 +66,8 @@ class LoopStatements:
         if isinstance(d, ir.SetMembers):
             slot = self.slot(d.set)
             return lambda env: list(env[slot]), False
+        if isinstance(d, ir.UpdateMembers):
+            return self.update_loop_items(d), False
         of = self.expr(d.of)
         offsets, targets, rev_offsets, rev_sources, rev_edge_ids, _ = view.lists
         n, loc = view.num_nodes, d.loc
