@@ -1,7 +1,8 @@
 """Dynamic programs in the reference executor (issue 31): after every batch of updates,
 dsl/dynamic/dyn_sssp.sp's distances equal Dijkstra's (and dsl/sssp.sp's) on the graph the
-updates give, built here independently from the edge list; hypothesis draws graphs and streams
-with missing-edge deletions, duplicate additions and self-loops."""
+updates give, built here independently from the edge list, and dsl/dynamic/dyn_pr.sp's ranks
+are within the tolerance of the power iteration's (and dsl/pr.sp's); hypothesis draws graphs
+and streams with missing-edge deletions, duplicate additions and self-loops."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def dyn_sssp(n, edges, updates, batch_size, src, undirected=False):
     return result.props["dist"]
 
 
-def run_both_dynamic(graph, stream, options):
-    program = dsl_program("dynamic/dyn_sssp")
+def run_both_dynamic(graph, stream, options, name="dyn_sssp"):
+    program = dsl_program(f"dynamic/{name}")
     fast = execute(program, graph, options, updates=stream)
     slow = execute(program, graph, options, updates=stream, vectorize=False)
     for name in fast.props:
@@ -193,3 +194,25 @@ def test_dyn_sssp_after_every_batch_equals_dijkstra_on_the_updated_graph(case):
         prefix = updates[:stop]
         assert np.array_equal(dyn_sssp(n, edges, prefix, batch_size, src, undirected),
                               expected_dist(n, edges, prefix, batch_size, src, undirected))
+
+
+PR_OPTIONS = {"beta": "1e-7", "delta": "0.85", "maxIter": "500"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dynamic_cases())
+def test_dyn_pr_after_every_batch_is_within_tolerance_of_pagerank_on_the_updated_graph(case):
+    n, edges, updates, batch_size, _, undirected = case
+    start = _mirrored(edges) if undirected else edges
+    for stop in range(0, len(updates) + batch_size, batch_size):
+        prefix = updates[:stop]
+        part = stream_of(prefix)
+        ranks = run_both_dynamic(graph_of(n, edges, undirected),
+                                 part.symmetrised() if undirected else part,
+                                 {**PR_OPTIONS, "batchSize": str(batch_size)},
+                                 "dyn_pr").props["pageRank"]
+        final = graph_of(n, updated_edges(start, prefix, batch_size, undirected))
+        expected = oracles.pagerank(final, 1e-12, 0.85, 10_000)
+        static = run_both(dsl_program("pr"), final, PR_OPTIONS).props["pageRank"]
+        assert np.allclose(ranks, expected, rtol=0, atol=1e-5), (ranks, expected)
+        assert np.allclose(ranks, static, rtol=0, atol=1e-5)
