@@ -1,8 +1,9 @@
 """Dynamic programs in the reference executor (issue 31): after every batch of updates,
 dsl/dynamic/dyn_sssp.sp's distances equal Dijkstra's (and dsl/sssp.sp's) on the graph the
-updates give, built here independently from the edge list, and dsl/dynamic/dyn_pr.sp's ranks
-are within the tolerance of the power iteration's (and dsl/pr.sp's); hypothesis draws graphs
-and streams with missing-edge deletions, duplicate additions and self-loops."""
+updates give, built here independently from the edge list, dsl/dynamic/dyn_tc.sp's count equals
+dsl/tc.sp's (and networkx's on simple graphs), and dsl/dynamic/dyn_pr.sp's ranks are within the
+tolerance of the power iteration's (and dsl/pr.sp's); hypothesis draws graphs and streams with
+missing-edge deletions, duplicate additions and self-loops."""
 
 from __future__ import annotations
 
@@ -216,3 +217,37 @@ def test_dyn_pr_after_every_batch_is_within_tolerance_of_pagerank_on_the_updated
         static = run_both(dsl_program("pr"), final, PR_OPTIONS).props["pageRank"]
         assert np.allclose(ranks, expected, rtol=0, atol=1e-5), (ranks, expected)
         assert np.allclose(ranks, static, rtol=0, atol=1e-5)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dynamic_cases())
+def test_dyn_tc_after_every_batch_equals_triangle_counting_on_the_updated_graph(case):
+    n, edges, updates, batch_size, _, _ = case
+    start = _mirrored(edges)
+    for stop in range(0, len(updates) + batch_size, batch_size):
+        prefix = updates[:stop]
+        result = run_both_dynamic(graph_of(n, edges, True), stream_of(prefix).symmetrised(),
+                                  {"batchSize": str(batch_size)}, "dyn_tc")
+        final = graph_of(n, updated_edges(start, prefix, batch_size, True))
+        static = run_both(dsl_program("tc"), final, {})
+        assert result.ret == static.ret
+        if final.duplicate_edge_count() == 0:
+            assert result.ret == oracles.triangles(final)
+        assert result.props["count"].sum() == result.ret
+
+
+def test_dyn_tc_worked_example():
+    """A square 0-1-2-3 with the diagonal 0-2 (two triangles); the batch deletes 0-2 and adds
+    1-3: two other triangles."""
+    square = [(0, 1, 1), (1, 2, 1), (2, 3, 1), (3, 0, 1), (0, 2, 1)]
+    counts = []
+    for stop in (0, 2):
+        result = run_both_dynamic(graph_of(4, square, True),
+                                  stream_of([("d", 0, 2), ("a", 1, 3, 1)][:stop]).symmetrised(),
+                                  {"batchSize": "2"}, "dyn_tc")
+        counts.append(result.ret)
+    assert counts == [2, 2]
+    result = run_both_dynamic(graph_of(4, square, True),
+                              stream_of([("a", 1, 3, 1)]).symmetrised(), {"batchSize": "1"},
+                              "dyn_tc")
+    assert result.ret == 4
