@@ -8,7 +8,8 @@ from typing import Union
 from starc.records import Record, record
 
 __all__ = ["Scalar", "GraphType", "PropType", "SetType", "UpdatesType", "UpdateType",
-           "VoidType", "Type", "GRAPH", "VOID", "UPDATE", "is_integer", "is_floating", "is_numeric", "common_type", "c_name"]
+           "VoidType", "Type", "GRAPH", "VOID", "UPDATE", "is_integer", "is_floating",
+           "is_numeric", "common_type", "c_name"]
 
 
 class Scalar(enum.Enum):

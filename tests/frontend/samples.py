@@ -8,7 +8,9 @@ import os
 __all__ = ["SAMPLES", "DSL_FILES", "read_dsl"]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DSL_FILES = sorted(glob.glob(os.path.join(ROOT, "dsl", "*.sp")))
+# dsl/dynamic: the dynamic-graph programs (issue 31), run by the reference executor only
+DSL_FILES = sorted(glob.glob(os.path.join(ROOT, "dsl", "*.sp"))) + sorted(
+    glob.glob(os.path.join(ROOT, "dsl", "dynamic", "*.sp")))
 
 
 def read_dsl(path: str) -> str:
