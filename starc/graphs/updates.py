@@ -167,13 +167,23 @@ def write_updates(path, stream: UpdateStream) -> None:
 
 # -- applying updates -----------------------------------------------------------------------
 
+def _edge_keys(graph: Graph) -> np.ndarray:
+    """``source * n + target`` per edge: ascending, since the CSR is sorted by both."""
+    return graph.sources.astype(np.int64) * max(graph.num_nodes, 1) + graph.targets
+
+
 def delete_edges(graph: Graph, src, dst) -> Tuple[Graph, np.ndarray]:
     """``graph`` without every edge ``src[i] -> dst[i]`` (missing ones change nothing), and
     the new id of each old edge (-1 for a deleted one)."""
-    n = max(graph.num_nodes, 1)
-    keys = graph.sources.astype(np.int64) * n + graph.targets.astype(np.int64)
-    gone = np.isin(keys, np.asarray(src, dtype=np.int64) * n + np.asarray(dst, dtype=np.int64))
-    keep = ~gone
+    keys = _edge_keys(graph)
+    gone_keys = np.asarray(src, dtype=np.int64) * max(graph.num_nodes, 1) + np.asarray(dst)
+    # each deleted key's run of equal edges, found by binary search in the sorted keys
+    first = np.searchsorted(keys, gone_keys, side="left")
+    last = np.searchsorted(keys, gone_keys, side="right")
+    marks = np.zeros(keys.size + 1, dtype=np.int64)
+    np.add.at(marks, first, 1)
+    np.add.at(marks, last, -1)
+    keep = np.cumsum(marks[:-1]) == 0
     new_ids = np.where(keep, np.cumsum(keep) - 1, -1)
     weights = None if graph.weights is None else graph.weights[keep]
     result = Graph.from_edges(graph.num_nodes, graph.sources[keep], graph.targets[keep],
@@ -187,20 +197,24 @@ def add_edges(graph: Graph, src, dst, weights=None,
     has: ids stay stable), the new id of each old edge, and the ids of the added ones."""
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
-    all_src = np.concatenate([graph.sources.astype(np.int64), src])
-    all_dst = np.concatenate([graph.targets.astype(np.int64), dst])
-    order = np.lexsort((all_dst, all_src))          # stable: old edges before new equal ones
-    position = np.empty(order.size, dtype=np.int64)
-    position[order] = np.arange(order.size)
+    order = np.lexsort((dst, src))                   # the few new edges, sorted (stably)
+    new_keys = (src * max(graph.num_nodes, 1) + dst)[order]
+    # where each new edge goes: after the equal old ones; merged in one pass
+    at = np.searchsorted(_edge_keys(graph), new_keys, side="right")
+    added = np.empty(src.size, dtype=np.int64)
+    added[order] = at + np.arange(src.size)
+    old_ids = np.arange(graph.num_edges) + np.searchsorted(at, np.arange(graph.num_edges),
+                                                           side="right")
     all_weights = None
     integral = graph.weights_integral
     if graph.weights is not None:
-        added = np.zeros(src.size) if weights is None else np.asarray(weights, np.float64)
-        all_weights = np.concatenate([graph.weights, added])[order]
+        extra = np.zeros(src.size) if weights is None else np.asarray(weights, np.float64)
+        all_weights = np.insert(graph.weights, at, extra[order])
         integral = integral and weights_integral
-    result = Graph.from_edges(graph.num_nodes, all_src[order], all_dst[order], all_weights,
-                              integral, graph.name)
-    return result, position[:graph.num_edges], position[graph.num_edges:]
+    result = Graph.from_edges(graph.num_nodes, np.insert(graph.sources, at, src[order]),
+                              np.insert(graph.targets, at, dst[order]), all_weights, integral,
+                              graph.name)
+    return result, old_ids, added
 
 
 # -- generating updates ---------------------------------------------------------------------
