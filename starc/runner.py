@@ -154,11 +154,7 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
     if out:
         check_output_file(out)      # before the run: a bad path is known at once
     g = load_graph(graph, undirected=undirected, max_vertices=max_vertices)
-    stream = None
-    if updates is not None:
-        from starc.graphs.updates import read_updates
-        stream = read_updates(updates, g.num_nodes)
-        stream = stream.symmetrised() if undirected else stream
+    stream = _update_stream(updates, g, undirected)
     from starc.ir.scope import stack_room
     elapsed = []     # each trial's seconds (--trials, as a generated program's)
     try:
@@ -184,6 +180,17 @@ def _run_reference(comp, sink, graph, undirected, params, out, time,
         for seconds in elapsed:
             print(f"starc-time {seconds:.6f}", file=sys.stderr)
     return 0
+
+
+def _update_stream(updates, graph, undirected: bool):
+    """``updates`` (None, a path, or an ``UpdateStream``) as the stream a run of ``graph``
+    applies: read against its vertices, both directions of each update when undirected."""
+    if updates is None:
+        return None
+    from starc.graphs.updates import UpdateStream, read_updates
+    stream = updates if isinstance(updates, UpdateStream) else read_updates(updates,
+                                                                             graph.num_nodes)
+    return stream.symmetrised() if undirected else stream
 
 
 def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
@@ -306,9 +313,10 @@ class CompiledProgram:
     def function(self) -> str:
         return self.compilation.function.name
 
-    def run(self, graph, *, undirected: bool = False, **params):
+    def run(self, graph, *, undirected: bool = False, updates=None, **params):
         """Run on ``graph`` (a path or a ``starc.graphs.Graph``) and return
-        ``starc.results.Results`` with numpy arrays."""
+        ``starc.results.Results`` with numpy arrays; ``updates``: a Dynamic program's update
+        stream (a path or a ``starc.graphs.updates.UpdateStream``; the reference runs those)."""
         from starc.graphs import Graph, write_edge_list
         from starc.results import parse_results
         params = {k: (",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
@@ -322,8 +330,12 @@ class CompiledProgram:
             if self.backend.name == "reference":
                 from starc.graphs import load_graph
                 from starc.reference import execute
-                return execute(self.compilation.ir, load_graph(path, undirected=undirected),
-                               params, function=self.function)
+                loaded = load_graph(path, undirected=undirected)
+                return execute(self.compilation.ir, loaded, params, function=self.function,
+                               updates=_update_stream(updates, loaded, undirected))
+            if updates is not None:
+                raise UsageError(f"--updates: {self.function} takes no update stream (only a "
+                                 "Dynamic function with an 'updates<g>' parameter does)")
             if self._built is None:
                 sink = DiagnosticSink()
                 self._built = build(self.compilation, sink, self.options)

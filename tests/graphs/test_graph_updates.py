@@ -9,6 +9,10 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import starc
 
 from starc.cli import main
 from starc.graphs.csr import Graph
@@ -137,3 +141,37 @@ def test_run_with_a_bad_update_file_names_its_line(tmp_path):
     status, _, err = _starc("run", ROOT / "dsl" / "sssp.sp", "-b", "reference", "--graph",
                             graph, "--updates", updates, "--src", "0")
     assert status == 2 and "--updates: Compute_SSSP takes no update stream" in err
+
+
+def test_compiled_program_runs_over_an_update_stream(tmp_path):
+    graph = tmp_path / "g.el"
+    graph.write_text("0 1 5\n1 2 3\n2 0 1\n0 2 9\n")
+    updates = _file(tmp_path, "d 1 2\na 2 1 1\n")
+    program = starc.compile((ROOT / "dsl" / "dynamic" / "dyn_sssp.sp").read_text())
+    results = program.run(str(graph), updates=updates, batchSize=1, src=0)
+    # 1 -> 2 gone: 2 is reached directly (9), and 1 by 0 -> 1 (5)
+    assert results.props["dist"].tolist() == [0, 5, 9]
+    undirected = program.run(str(graph), undirected=True, updates=updates, batchSize=2, src=0)
+    assert undirected.props["dist"].tolist() == [0, 2, 1]
+
+
+_LINE = st.one_of(
+    st.text(alphabet="ad #%-+.0123456789ex\t", max_size=12),
+    st.tuples(st.sampled_from(["a", "d", "x"]), st.integers(-2, 5), st.integers(-2, 5),
+              st.one_of(st.none(), st.integers(-3, 300), st.floats(allow_nan=True)))
+    .map(lambda t: " ".join(str(x) for x in t if x is not None)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINE, max_size=8))
+def test_any_text_is_read_or_refused_at_a_line(tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("u") / "u.txt"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        stream = read_updates(str(path), 4)
+    except GraphFormatError as error:
+        assert str(error).startswith(f"{path}:")
+        return
+    assert len(stream) <= len(lines)
+    ids = np.concatenate([stream.src, stream.dst])
+    assert ((0 <= ids) & (ids < 4)).all()
