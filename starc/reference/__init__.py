@@ -25,7 +25,9 @@ Semantic decisions (where LANGUAGE.md leaves room):
   lowest value of the integer type (what x86 does); locals and properties without an
   initialiser start at zero / False;
 - integer division or modulo by zero, and vertex/edge ids out of range, raise
-  ``ExecutionError`` naming the DSL location.
+  ``ExecutionError`` naming the DSL location;
+- a Dynamic function runs over its update stream batch by batch, its graph changing at
+  ``updateCSRDel`` / ``updateCSRAdd`` (``dynamic``; docs/language-notes.md, issue 31).
 """
 
 from __future__ import annotations
