@@ -19,6 +19,10 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   of degree ``W`` up to ``B`` gets a whole warp, ``ceil(d/W)`` steps of ``W`` lanes; one of
   degree ``B`` or more a whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. A vertex
   without neighbours is in no bin.
+* ``binned-group``: what a target without sub-groups prints (OpenCL 1.2, ``analysis.binned``):
+  a vertex of degree below ``B`` keeps its own lane in id order (the lanes of heavy vertices
+  idle in that phase), one of degree ``B`` or more gets the whole work-group, ``ceil(d/B)``
+  steps of ``B`` lanes.
 * ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
   finds its vertex by a binary search over the row offsets, which the model does not count).
 
@@ -36,10 +40,10 @@ import numpy as np
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
 
-__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows"]
+__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule"]
 
 #: the schedules the model knows, in the order ``explain`` lists them
-SCHEDULES = ("vertex", "binned", "edges")
+SCHEDULES = ("vertex", "binned", "binned-group", "edges")
 
 
 def _warp_maxima(work: np.ndarray, width: int) -> int:
@@ -71,6 +75,10 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         warp = work[(work >= width) & (work < block)]
         group = work[work >= block]
         slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
+    elif schedule == "binned-group":
+        heavy = work >= block
+        slots = width * _warp_maxima(np.where(heavy, 0, work), width) + \
+            int((block * -(-work[heavy] // block)).sum())
     elif schedule == "edges":
         slots = width * -(-useful // width)
     else:
@@ -81,6 +89,15 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
 def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict[str, float]:
     """The model's efficiency of every schedule for one neighbour loop."""
     return {s: lane_efficiency(degrees, s, width, block) for s in SCHEDULES}
+
+
+def model_schedule(kernel: P.Kernel) -> str:
+    """The model's name for the schedule ``kernel`` (specialized) runs: a binned kernel
+    whose heavy vertices get a whole work-group, without a warp tier, is ``binned-group``."""
+    if kernel.schedule == "binned" and kernel.cooperative is not None and \
+            "warp" not in kernel.cooperative.tiers:
+        return "binned-group"
+    return kernel.schedule
 
 
 def _loop_direction(kernel: P.Kernel) -> Optional[str]:

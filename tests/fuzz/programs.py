@@ -142,6 +142,23 @@ def pull_phase(draw):
 
 
 @st.composite
+def fold_phase(draw):
+    """forall v: a local folds f(u, v) with + or * over v's in- or out-neighbours, then v.a
+    (and perhaps `total`) takes it: the shape the binned schedule shares (analysis/binned.py)."""
+    op, identity = draw(st.sampled_from([("+", 0), ("*", 1)]))
+    nbrs = draw(st.sampled_from(["g.nodes_to(v)", "g.neighbors(v)"]))
+    value = draw(int_exprs(["u.b", "v.b", "g.count_outNbrs(u)"]))
+    filt = draw(st.one_of(st.none(), conditions(["b"])))
+    loop = f"for (u in {nbrs}" + (f".filter({filt})" if filt else "") + ")"
+    step = draw(st.sampled_from([f"s = s {op} {value};", f"s = {value} {op} s;"]))
+    lines = ["forall (v in g.nodes()) {", f"    int s = {identity};", f"    {loop} {{",
+             f"        {step}", "    }", "    v.a = s + v.b;"]
+    if draw(st.booleans()):
+        lines.append("    total += s;")
+    return "fold" + op, lines + ["}"]
+
+
+@st.composite
 def reduction_phase(draw):
     """A scalar reduction over vertices into `total` (declared by the function prelude)."""
     op = draw(st.sampled_from(["+=", "-=", "++"]))

@@ -1,0 +1,160 @@
+"""The degree-binned schedule's eligibility: which pull loops a work-group may share.
+
+A forall whose body declares an accumulator, folds it over one neighbour loop and then uses
+it (PageRank's ``sum`` over in-neighbours) cannot run one work item per edge: the edges of a
+vertex meet in one value. A group of work items can still share a heavy vertex's loop: each
+lane folds every lane-th edge into its own copy of the accumulator, started at the
+operator's identity, and a group reduction combines the copies before one lane finishes
+the vertex. That reorders the fold, so the operator must be commutative and associative
+(floats: the same tolerance as any parallel sum), and nothing else in the loop may depend on
+the order of its iterations. ``pull_loop`` says whether a kernel has that shape and, where
+not, why.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from starc.analysis import plan as P
+from starc.analysis.wrapping import WrappingArith
+from starc.ir import nodes as ir
+from starc.ir.types import Scalar
+
+__all__ = ["FOLD_OPERATORS", "INDEPENDENT", "pull_loop", "per_vertex_refusal",
+           "loop_refusal"]
+
+#: operators a group may fold in any order, with their identity (``Binary`` spellings; the
+#: logical ones would need bool arrays in local memory, which not every kernel dialect has)
+FOLD_OPERATORS = {"+": 0, "*": 1}
+
+#: statements an iteration may perform on shared data: each is atomic, or a store every
+#: writer agrees on, so the iterations of one vertex need not run in order (the ``edges``
+#: schedule's push loops, a binned group's lanes)
+INDEPENDENT = (P.AtomicReduce, P.AtomicMinMax, P.FlagSet, P.ScalarStore, P.QueueAppend,
+                P.QueueCount)
+
+
+def per_vertex_refusal(kernel: P.Kernel) -> str:
+    """Why ``kernel`` is no forall over the vertices whose loop a schedule may spread (""
+    where it is one)."""
+    if kernel.extent != "nodes":
+        return ("it runs over a worklist" if kernel.extent == "frontier"
+                else f"it runs over {kernel.extent}, not vertices")
+    if kernel.hoisted_for:
+        return "it computes a hoisted term per vertex"
+    return ""
+
+
+def loop_refusal(kernel: P.Kernel, loop: ir.Loop) -> str:
+    """Why the neighbour ``loop`` of ``kernel``'s body may not be spread over work items (""
+    where it may)."""
+    domain = loop.domain
+    if not isinstance(domain.of, ir.VarRef) or domain.of.sym != kernel.index:
+        return "the loop is not over the forall's own vertex"
+    if isinstance(domain, ir.Neighbors) and domain.role != "out" or \
+            isinstance(domain, ir.InNeighbors) and domain.descending:
+        return "the loop's order matters (a BFS parents or children loop)"
+    return ""
+
+
+def pull_loop(kernel: P.Kernel) -> Tuple[Optional[P.CooperativeLoop], str]:
+    """``(cooperative, "")`` when a work-group may share ``kernel``'s neighbour loop of a
+    heavy vertex, else ``(None, why not)``."""
+    why = per_vertex_refusal(kernel)
+    if why:
+        return None, why
+    stmts = kernel.body.stmts
+    loops = [i for i, s in enumerate(stmts) if isinstance(s, ir.Loop)
+             and isinstance(s.domain, (ir.Neighbors, ir.InNeighbors))]
+    if len(loops) != 1:
+        return None, "its body has no single neighbour loop at the top"
+    at = loops[0]
+    prefix, loop = stmts[:at], stmts[at]
+    domain = loop.domain
+    why = loop_refusal(kernel, loop)
+    if why:
+        return None, why
+    if any(isinstance(n, (ir.Break, ir.Continue)) for n in ir.walk(kernel.body)):
+        return None, "the body may stop early"
+    if not all(isinstance(s, ir.Declare) for s in prefix):
+        return None, "statements other than declarations come before the loop"
+    declared = {s.sym.uid: s for s in prefix}
+    accumulator, op, why = _fold(loop, declared)
+    if accumulator is None:
+        return None, why
+    init = declared[accumulator.uid].init
+    if not isinstance(init, ir.Const) or init.value != FOLD_OPERATORS[op]:
+        return None, (f"'{accumulator.name}' does not start at the identity of '{op}' (each "
+                      "lane's copy starts there)")
+    graph = domain.graph
+    query = "count_outNbrs" if isinstance(domain, ir.Neighbors) else "count_inNbrs"
+    own = ir.VarRef(kernel.index, type=kernel.index.type)
+    degree = ir.GraphQuery(query, graph, (own,), type=Scalar.INT, loc=loop.loc)
+    wraps = any(isinstance(n, WrappingArith) for n in ir.walk(loop))
+    return P.CooperativeLoop(at, accumulator, op, degree, wraps=wraps), ""
+
+
+def _fold(loop: ir.Loop, declared) -> Tuple[Optional[ir.Symbol], str, str]:
+    """The one accumulator (declared before the loop) that ``loop`` folds, and its operator;
+    else ``(None, "", why not)``."""
+    inner = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
+    inner |= {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+    folds = []
+    for node in ir.walk(loop.body):
+        if isinstance(node, ir.Loop):
+            return None, "", "the loop has a loop inside"
+        if isinstance(node, ir.GraphQuery) and node.op in ("is_an_edge", "get_edge"):
+            return None, "", "the loop searches edges (a cursor walks them in order)"
+        if isinstance(node, INDEPENDENT):
+            continue
+        if isinstance(node, ir.MinMaxAssign):
+            return None, "", "the loop's Min/Max updates carry secondary targets"
+        if isinstance(node, (ir.Assign, ir.Reduce)):
+            target = node.target
+            if isinstance(target, ir.VarRef) and target.sym.uid in inner:
+                continue
+            if isinstance(target, ir.VarRef) and target.sym.uid in declared:
+                step = _fold_step(node, target.sym)
+                if step is None:
+                    return None, "", (f"'{target.sym.name}' is not folded with a commutative "
+                                      f"operator ({', '.join(FOLD_OPERATORS)})")
+                folds.append((target.sym,) + step)
+                continue
+            if isinstance(target, ir.PropRead) and not (
+                    isinstance(target.index, ir.VarRef) and target.index.sym == loop.var):
+                return None, "", (f"the loop writes '{target.prop.name}' in place (a pull "
+                                  "into shared data, whose order a group would change)")
+            if isinstance(target, ir.VarRef):
+                return None, "", f"the loop assigns '{target.sym.name}', declared outside it"
+            return None, "", (f"the loop writes '{target.prop.name}' at its neighbours (a "
+                              "push: --schedule edges)")
+    if not folds:
+        return None, "", "the loop folds no accumulator"
+    accumulator, op = folds[0][:2]
+    if any(sym != accumulator or other != op for sym, other, _ in folds):
+        return None, "", "the loop folds more than one accumulator or operator"
+    # every read of it: the targets and the folds' own operands, nothing else
+    reads = [n for n in ir.walk(loop) if isinstance(n, ir.VarRef) and n.sym == accumulator]
+    if len(reads) != len(folds) + sum(own_read for _, _, own_read in folds):
+        return None, "", f"the loop reads '{accumulator.name}' besides folding it"
+    return accumulator, op, ""
+
+
+def _fold_step(node, sym: ir.Symbol):
+    """``(op, reads_itself)`` when ``node`` is ``sym = sym op e`` / ``sym = e op sym`` /
+    ``sym op= e`` with a fold operator and ``e`` not reading ``sym``; else None. (An integer
+    ``+`` or ``*`` may be a ``WrappingArith``: the group's combine then wraps too.)"""
+    if isinstance(node, ir.Reduce):
+        op, value, own_read = node.op, node.value, False
+    elif isinstance(node.value, (ir.Binary, WrappingArith)) and node.value.right is not None:
+        left, right = node.value.left, node.value.right
+        own = [side for side in (left, right) if isinstance(side, ir.VarRef) and side.sym == sym]
+        if not own:
+            return None
+        op, value, own_read = node.value.op, right if own[0] is left else left, True
+    else:
+        return None
+    if op not in FOLD_OPERATORS or any(isinstance(n, ir.VarRef) and n.sym == sym
+                                       for n in ir.walk(value)):
+        return None
+    return op, own_read
