@@ -96,7 +96,11 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     assert any(getattr(n, "form", None) == "private" for s in rest for n in ir.walk(s))
     term = next(k for k in opencl.kernels if k.name != pull.name)
     assert term.schedule == "vertex" and term.cooperative is None
-    for backend in ("cuda", "sycl", "openacc", "mpi"):
+    cuda = get_backend("cuda").specialize(dsl_plan("pr"))          # auto: lockstep warps
+    pull = next(k for k in cuda.kernels if k.name == "Compute_PR_forall_13")
+    assert pull.schedule == "binned" and pull.cooperative.tiers == ("item", "warp", "group")
+    assert "group reduction" in pull.schedule_why
+    for backend in ("sycl", "openacc", "mpi"):
         plan = get_backend(backend).specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
         pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
         assert pull.schedule == "vertex" and pull.cooperative is None

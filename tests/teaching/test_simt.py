@@ -83,8 +83,9 @@ def test_explain_models_each_kernel_on_a_graph(tmp_path):
 
 
 def test_explain_models_the_binned_kernel_as_printed(tmp_path):
-    """pr with --schedule binned: OpenCL's pull kernel is modelled as it prints it (no warp
-    tier: binned-group), and explain says why the schedule was taken or refused."""
+    """pr with --schedule binned: each backend's pull kernel is modelled as it prints it
+    (CUDA with a warp tier: binned; OpenCL without: binned-group), and explain says why the
+    schedule was taken or refused (SYCL does not print it)."""
     import json
     import pathlib
     import subprocess
@@ -93,15 +94,15 @@ def test_explain_models_the_binned_kernel_as_printed(tmp_path):
     graph = tmp_path / "star.el"
     graph.write_text("".join(f"{w} 0\n" for w in range(1, 300)) + "1 2\n2 3\n")
     command = [sys.executable, "-m", "starc", "explain", str(root / "dsl" / "pr.sp"),
-               "-b", "cuda,opencl", "--graph", str(graph), "--schedule", "binned"]
+               "-b", "cuda,opencl,sycl", "--graph", str(graph), "--schedule", "binned"]
     data = json.loads(subprocess.run(command + ["--format", "json"], capture_output=True,
                                      text=True, check=True).stdout)
     rows = {row["kernel"]: row for row in data["model"]["kernels"]}
     pull = rows["Compute_PR_forall_13"]
-    assert pull["schedules"] == {"cuda": "vertex", "opencl": "binned-group"}
+    assert pull["schedules"] == {"cuda": "binned", "opencl": "binned-group", "sycl": "vertex"}
     in_degrees = np.array([299, 0, 1, 1] + [0] * 296)
     assert pull["efficiency"]["binned-group"] == pytest.approx(
         lane_efficiency(in_degrees, "binned-group"))
     text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    assert "--schedule binned asked, but CUDA prints one work item per vertex" in \
+    assert "--schedule binned asked, but SYCL prints one work item per vertex" in \
         " ".join(text.split())

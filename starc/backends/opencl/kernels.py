@@ -8,6 +8,7 @@ from typing import Iterable, List, Optional, Sequence, Set
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import AtomicTable, CompareExchange, same_call
+from starc.backends.common.binned_shell import GroupSyntax, binned_body
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
 from starc.backends.common.device_prelude import render_prelude
@@ -49,9 +50,10 @@ ATOMICS = AtomicTable(
 CAPABILITIES = Capabilities("opencl", "OpenCL", schedules=frozenset({"vertex", "edges", "binned"}),
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
-#: the largest work-group (``--block-size`` allows up to 1024): sizes a binned kernel's local
-#: arrays, whose size OpenCL C 1.2 needs at compile time
-_MAX_GROUP = 1024
+#: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)
+_GROUP = GroupSyntax(local="__local", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
+                     lane="(int)get_local_id(0)", lanes="(int)get_local_size(0)",
+                     vertex="(int)get_global_id(0)", append="atomic_inc(&starc_heavy_count)")
 
 
 class OpenCLDialect(Dialect):
@@ -126,64 +128,8 @@ def _shell(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
             lines.append(f"{INDENT}int {code.index} = 0;")
         return lines + code.body + ["}"]
     if code.cooperative is not None:
-        return lines + _binned(code, dialect) + ["}"]
+        return lines + binned_body(code, _GROUP) + ["}"]
     return lines + _run_of_items(code) + ["}"]
-
-
-def _indented(lines: List[str], levels: int) -> List[str]:
-    return [INDENT * levels + line if line.strip() else line for line in lines]
-
-
-def _binned(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
-    """A binned kernel (``KernelCode.cooperative``): one work item per vertex, launched in
-    whole work-groups (``starc_launch_groups``). A light vertex runs on its own item; a heavy
-    one (degree at least the group's size) goes to the group's local list, and then the
-    group runs each listed vertex together: the lanes share its edges, and a tree in local
-    memory combines their partial values for the first lane, which finishes the vertex."""
-    heavy = code.cooperative
-    bound, index, m = BOUNDS[code.extent], code.index, code.marker
-    i1, i2, i3 = INDENT, INDENT * 2, INDENT * 3
-    lines = [f"{i1}__local {heavy.type} starc_partial[{_MAX_GROUP}];",
-             f"{i1}__local int starc_heavy[{_MAX_GROUP}];",
-             f"{i1}__local int starc_heavy_count;",
-             f"{i1}const int starc_lane = (int)get_local_id(0);",
-             f"{i1}const int starc_lanes = (int)get_local_size(0);",
-             f"{i1}if (starc_lane == 0) starc_heavy_count = 0;",
-             f"{i1}barrier(CLK_LOCAL_MEM_FENCE);"]
-    lines += code.setup
-    # The guard is evaluated by the vertex's own item only: the group must agree on the list.
-    guard = "" if code.guard is None else f" && !({code.guard})"
-    lines += [f"{m}{i1}{{",
-              f"{m}{i2}const int {index} = (int)get_global_id(0);",
-              f"{m}{i2}if ({index} < {bound}{guard}) {{",
-              f"{i3}if ({heavy.degree} >= starc_lanes) {{",
-              f"{i3}{INDENT}starc_heavy[atomic_inc(&starc_heavy_count)] = {index};",
-              f"{i3}}} else {{"]
-    lines += _indented(code.item, 3)
-    lines += [f"{i3}}}", f"{i2}}}", f"{i1}}}",
-              f"{i1}barrier(CLK_LOCAL_MEM_FENCE);",
-              f"{m}{i1}for (int starc_next = 0; starc_next < starc_heavy_count; starc_next++) {{",
-              f"{m}{i2}const int {index} = starc_heavy[starc_next];"]
-    lines += _indented(heavy.shared, 1)
-    acc = heavy.accumulator
-    lines += [f"{i2}starc_partial[starc_lane] = {acc};",
-              f"{i2}barrier(CLK_LOCAL_MEM_FENCE);",
-              # halve the live part each step (any group size): [half, width) into [0, ..)
-              f"{i2}for (int starc_width = starc_lanes; starc_width > 1; ) {{",
-              f"{i3}const int starc_half = (starc_width + 1) / 2;",
-              f"{i3}if (starc_lane + starc_half < starc_width) {{",
-              f"{i3}{INDENT}starc_partial[starc_lane] = "
-              + heavy.combine.format("starc_partial[starc_lane]",
-                                     "starc_partial[starc_lane + starc_half]") + ";",
-              f"{i3}}}",
-              f"{i3}barrier(CLK_LOCAL_MEM_FENCE);",
-              f"{i3}starc_width = starc_half;",
-              f"{i2}}}",
-              f"{i2}if (starc_lane == 0) {{",
-              f"{i3}{acc} = starc_partial[0];"]
-    lines += _indented(heavy.rest, 2)
-    lines += [f"{i2}}}", f"{i1}}}"]
-    return lines + code.finish
 
 
 def _run_of_items(code: KernelCode) -> List[str]:
