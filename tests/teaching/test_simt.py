@@ -41,9 +41,18 @@ def test_what_a_target_without_sub_groups_prints_by_hand():
         pytest.approx(12 / 28)
 
 
+def test_what_a_target_with_warps_prints_by_hand():
+    """binned-warp (CUDA: light lanes unsorted, a warp per middle vertex, a group per heavy
+    one), width 4, block 8. Degrees 9 1 1 1 | 5 0 3 1: light warps (0 1 1 1) and (0 0 3 1),
+    busiest 1 and 3 -> 16; the 5 gets a warp for 2 steps -> 8; the hub a group for 2 steps
+    -> 16; 21 / 40."""
+    degrees = np.array([9, 1, 1, 1, 5, 0, 3, 1])
+    assert lane_efficiency(degrees, "binned-warp", width=4, block=8) == pytest.approx(21 / 40)
+
+
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():
-    assert efficiencies(np.zeros(5, dtype=int)) == {"vertex": 1.0, "binned": 1.0,
-                                                    "binned-group": 1.0, "edges": 1.0}
+    assert efficiencies(np.zeros(5, dtype=int)) == {
+        "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0, "edges": 1.0}
     with pytest.raises(ValueError, match="no schedule named 'rows'"):
         lane_efficiency(np.array([1]), "rows")
 
@@ -84,7 +93,7 @@ def test_explain_models_each_kernel_on_a_graph(tmp_path):
 
 def test_explain_models_the_binned_kernel_as_printed(tmp_path):
     """pr with --schedule binned: each backend's pull kernel is modelled as it prints it
-    (CUDA with a warp tier: binned; OpenCL without: binned-group), and explain says why the
+    (CUDA with a warp tier: binned-warp; OpenCL without: binned-group), and explain says why the
     schedule was taken or refused (SYCL does not print it)."""
     import json
     import pathlib
@@ -99,7 +108,8 @@ def test_explain_models_the_binned_kernel_as_printed(tmp_path):
                                      text=True, check=True).stdout)
     rows = {row["kernel"]: row for row in data["model"]["kernels"]}
     pull = rows["Compute_PR_forall_13"]
-    assert pull["schedules"] == {"cuda": "binned", "opencl": "binned-group", "sycl": "vertex"}
+    assert pull["schedules"] == {"cuda": "binned-warp", "opencl": "binned-group",
+                                 "sycl": "vertex"}
     in_degrees = np.array([299, 0, 1, 1] + [0] * 296)
     assert pull["efficiency"]["binned-group"] == pytest.approx(
         lane_efficiency(in_degrees, "binned-group"))
