@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from starc.analysis.binned import pull_loop
+from starc.analysis.binned import local_fold, pull_loop
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.schedules import choose
 from starc.backends import get_backend
@@ -35,7 +35,6 @@ def test_pageranks_sum_is_a_fold_a_group_may_share():
 
 
 @pytest.mark.parametrize("program, kernel_name, why", [
-    ("bc", "Compute_BC_bfs_rev_17", "writes 'delta' in place"),
     ("bfs", "Compute_BFS_bfs_fwd_6", "no single neighbour loop"),
     ("cc", "Compute_CC_forall_12_dense", "no single neighbour loop"),
     ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
@@ -45,6 +44,33 @@ def test_pageranks_sum_is_a_fold_a_group_may_share():
 def test_why_the_other_dsl_loops_are_no_shared_fold(program, kernel_name, why):
     cooperative, reason = pull_loop(_kernel(program, kernel_name))
     assert cooperative is None and why in reason
+
+
+def test_bcs_sweep_folds_into_a_local_first():
+    """BC's reverse sweep adds into v.delta over its children, reading the children's delta:
+    the guard (v on level d) and the filter (w on level d + 1) prove w is not v, so the fold
+    may go to a local, added to v.delta after the loop."""
+    kernel = _kernel("bc", "Compute_BC_bfs_rev_17")
+    cooperative, why = pull_loop(kernel)
+    assert why == "" and (cooperative.accumulator.name, cooperative.op) == ("delta_fold", "+")
+    folded = local_fold(kernel)
+    declare, loop, add_back, rest = folded.body.stmts
+    assert declare.sym == cooperative.accumulator and declare.init.value == 0
+    assert add_back.target.prop.name == "delta" and add_back.value.right.sym == declare.sym
+    assert rest == kernel.body.stmts[1]          # BC[v] += delta[v], after the fold
+
+
+def test_a_fold_into_the_vertex_that_might_read_itself_is_refused():
+    text = """function F(Graph g, propNode<int> a, propNode<int> b) {
+  forall (v in g.nodes()) { for (w in g.neighbors(v)) { v.a = v.a + w.a; } }
+  forall (v in g.nodes()) { for (w in g.neighbors(v)) { v.a = v.a + w.b; } }
+  forall (v in g.nodes().filter(b == 2)) { for (w in g.neighbors(v).filter(b == 3)) {
+    v.a = v.a + w.a; } }
+}"""
+    itself, other, proven = plan_of(text).kernels
+    assert "writes 'a' in place" in pull_loop(itself)[1]      # w may be v (a self-loop)
+    assert pull_loop(other)[0] is not None                    # reads only b
+    assert pull_loop(proven)[0] is None                       # b == 2 vs b == 3: not levels
 
 
 def test_what_makes_a_fold_unshareable():

@@ -18,9 +18,10 @@ from e2e_cases import PROGRAMS, small_graphs, write_graph_files
 
 pytestmark = pytest.mark.opencl
 
-#: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours;
-#: tests/analysis/test_binned.py says why the others' loops do not qualify)
-BINNED_PROGRAMS = ("pr",)
+#: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
+#: bc's reverse sweep over children; tests/analysis/test_binned.py says why the others' loops
+#: do not qualify)
+BINNED_PROGRAMS = ("pr", "bc")
 
 
 @functools.lru_cache(maxsize=None)

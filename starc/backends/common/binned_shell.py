@@ -54,6 +54,18 @@ def _indented(lines: List[str], levels: int) -> List[str]:
     return [INDENT * levels + line if line.strip() else line for line in lines]
 
 
+def _holds(skip: str) -> str:
+    """The condition under which an item runs, from ``KernelCode.guard`` (when it skips):
+    ``!(c)`` gives ``c``."""
+    depth = 0
+    if skip.startswith("!(") and skip.endswith(")"):
+        for position, char in enumerate(skip[1:], 1):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0:
+                return skip[2:-1] if position == len(skip) - 1 else f"!({skip})"
+    return f"!({skip})"
+
+
 def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     """The lines inside the kernel's braces (see the module docstring)."""
     heavy, warp = code.cooperative, syntax.warp
@@ -72,15 +84,17 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     if warp is not None:
         lines.append(f"{i1}bool starc_for_warp = false;")
     # The guard is evaluated by the vertex's own item only: the group must agree on the list.
-    guard = "" if code.guard is None else f" && !({code.guard})"
-    lines += [f"{m}{i1}if (starc_vertex < {bound}{guard}) {{",
-              f"{m}{i2}const int {index} = starc_vertex;",
-              f"{i2}if ({heavy.degree} >= starc_group_size) {{",
-              f"{i3}starc_heavy[{syntax.append}] = {index};"]
+    bins = [f"if ({heavy.degree} >= starc_group_size) {{",
+            f"{INDENT}starc_heavy[{syntax.append}] = {index};"]
     if warp is not None:
-        lines += [f"{i2}}} else if ({heavy.degree} >= {warp.width}) {{",
-                  f"{i3}starc_for_warp = true;"]
-    lines += [f"{i2}}} else {{"] + _indented(code.item, 2) + [f"{i2}}}", f"{i1}}}"]
+        bins += [f"}} else if ({heavy.degree} >= {warp.width}) {{",
+                 f"{INDENT}starc_for_warp = true;"]
+    bins += ["} else {"] + _indented(code.item, 0) + ["}"]
+    if code.guard is not None:
+        bins = [f"{m}if ({_holds(code.guard)}) {{"] + _indented(bins, 1) + ["}"]
+    lines += [f"{m}{i1}if (starc_vertex < {bound}) {{",
+              f"{m}{i2}const int {index} = starc_vertex;"]
+    lines += _indented(bins, 2) + [f"{i1}}}"]
     if warp is not None:
         lines += _warp_tier(code, warp)
     lines += [f"{i1}{syntax.barrier}",
