@@ -182,7 +182,7 @@ class CooperativeLoop(Record):
     ``op`` (a group reduction) and the group's first lane runs the statements after the loop
     with the combined value. (An index, not copies: later passes rewrite the body.)
     ``tiers``: the bins, by who runs a vertex (``item``, ``group``; a ``warp`` tier where
-    the target has sub-groups). ``wraps``: the fold is wrapping integer arithmetic
+    the target has sub-groups, for vertices of degree ``warp_from`` up to the group's size). ``wraps``: the fold is wrapping integer arithmetic
     (``analysis.wrapping``), and so must the combine be."""
 
     loop_at: int
@@ -190,6 +190,7 @@ class CooperativeLoop(Record):
     op: str
     degree: ir.Expr
     tiers: Tuple[str, ...] = ("item", "group")
+    warp_from: int = 0
     wraps: bool = False
 
 

@@ -29,13 +29,14 @@ from typing import Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.binned import (INDEPENDENT, local_fold, loop_refusal,
-                                   per_vertex_refusal, pull_loop)
+                                   per_vertex_refusal, pull_loop, warp_from)
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SCHEDULES", "choose", "push_loop", "pull_loop", "local_fold", "by_edges"]
+__all__ = ["SCHEDULES", "choose", "push_loop", "pull_loop", "local_fold", "warp_from",
+           "by_edges"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
 SCHEDULES = ("vertex", "edges", "binned")

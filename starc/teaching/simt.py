@@ -20,9 +20,9 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   degree ``B`` or more a whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. A vertex
   without neighbours is in no bin.
 * ``binned-warp``: what a target with sub-groups prints (CUDA, ``analysis.binned``): a vertex
-  of degree below ``W`` keeps its own lane in id order (the lanes of heavier vertices idle in
-  that phase); one of degree ``W`` up to ``B`` gets its warp, ``ceil(d/W)`` steps of ``W``
-  lanes; one of ``B`` or more the whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. Its
+  of degree below ``W/4`` (``binned.warp_from``) keeps its own lane in id order (the lanes of
+  heavier vertices idle in that phase); one of degree ``W/4`` up to ``B`` gets its warp,
+  ``ceil(d/W)`` steps of ``W`` lanes; one of ``B`` or more the whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. Its
   light lanes are not sorted into bins as ``binned``'s are.
 * ``binned-group``: what a target without sub-groups prints (OpenCL 1.2): as ``binned-warp``
   without the warp tier, so a vertex of degree below ``B`` keeps its own lane.
@@ -41,6 +41,7 @@ from typing import Dict, List, Mapping, Optional
 import numpy as np
 
 from starc.analysis import plan as P
+from starc.analysis.binned import warp_from
 from starc.ir import nodes as ir
 
 __all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule"]
@@ -79,7 +80,7 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         group = work[work >= block]
         slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
     elif schedule in ("binned-warp", "binned-group"):
-        light = work < (width if schedule == "binned-warp" else block)
+        light = work < (warp_from(width) if schedule == "binned-warp" else block)
         warp = ~light & (work < block)
         group = work >= block
         slots = width * _warp_maxima(np.where(light, work, 0), width) + \

@@ -125,6 +125,7 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     cuda = get_backend("cuda").specialize(dsl_plan("pr"))          # auto: lockstep warps
     pull = next(k for k in cuda.kernels if k.name == "Compute_PR_forall_13")
     assert pull.schedule == "binned" and pull.cooperative.tiers == ("item", "warp", "group")
+    assert pull.cooperative.warp_from == 8
     assert "group reduction" in pull.schedule_why
     for backend in ("sycl", "openacc", "mpi"):
         plan = get_backend(backend).specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))

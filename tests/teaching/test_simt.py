@@ -42,12 +42,13 @@ def test_what_a_target_without_sub_groups_prints_by_hand():
 
 
 def test_what_a_target_with_warps_prints_by_hand():
-    """binned-warp (CUDA: light lanes unsorted, a warp per middle vertex, a group per heavy
-    one), width 4, block 8. Degrees 9 1 1 1 | 5 0 3 1: light warps (0 1 1 1) and (0 0 3 1),
-    busiest 1 and 3 -> 16; the 5 gets a warp for 2 steps -> 8; the hub a group for 2 steps
-    -> 16; 21 / 40."""
-    degrees = np.array([9, 1, 1, 1, 5, 0, 3, 1])
-    assert lane_efficiency(degrees, "binned-warp", width=4, block=8) == pytest.approx(21 / 40)
+    """binned-warp (CUDA: light lanes unsorted, a warp per vertex of degree W/4 up to B, a
+    group per heavy one). Width 8, block 16, so a warp from degree 2. Degrees 17 1 1 1 9 0 3
+    1: light (degree 1) lanes in one warp (0 1 1 1 0 0 0 1), busiest 1 -> 8; the 9 gets its
+    warp for 2 steps -> 16, the 3 for 1 step -> 8; the hub (17 >= 16) a group for 2 steps
+    -> 32; 33 / 64."""
+    degrees = np.array([17, 1, 1, 1, 9, 0, 3, 1])
+    assert lane_efficiency(degrees, "binned-warp", width=8, block=16) == pytest.approx(33 / 64)
 
 
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():

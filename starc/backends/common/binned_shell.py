@@ -6,8 +6,8 @@ least the work-group's size goes to the group's list in local memory; after a ba
 group runs each listed vertex together: every lane takes every ``starc_lanes``-th edge into
 its own accumulator, a tree in local memory combines the lanes' values (any group size), and
 the first lane finishes the vertex. Where the target has lockstep sub-groups (CUDA's warps),
-a vertex of degree between the warp's and the group's size goes to its warp instead, which
-combines with shuffles.
+a vertex of middling degree (``CooperativeCode.warp_from`` up to the group's size) goes to its
+warp instead, which combines with shuffles.
 """
 
 from __future__ import annotations
@@ -87,7 +87,9 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     bins = [f"if ({heavy.degree} >= starc_group_size) {{",
             f"{INDENT}starc_heavy[{syntax.append}] = {index};"]
     if warp is not None:
-        bins += [f"}} else if ({heavy.degree} >= {warp.width}) {{",
+        # (a group of one warp or less takes such a vertex whole: see _warp_tier)
+        bins += [f"}} else if (starc_group_size > {warp.width} && "
+                 f"{heavy.degree} >= {heavy.warp_from}) {{",
                  f"{INDENT}starc_for_warp = true;"]
     bins += ["} else {"] + _indented(code.item, 0) + ["}"]
     if code.guard is not None:

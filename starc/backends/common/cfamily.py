@@ -74,4 +74,4 @@ def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
     return CooperativeCode(printer.expr(split.degree), mark(shared, kernel),
                            printer.expr(accumulator),
                            printer.dialect_type(split.accumulator.type), combine,
-                           mark(rest, kernel))
+                           mark(rest, kernel), split.warp_from)

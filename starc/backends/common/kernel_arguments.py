@@ -75,6 +75,7 @@ class CooperativeCode:
     type: str
     combine: str
     rest: List[str]
+    warp_from: int = 0          # the degree from which a vertex goes to its warp (0: none)
 
 
 @dataclasses.dataclass

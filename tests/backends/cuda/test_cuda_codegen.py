@@ -461,13 +461,14 @@ function F(Graph g, propNode<double> a) {{
 
 def test_golden_pull_fold_binned_by_degree():
     # CUDA's auto schedule for pr's sum over in-neighbours (analysis/binned.py): a vertex of
-    # in-degree 32 up to the block's size is shared by its warp, which folds by shuffles down
+    # in-degree 8 (binned.warp_from) up to the block's size is shared by its warp (in blocks
+    # of more than one warp; a smaller block takes it whole), which folds by shuffles down
     # to lane 0, the vertex's finishing lane; a heavier one by the whole block (a tree in
     # shared memory, after the list of the block's heavy vertices is complete).
     text = main_text(DSL / "pr.sp")
     kernel = between(text, "__global__ void Compute_PR_forall_13(", "\n}\n")
     assert """\
-        } else if (rev_offsets[v + 1] - rev_offsets[v] >= 32) {
+        } else if (starc_group_size > 32 && rev_offsets[v + 1] - rev_offsets[v] >= 8) {
             starc_for_warp = true;
         } else {""" in kernel
     assert """\
