@@ -76,10 +76,12 @@ def _add_block_size(g) -> None:
 
 def _add_schedule(g) -> None:
     # analysis/schedules.py's SCHEDULES, spelled here: building the parser imports no analysis
-    g.add_argument("--schedule", choices=("vertex", "edges", "auto"), default=None,
-                   help="work items of a forall with a neighbour loop: one per vertex, or one "
-                        "per edge where the loop only pushes to its neighbours; auto (the "
-                        "default): per edge on GPUs (CUDA), per vertex elsewhere")
+    g.add_argument("--schedule", choices=("vertex", "edges", "binned", "auto"), default=None,
+                   help="work items of a forall with a neighbour loop: one per vertex; one "
+                        "per edge where the loop only pushes to its neighbours; binned: a "
+                        "work-group per vertex of degree at least its size where the loop "
+                        "folds its edges into one value (OpenCL); auto (the default): per "
+                        "edge on GPUs (CUDA), per vertex elsewhere")
 
 
 def _add_teaching_options(p: argparse.ArgumentParser) -> None:

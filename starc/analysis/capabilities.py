@@ -53,3 +53,6 @@ class Capabilities(Record):
     #: in lockstep groups (GPU warps), where a hub holds up the items of its group
     schedules: FrozenSet[str] = frozenset({"vertex", "edges"})
     lockstep: bool = False
+    #: the width of lockstep sub-groups whose lanes exchange values (warp shuffles; 0: none):
+    #: a binned kernel gives vertices of middling degree to one sub-group
+    sub_group_width: int = 0

@@ -29,7 +29,8 @@ from starc.ir.types import Scalar
 from starc.records import Record, record
 
 __all__ = [
-    "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "ScalarReduction",
+    "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "CooperativeLoop",
+    "ScalarReduction",
     "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore", "DeviceRead", "KernelScalar",
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
@@ -160,13 +161,37 @@ class Kernel(Record):
     #: (the specialize stage) how each neighbour loop of the body scans its sorted row
     #: (``row_scans``), by loop variable
     row_scans: Tuple["RowScan", ...] = ()
-    #: (the specialize stage) ``vertex`` (one work item per vertex, as written) or ``edges``
-    #: (one per edge of its neighbour loop, ``analysis.schedules``), and why
+    #: (the specialize stage) ``vertex`` (one work item per vertex, as written), ``edges``
+    #: (one per edge of its neighbour loop) or ``binned`` (a heavy vertex's loop shared by a
+    #: work-group: ``cooperative``), ``analysis.schedules``, and why
     schedule: str = "vertex"
     schedule_why: str = ""
+    cooperative: Optional["CooperativeLoop"] = None
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
+
+
+@record
+class CooperativeLoop(Record):
+    """How the ``binned`` schedule splits a kernel's body (``analysis.binned``): a vertex of
+    ``degree`` below the work-group size runs the whole body on one work item; a heavier one
+    is run by its whole work-group: every lane runs the declarations before the neighbour
+    loop ``body.stmts[loop_at]``, then every lane-th iteration of the loop into its own copy
+    of ``accumulator`` (declared there with ``op``'s identity); the copies are combined with
+    ``op`` (a group reduction) and the group's first lane runs the statements after the loop
+    with the combined value. (An index, not copies: later passes rewrite the body.)
+    ``tiers``: the bins, by who runs a vertex (``item``, ``group``; a ``warp`` tier where
+    the target has sub-groups, for vertices of degree ``warp_from`` up to the group's size). ``wraps``: the fold is wrapping integer arithmetic
+    (``analysis.wrapping``), and so must the combine be."""
+
+    loop_at: int
+    accumulator: ir.Symbol
+    op: str
+    degree: ir.Expr
+    tiers: Tuple[str, ...] = ("item", "group")
+    warp_from: int = 0
+    wraps: bool = False
 
 
 @record

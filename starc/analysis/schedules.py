@@ -10,10 +10,16 @@ graph's edges whose item finds its vertex as the edge's endpoint (``sources[e]``
 ``targets[e]``), evaluates the forall's guard and runs the loop body. Every lane then does one
 edge's work.
 
-``choose`` picks a kernel's schedule and says why: ``--schedule vertex|edges`` forces one where
-the loop allows it; ``auto`` takes ``edges`` on a target whose lanes run in lockstep (a GPU
-warp: ``Capabilities.lockstep``) and ``vertex`` elsewhere (a CPU gains nothing from it and
-loses the cheap skip of a vertex whose guard fails). ``by_edges`` rewrites the kernel.
+When the loop is a *pull* that folds the vertex's edges into one value (PageRank's sum), the
+``binned`` schedule keeps one work item per light vertex and gives a heavy one (degree at
+least the work-group size) to its whole work-group, whose lanes share the loop and combine
+their partial values with a group reduction (``analysis.binned`` says which loops qualify).
+
+``choose`` picks a kernel's schedule and says why: ``--schedule vertex|edges|binned`` forces
+one where the loop allows it; ``auto`` takes ``edges`` (or ``binned`` for a pull, where the
+target prints it) on a target whose lanes run in lockstep (a GPU warp:
+``Capabilities.lockstep``) and ``vertex`` elsewhere (a CPU gains nothing from it and loses
+the cheap skip of a vertex whose guard fails). ``by_edges`` rewrites the kernel.
 """
 
 from __future__ import annotations
@@ -22,48 +28,41 @@ import dataclasses
 from typing import Optional, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.binned import (INDEPENDENT, local_fold, loop_refusal,
+                                   per_vertex_refusal, pull_loop, warp_from)
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SCHEDULES", "choose", "push_loop", "by_edges"]
+__all__ = ["SCHEDULES", "choose", "push_loop", "pull_loop", "local_fold", "warp_from",
+           "by_edges"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
-SCHEDULES = ("vertex", "edges")
-
-#: statements an edge's iteration may perform on shared data: each is atomic, or a store
-#: every writer agrees on, so iterations of one vertex need not run in order
-_INDEPENDENT = (P.AtomicReduce, P.AtomicMinMax, P.FlagSet, P.ScalarStore, P.QueueAppend,
-                P.QueueCount)
+SCHEDULES = ("vertex", "edges", "binned")
 
 
 def push_loop(kernel: P.Kernel) -> Tuple[Optional[ir.Loop], str]:
     """``(loop, "")`` when ``kernel`` may run one work item per edge of ``loop``, else
     ``(None, why not)``."""
-    if kernel.extent != "nodes":
-        return None, ("it runs over a worklist" if kernel.extent == "frontier"
-                      else f"it runs over {kernel.extent}, not vertices")
-    if kernel.hoisted_for:
-        return None, "it computes a hoisted term per vertex"
+    why = per_vertex_refusal(kernel)
+    if why:
+        return None, why
     stmts = kernel.body.stmts
     if len(stmts) != 1 or not isinstance(stmts[0], ir.Loop) or \
             not isinstance(stmts[0].domain, (ir.Neighbors, ir.InNeighbors)):
         return None, "its body is not one neighbour loop"
     loop = stmts[0]
-    domain = loop.domain
     own = ir.VarRef(kernel.index, type=kernel.index.type)
-    if not isinstance(domain.of, ir.VarRef) or domain.of.sym != kernel.index:
-        return None, "the loop is not over the forall's own vertex"
-    if isinstance(domain, ir.Neighbors) and domain.role != "out" or \
-            isinstance(domain, ir.InNeighbors) and domain.descending:
-        return None, "the loop's order matters (a BFS parents or children loop)"
+    why = loop_refusal(kernel, loop)
+    if why:
+        return None, why
     declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
     declared |= {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
     for node in ir.walk(loop.body):
         if isinstance(node, (ir.Break, ir.Continue)):
             return None, "the loop may stop early"
-        if isinstance(node, _INDEPENDENT):
+        if isinstance(node, INDEPENDENT):
             continue
         if isinstance(node, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
             target = node.target
@@ -91,6 +90,11 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
     """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
     ``--schedule`` (None or ``auto``: choose)."""
     loop, why_not = push_loop(kernel)
+    if forced == "binned":
+        cooperative, why_not = pull_loop(kernel)
+        if cooperative is None:
+            return "vertex", f"--schedule binned asked, but {why_not}: one work item per vertex"
+        return "binned", "--schedule binned"
     if forced not in (None, "auto"):
         if forced == "vertex" or loop is None:
             why = "--schedule vertex" if forced == "vertex" else \
@@ -102,7 +106,20 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
                                                                      ir.InNeighbors))
                    for n in ir.walk(kernel.body)):
             return "vertex", "no neighbour loop"
-        return "vertex", f"one work item per vertex: {why_not}"
+        cooperative, why_not_pull = pull_loop(kernel)
+        if cooperative is None:
+            return "vertex", f"one work item per vertex: {why_not}; {why_not_pull}"
+        fold = f"the loop folds its edges into '{cooperative.accumulator.name}'"
+        if capabilities.lockstep and "binned" in capabilities.schedules:
+            return "binned", (f"{fold}: a vertex of degree at least the work-group size gets "
+                              "the whole group, whose lanes share its edges and combine their "
+                              "partial values in a group reduction; lighter vertices keep one "
+                              "work item")
+        return "vertex", (f"one work item per vertex: {fold}, and {capabilities.title} "
+                          + ("does not print the binned schedule" if capabilities.lockstep
+                             else "work items do not run in lockstep") +
+                          " (--schedule binned shares a heavy vertex's edges in its "
+                          "work-group)")
     if not capabilities.lockstep:
         return "vertex", (f"one work item per vertex: {capabilities.title}'s work items do not "
                           "run in lockstep, so a hub does not hold up its neighbours' items "

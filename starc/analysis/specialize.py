@@ -11,7 +11,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
-| a forall's work items: one per vertex or one per edge of a push loop | ``Kernel.schedule`` (``analysis.schedules``) | ``lockstep``, ``schedules`` |
+| a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -106,8 +106,17 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
                                                               False))
         return None
 
-    return dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
-                               reductions=reductions)
+    kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
+                                 reductions=reductions)
+    if kernel.schedule == "binned":
+        # split the body as it now is (atomic forms chosen)
+        cooperative = schedules.pull_loop(kernel)[0]
+        if capabilities.sub_group_width:
+            cooperative = dataclasses.replace(
+                cooperative, tiers=("item", "warp", "group"),
+                warp_from=schedules.warp_from(capabilities.sub_group_width))
+        kernel = dataclasses.replace(kernel, cooperative=cooperative)
+    return kernel
 
 
 def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str]) -> P.Kernel:
@@ -119,6 +128,8 @@ def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str
     if schedule == "edges":
         loop, _ = schedules.push_loop(kernel)
         return schedules.by_edges(kernel, loop, why)
+    if schedule == "binned":       # a fold into the vertex's property: into a local first
+        kernel = schedules.local_fold(kernel)
     return dataclasses.replace(kernel, schedule=schedule, schedule_why=why)
 
 

@@ -289,10 +289,7 @@ class _Walk:
             why = t.backend.launch_why.format(**fields)
             if scheduled is not None and scheduled.schedule_why and \
                     scheduled.schedule_why != "no neighbour loop":
-                what += (f"; schedule {scheduled.schedule}: "
-                         + ("each item finds its vertex as the edge's endpoint and tests the "
-                            "forall's filter there" if scheduled.schedule == "edges" else
-                            "one item per vertex, its edges in a loop"))
+                what += f"; schedule {scheduled.schedule}: " + _schedule_words(scheduled)
                 why += "; " + scheduled.schedule_why
             if t.distribution is not None:
                 what += _superstep_words(t.distribution.steps.get(kernel.name),
@@ -660,3 +657,15 @@ class _At(Record):
 
     loc: object
 
+
+def _schedule_words(kernel: P.Kernel) -> str:
+    """What ``kernel``'s schedule (``analysis.schedules``) does, for ``explain``."""
+    if kernel.schedule == "edges":
+        return ("each item finds its vertex as the edge's endpoint and tests the forall's "
+                "filter there")
+    if kernel.schedule == "binned" and kernel.cooperative is not None:
+        return (f"one item per vertex, in whole work-groups on every device; a vertex of degree "
+                f"at least the group's size is run by the whole group, whose lanes share its "
+                f"edges and combine their '{kernel.cooperative.accumulator.name}' in a group "
+                f"reduction ({' / '.join(kernel.cooperative.tiers)} bins)")
+    return "one item per vertex, its edges in a loop"

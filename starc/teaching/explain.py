@@ -28,8 +28,8 @@ def report(comp, backends: Sequence[str], options: Optional[BackendOptions] = No
             "refusals": {n: t.refusal for n, t in found.items() if t.refusal is not None},
             "decisions": decisions(comp, backends, options, found)}
     if graph is not None:
-        from starc.teaching.simt import kernel_rows
-        chosen = {n: {k.name: k.schedule for k in t.plan.kernels}     # those it launches
+        from starc.teaching.simt import kernel_rows, model_schedule
+        chosen = {n: {k.name: model_schedule(k) for k in t.plan.kernels}  # those it launches
                   for n, t in found.items() if t.plan is not None}
         data["model"] = {"graph": pathlib.Path(graph.name).name, "warp_width": warp_width,
                          "kernels": kernel_rows(comp.plan, chosen, graph, warp_width)}

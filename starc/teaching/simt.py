@@ -19,6 +19,13 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   of degree ``W`` up to ``B`` gets a whole warp, ``ceil(d/W)`` steps of ``W`` lanes; one of
   degree ``B`` or more a whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. A vertex
   without neighbours is in no bin.
+* ``binned-warp``: what a target with sub-groups prints (CUDA, ``analysis.binned``): a vertex
+  of degree below ``W/4`` (``binned.warp_from``) keeps its own lane in id order (the lanes of
+  heavier vertices idle in that phase); one of degree ``W/4`` up to ``B`` gets its warp,
+  ``ceil(d/W)`` steps of ``W`` lanes; one of ``B`` or more the whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. Its
+  light lanes are not sorted into bins as ``binned``'s are.
+* ``binned-group``: what a target without sub-groups prints (OpenCL 1.2): as ``binned-warp``
+  without the warp tier, so a vertex of degree below ``B`` keeps its own lane.
 * ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
   finds its vertex by a binary search over the row offsets, which the model does not count).
 
@@ -34,12 +41,13 @@ from typing import Dict, List, Mapping, Optional
 import numpy as np
 
 from starc.analysis import plan as P
+from starc.analysis.binned import warp_from
 from starc.ir import nodes as ir
 
-__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows"]
+__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule"]
 
 #: the schedules the model knows, in the order ``explain`` lists them
-SCHEDULES = ("vertex", "binned", "edges")
+SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "edges")
 
 
 def _warp_maxima(work: np.ndarray, width: int) -> int:
@@ -71,6 +79,13 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         warp = work[(work >= width) & (work < block)]
         group = work[work >= block]
         slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
+    elif schedule in ("binned-warp", "binned-group"):
+        light = work < (warp_from(width) if schedule == "binned-warp" else block)
+        warp = ~light & (work < block)
+        group = work >= block
+        slots = width * _warp_maxima(np.where(light, work, 0), width) + \
+            int((width * -(-work[warp] // width)).sum()) + \
+            int((block * -(-work[group] // block)).sum())
     elif schedule == "edges":
         slots = width * -(-useful // width)
     else:
@@ -81,6 +96,14 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
 def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict[str, float]:
     """The model's efficiency of every schedule for one neighbour loop."""
     return {s: lane_efficiency(degrees, s, width, block) for s in SCHEDULES}
+
+
+def model_schedule(kernel: P.Kernel) -> str:
+    """The model's name for the schedule ``kernel`` (specialized) runs: a binned kernel is
+    ``binned-warp`` or ``binned-group`` by its tiers, as printed (light vertices unsorted)."""
+    if kernel.schedule == "binned" and kernel.cooperative is not None:
+        return "binned-warp" if "warp" in kernel.cooperative.tiers else "binned-group"
+    return kernel.schedule
 
 
 def _loop_direction(kernel: P.Kernel) -> Optional[str]:

@@ -68,13 +68,18 @@ PUSH_PROGRAMS = ("sssp", "sswp", "tc")
 OTHER_SCHEDULE = {"opencl": "edges", "sycl": "edges", "openacc": "edges", "cuda": "vertex"}
 
 
+#: the programs with a kernel whose loop a work-group may share (analysis/binned.py): CUDA's
+#: auto bins them, so its other schedule is vertex (OpenCL's forced binned: test_binned_schedule)
+FOLD_PROGRAMS = ("pr", "bc")
+
+
 def _forced():
     """Every push program on every small graph with OpenCL; on the other backends, three
     graph shapes (a power-law graph, duplicates and self-loops, isolated vertices)."""
     for backend, marks in BACKENDS.items():
         graphs = list(small_graphs()) if backend == "opencl" else \
             ["rmat", "self_loops_dups", "isolated"]
-        for program in PUSH_PROGRAMS:
+        for program in PUSH_PROGRAMS + (FOLD_PROGRAMS if backend == "cuda" else ()):
             for graph in graphs:
                 yield pytest.param(program, backend, graph, marks=marks,
                                    id=f"{backend}-{OTHER_SCHEDULE[backend]}-{program}-{graph}")

@@ -142,6 +142,31 @@ def pull_phase(draw):
 
 
 @st.composite
+def fold_phase(draw):
+    """forall v: a local folds f(u, v) with + or * over v's in- or out-neighbours, then v.a
+    (and perhaps `total`) takes it, or v.a itself is the fold (read at u too: then the
+    neighbour may be v, and the schedule must refuse): the shapes the binned schedule shares
+    (analysis/binned.py)."""
+    op, identity = draw(st.sampled_from([("+", 0), ("*", 1)]))
+    nbrs = draw(st.sampled_from(["g.nodes_to(v)", "g.neighbors(v)"]))
+    value = draw(int_exprs(["u.b", "v.b", "g.count_outNbrs(u)"]))
+    filt = draw(st.one_of(st.none(), conditions(["b"])))
+    loop = f"for (u in {nbrs}" + (f".filter({filt})" if filt else "") + ")"
+    step = draw(st.sampled_from([f"s = s {op} {value};", f"s = {value} {op} s;"]))
+    own = draw(st.one_of(st.none(), conditions(["b"])))
+    head = "forall (v in g.nodes()" + (f".filter({own})" if own else "") + ") {"
+    if draw(st.booleans()):
+        value = draw(int_exprs(["u.b", "v.b", "u.a"]))
+        return "fold-property" + op, [head, f"    {loop} {{", f"        v.a = v.a {op} {value};",
+                                      "    }", "}"]
+    lines = [head, f"    int s = {identity};", f"    {loop} {{",
+             f"        {step}", "    }", "    v.a = s + v.b;"]
+    if draw(st.booleans()):
+        lines.append("    total += s;")
+    return "fold" + op, lines + ["}"]
+
+
+@st.composite
 def reduction_phase(draw):
     """A scalar reduction over vertices into `total` (declared by the function prelude)."""
     op = draw(st.sampled_from(["+=", "-=", "++"]))

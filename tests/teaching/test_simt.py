@@ -29,8 +29,31 @@ def test_a_warp_per_middle_vertex_by_hand():
     assert lane_efficiency(degrees, "vertex", width=4, block=8) == pytest.approx(12 / 28)
 
 
+def test_what_a_target_without_sub_groups_prints_by_hand():
+    """binned-group (OpenCL 1.2: an item per light vertex in id order, a work-group per heavy
+    one), width 4, block 8. Degrees 9 1 1 1 | 2 0 3 1: the hub (9 >= 8) leaves its lane idle
+    in the light phase: warps (0 1 1 1) and (2 0 3 1), busiest 1 and 3 -> 4 * 4 = 16; the hub
+    takes ceil(9/8) = 2 steps of 8 lanes -> 16; 18 / 32. Degrees 5 and 7 stay light (no warp
+    tier): one warp, busiest 7 -> 28, as one item per vertex."""
+    degrees = np.array([9, 1, 1, 1, 2, 0, 3, 1])
+    assert lane_efficiency(degrees, "binned-group", width=4, block=8) == pytest.approx(18 / 32)
+    assert lane_efficiency(np.array([5, 7]), "binned-group", width=4, block=8) == \
+        pytest.approx(12 / 28)
+
+
+def test_what_a_target_with_warps_prints_by_hand():
+    """binned-warp (CUDA: light lanes unsorted, a warp per vertex of degree W/4 up to B, a
+    group per heavy one). Width 8, block 16, so a warp from degree 2. Degrees 17 1 1 1 9 0 3
+    1: light (degree 1) lanes in one warp (0 1 1 1 0 0 0 1), busiest 1 -> 8; the 9 gets its
+    warp for 2 steps -> 16, the 3 for 1 step -> 8; the hub (17 >= 16) a group for 2 steps
+    -> 32; 33 / 64."""
+    degrees = np.array([17, 1, 1, 1, 9, 0, 3, 1])
+    assert lane_efficiency(degrees, "binned-warp", width=8, block=16) == pytest.approx(33 / 64)
+
+
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():
-    assert efficiencies(np.zeros(5, dtype=int)) == {"vertex": 1.0, "binned": 1.0, "edges": 1.0}
+    assert efficiencies(np.zeros(5, dtype=int)) == {
+        "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0, "edges": 1.0}
     with pytest.raises(ValueError, match="no schedule named 'rows'"):
         lane_efficiency(np.array([1]), "rows")
 
@@ -67,3 +90,30 @@ def test_explain_models_each_kernel_on_a_graph(tmp_path):
                           capture_output=True, text=True, check=True).stdout
     assert "SIMT lane efficiency on star.el (a model: warps of 8 lanes" in text
     assert "chosen: cuda edges (85.4%)" in text           # 41 edges on 6 steps of 8 lanes
+
+
+def test_explain_models_the_binned_kernel_as_printed(tmp_path):
+    """pr with --schedule binned: each backend's pull kernel is modelled as it prints it
+    (CUDA with a warp tier: binned-warp; OpenCL without: binned-group), and explain says why the
+    schedule was taken or refused (SYCL does not print it)."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    graph = tmp_path / "star.el"
+    graph.write_text("".join(f"{w} 0\n" for w in range(1, 300)) + "1 2\n2 3\n")
+    command = [sys.executable, "-m", "starc", "explain", str(root / "dsl" / "pr.sp"),
+               "-b", "cuda,opencl,sycl", "--graph", str(graph), "--schedule", "binned"]
+    data = json.loads(subprocess.run(command + ["--format", "json"], capture_output=True,
+                                     text=True, check=True).stdout)
+    rows = {row["kernel"]: row for row in data["model"]["kernels"]}
+    pull = rows["Compute_PR_forall_13"]
+    assert pull["schedules"] == {"cuda": "binned-warp", "opencl": "binned-group",
+                                 "sycl": "vertex"}
+    in_degrees = np.array([299, 0, 1, 1] + [0] * 296)
+    assert pull["efficiency"]["binned-group"] == pytest.approx(
+        lane_efficiency(in_degrees, "binned-group"))
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert "--schedule binned asked, but SYCL prints one work item per vertex" in \
+        " ".join(text.split())

@@ -71,6 +71,9 @@ class CPrinter(CExpressionPrinter):
         self.accumulators: Dict[int, PrivateAccumulator] = {}
         #: the loops around the statement being printed, outermost first
         self._enclosing: List[_EnclosingLoop] = []
+        #: the variable of the neighbour loop a work-group's lanes share (a binned kernel's
+        #: heavy vertex: ``KernelCode.cooperative``), each taking every starc_lanes-th edge
+        self.strided: Optional[ir.Symbol] = None
 
     # --- private accumulators of exclusive scalar reductions ---------------------------------
     def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
@@ -115,6 +118,11 @@ class CPrinter(CExpressionPrinter):
             identity = self._identity(acc.op, acc.elem)
             lines += self._braced(f"if ({acc.name} != {identity})", combine, depth)
         return lines
+
+    def dialect_type(self, type_) -> str:
+        """The C type of a kernel local of ``type_``."""
+        self._note_type(type_)
+        return self.d.type_name(type_)
 
     def _identity(self, op: str, elem: Scalar) -> str:
         if op in ("+", "-", "|"):
@@ -303,7 +311,11 @@ class CPrinter(CExpressionPrinter):
                     # last id, no later (larger) w is one, so the loop stops there.
                     cursor, cursor_end = self._cursors[(s.var, exhausted)]
                     stop += f" && {cursor} < {cursor_end}"
-                head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
+                if s.var == self.strided:
+                    head = (f"for (int {pos} = {begin} + starc_lane; {stop}; "
+                            f"{pos} += starc_lanes)")
+                else:
+                    head = f"for (int {pos} = {begin}; {stop}; {pos}++)"
             prologue_inner = []
             # Declared only when read: a loop that only counts (or whose filter became its
             # range) would leave an unused variable, an error in warnings-as-errors builds.

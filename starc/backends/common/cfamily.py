@@ -15,13 +15,14 @@ from starc.backends.common.c_statements import CPrinter, PrivateAccumulator, sou
 from starc.backends.common.sourcemap import mark, marker, span_of
 from starc.backends.common.dialect import (ATOMIC_OPS, C_KEYWORDS, GRAPH_ARRAYS, INDENT,
                                            Dialect, DialectError)
-from starc.backends.common.kernel_arguments import (KernelArg, KernelArguments, KernelCode,
-                                                   NameTable)
+from starc.backends.common.kernel_arguments import (CooperativeCode, KernelArg,
+                                                   KernelArguments, KernelCode, NameTable)
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = [
-    "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "KernelArguments",
+    "DialectError", "Dialect", "NameTable", "KernelArg", "KernelCode", "CooperativeCode",
+    "KernelArguments",
     "CPrinter", "lower_kernel", "ATOMIC_OPS", "GRAPH_ARRAYS", "INDENT", "C_KEYWORDS",
     "PRECEDENCE", "POSTFIX", "PrivateAccumulator",
 ]
@@ -43,6 +44,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     accumulated = [r for r in kernel.reductions if r.strategy != "atomic"]
     setup = mark(printer.open_accumulators(accumulated, 1), kernel)
     item = mark(printer.block(kernel.body, 1), kernel)
+    cooperative = _cooperative(kernel, printer) if kernel.cooperative is not None else None
     finish = mark(printer.close_accumulators(1), kernel)
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
@@ -51,4 +53,25 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     forall = marker(span_of(kernel))
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
                       ctx.arguments(), forall + comment, ctx.features, guard, setup, item,
-                      finish, forall, dialect.skip_item)
+                      finish, forall, dialect.skip_item, cooperative)
+
+
+def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
+    """The heavy-vertex part of a binned kernel: its body split at the shared loop, which
+    the lanes stride through."""
+    split = kernel.cooperative
+    stmts = kernel.body.stmts
+    loop = stmts[split.loop_at]
+    printer.strided = loop.var
+    try:
+        shared = printer.block(ir.Block(stmts[:split.loop_at + 1], loc=kernel.body.loc), 1)
+    finally:
+        printer.strided = None
+    rest = printer.block(ir.Block(stmts[split.loop_at + 1:], loc=kernel.body.loc), 1)
+    accumulator = ir.VarRef(split.accumulator, type=split.accumulator.type)
+    combine = printer.wrapping(split.op, split.accumulator.type, "{0}", "{1}") if split.wraps \
+        else f"{{0}} {split.op} {{1}}"
+    return CooperativeCode(printer.expr(split.degree), mark(shared, kernel),
+                           printer.expr(accumulator),
+                           printer.dialect_type(split.accumulator.type), combine,
+                           mark(rest, kernel), split.warp_from)

@@ -12,7 +12,8 @@ from starc.backends.common.dialect import GRAPH_ARRAYS, INDENT, Dialect
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["NameTable", "KernelArg", "KernelCode", "KernelArguments", "BOUNDS"]
+__all__ = ["NameTable", "KernelArg", "KernelCode", "CooperativeCode", "KernelArguments",
+           "BOUNDS"]
 
 #: extent -> the name of the by-value argument that bounds a kernel's work items: the graph's
 #: ``n`` or ``m``, or a worklist's length (``frontier.FRONTIER_COUNT``, bound at each launch).
@@ -59,6 +60,25 @@ class KernelArg:
 
 
 @dataclasses.dataclass
+class CooperativeCode:
+    """The heavy-vertex part of a ``binned`` kernel (``plan.CooperativeLoop``), printed one
+    level deep: a vertex whose ``degree`` (C text) is at least the work-group's size is run
+    by the whole group; every lane runs ``shared`` (the declarations and every
+    ``starc_lanes``-th edge of the loop from edge ``starc_lane``: names the shell declares),
+    the shell combines the lanes' ``accumulator`` (of C type ``type``) two at a time with
+    ``combine`` (C text with the operands as ``{0}`` and ``{1}``: ``{0} + {1}``, or a wrapping
+    helper's call), and the group's first lane runs ``rest`` with the result."""
+
+    degree: str
+    shared: List[str]
+    accumulator: str
+    type: str
+    combine: str
+    rest: List[str]
+    warp_from: int = 0          # the degree from which a vertex goes to its warp (0: none)
+
+
+@dataclasses.dataclass
 class KernelCode:
     """A printed kernel: the backend wraps ``body`` (already indented one level) in its shell,
     after declaring ``index`` from the thread id and returning when ``index >= n`` (nodes) or
@@ -82,6 +102,7 @@ class KernelCode:
     finish: List[str]
     marker: str                # the forall's source-map marker, for lines a shell adds
     skip_item: str             # the dialect's statement that skips one item ("return")
+    cooperative: Optional[CooperativeCode] = None   # a binned kernel's heavy vertices
 
     def skip(self, depth: int, statement: str) -> List[str]:
         """The guard's line at ``depth``, skipping with ``statement``; none without a guard."""

@@ -8,6 +8,7 @@ from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers, cfamily
 from starc.backends.common.atomic_helpers import (CPP_TYPES, AtomicTable, CompareExchange, Native,
                                                   same_call)
+from starc.backends.common.binned_shell import GroupSyntax, WarpSyntax, binned_body
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
@@ -65,11 +66,13 @@ ATOMICS = AtomicTable(
 _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
                 "Min": "less", "Max": "greater"}
 
-#: CUDA's capabilities: threads in lockstep warps (so a push loop runs one thread per edge),
+#: CUDA's capabilities: threads in lockstep warps (so a push loop runs one thread per edge, and
+#: a binned pull gives a middle vertex to a warp, which combines by shuffles),
 #: native atomics where an instruction exists, a warp-aggregated combine of private reductions
 #: (bitwise ones on integers only), a device-side worklist.
 CAPABILITIES = Capabilities(
-    "cuda", "CUDA", lockstep=True,
+    "cuda", "CUDA", lockstep=True, sub_group_width=32,
+    schedules=frozenset({"vertex", "edges", "binned"}),
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
     **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -88,6 +91,19 @@ class CUDADialect(cfamily.Dialect):
     def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:
         return (f"starc_warp_reduce({local}, "
                 f"cooperative_groups::{_GROUP_FOLDS[op]}<{self.type_name(elem)}>())")
+
+
+_FULL_WARP = "0xffffffffu"
+#: a binned kernel's block and warps (``binned_shell``)
+_BINNED = GroupSyntax(
+    local="__shared__", barrier="__syncthreads();", lane="static_cast<int>(threadIdx.x)",
+    lanes="static_cast<int>(blockDim.x)",
+    vertex="static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x)",
+    append="atomicAdd(&starc_heavy_count, 1)",
+    warp=WarpSyntax(width=32, ballot=f"__ballot_sync({_FULL_WARP}, {{0}})",
+                    first_lane="__ffs({0}) - 1",
+                    broadcast=f"__shfl_sync({_FULL_WARP}, {{0}}, {{1}})",
+                    down=f"__shfl_down_sync({_FULL_WARP}, {{0}}, {{1}})"))
 
 
 class KernelShell:
@@ -115,6 +131,8 @@ class KernelShell:
         if code.extent == "single":
             if code.index is not None:
                 self.index_decl = f"const int {code.index} = 0;"
+        elif code.cooperative is not None:       # the shell's lines declare the vertex
+            self.body = "\n".join(binned_body(code, _BINNED))
         else:
             self.index_decl = (f"const int {code.index} = "
                                "static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);")

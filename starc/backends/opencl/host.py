@@ -54,7 +54,9 @@ class Launcher:
         if code.extent == "single":
             self.launch = "starc_launch_single(device, kernel, where);"
         elif count is not None:
-            self.launch = f"starc_launch(device, kernel, {count}, where);"
+            # a binned kernel's groups share heavy vertices: whole groups even on a CPU
+            launcher = "starc_launch_groups" if code.cooperative is not None else "starc_launch"
+            self.launch = f"{launcher}(device, kernel, {count}, where);"
         else:
             raise BackendError(f"the opencl backend cannot launch {code.name}: it has no "
                                f"argument for the size of its '{code.extent}' range")

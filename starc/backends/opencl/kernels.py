@@ -8,6 +8,7 @@ from typing import Iterable, List, Optional, Sequence, Set
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import AtomicTable, CompareExchange, same_call
+from starc.backends.common.binned_shell import GroupSyntax, binned_body
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
 from starc.backends.common.device_prelude import render_prelude
@@ -44,8 +45,15 @@ ATOMICS = AtomicTable(
     about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)")
 
 #: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
-#: private reduction combines with one atomic per work item.
-CAPABILITIES = Capabilities("opencl", "OpenCL", **atomic_helpers.atomic_capabilities(ATOMICS))
+#: private reduction combines with one atomic per work item; a binned kernel's work-group
+#: combines in local memory (no sub-groups in 1.2, so a heavy vertex gets the whole group).
+CAPABILITIES = Capabilities("opencl", "OpenCL", schedules=frozenset({"vertex", "edges", "binned"}),
+                            **atomic_helpers.atomic_capabilities(ATOMICS))
+
+#: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)
+_GROUP = GroupSyntax(local="__local", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
+                     lane="(int)get_local_id(0)", lanes="(int)get_local_size(0)",
+                     vertex="(int)get_global_id(0)", append="atomic_inc(&starc_heavy_count)")
 
 
 class OpenCLDialect(Dialect):
@@ -119,6 +127,8 @@ def _shell(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
         if code.index is not None:
             lines.append(f"{INDENT}int {code.index} = 0;")
         return lines + code.body + ["}"]
+    if code.cooperative is not None:
+        return lines + binned_body(code, _GROUP) + ["}"]
     return lines + _run_of_items(code) + ["}"]
 
 

@@ -457,3 +457,42 @@ function F(Graph g, propNode<double> a) {{
     assert "coalesced_threads()" in helper and "group.thread_rank() == 0" in helper
     plain = compile_path(DSL / "sssp.sp").generated.files["starc_cuda.cuh"]
     assert "cooperative_groups" not in plain.split("// ---", 1)[1]
+
+
+def test_golden_pull_fold_binned_by_degree():
+    # CUDA's auto schedule for pr's sum over in-neighbours (analysis/binned.py): a vertex of
+    # in-degree 8 (binned.warp_from) up to the block's size is shared by its warp (in blocks
+    # of more than one warp; a smaller block takes it whole), which folds by shuffles down
+    # to lane 0, the vertex's finishing lane; a heavier one by the whole block (a tree in
+    # shared memory, after the list of the block's heavy vertices is complete).
+    text = main_text(DSL / "pr.sp")
+    kernel = between(text, "__global__ void Compute_PR_forall_13(", "\n}\n")
+    assert """\
+        } else if (starc_group_size > 32 && rev_offsets[v + 1] - rev_offsets[v] >= 8) {
+            starc_for_warp = true;
+        } else {""" in kernel
+    assert """\
+    if (starc_group_size > 32) {
+        const int starc_lane = starc_group_lane % 32;
+        const int starc_lanes = 32;
+        unsigned starc_marked = __ballot_sync(0xffffffffu, starc_for_warp);
+        while (starc_marked != 0) {
+            const int starc_owner = __ffs(starc_marked) - 1;
+            starc_marked &= starc_marked - 1;
+            const int v = __shfl_sync(0xffffffffu, starc_vertex, starc_owner);
+            float sum = 0.0f;
+            for (int nbr_in_2 = rev_offsets[v] + starc_lane; nbr_in_2 < rev_offsets[v + 1]; nbr_in_2 += starc_lanes) {
+                int nbr = rev_sources[nbr_in_2];
+                sum = sum + pageRank_term[nbr];
+            }
+            for (int starc_offset = 16; starc_offset > 0; starc_offset /= 2) {
+                sum = sum + __shfl_down_sync(0xffffffffu, sum, starc_offset);
+            }
+            if (starc_lane == 0) {""" in kernel
+    assert "starc_heavy[atomicAdd(&starc_heavy_count, 1)] = v;" in kernel
+    assert "return;" not in kernel        # every thread meets the block's barriers
+    # a wrapping integer fold combines through the wrapping helper, in the warp and the tree
+    folds = main_text(PROGRAMS / "folds.sp")
+    assert "s = starc_add_int(s, __shfl_down_sync(0xffffffffu, s, starc_offset));" in folds
+    assert ("starc_partial[starc_lane] = starc_mul_long(starc_partial[starc_lane], "
+            "starc_partial[starc_lane + starc_half]);") in folds

@@ -12,7 +12,7 @@
 //                              (and, from a command line, whether launches run runs of items)
 //   starc_create_kernel(device, name, block, where)
 //                              one kernel object (created once) and its work-group size
-//   starc_set_arg / starc_launch / starc_launch_single
+//   starc_set_arg / starc_launch / starc_launch_groups / starc_launch_single
 //                              the arguments of a launch, then one NDRange over `count` items
 //                              rounded up to the work-group size, or runs of items on a CPU
 //                              (one item for single kernels)
@@ -376,6 +376,18 @@ inline void starc_launch(const starc_opencl& device, const starc_kernel& kernel,
     group = 1;
     items = std::min(total, std::max((total + STARC_RUN_ITEMS - 1) / STARC_RUN_ITEMS, 16 * device.units));
   }
+  starc_cl_check(clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &items, &group,
+                                        0, nullptr, nullptr),
+                 "clEnqueueNDRangeKernel", where);
+}
+
+/// The elements [0, count) of a binned kernel: one work-item per element in work-groups of
+/// kernel.group on every device (its groups share their heavy vertices, so a CPU gets no runs).
+inline void starc_launch_groups(const starc_opencl& device, const starc_kernel& kernel, long long count,
+                                const char* where) {
+  if (count <= 0) return;
+  std::size_t group = kernel.group;
+  std::size_t items = (static_cast<std::size_t>(count) + group - 1) / group * group;
   starc_cl_check(clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &items, &group,
                                         0, nullptr, nullptr),
                  "clEnqueueNDRangeKernel", where);

@@ -1,0 +1,153 @@
+"""The body of a binned kernel (``KernelCode.cooperative``), shared by the OpenCL and CUDA shells.
+
+One work item per vertex, in whole work-groups (no item returns early: the group meets at
+barriers). A light vertex runs the forall's body on its own item. A vertex whose degree is at
+least the work-group's size goes to the group's list in local memory; after a barrier the
+group runs each listed vertex together: every lane takes every ``starc_lanes``-th edge into
+its own accumulator, a tree in local memory combines the lanes' values (any group size), and
+the first lane finishes the vertex. Where the target has lockstep sub-groups (CUDA's warps),
+a vertex of middling degree (``CooperativeCode.warp_from`` up to the group's size) goes to its
+warp instead, which combines with shuffles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional
+
+from starc.backends.common.dialect import INDENT
+from starc.backends.common.kernel_arguments import BOUNDS, KernelCode
+
+__all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "MAX_GROUP"]
+
+#: the largest work-group (``--block-size`` allows up to 1024): sizes the local arrays, whose
+#: size the kernel languages need at compile time
+MAX_GROUP = 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class WarpSyntax:
+    """A target's lockstep sub-groups: their width, the mask of a whole one, the ballot of a
+    condition, and the shuffles (``{0}`` the value, ``{1}`` the lane or offset)."""
+
+    width: int
+    ballot: str           # "__ballot_sync(0xffffffffu, {0})"
+    first_lane: str       # "__ffs({0}) - 1"
+    broadcast: str        # "__shfl_sync(0xffffffffu, {0}, {1})"
+    down: str             # "__shfl_down_sync(0xffffffffu, {0}, {1})"
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupSyntax:
+    """How a kernel language says what a binned kernel needs of its work-group."""
+
+    local: str            # the qualifier of a work-group's shared array ("__local")
+    barrier: str          # "barrier(CLK_LOCAL_MEM_FENCE);"
+    lane: str             # the item's index in its group
+    lanes: str            # the group's size
+    vertex: str           # the item's global index
+    append: str           # the old value of the list's count, atomically incremented
+    warp: Optional[WarpSyntax] = None
+
+
+def _indented(lines: List[str], levels: int) -> List[str]:
+    return [INDENT * levels + line if line.strip() else line for line in lines]
+
+
+def _holds(skip: str) -> str:
+    """The condition under which an item runs, from ``KernelCode.guard`` (when it skips):
+    ``!(c)`` gives ``c``."""
+    depth = 0
+    if skip.startswith("!(") and skip.endswith(")"):
+        for position, char in enumerate(skip[1:], 1):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0:
+                return skip[2:-1] if position == len(skip) - 1 else f"!({skip})"
+    return f"!({skip})"
+
+
+def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
+    """The lines inside the kernel's braces (see the module docstring)."""
+    heavy, warp = code.cooperative, syntax.warp
+    bound, index, m = BOUNDS[code.extent], code.index, code.marker
+    i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
+    acc = heavy.accumulator
+    lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];",
+             f"{i1}{syntax.local} int starc_heavy[{MAX_GROUP}];",
+             f"{i1}{syntax.local} int starc_heavy_count;",
+             f"{i1}const int starc_vertex = {syntax.vertex};",
+             f"{i1}const int starc_group_lane = {syntax.lane};",
+             f"{i1}const int starc_group_size = {syntax.lanes};",
+             f"{i1}if (starc_group_lane == 0) starc_heavy_count = 0;",
+             f"{i1}{syntax.barrier}"]
+    lines += code.setup
+    if warp is not None:
+        lines.append(f"{i1}bool starc_for_warp = false;")
+    # The guard is evaluated by the vertex's own item only: the group must agree on the list.
+    bins = [f"if ({heavy.degree} >= starc_group_size) {{",
+            f"{INDENT}starc_heavy[{syntax.append}] = {index};"]
+    if warp is not None:
+        # (a group of one warp or less takes such a vertex whole: see _warp_tier)
+        bins += [f"}} else if (starc_group_size > {warp.width} && "
+                 f"{heavy.degree} >= {heavy.warp_from}) {{",
+                 f"{INDENT}starc_for_warp = true;"]
+    bins += ["} else {"] + _indented(code.item, 0) + ["}"]
+    if code.guard is not None:
+        bins = [f"{m}if ({_holds(code.guard)}) {{"] + _indented(bins, 1) + ["}"]
+    lines += [f"{m}{i1}if (starc_vertex < {bound}) {{",
+              f"{m}{i2}const int {index} = starc_vertex;"]
+    lines += _indented(bins, 2) + [f"{i1}}}"]
+    if warp is not None:
+        lines += _warp_tier(code, warp)
+    lines += [f"{i1}{syntax.barrier}",
+              f"{m}{i1}for (int starc_next = 0; starc_next < starc_heavy_count; starc_next++) {{",
+              f"{i2}const int starc_lane = starc_group_lane;",
+              f"{i2}const int starc_lanes = starc_group_size;",
+              f"{m}{i2}const int {index} = starc_heavy[starc_next];"]
+    lines += _indented(heavy.shared, 1)
+    combine = heavy.combine.format("starc_partial[starc_lane]",
+                                   "starc_partial[starc_lane + starc_half]")
+    lines += [f"{i2}starc_partial[starc_lane] = {acc};",
+              f"{i2}{syntax.barrier}",
+              # halve the live part each step (any group size): [half, width) into [0, ..)
+              f"{i2}for (int starc_width = starc_lanes; starc_width > 1; ) {{",
+              f"{i3}const int starc_half = (starc_width + 1) / 2;",
+              f"{i3}if (starc_lane + starc_half < starc_width) {{",
+              f"{i4}starc_partial[starc_lane] = {combine};",
+              f"{i3}}}",
+              f"{i3}{syntax.barrier}",
+              f"{i3}starc_width = starc_half;",
+              f"{i2}}}",
+              f"{i2}if (starc_lane == 0) {{",
+              f"{i3}{acc} = starc_partial[0];"]
+    lines += _indented(heavy.rest, 2)
+    # the list's next vertex overwrites starc_partial only after every lane read the tree
+    lines += [f"{i2}}}", f"{i1}}}"]
+    return lines + code.finish
+
+
+def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
+    """Each warp runs the vertices its lanes marked, one after the other: the warp's lanes
+    share the edges and fold their values down to lane 0 with shuffles. Only in groups of
+    more than one warp (a smaller group takes such vertices whole), so that every warp is
+    full and its whole mask is right."""
+    heavy, index, m = code.cooperative, code.index, code.marker
+    i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
+    acc = heavy.accumulator
+    down = heavy.combine.format(acc, warp.down.format(acc, "starc_offset"))
+    lines = [f"{i1}if (starc_group_size > {warp.width}) {{",
+             f"{i2}const int starc_lane = starc_group_lane % {warp.width};",
+             f"{i2}const int starc_lanes = {warp.width};",
+             f"{i2}unsigned starc_marked = {warp.ballot.format('starc_for_warp')};",
+             f"{m}{i2}while (starc_marked != 0) {{",
+             f"{i3}const int starc_owner = {warp.first_lane.format('starc_marked')};",
+             f"{i3}starc_marked &= starc_marked - 1;",
+             f"{m}{i3}const int {index} = {warp.broadcast.format('starc_vertex', 'starc_owner')};"]
+    lines += _indented(heavy.shared, 2)
+    lines += [f"{i3}for (int starc_offset = {warp.width // 2}; starc_offset > 0; "
+              "starc_offset /= 2) {",
+              f"{i4}{acc} = {down};",
+              f"{i3}}}",
+              f"{i3}if (starc_lane == 0) {{"]
+    lines += _indented(heavy.rest, 3)
+    return lines + [f"{i3}}}", f"{i2}}}", f"{i1}}}"]

@@ -1,0 +1,86 @@
+"""The degree-binned schedule end to end (analysis/binned.py): every dsl program with a kernel
+it applies to, forced with --schedule binned on OpenCL (PoCL), against the reference, on
+graphs whose hubs really go to a work-group (in-degree at least the group size)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import starc
+from starc.backends.base import BackendOptions
+from starc.graphs import Graph, load_graph, rmat, write_edge_list
+from starc.results import compare_results
+
+from e2e_cases import PROGRAMS, small_graphs, write_graph_files
+
+pytestmark = pytest.mark.opencl
+
+#: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
+#: bc's reverse sweep over children; tests/analysis/test_binned.py says why the others' loops
+#: do not qualify)
+BINNED_PROGRAMS = ("pr", "bc")
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(program: str, backend: str, block_size=None, schedule=None):
+    options = BackendOptions(block_size=block_size, schedule=schedule)
+    return starc.compile(str(PROGRAMS[program].path), backend, options=options)
+
+
+def _hubs() -> Graph:
+    """A star of 300 leaves (edges both ways: the centre's in-degree 300 exceeds a group of
+    256) beside an R-MAT part whose own hubs exceed the small groups."""
+    part = rmat(9, edge_factor=8, seed=5)
+    leaves = np.arange(1, 301, dtype=np.int64)
+    offset = 301
+    src = np.concatenate([np.zeros(300, dtype=np.int64), leaves,
+                          part.sources.astype(np.int64) + offset])
+    dst = np.concatenate([leaves, np.zeros(300, dtype=np.int64),
+                          part.targets.astype(np.int64) + offset])
+    return Graph.from_edges(offset + part.num_nodes, src, dst, None, True, "star and R-MAT")
+
+
+@pytest.fixture(scope="module")
+def hub_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hubs") / "hubs.el"
+    write_edge_list(_hubs(), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def graph_files(tmp_path_factory):
+    return write_graph_files(tmp_path_factory.mktemp("graphs"))
+
+
+def _check(program: str, path, block_size: int) -> None:
+    case = PROGRAMS[program]
+    graph = load_graph(str(path))
+    params = case.params_for(graph.num_nodes)
+    compiled = _compiled(program, "opencl", block_size, "binned")
+    assert any(k.schedule == "binned" for k in compiled.compilation.specialized.kernels)
+    expected = _compiled(program, "reference").run(path, undirected=case.undirected, **params)
+    actual = compiled.run(path, undirected=case.undirected, **params)
+    problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
+    assert not problems, (f"{program} on {path.name} (opencl, --schedule binned, "
+                          f"--block-size {block_size}):\n" + "\n".join(problems))
+
+
+@pytest.mark.parametrize("program", BINNED_PROGRAMS)
+@pytest.mark.parametrize("block_size", [2, 3, 8, 256])
+def test_binned_on_hubs(program, block_size, hub_file):
+    """Groups of 256 take the star's centre; groups of 8 and 2 the R-MAT hubs too, with many
+    heavy vertices per group (2: the smallest tree; 3: a tree of odd width)."""
+    in_degrees = np.diff(load_graph(str(hub_file)).rev_offsets)
+    assert in_degrees[0] == 300 and (in_degrees >= block_size).sum() >= 2
+    _check(program, hub_file, block_size)
+
+
+@pytest.mark.parametrize("program", BINNED_PROGRAMS)
+@pytest.mark.parametrize("graph", list(small_graphs()))
+def test_binned_on_the_matrix_graphs(program, graph, graph_files):
+    """Groups of 2: every vertex of in-degree 2 or more is heavy, so each graph shape of the
+    matrix (self-loops, duplicates, isolated vertices, no edges) runs both bins."""
+    _check(program, graph_files[graph], 2)
