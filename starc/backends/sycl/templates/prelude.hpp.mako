@@ -7,7 +7,8 @@
 // program builds with acpp, icpx -fsycl and clang++ -fsycl. Helper names are those of the
 // CUDA and OpenCL preludes (starc_atomic_min_float, starc_lock_try, starc_find_edge, ...), so
 // kernels read the same on every backend.
-//   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default
+//   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default;
+//                                           the runtime's std::cout messages go to stderr
 //   starc_warm_up(q, where)                 one empty launch before the timer starts
 //   starc_parallel_for(q, where, count, block, kernel, reductions...)
 //                                           one kernel: range<1>, or nd_range<1> of work-groups
@@ -36,6 +37,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <utility>
 
@@ -62,8 +64,20 @@ inline auto starc_at(const char* where, F&& operation) -> decltype(operation()) 
 
 // --- the queue -------------------------------------------------------------------------------------
 
-/// The in-order queue on the device named by --device: "cpu", "gpu" or "default".
+/// Sends whatever the SYCL runtime writes to std::cout to stderr, before the runtime starts:
+/// stdout holds the results and nothing else, and the results are written with stdio, never
+/// std::cout. AdaptiveCpp, for one, prints its warnings and errors on std::cout ("[AdaptiveCpp
+/// Warning] kernel_cache: ..." on a run that JIT-compiles kernels); moved to stderr they stay
+/// visible at the level the user chose (ACPP_DEBUG_LEVEL), where silencing them would hide errors.
+inline void starc_runtime_messages_to_stderr() {
+  std::cout.flush();
+  std::cout.rdbuf(std::cerr.rdbuf());
+}
+
+/// The in-order queue on the device named by --device: "cpu", "gpu" or "default" (the runtime's
+/// own messages to stderr: starc_runtime_messages_to_stderr).
 inline sycl::queue starc_make_queue(const std::string& device, const char* where) {
+  starc_runtime_messages_to_stderr();
   const sycl::property_list in_order{sycl::property::queue::in_order{}};
   try {
     if (device == "cpu") return sycl::queue(sycl::cpu_selector_v, in_order);
