@@ -202,6 +202,9 @@ def atomic_capabilities(table: AtomicTable) -> Dict[str, FrozenSet[Family]]:
     return dict(
         atomic_instructions=frozenset(f for f, n in table.native.items() if n.pragma is None),
         atomic_directives=frozenset(f for f, n in table.native.items() if n.pragma is not None),
+        atomic_fallbacks=tuple(
+            (f, n.fallback_words or f"where {n.fallback_if}") for f, n in table.native.items()
+            if n.fallback_if and n.pragma is None),
         atomic_updates=frozenset(table.updates))
 
 
