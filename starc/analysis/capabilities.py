@@ -47,6 +47,9 @@ class Capabilities(Record):
     #: families with an atomic instruction (``native``) or an atomic directive, the rest being
     #: compare-and-swap loops; and those with a cheaper form whose old value is unused
     atomic_instructions: FrozenSet[Family] = frozenset()
+    #: instructions that are compare-and-swap loops on some implementations of the target,
+    #: and where, in words (SYCL's fetch_min on AdaptiveCpp, which returns the new value)
+    atomic_fallbacks: Tuple[Tuple[Family, str], ...] = ()
     atomic_directives: FrozenSet[Family] = frozenset()
     atomic_updates: FrozenSet[Family] = frozenset()
     #: the kernel schedules it prints (``analysis.schedules``), and whether its work items run

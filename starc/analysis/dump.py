@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.analysis.locality import Locality, kernel_locality
+from starc.analysis.specialize import conditional_atomics
 from starc.analysis.wrapping import WrappingArith
 from starc.frontend.precedence import POSTFIX, UNARY
 from starc.ir import nodes as ir
@@ -272,9 +273,10 @@ def _form(form: str) -> str:
     return f" [{form}]" if form else ""
 
 
-def _target(target: P.Specialization) -> List[str]:
+def _target(target: P.Specialization, kernels) -> List[str]:
     """What the specialize stage decided beyond the kernels and the host tree."""
     lines = [f"specialized for {target.backend}"]
+    lines += ["  " + line for line in conditional_atomics(kernels, target.capabilities)]
     for loop in target.loop_forms:
         lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
     distribution = target.distribution
@@ -314,7 +316,7 @@ def _plan_text(plan: P.Plan, printer: PlanPrinter) -> str:
     params = ", ".join(f"{p.type} {p.name}" for p in fn.params)
     lines = [f"plan {fn.name}({params})  // {plan.program.filename}"]
     if plan.target is not None:
-        lines += _target(plan.target)
+        lines += _target(plan.target, plan.kernels)
     lines += ["", "arrays:"]
     lines.extend(_array_line(a) for a in plan.arrays)
     for kernel in plan.kernels:

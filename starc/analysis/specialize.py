@@ -72,12 +72,34 @@ def atomic_form(capabilities: Capabilities, op: str, elem: Scalar, result_used: 
     the old value is unused), ``directive``, ``native`` or ``loop`` (compare-and-swap)."""
     if elem is Scalar.BOOL and op in ("and", "or") and not capabilities.byte_atomics:
         return "plain"
-    family = (op, Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem)
+    family = _family(op, elem)
     if not result_used and family in capabilities.atomic_updates:
         return "update"
     if family in capabilities.atomic_directives:
         return "directive"
     return "native" if family in capabilities.atomic_instructions else "loop"
+
+
+def _family(op: str, elem: Scalar):
+    return (op, Scalar.INT if elem in (Scalar.NODE, Scalar.EDGE) else elem)
+
+
+def conditional_atomics(kernels, capabilities: Capabilities) -> List[str]:
+    """Each native atomic the kernels use that is a compare-and-swap loop on some
+    implementations of the target, with where (``Capabilities.atomic_fallbacks``): for
+    ``--emit plan``."""
+    fallbacks = dict(capabilities.atomic_fallbacks)
+    found = []
+    for kernel in kernels:
+        for node in ir.walk(kernel.body):
+            if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and node.form == "native":
+                op = P.ATOMIC_OPS[node.op if isinstance(node, P.AtomicReduce) else node.func]
+                family = _family(op, _element(node.target))
+                line = f"atomic {op} on {family[1]}: an instruction (a compare-and-swap loop " \
+                       f"{fallbacks[family]})" if family in fallbacks else None
+                if line and line not in found:
+                    found.append(line)
+    return found
 
 
 # --- kernels -----------------------------------------------------------------------------------

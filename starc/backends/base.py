@@ -170,6 +170,8 @@ class Backend:
     #: how the host copies an array to the device and back ("": one memory, no copies)
     copy_to_device: str = ""
     copy_to_host: str = ""
+    #: how the host writes one element of a device array, where not as ``copy_to_device``
+    write_element: str = ""
     #: the target's capabilities (``analysis.capabilities``): what the specialize stage reads
     capabilities = None
     #: the backend's atomic table (an ``atomic_helpers.AtomicTable``, its ``kernels.ATOMICS``):

@@ -623,7 +623,8 @@ def _moves(t: Target, ins: List[str], outs: List[str]) -> Choice:
                          "by its owner)")
         return Choice("; ".join(parts), "one memory per rank: no device copies")
     if ins:
-        parts.append(f"to the device: {', '.join(ins)} ({t.backend.copy_to_device})")
+        parts.append(f"to the device: {', '.join(ins)} "
+                     f"({t.backend.write_element or t.backend.copy_to_device})")
     if outs:
         parts.append(f"back to the host: {', '.join(outs)} ({t.backend.copy_to_host})")
     return Choice("; ".join(parts),

@@ -22,7 +22,7 @@ from starc.ir.types import Scalar
 from starc.records import Record, record
 
 __all__ = ["OPERATORS", "ELEMENT_TYPES", "FAMILIES", "CPP_TYPES", "INTEGER_TYPES", "Native",
-           "CompareExchange", "AtomicTable", "same_call", "directive_atomics", "AtomicHelper",
+           "CompareExchange", "AtomicTable", "same_call", "CUDA_INTEGER_EXCHANGE", "directive_atomics", "AtomicHelper",
            "TypeFamily", "families", "used_families", "extensions", "atomic_capabilities"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
@@ -53,8 +53,10 @@ class Native(Record):
     #: OpenCL device extensions the instruction needs
     requires: Tuple[str, ...] = ()
     #: a preprocessor condition under which the instruction is missing and the helper falls
-    #: back to the compare-and-swap loop
+    #: back to the compare-and-swap loop, and that condition in words for ``starc explain``
+    #: (the condition itself where empty)
     fallback_if: Optional[str] = None
+    fallback_words: str = ""
     #: a directive making ``statement`` (an update of ``*p`` by ``v``) atomic, where the
     #: instruction is a directive rather than a call (OpenACC's ``atomic capture``): the
     #: helper captures the old value with it and ``call`` is unused
@@ -68,7 +70,9 @@ class CompareExchange(Record):
     ``starc_compare_exchange_<type>(p, &expected, desired)``: either one ``call`` returning
     whether it stored (SYCL's ``atomic_ref``), or an ``exchange`` instruction on an integer
     type ``bits`` that returns the value it found, with formats converting values to bits
-    and back and ``p`` to a pointer to bits (identity where the type is the bits)."""
+    and back and ``p`` to a pointer to bits (identity where the type is the bits). Under the
+    preprocessor condition ``alternative_if`` the helper does as ``alternative`` says instead
+    (OpenACC under nvc++: CUDA's atomicCAS, where GCC's builtin is the other compilers')."""
 
     call: Optional[str] = None
     exchange: Optional[str] = None
@@ -77,6 +81,8 @@ class CompareExchange(Record):
     bits_to_value: str = "{}"
     bits_pointer: str = "{}"
     requires: Tuple[str, ...] = ()
+    alternative: Optional["CompareExchange"] = None
+    alternative_if: Optional[str] = None
 
     @property
     def converts(self) -> bool:
@@ -129,26 +135,63 @@ def same_call(ops: Iterable[str], types: Iterable[Scalar], call: str, **native) 
             for op in ops for t in types}
 
 
-def directive_atomics(model: str, name: str) -> AtomicTable:
+#: CUDA's compare-and-swap of the C++ integer types (CUDA's table and OpenACC's under nvc++)
+_ULL = "unsigned long long"
+CUDA_INTEGER_EXCHANGE = {
+    _INT: CompareExchange(exchange="atomicCAS", bits="int"),
+    _LONG: CompareExchange(exchange="atomicCAS", bits=_ULL, value_to_bits=f"({_ULL}){{}}",
+                           bits_to_value="(long long){}", bits_pointer=f"({_ULL}*){{}}")}
+#: ... and of all four, floats as their bits in unsigned integers (``starc_bit_cast`` is the
+#: OpenACC prelude's: CUDA's __float_as_int is not there on nvc++'s host side)
+_CUDA_EXCHANGE = {
+    **CUDA_INTEGER_EXCHANGE,
+    _FLOAT: CompareExchange(exchange="atomicCAS", bits="unsigned int",
+                            value_to_bits="starc_bit_cast<unsigned int>({})",
+                            bits_to_value="starc_bit_cast<float>({})",
+                            bits_pointer="(unsigned int*){}"),
+    _DOUBLE: CompareExchange(exchange="atomicCAS", bits=_ULL,
+                             value_to_bits=f"starc_bit_cast<{_ULL}>({{}})",
+                             bits_to_value="starc_bit_cast<double>({})",
+                             bits_pointer=f"({_ULL}*){{}}")}
+
+
+def directive_atomics(model: str, name: str, cuda_macro: Optional[str] = None) -> AtomicTable:
     """Atomics of a directive model (``acc``, ``omp``): ``atomic capture``/``atomic update``
     for + - * & |, and Min/Max as the shared compare-and-swap loop on GCC's __atomic builtins
-    (nvc++ and GCC's nvptx offloading compile them to device atomics) -- never ``atomic
-    write``, which would race. OpenACC has no compare-and-swap, and its min/max are not atomic
-    operators. OpenACC's table (``openacc/kernels.py``) and MPI's OpenMP one
-    (``mpi/kernels.py``) are built here."""
+    (GCC's nvptx offloading compiles them to device atomics) -- never ``atomic write``, which
+    would race. OpenACC has no compare-and-swap, and its min/max are not atomic operators.
+
+    nvc++ -acc rejects GCC's builtins in device code: where the macro ``cuda_macro`` is
+    defined (OpenACC's prelude defines it under nvc++) the compare-and-swap is CUDA's
+    atomicCAS and Min/Max on int CUDA's atomicMin/atomicMax, as in Kokkos's desul (its
+    OpenACC atomics under ``__NVCOMPILER``); 64-bit and floating-point Min/Max stay loops (on
+    atomicCAS). OpenACC's table (``openacc/kernels.py``) and MPI's OpenMP one
+    (``mpi/kernels.py``, host threads only: no ``cuda_macro``) are built here."""
+    gcc = "__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, " \
+          "__ATOMIC_RELAXED)"
+    native = {(op, t): Native("", pragma=f"#pragma {model} atomic capture",
+                              statement=f"*p {_SYMBOLS[op]}= v")
+              for op, t in _OPENACC_UPDATES}
+    loop_on = "GCC's __atomic_compare_exchange"
+    about = f"{name}'s atomic construct for + - * & |; GCC's __atomic builtins otherwise"
+    cuda_if = f"defined({cuda_macro})" if cuda_macro else None
+    if cuda_macro is not None:
+        native.update(same_call(("min", "max"), [_INT], "atomic{Op}(p, v)",
+                                fallback_if=f"!{cuda_if}", fallback_words="on GCC's __atomic_compare_exchange except under nvc++"))
+        loop_on += " (CUDA's atomicCAS under nvc++)"
+        about = (f"{name}'s atomic construct for + - * & |; otherwise GCC's __atomic builtins, "
+                 "or under nvc++ CUDA's atomicCAS, atomicMin and atomicMax")
     return AtomicTable(
         c_types=CPP_TYPES,
-        native={(op, t): Native("", pragma=f"#pragma {model} atomic capture",
-                                statement=f"*p {_SYMBOLS[op]}= v")
-                for op, t in _OPENACC_UPDATES},
+        native=native,
         compare_exchange={t: CompareExchange(
-            call="__atomic_compare_exchange(p, expected, &desired, false, __ATOMIC_RELAXED, "
-                 "__ATOMIC_RELAXED)") for t in CPP_TYPES},
+            call=gcc, alternative=_CUDA_EXCHANGE[t] if cuda_if else None,
+            alternative_if=cuda_if) for t in CPP_TYPES},
         updates={(op, t): f"*p {_SYMBOLS[op]}= v" for op, t in _OPENACC_UPDATES},
         update_pragma=f"#pragma {model} atomic update",
-        about=f"{name}'s atomic construct for + - * & |; GCC's __atomic builtins otherwise",
+        about=about,
         why_loop={op: f"{name}'s atomic construct has no {op} operator and no "
-                      "compare-and-swap, so a loop on GCC's __atomic_compare_exchange "
+                      f"compare-and-swap, so a loop on {loop_on} "
                       "retries until no other thread changed the value in between"
                   for op in ("min", "max")})
 
@@ -159,6 +202,9 @@ def atomic_capabilities(table: AtomicTable) -> Dict[str, FrozenSet[Family]]:
     return dict(
         atomic_instructions=frozenset(f for f, n in table.native.items() if n.pragma is None),
         atomic_directives=frozenset(f for f, n in table.native.items() if n.pragma is not None),
+        atomic_fallbacks=tuple(
+            (f, n.fallback_words or f"where {n.fallback_if}") for f, n in table.native.items()
+            if n.fallback_if and n.pragma is None),
         atomic_updates=frozenset(table.updates))
 
 
@@ -220,8 +266,9 @@ class TypeFamily(Record):
         parts = []
         if native:
             parts.append("native " + " ".join(h.op for h in native) + "".join(
-                sorted({f" (compare-and-swap if {h.native.fallback_if})" for h in native
-                        if h.native.fallback_if})))
+                sorted({" (compare-and-swap " + (h.native.fallback_words
+                                              or f"if {h.native.fallback_if}") + ")"
+                    for h in native if h.native.fallback_if})))
         looped = [h.op for h in self.helpers if h.native is None]
         if looped:
             parts.append("compare-and-swap " + " ".join(looped))

@@ -6,8 +6,8 @@ from typing import Optional, Set
 
 from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers, cfamily
-from starc.backends.common.atomic_helpers import (CPP_TYPES, AtomicTable, CompareExchange, Native,
-                                                  same_call)
+from starc.backends.common.atomic_helpers import (CPP_TYPES, CUDA_INTEGER_EXCHANGE, AtomicTable,
+                                                  CompareExchange, Native, same_call)
 from starc.backends.common.binned_shell import GroupSyntax, WarpSyntax, binned_body
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
@@ -49,9 +49,7 @@ ATOMICS = AtomicTable(
             ("add", _DOUBLE): Native("atomicAdd(p, v)", fallback_if=_BEFORE_SM60),
             ("sub", _DOUBLE): Native("atomicAdd(p, -v)", fallback_if=_BEFORE_SM60)},
     compare_exchange={
-        _INT: CompareExchange(exchange="atomicCAS", bits="int"),
-        _LONG: CompareExchange(exchange="atomicCAS", bits=_ULL, value_to_bits=f"({_ULL}){{}}",
-                               bits_to_value="(long long){}", bits_pointer=f"({_ULL}*){{}}"),
+        **CUDA_INTEGER_EXCHANGE,
         _FLOAT: CompareExchange(exchange="atomicCAS", bits="int",
                                 value_to_bits="__float_as_int({})",
                                 bits_to_value="__int_as_float({})", bits_pointer="(int*){}"),

@@ -25,15 +25,20 @@ from starc.backends.common.host_loops import (REDUCTION_OPERATORS, HostLoopDiale
                                               native_reductions, reducer_name,
                                               reduction_identity, wrap_list)
 
-__all__ = ["ATOMICS", "CAPABILITIES", "OpenACCDialect", "OpenACCKernel", "print_kernel",
-           "RUNTIME_HEADER", "runtime_header", "section"]
+__all__ = ["ATOMICS", "CAPABILITIES", "CUDA_ATOMICS", "OpenACCDialect", "OpenACCKernel",
+           "print_kernel", "RUNTIME_HEADER", "runtime_header", "section"]
 
 #: The OpenACC helper header generated programs include next to the shared runtime.
 RUNTIME_HEADER = "starc_openacc.hpp"
 
+#: The macro under which the prelude's atomics are CUDA's: templates/prelude.hpp.mako defines
+#: it under nvc++, whose device code rejects GCC's __atomic builtins.
+CUDA_ATOMICS = "STARC_OPENACC_CUDA_ATOMICS"
+
 #: OpenACC's atomics: the old value captured for helpers whose result is used,
-#: starc_atomic_update_<op>_<type> otherwise (``atomic_helpers.directive_atomics``).
-ATOMICS = directive_atomics("acc", "OpenACC")
+#: starc_atomic_update_<op>_<type> otherwise, CUDA's device atomics under nvc++
+#: (``atomic_helpers.directive_atomics``).
+ATOMICS = directive_atomics("acc", "OpenACC", cuda_macro=CUDA_ATOMICS)
 
 #: OpenACC's capabilities: a reduction clause for every operator, the atomic construct.
 CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS)

@@ -26,7 +26,7 @@ from starc.backends.common.host_dialect import CXX_KEYWORDS
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["ATOMICS", "CAPABILITIES", "SYCLDialect", "SYCLKernel", "native_reductions",
+__all__ = ["ATOMICS", "CAPABILITIES", "FETCH_MINMAX_RETURNS_NEW", "SYCLDialect", "SYCLKernel", "native_reductions",
            "native_reduction", "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME",
            "runtime_header"]
 
@@ -44,30 +44,39 @@ _REDUCTION_OPERATORS = {"+": "sycl::plus", "-": "sycl::plus", "*": "sycl::multip
                         "Max": "sycl::maximum"}
 
 
+#: The macro under which atomic_ref::fetch_min/fetch_max return the new value instead of the
+#: old one: templates/prelude.hpp.mako defines it under AdaptiveCpp (24.06: floats on every
+#: target, integers with --acpp-targets=omp; a generic build does not know its target).
+FETCH_MINMAX_RETURNS_NEW = "STARC_SYCL_FETCH_MINMAX_RETURNS_NEW"
+
 #: SYCL 2020 atomic_ref (relaxed, device scope): fetch_add/sub on every type, and/or on
-#: integers. Min and max are compare-and-swap loops although fetch_min/fetch_max exist:
-#: AdaptiveCpp returns the new value from those, and the old one decides "this update won"
-#: (templates/prelude.hpp.mako says more). starc_atomic_update_<min|max>_<type>, for updates
-#: whose result is unused, are plain fetch_min/fetch_max.
+#: integers, fetch_min/fetch_max where the implementation returns the old value (DPC++), a
+#: compare-and-swap loop for Min/Max where it does not (FETCH_MINMAX_RETURNS_NEW): the old
+#: value decides "this update won" (templates/prelude.hpp.mako says more).
+#: starc_atomic_update_<min|max>_<type>, for updates whose result is unused, are plain
+#: fetch_min/fetch_max everywhere.
 ATOMICS = AtomicTable(
     c_types=CPP_TYPES,
     native={**same_call(("add", "sub", "and", "or"), INTEGER_TYPES,
                         "starc_atomic<{t}>(*p).fetch_{op}(v)"),
-            **same_call(("add", "sub"), (_FLOAT, _DOUBLE), "starc_atomic<{t}>(*p).fetch_{op}(v)")},
+            **same_call(("add", "sub"), (_FLOAT, _DOUBLE), "starc_atomic<{t}>(*p).fetch_{op}(v)"),
+            **same_call(("min", "max"), CPP_TYPES, "starc_atomic<{t}>(*p).fetch_{op}(v)",
+                        fallback_if=f"defined({FETCH_MINMAX_RETURNS_NEW})",
+                        fallback_words="on AdaptiveCpp, whose fetch_min/fetch_max return the "
+                                       "new value")},
     compare_exchange={t: CompareExchange(
         call=f"starc_atomic<{c}>(*p).compare_exchange_strong(*expected, desired)")
         for t, c in CPP_TYPES.items()},
     load="starc_atomic<{}>(*p).load()",
-    about="sycl::atomic_ref (relaxed, device scope), spelled starc_atomic<T> in the prelude",
-    why_loop={op: f"atomic_ref's fetch_{op} exists, but some implementations (AdaptiveCpp) "
-                  "return the new value instead of the old one, and the old value decides "
-                  "whether this update won; so a compare-and-swap loop on atomic_ref"
-              for op in ("min", "max")},
+    about="sycl::atomic_ref (relaxed, device scope), spelled starc_atomic<T> in the prelude; "
+          "Min/Max whose old value is used: fetch_min/fetch_max where they return it, a "
+          "compare-and-swap loop on AdaptiveCpp, where they return the new value",
     updates={(op, t): f"starc_atomic<{c}>(*p).fetch_{op}(v)"
              for op in ("min", "max") for t, c in CPP_TYPES.items()})
 
-#: SYCL 2020's capabilities: sycl::atomic_ref, whose fetch_min/fetch_max serve only updates
-#: whose old value is unused (ATOMICS); sycl::reduction for private reductions.
+#: SYCL 2020's capabilities: sycl::atomic_ref, whose fetch_min/fetch_max serve where the
+#: implementation returns the old value or the old value is unused (ATOMICS); sycl::reduction
+#: for private reductions.
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS),
     native_reduction_object="sycl::reduction", **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -76,8 +85,9 @@ CAPABILITIES = Capabilities(
 class SYCLDialect(NativeReducers):
     """SYCL 2020 device code is C++: ``long long`` is 64-bit, bool arrays are ``unsigned
     char``, every atomic is a ``sycl::atomic_ref`` helper of the prelude; a Min/Max whose old
-    value decides the winner is a compare-and-swap loop, one whose result is unused a native
-    ``fetch_min``/``fetch_max`` (whose return value AdaptiveCpp gets wrong).
+    value decides the winner is ``fetch_min``/``fetch_max``, or a compare-and-swap loop on
+    AdaptiveCpp (which returns the new value), one whose result is unused a plain
+    ``fetch_min``/``fetch_max`` everywhere.
 
     One instance serves one kernel: ``reducers`` maps the address text of a scalar reduced
     through ``sycl::reduction`` (``&diff_dev[0]``) to its reducer's name, and those names are

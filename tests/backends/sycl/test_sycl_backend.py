@@ -251,7 +251,7 @@ def built_returns_new(tmp_path_factory) -> Dict[str, List[str]]:
     PARAMS.setdefault("sssp_float", PARAMS["sssp"])
     for name in MINMAX_PROGRAMS:
         compiled(name)
-    flags = ["-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW"]
+    flags = ["-DSYCL_HOST_FETCH_MINMAX_RETURNS_NEW", "-DSTARC_SYCL_FETCH_MINMAX_RETURNS_NEW"]
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 2)) as pool:
         jobs = {name: pool.submit(build_with_test_double, compiled(name).generated,
                                   folder / name, flags) for name in MINMAX_PROGRAMS}
@@ -315,10 +315,10 @@ def test_non_exclusive_reduction_uses_atomics():
     assert "starc_atomic_sub_long(&total_dev[0], 3LL);" in text
 
 
-def test_min_max_use_fetch_min_only_where_the_old_value_is_unused():
+def test_min_max_helpers_are_fetch_min_or_the_loop_where_it_returns_the_new_value():
     """A Min without secondaries is a plain atomic_ref fetch_min (its result unused); one whose
-    old value decides the winner calls the compare-and-swap helper, because AdaptiveCpp's
-    fetch_min/fetch_max may return the new value."""
+    old value decides the winner calls the helper: fetch_min, or the compare-and-swap loop
+    where fetch_min/fetch_max return the new value (AdaptiveCpp)."""
     assert re.search(r"^ *starc_atomic_update_min_float\(&best\[w\], ", main_text("mixed"), re.M)
     # (read first: the element is loaded through atomic_ref, never read plainly)
     assert re.search(r"if \(dist_new < starc_atomic<int>\(dist\[nbr\]\)\.load\(\) && "
@@ -340,12 +340,15 @@ def test_min_max_use_fetch_min_only_where_the_old_value_is_unused():
             assert re.search(rf"inline void starc_atomic_update_{op}_{suffix}\({t}\* p, {t} v\) "
                              rf"{{\s+starc_atomic<{t}>\(\*p\)\.fetch_{op}\(v\);\s+}}", runtime)
             assert re.search(rf"inline {t} starc_atomic_{op}_{suffix}\({t}\* p, {t} v\) {{\n"
+                             r"#if defined\(STARC_SYCL_FETCH_MINMAX_RETURNS_NEW\)\n"
                              rf"  {t} old = starc_atomic<{t}>\(\*p\)\.load\(\);\n"
                              rf"  while \(v {better} old && "
                              rf"!starc_compare_exchange_{suffix}\(p, &old, v\)\) {{\n  }}\n"
-                             rf"  return old;\n}}", runtime)
-    # fetch_min/fetch_max only where the result is unused: in the update helper of each type.
-    assert runtime.count(".fetch_min(") == runtime.count(".fetch_max(") == 4
+                             rf"  return old;\n#else\n"
+                             rf"  return starc_atomic<{t}>\(\*p\)\.fetch_{op}\(v\);\n"
+                             r"#endif\n}", runtime)
+    # in the update helper and the helper of each type
+    assert runtime.count(".fetch_min(") == runtime.count(".fetch_max(") == 8
 
 
 #: a call of one of the prelude helpers every backend defines under the same name
@@ -395,6 +398,47 @@ def test_device_option_selects_the_queue():
     # One allocation per device array (malloc_device) and one free each, at the ends.
     assert main.count("starc_malloc<") == main.count("starc_free(")
     assert "sycl::malloc_device<T>" in runtime and "sycl::free(data, q)" in runtime
+
+
+def test_min_max_use_fetch_min_unless_it_returns_the_new_value():
+    """Issue 33, item 3: fetch_min/fetch_max where the implementation returns the old value, the
+    compare-and-swap loop under STARC_SYCL_FETCH_MINMAX_RETURNS_NEW, which the prelude defines
+    for AdaptiveCpp (its config header's ACPP_VERSION_MAJOR). Both branches run: the double's
+    default mode (fetch_min returns the old value) in every Min/Max program test here, its
+    AdaptiveCpp mode in test_min_max_programs_when_fetch_min_returns_the_new_value."""
+    runtime = runtime_header()
+    head = runtime.index("inline int starc_atomic_min_int(int* p, int v) {")
+    assert runtime[head:runtime.index("\n}\n", head) + 3] == """\
+inline int starc_atomic_min_int(int* p, int v) {
+#if defined(STARC_SYCL_FETCH_MINMAX_RETURNS_NEW)
+  int old = starc_atomic<int>(*p).load();
+  while (v < old && !starc_compare_exchange_int(p, &old, v)) {
+  }
+  return old;
+#else
+  return starc_atomic<int>(*p).fetch_min(v);
+#endif
+}
+"""
+    if GXX is None:
+        pytest.skip("g++ not found")
+    detect = runtime[runtime.index("#if !defined(STARC_SYCL_FETCH_MINMAX_RETURNS_NEW)"):]
+    detect = detect[:detect.index("#endif") + 6] + "\nSTARC_SYCL_FETCH_MINMAX_RETURNS_NEW\n"
+    for defines, expected in (([], "STARC_SYCL_FETCH_MINMAX_RETURNS_NEW"),
+                              (["-DACPP_VERSION_MAJOR=24"], "1"),
+                              (["-D__HIPSYCL__"], "1")):
+        proc = subprocess.run([GXX, "-E", "-P", "-x", "c++", *defines, "-"], input=detect,
+                              capture_output=True, text=True, check=True)
+        assert proc.stdout.strip() == expected, defines
+
+
+def test_single_element_writes_do_not_wait():
+    """A fill carries its value, so the write returns at once (the in-order queue orders it);
+    a copy from the stack would have to wait. Every SYCL program test runs through it."""
+    runtime = runtime_header()
+    head = runtime.index("inline void starc_write_element(")
+    body = runtime[head:runtime.index("\n}\n", head)]
+    assert "q.fill(data + index, value, 1);" in body and "wait" not in body
 
 
 def test_kernels_are_one_parallel_for_each():

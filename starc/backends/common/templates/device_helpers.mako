@@ -87,9 +87,21 @@ ${head}${", ".join(params)}) {
 ${head}${params[0]}, ${params[1]},
         ${params[2]}) {
 % endif
+% if cas.alternative is not None:
+#if ${cas.alternative_if}
+${compare_exchange_body(cas.alternative)}\
+#else
+${compare_exchange_body(cas)}\
+#endif
+% else:
+${compare_exchange_body(cas)}\
+% endif
+}
+</%def>
+
+<%def name="compare_exchange_body(cas)">\
 % if cas.call is not None:
     return ${cas.call};
-}
 % else:
     ${cas.bits} old = ${cas.to_bits("*expected")};
 % if cas.converts:
@@ -100,7 +112,6 @@ ${head}${params[0]}, ${params[1]},
 % endif
     *expected = ${cas.to_value("seen")};
     return seen == old;
-}
 % endif
 </%def>
 

@@ -11,7 +11,9 @@
 //   starc_read_element                      one element back to the host (update self)
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double; returns the old value
-//                                           (`atomic capture`; min/max by CAS loops)
+//                                           (`atomic capture`; min/max by CAS loops, on
+//                                           GCC's __atomic builtins or, under nvc++, CUDA's
+//                                           atomicCAS; int min/max: CUDA's atomicMin/Max)
 //   starc_atomic_update_<op>_<type>         the same without the old value (`atomic update`)
 //   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
 //   starc_find_edge                         binary search in a sorted CSR row
@@ -53,6 +55,29 @@ inline T starc_read_element(T* a, long long i) {
   return a[i];
 }
 
+// --- the compiler's device atomics -----------------------------------------------------------
+// OpenACC has no compare-and-swap, so the helpers below use the compiler's: GCC's __atomic
+// builtins (g++ -fopenacc, on the host or offloaded to nvptx), or, under NVIDIA's nvc++, whose
+// device code rejects those builtins, CUDA's atomicCAS/atomicMin/atomicMax/atomicExch and
+// __threadfence (as Kokkos's desul does under __NVCOMPILER). -DSTARC_OPENACC_CUDA_ATOMICS
+// selects CUDA's with another compiler that provides them.
+#if defined(__NVCOMPILER) && !defined(STARC_OPENACC_CUDA_ATOMICS)
+#define STARC_OPENACC_CUDA_ATOMICS 1
+#endif
+
+#if defined(STARC_OPENACC_CUDA_ATOMICS)
+/// The bits of `value` as a `To` of the same size (atomicCAS exchanges floats as integers, so
+/// that NaN and -0.0 compare as the bits they are).
+#pragma acc routine seq
+template <typename To, typename From>
+inline To starc_bit_cast(From value) {
+  static_assert(sizeof(To) == sizeof(From), "starc_bit_cast: sizes differ");
+  To bits;
+  __builtin_memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+#endif
+
 ${atomic_helpers}
 
 // --- per-element locks ------------------------------------------------------------------------
@@ -61,14 +86,25 @@ ${atomic_helpers}
 
 #pragma acc routine seq
 inline bool starc_lock_try(int* lock) {
+#if defined(STARC_OPENACC_CUDA_ATOMICS)
+  if (atomicCAS(lock, 0, 1) != 0) return false;
+  __threadfence();   // acquire: the protected reads and stores come after the lock is held
+  return true;
+#else
   int expected = 0;
   return __atomic_compare_exchange_n(lock, &expected, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED);
+#endif
 }
 
 #pragma acc routine seq
 inline void starc_lock_release(int* lock) {
+#if defined(STARC_OPENACC_CUDA_ATOMICS)
+  __threadfence();   // release: the protected stores are visible first
+  atomicExch(lock, 0);
+#else
   __atomic_store_n(lock, 0, __ATOMIC_RELEASE);   // the protected stores are visible first
+#endif
 }
 
 ${run_time_checks}

@@ -7,7 +7,8 @@
 // program builds with acpp, icpx -fsycl and clang++ -fsycl. Helper names are those of the
 // CUDA and OpenCL preludes (starc_atomic_min_float, starc_lock_try, starc_find_edge, ...), so
 // kernels read the same on every backend.
-//   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default
+//   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default;
+//                                           the runtime's std::cout messages go to stderr
 //   starc_warm_up(q, where)                 one empty launch before the timer starts
 //   starc_parallel_for(q, where, count, block, kernel, reductions...)
 //                                           one kernel: range<1>, or nd_range<1> of work-groups
@@ -19,7 +20,8 @@
 //                                           and exits with status 3
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double (sycl::atomic_ref, relaxed);
-//                                           returns the old value (min/max by CAS loops);
+//                                           returns the old value (min/max by CAS loops on
+//                                           AdaptiveCpp: STARC_SYCL_FETCH_MINMAX_RETURNS_NEW);
 //                                           the families the program's kernels use
 //   starc_atomic_update_<min|max>_<type>    fetch_min/fetch_max whose result is not used
 //   starc_lock_try / starc_lock_release     per-element spin locks (Min/Max with secondaries)
@@ -36,6 +38,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <utility>
 
@@ -62,8 +65,20 @@ inline auto starc_at(const char* where, F&& operation) -> decltype(operation()) 
 
 // --- the queue -------------------------------------------------------------------------------------
 
-/// The in-order queue on the device named by --device: "cpu", "gpu" or "default".
+/// Sends whatever the SYCL runtime writes to std::cout to stderr, before the runtime starts:
+/// stdout holds the results and nothing else, and the results are written with stdio, never
+/// std::cout. AdaptiveCpp, for one, prints its warnings and errors on std::cout ("[AdaptiveCpp
+/// Warning] kernel_cache: ..." on a run that JIT-compiles kernels); moved to stderr they stay
+/// visible at the level the user chose (ACPP_DEBUG_LEVEL), where silencing them would hide errors.
+inline void starc_runtime_messages_to_stderr() {
+  std::cout.flush();
+  std::cout.rdbuf(std::cerr.rdbuf());
+}
+
+/// The in-order queue on the device named by --device: "cpu", "gpu" or "default" (the runtime's
+/// own messages to stderr: starc_runtime_messages_to_stderr).
 inline sycl::queue starc_make_queue(const std::string& device, const char* where) {
+  starc_runtime_messages_to_stderr();
   const sycl::property_list in_order{sycl::property::queue::in_order{}};
   try {
     if (device == "cpu") return sycl::queue(sycl::cpu_selector_v, in_order);
@@ -181,10 +196,11 @@ inline T starc_read_element(sycl::queue& q, const T* data, std::size_t index, co
   return value;
 }
 
-/// One element written from the host (the value is copied before the call returns).
+/// One element written from the host, without waiting: a fill carries the value itself (a copy
+/// would read `value` after this returns), and the in-order queue runs it before later work.
 template <class T>
 inline void starc_write_element(sycl::queue& q, T* data, std::size_t index, T value, const char* where) {
-  starc_at(where, [&] { q.copy(&value, data + index, 1).wait(); });
+  starc_at(where, [&] { q.fill(data + index, value, 1); });
 }
 
 /// Waits for all submitted work and reports any error it raised.
@@ -203,11 +219,18 @@ inline void starc_finish(sycl::queue& q, const char* where) {
 // The atomic helpers below work through sycl::atomic_ref (relaxed, device scope): fetch_add and
 // fetch_sub on every type, fetch_and and fetch_or on integers; *= is a compare-and-swap loop.
 //
-// Min and max are compare-and-swap loops too, because their old value decides "this update
-// won" (Min/Max assignments with secondary targets), and atomic_ref::fetch_min/fetch_max do not
-// reliably return it: AdaptiveCpp 24.06 returns the *new* value for floats on every target and
-// for integers with --acpp-targets=omp. Where the result is unused the generator calls
+// Min and max whose old value decides "this update won" (Min/Max assignments with secondary
+// targets) are atomic_ref::fetch_min/fetch_max where those return the old value, as SYCL 2020
+// says (DPC++), and compare-and-swap loops under STARC_SYCL_FETCH_MINMAX_RETURNS_NEW:
+// AdaptiveCpp 24.06 returns the *new* value for floats on every target and for integers with
+// --acpp-targets=omp, and a generic build cannot know its target, so it is defined for every
+// AdaptiveCpp build (-DSTARC_SYCL_FETCH_MINMAX_RETURNS_NEW defines it for another such
+// implementation). Where the result is unused the generator calls
 // starc_atomic_update_<min|max>_<type> instead, a plain fetch_min/fetch_max returning nothing.
+#if !defined(STARC_SYCL_FETCH_MINMAX_RETURNS_NEW) && \
+    (defined(ACPP_VERSION_MAJOR) || defined(__ACPP__) || defined(__HIPSYCL__))
+#define STARC_SYCL_FETCH_MINMAX_RETURNS_NEW 1
+#endif
 
 template <class T>
 using starc_atomic = sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device,
