@@ -35,4 +35,9 @@ def test_sssp_runs_one_superstep_per_launch_over_owned_vertices():
     assert "for (int v = lo; v < hi; v++)" in text
     assert text.count("starc_step.finish();") == 1
     assert "starc_step.update(d_dist, starc_mpi::Op::Min, starc_mpi::Scope::Neighbour);" in text
-    assert "starc_mpi::gather_nodes(starc_dist, d_dist, h_dist.data());" in text
+    # per-vertex arrays in the rank's local index space; each rank's own values stream out
+    assert "d_dist = new int[std::max(starc_dist.local_nodes, 1)]();" in text
+    assert "std::copy(d_dist + starc_dist.own_begin, d_dist + starc_dist.own_end, " \
+           "h_dist.data());" in text
+    assert 'results.prop("dist", h_dist.data());' in text
+    assert "g.num_nodes]" not in text and "num_nodes + 1]" not in text
