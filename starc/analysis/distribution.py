@@ -16,7 +16,14 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   the first failed check);
 * ``reverse`` / ``ghost_rows``: whether ranks need the in-rows of their vertices and the rows
   of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm;
-  not degrees, which every rank answers for every vertex).
+  not degrees: every rank keeps those of its own vertices and its ghosts);
+* ``replicas``: the per-vertex arrays read or written at arbitrary vertices (mirrored or
+  updated ``anywhere``, and whatever is copied or swapped with them), which stay full-length
+  replicas indexed by global id; every other per-vertex array lives in each rank's local
+  index space (its own vertices, its ghosts: ``analysis.local_index``), and ``kernels`` are
+  the plan's kernels rewritten for it; ``global_degrees``: whether a kernel reads the degree
+  of a vertex that is neither its own nor a neighbour (then every rank keeps every vertex's);
+  ``in_degrees`` / ``sources``: whether anything reads in-degrees or edges' sources.
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
 then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
@@ -25,10 +32,12 @@ distributed yet is a ``DistributionError`` naming the construct.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels, walk_host
+from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
 from starc.ir import nodes as ir
 from starc.records import Record, record
@@ -37,10 +46,10 @@ from starc.tree import child_nodes
 __all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
 
 _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
-#: Row queries a distributed run answers without the row: every rank keeps every vertex's
-#: out- and in-degree (the MPI runtime's ``Distribution::out_degree``/``in_degree``, which
-#: MPI's kernels and host read for these queries), so no ghost row is fetched for them and
-#: they may ask about any vertex.
+#: Row queries a distributed run answers without the row: every rank keeps the out- and
+#: in-degrees of its own vertices and its ghosts (the MPI runtime's
+#: ``Distribution::out_degree``/``in_degree``), and of every vertex where a kernel asks about
+#: one that is neither (``global_degrees``), so no ghost row is fetched for them.
 _KEPT_QUERIES = ("count_outNbrs", "count_inNbrs")
 #: Graph queries that read a row on the host, where a rank holds only its own rows.
 _HOST_ROW_QUERIES = ("is_an_edge", "get_edge")
@@ -72,6 +81,12 @@ class Distribution(Record):
     mirrored: Dict[str, str]      # array -> "neighbour" | "anywhere"
     reverse: bool
     ghost_rows: bool
+    #: per-vertex arrays kept full-length, by global id -> why (``_replicas``)
+    replicas: Dict[str, str] = dataclasses.field(default_factory=dict)
+    global_degrees: bool = False
+    in_degrees: bool = False
+    sources: bool = False
+    kernels: Tuple[P.Kernel, ...] = ()   # the plan's kernels in the local index space
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -154,7 +169,55 @@ def distribute(plan: P.Plan) -> Distribution:
     reverse = any(p.array is not None and p.array.role == "graph"
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
-    return Distribution(steps, mirrored, reverse, bool(rows))
+    replicas = _replicas(plan, mirrored, found)
+    local_kernels = tuple(localize(k, plan, frozenset(replicas)) for k in plan.kernels)
+    graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
+    return Distribution(steps, mirrored, reverse, bool(rows), replicas,
+                        global_degree_tables(local_kernels),
+                        reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
+                        local_kernels)
+
+
+def _replicas(plan: P.Plan, mirrored: Dict[str, str],
+              found: Dict[str, Locality]) -> Dict[str, str]:
+    """The per-vertex arrays that stay full-length replicas, each with why: those read or
+    written at arbitrary vertices, and every array copied, swapped or updated together with
+    one (the two must index alike)."""
+    nodes = {a.name for a in plan.arrays if a.extent == "nodes"}
+    why: Dict[str, str] = {}
+    for local in found.values():
+        for w in local.remote_writes:
+            if w.at == "anywhere":
+                why.setdefault(w.array, "written at any vertex")
+    for name, scope in sorted(mirrored.items()):
+        if scope == "anywhere":
+            why.setdefault(name, "read at any vertex")
+    pairs = [(w.array, w.primary, "updated with") for local in found.values()
+             for w in local.remote_writes if w.primary]
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.CopyArray):
+            pairs.append((stmt.dst.name, stmt.src.name, "copied with"))
+        elif isinstance(stmt, P.SwapArrays):
+            pairs.append((stmt.a.name, stmt.b.name, "swapped with"))
+    changed = True
+    while changed:
+        changed = False
+        for a, b, how in pairs:
+            if (a in why) != (b in why):
+                other, chosen = (b, a) if a in why else (a, b)
+                why[other] = f"{how} {chosen}, a replica"
+                changed = True
+    return {name: text for name, text in sorted(why.items()) if name in nodes}
+
+
+def _reads_in_degrees(plan: P.Plan) -> bool:
+    """Whether a kernel or the host asks for an in-degree."""
+    roots = [k.body for k in plan.kernels] + [k.guard for k in plan.kernels
+                                                if k.guard is not None]
+    for stmt in walk_host(plan.host):
+        roots += list(child_nodes(stmt, ir.Node, ("loc", "type")))
+    return any(isinstance(node, ir.GraphQuery) and node.op == "count_inNbrs"
+               for root in roots for node in ir.walk(root))
 
 
 def _check_host_queries(plan: P.Plan) -> None:

@@ -59,6 +59,9 @@ class PlanPrinter(DSLPrinter):
         return (f"check#{e.site + 1}({self.expr(e.left, UNARY)} {e.op} "
                 f"{self.expr(e.right, UNARY)})", POSTFIX)
 
+    def _expr_RankTable(self, e) -> Tuple[str, int]:
+        return f"{e.table}[{self.expr(e.index)}]", POSTFIX
+
     def _expr_CursorQuery(self, e: P.CursorQuery) -> Tuple[str, int]:
         return f"cursor {self.expr(e.query)}", POSTFIX
 
@@ -285,6 +288,11 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     rows = ("in-rows" if distribution.reverse else "") + \
         (" and ghost rows" if distribution.ghost_rows else "")
     lines.append(f"  distributed: each rank its own vertices' rows{', ' + rows if rows else ''}")
+    except_replicas = ", except the replicas" if distribution.replicas else ""
+    lines.append("  local index space: each per-vertex array holds only the vertices the rank "
+                 f"knows (its own, its ghosts), by local id in global-id order{except_replicas}")
+    for name, why in distribution.replicas.items():
+        lines.append(f"  replica (full length, by global id): {name}: {why}")
     if distribution.mirrored:
         lines.append("  mirrored: " + ", ".join(f"{name} ({scope})" for name, scope
                                                   in sorted(distribution.mirrored.items())))

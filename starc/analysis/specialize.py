@@ -61,6 +61,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = choose_form(plan, worklist=capabilities.worklists)
     plan = dataclasses.replace(plan, host=_order(plan, capabilities))
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
+    if distribution is not None:    # the kernels in the ranks' local index space
+        plan = _with_kernels(plan, distribution.kernels)
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels))

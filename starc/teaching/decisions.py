@@ -577,8 +577,12 @@ class _Walk:
             if not t.backend.copy_to_device:
                 return Choice(
                     "no copies: each rank reads its own byte range of the graph file and keeps "
-                    "the rows of its vertices; the results are gathered to rank 0",
-                    "no rank holds the whole graph; memory is the rank's own")
+                    "the rows of its vertices; every per-vertex array holds only the vertices "
+                    "the rank knows (its own, its ghosts), by local id"
+                    + _replica_words(t.distribution)
+                    + "; each rank's results stream to rank 0, which writes them",
+                    "no rank holds the whole graph; memory is the rank's own and shrinks as "
+                    "ranks are added")
             return Choice(
                 f"copied to the device once, before the algorithm ({t.backend.copy_to_device})"
                 f": {', '.join(ins) or 'nothing'}; copied back once at the end "
@@ -630,6 +634,14 @@ def _moves(t: Target, ins: List[str], outs: List[str]) -> Choice:
     return Choice("; ".join(parts),
                   "the host needs these values here (or the device does); single values are "
                   "copied, never whole arrays")
+
+
+def _replica_words(distribution) -> str:
+    """The per-vertex arrays MPI keeps full-length on every rank, and why."""
+    if distribution is None or not distribution.replicas:
+        return ""
+    return ("; full-length replicas on every rank, by global id: "
+            + ", ".join(f"{name} ({why})" for name, why in distribution.replicas.items()))
 
 
 def _superstep_words(step, distribution) -> str:

@@ -5,6 +5,7 @@ vertex per superstep."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -48,11 +49,13 @@ def test_generated_graphs(program, ranks, graph, tmp_path):
     _check(program, "mpi", path, graph.num_nodes, ranks)
 
 
-def _stats(program: str, ranks: int, path, params) -> list:
-    """Per rank, the key=value pairs of the program's --stats line."""
+def _stats(program: str, ranks: int, path, params, extra=()) -> list:
+    """Per rank, the key=value pairs of the program's --stats line (``extra``: more of the
+    program's options)."""
     built = compiled(program, "mpi", ranks)
-    built.run(path, **params)       # builds once (cached)
-    argv = (built.launcher + built._built.argv_prefix + [str(path), "--stats"]
+    if built._built is None:
+        built.run(path, **params)       # builds once (cached)
+    argv = (built.launcher + built._built.argv_prefix + [str(path), "--stats", *extra]
             + [x for k, v in params.items() for x in (f"--{k}", str(v))])
     proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           timeout=120)
@@ -87,3 +90,38 @@ def test_stats_give_peak_memory_and_bytes_per_superstep(graph_files):
         assert int(rank["bytes_per_superstep"]) == sent // supersteps
         assert int(rank["bytes_per_superstep"]) <= int(rank["max_superstep_bytes"]) <= sent
     assert any(int(rank["max_superstep_bytes"]) > 0 for rank in stats)
+
+
+def _write_sparse_mtx(path, num_nodes: int, ring: int) -> None:
+    """A weighted .mtx of ``num_nodes`` vertices whose only edges are a ring over the first
+    ``ring`` vertices and one edge from the last vertex: the vertex count dominates."""
+    lines = ["%%MatrixMarket matrix coordinate integer general",
+             f"{num_nodes} {num_nodes} {ring + 1}"]
+    lines += [f"{i + 1} {(i + 1) % ring + 1} {i % 7 + 1}" for i in range(ring)]
+    lines.append(f"{num_nodes} 1 3")
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_no_rank_holds_a_vertex_count_long_array(program, tmp_path):
+    """Each rank holds per-vertex arrays of its own vertices and ghosts only (the local index
+    space): where the vertex count dominates (2 M vertices, 9 edges), a rank's peak
+    memory above the process's own floor (MPI, the program: the same run on a 2-vertex graph)
+    is within 1.25x of the 1-rank figure divided by the ranks. One n-long float array on a
+    rank (8 MB) exceeds the bound, as the full-length replicas of before did."""
+    case = PROGRAMS[program]
+    ranks, num_nodes = 4, 2_000_000
+    tiny, sparse = tmp_path / "tiny.mtx", tmp_path / "sparse.mtx"
+    _write_sparse_mtx(tiny, 2, 1)
+    _write_sparse_mtx(sparse, num_nodes, 8)
+    extra = ["--out", os.devnull] + (["--undirected"] if case.undirected else [])
+
+    def peak(ranks: int, path, vertices: int) -> int:
+        stats = _stats(program, ranks, path, case.params_for(vertices), extra)
+        return max(int(rank["peak_memory_bytes"]) for rank in stats)
+
+    one = peak(1, sparse, num_nodes) - peak(1, tiny, 2)
+    each = peak(ranks, sparse, num_nodes) - peak(ranks, tiny, 2)
+    assert each <= 1.25 * one / ranks, (
+        f"{program}: a rank's peak at {ranks} ranks is {each / 1e6:.1f} MB above its floor, "
+        f"more than 1.25 x {one / 1e6:.1f} MB / {ranks} (1 rank): an n-long array?")

@@ -223,5 +223,9 @@ class CExpressionPrinter:
         self.ctx.features.add(f"wrapping:{name}:{suffix}")
         return f"starc_{name}_{suffix}({', '.join(operands)})"
 
+    def _expr_RankTable(self, e):
+        # a distributed backend's table (analysis.local_index): the global id of a local vertex...
+        return self.d.rank_table(e.table, self.expr(e.index)), POSTFIX
+
     def _expr_KernelScalar(self, e: P.KernelScalar):
         return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

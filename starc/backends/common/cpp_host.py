@@ -77,8 +77,7 @@ class CppHostPrinter(HostStatementPrinter):
             array = self._result_array(p)
             elem = p.type.elem
             vector = self._host_vectors[p.uid]
-            body.append(f"std::vector<{d.storage_type(elem)}> {vector}"
-                        f"(static_cast<size_t>({g}.num_nodes));")
+            body += d.result_vector(vector, elem, g)
             result_vectors.append((p, array, vector))
         body += self.sites_table()
         body += d.setup(where)
@@ -127,13 +126,8 @@ class CppHostPrinter(HostStatementPrinter):
         body += d.teardown(where)
         body.append("")
         results = self.names.fresh("results")
-        report = [f'starc::Results {results}({cl}, "{fn.name}", "{d.name}");']
-        for p, array, vector in result_vectors:
-            report.append(f'{results}.prop("{p.name}", {vector}.data(), {g}.num_nodes);')
-        if fn.return_type is not None:
-            report.append(f"{results}.ret({self._return_var});")
-        report.append(f"{results}.close();")
-        body += d.report(report)
+        body += d.results(results, cl, fn.name, [(p.name, vector) for p, _, vector in result_vectors],
+                          self._return_var if fn.return_type is not None else None, g)
         program = os.path.splitext(self.source)[0] or "prog"
         lines = ["int main(int argc, char** argv) {",
                  f"{INDENT}return {d.guarded_main(program)}"]

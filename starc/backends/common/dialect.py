@@ -185,6 +185,11 @@ class Dialect:
         row in the offsets."""
         return None
 
+    def rank_table(self, table: str, index: str) -> str:
+        """Element ``index`` of one of a distributed rank's tables (``local_index.RANK_TABLES``:
+        the global id of a local vertex, ...)."""
+        self.missing(f"the rank table '{table}'")
+
     def gallop(self, targets: str, cursor: str, end: str, w: str) -> str:
         """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
         return f"starc_gallop({targets}, &{cursor}, {end}, {w})"

@@ -9,7 +9,7 @@ use ``HostExprDialect``, the cfamily dialect of C++ host code.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Protocol, Sequence
+from typing import Dict, List, Optional, Protocol, Sequence, Tuple
 
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
@@ -158,6 +158,24 @@ class HostDialect:
     def report(self, lines: List[str]) -> List[str]:
         """The statements that print ``--time`` and the results."""
         return lines
+
+    def result_vector(self, vector: str, elem: Scalar, graph: str) -> List[str]:
+        """Declares the host vector a ``propNode`` result is copied into (``copy_to_host``)."""
+        return [f"std::vector<{self.storage_type(elem)}> {vector}"
+                f"(static_cast<size_t>({graph}.num_nodes));"]
+
+    def results(self, results: str, cl: str, function: str, props: Sequence[Tuple[str, str]],
+                returned: Optional[str], graph: str) -> List[str]:
+        """The statements that print the results (``props``: each result's name and host
+        vector; ``returned``: the variable holding the return value, if any) as the shared
+        format says, through ``starc::Results`` named ``results``."""
+        lines = [f'starc::Results {results}({cl}, "{function}", "{self.name}");']
+        for name, vector in props:
+            lines.append(f'{results}.prop("{name}", {vector}.data(), {graph}.num_nodes);')
+        if returned is not None:
+            lines.append(f"{results}.ret({returned});")
+        lines.append(f"{results}.close();")
+        return self.report(lines)
 
     def setup(self, where: str) -> List[str]:
         """Before the timer: device selection, context/queue creation, timing events."""

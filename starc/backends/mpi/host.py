@@ -2,11 +2,14 @@
 
 Every rank runs the whole host program with the same scalars. The graph is distributed
 (``starc_mpi::distribute``: each rank reads its share of the file and keeps the rows of the
-vertices it owns); a property array is a full-length replica on each rank, exact at the
-vertices the rank owns and at the ghosts it is kept fresh at (``analysis.distribution``).
-Host operations act on every rank's replica alike (fills, copies, swaps, single-element
-writes), so replicas stay consistent; a single-element read asks the owner
-(``starc_mpi::read_node``); results are gathered to rank 0, which alone prints them.
+vertices it owns, in its local index space). A per-vertex array holds the rank's own vertices
+and its ghosts, indexed by local id (``Distribution::local_nodes`` elements); one the program
+touches at arbitrary vertices is a full-length replica indexed by global id
+(``analysis.distribution``: ``replicas``). Host operations act on every rank's copy alike
+(fills, copies, swaps, single-element writes of the vertices it knows), so the copies stay
+consistent; a single-element read asks the owner (``starc_mpi::read_node``); each rank copies
+its own vertices' results out, and rank 0 writes them all, streamed to it rank by rank
+(``starc_mpi::Results``). The graph's arrays are the distribution's own vectors (no copy).
 
 A launch is one superstep: the exchanges its kernel needs are registered on a
 ``starc_mpi::Superstep`` (snapshots, identities of accumulations), the kernel runs over the
@@ -34,7 +37,6 @@ _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or",
         "Max": "Max"}
 _COMBINE = {"+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
             "Max": "Max", "flag": "Flag", "store": "Store"}
-_SCOPES = {"neighbour": "Neighbour", "anywhere": "Anywhere"}
 #: The MPI operator ``Superstep::combine`` (runtime/starc_mpi_superstep.hpp) reduces each
 #: kind of one-value array with, for ``starc explain``; tests/teaching checks the two agree.
 #: A flag is 0 or 1 on each rank, so MPI_MAX is the logical OR of the ranks' flags.
@@ -50,12 +52,13 @@ def mpi_operator(how: str) -> str:
 
 
 class MPIHostExprDialect(HostExprDialect):
-    """Host expressions on a rank: degrees come from the whole graph's, which every rank
-    keeps (the local graph holds only the rank's rows)."""
+    """Host expressions on a rank: a degree of any vertex comes from its owner (or from the
+    whole graph's degrees where the kernels keep them): the local graph holds only the
+    rank's rows."""
 
     def kept_degree(self, query: str, v: str) -> str:
-        kept = "out_degree" if query == "count_outNbrs" else "in_degree"
-        return f"{DIST}.{kept}[static_cast<size_t>({v})]"
+        out = "true" if query == "count_outNbrs" else "false"
+        return f"starc_mpi::degree_of({DIST}, {v}, {out})"
 
 
 class MPIHostDialect(HostDialect):
@@ -89,7 +92,9 @@ class MPIHostDialect(HostDialect):
 
     def read_graph(self, graph: str, cl: str) -> List[str]:
         d = self.distribution
-        needs = f"{{{str(d.reverse).lower()}, {str(d.ghost_rows).lower()}}}"
+        needs = ", ".join(str(x).lower() for x in (d.reverse, d.ghost_rows, d.global_degrees,
+                                                   d.sources, d.in_degrees))
+        needs = "{" + needs + "}"
         return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
                 # an alias, so a program without kernels or results never reads it
@@ -126,39 +131,84 @@ class MPIHostDialect(HostDialect):
     def report(self, lines: List[str]) -> List[str]:
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]
 
-    # --- replicas -----------------------------------------------------------------------------
+    def result_vector(self, vector: str, elem: Scalar, graph: str) -> List[str]:
+        # the rank's own vertices' values (rank 0 writes them all, streamed: ``results``)
+        return [f"std::vector<{self.storage_type(elem)}> {vector}"
+                f"(static_cast<size_t>({DIST}.last - {DIST}.first));"]
+
+    def results(self, results, cl, function, props, returned, graph) -> List[str]:
+        lines = [f'starc_mpi::Results {results}({DIST}, {cl}, "{function}", "{self.name}");']
+        lines += [f'{results}.prop("{name}", {vector}.data());' for name, vector in props]
+        if returned is not None:
+            lines.append(f"{results}.ret({returned});")
+        return lines + [f"{results}.close();"]
+
+    # --- per-vertex arrays: the local index space, or a full-length replica ---------------------
+    def _replica(self, var: str) -> bool:
+        return self.arrays[var].name in self.distribution.replicas
+
+    def _graph(self, var: str) -> bool:
+        return var in self.arrays and self.arrays[var].role == "graph"
+
+    def _count(self, var: str, count: Count) -> str:
+        extent = self.arrays[var].extent
+        if extent == "nodes":
+            return f"{self.host.graph}.num_nodes" if self._replica(var) else f"{DIST}.local_nodes"
+        if extent == "nodes+1":
+            return f"{DIST}.local_nodes + 1"
+        return count
+
     def allocate(self, var: str, elem: Scalar, count: Count, where: str) -> List[str]:
-        if count.may_be_zero:   # never a 0-element array
-            count = Count(f"std::max({count}, 1)", may_be_zero=False)
+        if self._graph(var):
+            return []      # the distribution's vectors (copy_to_device)
+        if self.arrays[var].extent in ("nodes", "edges"):    # never a 0-element array
+            count = f"std::max({self._count(var, count)}, 1)"
         return [f"{var} = new {self.storage_type(elem)}[{count}]();"]
 
     def free(self, var: str, elem: Scalar, where: str) -> List[str]:
+        if self._graph(var):
+            return []
         return [f"delete[] {var};"]
 
     def copy_to_device(self, var, elem, host, count, where):
-        return [f"std::copy({host}, {host} + {count}, {var});"]
+        if self._graph(var):    # (the cast: a kernel may answer its queries from degrees)
+            return [f"{var} = {host};  // the distribution's own",
+                    f"static_cast<void>({var});"]
+        return [f"std::copy({host}, {host} + {self._count(var, count)}, {var});"]
 
     def copy_to_host(self, host, var, elem, count, where):
-        if self.arrays[var].extent == "nodes":
-            return [f"starc_mpi::gather_nodes({DIST}, {var}, {host});"]
+        if self.arrays[var].extent == "nodes":     # a result: the rank's own vertices
+            first, last = ((f"{DIST}.first", f"{DIST}.last") if self._replica(var)
+                           else (f"{DIST}.own_begin", f"{DIST}.own_end"))
+            return [f"std::copy({var} + {first}, {var} + {last}, {host});"]
         return [f"std::copy({var}, {var} + {count}, {host});"]
 
     def fill(self, var, elem, value, count, where):
+        count = self._count(var, count)
         return [f"std::fill({var}, {var} + {count}, "
                 f"static_cast<{self.storage_type(elem)}>({value}));"]
 
     def copy_device(self, dst, src, elem, count, where):
+        count = self._count(dst, count)
         return [f"std::copy({src}, {src} + {count}, {dst});"]
 
     def write_element(self, var, elem, index, value, where):
+        if self.arrays[var].extent == "nodes" and not self._replica(var):
+            return [f"starc_mpi::write_node({DIST}, {var}, {index}, {value});"]
         return [f"{var}[{index}] = {value};"]
 
     def read_element(self, var, elem, index, where):
         if self.arrays[var].extent == "nodes":
-            return f"starc_mpi::read_node({DIST}, {var}, {index})"
+            helper = "read_replica" if self._replica(var) else "read_node"
+            return f"starc_mpi::{helper}({DIST}, {var}, {index})"
         return f"{var}[{index}]"
 
     # --- kernels ------------------------------------------------------------------------------
+    def _scope(self, name: str) -> str:
+        """How the superstep exchanges array ``name``: at ghosts in the local index space, or
+        anywhere in a replica."""
+        return "Anywhere" if name in self.distribution.replicas else "Neighbour"
+
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         sizes = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] == "size"]
         rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
@@ -168,7 +218,7 @@ class MPIHostDialect(HostDialect):
         if step.global_:
             return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]
         if kernel.extent == "nodes":
-            bounds = [f"{DIST}.first", f"{DIST}.last"]
+            bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
         else:       # the slots of the rank's own rows
             bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
@@ -179,10 +229,10 @@ class MPIHostDialect(HostDialect):
             else:
                 lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "
-                             f"starc_mpi::Scope::{_SCOPES[write.at]});")
+                             f"starc_mpi::Scope::{self._scope(write.array)});")
         for name in step.refresh:
-            scope = _SCOPES[self.distribution.mirrored[name]]
-            lines.append(f"starc_step.refresh({self.variables[name]}, starc_mpi::Scope::{scope});")
+            lines.append(f"starc_step.refresh({self.variables[name]}, "
+                         f"starc_mpi::Scope::{self._scope(name)});")
         error = self.host.plan.error
         for name, how in step.scalars:
             if how != "error":

@@ -3,12 +3,15 @@
 A kernel over nodes becomes ``static void K(int lo, int hi, ...)`` holding one ``#pragma omp
 parallel for`` over ``[lo, hi)``, the rank's own vertices (its own rows' edges for a kernel
 over edges); the host passes the bounds of ``starc_mpi::Distribution``. The body is the shared
-``cfamily`` printer's output in the dialect OpenACC uses too (``common/host_loops``): arrays are
-the rank's full-length replicas, indexed by global vertex id, so a body reads its neighbours'
-ghost copies and writes remote vertices' replica entries as any shared-memory backend would;
-what the superstep then exchanges is the host's business (``host``). A private scalar
-reduction becomes an OpenMP ``reduction`` clause combined into the scalar's copy after the
-loop. A single-item kernel is its body alone (every rank runs it alike).
+``cfamily`` printer's output in the dialect OpenACC uses too (``common/host_loops``), of the
+plan's kernel in the rank's local index space (``analysis.local_index``): per-vertex arrays
+hold the rank's own vertices and its ghosts, indexed by local id, so a body reads its
+neighbours' ghost copies and writes ghosts' entries as any shared-memory backend would;
+where a vertex id is a value the body reads its global id from the rank's table
+(``starc_global``); what the superstep then exchanges is the host's business (``host``). A
+private scalar reduction becomes an OpenMP ``reduction`` clause combined into the scalar's
+copy after the loop. A single-item kernel is its body alone (every rank runs it alike, on
+full-length replicas).
 """
 
 from __future__ import annotations
@@ -42,14 +45,28 @@ CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, di
 
 #: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's
 #: arguments, as extra parameters after them: name -> (C++ type, the argument the host passes,
-#: ``{d}`` being the Distribution). The whole graph's facts that a rank's slice lacks.
+#: ``{d}`` being the Distribution). The whole graph's facts that a rank's slice lacks, and the
+#: tables of its local index space.
 DISTRIBUTION_INPUTS = {
-    # every vertex's out- and in-degree: count_outNbrs / count_inNbrs of any vertex
+    # the out- and in-degree of each local vertex (owned, ghost): count_outNbrs / count_inNbrs
     "starc_out_degree": ("const int*", "{d}.out_degree.data()"),
     "starc_in_degree": ("const int*", "{d}.in_degree.data()"),
     # the whole graph's edge count: g.num_edges() (the kernel's m counts the rank's slots)
     "starc_global_edges": ("int", "starc_mpi::edge_count({d})"),
+    # local id -> global id: a vertex used as a value
+    "starc_global": ("const int*", "{d}.global_id.data()"),
+    # the distribution itself: the local id of a global vertex
+    "starc_dist": ("const starc_mpi::Distribution&", "{d}"),
+    # every vertex's degrees, by global id (a degree of a vertex the rank may not know)
+    "starc_global_out_degree": ("const int*", "{d}.global_out_degree.data()"),
+    "starc_global_in_degree": ("const int*", "{d}.global_in_degree.data()"),
 }
+
+#: local_index.RANK_TABLES -> how a kernel reads it (``{}``: the index)
+_RANK_TABLES = {"global_id": ("starc_global", "starc_global[{}]"),
+                "local_id": ("starc_dist", "starc_dist.local_of({})"),
+                "global_out_degree": ("starc_global_out_degree", "starc_global_out_degree[{}]"),
+                "global_in_degree": ("starc_global_in_degree", "starc_global_in_degree[{}]")}
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"
@@ -73,10 +90,18 @@ class MPIDialect(HostLoopDialect):
         return name
 
     def kept_degree(self, query: str, v: str) -> Optional[str]:
-        # Every rank keeps every vertex's degrees, so a neighbour's (or any vertex's) degree
-        # needs no ghost row: analysis/distribution.py relies on this.
+        # Every rank keeps the degrees of its own vertices and its ghosts, so a neighbour's
+        # degree needs no ghost row (analysis/distribution.py relies on this); any other
+        # vertex's reads the whole graph's (a RankTable).
         kept = "starc_out_degree" if query == "count_outNbrs" else "starc_in_degree"
         return f"{self._input(kept)}[{v}]"
+
+    def rank_table(self, table: str, index: str) -> str:
+        if table not in _RANK_TABLES:
+            self.missing(f"the rank table '{table}'")
+        name, text = _RANK_TABLES[table]
+        self._input(name)
+        return text.format(index)
 
     def edge_count(self) -> Optional[str]:
         return self._input("starc_global_edges")

@@ -2,8 +2,10 @@
 //
 //   mpirun -np N runtime_driver dump GRAPH --out PREFIX [--undirected] [--reverse 1] [--ghostRows 1] [--stats]
 //       every rank writes its Distribution to PREFIX.<rank>, one "name values..." line each
-//   mpirun -np N runtime_driver values GRAPH [--stats]
-//       rank 0 prints gather_nodes and read_node of the property v * 3 + 1 (owners' values)
+//       (local ids as the rank holds them; `mirrors` as global ids)
+//   mpirun -np N runtime_driver values GRAPH [--stats] [--out FILE]
+//       the results of the property v * 3 + 1 (owners' values, streamed to rank 0), then rank 0
+//       prints read_node of every vertex
 //   runtime_driver read GRAPH [--undirected]     the sequential reader (starc::read_graph), no MPI
 #include <cstdio>
 #include <cstring>
@@ -25,12 +27,15 @@ void dump_values(std::FILE* f, const char* name, const std::vector<T>& values) {
 
 int dump(int argc, char** argv) {
   using starc::ParamKind;
-  starc::CommandLine cl(argc, argv, {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false}},
+  starc::CommandLine cl(argc, argv,
+                        {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false},
+                         {"globalDegrees", ParamKind::Bool, false}},
                         "dump");
   bool stats = starc_mpi::options(cl);
   starc_mpi::Needs needs;
   needs.reverse = cl.has("reverse") && cl.get_bool("reverse");
   needs.ghost_rows = cl.has("ghostRows") && cl.get_bool("ghostRows");
+  needs.global_degrees = cl.has("globalDegrees") && cl.get_bool("globalDegrees");
   starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, needs, stats);
   std::string name = cl.out_path + "." + std::to_string(d.rank);
   std::FILE* f = std::fopen(name.c_str(), "w");
@@ -38,14 +43,19 @@ int dump(int argc, char** argv) {
   const starc::Graph& g = d.graph;
   std::fprintf(f, "rank %d\nranks %d\nnum_nodes %d\nnum_edges %d\nhas_weights %d\nweights_integral %d\n", d.rank,
                d.ranks, g.num_nodes, g.num_edges, g.has_weights ? 1 : 0, g.weights_integral ? 1 : 0);
-  std::fprintf(f, "first %d\nlast %d\nowned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\n", d.first,
-               d.last, d.owned_begin, d.owned_edges, d.edge_base, d.global_edges);
+  std::fprintf(f, "first %d\nlast %d\nown_begin %d\nown_end %d\nlocal_nodes %d\n", d.first, d.last, d.own_begin,
+               d.own_end, d.local_nodes);
+  std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\n", d.owned_begin, d.owned_edges,
+               d.edge_base, d.global_edges);
+  std::vector<int> mirrors;
+  for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {
       {"splits", &d.splits},        {"offsets", &g.offsets},           {"targets", &g.targets},
       {"sources", &g.sources},      {"rev_offsets", &g.rev_offsets},   {"rev_sources", &g.rev_sources},
-      {"rev_edge_ids", &g.rev_edge_ids}, {"ghosts", &d.ghosts},        {"ghost_displs", &d.ghost_displs},
-      {"mirrors", &d.mirrors},      {"mirror_displs", &d.mirror_displs}, {"out_degree", &d.out_degree},
-      {"in_degree", &d.in_degree}};
+      {"rev_edge_ids", &g.rev_edge_ids}, {"global_id", &d.global_id},  {"ghosts", &d.ghosts},
+      {"ghost_local", &d.ghost_local}, {"ghost_displs", &d.ghost_displs}, {"mirrors", &mirrors},
+      {"mirror_displs", &d.mirror_displs}, {"out_degree", &d.out_degree}, {"in_degree", &d.in_degree},
+      {"global_out_degree", &d.global_out_degree}, {"global_in_degree", &d.global_in_degree}};
   for (const auto& array : arrays) dump_values(f, array.first, *array.second);
   dump_values(f, "weights", g.weights);
   std::fclose(f);
@@ -56,18 +66,22 @@ int values(int argc, char** argv) {
   starc::CommandLine cl(argc, argv, {}, "values");
   starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, {}, starc_mpi::options(cl));
   int n = d.graph.num_nodes;
-  std::vector<long long> replica(static_cast<size_t>(n), -1), gathered(static_cast<size_t>(n), 0);
-  for (int v = d.first; v < d.last; ++v) replica[static_cast<size_t>(v)] = 3LL * v + 1;
-  starc_mpi::gather_nodes(d, replica.data(), d.rank == 0 ? gathered.data() : nullptr);
+  std::vector<long long> local(static_cast<size_t>(d.local_nodes), -1), own;
+  for (int v = d.own_begin; v < d.own_end; ++v) {
+    local[static_cast<size_t>(v)] = 3LL * d.global_id[static_cast<size_t>(v)] + 1;
+    own.push_back(local[static_cast<size_t>(v)]);
+  }
+  starc_mpi::Results results(d, cl, "values", "mpi");
+  results.prop("x", own.data());
+  results.ret(n);
+  results.close();
   std::vector<long long> read(static_cast<size_t>(n));
-  for (int v = 0; v < n; ++v) read[static_cast<size_t>(v)] = starc_mpi::read_node(d, replica.data(), v);
+  for (int v = 0; v < n; ++v) read[static_cast<size_t>(v)] = starc_mpi::read_node(d, local.data(), v);
   d.stats.supersteps = d.rank + 1;
   d.stats.bytes = 100 * d.rank;
   double slowest = starc_mpi::max_seconds(d, d.rank + 0.5);
   if (d.rank == 0) {
-    std::printf("gathered");
-    for (long long x : gathered) std::printf(" %lld", x);
-    std::printf("\nread");
+    std::printf("read");
     for (long long x : read) std::printf(" %lld", x);
     std::printf("\nslowest %g\n", slowest);
     std::fflush(stdout);

@@ -8,6 +8,7 @@ import pathlib
 import pytest
 
 import starc
+from starc.analysis.dump import plan_dump
 from starc.diagnostics import CompileError
 
 DSL = pathlib.Path(__file__).resolve().parents[3] / "dsl"
@@ -35,4 +36,28 @@ def test_sssp_runs_one_superstep_per_launch_over_owned_vertices():
     assert "for (int v = lo; v < hi; v++)" in text
     assert text.count("starc_step.finish();") == 1
     assert "starc_step.update(d_dist, starc_mpi::Op::Min, starc_mpi::Scope::Neighbour);" in text
-    assert "starc_mpi::gather_nodes(starc_dist, d_dist, h_dist.data());" in text
+    # per-vertex arrays in the rank's local index space; each rank's own values stream out
+    assert "d_dist = new int[std::max(starc_dist.local_nodes, 1)]();" in text
+    assert "std::copy(d_dist + starc_dist.own_begin, d_dist + starc_dist.own_end, " \
+           "h_dist.data());" in text
+    assert 'results.prop("dist", h_dist.data());' in text
+    assert "g.num_nodes]" not in text and "num_nodes + 1]" not in text
+
+
+def test_only_arrays_touched_at_any_vertex_are_full_length_replicas():
+    """anywhere_access reads `up` two hops away and adds to `tally` at a vertex read from a
+    property: those two stay n long on every rank (by global id), with the reason in the plan;
+    `grand`, written at the work item's own vertex, lives in the local index space. The held-
+    back e2e tests (tests/e2e/test_mpi_programs.py) check its results against the reference."""
+    path = DSL.parent / "tests" / "e2e" / "programs" / "heldback" / "anywhere_access.sp"
+    program = starc.compile(str(path), "mpi")
+    distribution = program.compilation.specialized.target.distribution
+    assert distribution.replicas == {"tally": "written at any vertex",
+                                     "up": "read at any vertex"}
+    text = program.compilation.generated.files["anywhere_access.cpp"]
+    assert "d_up = new int[std::max(g.num_nodes, 1)]();" in text
+    assert "d_tally = new int[std::max(g.num_nodes, 1)]();" in text
+    assert "d_grand = new int[std::max(starc_dist.local_nodes, 1)]();" in text
+    dump = plan_dump(program.compilation.specialized)
+    assert "  replica (full length, by global id): tally: written at any vertex\n" in dump
+    assert "  replica (full length, by global id): up: read at any vertex\n" in dump

@@ -1,9 +1,10 @@
 """The MPI runtime's distribution layer (starc_mpi.hpp) under mpirun with 1-4 ranks.
 
 A driver (runtime_driver.cpp) compiled with mpicxx distributes a graph and writes every rank's
-local graph, ghosts and mirrors; they are reassembled here and compared with the Python reader
-(``starc.graphs.load_graph``). Bad files must give the sequential C++ reader's exact message
-(the same driver runs ``starc::read_graph`` without MPI), once, with exit status 1.
+local graph (in its local index space), ghosts and mirrors; they are translated to global ids,
+reassembled here and compared with the Python reader (``starc.graphs.load_graph``). Bad files
+must give the sequential C++ reader's exact message (the same driver runs
+``starc::read_graph`` without MPI), once, with exit status 1.
 """
 
 from __future__ import annotations
@@ -57,29 +58,34 @@ def parse_dump(text: str) -> dict:
         if name == "weights":
             out[name] = np.array([float(v) for v in values])
         elif name in ("splits", "offsets", "targets", "sources", "rev_offsets", "rev_sources",
-                      "rev_edge_ids", "ghosts", "ghost_displs", "mirrors", "mirror_displs",
-                      "out_degree", "in_degree"):
+                      "rev_edge_ids", "global_id", "ghosts", "ghost_local", "ghost_displs",
+                      "mirrors", "mirror_displs", "out_degree", "in_degree",
+                      "global_out_degree", "global_in_degree"):
             out[name] = np.array([int(v) for v in values], dtype=np.int64)
         else:
             out[name] = int(values[0])
     return out
 
 
-def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False):
+def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False,
+               global_degrees=False):
     prefix = tmp_path / f"dump{ranks}"
-    args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows)]
+    args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows),
+            "--globalDegrees", int(global_degrees)]
     result = mpirun(driver, ranks, *args, *(["--undirected"] if undirected else []))
     assert result.returncode == 0, result.stderr
     return [parse_dump(Path(f"{prefix}.{r}").read_text()) for r in range(ranks)]
 
 
-def check_distribution(dumps, g, reverse, ghost_rows):
-    """Every rank's local graph against the whole graph g (starc.graphs.Graph)."""
+def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False):
+    """Every rank's local graph, in its local index space, against the whole graph g
+    (starc.graphs.Graph); no array on a rank is n long unless global degrees were asked for."""
     n, ranks = g.num_nodes, len(dumps)
     offsets, targets = np.asarray(g.offsets), np.asarray(g.targets)
     weights = None if g.weights is None else np.asarray(g.weights)
     rev_offsets, rev_sources = np.asarray(g.rev_offsets), np.asarray(g.rev_sources)
     rev_edge_ids = np.asarray(g.rev_edge_ids)
+    out_degree, in_degree = np.diff(offsets), np.diff(rev_offsets)
     splits = dumps[0]["splits"]
     assert splits[0] == 0 and splits[-1] == n and np.all(np.diff(splits) >= 0)
     for r, d in enumerate(dumps):
@@ -89,34 +95,50 @@ def check_distribution(dumps, g, reverse, ghost_rows):
         assert (d["num_nodes"], d["global_edges"]) == (n, g.num_edges)
         assert d["has_weights"] == int(g.has_weights)
         assert d["weights_integral"] == int(g.weights_integral)
-        # Every vertex's degrees in the whole graph, whatever rows the rank holds.
-        np.testing.assert_array_equal(d["out_degree"], np.diff(offsets))
-        np.testing.assert_array_equal(d["in_degree"], np.diff(rev_offsets))
+        # The local index space: owned vertices and the others the rank knows, in id order.
+        gid = d["global_id"]
+        L = d["local_nodes"]
+        assert gid.size == L and np.all(np.diff(gid) > 0)
+        own_begin, own_end = d["own_begin"], d["own_end"]
+        np.testing.assert_array_equal(gid[own_begin:own_end], np.arange(first, last))
         owned = set(range(first, last))
         expected_ghosts = {int(t) for t in targets[offsets[first]:offsets[last]]}
         if reverse:
             expected_ghosts |= {int(s) for s in rev_sources[rev_offsets[first]:rev_offsets[last]]}
         ghosts = sorted(expected_ghosts - owned)
         assert d["ghosts"].tolist() == ghosts
+        np.testing.assert_array_equal(gid[d["ghost_local"]], d["ghosts"])
         owner = np.searchsorted(splits, d["ghosts"], side="right") - 1
         for s in range(ranks):
             assert np.all(owner[d["ghost_displs"][s]:d["ghost_displs"][s + 1]] == s)
+        # Degrees of owned vertices and ghosts, whatever rows the rank holds.
+        known = np.concatenate([np.arange(own_begin, own_end), d["ghost_local"]]).astype(np.int64)
+        np.testing.assert_array_equal(d["out_degree"][known], out_degree[gid[known]])
+        np.testing.assert_array_equal(d["in_degree"][known], in_degree[gid[known]])
+        if global_degrees:
+            np.testing.assert_array_equal(d["global_out_degree"], out_degree)
+            np.testing.assert_array_equal(d["global_in_degree"], in_degree)
+        else:   # nothing n long
+            assert d["global_out_degree"].size == d["global_in_degree"].size == 0
+            assert d["offsets"].size == L + 1 and d["out_degree"].size == L
         # Rows: owned rows always, ghost rows when asked for, every other row empty.
         local = d["offsets"]
-        assert d["owned_begin"] == local[first] and d["edge_base"] == offsets[first]
+        assert d["owned_begin"] == local[own_begin] and d["edge_base"] == offsets[first]
         assert d["owned_edges"] == offsets[last] - offsets[first]
         with_rows = owned | (set(ghosts) if ghost_rows else set())
-        for v in range(n):
+        for v in range(L):
             begin, end = local[v], local[v + 1]
-            if v not in with_rows:
-                assert begin == end, f"rank {r}: row {v} should be empty"
+            u = int(gid[v])
+            if u not in with_rows:
+                assert begin == end, f"rank {r}: row of {u} should be empty"
                 continue
-            want = slice(offsets[v], offsets[v + 1])
-            np.testing.assert_array_equal(d["targets"][begin:end], targets[want])
-            assert np.all(d["sources"][begin:end] == v)
+            want = slice(offsets[u], offsets[u + 1])
+            np.testing.assert_array_equal(gid[d["targets"][begin:end]], targets[want])
+            if d["sources"].size:
+                assert np.all(d["sources"][begin:end] == v)
             if weights is not None:
                 np.testing.assert_array_equal(d["weights"][begin:end], weights[want])
-        copies = d["num_edges"] - local[n]
+        copies = d["num_edges"] - local[L]
         assert copies >= 0 and (copies == 0 or reverse)
         # Reverse rows of the vertices with rows (owned, and ghosts with ghost rows: a
         # neighbour's in-row): same in-edges, each slot holding that very edge.
@@ -124,20 +146,22 @@ def check_distribution(dumps, g, reverse, ghost_rows):
         if not reverse:
             assert d["rev_sources"].size == 0 and np.all(d["rev_offsets"] == 0)
             continue
-        for v in range(n):
+        for v in range(L):
             got = slice(d["rev_offsets"][v], d["rev_offsets"][v + 1])
-            if v not in with_rows:
+            u_v = int(gid[v])
+            if u_v not in with_rows:
                 assert got.start == got.stop
                 continue
-            want = slice(rev_offsets[v], rev_offsets[v + 1])
-            np.testing.assert_array_equal(d["rev_sources"][got], rev_sources[want])
+            want = slice(rev_offsets[u_v], rev_offsets[u_v + 1])
+            np.testing.assert_array_equal(gid[d["rev_sources"][got]], rev_sources[want])
             for slot, edge in zip(d["rev_edge_ids"][got].tolist(), rev_edge_ids[want].tolist()):
-                u = int(d["sources"][slot])
-                assert (u, d["targets"][slot]) == (g.sources[edge], v)
+                u = int(gid[d["sources"][slot]])
+                assert (u, gid[d["targets"][slot]]) == (g.sources[edge], u_v)
                 if weights is not None:
                     assert d["weights"][slot] == weights[edge]
-                if slot < local[n]:  # in a row: the row's position is the global edge id
-                    assert slot - local[u] + offsets[u] == edge
+                if slot < local[L]:  # in a row: the row's position is the global edge id
+                    lu = int(np.searchsorted(gid, u))
+                    assert slot - local[lu] + offsets[u] == edge
                 else:   # a copy of an edge whose source's row this rank does not hold
                     assert u not in with_rows
                     in_copies += 1
@@ -194,8 +218,9 @@ def test_distribution_without_ghost_rows(driver, tmp_path, name, reverse):
     path = tmp_path / name
     path.write_text(GRAPHS[name], newline="")
     g = load_graph(str(path))
-    dumps = distribute(driver, tmp_path, path, 3, reverse=reverse)
-    check_distribution(dumps, g, reverse=reverse, ghost_rows=False)
+    # (with in-rows, every vertex's degrees too: Needs::global_degrees)
+    dumps = distribute(driver, tmp_path, path, 3, reverse=reverse, global_degrees=reverse)
+    check_distribution(dumps, g, reverse=reverse, ghost_rows=False, global_degrees=reverse)
 
 
 def test_partition_is_balanced_by_edges(driver, tmp_path):
@@ -210,20 +235,38 @@ def test_partition_is_balanced_by_edges(driver, tmp_path):
     assert dumps[0]["last"] < 10
 
 
-def test_values_are_gathered_and_read_from_their_owners(driver, tmp_path):
+def test_values_are_streamed_and_read_from_their_owners(driver, tmp_path):
     path = tmp_path / "g.el"
     path.write_text(GRAPHS["random.el"])
     n = load_graph(str(path)).num_nodes
     result = mpirun(driver, 3, "values", path, "--stats")
     assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"# starc results: values backend=mpi graph={path}"
+    assert lines[1:n + 1] == [f"x {v} {3 * v + 1}" for v in range(n)]
     expected = " ".join(str(3 * v + 1) for v in range(n))
-    assert result.stdout.splitlines() == [f"gathered {expected}", f"read {expected}", "slowest 2.5"]
+    assert lines[n + 1:] == [f"return {n}", f"read {expected}", "slowest 2.5"]
     stats = result.stderr.splitlines()
     assert [line.split()[1] for line in stats] == ["rank=0", "rank=1", "rank=2"]
     assert stats[2].split()[4:5] == ["supersteps=3"] and "bytes=200" in stats[2]
     assert all(line.startswith("starc-mpi-stats rank=") for line in stats)
     quiet = mpirun(driver, 2, "values", path)
     assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_results_stream_in_pieces_without_an_n_long_array(driver, tmp_path):
+    """More vertices than one piece of the stream (2^18) per rank: rank 0 writes every rank's
+    values in vertex order, receiving them piece by piece."""
+    n = 600_000
+    path = tmp_path / "wide.el"
+    path.write_text(f"0 1\n{n - 1} 0\n")
+    out = tmp_path / "out.txt"
+    result = mpirun(driver, 2, "values", path, "--out", out)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == n + 2
+    assert lines[1] == "x 0 1" and lines[n] == f"x {n - 1} {3 * (n - 1) + 1}"
+    assert lines[300_000] == f"x 299999 {3 * 299999 + 1}"
 
 
 @pytest.mark.parametrize("args, status, fragment", [

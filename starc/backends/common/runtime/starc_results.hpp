@@ -45,23 +45,25 @@ class Results {
   Results(const Results&) = delete;
   Results& operator=(const Results&) = delete;
 
-  void prop(const char* name, const int* v, int n) {
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i]);
+  // One line per vertex, ids from `first` (a part of the vertices: MPI streams each rank's).
+
+  void prop(const char* name, const int* v, int n, int first = 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, first + i, v[i]);
   }
-  void prop(const char* name, const long long* v, int n) {
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %lld\n", name, i, v[i]);
+  void prop(const char* name, const long long* v, int n, int first = 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %lld\n", name, first + i, v[i]);
   }
-  void prop(const char* name, const float* v, int n) {
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, i, format(v[i], 9).c_str());
+  void prop(const char* name, const float* v, int n, int first = 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, first + i, format(v[i], 9).c_str());
   }
-  void prop(const char* name, const double* v, int n) {
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, i, format(v[i], 17).c_str());
+  void prop(const char* name, const double* v, int n, int first = 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %s\n", name, first + i, format(v[i], 17).c_str());
   }
-  void prop(const char* name, const bool* v, int n) {
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i] ? 1 : 0);
+  void prop(const char* name, const bool* v, int n, int first = 0) {
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, first + i, v[i] ? 1 : 0);
   }
-  void prop(const char* name, const unsigned char* v, int n) {  // bool arrays stored as bytes
-    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, i, v[i] ? 1 : 0);
+  void prop(const char* name, const unsigned char* v, int n, int first = 0) {  // bool arrays stored as bytes
+    for (int i = 0; i < n; ++i) std::fprintf(file_, "%s %d %d\n", name, first + i, v[i] ? 1 : 0);
   }
 
   void ret(long long v) { std::fprintf(file_, "return %lld\n", v); }

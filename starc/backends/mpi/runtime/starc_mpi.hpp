@@ -1,19 +1,30 @@
-// starc MPI runtime: the graph's 1-D edge-balanced distribution and the MPI program shell.
+// starc MPI runtime: the graph's 1-D edge-balanced distribution in a local index space.
 //
 // Header-only C++17, included by generated MPI programs after starc_runtime.hpp; built with
 // mpicxx. distribute() reads the graph (each rank its own byte range, starc_mpi_read.hpp) and
-// gives every rank the CSR rows of a contiguous vertex range, balanced by edges, with global
-// vertex ids; property arrays stay full-length replicas on every rank (O(n) each, the O(m)
-// graph is what is partitioned). Ghosts are the remote vertices a rank's rows reference;
-// mirrors are its own vertices that other ranks hold as ghosts.
+// gives every rank the CSR rows of a contiguous vertex range [first, last), balanced by
+// edges. Nothing on a rank is n long (except what Needs::global_degrees asks for): the rank
+// numbers the vertices it knows 0 .. local_nodes - 1 in the order of their global ids,
 //
-// Local slot layout (Distribution::graph): rows in vertex order, so graph.offsets works for
-// every row: the owned rows [owned_begin, owned_begin + owned_edges), in read_graph's order
-// (slot owned_begin + i is global edge edge_base + i); with Needs::ghost_rows also the full
-// forward row of every ghost, at its place in vertex order (rows below `first` come before
-// the owned ones, so owned_begin > 0 only then); after all rows, with Needs::reverse, a copy
-// slot for every in-edge whose source's row this rank does not hold. With both needs, the
-// reverse CSR holds the in-rows of ghosts as well as those of owned vertices.
+//   [ vertices below `first` | owned: first .. last - 1 | vertices above `last` ]
+//     0 .. own_begin - 1       own_begin .. own_end - 1   own_end .. local_nodes - 1
+//
+// so comparing two local ids compares the global ids (a filter `u < v` and a binary search
+// in a sorted row need no translation), and every per-vertex array is local_nodes long.
+// Ghosts are the other ranks' vertices the rank's rows (and in-rows) reference: their values
+// are exchanged with their owners. Mirrors are the rank's own vertices other ranks hold as
+// ghosts, listed per rank in the order of that rank's ghosts, so a message between two ranks
+// can name a vertex by its position in their shared list. With Needs::ghost_rows the rows of
+// ghosts are held too, and the vertices those rows reach ("far": neither own nor ghosts) get
+// local ids so the rows stay sorted; far vertices are never exchanged.
+//
+// Local slot layout (Distribution::graph): rows in local-id order (so graph.offsets serves
+// every row; rows of vertices without one are empty): the owned rows occupy
+// [owned_begin, owned_begin + owned_edges), in read_graph's order (slot owned_begin + i is
+// global edge edge_base + i); ghost rows, when asked for, sit at their places; after all rows,
+// with Needs::reverse, a copy slot for every in-edge whose source's row this rank does not
+// hold. Targets, sources and reverse sources are local ids. graph.num_nodes is the whole
+// graph's n (what g.num_nodes() and the id checks use); graph.num_edges the rank's slots.
 #ifndef STARC_MPI_HPP
 #define STARC_MPI_HPP
 
@@ -22,31 +33,35 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <sys/resource.h>  // getrusage: the peak memory --stats prints
-
 #include "starc_mpi_read.hpp"  // first: it includes <mpi.h> without the C++ bindings
 #include "starc_runtime.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>  // mallopt: see map_large_blocks
+#endif
+
 namespace starc_mpi {
 
-/// What the program's kernels read beyond the owned rows.
+/// What the program reads beyond the owned rows and the degrees of its local vertices.
 struct Needs {
-  bool reverse = false;     // in-edges of owned vertices (rev_offsets ...)
-  bool ghost_rows = false;  // the forward rows of ghosts
+  bool reverse = false;         // in-edges of owned vertices (rev_offsets ...)
+  bool ghost_rows = false;      // the forward rows of ghosts
+  bool global_degrees = false;  // every vertex's degrees (n each): a degree of any vertex
+  bool sources = true;          // graph.sources (an edge's source, as a local id)
+  bool in_degrees = true;       // in_degree of owned vertices and ghosts (count_inNbrs)
 };
 
 /// Counters the superstep header fills; report_stats prints them.
 struct Stats {
   long long supersteps = 0, exchanges = 0, messages = 0, bytes = 0, entries = 0;
   long long max_pair_messages_per_superstep = 0;  // most messages one superstep sent to one rank
-  long long max_superstep_bytes = 0;              // most bytes one superstep sent
   long long max_entries_per_vertex = 0;           // most entries for one vertex in one superstep
+  long long max_superstep_bytes = 0;              // most bytes one superstep sent
   // Own edges (out-rows, and in-rows when read) whose other endpoint another rank owns: what a
   // per-element scheme (one message per remote access) sends in a superstep that touches every
   // edge once, to compare with `entries`.
@@ -56,21 +71,29 @@ struct Stats {
 struct Distribution {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, ranks = 1;
-  detail::Neighbours everyone;     // every rank (itself included): the distribution's exchanges
-  starc::Graph graph;          // global ids, local slots (see the top of this file)
-  int first = 0, last = 0;     // owned vertices [first, last), possibly empty
-  int owned_begin = 0;         // slot of the first owned edge (0 unless ghost rows precede)
-  int owned_edges = 0;         // owned slots: [owned_begin, owned_begin + owned_edges)
-  long long edge_base = 0;     // global CSR id of slot owned_begin (= global offsets[first])
+  detail::Neighbours everyone;  // every rank, itself included: the distribution's exchanges
+  detail::Neighbours peers;     // the ranks this one shares ghosts with (either way): supersteps
+  starc::Graph graph;           // local ids, local slots (see the top of this file)
+  int first = 0, last = 0;      // owned global ids [first, last), possibly empty
+  int own_begin = 0, own_end = 0;  // owned local ids
+  int local_nodes = 0;          // every vertex the rank knows: owned, ghosts, far
+  int owned_begin = 0;          // slot of the first owned edge (0 unless ghost rows precede)
+  int owned_edges = 0;          // owned slots: [owned_begin, owned_begin + owned_edges)
+  long long edge_base = 0;      // global CSR id of slot owned_begin (= global offsets[first])
   long long global_edges = 0;
-  std::vector<int> splits;     // ranks + 1: rank r owns [splits[r], splits[r + 1])
-  std::vector<int> ghosts;     // sorted distinct non-owned vertices the local rows reference
+  std::vector<int> splits;      // ranks + 1: rank r owns [splits[r], splits[r + 1])
+  std::vector<int> global_id;   // local id -> global id (local_nodes)
+  std::vector<int> remote;      // global ids of the non-owned local vertices, ascending
+  std::vector<int> ghosts;      // global ids of the ghosts, ascending (so grouped by owner)
+  std::vector<int> ghost_local; // local id of each ghost
   std::vector<int> ghost_displs;   // ranks + 1: ghosts owned by r are [ghost_displs[r], ghost_displs[r + 1])
-  std::vector<int> mirrors;        // own vertices other ranks hold as ghosts, grouped by that rank
+  std::vector<int> mirrors;        // local ids of own vertices other ranks hold as ghosts, by rank
   std::vector<int> mirror_displs;  // ranks + 1
-  // Every vertex's out- and in-degree in the whole graph (n entries each, on every rank):
-  // count_outNbrs and count_inNbrs of any vertex read them instead of a row.
+  // Whole-graph out- and in-degrees of every local vertex but far ones (count_outNbrs and
+  // count_inNbrs of an own vertex or a ghost read them instead of a row).
   std::vector<int> out_degree, in_degree;
+  // Needs::global_degrees: every vertex's, indexed by global id.
+  std::vector<int> global_out_degree, global_in_degree;
   bool stats_enabled = false;
   Stats stats;
 
@@ -79,6 +102,15 @@ struct Distribution {
     return static_cast<int>(std::upper_bound(splits.begin(), splits.end(), v) - splits.begin()) - 1;
   }
   bool owns(int v) const { return v >= first && v < last; }
+  int owned() const { return own_end - own_begin; }
+  /// The local id of global vertex v, or -1 where the rank knows no such vertex.
+  int local_of(long long v) const {
+    if (v >= first && v < last) return own_begin + static_cast<int>(v - first);
+    auto it = std::lower_bound(remote.begin(), remote.end(), v);
+    if (it == remote.end() || *it != v) return -1;
+    int k = static_cast<int>(it - remote.begin());
+    return k < own_begin ? k : k + owned();
+  }
 };
 
 namespace detail {
@@ -91,6 +123,20 @@ inline MPI_Datatype bytes_type(int bytes) {
   return type;
 }
 
+/// glibc serves a request below its mmap threshold from the heap and raises that threshold to
+/// the size of each large block freed (up to 32 MiB), so distribute()'s transient edge vectors
+/// came from the heap, whose freed middle stays resident: a rank's peak memory depended on the
+/// order they were freed (ranks of one run differed by a quarter). While distribute() runs
+/// (`during`), every block over 128 KiB is mapped on its own and returned when released;
+/// afterwards the threshold is 32 MiB, where glibc's own would have grown to.
+inline void map_large_blocks(bool during) {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, during ? 128 * 1024 : 32 * 1024 * 1024);
+#else
+  (void)during;
+#endif
+}
+
 /// Exclusive prefix sums of counts (ranks + 1 entries).
 inline std::vector<int> displacements(const std::vector<int>& counts) {
   std::vector<int> displs(counts.size() + 1, 0);
@@ -98,18 +144,28 @@ inline std::vector<int> displacements(const std::vector<int>& counts) {
   return displs;
 }
 
-/// Sends out[k] to rank dest[k] (one exchange of 64-bit sizes over every rank); returns what
-/// arrived, by source rank.
 template <class T>
-std::vector<T> exchange(const Distribution& d, const std::vector<T>& out, const std::vector<int>& dest) {
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
+/// Sends each item to rank dest(item) over every rank (one exchange of 64-bit sizes); returns
+/// what arrived, by source rank, each source's items in the order they had in `out`. `out`
+/// is emptied: at most two copies of the data exist at any time (the packed one in flight
+/// and the one received).
+template <class T, class Dest>
+std::vector<T> exchange(const Distribution& d, std::vector<T>& out, Dest dest) {
   static_assert(std::is_trivially_copyable<T>::value, "exchange copies bytes");
   size_t R = static_cast<size_t>(d.ranks);
   std::vector<long long> send_counts(R, 0);
-  for (int r : dest) ++send_counts[static_cast<size_t>(r)];
+  for (const T& item : out) ++send_counts[static_cast<size_t>(dest(item))];
   std::vector<long long> send_displs = prefix(send_counts);
   std::vector<T> packed(out.size());
-  std::vector<long long> next(send_displs.begin(), send_displs.end() - 1);
-  for (size_t k = 0; k < out.size(); ++k) packed[static_cast<size_t>(next[static_cast<size_t>(dest[k])]++)] = out[k];
+  {
+    std::vector<long long> next(send_displs.begin(), send_displs.end() - 1);
+    for (const T& item : out) packed[static_cast<size_t>(next[static_cast<size_t>(dest(item))]++)] = item;
+  }
+  release(out);
   for (size_t r = 0; r < R; ++r) {
     send_counts[r] *= static_cast<long long>(sizeof(T));
     send_displs[r] *= static_cast<long long>(sizeof(T));
@@ -123,19 +179,51 @@ std::vector<T> exchange(const Distribution& d, const std::vector<T>& out, const 
 
 /// Split points of the vertex range where the prefix sum of (out-degree + 1) crosses
 /// k * total / ranks: balanced by edges, and still spread when there are few or no edges.
-inline std::vector<int> balanced_splits(const std::vector<int>& degree, int ranks) {
-  long long n = static_cast<long long>(degree.size()), total = n;
-  for (int x : degree) total += x;
-  std::vector<int> splits(static_cast<size_t>(ranks) + 1, static_cast<int>(n));
-  splits[0] = 0;
-  long long prefix = 0;
-  int k = 1;
-  for (long long v = 0; v < n && k < ranks; ++v) {
-    while (k < ranks && prefix * ranks >= k * total) splits[static_cast<size_t>(k++)] = static_cast<int>(v);
-    prefix += degree[static_cast<size_t>(v)] + 1;
+/// Computed without any n-long array: rank b counts the out-degrees of the vertex block
+/// [b n / R, (b + 1) n / R) from the sources every rank sends it, and each rank finds the
+/// split points inside its block. The same splits as a sequential scan (collective).
+inline std::vector<int> balanced_splits(const Distribution& d, int n, std::vector<int> sources) {
+  int R = d.ranks;
+  auto block_of = [&](int v) {  // the b with b n / R <= v < (b + 1) n / R
+    int b = static_cast<int>(static_cast<long long>(v) * R / n);
+    while (b > 0 && static_cast<long long>(n) * b / R > v) --b;
+    while (b + 1 < R && static_cast<long long>(n) * (b + 1) / R <= v) ++b;
+    return b;
+  };
+  int lo = static_cast<int>(static_cast<long long>(n) * d.rank / R);
+  int hi = static_cast<int>(static_cast<long long>(n) * (d.rank + 1) / R);
+  std::vector<int> mine = exchange(d, sources, block_of);
+  std::vector<long long> weight(static_cast<size_t>(hi - lo), 1);  // out-degree + 1
+  for (int v : mine) ++weight[static_cast<size_t>(v - lo)];
+  release(mine);
+  long long block_total = 0;
+  for (long long w : weight) block_total += w;
+  std::vector<long long> totals(static_cast<size_t>(R));
+  MPI_Allgather(&block_total, 1, MPI_LONG_LONG, totals.data(), 1, MPI_LONG_LONG, d.comm);
+  long long before = 0, total = 0;
+  for (int b = 0; b < R; ++b) {
+    if (b < d.rank) before += totals[static_cast<size_t>(b)];
+    total += totals[static_cast<size_t>(b)];
   }
+  // splits[k] = the first v whose prefix P(v) = sum of weights below v has P(v) R >= k total:
+  // each block offers its first such v, the smallest offer wins
+  std::vector<int> splits(static_cast<size_t>(R) + 1, n);
+  long long prefix_sum = before;
+  int k = 1;
+  for (int v = lo; v < hi && k < R; ++v) {
+    while (k < R && prefix_sum * R >= k * total) splits[static_cast<size_t>(k++)] = v;
+    prefix_sum += weight[static_cast<size_t>(v - lo)];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, splits.data() + 1, R - 1, MPI_INT, MPI_MIN, d.comm);
+  splits[0] = 0;
   return splits;
 }
+
+/// An edge on its way to rank `to`.
+struct Addressed {
+  int to;
+  Edge edge;
+};
 
 inline bool by_source(const Edge& a, const Edge& b) {
   return a.src != b.src ? a.src < b.src : a.dst != b.dst ? a.dst < b.dst : a.key < b.key;
@@ -153,6 +241,26 @@ inline void check_local_edges(const Distribution& d, const std::string& path, lo
                                             " edges, more than its 32-bit local edge ids allow; run it on more ranks");
 }
 
+/// Sorted distinct values.
+inline void sort_unique(std::vector<int>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+/// Each rank's list `ids` (global ids it holds as ghosts, ascending, so grouped by owner)
+/// told to the owners: what comes back, per rank, are the own vertices that rank holds, in
+/// its order (collective). `displs` gets ranks + 1 offsets into the result.
+inline std::vector<int> tell_owners(const Distribution& d, const std::vector<int>& ids, std::vector<int>& displs) {
+  size_t R = static_cast<size_t>(d.ranks);
+  std::vector<long long> send(R, 0);
+  for (int v : ids) ++send[static_cast<size_t>(d.owner(v))];
+  std::vector<long long> from = exchange_counts(d.everyone, send);
+  displs.assign(R + 1, 0);
+  for (size_t r = 0; r < R; ++r) displs[r + 1] = displs[r] + static_cast<int>(from[r]);
+  std::vector<int> out(ids);
+  return exchange(d, out, [&](int v) { return d.owner(v); });
+}
+
 }  // namespace detail
 
 /// Reads `path` and distributes it over the ranks of `comm` (collective). Bad input raises on
@@ -160,12 +268,15 @@ inline void check_local_edges(const Distribution& d, const std::string& path, lo
 inline Distribution distribute(const std::string& path, bool undirected, Needs needs, bool stats,
                                MPI_Comm comm = MPI_COMM_WORLD) {
   using detail::Edge;
+  using detail::release;
   Distribution d;
   d.comm = comm;
   d.stats_enabled = stats;
+  detail::map_large_blocks(true);
   MPI_Comm_rank(comm, &d.rank);
   MPI_Comm_size(comm, &d.ranks);
-  std::vector<int> all(static_cast<size_t>(d.ranks));
+  size_t R = static_cast<size_t>(d.ranks);
+  std::vector<int> all(R);
   for (int r = 0; r < d.ranks; ++r) all[static_cast<size_t>(r)] = r;
   d.everyone = detail::neighbourhood(comm, all, all);
   // Edge counts are 64-bit here: the global graph may exceed 32-bit edge ids, each rank's
@@ -202,320 +313,246 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
     if (undirected) edges.push_back({v, u, 2 * m_file + index, w});
     if (undirected && local.symmetric) edges.push_back({u, v, 3 * m_file + index, w});
   }
-  local.src = std::vector<int>();
-  local.dst = std::vector<int>();
-  local.weights = std::vector<double>();
+  release(local.src);
+  release(local.dst);
+  release(local.weights);
   long long mine = static_cast<long long>(edges.size());
   MPI_Allreduce(&mine, &d.global_edges, 1, MPI_LONG_LONG, MPI_SUM, comm);
-
-  // The partition: global out-degrees (one Allreduce over an n-array), then split points that
-  // every rank computes alike.
   int n = static_cast<int>(local.num_nodes);
-  std::vector<int> degree(static_cast<size_t>(n), 0);
-  for (const Edge& e : edges) ++degree[static_cast<size_t>(e.src)];
-  MPI_Allreduce(MPI_IN_PLACE, degree.data(), n, MPI_INT, MPI_SUM, comm);
-  d.in_degree.assign(static_cast<size_t>(n), 0);
-  for (const Edge& e : edges) ++d.in_degree[static_cast<size_t>(e.dst)];
-  MPI_Allreduce(MPI_IN_PLACE, d.in_degree.data(), n, MPI_INT, MPI_SUM, comm);
-  d.splits = detail::balanced_splits(degree, d.ranks);
+  d.graph.num_nodes = n;
+
+  // The partition (no n-long array: see balanced_splits), and, when the program asks for
+  // them, every vertex's degrees (n each: one Allreduce).
+  if (needs.global_degrees) {
+    d.global_out_degree.assign(static_cast<size_t>(n), 0);
+    d.global_in_degree.assign(static_cast<size_t>(n), 0);
+    for (const Edge& e : edges) {
+      ++d.global_out_degree[static_cast<size_t>(e.src)];
+      ++d.global_in_degree[static_cast<size_t>(e.dst)];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, d.global_out_degree.data(), n, MPI_INT, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, d.global_in_degree.data(), n, MPI_INT, MPI_SUM, comm);
+  }
+  {
+    std::vector<int> sources(edges.size());
+    for (size_t k = 0; k < edges.size(); ++k) sources[k] = edges[k].src;
+    d.splits = detail::balanced_splits(d, n, std::move(sources));
+  }
   d.first = d.splits[static_cast<size_t>(d.rank)];
   d.last = d.splits[static_cast<size_t>(d.rank) + 1];
-  std::vector<long long> global_offsets(static_cast<size_t>(n) + 1, 0);
-  for (int v = 0; v < n; ++v) global_offsets[static_cast<size_t>(v) + 1] = global_offsets[static_cast<size_t>(v)] + degree[static_cast<size_t>(v)];
-  d.edge_base = global_offsets[static_cast<size_t>(d.first)];
+  int nown = d.last - d.first;
+
+  // In-degrees of owned vertices: every edge's target to its owner (from the in-edges below
+  // when those are fetched anyway).
+  std::vector<int> own_in(static_cast<size_t>(nown), 0);
+  if (!needs.reverse && needs.in_degrees) {
+    std::vector<int> targets(edges.size());
+    for (size_t k = 0; k < edges.size(); ++k) targets[k] = edges[k].dst;
+    std::vector<int> mine_in = detail::exchange(d, targets, [&](int v) { return d.owner(v); });
+    for (int v : mine_in) ++own_in[static_cast<size_t>(v - d.first)];
+  }
 
   // Edges to the owners of their sources; the owner sorts them into read_graph's order.
-  std::vector<int> dest(edges.size());
-  for (size_t k = 0; k < edges.size(); ++k) dest[k] = d.owner(edges[k].src);
-  std::vector<Edge> owned = detail::exchange(d, edges, dest);
-  edges = std::vector<Edge>();
+  std::vector<Edge> owned = detail::exchange(d, edges, [&](const Edge& e) { return d.owner(e.src); });
   std::sort(owned.begin(), owned.end(), detail::by_source);
+  long long owned_count = static_cast<long long>(owned.size());
+  MPI_Exscan(&owned_count, &d.edge_base, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (d.rank == 0) d.edge_base = 0;
   for (size_t i = 0; i < owned.size(); ++i) owned[i].key = d.edge_base + static_cast<long long>(i);  // global ids
-  detail::check_local_edges(d, path, static_cast<long long>(owned.size()));
+  detail::check_local_edges(d, path, owned_count);
   d.owned_edges = static_cast<int>(owned.size());
+  std::vector<long long> own_row(static_cast<size_t>(nown) + 1, 0);  // owned rows in `owned`
+  for (const Edge& e : owned) ++own_row[static_cast<size_t>(e.src - d.first) + 1];
+  for (size_t v = 0; v < static_cast<size_t>(nown); ++v) own_row[v + 1] += own_row[v];
 
   // In-edges of owned vertices: every owned edge to the owner of its target.
   std::vector<Edge> incoming;
   if (needs.reverse) {
-    dest.resize(owned.size());
-    for (size_t k = 0; k < owned.size(); ++k) dest[k] = d.owner(owned[k].dst);
-    incoming = detail::exchange(d, owned, dest);
+    std::vector<Edge> copy(owned);
+    incoming = detail::exchange(d, copy, [&](const Edge& e) { return d.owner(e.dst); });
     std::sort(incoming.begin(), incoming.end(), detail::by_target);
+    for (const Edge& e : incoming) ++own_in[static_cast<size_t>(e.dst - d.first)];
   }
-  dest = std::vector<int>();
 
-  // Ghosts, grouped by owner (ascending ids are ascending owners), then mirrors: each rank
-  // tells every owner which of its vertices it holds as ghosts.
+  // Ghosts, then mirrors: each rank tells every owner which of its vertices it holds.
   for (const Edge& e : owned)
     if (!d.owns(e.dst)) d.ghosts.push_back(e.dst);
   for (const Edge& e : incoming)
     if (!d.owns(e.src)) d.ghosts.push_back(e.src);
   d.stats.cut_edges = static_cast<long long>(d.ghosts.size());  // before duplicates go
-  std::sort(d.ghosts.begin(), d.ghosts.end());
-  d.ghosts.erase(std::unique(d.ghosts.begin(), d.ghosts.end()), d.ghosts.end());
-  d.ghost_displs.resize(static_cast<size_t>(d.ranks) + 1);
-  for (int r = 0; r <= d.ranks; ++r)
-    d.ghost_displs[static_cast<size_t>(r)] = static_cast<int>(
-        std::lower_bound(d.ghosts.begin(), d.ghosts.end(), d.splits[static_cast<size_t>(r)]) - d.ghosts.begin());
-  std::vector<int> ghost_counts(static_cast<size_t>(d.ranks)), mirror_counts(static_cast<size_t>(d.ranks));
-  for (int r = 0; r < d.ranks; ++r)
-    ghost_counts[static_cast<size_t>(r)] = d.ghost_displs[static_cast<size_t>(r) + 1] - d.ghost_displs[static_cast<size_t>(r)];
-  MPI_Alltoall(ghost_counts.data(), 1, MPI_INT, mirror_counts.data(), 1, MPI_INT, comm);
-  d.mirror_displs = detail::displacements(mirror_counts);
-  d.mirrors.resize(static_cast<size_t>(d.mirror_displs.back()));
-  MPI_Alltoallv(d.ghosts.data(), ghost_counts.data(), d.ghost_displs.data(), MPI_INT, d.mirrors.data(),
-                mirror_counts.data(), d.mirror_displs.data(), MPI_INT, comm);
+  detail::sort_unique(d.ghosts);
+  d.ghost_displs.resize(R + 1);
+  for (size_t r = 0; r <= R; ++r)
+    d.ghost_displs[r] = static_cast<int>(std::lower_bound(d.ghosts.begin(), d.ghosts.end(), d.splits[r]) - d.ghosts.begin());
+  std::vector<int> mirror_ids = detail::tell_owners(d, d.ghosts, d.mirror_displs);
 
-  // Ghost rows: every owner sends the rows of its mirrors to the ranks that hold them.
-  std::vector<Edge> ghost_edges;
+  // Ghost rows: every owner sends the rows of its mirrors to the ranks that hold them (and,
+  // with in-rows too, their in-rows: count_inNbrs or nodes_to of a neighbour).
+  std::vector<Edge> ghost_edges, ghost_in;
   if (needs.ghost_rows) {
     std::vector<Edge> out;
     std::vector<int> to;
-    for (int r = 0; r < d.ranks; ++r)
-      for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k) {
-        int v = d.mirrors[static_cast<size_t>(k)];
-        for (long long e = global_offsets[static_cast<size_t>(v)]; e < global_offsets[static_cast<size_t>(v) + 1]; ++e) {
-          out.push_back(owned[static_cast<size_t>(e - d.edge_base)]);
-          to.push_back(r);
+    for (size_t r = 0; r < R; ++r)
+      for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
+        size_t v = static_cast<size_t>(mirror_ids[static_cast<size_t>(k)] - d.first);
+        for (long long e = own_row[v]; e < own_row[v + 1]; ++e) {
+          out.push_back(owned[static_cast<size_t>(e)]);
+          to.push_back(static_cast<int>(r));
         }
       }
-    ghost_edges = detail::exchange(d, out, to);  // ascending ghosts, each row in order
-    // With in-rows too, a ghost's in-row (count_inNbrs or nodes_to of a neighbour): the
-    // owner's in-edges of each mirror, merged into the reverse CSR below.
+    // (each row keeps its order: exchange keeps the order of the items for one rank)
+    std::vector<detail::Addressed> tagged(out.size());
+    for (size_t k = 0; k < out.size(); ++k) tagged[k] = {to[k], out[k]};
+    release(out);
+    release(to);
+    std::vector<detail::Addressed> got = detail::exchange(d, tagged, [](const detail::Addressed& x) { return x.to; });
+    ghost_edges.reserve(got.size());
+    for (const auto& x : got) ghost_edges.push_back(x.edge);  // ascending ghosts, each row in order
     if (needs.reverse) {
-      out.clear();
-      to.clear();
-      for (int r = 0; r < d.ranks; ++r)
-        for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k) {
-          Edge probe{0, d.mirrors[static_cast<size_t>(k)], LLONG_MIN, 0.0};
+      std::vector<detail::Addressed> in_out;
+      for (size_t r = 0; r < R; ++r)
+        for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
+          Edge probe{0, mirror_ids[static_cast<size_t>(k)], LLONG_MIN, 0.0};
           for (auto it = std::lower_bound(incoming.begin(), incoming.end(), probe, detail::by_target);
-               it != incoming.end() && it->dst == probe.dst; ++it) {
-            out.push_back(*it);
-            to.push_back(r);
-          }
+               it != incoming.end() && it->dst == probe.dst; ++it)
+            in_out.push_back({static_cast<int>(r), *it});
         }
-      std::vector<Edge> ghost_in = detail::exchange(d, out, to);
-      incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
-      std::sort(incoming.begin(), incoming.end(), detail::by_target);
+      std::vector<detail::Addressed> in_got = detail::exchange(d, in_out, [](const detail::Addressed& x) { return x.to; });
+      for (const auto& x : in_got) ghost_in.push_back(x.edge);
     }
   }
 
-  // The local CSR: rows in vertex order (owned rows, and ghost rows when asked for).
+  // The local index space: owned vertices and every other vertex the rows reach, in order.
+  d.remote = d.ghosts;
+  for (const Edge& e : ghost_edges) d.remote.push_back(e.dst);
+  for (const Edge& e : ghost_in) d.remote.push_back(e.src);
+  if (!ghost_edges.empty() || !ghost_in.empty()) {
+    d.remote.erase(std::remove_if(d.remote.begin(), d.remote.end(), [&](int v) { return d.owns(v); }), d.remote.end());
+    detail::sort_unique(d.remote);
+  }
+  d.own_begin = static_cast<int>(std::lower_bound(d.remote.begin(), d.remote.end(), d.first) - d.remote.begin());
+  d.own_end = d.own_begin + nown;
+  d.local_nodes = static_cast<int>(d.remote.size()) + nown;
+  d.global_id.resize(static_cast<size_t>(d.local_nodes));
+  for (int k = 0; k < d.own_begin; ++k) d.global_id[static_cast<size_t>(k)] = d.remote[static_cast<size_t>(k)];
+  for (int v = 0; v < nown; ++v) d.global_id[static_cast<size_t>(d.own_begin + v)] = d.first + v;
+  for (size_t k = static_cast<size_t>(d.own_begin); k < d.remote.size(); ++k)
+    d.global_id[k + static_cast<size_t>(nown)] = d.remote[k];
+  d.ghost_local.resize(d.ghosts.size());
+  for (size_t k = 0; k < d.ghosts.size(); ++k) d.ghost_local[k] = d.local_of(d.ghosts[k]);
+  d.mirrors.resize(mirror_ids.size());
+  for (size_t k = 0; k < mirror_ids.size(); ++k) d.mirrors[k] = d.own_begin + (mirror_ids[k] - d.first);
+  std::vector<int> peers;
+  for (int r = 0; r < d.ranks; ++r)
+    if (r != d.rank && (d.ghost_displs[static_cast<size_t>(r) + 1] > d.ghost_displs[static_cast<size_t>(r)] ||
+                        d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
+      peers.push_back(r);
+  d.peers = detail::neighbourhood(comm, peers, peers);
+
+  // Degrees of owned vertices and ghosts: owners send their mirrors' (out, in) pairs.
+  d.out_degree.assign(static_cast<size_t>(d.local_nodes), 0);
+  d.in_degree.assign(static_cast<size_t>(d.local_nodes), 0);
+  for (int v = 0; v < nown; ++v) {
+    d.out_degree[static_cast<size_t>(d.own_begin + v)] = static_cast<int>(own_row[static_cast<size_t>(v) + 1] - own_row[static_cast<size_t>(v)]);
+    d.in_degree[static_cast<size_t>(d.own_begin + v)] = own_in[static_cast<size_t>(v)];
+  }
+  release(own_in);
+  {
+    struct Degrees { int to, out, in; };
+    std::vector<Degrees> out(d.mirrors.size());
+    for (size_t r = 0; r < R; ++r)
+      for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
+        int v = d.mirrors[static_cast<size_t>(k)];
+        out[static_cast<size_t>(k)] = {static_cast<int>(r), d.out_degree[static_cast<size_t>(v)], d.in_degree[static_cast<size_t>(v)]};
+      }
+    std::vector<Degrees> in = detail::exchange(d, out, [](const Degrees& x) { return x.to; });
+    for (size_t k = 0; k < in.size(); ++k) {  // in ghost order: by owner, then as we listed them
+      size_t at = static_cast<size_t>(d.ghost_local[k]);
+      d.out_degree[at] = in[k].out;
+      d.in_degree[at] = in[k].in;
+    }
+  }
+
+  // The local CSR: rows in local-id order (owned rows, and ghost rows when asked for).
   starc::Graph& g = d.graph;
   g.path = path;
-  g.num_nodes = n;
   g.has_weights = local.has_weights;
   g.weights_integral = local.weights_integral;
+  g.offsets.assign(static_cast<size_t>(d.local_nodes) + 1, 0);
   long long rows = static_cast<long long>(owned.size()) + static_cast<long long>(ghost_edges.size());
-  detail::check_local_edges(d, path, rows + static_cast<long long>(incoming.size()));
-  g.offsets.assign(static_cast<size_t>(n) + 1, 0);
-  for (int v = d.first; v < d.last; ++v) g.offsets[static_cast<size_t>(v) + 1] = degree[static_cast<size_t>(v)];
-  if (needs.ghost_rows)
-    for (int v : d.ghosts) g.offsets[static_cast<size_t>(v) + 1] = degree[static_cast<size_t>(v)];
-  for (size_t v = 0; v < static_cast<size_t>(n); ++v) g.offsets[v + 1] += g.offsets[v];
-  d.owned_begin = g.offsets[static_cast<size_t>(d.first)];
-  std::vector<Edge> slots(static_cast<size_t>(g.offsets[static_cast<size_t>(n)]));
-  std::copy(owned.begin(), owned.end(), slots.begin() + d.owned_begin);
-  for (const Edge& e : ghost_edges) slots[static_cast<size_t>(g.offsets[static_cast<size_t>(e.src)] + (e.key - global_offsets[static_cast<size_t>(e.src)]))] = e;
+  detail::check_local_edges(d, path, rows + static_cast<long long>(incoming.size() + ghost_in.size()));
+  for (int v = 0; v < nown; ++v)
+    g.offsets[static_cast<size_t>(d.own_begin + v) + 1] = static_cast<int>(own_row[static_cast<size_t>(v) + 1] - own_row[static_cast<size_t>(v)]);
+  for (const Edge& e : ghost_edges) ++g.offsets[static_cast<size_t>(d.local_of(e.src)) + 1];
+  for (size_t v = 0; v < static_cast<size_t>(d.local_nodes); ++v) g.offsets[v + 1] += g.offsets[v];
+  d.owned_begin = g.offsets[static_cast<size_t>(d.own_begin)];
+  size_t slots = static_cast<size_t>(rows);
+  // Each held row's first global edge id: an in-edge's slot is its place in its source's row.
+  std::vector<long long> row_key(static_cast<size_t>(d.local_nodes), -1);
+  std::vector<int> slot_src(slots), slot_dst(slots);
+  std::vector<double> slot_weight(g.has_weights ? slots : 0);
+  auto place = [&](size_t s, const Edge& e) {
+    slot_src[s] = d.local_of(e.src);
+    slot_dst[s] = d.local_of(e.dst);
+    if (g.has_weights) slot_weight[s] = e.weight;
+    long long& first_key = row_key[static_cast<size_t>(slot_src[s])];
+    if (first_key < 0 || e.key < first_key) first_key = e.key;
+  };
+  for (size_t i = 0; i < owned.size(); ++i) place(static_cast<size_t>(d.owned_begin) + i, owned[i]);
+  release(owned);
+  {
+    size_t at = 0;  // ghost rows arrive in ascending ghosts, each row in order
+    std::vector<int> next(g.offsets.begin(), g.offsets.end() - 1);
+    for (; at < ghost_edges.size(); ++at) {
+      const Edge& e = ghost_edges[at];
+      place(static_cast<size_t>(next[static_cast<size_t>(d.local_of(e.src))]++), e);
+    }
+  }
+  release(ghost_edges);
 
-  // The reverse CSR of owned vertices; each in-edge points at the slot that holds it.
-  g.rev_offsets.assign(static_cast<size_t>(n) + 1, 0);
-  for (const Edge& e : incoming) ++g.rev_offsets[static_cast<size_t>(e.dst) + 1];
-  for (size_t v = 0; v < static_cast<size_t>(n); ++v) g.rev_offsets[v + 1] += g.rev_offsets[v];
+  // The reverse CSR of owned vertices (and ghosts, with ghost rows); each in-edge points at
+  // the slot that holds it: its place in its source's row, or a copy slot after the rows.
+  incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+  release(ghost_in);
+  std::sort(incoming.begin(), incoming.end(), detail::by_target);
+  g.rev_offsets.assign(static_cast<size_t>(d.local_nodes) + 1, 0);
+  for (const Edge& e : incoming) ++g.rev_offsets[static_cast<size_t>(d.local_of(e.dst)) + 1];
+  for (size_t v = 0; v < static_cast<size_t>(d.local_nodes); ++v) g.rev_offsets[v + 1] += g.rev_offsets[v];
   g.rev_sources.reserve(incoming.size());
   g.rev_edge_ids.reserve(incoming.size());
   for (const Edge& e : incoming) {
+    int u = d.local_of(e.src);
+    int begin = g.offsets[static_cast<size_t>(u)], end = g.offsets[static_cast<size_t>(u) + 1];
     int slot;
-    // the slot of the edge's forward row where this rank holds it (owned or a ghost's row)
-    if (d.owns(e.src) || (needs.ghost_rows && std::binary_search(d.ghosts.begin(), d.ghosts.end(), e.src))) {
-      slot = g.offsets[static_cast<size_t>(e.src)] + static_cast<int>(e.key - global_offsets[static_cast<size_t>(e.src)]);
-    } else {  // a copy slot after the rows
-      slot = static_cast<int>(slots.size());
-      slots.push_back(e);
+    if (end > begin) {  // the row is held: the edge's place in it
+      slot = begin + static_cast<int>(e.key - row_key[static_cast<size_t>(u)]);
+    } else {
+      slot = static_cast<int>(slot_src.size());
+      slot_src.push_back(u);
+      slot_dst.push_back(d.local_of(e.dst));
+      if (g.has_weights) slot_weight.push_back(e.weight);
     }
-    g.rev_sources.push_back(e.src);
+    g.rev_sources.push_back(u);
     g.rev_edge_ids.push_back(slot);
   }
-  g.num_edges = static_cast<int>(slots.size());
+  release(incoming);
+  release(row_key);
+  g.num_edges = static_cast<int>(slot_src.size());
   // Edge arrays have num_edges entries on every rank (the plan sizes them all alike); the
   // reverse rows may hold fewer in-edges than there are slots.
   if (needs.reverse) {
-    g.rev_sources.resize(slots.size());
-    g.rev_edge_ids.resize(slots.size());
+    g.rev_sources.resize(slot_src.size());
+    g.rev_edge_ids.resize(slot_src.size());
   }
-  g.targets.resize(slots.size());
-  g.sources.resize(slots.size());
-  if (g.has_weights) g.weights.resize(slots.size());
-  for (size_t s = 0; s < slots.size(); ++s) {
-    g.sources[s] = slots[s].src;
-    g.targets[s] = slots[s].dst;
-    if (g.has_weights) g.weights[s] = slots[s].weight;
-  }
-  d.out_degree = std::move(degree);
+  g.targets = std::move(slot_dst);
+  if (needs.sources) g.sources = std::move(slot_src);
+  g.weights = std::move(slot_weight);
+  detail::map_large_blocks(false);
   return d;
 }
 
-/// Reads the MPI backend's own option: true when --stats was given (guarded_main takes it off
-/// the command line). Any other backend flag (--device, --block-size) is a UsageError.
-inline bool& stats_requested() {
-  static bool requested = false;
-  return requested;
-}
-
-inline bool options(const starc::CommandLine& cl) {
-  std::string flag = cl.first_device_flag();
-  if (!flag.empty())
-    throw starc::UsageError("unknown option '" + flag + "' (MPI programs take the number of ranks "
-                            "from mpirun -np; their own option is --stats)");
-  return stats_requested();
-}
-
-/// Rank 0's out[0, n) receives every owner's values of a replicated property (collective).
-template <class T>
-void gather_nodes(const Distribution& d, const T* replica, T* out) {
-  static_assert(std::is_trivially_copyable<T>::value, "gather_nodes copies bytes");
-  static MPI_Datatype type = detail::bytes_type(static_cast<int>(sizeof(T)));
-  std::vector<int> counts(static_cast<size_t>(d.ranks));
-  for (int r = 0; r < d.ranks; ++r) counts[static_cast<size_t>(r)] = d.splits[static_cast<size_t>(r) + 1] - d.splits[static_cast<size_t>(r)];
-  const void* send = replica + d.first;
-  if (d.rank == 0 && out == replica) send = MPI_IN_PLACE;
-  MPI_Gatherv(send, d.last - d.first, type, out, counts.data(), d.splits.data(), type, 0, d.comm);
-}
-
-/// The owner's value of vertex v, on every rank (collective).
-template <class T>
-T read_node(const Distribution& d, const T* replica, long long v) {
-  static_assert(std::is_trivially_copyable<T>::value, "read_node copies bytes");
-  T value = replica[v];
-  MPI_Bcast(&value, static_cast<int>(sizeof(T)), MPI_BYTE, d.owner(static_cast<int>(v)), d.comm);
-  return value;
-}
-
-/// g.num_edges() of the DSL, an int: the whole graph's edge count, saturated at INT_MAX when
-/// the graph has more (a count the program's int cannot hold).
-inline int edge_count(const Distribution& d) {
-  return d.global_edges > INT_MAX ? INT_MAX : static_cast<int>(d.global_edges);
-}
-
-/// The slowest rank's time (collective).
-inline double max_seconds(const Distribution& d, double seconds) {
-  double slowest = seconds;
-  MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, d.comm);
-  return slowest;
-}
-
-namespace detail {
-
-/// This process's peak resident set (its high-water mark) in bytes: VmHWM of
-/// /proc/self/status, else getrusage's ru_maxrss (KiB on Linux), else 0.
-inline long long peak_memory_bytes() {
-  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
-    char line[256];
-    long long kib = -1;
-    while (std::fgets(line, sizeof line, f))
-      if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::strtoll(line + 6, nullptr, 10);
-    std::fclose(f);
-    if (kib >= 0) return kib * 1024;
-  }
-  struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) == 0) return static_cast<long long>(usage.ru_maxrss) * 1024;
-  return 0;
-}
-
-}  // namespace detail
-
-/// With --stats, one line per rank on stderr, in rank order, printed by rank 0 (collective).
-/// Printed once, after the last run: with --trials N the counters hold all N runs. The peak
-/// memory is the rank's resident high-water mark over the whole process (reading the graph
-/// included); bytes_per_superstep is the mean over the supersteps, max_superstep_bytes the
-/// largest.
-inline void report_stats(const Distribution& d) {
-  if (!d.stats_enabled) return;
-  const Stats& s = d.stats;
-  char line[768];
-  int length = std::snprintf(line, sizeof line,
-                             "starc-mpi-stats rank=%d owned=%d ghosts=%zu supersteps=%lld exchanges=%lld messages=%lld "
-                             "bytes=%lld entries=%lld max_pair_messages_per_superstep=%lld max_entries_per_vertex=%lld "
-                             "cut_edges=%lld bytes_per_superstep=%lld max_superstep_bytes=%lld peak_memory_bytes=%lld\n",
-                             d.rank, d.last - d.first, d.ghosts.size(), s.supersteps, s.exchanges, s.messages, s.bytes,
-                             s.entries, s.max_pair_messages_per_superstep, s.max_entries_per_vertex, s.cut_edges,
-                             s.supersteps > 0 ? s.bytes / s.supersteps : 0, s.max_superstep_bytes,
-                             detail::peak_memory_bytes());
-  std::vector<int> lengths(static_cast<size_t>(d.ranks));
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, d.comm);
-  std::vector<int> displs = detail::displacements(lengths);
-  std::vector<char> text(static_cast<size_t>(d.rank == 0 ? displs.back() : 0) + 1);
-  MPI_Gatherv(line, length, MPI_CHAR, text.data(), lengths.data(), displs.data(), MPI_CHAR, 0, d.comm);
-  if (d.rank == 0) {
-    std::fwrite(text.data(), 1, static_cast<size_t>(displs.back()), stderr);
-    std::fflush(stderr);
-  }
-}
-
-namespace detail {
-
-/// Ends MPI when the program leaves through std::exit (--help) instead of guarded_main.
-inline void finalize_at_exit() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Finalize();
-}
-
-}  // namespace detail
-
-/// MPI_Init_thread (funneled), body, MPI_Finalize. The errors every rank raises alike (the
-/// command line, the agreed input errors, run-time checks) are printed once, by rank 0, as
-/// starc::guarded_main prints them, and every rank returns their status. Any other exception
-/// is this rank's alone: it prints "<program>: error: <what> (rank R)" and aborts the job
-/// (status 3), since the other ranks may be waiting for it. body is called as body(argc, argv)
-/// with --stats taken off the command line, or as body() when it takes no arguments.
-template <class Body>
-int guarded_main(int argc, char** argv, const char* program, Body body) {
-  int provided = 0, rank = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  std::atexit(detail::finalize_at_exit);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<char*> args(argv, argv + argc);
-  args.erase(std::remove_if(args.begin() + (args.empty() ? 0 : 1), args.end(),
-                            [](const char* a) { return std::strcmp(a, "--stats") == 0; }),
-             args.end());
-  stats_requested() = static_cast<int>(args.size()) != argc;
-  int count = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  for (int i = 1; i < count; ++i)  // --help prints once, from rank 0
-    if (rank != 0 && (std::strcmp(args[static_cast<size_t>(i)], "--help") == 0 || std::strcmp(args[static_cast<size_t>(i)], "-h") == 0))
-      if (!std::freopen("/dev/null", "w", stdout)) break;
-  int status = 0;
-  try {
-    if constexpr (std::is_invocable_v<Body&, int, char**>) {
-      if constexpr (std::is_void_v<std::invoke_result_t<Body&, int, char**>>) body(count, args.data());
-      else status = static_cast<int>(body(count, args.data()));
-    } else if constexpr (std::is_void_v<std::invoke_result_t<Body&>>) {
-      body();
-    } else {
-      status = static_cast<int>(body());
-    }
-  } catch (const starc::CheckError&) {
-    status = rank == 0 ? starc::guarded_main(program, [] { throw; }) : 1;
-  } catch (const starc::InputError&) {
-    status = rank == 0 ? starc::guarded_main(program, [] { throw; }) : 1;
-  } catch (const starc::UsageError&) {
-    status = rank == 0 ? starc::guarded_main(program, [] { throw; }) : 2;
-  } catch (const std::exception& error) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s: error: %s (rank %d)\n", program, error.what(), rank);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  } catch (...) {
-    std::fprintf(stderr, "%s: error: unknown exception (rank %d)\n", program, rank);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  }
-  MPI_Finalize();
-  return status;
-}
-
 }  // namespace starc_mpi
+
+#include "starc_mpi_program.hpp"
 
 #endif  // STARC_MPI_HPP

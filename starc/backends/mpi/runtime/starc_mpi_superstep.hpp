@@ -1,13 +1,16 @@
 // starc MPI runtime: one bulk-synchronous superstep's exchanges (after one kernel).
 //
 // Part of the header-only runtime of starc-generated MPI programs, on top of starc_mpi.hpp
-// (the distribution). Every rank keeps a full-length replica of each property; a kernel runs
-// over the rank's own vertices and may write replica entries of other ranks' vertices. The
-// generated host registers, before the kernel, what the kernel's superstep exchanges (the
+// (the distribution). A per-vertex array lives in the rank's local index space (owned
+// vertices, ghosts, far vertices: starc_mpi.hpp), exact at the owned vertices and fresh at
+// the ghosts where the program reads them; an array the program reads or writes at any vertex
+// is a full-length replica indexed by global id instead (Scope::Anywhere). A kernel runs over
+// the rank's own vertices and may write entries of ghosts (or, in a replica, of any vertex).
+// The generated host registers, before the kernel, what the kernel's superstep exchanges (the
 // facts of starc/analysis/distribution.py), then calls finish() after it:
 //
 //   update(a, op, scope)   entries of other ranks' vertices the kernel wrote go to their
-//                          owners, combined at the sender (one entry per vertex: the replica
+//                          owners, combined at the sender (one entry per vertex: the array
 //                          holds every local update already combined; accumulations start
 //                          from the operator's identity) and applied there with `op`.
 //   secondary(a, primary)  a Min/Max's secondary target: sent with its primary's entries and
@@ -17,17 +20,20 @@
 //   scalar(a, how)         a one-value array: combined across ranks by MPI_Allreduce.
 //   errors(site, value)    the run-time error word: the rank with the first failed check wins.
 //
-// finish() makes at most two personalised all-to-all exchanges (updates, then refreshes),
-// each one MPI_Alltoall of byte counts and one MPI_Alltoallv of data, whatever the number of
-// arrays: one message per rank pair per phase. Change detection compares with a snapshot
-// taken at registration, byte for byte (a NaN that stays NaN is unchanged).
+// finish() makes at most two personalised exchanges (updates, then refreshes), each one
+// neighbour collective of byte counts and one of data (starc_mpi_exchange.hpp) among the
+// ranks that share ghosts (every rank when a replica takes part), whatever the number of
+// arrays: one message per rank pair per phase. An entry names its vertex by its position in
+// the list of ghosts the two ranks share (a replica's: by global id), as the difference to
+// the previous entry's in a variable-length integer, so a vertex costs a byte or two besides
+// its value. Change detection compares with a snapshot taken at registration, byte for byte
+// (a NaN that stays NaN is unchanged).
 #ifndef STARC_MPI_SUPERSTEP_HPP
 #define STARC_MPI_SUPERSTEP_HPP
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -95,39 +101,56 @@ inline void put(std::vector<char>& out, const void* data, size_t bytes) {
   out.insert(out.end(), p, p + bytes);
 }
 
+/// An unsigned integer in 7-bit groups, low first, the high bit saying another follows.
+inline void put_varint(std::vector<char>& out, unsigned long long x) {
+  while (x >= 0x80) {
+    out.push_back(static_cast<char>((x & 0x7f) | 0x80));
+    x >>= 7;
+  }
+  out.push_back(static_cast<char>(x));
+}
+
+inline unsigned long long get_varint(const char*& p) {
+  unsigned long long x = 0;
+  for (int shift = 0;; shift += 7) {
+    unsigned char byte = static_cast<unsigned char>(*p++);
+    x |= static_cast<unsigned long long>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) return x;
+  }
+}
+
 }  // namespace detail
 
 class Superstep {
  public:
   explicit Superstep(Distribution& dist) : d_(dist) {}
 
-  /// Remote updates of `a` with `op` at ghosts (Scope::Neighbour) or anywhere.
+  /// Remote updates of `a` with `op` at ghosts (Scope::Neighbour, a local array) or anywhere
+  /// (a replica).
   template <class T> void update(T* a, Op op, Scope scope) {
-    Field& f = field(a);
+    Field& f = field(a, scope);
     f.op = op;
-    f.scope = scope;
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
     if (accumulates) {
       T zero = detail::identity<T>(op);
-      for_targets(scope, [&](int v) { a[v] = zero; });
+      for_targets(f, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
     }
   }
 
   /// A secondary target of the Min/Max whose primary target is `primary`.
   template <class T, class P> void secondary(T* a, P* primary) {
-    Field& f = field(a);
-    f.primary = index_of(primary);
-    f.scope = fields_[static_cast<size_t>(f.primary)].scope;
+    int index = index_of(primary);
+    Field& f = field(a, fields_[static_cast<size_t>(index)].scope);
+    f.primary = index;
     f.updated = true;
   }
 
-  /// Owners refresh other ranks' replicas of `a` where it changed in this superstep.
+  /// Owners refresh other ranks' copies of `a` where it changed in this superstep.
   template <class T> void refresh(T* a, Scope scope) {
-    Field& f = field(a);
+    Field& f = field(a, scope);
     f.refreshed = true;
-    f.refresh_scope = scope;
   }
 
   /// A one-value array combined across ranks when the superstep ends.
@@ -155,10 +178,10 @@ class Superstep {
     long long bytes_before = d_.stats.bytes;
     std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
     if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
-    // Every replica entry of another rank's vertex that the kernel updated is its value
-    // before the kernel again; the owners' refreshes bring what really changed.
+    // Every copy of another rank's vertex that the kernel updated holds its value before the
+    // kernel again; the owners' refreshes bring what really changed.
     for (Field& f : fields_)
-      if (f.updated) f.restore_ghosts();
+      if (f.updated) for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
     for (long long count : sent)
       if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
@@ -168,33 +191,32 @@ class Superstep {
 
  private:
   struct Field {
-    void* data = nullptr;
+    char* data = nullptr;
     size_t size = 0;                      // bytes per element
-    std::vector<char> snapshot;           // the whole replica before the kernel
+    Scope scope = Scope::Neighbour;       // Anywhere: a full-length replica, global ids
+    std::vector<char> snapshot;           // the whole array before the kernel
     Op op = Op::Store;
-    Scope scope = Scope::Neighbour, refresh_scope = Scope::Neighbour;
     bool updated = false, refreshed = false;
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
     std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
-    std::function<void()> restore_ghosts;
 
-    bool changed(int v) const {
-      return std::memcmp(static_cast<const char*>(data) + static_cast<size_t>(v) * size,
-                         snapshot.data() + static_cast<size_t>(v) * size, size) != 0;
-    }
-    char* cell(int v) const { return static_cast<char*>(data) + static_cast<size_t>(v) * size; }
+    char* cell(int v) const { return data + static_cast<size_t>(v) * size; }
+    const char* before(int v) const { return snapshot.data() + static_cast<size_t>(v) * size; }
+    bool changed(int v) const { return std::memcmp(cell(v), before(v), size) != 0; }
+    bool sends(int v) const { return is_identity ? !is_identity(v) : changed(v); }
   };
 
-  template <class T> Field& field(T* a) {
+  template <class T> Field& field(T* a, Scope scope) {
     for (Field& f : fields_)
-      if (f.data == a) return f;
+      if (f.data == reinterpret_cast<char*>(a)) return f;
     fields_.emplace_back();
     Field& f = fields_.back();
-    f.data = a;
+    f.data = reinterpret_cast<char*>(a);
     f.size = sizeof(T);
-    size_t n = static_cast<size_t>(d_.graph.num_nodes);
-    f.snapshot.assign(reinterpret_cast<const char*>(a), reinterpret_cast<const char*>(a + n));
+    f.scope = scope;
+    size_t count = static_cast<size_t>(scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
+    f.snapshot.assign(f.data, f.data + count * sizeof(T));
     f.apply = [](char* cell, const char* value, Op op) {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
@@ -202,10 +224,6 @@ class Superstep {
       bool won = detail::apply(c, v, op);
       std::memcpy(cell, &c, sizeof(T));
       return won;
-    };
-    Field* self = &f;
-    f.restore_ghosts = [this, self] {
-      for_targets(self->scope, [&](int v) { std::memcpy(self->cell(v), self->snapshot.data() + static_cast<size_t>(v) * self->size, self->size); });
     };
     return f;
   }
@@ -222,171 +240,176 @@ class Superstep {
     return false;
   }
 
-  /// Calls body(v) for every vertex another rank owns that the scope reaches.
-  template <class Body> void for_targets(Scope scope, Body body) const {
-    if (scope == Scope::Neighbour) {
-      for (int v : d_.ghosts) body(v);
+  /// Calls body(i) for every element of another rank's vertex a field's kernel may write: the
+  /// ghosts of a local array, every vertex but the owned ones of a replica.
+  template <class Body> void for_targets(const Field& f, Body body) const {
+    if (f.scope == Scope::Neighbour) {
+      for (int v : d_.ghost_local) body(v);
       return;
     }
     for (int v = 0; v < d_.first; ++v) body(v);
     for (int v = d_.last; v < d_.graph.num_nodes; ++v) body(v);
   }
 
-  /// Whether the update of a primary field `f` at v must be sent.
-  bool sends(const Field& f, int v) const { return f.is_identity ? !f.is_identity(v) : f.changed(v); }
+  /// The neighbourhood a phase exchanges over: every rank when a replica takes part.
+  template <class Pred> const detail::Neighbours& neighbours(Pred takes_part) const {
+    return any([&](const Field& f) { return takes_part(f) && f.scope == Scope::Anywhere; }) ? d_.everyone : d_.peers;
+  }
 
-  // Wire format, per destination: for each updated field in registration order, an int count
-  // then (int vertex, value) entries; a secondary field sends its primary's vertices' values.
-  void exchange_updates(std::vector<long long>& sent) {
-    int R = d_.ranks;
-    std::vector<std::vector<char>> out(static_cast<size_t>(R));
-    std::vector<std::vector<int>> chosen(fields_.size());   // per field: vertices, rank order
-    for (size_t i = 0; i < fields_.size(); ++i) {
-      const Field& f = fields_[i];
-      if (!f.updated || f.primary >= 0) continue;
-      for_targets(f.scope, [&](int v) {
-        if (sends(f, v)) chosen[i].push_back(v);
-      });
+  /// Adds a section of entries: the count, then each entry's name (its position in the shared
+  /// list, or its global id, as the difference to the previous one) and value.
+  static void put_section(std::vector<char>& buf, const Field& f, const std::vector<std::pair<int, int>>& entries,
+                          bool names) {
+    detail::put_varint(buf, entries.size());
+    int previous = -1;
+    for (const auto& entry : entries) {   // (name, element)
+      if (names) detail::put_varint(buf, static_cast<unsigned long long>(entry.first - previous));
+      previous = entry.first;
+      detail::put(buf, f.cell(entry.second), f.size);
     }
-    for (int r = 0; r < R; ++r) {
+  }
+
+  // Updates, per destination: for each updated field in registration order a section; a
+  // secondary field's section holds values alone, those of its primary's entries.
+  void exchange_updates(std::vector<long long>& sent) {
+    const detail::Neighbours& n = neighbours([](const Field& f) { return f.updated; });
+    std::vector<std::vector<char>> out(n.destinations.size());
+    for (size_t k = 0; k < n.destinations.size(); ++k) {
+      int r = n.destinations[k];
       if (r == d_.rank) continue;
-      int lo = d_.splits[static_cast<size_t>(r)], hi = d_.splits[static_cast<size_t>(r) + 1];
-      std::vector<char>& buf = out[static_cast<size_t>(r)];
-      int entries = 0;
+      std::vector<char>& buf = out[k];
+      long long entries = 0;
+      std::vector<std::vector<std::pair<int, int>>> chosen(fields_.size());
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
-        const std::vector<int>& vs = chosen[static_cast<size_t>(f.primary >= 0 ? f.primary : static_cast<int>(i))];
-        auto first = std::lower_bound(vs.begin(), vs.end(), lo), last = std::lower_bound(vs.begin(), vs.end(), hi);
-        int count = static_cast<int>(last - first);
-        detail::put(buf, &count, sizeof count);
-        for (auto it = first; it != last; ++it) {
-          detail::put(buf, &*it, sizeof(int));
-          detail::put(buf, f.cell(*it), f.size);
-        }
-        entries += count;
-      }
-      if (entries == 0) buf.clear();   // counts alone: nothing to send
-      d_.stats.entries += entries;
-    }
-    std::vector<char> in = all_to_all(out, sent);
-    // Apply in rank order (deterministic): primaries first, recording which entries won.
-    std::vector<std::vector<char>> won(fields_.size());
-    std::vector<size_t> next(fields_.size(), 0);   // secondaries: the primary's next entry
-    for (int pass = 0; pass < 2; ++pass) {
-      const char* p = in.data();
-      const char* end = p + in.size();
-      while (p < end) {
-        for (size_t i = 0; i < fields_.size(); ++i) {
-          const Field& f = fields_[i];
-          if (!f.updated) continue;
-          int count;
-          std::memcpy(&count, p, sizeof count);
-          p += sizeof count;
-          bool now = (pass == 0) == (f.primary < 0);
-          int previous = -1;   // a sender's entries come in increasing vertex order
-          for (int k = 0; k < count; ++k, p += sizeof(int) + f.size) {
-            if (!now) continue;
-            int v;
-            std::memcpy(&v, p, sizeof v);
-            long long per_vertex = v > previous ? 1 : 2;   // 2: a vertex twice (not combined)
-            if (per_vertex > d_.stats.max_entries_per_vertex) d_.stats.max_entries_per_vertex = per_vertex;
-            previous = v;
-            if (f.primary < 0) {
-              won[i].push_back(f.apply(f.cell(v), p + sizeof(int), f.op) ? 1 : 0);
-            } else if (won[static_cast<size_t>(f.primary)][next[i]++]) {
-              std::memcpy(f.cell(v), p + sizeof(int), f.size);
-            }
+        std::vector<std::pair<int, int>>& mine = chosen[i];
+        if (f.primary >= 0) {
+          mine = chosen[static_cast<size_t>(f.primary)];
+        } else if (f.scope == Scope::Neighbour) {
+          int base = d_.ghost_displs[static_cast<size_t>(r)];
+          for (int g = base; g < d_.ghost_displs[static_cast<size_t>(r) + 1]; ++g) {
+            int v = d_.ghost_local[static_cast<size_t>(g)];
+            if (f.sends(v)) mine.push_back({g - base, v});
           }
+        } else {
+          for (int v = d_.splits[static_cast<size_t>(r)]; v < d_.splits[static_cast<size_t>(r) + 1]; ++v)
+            if (f.sends(v)) mine.push_back({v, v});
+        }
+        put_section(buf, f, mine, f.primary < 0);
+        entries += static_cast<long long>(mine.size());
+      }
+      close_buffer(buf, entries);
+    }
+    exchange(n, out, sent, [&](int r, const char* p) {
+      std::vector<std::vector<char>> won(fields_.size());
+      std::vector<std::vector<int>> at(fields_.size());
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        const Field& f = fields_[i];
+        if (!f.updated) continue;
+        size_t count = static_cast<size_t>(detail::get_varint(p));
+        if (f.primary >= 0) {  // applied only where the primary's entry won
+          const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
+          const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
+          for (size_t e = 0; e < count; ++e, p += f.size)
+            if (wins[e]) std::memcpy(f.cell(where[e]), p, f.size);
+          continue;
+        }
+        int name = -1;
+        for (size_t e = 0; e < count; ++e, p += f.size) {
+          long long step = static_cast<long long>(detail::get_varint(p));
+          name += static_cast<int>(step);
+          long long per_vertex = step > 0 ? 1 : 2;   // 2: a vertex twice (not combined)
+          if (per_vertex > d_.stats.max_entries_per_vertex) d_.stats.max_entries_per_vertex = per_vertex;
+          int v = f.scope == Scope::Neighbour ? d_.mirrors[static_cast<size_t>(d_.mirror_displs[static_cast<size_t>(r)] + name)]
+                                              : name;
+          at[i].push_back(v);
+          won[i].push_back(f.apply(f.cell(v), p, f.op) ? 1 : 0);
         }
       }
-    }
+    });
   }
 
-  // Refresh: per destination, for each refreshed field an int count then (vertex, value).
+  // Refreshes, per destination: for each refreshed field a section of the owner's changed
+  // values (a local array: its mirrors the destination holds as ghosts; a replica: every
+  // changed own vertex, to every rank).
   void exchange_refreshes(std::vector<long long>& sent) {
-    int R = d_.ranks;
-    std::vector<std::vector<char>> out(static_cast<size_t>(R));
-    // Scope::Anywhere sends the same changed vertices to every rank: find them once.
-    std::vector<std::vector<int>> changed(fields_.size());
+    const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
+    std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
-      if (fields_[i].refreshed && fields_[i].refresh_scope == Scope::Anywhere)
+      if (fields_[i].refreshed && fields_[i].scope == Scope::Anywhere)
         for (int v = d_.first; v < d_.last; ++v)
-          if (fields_[i].changed(v)) changed[i].push_back(v);
-    for (int r = 0; r < R; ++r) {
+          if (fields_[i].changed(v)) changed[i].push_back({v, v});
+    std::vector<std::vector<char>> out(n.destinations.size());
+    for (size_t k = 0; k < n.destinations.size(); ++k) {
+      int r = n.destinations[k];
       if (r == d_.rank) continue;
-      std::vector<char>& buf = out[static_cast<size_t>(r)];
-      int entries = 0;
+      std::vector<char>& buf = out[k];
+      long long entries = 0;
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.refreshed) continue;
-        size_t at = buf.size();
-        int count = 0;
-        detail::put(buf, &count, sizeof count);
-        auto send = [&](int v) {
-          detail::put(buf, &v, sizeof v);
-          detail::put(buf, f.cell(v), f.size);
-          ++count;
-        };
-        if (f.refresh_scope == Scope::Neighbour) {
-          for (int k = d_.mirror_displs[static_cast<size_t>(r)]; k < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++k)
-            if (f.changed(d_.mirrors[static_cast<size_t>(k)])) send(d_.mirrors[static_cast<size_t>(k)]);
-        } else {
-          for (int v : changed[i]) send(v);
+        std::vector<std::pair<int, int>> mine;
+        if (f.scope == Scope::Neighbour) {
+          int base = d_.mirror_displs[static_cast<size_t>(r)];
+          for (int m = base; m < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++m) {
+            int v = d_.mirrors[static_cast<size_t>(m)];
+            if (f.changed(v)) mine.push_back({m - base, v});
+          }
         }
-        std::memcpy(buf.data() + at, &count, sizeof count);
-        entries += count;
+        const std::vector<std::pair<int, int>>& entries_of = f.scope == Scope::Neighbour ? mine : changed[i];
+        put_section(buf, f, entries_of, true);
+        entries += static_cast<long long>(entries_of.size());
       }
-      if (entries == 0) buf.clear();   // counts alone: nothing to send
-      d_.stats.entries += entries;
+      close_buffer(buf, entries);
     }
-    std::vector<char> in = all_to_all(out, sent);
-    const char* p = in.data();
-    const char* end = p + in.size();
-    while (p < end) {
+    exchange(n, out, sent, [&](int r, const char* p) {
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
-        int count;
-        std::memcpy(&count, p, sizeof count);
-        p += sizeof count;
-        for (int k = 0; k < count; ++k, p += sizeof(int) + f.size) {
-          int v;
-          std::memcpy(&v, p, sizeof v);
-          std::memcpy(f.cell(v), p + sizeof(int), f.size);
+        size_t count = static_cast<size_t>(detail::get_varint(p));
+        int name = -1;
+        for (size_t e = 0; e < count; ++e, p += f.size) {
+          name += static_cast<int>(detail::get_varint(p));
+          int v = f.scope == Scope::Neighbour ? d_.ghost_local[static_cast<size_t>(d_.ghost_displs[static_cast<size_t>(r)] + name)]
+                                              : name;
+          std::memcpy(f.cell(v), p, f.size);
         }
       }
-    }
+    });
   }
 
-  /// One personalised exchange: byte counts by MPI_Alltoall, then the data by MPI_Alltoallv.
-  /// An empty buffer to a rank is not a message (the packers clear buffers of zero counts).
-  std::vector<char> all_to_all(std::vector<std::vector<char>>& out, std::vector<long long>& sent) {
-    int R = d_.ranks;
-    std::vector<int> send_counts(static_cast<size_t>(R)), recv_counts(static_cast<size_t>(R));
-    std::vector<int> send_displs(static_cast<size_t>(R)), recv_displs(static_cast<size_t>(R));
-    std::vector<char> data;
-    for (int r = 0; r < R; ++r) {
-      std::vector<char>& buf = out[static_cast<size_t>(r)];
-      send_displs[static_cast<size_t>(r)] = static_cast<int>(data.size());
-      send_counts[static_cast<size_t>(r)] = static_cast<int>(buf.size());
-      data.insert(data.end(), buf.begin(), buf.end());
-      if (!buf.empty()) {
+  /// Ends the buffer to one rank: one with counts alone (no entries) is not sent.
+  void close_buffer(std::vector<char>& buf, long long entries) {
+    if (entries == 0) buf.clear();
+    d_.stats.entries += entries;
+  }
+
+  /// One personalised exchange over `n`: byte counts, then the data; then read(r, p) for
+  /// each message that came, p at its first byte, r the rank that sent it. An empty buffer
+  /// to a rank is not a message (close_buffer).
+  template <class Read>
+  void exchange(const detail::Neighbours& n, std::vector<std::vector<char>>& out,
+                std::vector<long long>& sent, Read read) {
+    std::vector<long long> send_bytes(out.size()), send_displs(out.size() + 1, 0);
+    for (size_t k = 0; k < out.size(); ++k) {
+      send_bytes[k] = static_cast<long long>(out[k].size());
+      send_displs[k + 1] = send_displs[k] + send_bytes[k];
+      if (!out[k].empty()) {
         ++d_.stats.messages;
-        ++sent[static_cast<size_t>(r)];
-        d_.stats.bytes += static_cast<long long>(buf.size());
+        ++sent[static_cast<size_t>(n.destinations[k])];
+        d_.stats.bytes += send_bytes[k];
       }
     }
+    std::vector<char> data(static_cast<size_t>(send_displs.back()));
+    for (size_t k = 0; k < out.size(); ++k)
+      if (!out[k].empty()) std::memcpy(data.data() + send_displs[k], out[k].data(), out[k].size());
     ++d_.stats.exchanges;
-    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, d_.comm);
-    int total = 0;
-    for (int r = 0; r < R; ++r) {
-      recv_displs[static_cast<size_t>(r)] = total;
-      total += recv_counts[static_cast<size_t>(r)];
-    }
-    std::vector<char> in(static_cast<size_t>(total));
-    MPI_Alltoallv(data.data(), send_counts.data(), send_displs.data(), MPI_CHAR, in.data(),
-                  recv_counts.data(), recv_displs.data(), MPI_CHAR, d_.comm);
-    return in;
+    std::vector<long long> recv_bytes = detail::exchange_counts(n, send_bytes);
+    std::vector<long long> displs = detail::prefix(recv_bytes);
+    std::vector<char> in(static_cast<size_t>(displs.back()));
+    detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    for (size_t k = 0; k < n.sources.size(); ++k)
+      if (displs[k + 1] > displs[k]) read(n.sources[k], in.data() + displs[k]);
   }
 
   template <class T> void combine(T* a, Combine how, T before) {
@@ -412,7 +435,7 @@ class Superstep {
   }
 
   Distribution& d_;
-  std::deque<Field> fields_;               // stable addresses: closures hold pointers
+  std::deque<Field> fields_;               // stable addresses
   std::vector<std::function<void()>> scalars_;
 };
 
