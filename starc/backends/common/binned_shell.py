@@ -17,6 +17,7 @@ from typing import List, Optional
 
 from starc.backends.common.dialect import INDENT
 from starc.backends.common.kernel_arguments import BOUNDS, KernelCode
+from starc.backends.common.sourcemap import mark_with
 
 __all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "MAX_GROUP"]
 
@@ -93,17 +94,17 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
                  f"{INDENT}starc_for_warp = true;"]
     bins += ["} else {"] + _indented(code.item, 0) + ["}"]
     if code.guard is not None:
-        bins = [f"{m}if ({_holds(code.guard)}) {{"] + _indented(bins, 1) + ["}"]
-    lines += [f"{m}{i1}if (starc_vertex < {bound}) {{",
-              f"{m}{i2}const int {index} = starc_vertex;"]
+        bins = [f"if ({_holds(code.guard)}) {{"] + _indented(bins, 1) + ["}"]
+    lines += [f"{i1}if (starc_vertex < {bound}) {{",
+              f"{i2}const int {index} = starc_vertex;"]
     lines += _indented(bins, 2) + [f"{i1}}}"]
     if warp is not None:
         lines += _warp_tier(code, warp)
     lines += [f"{i1}{syntax.barrier}",
-              f"{m}{i1}for (int starc_next = 0; starc_next < starc_heavy_count; starc_next++) {{",
+              f"{i1}for (int starc_next = 0; starc_next < starc_heavy_count; starc_next++) {{",
               f"{i2}const int starc_lane = starc_group_lane;",
               f"{i2}const int starc_lanes = starc_group_size;",
-              f"{m}{i2}const int {index} = starc_heavy[starc_next];"]
+              f"{i2}const int {index} = starc_heavy[starc_next];"]
     lines += _indented(heavy.shared, 1)
     combine = heavy.combine.format("starc_partial[starc_lane]",
                                    "starc_partial[starc_lane + starc_half]")
@@ -123,7 +124,8 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     lines += _indented(heavy.rest, 2)
     # the list's next vertex overwrites starc_partial only after every lane read the tree
     lines += [f"{i2}}}", f"{i1}}}"]
-    return lines + code.finish
+    # every line of the shell implements the forall (bins, lists, trees): map it there
+    return mark_with(lines, m) + code.finish
 
 
 def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
@@ -131,7 +133,7 @@ def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
     share the edges and fold their values down to lane 0 with shuffles. Only in groups of
     more than one warp (a smaller group takes such vertices whole), so that every warp is
     full and its whole mask is right."""
-    heavy, index, m = code.cooperative, code.index, code.marker
+    heavy, index = code.cooperative, code.index
     i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
     acc = heavy.accumulator
     down = heavy.combine.format(acc, warp.down.format(acc, "starc_offset"))
@@ -139,10 +141,10 @@ def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
              f"{i2}const int starc_lane = starc_group_lane % {warp.width};",
              f"{i2}const int starc_lanes = {warp.width};",
              f"{i2}unsigned starc_marked = {warp.ballot.format('starc_for_warp')};",
-             f"{m}{i2}while (starc_marked != 0) {{",
+             f"{i2}while (starc_marked != 0) {{",
              f"{i3}const int starc_owner = {warp.first_lane.format('starc_marked')};",
              f"{i3}starc_marked &= starc_marked - 1;",
-             f"{m}{i3}const int {index} = {warp.broadcast.format('starc_vertex', 'starc_owner')};"]
+             f"{i3}const int {index} = {warp.broadcast.format('starc_vertex', 'starc_owner')};"]
     lines += _indented(heavy.shared, 2)
     lines += [f"{i3}for (int starc_offset = {warp.width // 2}; starc_offset > 0; "
               "starc_offset /= 2) {",

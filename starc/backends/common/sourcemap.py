@@ -71,7 +71,11 @@ def marker(span: Optional[Span]) -> str:
 
 def mark(lines: Iterable[str], node) -> List[str]:
     """``lines`` with every line not yet marked marked as coming from ``node``."""
-    prefix = marker(span_of(node))
+    return mark_with(lines, marker(span_of(node)))
+
+
+def mark_with(lines: Iterable[str], prefix: str) -> List[str]:
+    """``lines`` with every line not yet marked prefixed by the marker ``prefix``."""
     out: List[str] = []
     for text in lines:
         for line in text.split("\n"):
