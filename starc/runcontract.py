@@ -297,10 +297,6 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
     return bound
 
 
-def _called_names(fn: ir.Function) -> set:
-    return {node.function for node in ir.walk(fn.body) if isinstance(node, ir.CallExpr)}
-
-
 def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Function:
     """The function a run executes: ``name`` when given; else the only function; else the
     file's Dynamic function (it runs over the update stream); else the
@@ -323,6 +319,6 @@ def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Functi
         return dynamic[0]
     called = set()
     for fn in functions:
-        called |= {callee for callee in _called_names(fn) if callee != fn.name}
+        called |= {callee for callee in ir.called_names(fn) if callee != fn.name}
     roots = [fn for fn in functions if fn.name not in called]
     return roots[-1] if roots else functions[-1]

@@ -45,8 +45,7 @@ def _functions_reached(program: ir.Program, entry: ir.Function) -> Iterator[ir.F
             continue
         seen.add(fn.name)
         yield fn
-        pending.extend(by_name[node.function] for node in ir.walk(fn.body)
-                       if isinstance(node, ir.CallExpr) and node.function in by_name)
+        pending.extend(by_name[name] for name in ir.called_names(fn) if name in by_name)
 
 
 def first_dynamic_construct(program: ir.Program,

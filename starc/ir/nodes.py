@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import field
-from typing import Callable, Iterator, Optional, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Tuple, Union
 
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir.types import Scalar, Type
@@ -34,7 +34,7 @@ __all__ = [
     "SetMembers", "UpdateMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return",
     "Break", "Continue", "ExprStmt", "Batch", "UpdateGraph", "PropagateFlags", "Function",
     "Program", "REDUCE_OPS", "DYNAMIC_KINDS",
-    "children", "walk", "transform",
+    "children", "walk", "called_names", "transform",
 ]
 
 
@@ -478,6 +478,12 @@ def walk(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(list(children(current))))
+
+
+def called_names(fn: "Function") -> List[str]:
+    """The names of the functions ``fn``'s body calls, each once, in source order."""
+    return list(dict.fromkeys(node.function for node in walk(fn.body)
+                              if isinstance(node, CallExpr)))
 
 
 def transform(node: Node, fn: Callable[[Node], Optional[Node]]) -> Node:
