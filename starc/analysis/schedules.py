@@ -8,7 +8,10 @@ iterations are independent of each other and of the vertex's other iterations, s
 may instead run one work item per edge: the ``edges`` schedule, printed as a kernel over the
 graph's edges whose item finds its vertex as the edge's endpoint (``sources[e]`` or
 ``targets[e]``), evaluates the forall's guard and runs the loop body. Every lane then does one
-edge's work.
+edge's work. A body of several push loops in a row (cc's over out-edges, then in-edges) runs
+the same way, each item running every loop's iteration of its edge, the guard tested per
+loop: unless one loop stores a computed value another reads, the vertex form's order of
+the loops was no more than one interleaving among the many that other items already make.
 
 When the loop is a *pull* that folds the vertex's edges into one value (PageRank's sum), the
 ``binned`` schedule keeps one work item per light vertex and gives a heavy one (degree at
@@ -35,46 +38,80 @@ from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_e
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SCHEDULES", "choose", "push_loop", "pull_loop", "local_fold", "warp_from",
+__all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "warp_from",
            "by_edges"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
 SCHEDULES = ("vertex", "edges", "binned")
 
 
-def push_loop(kernel: P.Kernel) -> Tuple[Optional[ir.Loop], str]:
-    """``(loop, "")`` when ``kernel`` may run one work item per edge of ``loop``, else
-    ``(None, why not)``."""
+def push_loops(kernel: P.Kernel) -> Tuple[Tuple[ir.Loop, ...], str]:
+    """``(loops, "")`` when ``kernel`` may run one work item per edge of each of ``loops``
+    (its whole body: one neighbour loop, or several in a row, such as cc's over out- and then
+    in-edges), else ``((), why not)``."""
     why = per_vertex_refusal(kernel)
     if why:
-        return None, why
-    stmts = kernel.body.stmts
-    if len(stmts) != 1 or not isinstance(stmts[0], ir.Loop) or \
-            not isinstance(stmts[0].domain, (ir.Neighbors, ir.InNeighbors)):
-        return None, "its body is not one neighbour loop"
-    loop = stmts[0]
+        return (), why
+    loops = kernel.body.stmts
+    if not loops or not all(isinstance(s, ir.Loop) and
+                            isinstance(s.domain, (ir.Neighbors, ir.InNeighbors)) for s in loops):
+        return (), "its body is not one neighbour loop or a sequence of them"
+    for loop in loops:
+        why = _push_refusal(kernel, loop)
+        if why:
+            return (), why
+    why = _shared_between(loops)
+    if why:
+        return (), why
+    if kernel.guard is not None and _reads_written(kernel.guard, kernel):
+        return (), "its filter reads what the kernel writes"
+    return tuple(loops), ""
+
+
+def _push_refusal(kernel: P.Kernel, loop: ir.Loop) -> str:
+    """Why the iterations of ``loop`` are not independent of each other (\"\" where they are)."""
     own = ir.VarRef(kernel.index, type=kernel.index.type)
     why = loop_refusal(kernel, loop)
     if why:
-        return None, why
-    declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
-    declared |= {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+        return why
+    declared = _declared_in(loop)
     for node in ir.walk(loop.body):
         if isinstance(node, (ir.Break, ir.Continue)):
-            return None, "the loop may stop early"
+            return "the loop may stop early"
         if isinstance(node, INDEPENDENT):
             continue
         if isinstance(node, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
             target = node.target
             if isinstance(target, ir.VarRef) and target.sym.uid not in declared:
-                return None, (f"the loop accumulates into '{target.sym.name}' across its "
-                              "iterations (a pull, which needs a group reduction)")
+                return (f"the loop accumulates into '{target.sym.name}' across its "
+                        "iterations (a pull, which needs a group reduction)")
             if isinstance(target, ir.PropRead) and target.index == own:
-                return None, (f"the loop writes the vertex's own '{target.prop.name}' (a "
-                              "pull, which needs a group reduction)")
-    if kernel.guard is not None and _reads_written(kernel.guard, kernel):
-        return None, "its filter reads what the kernel writes"
-    return loop, ""
+                return (f"the loop writes the vertex's own '{target.prop.name}' (a pull, "
+                        "which needs a group reduction)")
+    return ""
+
+
+def _declared_in(loop: ir.Loop):
+    declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
+    return declared | {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+
+
+def _shared_between(loops) -> str:
+    """Why the loops, one after the other per vertex, may not run in any order (\"\" where
+    they may): one stores a computed value that another reads. Atomics and stores of a
+    constant every writer agrees on may land in any order, as other vertices' items already
+    interleave with them in the vertex form."""
+    for loop in loops:
+        stored = {n.target.prop.uid: n.target.prop.name for n in ir.walk(loop)
+                  if isinstance(n, ir.Assign) and isinstance(n.target, ir.PropRead)
+                  and not isinstance(n.value, ir.Const)}
+        for other in loops:
+            read = {n.prop.uid for n in ir.walk(other) if isinstance(n, ir.PropRead)}
+            shared = [name for uid, name in stored.items() if other is not loop and uid in read]
+            if shared:
+                return (f"the loop at line {other.loc.line} reads '{shared[0]}', which the "
+                        f"loop at line {loop.loc.line} stores (their order per vertex matters)")
+    return ""
 
 
 def _reads_written(guard: ir.Expr, kernel: P.Kernel) -> bool:
@@ -89,19 +126,19 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
            forced: Optional[str] = None) -> Tuple[str, str]:
     """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
     ``--schedule`` (None or ``auto``: choose)."""
-    loop, why_not = push_loop(kernel)
+    loops, why_not = push_loops(kernel)
     if forced == "binned":
         cooperative, why_not = pull_loop(kernel)
         if cooperative is None:
             return "vertex", f"--schedule binned asked, but {why_not}: one work item per vertex"
         return "binned", "--schedule binned"
     if forced not in (None, "auto"):
-        if forced == "vertex" or loop is None:
+        if forced == "vertex" or not loops:
             why = "--schedule vertex" if forced == "vertex" else \
                 f"--schedule {forced} asked, but {why_not}: one work item per vertex"
             return "vertex", why
         return forced, f"--schedule {forced}"
-    if loop is None:
+    if not loops:
         if not any(isinstance(n, ir.Loop) and isinstance(n.domain, (ir.Neighbors,
                                                                      ir.InNeighbors))
                    for n in ir.walk(kernel.body)):
@@ -124,18 +161,39 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
         return "vertex", (f"one work item per vertex: {capabilities.title}'s work items do not "
                           "run in lockstep, so a hub does not hold up its neighbours' items "
                           "(--schedule edges gives one per edge)")
+    if len(loops) > 1:
+        return "edges", (f"its {len(loops)} neighbour loops push to their neighbours, every "
+                         "iteration independent of the others: one work item per edge runs "
+                         "each loop's iteration of that edge (its filter tested per edge) and "
+                         "keeps every lane of a warp busy, where one per vertex waits for the "
+                         "warp's largest degree")
     return "edges", ("the loop pushes to its neighbours, one iteration independent of the "
                      "others: one work item per edge keeps every lane of a warp busy, where "
                      "one per vertex waits for the warp's largest degree")
 
 
-def by_edges(kernel: P.Kernel, loop: ir.Loop, why: str) -> P.Kernel:
-    """``kernel`` (``push_loop`` accepted ``loop``) as a kernel over the graph's edges: its
-    index is the loop's edge; the vertex and the neighbour are the edge's endpoints."""
-    domain = loop.domain
-    edge = domain.edge
-    index_ref = ir.VarRef(edge, type=edge.type, loc=loop.loc)
-    forward = isinstance(domain, ir.Neighbors)
+def by_edges(kernel: P.Kernel, loops: Tuple[ir.Loop, ...], why: str) -> P.Kernel:
+    """``kernel`` (``push_loops`` accepted ``loops``) as a kernel over the graph's edges: its
+    index is the first loop's edge; per loop, the vertex and the neighbour are the edge's
+    endpoints (an in-neighbour loop's edge is the same forward edge, seen from its
+    destination). Several loops each get a block of their own, one after the other."""
+    edge = loops[0].domain.edge
+    index_ref = ir.VarRef(edge, type=edge.type, loc=loops[0].loc)
+    parts = tuple(_edge_part(kernel, loop, index_ref) for loop in loops)
+    if len(parts) == 1:
+        block = ir.Block(parts[0], loc=kernel.body.loc)
+    else:
+        block = ir.Block(tuple(ir.Block(part, loc=loop.loc) for part, loop in zip(parts, loops)),
+                         loc=kernel.body.loc)
+    return dataclasses.replace(kernel, index=edge, extent="edges", guard=None, body=block,
+                               params=_edge_params(kernel, block), schedule="edges",
+                               schedule_why=why)
+
+
+def _edge_part(kernel: P.Kernel, loop: ir.Loop, index_ref: ir.VarRef) -> Tuple[ir.Stmt, ...]:
+    """The statements running ``loop``'s iteration of the edge ``index_ref``: the vertex and
+    the neighbour as its endpoints, the guard and the loop's filter, the loop's body."""
+    forward = isinstance(loop.domain, ir.Neighbors)
     vertex_end, neighbour_end = ("source", "destination") if forward else \
         ("destination", "source")
 
@@ -144,16 +202,17 @@ def by_edges(kernel: P.Kernel, loop: ir.Loop, why: str) -> P.Kernel:
 
     head = (ir.Declare(kernel.index, endpoint(vertex_end), loc=loop.loc),
             ir.Declare(loop.var, endpoint(neighbour_end), loc=loop.loc))
+    own_edge = loop.domain.edge
+    if own_edge != index_ref.sym and any(isinstance(n, ir.VarRef) and n.sym == own_edge
+                                         for n in ir.walk(loop)):
+        head += (ir.Declare(own_edge, index_ref, loc=loop.loc),)
     conds = [c for c in (kernel.guard, loop.filter) if c is not None]
     body: ir.Stmt = loop.body
     if conds:
         cond = conds[0] if len(conds) == 1 else ir.Binary("&&", conds[0], conds[1],
                                                            type=Scalar.BOOL, loc=loop.loc)
         body = ir.If(cond, loop.body, loc=loop.loc)
-    block = ir.Block(head + (body,), loc=kernel.body.loc)
-    return dataclasses.replace(kernel, index=edge, extent="edges", guard=None, body=block,
-                               params=_edge_params(kernel, block), schedule="edges",
-                               schedule_why=why)
+    return head + (body,)
 
 
 def _edge_params(kernel: P.Kernel, body: ir.Block) -> Tuple[P.KernelParam, ...]:

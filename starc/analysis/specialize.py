@@ -150,8 +150,8 @@ def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str
             "vertex"))
     schedule, why = schedules.choose(kernel, capabilities, forced)
     if schedule == "edges":
-        loop, _ = schedules.push_loop(kernel)
-        return schedules.by_edges(kernel, loop, why)
+        loops, _ = schedules.push_loops(kernel)
+        return schedules.by_edges(kernel, loops, why)
     if schedule == "binned":       # a fold into the vertex's property: into a local first
         kernel = schedules.local_fold(kernel)
     return dataclasses.replace(kernel, schedule=schedule, schedule_why=why)

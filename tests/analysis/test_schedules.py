@@ -7,7 +7,7 @@ import pytest
 
 from starc.analysis import plan as P
 from starc.analysis.capabilities import Capabilities
-from starc.analysis.schedules import by_edges, choose, push_loop
+from starc.analysis.schedules import by_edges, choose, push_loops
 from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
@@ -26,13 +26,14 @@ def _kernels(name):
     ("sssp", "Compute_SSSP_forall_11_dense", ""),
     ("tc", "Compute_TC_forall_6", ""),
     ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
-    ("pr", "Compute_PR_forall_13", "not one neighbour loop"),
-    ("bfs", "Compute_BFS_bfs_fwd_6", "not one neighbour loop"),
-    ("cc", "Compute_CC_forall_12_dense", "not one neighbour loop"),
+    ("pr", "Compute_PR_forall_13", "not one neighbour loop or a sequence of them"),
+    ("bfs", "Compute_BFS_bfs_fwd_6", "order matters (a BFS parents"),
+    ("cc", "Compute_CC_forall_12_dense", ""),
+    ("cc", "Compute_CC_forall_12_sparse", "it runs over a worklist"),
 ])
 def test_which_loops_push(program, kernel_name, why):
-    loop, reason = push_loop(_kernels(program)[kernel_name])
-    assert (loop is not None) == (why == "") and why in reason
+    loops, reason = push_loops(_kernels(program)[kernel_name])
+    assert bool(loops) == (why == "") and why in reason
 
 
 def test_a_loop_writing_its_own_vertex_or_stopping_early_is_no_push():
@@ -42,9 +43,9 @@ def test_a_loop_writing_its_own_vertex_or_stopping_early_is_no_push():
   forall (v in g.nodes().filter(a > 1)) { forall (w in g.neighbors(v)) { w.a += 1; } }
 }"""
     own, early, guarded = plan_of(text).kernels
-    assert "writes the vertex's own 'a'" in push_loop(own)[1]
-    assert "may stop early" in push_loop(early)[1]
-    assert "filter reads what the kernel writes" in push_loop(guarded)[1]
+    assert "writes the vertex's own 'a'" in push_loops(own)[1]
+    assert "may stop early" in push_loops(early)[1]
+    assert "filter reads what the kernel writes" in push_loops(guarded)[1]
 
 
 def test_auto_takes_edges_only_where_lanes_run_in_lockstep():
@@ -60,8 +61,8 @@ def test_auto_takes_edges_only_where_lanes_run_in_lockstep():
 
 def test_the_edge_kernel_finds_its_vertex_as_the_edges_endpoint():
     dense = _kernels("sssp")["Compute_SSSP_forall_11_dense"]
-    loop, _ = push_loop(dense)
-    edges = by_edges(dense, loop, "why")
+    [loop], _ = push_loops(dense)
+    edges = by_edges(dense, (loop,), "why")
     assert (edges.extent, edges.index, edges.guard, edges.schedule) == \
         ("edges", loop.domain.edge, None, "edges")
     v, nbr, test = edges.body.stmts
@@ -91,3 +92,35 @@ def test_specialized_plans_carry_the_schedule_and_its_arrays():
 def _walk(block):
     from starc.analysis.host_tree import walk_host
     return walk_host(block)
+
+
+def test_two_push_loops_run_one_item_per_edge_with_a_block_each():
+    dense = _kernels("cc")["Compute_CC_forall_12_dense"]
+    loops, _ = push_loops(dense)
+    assert [type(loop.domain) for loop in loops] == [ir.Neighbors, ir.InNeighbors]
+    edges = by_edges(dense, loops, "why")
+    assert (edges.extent, edges.index, edges.guard) == ("edges", loops[0].domain.edge, None)
+    out_part, in_part = edges.body.stmts
+    ends = [(s.stmts[0].init.end, s.stmts[1].init.end) for s in (out_part, in_part)]
+    # the out-loop's vertex is the edge's source, the in-loop's its destination
+    assert ends == [("source", "destination"), ("destination", "source")]
+    assert all(part.stmts[0].sym == dense.index and part.stmts[2].cond == dense.guard
+               for part in (out_part, in_part))
+    assert choose(dense, GPU)[0] == "edges" and "2 neighbour loops" in choose(dense, GPU)[1]
+
+
+def test_push_loops_whose_order_per_vertex_matters_keep_one_item_per_vertex():
+    text = """function F(Graph g, propNode<int> a, propNode<int> b) {
+  forall (v in g.nodes()) {
+    forall (w in g.neighbors(v)) { w.a = v + 1; }
+    forall (u in g.nodes_to(v)) { u.b = u.a; }
+  }
+  forall (v in g.nodes()) {
+    forall (w in g.neighbors(v)) { w.a = 1; }
+    forall (u in g.nodes_to(v)) { u.b = u.a; }
+  }
+}"""
+    computed, constant = plan_of(text).kernels
+    loops, why = push_loops(computed)
+    assert not loops and "reads 'a', which the loop at line 3 stores" in why
+    assert len(push_loops(constant)[0]) == 2

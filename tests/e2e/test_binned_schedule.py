@@ -1,6 +1,7 @@
 """The degree-binned schedule end to end (analysis/binned.py): every dsl program with a kernel
 it applies to, forced with --schedule binned on OpenCL (PoCL), against the reference, on
-graphs whose hubs really go to a work-group (in-degree at least the group size)."""
+graphs whose hubs really go to a work-group (in-degree at least the group size); and the
+edges schedule of a body of several push loops (cc's, analysis/schedules.py) on the same hubs."""
 
 from __future__ import annotations
 
@@ -55,16 +56,16 @@ def graph_files(tmp_path_factory):
     return write_graph_files(tmp_path_factory.mktemp("graphs"))
 
 
-def _check(program: str, path, block_size: int) -> None:
+def _check(program: str, path, block_size: int, schedule: str = "binned") -> None:
     case = PROGRAMS[program]
     graph = load_graph(str(path))
     params = case.params_for(graph.num_nodes)
-    compiled = _compiled(program, "opencl", block_size, "binned")
-    assert any(k.schedule == "binned" for k in compiled.compilation.specialized.kernels)
+    compiled = _compiled(program, "opencl", block_size, schedule)
+    assert any(k.schedule == schedule for k in compiled.compilation.specialized.kernels)
     expected = _compiled(program, "reference").run(path, undirected=case.undirected, **params)
     actual = compiled.run(path, undirected=case.undirected, **params)
     problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
-    assert not problems, (f"{program} on {path.name} (opencl, --schedule binned, "
+    assert not problems, (f"{program} on {path.name} (opencl, --schedule {schedule}, "
                           f"--block-size {block_size}):\n" + "\n".join(problems))
 
 
@@ -84,3 +85,14 @@ def test_binned_on_the_matrix_graphs(program, graph, graph_files):
     """Groups of 2: every vertex of in-degree 2 or more is heavy, so each graph shape of the
     matrix (self-loops, duplicates, isolated vertices, no edges) runs both bins."""
     _check(program, graph_files[graph], 2)
+
+
+@pytest.mark.parametrize("block_size", [3, 256])
+def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
+    """cc's round pushes the vertex's label over its out-edges, then its in-edges: one work
+    item per edge runs both loops' iterations of its edge, each behind the vertex's filter;
+    the hub's 300 edges each way land in many groups, racing on its label."""
+    compiled = _compiled("cc", "opencl", block_size, "edges")
+    [dense] = [k for k in compiled.compilation.specialized.kernels if k.name.endswith("_dense")]
+    assert dense.extent == "edges" and len(dense.body.stmts) == 2
+    _check("cc", hub_file, block_size, "edges")

@@ -46,10 +46,10 @@ WEIGHTED_EDGES = """\
 """
 
 
-def _build_one(path: pathlib.Path, arch: str, root: pathlib.Path):
-    outdir = root / f"{path.stem}-{arch}"
+def _build_one(path: pathlib.Path, arch: str, root: pathlib.Path, schedule=None):
+    outdir = root / f"{path.stem}-{arch}-{schedule or 'auto'}"
     try:
-        return CUDABackend().build(compile_path(path).generated, outdir,
+        return CUDABackend().build(compile_path(path, schedule).generated, outdir,
                                    BackendOptions(extra={"gpu_arch": arch}))
     except BackendError as error:
         return error
@@ -74,6 +74,26 @@ def test_compiles_with_warnings_as_errors(builds, name, arch):
     executable = pathlib.Path(built.argv_prefix[0])
     assert executable.name == name and os.access(executable, os.X_OK)
     assert not list(built.directory.glob("*.partial")) and not list(built.directory.glob("*.tmp"))
+
+
+@pytest.fixture(scope="module")
+def vertex_builds(tmp_path_factory):
+    """Every dsl program with one thread per vertex forced (auto prints edges and binned
+    kernels where a loop allows them), for sm_75."""
+    root = tmp_path_factory.mktemp("cuda-vertex-builds")
+    workers = max(8, 2 * (os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {path.stem: pool.submit(_build_one, path, "sm_75", root, "vertex")
+                   for path in dsl_sources()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", [p.stem for p in dsl_sources()])
+def test_compiles_with_every_schedule(builds, vertex_builds, name):
+    """Both forms of every kernel build: auto's (edges, binned) and --schedule vertex."""
+    for built in (builds[(name, "sm_75")], vertex_builds[name]):
+        assert not isinstance(built, BackendError), str(built)
+        assert os.access(pathlib.Path(built.argv_prefix[0]), os.X_OK)
 
 
 def test_compiler_errors_raise_with_the_log(tmp_path):
