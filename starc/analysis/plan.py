@@ -46,9 +46,15 @@ __all__ = [
 ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
               "Min": "min", "Max": "max"}
 
-#: The CSR arrays of the graph a plan may list, in plan order, with their extents.
+#: The CSR arrays of the graph a plan may list, in plan order, with their extents; then the
+#: orders in which a binned kernel's items take the vertices (``CooperativeLoop.order``).
 GRAPH_ARRAYS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
-                "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges"}
+                "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges",
+                "in_binned_order": "nodes", "out_binned_order": "nodes"}
+
+#: The run of a binned order (the runtime's ``degree_binned_order``): the vertices of smaller
+#: degree sorted by it in runs of this many items, a warp of NVIDIA's width
+BINNED_RUN = 32
 
 @record
 class DeviceArray(Record):
@@ -182,7 +188,8 @@ class CooperativeLoop(Record):
     ``op`` (a group reduction) and the group's first lane runs the statements after the loop
     with the combined value. (An index, not copies: later passes rewrite the body.)
     ``tiers``: the bins, by who runs a vertex (``item``, ``group``; a ``warp`` tier where
-    the target has sub-groups, for vertices of degree ``warp_from`` up to the group's size). ``wraps``: the fold is wrapping integer arithmetic
+    the target has sub-groups, for vertices of degree ``warp_from`` up to ``group_from`` times
+    the group's size). ``wraps``: the fold is wrapping integer arithmetic
     (``analysis.wrapping``), and so must the combine be."""
 
     loop_at: int
@@ -192,6 +199,12 @@ class CooperativeLoop(Record):
     tiers: Tuple[str, ...] = ("item", "group")
     warp_from: int = 0
     wraps: bool = False
+    #: the graph array of the vertex order the items take (``in_binned_order`` or
+    #: ``out_binned_order``: by the loop's degree, ``BINNED_RUN``); "" in id order
+    order: str = ""
+    #: a vertex goes to the whole group from ``group_from`` times the group's size (a warp
+    #: tier takes those below: rounding a degree up to the group's size idles more lanes)
+    group_from: int = 1
 
 
 @record

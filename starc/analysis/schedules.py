@@ -16,7 +16,9 @@ the loops was no more than one interleaving among the many that other items alre
 When the loop is a *pull* that folds the vertex's edges into one value (PageRank's sum), the
 ``binned`` schedule keeps one work item per light vertex and gives a heavy one (degree at
 least the work-group size) to its whole work-group, whose lanes share the loop and combine
-their partial values with a group reduction (``analysis.binned`` says which loops qualify).
+their partial values with a group reduction (``analysis.binned`` says which loops qualify);
+its items take the vertices in a binned order, the light ones sorted by degree, so that the
+lanes of a warp of light vertices do about equal work (``plan.CooperativeLoop.order``).
 
 ``choose`` picks a kernel's schedule and says why: ``--schedule vertex|edges|binned`` forces
 one where the loop allows it; ``auto`` takes ``edges`` (or ``binned`` for a pull, where the
@@ -39,7 +41,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "warp_from",
-           "by_edges"]
+           "by_edges", "with_graph_array"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
 SCHEDULES = ("vertex", "edges", "binned")
@@ -215,6 +217,16 @@ def _edge_part(kernel: P.Kernel, loop: ir.Loop, index_ref: ir.VarRef) -> Tuple[i
     return head + (body,)
 
 
+def with_graph_array(kernel: P.Kernel, name: str) -> P.Kernel:
+    """``kernel`` taking the graph array ``name`` too (a binned kernel's order), its graph
+    parameters in the plan's order."""
+    graph = {p.name: p for p in kernel.params if p.array is not None and p.array.role == "graph"}
+    graph.setdefault(name, _graph_param(name))
+    others = tuple(p for p in kernel.params if p.array is None or p.array.role != "graph")
+    return dataclasses.replace(kernel, params=tuple(graph[n] for n in P.GRAPH_ARRAYS
+                                                    if n in graph) + others)
+
+
 def _edge_params(kernel: P.Kernel, body: ir.Block) -> Tuple[P.KernelParam, ...]:
     """The kernel's parameters with the graph arrays ``body`` reads instead of the vertex
     loop's, in the plan's graph order."""
@@ -226,8 +238,11 @@ def _edge_params(kernel: P.Kernel, body: ir.Block) -> Tuple[P.KernelParam, ...]:
                             for n in ir.walk(node))
             names.update(graph_arrays_for_domain(node.domain, uses_edge))
         names.update(graph_arrays_for_expr(node))
-    graph = [P.KernelParam(name, Scalar.INT, array=P.DeviceArray(
-        name, Scalar.INT, P.GRAPH_ARRAYS[name], "graph", copy_in=True))
-        for name in P.GRAPH_ARRAYS if name in names]
+    graph = [_graph_param(name) for name in P.GRAPH_ARRAYS if name in names]
     return tuple(graph) + tuple(p for p in kernel.params
                                 if p.array is None or p.array.role != "graph")
+
+
+def _graph_param(name: str) -> P.KernelParam:
+    return P.KernelParam(name, Scalar.INT, array=P.DeviceArray(
+        name, Scalar.INT, P.GRAPH_ARRAYS[name], "graph", copy_in=True))

@@ -25,6 +25,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
+from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.frontier import choose_form
@@ -138,8 +139,10 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
         if capabilities.sub_group_width:
             cooperative = dataclasses.replace(
                 cooperative, tiers=("item", "warp", "group"),
-                warp_from=schedules.warp_from(capabilities.sub_group_width))
-        kernel = dataclasses.replace(kernel, cooperative=cooperative)
+                warp_from=schedules.warp_from(capabilities.sub_group_width),
+                group_from=GROUP_FROM_WITH_WARPS)
+        kernel = schedules.with_graph_array(
+            dataclasses.replace(kernel, cooperative=cooperative), cooperative.order)
     return kernel
 
 

@@ -677,8 +677,14 @@ def _schedule_words(kernel: P.Kernel) -> str:
         return ("each item finds its vertex as the edge's endpoint and tests the forall's "
                 "filter there")
     if kernel.schedule == "binned" and kernel.cooperative is not None:
-        return (f"one item per vertex, in whole work-groups on every device; a vertex of degree "
-                f"at least the group's size is run by the whole group, whose lanes share its "
-                f"edges and combine their '{kernel.cooperative.accumulator.name}' in a group "
-                f"reduction ({' / '.join(kernel.cooperative.tiers)} bins)")
+        split = kernel.cooperative
+        size = "the group's size" if split.group_from == 1 else \
+            f"{split.group_from} times the group's size"
+        warp = f", one of degree {split.warp_from} or more its warp" if split.warp_from else ""
+        return (f"one item per vertex, in whole work-groups on every device, the items taking "
+                f"the vertices in {split.order} (the light ones sorted by degree in runs of "
+                f"{P.BINNED_RUN}, so that a warp's lanes do equal work; built once with the "
+                f"graph); a vertex of degree at least {size} is run by the whole group{warp}, "
+                f"whose lanes share its edges and combine their '{split.accumulator.name}' in "
+                f"a group reduction ({' / '.join(split.tiers)} bins)")
     return "one item per vertex, its edges in a loop"

@@ -19,13 +19,16 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   of degree ``W`` up to ``B`` gets a whole warp, ``ceil(d/W)`` steps of ``W`` lanes; one of
   degree ``B`` or more a whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. A vertex
   without neighbours is in no bin.
-* ``binned-warp``: what a target with sub-groups prints (CUDA, ``analysis.binned``): a vertex
-  of degree below ``W/4`` (``binned.warp_from``) keeps its own lane in id order (the lanes of
-  heavier vertices idle in that phase); one of degree ``W/4`` up to ``B`` gets its warp,
-  ``ceil(d/W)`` steps of ``W`` lanes; one of ``B`` or more the whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. Its
-  light lanes are not sorted into bins as ``binned``'s are.
-* ``binned-group``: what a target without sub-groups prints (OpenCL 1.2): as ``binned-warp``
-  without the warp tier, so a vertex of degree below ``B`` keeps its own lane.
+* ``binned-warp``: what a target with sub-groups prints (CUDA, ``analysis.binned``). The
+  items take the vertices in the kernel's binned order (``binned_order``: the vertices of
+  degree below 32 sorted by degree, in runs of 32, and the heavier ones in id order, in runs
+  of 32 spread among them); a vertex of degree below ``W`` keeps its own lane (the lanes of
+  heavier vertices idle in that phase); one of degree ``W`` up to ``4B``
+  (``binned.GROUP_FROM_WITH_WARPS``) gets its warp, ``ceil(d/W)`` steps of ``W`` lanes; one of
+  ``4B`` or more the whole work-group, ``ceil(d/B)`` steps of ``B`` lanes. (Where ``B`` is
+  no more than ``W`` there is no warp tier: the group from ``B``.)
+* ``binned-group``: what a target without sub-groups prints (OpenCL 1.2): in the same order,
+  a vertex of degree below ``B`` keeps its own lane, a heavier one gets the work-group.
 * ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
   finds its vertex by a binary search over the row offsets, which the model does not count).
 
@@ -41,10 +44,11 @@ from typing import Dict, List, Mapping, Optional
 import numpy as np
 
 from starc.analysis import plan as P
-from starc.analysis.binned import warp_from
+from starc.analysis.binned import GROUP_FROM_WITH_WARPS, warp_from
 from starc.ir import nodes as ir
 
-__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule"]
+__all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule",
+           "binned_order"]
 
 #: the schedules the model knows, in the order ``explain`` lists them
 SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "edges")
@@ -80,9 +84,11 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         group = work[work >= block]
         slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
     elif schedule in ("binned-warp", "binned-group"):
-        light = work < (warp_from(width) if schedule == "binned-warp" else block)
-        warp = ~light & (work < block)
-        group = work >= block
+        work = work[binned_order(work)]
+        warps = schedule == "binned-warp" and block > width
+        light = work < (warp_from(width) if warps else block)
+        group = work >= (GROUP_FROM_WITH_WARPS * block if warps else block)
+        warp = ~light & ~group
         slots = width * _warp_maxima(np.where(light, work, 0), width) + \
             int((width * -(-work[warp] // width)).sum()) + \
             int((block * -(-work[group] // block)).sum())
@@ -93,6 +99,26 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
     return useful / slots
 
 
+def binned_order(degrees: np.ndarray, run: int = P.BINNED_RUN) -> np.ndarray:
+    """The vertex order of a binned kernel's items, as the runtime builds it
+    (``degree_binned_order`` in ``starc_graph.hpp``): the vertices of degree below ``run``
+    sorted by degree (stable) in runs of ``run``, the others in id order in runs of ``run``,
+    the j-th of these at run ``j * runs // heavy runs``; the remainders of both at the end."""
+    degrees = np.asarray(degrees)
+    ids = np.arange(degrees.size)
+    is_light = degrees < run
+    light = ids[is_light][np.argsort(degrees[is_light], kind="stable")]
+    heavy = ids[~is_light]
+    light_runs, heavy_runs = light.size // run, heavy.size // run
+    runs = light_runs + heavy_runs
+    heavy_run = np.zeros(runs, dtype=bool)
+    heavy_run[np.arange(heavy_runs) * runs // max(heavy_runs, 1)] = True
+    whole = np.empty((runs, run), dtype=ids.dtype)
+    whole[heavy_run] = heavy[:heavy_runs * run].reshape(heavy_runs, run)
+    whole[~heavy_run] = light[:light_runs * run].reshape(light_runs, run)
+    return np.concatenate([whole.ravel(), light[light_runs * run:], heavy[heavy_runs * run:]])
+
+
 def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict[str, float]:
     """The model's efficiency of every schedule for one neighbour loop."""
     return {s: lane_efficiency(degrees, s, width, block) for s in SCHEDULES}
@@ -100,7 +126,7 @@ def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict
 
 def model_schedule(kernel: P.Kernel) -> str:
     """The model's name for the schedule ``kernel`` (specialized) runs: a binned kernel is
-    ``binned-warp`` or ``binned-group`` by its tiers, as printed (light vertices unsorted)."""
+    ``binned-warp`` or ``binned-group`` by its tiers, as printed (in the binned order)."""
     if kernel.schedule == "binned" and kernel.cooperative is not None:
         return "binned-warp" if "warp" in kernel.cooperative.tiers else "binned-group"
     return kernel.schedule

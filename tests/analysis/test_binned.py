@@ -117,6 +117,7 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     pull = next(k for k in opencl.kernels if k.name == "Compute_PR_forall_13")
     assert pull.schedule == "binned" and pull.cooperative.accumulator.name == "sum"
     assert pull.cooperative.tiers == ("item", "group")
+    assert (pull.cooperative.order, pull.cooperative.group_from) == ("in_binned_order", 1)
     # the split is taken after the atomic forms: the rest holds the private diff update
     rest = pull.body.stmts[pull.cooperative.loop_at + 1:]
     assert any(getattr(n, "form", None) == "private" for s in rest for n in ir.walk(s))
@@ -125,7 +126,11 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     cuda = get_backend("cuda").specialize(dsl_plan("pr"))          # auto: lockstep warps
     pull = next(k for k in cuda.kernels if k.name == "Compute_PR_forall_13")
     assert pull.schedule == "binned" and pull.cooperative.tiers == ("item", "warp", "group")
-    assert pull.cooperative.warp_from == 8
+    # items take the vertices sorted by in-degree: a warp from 32, the group from 4 groups
+    assert (pull.cooperative.warp_from, pull.cooperative.group_from) == (32, 4)
+    assert pull.cooperative.order == "in_binned_order"
+    assert "in_binned_order" in [p.name for p in pull.params]
+    assert "in_binned_order" in [a.name for a in cuda.arrays]
     assert "group reduction" in pull.schedule_why
     for backend in ("sycl", "openacc", "mpi"):
         plan = get_backend(backend).specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))

@@ -33,8 +33,9 @@ def _compiled(program: str, backend: str, block_size=None, schedule=None):
 
 def _hubs() -> Graph:
     """A star of 300 leaves (edges both ways: the centre's in-degree 300 exceeds a group of
-    256) beside an R-MAT part whose own hubs exceed the small groups."""
-    part = rmat(9, edge_factor=8, seed=5)
+    256) beside an R-MAT part whose own hubs exceed the small groups, and whose 129 vertices
+    of in-degree 32 or more fill whole runs of the binned order among the light ones."""
+    part = rmat(10, edge_factor=16, seed=5)
     leaves = np.arange(1, 301, dtype=np.int64)
     offset = 301
     src = np.concatenate([np.zeros(300, dtype=np.int64), leaves,
@@ -76,6 +77,7 @@ def test_binned_on_hubs(program, block_size, hub_file):
     heavy vertices per group (2: the smallest tree; 3: a tree of odd width)."""
     in_degrees = np.diff(load_graph(str(hub_file)).rev_offsets)
     assert in_degrees[0] == 300 and (in_degrees >= block_size).sum() >= 2
+    assert (in_degrees >= 32).sum() >= 2 * 32          # several heavy runs in the order
     _check(program, hub_file, block_size)
 
 

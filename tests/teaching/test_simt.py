@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from starc.teaching.simt import efficiencies, lane_efficiency
+from starc.teaching.simt import binned_order, efficiencies, lane_efficiency
 
 
 def test_one_hub_among_small_vertices_by_hand():
@@ -29,26 +29,39 @@ def test_a_warp_per_middle_vertex_by_hand():
     assert lane_efficiency(degrees, "vertex", width=4, block=8) == pytest.approx(12 / 28)
 
 
+def test_the_binned_order_by_hand():
+    """Runs of 2. Degrees 5 0 1 3 1 0 2 4 1: light (below 2) ids 1 5 2 4 8 sorted by degree
+    (stable), heavy ids 0 3 6 7 in id order; 2 light and 2 heavy whole runs, 4 runs, the heavy
+    ones at runs 0 * 4 // 2 = 0 and 1 * 4 // 2 = 2: (0 3) (1 5) (6 7) (2 4), then the light
+    remainder 8."""
+    degrees = np.array([5, 0, 1, 3, 1, 0, 2, 4, 1])
+    assert binned_order(degrees, run=2).tolist() == [0, 3, 1, 5, 6, 7, 2, 4, 8]
+    assert binned_order(np.zeros(0, dtype=int), run=2).tolist() == []
+    assert binned_order(np.array([7, 7, 7]), run=2).tolist() == [0, 1, 2]
+
+
 def test_what_a_target_without_sub_groups_prints_by_hand():
-    """binned-group (OpenCL 1.2: an item per light vertex in id order, a work-group per heavy
-    one), width 4, block 8. Degrees 9 1 1 1 | 2 0 3 1: the hub (9 >= 8) leaves its lane idle
-    in the light phase: warps (0 1 1 1) and (2 0 3 1), busiest 1 and 3 -> 4 * 4 = 16; the hub
-    takes ceil(9/8) = 2 steps of 8 lanes -> 16; 18 / 32. Degrees 5 and 7 stay light (no warp
-    tier): one warp, busiest 7 -> 28, as one item per vertex."""
-    degrees = np.array([9, 1, 1, 1, 2, 0, 3, 1])
-    assert lane_efficiency(degrees, "binned-group", width=4, block=8) == pytest.approx(18 / 32)
-    assert lane_efficiency(np.array([5, 7]), "binned-group", width=4, block=8) == \
-        pytest.approx(12 / 28)
+    """binned-group (OpenCL 1.2: an item per light vertex in the binned order, a work-group per
+    heavy one), width 4, block 8. Degrees 3 1 1 1 3 1 1 1 6 40, all but 40 below the order's
+    run of 32, so sorted: ids 1 2 3 5 6 7 0 4 8 9, work (1 1 1 1) (1 1 3 3) (6 -): busiest 1,
+    3 and 6 -> 4 * 10 = 40; the 40 (>= 8) a group for ceil(40/8) = 5 steps of 8 -> 40;
+    58 / 80. (In id order the warps (3 1 1 1) (3 1 1 1) would take 3 steps each.)"""
+    degrees = np.array([3, 1, 1, 1, 3, 1, 1, 1, 6, 40])
+    assert lane_efficiency(degrees, "binned-group", width=4, block=8) == pytest.approx(58 / 80)
+    assert lane_efficiency(degrees[:8], "binned-group", width=4, block=8) == \
+        pytest.approx(12 / 16)
+    assert lane_efficiency(degrees[:8], "vertex", width=4, block=8) == pytest.approx(12 / 24)
 
 
 def test_what_a_target_with_warps_prints_by_hand():
-    """binned-warp (CUDA: light lanes unsorted, a warp per vertex of degree W/4 up to B, a
-    group per heavy one). Width 8, block 16, so a warp from degree 2. Degrees 17 1 1 1 9 0 3
-    1: light (degree 1) lanes in one warp (0 1 1 1 0 0 0 1), busiest 1 -> 8; the 9 gets its
-    warp for 2 steps -> 16, the 3 for 1 step -> 8; the hub (17 >= 16) a group for 2 steps
-    -> 32; 33 / 64."""
-    degrees = np.array([17, 1, 1, 1, 9, 0, 3, 1])
-    assert lane_efficiency(degrees, "binned-warp", width=8, block=16) == pytest.approx(33 / 64)
+    """binned-warp (CUDA: the binned order; a lane per vertex of degree below W, a warp up to
+    4B, the group from 4B). Width 4, block 8, the same degrees 3 1 1 1 3 1 1 1 6 40: light
+    lanes (1 1 1 1) (1 1 3 3) -> 4 * (1 + 3) = 16; the 6 gets its warp for 2 steps -> 8; the
+    40 (>= 32) the group for 5 steps of 8 -> 40; 58 / 64. With block 4 (no wider than a warp:
+    no warp tier) the 6 and the 40 take the group of 4: 2 and 10 steps -> 8 + 40; 58 / 64."""
+    degrees = np.array([3, 1, 1, 1, 3, 1, 1, 1, 6, 40])
+    assert lane_efficiency(degrees, "binned-warp", width=4, block=8) == pytest.approx(58 / 64)
+    assert lane_efficiency(degrees, "binned-warp", width=4, block=4) == pytest.approx(58 / 64)
 
 
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():

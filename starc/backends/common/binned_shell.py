@@ -1,13 +1,15 @@
 """The body of a binned kernel (``KernelCode.cooperative``), shared by the OpenCL and CUDA shells.
 
 One work item per vertex, in whole work-groups (no item returns early: the group meets at
-barriers). A light vertex runs the forall's body on its own item. A vertex whose degree is at
+barriers); item i takes the i-th vertex of the kernel's binned order (the light vertices
+sorted by degree: ``plan.CooperativeLoop.order``). A light vertex runs the forall's body on
+its own item. A vertex whose degree is at
 least the work-group's size goes to the group's list in local memory; after a barrier the
 group runs each listed vertex together: every lane takes every ``starc_lanes``-th edge into
 its own accumulator, a tree in local memory combines the lanes' values (any group size), and
 the first lane finishes the vertex. Where the target has lockstep sub-groups (CUDA's warps),
-a vertex of middling degree (``CooperativeCode.warp_from`` up to the group's size) goes to its
-warp instead, which combines with shuffles.
+a vertex of middling degree (``CooperativeCode.warp_from`` up to ``group_from`` times the
+group's size) goes to its warp instead, which combines with shuffles.
 """
 
 from __future__ import annotations
@@ -76,16 +78,21 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];",
              f"{i1}{syntax.local} int starc_heavy[{MAX_GROUP}];",
              f"{i1}{syntax.local} int starc_heavy_count;",
-             f"{i1}const int starc_vertex = {syntax.vertex};",
+             *_vertex_lines(code, syntax),
              f"{i1}const int starc_group_lane = {syntax.lane};",
-             f"{i1}const int starc_group_size = {syntax.lanes};",
-             f"{i1}if (starc_group_lane == 0) starc_heavy_count = 0;",
-             f"{i1}{syntax.barrier}"]
+             f"{i1}const int starc_group_size = {syntax.lanes};"]
+    group_from = "starc_group_size"
+    if heavy.group_from > 1:      # (only where a warp tier takes the lighter ones)
+        group_from = "starc_group_from"
+        lines.append(f"{i1}const int starc_group_from = starc_group_size > {warp.width} ? "
+                     f"{heavy.group_from} * starc_group_size : starc_group_size;")
+    lines += [f"{i1}if (starc_group_lane == 0) starc_heavy_count = 0;",
+              f"{i1}{syntax.barrier}"]
     lines += code.setup
     if warp is not None:
         lines.append(f"{i1}bool starc_for_warp = false;")
     # The guard is evaluated by the vertex's own item only: the group must agree on the list.
-    bins = [f"if ({heavy.degree} >= starc_group_size) {{",
+    bins = [f"if ({heavy.degree} >= {group_from}) {{",
             f"{INDENT}starc_heavy[{syntax.append}] = {index};"]
     if warp is not None:
         # (a group of one warp or less takes such a vertex whole: see _warp_tier)
@@ -126,6 +133,17 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     lines += [f"{i2}}}", f"{i1}}}"]
     # every line of the shell implements the forall (bins, lists, trees): map it there
     return mark_with(lines, m) + code.finish
+
+
+def _vertex_lines(code: KernelCode, syntax: GroupSyntax) -> List[str]:
+    """``starc_vertex``: the vertex the item takes, its own id or its entry of the binned
+    order (the bound where it has none)."""
+    if not code.cooperative.order:
+        return [f"{INDENT}const int starc_vertex = {syntax.vertex};"]
+    bound = BOUNDS[code.extent]
+    return [f"{INDENT}const int starc_item = {syntax.vertex};",
+            f"{INDENT}const int starc_vertex = starc_item < {bound} ? "
+            f"{code.cooperative.order}[starc_item] : {bound};"]
 
 
 def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:

@@ -74,4 +74,6 @@ def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
     return CooperativeCode(printer.expr(split.degree), mark(shared, kernel),
                            printer.expr(accumulator),
                            printer.dialect_type(split.accumulator.type), combine,
-                           mark(rest, kernel), split.warp_from)
+                           mark(rest, kernel), split.warp_from,
+                           printer.ctx.graph_array(split.order) if split.order else "",
+                           split.group_from)

@@ -43,6 +43,8 @@ _PARAM_KINDS = {Scalar.INT: ("Int", "get_int"), Scalar.LONG: ("Long", "get_int")
 #: Arrays that are the graph (CSR and the file's edge weights): allocated and copied to the
 #: device before the timer starts, as GAPBS times its kernels on a graph already built.
 RESIDENT_ROLES = frozenset({"graph", "weight"})
+#: the graph arrays that are a binned kernel's vertex order (``starc::Graph::binned_order``)
+BINNED_ORDERS = ("in_binned_order", "out_binned_order")
 
 
 def _option_text(value) -> str:
@@ -199,7 +201,10 @@ class CppHostPrinter(HostStatementPrinter):
         lines = [d.array_declaration(var, array.elem)]
         lines += d.allocate(var, array.elem, count, where)
         if array.copy_in:
-            if array.role == "graph":
+            if array.name in BINNED_ORDERS:    # built by the runtime on first use
+                inward = "true" if array.name == "in_binned_order" else "false"
+                host = f"{self.graph}.binned_order({inward}, {P.BINNED_RUN}).data()"
+            elif array.role == "graph":
                 host = f"{self.graph}.{array.name}.data()"
             elif array.role == "weight" and array.sym is not None \
                     and array.sym.uid in self._host_vectors:

@@ -76,6 +76,8 @@ class CooperativeCode:
     combine: str
     rest: List[str]
     warp_from: int = 0          # the degree from which a vertex goes to its warp (0: none)
+    order: str = ""             # the array of the vertex each item takes ("": its own id)
+    group_from: int = 1         # a vertex goes to the group from this many times its size
 
 
 @dataclasses.dataclass

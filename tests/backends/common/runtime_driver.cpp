@@ -5,6 +5,7 @@
 //   runtime_driver results GRAPH --values FILE [--out FILE] [--time]
 //                                                   props/returns of the doubles in FILE
 //   runtime_driver time-read GRAPH                   seconds spent in read_graph
+//   runtime_driver order GRAPH                       the binned orders (runs of 4) by in- and out-degree
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +38,14 @@ int dump(int argc, char** argv) {
   std::printf("weights");
   for (double w : g.weights) std::printf(" %.17g", w);
   std::printf("\n");
+  return 0;
+}
+
+int order(int argc, char** argv) {
+  starc::CommandLine cl(argc, argv, {}, "order");
+  starc::Graph g = starc::read_graph(cl.graph_path, cl.undirected);
+  dump_ints("in_binned_order", g.binned_order(true, 4));
+  dump_ints("out_binned_order", g.binned_order(false, 4));
   return 0;
 }
 
@@ -128,7 +137,7 @@ int time_read(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: runtime_driver dump|params|results|time-read GRAPH [options]\n");
+    std::fprintf(stderr, "usage: runtime_driver dump|order|params|results|time-read GRAPH [options]\n");
     return 64;
   }
   std::string mode = argv[1];
@@ -136,6 +145,7 @@ int main(int argc, char** argv) {
   argv[1] = argv[0];
   return starc::guarded_main("runtime_driver", [&]() -> int {
     if (mode == "dump") return dump(argc - 1, argv + 1);
+    if (mode == "order") return order(argc - 1, argv + 1);
     if (mode == "params") return params(argc - 1, argv + 1);
     if (mode == "results") return results(argc - 1, argv + 1);
     if (mode == "time-read") return time_read(argc - 1, argv + 1);

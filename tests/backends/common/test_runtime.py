@@ -199,6 +199,28 @@ def test_csr_matches_reference(driver, tmp_path, name, undirected):
 
 
 @needs_gxx
+def test_binned_order_matches_the_model(driver, tmp_path):
+    """``Graph::binned_order`` (runs of 4 in the driver) is the order the SIMT model counts
+    (starc.teaching.simt.binned_order), on a graph with whole runs of heavy vertices, and a
+    permutation of the vertices."""
+    from starc.graphs import load_graph, rmat, write_edge_list
+    from starc.teaching.simt import binned_order
+    path = tmp_path / "rmat.el"
+    write_edge_list(rmat(7, edge_factor=4, seed=2), path)
+    graph = load_graph(str(path))
+    result = run(driver, "order", path)
+    assert result.returncode == 0, result.stderr
+    lines = dict((line.split()[0], [int(v) for v in line.split()[1:]])
+                 for line in result.stdout.splitlines())
+    for name, offsets in (("in_binned_order", graph.rev_offsets),
+                          ("out_binned_order", graph.offsets)):
+        degrees = np.diff(offsets)
+        assert (degrees >= 4).sum() >= 8 and (degrees < 4).sum() >= 8
+        assert lines[name] == binned_order(degrees, run=4).tolist()
+        assert sorted(lines[name]) == list(range(graph.num_nodes))
+
+
+@needs_gxx
 def test_csr_of_a_small_file_by_hand(driver, tmp_path):
     path = tmp_path / "g.el"
     path.write_text("1 0 5\n0 2 1\n0 1 2\n0 1 3\n2 2 9\n")

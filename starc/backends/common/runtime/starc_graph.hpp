@@ -51,7 +51,58 @@ struct Graph {
 
   int out_degree(int v) const { return offsets[static_cast<size_t>(v) + 1] - offsets[static_cast<size_t>(v)]; }
   int in_degree(int v) const { return rev_offsets[static_cast<size_t>(v) + 1] - rev_offsets[static_cast<size_t>(v)]; }
+
+  /// The order in which a binned kernel's work items take the vertices (degree_binned_order
+  /// over the in- or out-degrees), built on first use.
+  const std::vector<int>& binned_order(bool inward, int run);
+
+ private:
+  std::vector<int> binned_order_in_, binned_order_out_;
 };
+
+/// A permutation of the vertices of CSR `offsets` for a binned kernel's work items: the
+/// vertices of degree below `run` sorted by degree (ids ascending within one), in whole runs of
+/// `run` items (the lanes of a warp then do about as much work as each other), and the
+/// heavier ones in id order, also `run` at a time, their runs spread evenly among the light
+/// ones (so the hubs do not crowd into a few work-groups); what is left of each list (less than
+/// a run) at the end. starc/teaching/simt.py's model builds the same order.
+inline std::vector<int> degree_binned_order(const std::vector<int>& offsets, int run) {
+  const int n = static_cast<int>(offsets.size()) - 1;
+  std::vector<int> starts(static_cast<size_t>(run) + 1, 0), heavy, light;
+  for (int v = 0; v < n; ++v) {
+    const int degree = offsets[static_cast<size_t>(v) + 1] - offsets[static_cast<size_t>(v)];
+    if (degree < run) starts[static_cast<size_t>(degree) + 1]++;
+    else heavy.push_back(v);
+  }
+  for (size_t d = 0; d < static_cast<size_t>(run); ++d) starts[d + 1] += starts[d];
+  light.resize(static_cast<size_t>(starts[static_cast<size_t>(run)]));
+  for (int v = 0; v < n; ++v) {
+    const int degree = offsets[static_cast<size_t>(v) + 1] - offsets[static_cast<size_t>(v)];
+    if (degree < run) light[static_cast<size_t>(starts[static_cast<size_t>(degree)]++)] = v;
+  }
+  const size_t width = static_cast<size_t>(run), heavy_runs = heavy.size() / width;
+  const size_t runs = light.size() / width + heavy_runs;
+  std::vector<int> order;
+  order.reserve(static_cast<size_t>(n));
+  size_t light_taken = 0, heavy_taken = 0;
+  for (size_t k = 0; k < runs; ++k) {
+    // the j-th heavy run goes to run j * runs / heavy_runs
+    const bool take_heavy = heavy_taken < heavy_runs && k == heavy_taken * runs / heavy_runs;
+    const std::vector<int>& from = take_heavy ? heavy : light;
+    const size_t first = (take_heavy ? heavy_taken++ : light_taken++) * width;
+    order.insert(order.end(), from.begin() + static_cast<std::ptrdiff_t>(first),
+                 from.begin() + static_cast<std::ptrdiff_t>(first + width));
+  }
+  order.insert(order.end(), light.begin() + static_cast<std::ptrdiff_t>(light_taken * width), light.end());
+  order.insert(order.end(), heavy.begin() + static_cast<std::ptrdiff_t>(heavy_taken * width), heavy.end());
+  return order;
+}
+
+inline const std::vector<int>& Graph::binned_order(bool inward, int run) {
+  std::vector<int>& order = inward ? binned_order_in_ : binned_order_out_;
+  if (order.empty() && num_nodes > 0) order = degree_binned_order(inward ? rev_offsets : offsets, run);
+  return order;
+}
 
 namespace detail {
 
