@@ -4,7 +4,9 @@ are in a kernel's neighbour loop, under each schedule, on one graph.
 It is a model, not a measurement (it runs without a GPU). A kernel's lanes run in warps of
 ``W`` (``--warp-width``, 32 on NVIDIA GPUs); a warp takes as many steps as its busiest lane.
 A lane's *work* is the number of iterations of the kernel's outermost neighbour loop for the
-vertex it serves: that vertex's out-degree (``g.neighbors``) or in-degree (``g.nodes_to``).
+vertex it serves: that vertex's out-degree (``g.neighbors``) or in-degree (``g.nodes_to``);
+of several such loops one after the other (cc's out- then in-edges, a BFS step's parents and
+children), the sum of their degrees.
 The efficiency of a kernel is
 
     useful lane-iterations / (W x sum over warps of the busiest lane's iterations)
@@ -39,7 +41,7 @@ the work of any round. Only the outermost neighbour loop counts; an inner loop's
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Tuple
 
 import numpy as np
 
@@ -132,15 +134,18 @@ def model_schedule(kernel: P.Kernel) -> str:
     return kernel.schedule
 
 
-def _loop_direction(kernel: P.Kernel) -> Optional[str]:
-    """``out`` or ``in``: the direction of the kernel's outermost neighbour loop (None: it
-    has none)."""
+def _loop_directions(kernel: P.Kernel) -> Tuple[str, ...]:
+    """``out`` or ``in`` for each of the kernel's outermost neighbour loops that run one after
+    the other (cc's out- then in-edges; a loop's inner loops and the loops of other branches
+    do not count); () where it has none."""
     for node in ir.walk(kernel.body):
-        if isinstance(node, ir.Loop) and isinstance(node.domain, ir.Neighbors):
-            return "out"
-        if isinstance(node, ir.Loop) and isinstance(node.domain, ir.InNeighbors):
-            return "in"
-    return None
+        if isinstance(node, ir.Block):
+            found = tuple("out" if isinstance(s.domain, ir.Neighbors) else "in"
+                          for s in node.stmts if isinstance(s, ir.Loop)
+                          and isinstance(s.domain, (ir.Neighbors, ir.InNeighbors)))
+            if found:
+                return found
+    return ()
 
 
 def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
@@ -153,11 +158,11 @@ def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
     in_degrees = np.diff(graph.rev_offsets)
     rows = []
     for kernel in plan.kernels:
-        direction = _loop_direction(kernel)
-        if direction is None:
+        directions = _loop_directions(kernel)
+        if not directions:
             continue
-        degrees = out_degrees if direction == "out" else in_degrees
-        rows.append({"kernel": kernel.name, "loop": direction,
+        degrees = sum(out_degrees if d == "out" else in_degrees for d in directions)
+        rows.append({"kernel": kernel.name, "loop": "+".join(directions),
                      "efficiency": efficiencies(degrees, width, block),
                      "schedules": {b: chosen[kernel.name] for b, chosen in schedules.items()
                                    if kernel.name in chosen}})

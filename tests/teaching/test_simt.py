@@ -130,3 +130,26 @@ def test_explain_models_the_binned_kernel_as_printed(tmp_path):
     text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     assert "--schedule binned asked, but SYCL prints one work item per vertex" in \
         " ".join(text.split())
+
+
+def test_loops_one_after_the_other_add_their_degrees(tmp_path):
+    """cc's round pushes over out-edges, then in-edges: a lane's work is its vertex's out- plus
+    in-degree. A star 0 -> 1..39 and 1 -> 2 -> 3: vertex 0 has 39 + 0, vertices 1 2 3 have
+    1 + 1, 1 + 2, 0 + 2, the other 36 leaves 0 + 1; 82 iterations. One item per vertex: warps
+    of 32 (busiest 39) and 8 (busiest 1): 82 / (32 * 40). One per edge: 82 on 3 steps of 32."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    graph = tmp_path / "star.el"
+    graph.write_text("".join(f"0 {w}\n" for w in range(1, 40)) + "1 2\n2 3\n")
+    out = subprocess.run([sys.executable, "-m", "starc", "explain", str(root / "dsl" / "cc.sp"),
+                          "-b", "cuda", "--graph", str(graph), "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = {row["kernel"]: row for row in json.loads(out)["model"]["kernels"]}
+    dense = rows["Compute_CC_forall_12_dense"]
+    assert dense["loop"] == "out+in" and dense["schedules"] == {"cuda": "edges"}
+    assert dense["efficiency"]["vertex"] == pytest.approx(82 / (32 * 40))
+    assert dense["efficiency"]["edges"] == pytest.approx(82 / 96)
+    assert rows["Compute_CC_forall_12_sparse"]["loop"] == "out+in"   # inside the worklist's if
