@@ -81,18 +81,12 @@ def test_regular_degrees_need_no_balancing():
 def test_explain_models_each_kernel_on_a_graph(tmp_path):
     """`starc explain --graph G --format json`: per kernel with a neighbour loop, the model's
     figures on G's degrees in the loop's direction, and the schedule each backend runs."""
-    import json
     import pathlib
     import subprocess
     import sys
     root = pathlib.Path(__file__).resolve().parents[2]
-    graph = tmp_path / "star.el"
-    graph.write_text("".join(f"0 {w}\n" for w in range(1, 40)) + "1 2\n2 3\n")
-    out = subprocess.run([sys.executable, "-m", "starc", "explain", str(root / "dsl" / "sssp.sp"),
-                          "-b", "cuda,opencl", "--graph", str(graph), "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
-    model = json.loads(out)["model"]
-    rows = {row["kernel"]: row for row in model["kernels"]}
+    graph = _star(tmp_path)
+    rows = _model_rows("sssp", "cuda,opencl", graph)
     dense = rows["Compute_SSSP_forall_11_dense"]
     degrees = np.array([39, 1, 1] + [0] * 37)
     assert dense["loop"] == "out"
@@ -137,19 +131,30 @@ def test_loops_one_after_the_other_add_their_degrees(tmp_path):
     in-degree. A star 0 -> 1..39 and 1 -> 2 -> 3: vertex 0 has 39 + 0, vertices 1 2 3 have
     1 + 1, 1 + 2, 0 + 2, the other 36 leaves 0 + 1; 82 iterations. One item per vertex: warps
     of 32 (busiest 39) and 8 (busiest 1): 82 / (32 * 40). One per edge: 82 on 3 steps of 32."""
-    import json
-    import pathlib
-    import subprocess
-    import sys
-    root = pathlib.Path(__file__).resolve().parents[2]
-    graph = tmp_path / "star.el"
-    graph.write_text("".join(f"0 {w}\n" for w in range(1, 40)) + "1 2\n2 3\n")
-    out = subprocess.run([sys.executable, "-m", "starc", "explain", str(root / "dsl" / "cc.sp"),
-                          "-b", "cuda", "--graph", str(graph), "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
-    rows = {row["kernel"]: row for row in json.loads(out)["model"]["kernels"]}
+    rows = _model_rows("cc", "cuda", _star(tmp_path))
     dense = rows["Compute_CC_forall_12_dense"]
     assert dense["loop"] == "out+in" and dense["schedules"] == {"cuda": "edges"}
     assert dense["efficiency"]["vertex"] == pytest.approx(82 / (32 * 40))
     assert dense["efficiency"]["edges"] == pytest.approx(82 / 96)
     assert rows["Compute_CC_forall_12_sparse"]["loop"] == "out+in"   # inside the worklist's if
+
+
+def _star(tmp_path):
+    """A star 0 -> 1..39 and a path 1 -> 2 -> 3."""
+    graph = tmp_path / "star.el"
+    graph.write_text("".join(f"0 {w}\n" for w in range(1, 40)) + "1 2\n2 3\n")
+    return graph
+
+
+def _model_rows(program: str, backends: str, graph):
+    """`starc explain dsl/PROGRAM.sp -b BACKENDS --graph G --format json`'s model, by kernel."""
+    import json
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-m", "starc", "explain",
+                          str(root / "dsl" / f"{program}.sp"), "-b", backends, "--graph",
+                          str(graph), "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    return {row["kernel"]: row for row in json.loads(out)["model"]["kernels"]}
