@@ -85,6 +85,8 @@ WARNING_IDS: Dict[str, str] = {
     "node-int-conversion": "implicit conversion between node and int",
     "data-race": "a plain write to shared data inside a forall",
     "unused": "a declared name is never used",
+    "no-result": "a Dynamic function returns nothing and writes no property",
+    "signed-sum": "a loop's convergence test sums differences with their sign",
     "narrowing": "an implicit conversion may lose precision",
     "starplat-compat": "a StarPlat spelling was read with its StarPlat meaning (a note)",
 }

@@ -166,6 +166,14 @@ class Parser(PLYParser):
         """type : RESERVED '<' type_arg_list '>'"""
         p[0] = ast.TypeExpr(p[1], tuple(p[3]), loc=self._loc(p, 1))
 
+    def p_type_reserved_map(self, p):
+        """type : RESERVED '(' PROPNODE '<' type '>' ')'
+                | RESERVED '(' PROPEDGE '<' type '>' ')'"""
+        # StarPlat's map of properties, 'nodeMap(propNode<int>)' (rejected as E0105 when
+        # lexed), parses so that rejecting it is the only error its program gets
+        held = ast.TypeExpr(p[3], (p[5],), loc=self._loc(p, 3))
+        p[0] = ast.TypeExpr(p[1], (held,), loc=self._loc(p, 1))
+
     def p_type_arg_list(self, p):
         """type_arg_list : type_arg
                          | type_arg_list ',' type_arg"""
@@ -207,6 +215,13 @@ class Parser(PLYParser):
     def p_stmt_declaration(self, p):
         """stmt : type declarator_list ';'"""
         p[0] = ast.VarDecl(p[1], tuple(p[2]), loc=p[1].loc)
+
+    def p_stmt_container_declaration(self, p):
+        """stmt : RESERVED '<' type_arg_list '>' '(' arg_list_opt ')' declarator_list ';'"""
+        # StarPlat's sized container, 'container<int>(g.num_nodes(), 0) levelCount;': the
+        # container is already rejected (E0105); its constructor arguments are dropped
+        kind = ast.TypeExpr(p[1], tuple(p[3]), loc=self._loc(p, 1))
+        p[0] = ast.VarDecl(kind, tuple(p[8]), loc=kind.loc)
 
     def p_declarator_list(self, p):
         """declarator_list : declarator

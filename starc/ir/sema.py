@@ -24,7 +24,8 @@ from starc.ir.rules import Flow, RaceChecker, join
 from starc.ir.scope import ERROR, Scope, SymbolFactory, is_error, stack_room
 from starc.ir.conversions import is_flexible
 from starc.ir.typecheck import ExpressionTyper, NeighborFrame
-from starc.ir.unused import report_unused
+from starc.ir.convergence import report_signed_sums
+from starc.ir.unused import report_no_result, report_unused
 from starc.ir.types import GRAPH, PropType, Scalar, SetType, Type, UpdatesType
 
 __all__ = ["analyze", "FunctionAnalyzer", "ProgramContext", "Signature"]
@@ -252,9 +253,12 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, D
             if len(self.sink.errors) > errors:
                 return None
             report_unused(body, self.sink)
+            report_signed_sums(body, self.sink)
             defaults = (self.seed_default,) if self.seed_default is not None else ()
-            return ir.Function(fn.name, tuple(params), body, return_type, defaults,
-                               self.function_kind, loc=fn.loc)
+            function = ir.Function(fn.name, tuple(params), body, return_type, defaults,
+                                   self.function_kind, loc=fn.loc)
+            report_no_result(function, self.sink)
+            return function
         finally:
             self.program.in_progress.discard(fn.name)
 

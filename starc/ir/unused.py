@@ -1,6 +1,7 @@
-"""Which variables an IR tree reads, and the ``unused`` warning built on it: a local variable
-that a function declares and never reads. The kernels' dead locals (analysis/dead_locals.py)
-use the same notion of a read."""
+"""Which variables an IR tree reads, and the warnings about what nothing sees: ``unused`` (a
+local variable that a function declares and never reads) and ``no-result`` (a Dynamic function
+whose results no run can see). The kernels' dead locals (analysis/dead_locals.py) use the
+same notion of a read."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Dict, Optional, Set
 
 from starc.diagnostics import DiagnosticSink
 from starc.ir import nodes as ir
+from starc.ir.types import PropType
 
-__all__ = ["read_symbols", "report_unused", "stored_variable"]
+__all__ = ["read_symbols", "report_unused", "report_no_result", "stored_variable"]
 
 
 def stored_variable(node: ir.Node) -> Optional[ir.Symbol]:
@@ -57,3 +59,16 @@ def report_unused(body: ir.Block, sink: DiagnosticSink) -> None:
         if uid not in read:
             sink.warning("unused", f"'{decl.sym.name}' is declared but never read", decl.loc,
                          hint="'-W no-unused' silences this warning")
+
+
+def report_no_result(fn: ir.Function, sink: DiagnosticSink) -> None:
+    """Warn at a Dynamic function whose results are lost: it returns nothing and takes no
+    property, the only things a run prints (the graph it updates is not). StarPlat's dynamic
+    triangle count is one: it computes its count batch after batch, then drops it. (Helpers
+    without a result are left alone: tests and sketches write them on purpose.)"""
+    if fn.kind != "Dynamic" or fn.return_type is not None or \
+            any(isinstance(p.type, PropType) for p in fn.params):
+        return
+    sink.warning("no-result", f"'{fn.name}' has no result: it returns nothing and takes no "
+                              "propNode or propEdge parameter, so a run of it prints nothing",
+                 fn.loc, hint="return the value (return x;) or keep it in a propNode parameter")

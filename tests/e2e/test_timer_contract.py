@@ -118,6 +118,27 @@ def test_cuda_times_the_algorithm_only(tmp_path):
                         outdir=str(tmp_path / "cuda")) is not None, sink.errors
 
 
+# How each device backend allocates a device array (OpenACC: a host array and its device copy).
+DEVICE_ALLOCATIONS = {"cuda": "cudaMalloc(", "sycl": "starc_malloc<", "opencl": "starc_malloc<",
+                      "openacc": "enter data create("}
+
+
+@pytest.mark.parametrize("backend", sorted(DEVICE_ALLOCATIONS))
+def test_no_device_allocation_inside_the_clock(backend):
+    """Issue 29, item 3: a device allocation may synchronise the device and costs more than a
+    small frontier's work, so every dsl program allocates its arrays before the clock starts
+    (and frees them after it stops)."""
+    for source in sorted(DSL.glob("*.sp")):
+        program = starc.compile(str(source), backend)
+        texts = [t for t in program.compilation.generated.files.values()
+                 if "starc_timer.start();" in t]
+        assert texts, source.name
+        for text in texts:
+            before, rest = text.split("starc_timer.start();")
+            timed, after = rest.split("starc_timer.stop();")
+            assert DEVICE_ALLOCATIONS[backend] not in timed, (source.name, backend)
+
+
 # K4 (4 triangles) with a tail, so a degree ordering really renumbers the vertices.
 K4_WITH_TAIL = "0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n3 4\n4 5\n"
 

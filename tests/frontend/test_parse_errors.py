@@ -25,6 +25,17 @@ def test_reserved_words_rejected_with_location_and_the_rest_still_checked():
     assert any(code == "E0103" and line == 4 for code, _, line, _ in found)
 
 
+def test_starplat_container_spellings_are_rejected_once_without_a_cascade():
+    # StarPlat's dynamic BC and norm programs declare 'nodeMap(propNode<int>)' parameters and
+    # sized containers 'container<int>(n, 0) c;': the container is the only error reported
+    found = errors("function f(Graph g, nodeMap(propNode<int>) dist, int src) {\n"
+                   "  container<int>(g.num_nodes(), 0) levelCount;\n"
+                   "  container<container<int>>(g.num_nodes()) queues;\n"
+                   "  levelCount[src] = levelCount[src] + 1;\n}\n")
+    assert [(code, line, col) for code, _, line, col in found] == [
+        ("E0105", 1, 21), ("E0105", 2, 3), ("E0105", 3, 3), ("E0105", 3, 13)]
+
+
 @pytest.mark.parametrize("word", "container nodeMap Heap Map list".split())
 def test_every_reserved_word(word):
     with pytest.raises(CompileError) as info:

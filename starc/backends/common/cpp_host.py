@@ -105,9 +105,11 @@ class CppHostPrinter(HostStatementPrinter):
         if fn.return_type is not None:
             body.append(f"{c_name(fn.return_type)} {self._return_var}{{}};")
         trial = self.names.fresh("trial")
-        timed = d.timer_start(where)
-        for array in per_run:
-            timed += self._allocate(array)
+        allocations = [line for array in per_run for line in self._allocate(array)]
+        timed = allocations if d.allocates_before_clock else []
+        timed += d.timer_start(where)
+        if not d.allocates_before_clock:
+            timed += allocations
         timed += algorithm
         timed += self.error_check(where)     # before any result is copied or printed
         for p, array, vector in result_vectors:

@@ -115,6 +115,11 @@ class HostDialect:
     name = "c++"
     #: the cfamily dialect of host expressions
     expr_dialect: cfamily.Dialect = HostExprDialect()
+    #: the algorithm's device arrays are allocated before the clock starts and freed after it
+    #: stops: a device allocation (cudaMalloc, malloc_device, clCreateBuffer) may synchronise
+    #: the device and costs far more than the work on a small frontier, and GPU codes time
+    #: their kernels on allocated arrays (Gunrock's enact after its problem's init)
+    allocates_before_clock = True
 
     #: the printer using this dialect (set by ``attach``)
     host: HostPrinter = None

@@ -66,6 +66,8 @@ class MPIHostDialect(HostDialect):
 
     name = "mpi"
     expr_dialect = MPIHostExprDialect()
+    #: host memory, allocated inside the clock as the CPU baselines (GAPBS) allocate theirs
+    allocates_before_clock = False
 
     def __init__(self, distribution: Distribution, sizes: Dict[str, List[str]],
                  inputs: Optional[Dict[str, Sequence[str]]] = None) -> None:

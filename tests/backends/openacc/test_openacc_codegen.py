@@ -185,8 +185,6 @@ def test_golden_sssp_data_region():
         // and the kernels ready to the results back in host memory; --trials N runs it N times
         // (as GAPBS's -n), one starc-time line each, and keeps the last run's results.
         for (int trial = 0; trial < cl.trials; ++trial) {
-            starc::Timer starc_timer;
-            starc_timer.start();
             int* d_dist = nullptr;
             d_dist = new int[std::max(g.num_nodes, 1)];
             #pragma acc enter data create(d_dist[0:std::max(g.num_nodes, 1)])
@@ -208,6 +206,8 @@ def test_golden_sssp_data_region():
             int* d_modified_frontier_size = nullptr;
             d_modified_frontier_size = new int[1];
             #pragma acc enter data create(d_modified_frontier_size[0:1])
+            starc::Timer starc_timer;
+            starc_timer.start();
             starc_fill(d_dist, INT_MAX, g.num_nodes);
             starc_fill(d_modified, false, g.num_nodes);
             d_modified[src] = true;

@@ -1,0 +1,408 @@
+// Update streams for generated programs (issue 31): the 'a u v [w]' / 'd u v' reader, with the
+// messages of starc/graphs/updates.py, and a batch's deletions or additions merged into a
+// Graph's forward and reverse CSR in place of a rebuild (docs/language-notes.md, "Issue 31:
+// dynamic graphs", is the meaning; starc/graphs/updates.py the Python twin the tests hold it to).
+//
+// A batch of k updates costs O(m + n + k log k) sequential work: each array is compacted or
+// widened once, spans between changed rows moved whole, where building the CSR again costs a
+// counting sort by source, a sort of every row and a scatter by target.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "starc_graph.hpp"
+
+namespace starc {
+
+/// Updates in stream order: kinds ('d' / 'a'), endpoints, the additions' weights (0 for a
+/// deletion; empty when the additions carry none), and the file line (update) each comes from
+/// (a symmetrised stream has two updates for one line, and batches count lines).
+struct UpdateStream {
+  std::vector<char> kinds;
+  std::vector<int> src, dst;
+  std::vector<double> weights;
+  std::vector<long long> origin;
+  bool has_weights = false;
+  bool weights_integral = true;
+  std::string path;
+
+  size_t size() const { return kinds.size(); }
+  long long line_count() const { return origin.empty() ? 0 : origin.back() + 1; }
+};
+
+namespace detail {
+
+struct UpdateParser {
+  const std::string& path;
+  long long num_nodes;
+  UpdateStream stream;
+  long first_addition_line = 0;
+
+  long long endpoint(long number, const char* b, const char* e, const char* role) {
+    if (!is_integer_literal(b, e))
+      input_error(path, number, std::string(role) + " id " + quoted(b, e) + " is not an integer");
+    bool negative = *b == '-';
+    const char* d = b + (*b == '+' || *b == '-');
+    while (e - d > 1 && *d == '0') ++d;
+    // the value as the Python reader shows it: sign, no '+', no leading zeros; past 18 digits
+    // it is out of range whatever it is, so it is only shown, not converted
+    std::string digits(d, e);
+    long long value = digits.size() > 18 ? -1 : std::stoll(digits);
+    if (negative && value > 0) value = -value;
+    if (value < 0 || value >= num_nodes) {
+      std::string top = num_nodes > 0 ? "0.." + std::to_string(num_nodes - 1)
+                                      : std::string("none: the graph has no vertices");
+      std::string shown = (negative && digits != "0" ? "-" : "") + digits;
+      input_error(path, number, std::string(role) + " id " + shown + " is not a vertex of the graph (" +
+                                    top + "); updates do not add vertices");
+    }
+    return value;
+  }
+
+  void line(long number, const char* s, const char* le) {
+    while (s < le && is_blank(*s)) ++s;
+    if (s == le || *s == '#' || *s == '%') return;
+    const char* b[4];
+    const char* e[4];
+    int fields = split_tokens(s, le, b, e, 4);
+    char kind = e[0] - b[0] == 1 ? *b[0] : '?';
+    if (kind != 'a' && kind != 'd')
+      input_error(path, number, "an update starts with 'a' (add) or 'd' (delete), not " + quoted(b[0], e[0]));
+    if (fields < 3 || fields > (kind == 'a' ? 4 : 3))
+      input_error(path, number, std::string("expected '") +
+                                    (kind == 'a' ? "a SRC DST [WEIGHT]" : "d SRC DST (a deletion has no weight)") +
+                                    "', found " + std::to_string(fields) + " fields");
+    long long u = endpoint(number, b[1], e[1], "source");
+    long long v = endpoint(number, b[2], e[2], "target");
+    double weight = 0;
+    if (fields == 4) {
+      bool integral = true;
+      weight = parse_update_weight(number, b[3], e[3], integral);
+      stream.weights_integral = stream.weights_integral && integral;
+    }
+    if (kind == 'a') {
+      bool has = fields == 4;
+      if (first_addition_line == 0) {
+        first_addition_line = number;
+        stream.has_weights = has;
+      } else if (has != stream.has_weights) {
+        input_error(path, number, std::string("weights on some additions only: this line has ") +
+                                      (has ? "a" : "no") + " weight, line " +
+                                      std::to_string(first_addition_line) + (has ? " has none" : " has one"));
+      }
+    }
+    stream.kinds.push_back(kind);
+    stream.src.push_back(static_cast<int>(u));
+    stream.dst.push_back(static_cast<int>(v));
+    stream.weights.push_back(weight);
+    stream.origin.push_back(static_cast<long long>(stream.origin.size()));
+  }
+
+  double parse_update_weight(long number, const char* b, const char* e, bool& integral) {
+    // integral as the Python reader says it: a whole value ("2.0" too)
+    if (is_integer_literal(b, e)) return parse_weight(path, number, b, e, integral);
+    char* stop = nullptr;
+    double w = std::strtod(b, &stop);
+    if (stop != e || std::memchr(b, 'x', static_cast<size_t>(e - b)) || std::memchr(b, 'X', static_cast<size_t>(e - b)))
+      input_error(path, number, "weight " + quoted(b, e) + " is not a number");
+    if (!std::isfinite(w)) input_error(path, number, "weight " + quoted(b, e) + " is not finite");
+    integral = std::floor(w) == w;
+    return w;
+  }
+};
+
+/// The positions (ascending) of a Graph's edges `u -> v` for sorted, distinct (u, v) keys: the
+/// runs [first, last) of equal targets in row u, which the sorted CSR keeps together.
+inline std::vector<std::pair<int, int>> edge_runs(const Graph& g, std::vector<std::pair<int, int>> keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::pair<int, int>> runs;
+  for (const auto& key : keys) {
+    auto row = g.targets.begin();
+    auto first = std::lower_bound(row + g.offsets[static_cast<size_t>(key.first)],
+                                  row + g.offsets[static_cast<size_t>(key.first) + 1], key.second);
+    auto last = std::upper_bound(first, row + g.offsets[static_cast<size_t>(key.first) + 1], key.second);
+    if (first != last) runs.emplace_back(static_cast<int>(first - row), static_cast<int>(last - row));
+  }
+  return runs;
+}
+
+/// Moves the elements of `a` outside the sorted, disjoint `runs` to the front, in order.
+template <class T>
+inline void drop_runs(std::vector<T>& a, const std::vector<std::pair<int, int>>& runs) {
+  if (runs.empty()) return;
+  size_t out = static_cast<size_t>(runs[0].first);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    size_t from = static_cast<size_t>(runs[r].second);
+    size_t to = r + 1 < runs.size() ? static_cast<size_t>(runs[r + 1].first) : a.size();
+    std::copy(a.begin() + static_cast<std::ptrdiff_t>(from), a.begin() + static_cast<std::ptrdiff_t>(to),
+              a.begin() + static_cast<std::ptrdiff_t>(out));
+    out += to - from;
+  }
+  a.resize(out);
+}
+
+}  // namespace detail
+
+/// Reads an update stream for a graph of `num_nodes` vertices; a bad line is an InputError
+/// "path:line: what", with the messages of the Python reader.
+inline UpdateStream read_updates(const std::string& path, long long num_nodes) {
+  detail::UpdateParser parser{path, num_nodes, {}, 0};
+  parser.stream.path = path;
+  detail::for_each_line(path, parser);
+  if (!parser.stream.has_weights) parser.stream.weights.clear();
+  return std::move(parser.stream);
+}
+
+/// Every update followed by its reverse v -> u (not for a self-loop): an --undirected run's.
+inline UpdateStream symmetrised(const UpdateStream& s) {
+  UpdateStream out;
+  out.has_weights = s.has_weights;
+  out.weights_integral = s.weights_integral;
+  out.path = s.path;
+  for (size_t i = 0; i < s.size(); ++i) {
+    for (int twin = 0; twin < (s.src[i] != s.dst[i] ? 2 : 1); ++twin) {
+      out.kinds.push_back(s.kinds[i]);
+      out.src.push_back(twin ? s.dst[i] : s.src[i]);
+      out.dst.push_back(twin ? s.src[i] : s.dst[i]);
+      if (s.has_weights) out.weights.push_back(s.weights[i]);
+      out.origin.push_back(s.origin[i]);
+    }
+  }
+  return out;
+}
+
+/// The updates of the file's lines [first, last) of `s` with `kind` ('d' or 'a'), in order.
+struct BatchPart {
+  std::vector<int> src, dst;
+  std::vector<double> weights;  // empty when the stream has none
+};
+
+inline BatchPart batch_part(const UpdateStream& s, long long first, long long last, char kind) {
+  BatchPart part;
+  auto lo = std::lower_bound(s.origin.begin(), s.origin.end(), first) - s.origin.begin();
+  auto hi = std::lower_bound(s.origin.begin(), s.origin.end(), last) - s.origin.begin();
+  for (auto i = static_cast<size_t>(lo); i < static_cast<size_t>(hi); ++i) {
+    if (s.kinds[i] != kind) continue;
+    part.src.push_back(s.src[i]);
+    part.dst.push_back(s.dst[i]);
+    if (s.has_weights) part.weights.push_back(s.weights[i]);
+  }
+  return part;
+}
+
+/// What a change did to the edge ids: the new id of every old edge (-1: deleted) and the ids
+/// of the added edges, in the order the updates gave them.
+struct EdgeRenumbering {
+  std::vector<int> new_ids;
+  std::vector<int> added;
+
+  /// An edge property after the change: kept edges keep their values, added ones get `fill`
+  /// (or the values given, in update order).
+  template <class T>
+  std::vector<T> carried(const std::vector<T>& old, int num_edges, const T& fill = T(),
+                         const std::vector<T>* added_values = nullptr) const {
+    std::vector<T> out(static_cast<size_t>(num_edges), fill);
+    for (size_t e = 0; e < new_ids.size(); ++e)
+      if (new_ids[e] >= 0) out[static_cast<size_t>(new_ids[e])] = old[e];
+    if (added_values)
+      for (size_t k = 0; k < added.size(); ++k) out[static_cast<size_t>(added[k])] = (*added_values)[k];
+    return out;
+  }
+};
+
+namespace detail {
+
+/// How far an old edge id moves: down by the deleted edges before it, or up by the edges
+/// added at or before its position. The reverse CSR renumbers every entry through this: a
+/// table per block of 256 ids (cache-resident, unlike an m-long map read at random) and a scan
+/// of the block's few changes.
+struct IdShift {
+  static constexpr int kBlockBits = 8;
+  std::vector<int> marks;        // ascending change positions: a deleted id, or an insertion point
+  std::vector<int> first_mark;   // per block of ids: the first mark at or after its start
+  bool additions = false;
+
+  void index(size_t m) {
+    size_t blocks = (m >> kBlockBits) + 2;
+    first_mark.assign(blocks, 0);
+    size_t j = 0;
+    for (size_t b = 0; b < blocks; ++b) {
+      while (j < marks.size() && (static_cast<size_t>(marks[j]) >> kBlockBits) < b) ++j;
+      first_mark[b] = static_cast<int>(j);
+    }
+  }
+
+  /// the marks before `id` (deletions: below it; additions: at or below it)
+  int before(int id) const {
+    size_t b = static_cast<size_t>(id) >> kBlockBits;
+    int j = first_mark[b], end = first_mark[b + 1];
+    while (j < end && (marks[static_cast<size_t>(j)] < id || (additions && marks[static_cast<size_t>(j)] == id))) ++j;
+    return j;
+  }
+
+  bool deleted(int id, int before_id) const {
+    return static_cast<size_t>(before_id) < marks.size() && marks[static_cast<size_t>(before_id)] == id;
+  }
+};
+
+}  // namespace detail
+
+/// Deletes every edge src[i] -> dst[i] of `g` (a missing one changes nothing).
+inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const std::vector<int>& dst) {
+  std::vector<std::pair<int, int>> keys(src.size());
+  for (size_t i = 0; i < src.size(); ++i) keys[i] = {src[i], dst[i]};
+  auto runs = detail::edge_runs(g, std::move(keys));
+  EdgeRenumbering change;
+  size_t m = static_cast<size_t>(g.num_edges), n = static_cast<size_t>(g.num_nodes);
+  change.new_ids.resize(m);
+  // each edge moves down by the edges deleted before it
+  detail::IdShift shift;
+  std::vector<int> removed_in_row(n, 0), removed_in_column(n, 0);
+  int gone = 0, next = 0;
+  for (const auto& run : runs) {
+    for (int e = next; e < run.first; ++e) change.new_ids[static_cast<size_t>(e)] = e - gone;
+    for (int e = run.first; e < run.second; ++e) {
+      change.new_ids[static_cast<size_t>(e)] = -1;
+      shift.marks.push_back(e);
+    }
+    removed_in_row[static_cast<size_t>(g.sources[static_cast<size_t>(run.first)])] += run.second - run.first;
+    removed_in_column[static_cast<size_t>(g.targets[static_cast<size_t>(run.first)])] += run.second - run.first;
+    gone += run.second - run.first;
+    next = run.second;
+  }
+  for (size_t e = static_cast<size_t>(next); e < m; ++e) change.new_ids[e] = static_cast<int>(e) - gone;
+  if (runs.empty()) return change;
+  shift.index(m);
+
+  detail::drop_runs(g.targets, runs);
+  detail::drop_runs(g.sources, runs);
+  if (g.has_weights) detail::drop_runs(g.weights, runs);
+  gone = 0;
+  for (size_t v = 0; v < n; ++v) {
+    gone += removed_in_row[v];
+    g.offsets[v + 1] -= gone;
+  }
+
+  // The reverse CSR: drop the deleted edges' entries, renumber the rest (their order, by
+  // source then id, is unchanged).
+  size_t out = 0;
+  for (size_t i = 0; i < m; ++i) {
+    int id = g.rev_edge_ids[i], before = shift.before(id);
+    if (shift.deleted(id, before)) continue;
+    g.rev_edge_ids[out] = id - before;
+    g.rev_sources[out] = g.rev_sources[i];
+    ++out;
+  }
+  g.rev_edge_ids.resize(out);
+  g.rev_sources.resize(out);
+  gone = 0;
+  for (size_t v = 0; v < n; ++v) {
+    gone += removed_in_column[v];
+    g.rev_offsets[v + 1] -= gone;
+  }
+  g.num_edges = static_cast<int>(g.targets.size());
+  return change;
+}
+
+/// Adds an edge src[i] -> dst[i] (weight weights[i] when given) to `g` for every i, after the
+/// equal edges it has, so the ids of equal edges keep their order.
+inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const std::vector<int>& dst,
+                                 const std::vector<double>& weights = {}) {
+  size_t k = src.size(), m = static_cast<size_t>(g.num_edges), n = static_cast<size_t>(g.num_nodes);
+  if (m + k > static_cast<size_t>(INT_MAX) - 1)
+    detail::input_error(g.path, 0, std::to_string(m + k) + " edges do not fit in 32-bit edge ids");
+  EdgeRenumbering change;
+  change.added.resize(k);
+  if (k == 0) {
+    change.new_ids.resize(m);
+    for (size_t e = 0; e < m; ++e) change.new_ids[e] = static_cast<int>(e);
+    return change;
+  }
+  std::vector<size_t> order(k);
+  for (size_t i = 0; i < k; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return src[a] != src[b] ? src[a] < src[b] : dst[a] < dst[b];
+  });
+  // where each new edge goes in the old arrays: after the equal old ones
+  detail::IdShift shift;
+  shift.additions = true;
+  std::vector<int> added_in_row(n, 0), added_in_column(n, 0);
+  for (size_t j = 0; j < k; ++j) {
+    size_t i = order[j];
+    auto row = g.targets.begin();
+    shift.marks.push_back(static_cast<int>(std::upper_bound(row + g.offsets[static_cast<size_t>(src[i])],
+                                                            row + g.offsets[static_cast<size_t>(src[i]) + 1], dst[i]) - row));
+    change.added[i] = shift.marks.back() + static_cast<int>(j);
+    ++added_in_row[static_cast<size_t>(src[i])];
+    ++added_in_column[static_cast<size_t>(dst[i])];
+  }
+  shift.index(m);
+  change.new_ids.resize(m);
+  for (size_t j = 0, e = 0; e < m; ++e) {
+    while (j < k && static_cast<size_t>(shift.marks[j]) <= e) ++j;
+    change.new_ids[e] = static_cast<int>(e + j);
+  }
+
+  // The forward arrays grow in place, from the back: each old span moves up by the new
+  // edges before it, and each new edge lands in the gap left for it.
+  auto widen = [&](auto& a, auto value_of) {
+    a.resize(m + k);
+    size_t end = m;
+    for (size_t j = k; j-- > 0;) {
+      size_t at = static_cast<size_t>(shift.marks[j]);
+      std::copy_backward(a.begin() + static_cast<std::ptrdiff_t>(at), a.begin() + static_cast<std::ptrdiff_t>(end),
+                         a.begin() + static_cast<std::ptrdiff_t>(end + j + 1));
+      a[at + j] = value_of(order[j]);
+      end = at;
+    }
+  };
+  widen(g.targets, [&](size_t i) { return dst[i]; });
+  widen(g.sources, [&](size_t i) { return src[i]; });
+  if (g.has_weights) widen(g.weights, [&](size_t i) { return weights.empty() ? 0.0 : weights[i]; });
+  for (size_t v = 0, grown = 0; v < n; ++v) {
+    grown += static_cast<size_t>(added_in_row[v]);
+    g.offsets[v + 1] += static_cast<int>(grown);
+  }
+
+  // The reverse CSR grows in place too, from the last row back: each row's old entries,
+  // renumbered, merged by id with its new edges (a row is ordered by source, then id, which
+  // is the order of the ids).
+  std::vector<std::pair<int, int>> incoming(k);  // (target, new id), sorted
+  for (size_t i = 0; i < k; ++i) incoming[i] = {dst[i], change.added[i]};
+  std::sort(incoming.begin(), incoming.end());
+  g.rev_sources.resize(m + k);
+  g.rev_edge_ids.resize(m + k);
+  size_t out = m + k, next = k;
+  for (size_t v = n; v-- > 0;) {
+    size_t first = static_cast<size_t>(g.rev_offsets[v]), i = static_cast<size_t>(g.rev_offsets[v + 1]);
+    while (i > first || (next > 0 && static_cast<size_t>(incoming[next - 1].first) == v)) {
+      bool take_new = next > 0 && static_cast<size_t>(incoming[next - 1].first) == v &&
+                      (i == first || incoming[next - 1].second > g.rev_edge_ids[i - 1] + shift.before(g.rev_edge_ids[i - 1]));
+      --out;
+      if (take_new) {
+        --next;
+        g.rev_edge_ids[out] = incoming[next].second;
+        g.rev_sources[out] = g.sources[static_cast<size_t>(incoming[next].second)];
+      } else {
+        --i;
+        g.rev_edge_ids[out] = g.rev_edge_ids[i] + shift.before(g.rev_edge_ids[i]);
+        g.rev_sources[out] = g.rev_sources[i];
+      }
+    }
+  }
+  for (size_t v = 0, grown = 0; v < n; ++v) {
+    grown += static_cast<size_t>(added_in_column[v]);
+    g.rev_offsets[v + 1] += static_cast<int>(grown);
+  }
+  g.num_edges = static_cast<int>(m + k);
+  return change;
+}
+
+}  // namespace starc
