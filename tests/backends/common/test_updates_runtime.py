@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 from starc.graphs import Graph, load_graph, write_edge_list
 from starc.graphs.errors import GraphFormatError
+from starc.teaching.simt import binned_order
 from starc.graphs.updates import (ADD, DELETE, UpdateStream, add_edges, delete_edges,
                                   read_updates, write_updates)
 
@@ -40,6 +41,7 @@ int main(int, char** argv) {
     starc::UpdateStream s = starc::read_updates(argv[2], g.num_nodes);
     if (undirected) s = starc::symmetrised(s);
     long long size = std::atoll(argv[4]);
+    g.binned_order(false, 2);   // derived before the updates, so it must be rebuilt after them
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
       ints("deleted", starc::delete_edges(g, gone.src, gone.dst).new_ids);
@@ -54,6 +56,7 @@ int main(int, char** argv) {
     ints("rev_offsets", g.rev_offsets);
     ints("rev_sources", g.rev_sources);
     ints("rev_edge_ids", g.rev_edge_ids);
+    ints("binned_order", g.binned_order(false, 2));
     std::printf("weights");
     for (double w : g.weights) std::printf(" %.17g", w);
     std::printf("\n");
@@ -100,6 +103,7 @@ def _expected(graph_path, updates_path, undirected, batch_size):
     for name in ("offsets", "targets", "sources", "rev_offsets", "rev_sources",
                  "rev_edge_ids"):
         lines.append((name, getattr(graph, name)))
+    lines.append(("binned_order", binned_order(np.diff(graph.offsets), 2)))
     lines.append(("weights", graph.weights if graph.weights is not None else []))
     return lines
 

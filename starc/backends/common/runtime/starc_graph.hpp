@@ -55,6 +55,11 @@ struct Graph {
   /// The order in which a binned kernel's work items take the vertices (degree_binned_order
   /// over the in- or out-degrees), built on first use.
   const std::vector<int>& binned_order(bool inward, int run);
+  /// Forgets what was derived from the edges (binned orders), after the edges changed.
+  void edges_changed() {
+    binned_order_in_.clear();
+    binned_order_out_.clear();
+  }
 
  private:
   std::vector<int> binned_order_in_, binned_order_out_;

@@ -279,6 +279,7 @@ inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const
   }
   for (size_t e = static_cast<size_t>(next); e < m; ++e) change.new_ids[e] = static_cast<int>(e) - gone;
   if (runs.empty()) return change;
+  g.edges_changed();
   shift.index(m);
 
   detail::drop_runs(g.targets, runs);
@@ -344,6 +345,7 @@ inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const st
     ++added_in_column[static_cast<size_t>(dst[i])];
   }
   shift.index(m);
+  g.edges_changed();
   change.new_ids.resize(m);
   for (size_t j = 0, e = 0; e < m; ++e) {
     while (j < k && static_cast<size_t>(shift.marks[j]) <= e) ++j;
