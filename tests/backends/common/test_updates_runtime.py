@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 from starc.graphs import Graph, load_graph, write_edge_list
 from starc.graphs.errors import GraphFormatError
-from starc.teaching.simt import binned_order
 from starc.graphs.updates import (ADD, DELETE, UpdateStream, add_edges, delete_edges,
                                   read_updates, write_updates)
+from starc.teaching.simt import binned_order
 
 GXX = shutil.which("g++")
 pytestmark = pytest.mark.skipif(GXX is None, reason="g++ not found")
