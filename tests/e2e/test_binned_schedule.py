@@ -17,7 +17,6 @@ from starc.results import compare_results
 
 from e2e_cases import PROGRAMS, small_graphs, write_graph_files
 
-pytestmark = pytest.mark.opencl
 
 #: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
 #: bc's reverse sweep over children; tests/analysis/test_binned.py says why the others' loops
@@ -57,19 +56,21 @@ def graph_files(tmp_path_factory):
     return write_graph_files(tmp_path_factory.mktemp("graphs"))
 
 
-def _check(program: str, path, block_size: int, schedule: str = "binned") -> None:
+def _check(program: str, path, block_size: int, schedule: str = "binned",
+           backend: str = "opencl") -> None:
     case = PROGRAMS[program]
     graph = load_graph(str(path))
     params = case.params_for(graph.num_nodes)
-    compiled = _compiled(program, "opencl", block_size, schedule)
+    compiled = _compiled(program, backend, block_size, schedule)
     assert any(k.schedule == schedule for k in compiled.compilation.specialized.kernels)
     expected = _compiled(program, "reference").run(path, undirected=case.undirected, **params)
     actual = compiled.run(path, undirected=case.undirected, **params)
     problems = compare_results(expected, actual, rtol=case.rtol, atol=case.atol)
-    assert not problems, (f"{program} on {path.name} (opencl, --schedule {schedule}, "
+    assert not problems, (f"{program} on {path.name} ({backend}, --schedule {schedule}, "
                           f"--block-size {block_size}):\n" + "\n".join(problems))
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("program", BINNED_PROGRAMS)
 @pytest.mark.parametrize("block_size", [2, 3, 8, 256])
 def test_binned_on_hubs(program, block_size, hub_file):
@@ -81,6 +82,7 @@ def test_binned_on_hubs(program, block_size, hub_file):
     _check(program, hub_file, block_size)
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("program", BINNED_PROGRAMS)
 @pytest.mark.parametrize("graph", list(small_graphs()))
 def test_binned_on_the_matrix_graphs(program, graph, graph_files):
@@ -89,6 +91,7 @@ def test_binned_on_the_matrix_graphs(program, graph, graph_files):
     _check(program, graph_files[graph], 2)
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("block_size", [3, 256])
 def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
     """cc's round pushes the vertex's label over its out-edges, then its in-edges: one work
@@ -98,3 +101,14 @@ def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
     [dense] = [k for k in compiled.compilation.specialized.kernels if k.name.endswith("_dense")]
     assert dense.extent == "edges" and len(dense.body.stmts) == 2
     _check("cc", hub_file, block_size, "edges")
+
+
+@pytest.mark.cuda
+@pytest.mark.gpu
+@pytest.mark.parametrize("program", BINNED_PROGRAMS)
+@pytest.mark.parametrize("block_size", [32, 48, 256])
+def test_cuda_binned_on_hubs(program, block_size, hub_file):
+    """CUDA's binned kernels (with their warp tier) against the reference, in blocks of one
+    warp (no warp tier), of a warp and a half (no warp tier: a ballot over a partial warp with
+    the whole mask is undefined) and of eight warps."""
+    _check(program, hub_file, block_size, backend="cuda")

@@ -81,10 +81,15 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
              *_vertex_lines(code, syntax),
              f"{i1}const int starc_group_lane = {syntax.lane};",
              f"{i1}const int starc_group_size = {syntax.lanes};"]
+    if warp is not None:
+        # the warp tier runs only in groups of whole warps, at least two: a ballot or shuffle
+        # over a partial warp with the whole mask is undefined (--block-size 48)
+        lines.append(f"{i1}const bool starc_warps = starc_group_size > {warp.width} && "
+                     f"starc_group_size % {warp.width} == 0;")
     group_from = "starc_group_size"
     if heavy.group_from > 1:      # (only where a warp tier takes the lighter ones)
         group_from = "starc_group_from"
-        lines.append(f"{i1}const int starc_group_from = starc_group_size > {warp.width} ? "
+        lines.append(f"{i1}const int starc_group_from = starc_warps ? "
                      f"{heavy.group_from} * starc_group_size : starc_group_size;")
     lines += [f"{i1}if (starc_group_lane == 0) starc_heavy_count = 0;",
               f"{i1}{syntax.barrier}"]
@@ -95,9 +100,8 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     bins = [f"if ({heavy.degree} >= {group_from}) {{",
             f"{INDENT}starc_heavy[{syntax.append}] = {index};"]
     if warp is not None:
-        # (a group of one warp or less takes such a vertex whole: see _warp_tier)
-        bins += [f"}} else if (starc_group_size > {warp.width} && "
-                 f"{heavy.degree} >= {heavy.warp_from}) {{",
+        # (a group of one warp or less, or of a partial warp, takes such a vertex whole)
+        bins += [f"}} else if (starc_warps && {heavy.degree} >= {heavy.warp_from}) {{",
                  f"{INDENT}starc_for_warp = true;"]
     bins += ["} else {"] + _indented(code.item, 0) + ["}"]
     if code.guard is not None:
@@ -149,13 +153,13 @@ def _vertex_lines(code: KernelCode, syntax: GroupSyntax) -> List[str]:
 def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
     """Each warp runs the vertices its lanes marked, one after the other: the warp's lanes
     share the edges and fold their values down to lane 0 with shuffles. Only in groups of
-    more than one warp (a smaller group takes such vertices whole), so that every warp is
-    full and its whole mask is right."""
+    whole warps, more than one (``starc_warps``; a smaller group takes such vertices whole),
+    so that every warp is full and its whole mask is right."""
     heavy, index = code.cooperative, code.index
     i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
     acc = heavy.accumulator
     down = heavy.combine.format(acc, warp.down.format(acc, "starc_offset"))
-    lines = [f"{i1}if (starc_group_size > {warp.width}) {{",
+    lines = [f"{i1}if (starc_warps) {{",
              f"{i2}const int starc_lane = starc_group_lane % {warp.width};",
              f"{i2}const int starc_lanes = {warp.width};",
              f"{i2}unsigned starc_marked = {warp.ballot.format('starc_for_warp')};",

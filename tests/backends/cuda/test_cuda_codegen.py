@@ -463,8 +463,8 @@ def test_golden_pull_fold_binned_by_degree():
     # CUDA's auto schedule for pr's sum over in-neighbours (analysis/binned.py): thread i
     # takes the i-th vertex of the binned order (light vertices sorted by in-degree, built by
     # the runtime and resident before the clock starts); a vertex of in-degree 32
-    # (binned.warp_from) up to four blocks' size is shared by its warp (in blocks of more
-    # than one warp; a smaller block takes it whole), which folds by shuffles down to lane 0,
+    # (binned.warp_from) up to four blocks' size is shared by its warp (in blocks of whole
+    # warps, more than one: a smaller block, or one of 48 threads, takes it whole), which folds by shuffles down to lane 0,
     # the vertex's finishing lane; a heavier one by the whole block (a tree in shared memory,
     # after the list of the block's heavy vertices is complete).
     text = main_text(DSL / "pr.sp")
@@ -473,19 +473,20 @@ def test_golden_pull_fold_binned_by_degree():
     const int starc_item = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int starc_vertex = starc_item < n ? in_binned_order[starc_item] : n;""" in kernel
     assert """\
-    const int starc_group_from = starc_group_size > 32 ? 4 * starc_group_size : starc_group_size;""" \
+    const bool starc_warps = starc_group_size > 32 && starc_group_size % 32 == 0;
+    const int starc_group_from = starc_warps ? 4 * starc_group_size : starc_group_size;""" \
         in kernel
     assert """\
         if (rev_offsets[v + 1] - rev_offsets[v] >= starc_group_from) {
             starc_heavy[atomicAdd(&starc_heavy_count, 1)] = v;
-        } else if (starc_group_size > 32 && rev_offsets[v + 1] - rev_offsets[v] >= 32) {
+        } else if (starc_warps && rev_offsets[v + 1] - rev_offsets[v] >= 32) {
             starc_for_warp = true;
         } else {""" in kernel
     assert ("cudaMemcpy(d_in_binned_order, g.binned_order(true, 32).data(), "
             "sizeof(int) * g.num_nodes, cudaMemcpyHostToDevice)") in text
     assert text.index("d_in_binned_order, g.binned_order") < text.index("starc_timer.start();")
     assert """\
-    if (starc_group_size > 32) {
+    if (starc_warps) {
         const int starc_lane = starc_group_lane % 32;
         const int starc_lanes = 32;
         unsigned starc_marked = __ballot_sync(0xffffffffu, starc_for_warp);
