@@ -17,6 +17,10 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
 * ``reverse`` / ``ghost_rows``: whether ranks need the in-rows of their vertices and the rows
   of their ghosts (queries of a neighbour's adjacency, fetched once before the algorithm;
   not degrees: every rank keeps those of its own vertices and its ghosts);
+  ``ghost_row_slices``: whether those rows are only searched from a neighbour below the
+  work item's vertex for a neighbour above it (the ordered triangle count), so a rank needs
+  only the rows of ghosts below its vertices, and of each only the entries at or above its
+  first vertex that it knows (``_searched_from_below``);
 * ``replicas``: the per-vertex arrays read or written at arbitrary vertices (mirrored or
   updated ``anywhere``, and whatever is copied or swapped with them), which stay full-length
   replicas indexed by global id; every other per-vertex array lives in each rank's local
@@ -87,6 +91,8 @@ class Distribution(Record):
     in_degrees: bool = False
     sources: bool = False
     kernels: Tuple[P.Kernel, ...] = ()   # the plan's kernels in the local index space
+    #: the ghost rows are only searched from below for a vertex above (see the docstring)
+    ghost_row_slices: bool = False
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -164,18 +170,67 @@ def distribute(plan: P.Plan) -> Distribution:
         written = [p.name for p in kernel.params if p.written and p.name in mirrored]
         steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, tuple(written),
                                        tuple(_combine(kernel)))
-    rows = [row for local in found.values() for row in local.remote_rows
-            if row not in _KEPT_QUERIES]
+    rows_of = {name: [row for row in local.remote_rows if row not in _KEPT_QUERIES]
+               for name, local in found.items()}
+    rows = [row for name in rows_of for row in rows_of[name]]
     reverse = any(p.array is not None and p.array.role == "graph"
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
     replicas = _replicas(plan, mirrored, found)
     local_kernels = tuple(localize(k, plan, frozenset(replicas)) for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
+    slices = bool(rows) and not reverse and all(_searched_from_below(k) for k in kernels
+                                                if rows_of[k.name])
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
-                        local_kernels)
+                        local_kernels, slices)
+
+
+#: a strict or non-strict comparison ``left op right`` -> whether it puts ``left`` below
+_BELOW = {"<": True, "<=": True, ">": False, ">=": False}
+
+
+def _searched_from_below(kernel: P.Kernel) -> bool:
+    """Whether every row of another vertex that ``kernel`` reads is searched by
+    ``g.is_an_edge(a, b)`` where ``a`` and ``b`` are neighbours of the work item's vertex
+    ``x`` with filters ``a < x`` and ``b > x`` (``<=``/``>=`` too). A ghost ``a`` then lies
+    below the rank's first vertex, and ``b`` is one of the rank's vertices or ghosts above
+    its first vertex: only that part of ``a``'s row can hold it."""
+    if kernel.extent != "nodes" or kernel.guard is not None:
+        return False
+    x = kernel.index.uid
+    side: Dict[int, bool] = {}          # neighbour loop variable -> below x
+    for node in ir.walk(kernel.body):
+        if isinstance(node, ir.Loop) and isinstance(node.domain, (ir.Neighbors,
+                                                                  ir.InNeighbors)):
+            of = node.domain.of
+            if not (isinstance(of, ir.VarRef) and of.sym.uid == x):
+                return False            # a loop over another vertex's row
+            below = _filter_side(node.filter, node.var.uid, x)
+            if below is not None:
+                side[node.var.uid] = below
+        elif isinstance(node, ir.GraphQuery) and node.op in _HOST_ROW_QUERIES:
+            a, b = node.args
+            if isinstance(a, ir.VarRef) and a.sym.uid == x:
+                continue                # the work item's own row
+            if node.op != "is_an_edge" or not all(isinstance(v, ir.VarRef) for v in (a, b)) \
+                    or side.get(a.sym.uid) is not True or side.get(b.sym.uid) is not False:
+                return False
+    return True
+
+
+def _filter_side(e, var: int, x: int):
+    """True when filter ``e`` says ``var`` is below vertex ``x``, False when above, else
+    None."""
+    if not isinstance(e, ir.Binary) or e.op not in _BELOW:
+        return None
+    names = tuple(v.sym.uid if isinstance(v, ir.VarRef) else None for v in (e.left, e.right))
+    if names == (var, x):
+        return _BELOW[e.op]
+    if names == (x, var):
+        return not _BELOW[e.op]
+    return None
 
 
 def _replicas(plan: P.Plan, mirrored: Dict[str, str],

@@ -285,8 +285,11 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     distribution = target.distribution
     if distribution is None:
         return lines
-    rows = ("in-rows" if distribution.reverse else "") + \
-        (" and ghost rows" if distribution.ghost_rows else "")
+    ghost_rows = ("the searched slices of ghost rows (ghosts below its vertices, entries from "
+                  "its first vertex up)" if distribution.ghost_row_slices else "ghost rows")
+    rows = " and ".join(part for part, wanted in (("in-rows", distribution.reverse),
+                                                  (ghost_rows, distribution.ghost_rows))
+                        if wanted)
     lines.append(f"  distributed: each rank its own vertices' rows{', ' + rows if rows else ''}")
     except_replicas = ", except the replicas" if distribution.replicas else ""
     lines.append("  local index space: each per-vertex array holds only the vertices the rank "

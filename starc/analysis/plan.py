@@ -514,8 +514,9 @@ class OrderByDegree(HostStmt):
     graph is symmetric without repeated edges and, unless the program's ``--degree-order``
     option says ``always`` or ``never``, skewed. Placed by ``degree_order.order_by_degree``
     only where no result can tell the ids (the ordered triangle count); it runs inside the
-    timed span, as GAPBS times its relabelling inside its kernel. A backend that cannot
-    renumber its graph (MPI: ranks read their own edges) keeps the ids; the count is the same."""
+    timed span, as GAPBS times its relabelling inside its kernel. MPI renumbers by sending
+    every row to its new owner (where the count reads no whole ghost rows); a backend that
+    cannot renumber keeps the ids, and the count is the same."""
 
     offsets: DeviceArray
     targets: DeviceArray

@@ -7,7 +7,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 |---|---|---|
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
-| an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph`` |
+| an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
@@ -43,9 +43,10 @@ _NO_WORKLIST_DISTRIBUTED = ("a rank's worklist would miss the vertices other ran
                             "set at remote vertices arrive in the superstep exchange, after "
                             "the kernel")
 _NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
-#: why a distributed target keeps the file's ids in an ordered triangle count
-_KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: each rank reads its own edges, "
-                          "and renumbering would redistribute the graph")
+#: why a distributed target keeps the file's ids in an ordered triangle count: it renumbers by
+#: sending every row to its new owner, and fetches ghost rows again only as searched slices
+_KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: the count reads whole rows of "
+                          "other ranks' vertices, which a renumbering would fetch again")
 _KEEPS_IDS = "{title} keeps the file's vertex ids: the count is the same in any numbering"
 
 
@@ -60,8 +61,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = _with_kernels(plan, kernels)
     forms = _loop_forms(plan, capabilities)
     plan = choose_form(plan, worklist=capabilities.worklists)
-    plan = dataclasses.replace(plan, host=_order(plan, capabilities))
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
+    plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
@@ -231,10 +232,15 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities) -> tuple:
     return tuple(forms)
 
 
-def _order(plan: P.Plan, capabilities: Capabilities) -> P.HostBlock:
+def _order(plan: P.Plan, capabilities: Capabilities, distribution) -> P.HostBlock:
     """Every ``OrderByDegree`` told whether the target renumbers (``keeps_ids`` empty), and
-    which renumbered arrays it copies (the edges' sources too where a kernel reads them)."""
-    if capabilities.renumbers_graph:
+    which renumbered arrays it copies (the edges' sources too where a kernel reads them). A
+    distributed target renumbers by redistributing the rows (MPI: ``order_by_degree`` in
+    starc_mpi_degree_order.hpp) where the kernels read no ghost rows or only their searched
+    slices (``Distribution.ghost_row_slices``)."""
+    whole_rows = distribution is not None and distribution.ghost_rows \
+        and not distribution.ghost_row_slices
+    if capabilities.renumbers_graph and not whole_rows:
         sources = next((a for a in plan.arrays if a.role == "graph" and a.name == "sources"),
                        None)
         change = dict(sources=sources)

@@ -14,6 +14,21 @@ ROOT = Path(__file__).resolve().parents[2]
 DSL = ROOT / "dsl"
 T = TypeVar("T")
 
+#: An ordered triangle count whose inner loop walks a neighbour's row: a distributed run needs
+#: the whole rows of its ghosts (``Distribution.ghost_row_slices`` False)
+TRIANGLES_OVER_A_NEIGHBOURS_ROW = """function F(Graph g) {
+    long count = 0;
+    forall (v in g.nodes()) {
+        forall (u in g.neighbors(v).filter(u < v)) {
+            forall (w in g.neighbors(u).filter(w > v)) {
+                if (g.is_an_edge(v, w)) { count += 1; }
+            }
+        }
+    }
+    return count;
+}
+"""
+
 
 def program_of(text: str, filename: str = "test.sp") -> ir.Program:
     from starc.frontend.parser import parse

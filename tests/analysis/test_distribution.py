@@ -7,7 +7,7 @@ import pytest
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.locality import RemoteWrite
 
-from analysis_helpers import dsl_plan, plan_of
+from analysis_helpers import TRIANGLES_OVER_A_NEIGHBOURS_ROW, dsl_plan, plan_of
 
 
 def _step(distribution, suffix):
@@ -145,3 +145,43 @@ function F(Graph g, propNode<int> a) {
 """
     with pytest.raises(DistributionError, match="two operators"):
         distribute(plan_of(text))
+
+
+def test_the_triangle_count_needs_only_searched_slices_of_ghost_rows():
+    """dsl/tc.sp searches the row of a neighbour u < v for a neighbour w > v: a rank needs only
+    the rows of ghosts below its vertices, and of each only the part from its first vertex."""
+    found = distribute(dsl_plan("tc"))
+    assert found.ghost_rows and found.ghost_row_slices
+
+
+@pytest.mark.parametrize("filters, query, slices", [
+    ("u < v", "w > v", True),
+    ("v > u", "v < w", True),            # the same comparisons written the other way round
+    ("u <= v", "w >= v", True),
+    ("u > v", "w > v", False),           # a search in the row of a neighbour above
+    ("u < v", "w < v", False),           # for a neighbour below: entries below the first
+    ("u < v", "", False),                # w unfiltered
+])
+def test_searched_slices_need_a_search_from_below_for_a_vertex_above(filters, query, slices):
+    where = f".filter({query})" if query else ""
+    text = f"""
+function F(Graph g) {{
+    long count = 0;
+    forall (v in g.nodes()) {{
+        forall (u in g.neighbors(v).filter({filters})) {{
+            forall (w in g.neighbors(v){where}) {{
+                if (g.is_an_edge(u, w)) {{ count += 1; }}
+            }}
+        }}
+    }}
+    return count;
+}}
+"""
+    found = distribute(plan_of(text))
+    assert found.ghost_rows and found.ghost_row_slices is slices
+
+
+def test_a_loop_over_a_neighbours_row_needs_whole_rows():
+    text = TRIANGLES_OVER_A_NEIGHBOURS_ROW
+    found = distribute(plan_of(text))
+    assert found.ghost_rows and not found.ghost_row_slices

@@ -16,7 +16,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-from analysis_helpers import ROOT, dsl_plan, nodes_of, plan_of
+from analysis_helpers import ROOT, TRIANGLES_OVER_A_NEIGHBOURS_ROW, dsl_plan, nodes_of, plan_of
 
 ALL = ("cuda", "sycl", "opencl", "openacc", "mpi")
 
@@ -73,12 +73,24 @@ def test_what_mpi_cannot_distribute_is_a_located_error_of_the_stage():
     assert "MPI backend cannot distribute" in str(error.value) and error.value.loc.line == 3
 
 
-def test_degree_order_kept_ids_on_mpi_only():
-    def order(plan):
-        [stmt] = [s for s in walk_host(plan.host) if isinstance(s, P.OrderByDegree)]
-        return stmt
-    assert order(_for("tc", "cuda")).keeps_ids == ""
-    assert "each rank reads its own edges" in order(_for("tc", "mpi")).keeps_ids
+def _order(plan):
+    [stmt] = [s for s in walk_host(plan.host) if isinstance(s, P.OrderByDegree)]
+    return stmt
+
+
+def test_degree_order_on_every_backend_mpi_included():
+    """MPI renumbers too (its ranks send their rows to the new owners), since dsl/tc.sp
+    reads only searched slices of ghost rows (``Distribution.ghost_row_slices``)."""
+    for backend in ("cuda", "opencl", "mpi"):
+        assert _order(_for("tc", backend)).keeps_ids == "", backend
+
+
+def test_mpi_keeps_the_ids_of_a_count_that_reads_whole_ghost_rows():
+    text = TRIANGLES_OVER_A_NEIGHBOURS_ROW
+    plan = plan_of(text)
+    assert _order(get_backend("opencl").specialize(plan)).keeps_ids == ""
+    assert "reads whole rows of other ranks' vertices" in \
+        _order(get_backend("mpi").specialize(plan)).keeps_ids
 
 
 @pytest.mark.parametrize("backend, strategy, combine", [

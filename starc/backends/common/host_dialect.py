@@ -243,6 +243,14 @@ class HostDialect:
     def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
         self.missing("reading one device element")
 
+    def order_by_degree(self, order: str, graph: str, mode: str) -> Tuple[List[str], str, str]:
+        """The plan's ``OrderByDegree``: the lines that renumber ``graph`` by degree (``mode``:
+        the ``--degree-order`` variable) into a variable named ``order``, the C++ condition
+        under which the renumbered arrays are copied in ("true": always), and where each
+        renumbered CSR array's data is (``{}``: offsets, targets, sources)."""
+        return ([f"starc::DegreeOrder {order} = starc::order_by_degree({graph}, {mode});"],
+                f"{order}.applied", f"{order}.{{}}.data()")
+
     # --- kernels -----------------------------------------------------------------------------
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         self.missing("a kernel launch")

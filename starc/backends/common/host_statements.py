@@ -341,19 +341,19 @@ class HostStatementPrinter:
         order = self.names.fresh("degree_order")
         lines = ["// Renumber the vertices by degree when the graph is symmetric, simple and "
                  "skewed (no result",
-                 "// depends on ids): timed, as GAPBS times its relabelling.",
-                 f"starc::DegreeOrder {order} = starc::order_by_degree({self.graph}, "
-                 f"{self._degree_mode});",
-                 f"if ({order}.applied) {{"]
+                 "// depends on ids): timed, as GAPBS times its relabelling."]
+        renumber, applied, data = d.order_by_degree(order, self.graph, self._degree_mode)
+        lines += renumber
         copies = [(s.offsets, "offsets"), (s.targets, "targets")]
         if s.sources is not None:
-            lines.append(f"{INDENT}starc::fill_sources({order});")
+            lines.append(f"if ({applied}) starc::fill_sources({order});")
             copies.append((s.sources, "sources"))
-        for array, host in copies:
-            lines += [INDENT + line for line in d.copy_to_device(
-                self.array_var(array), array.elem, f"{order}.{host}.data()", self.count(array),
-                where)]
-        lines.append("}")
+        copied = [line for array, host in copies for line in d.copy_to_device(
+            self.array_var(array), array.elem, data.format(host), self.count(array), where)]
+        if applied == "true":
+            lines += copied
+        else:
+            lines += [f"if ({applied}) {{"] + [INDENT + line for line in copied] + ["}"]
         return self._indent(lines, depth)
 
     # --- the run-time error word (starc.analysis.checks) -------------------------------------

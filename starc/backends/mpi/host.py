@@ -95,7 +95,8 @@ class MPIHostDialect(HostDialect):
     def read_graph(self, graph: str, cl: str) -> List[str]:
         d = self.distribution
         needs = ", ".join(str(x).lower() for x in (d.reverse, d.ghost_rows, d.global_degrees,
-                                                   d.sources, d.in_degrees))
+                                                   d.sources, d.in_degrees,
+                                                   d.ghost_row_slices))
         needs = "{" + needs + "}"
         return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",
@@ -204,6 +205,12 @@ class MPIHostDialect(HostDialect):
             helper = "read_replica" if self._replica(var) else "read_node"
             return f"starc_mpi::{helper}({DIST}, {var}, {index})"
         return f"{var}[{index}]"
+
+    def order_by_degree(self, order, graph, mode):
+        # The distribution itself is renumbered (its rows sent to their new owners); each
+        # trial starts again from the file's ids, so the graph arrays are pointed anew always.
+        return ([f"const bool {order} = starc_mpi::order_by_degree({DIST}, {mode});",
+                 f"static_cast<void>({order});"], "true", f"{DIST}.graph.{{}}.data()")
 
     # --- kernels ------------------------------------------------------------------------------
     def _scope(self, name: str) -> str:

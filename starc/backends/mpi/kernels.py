@@ -37,10 +37,10 @@ __all__ = ["ATOMICS", "CAPABILITIES", "MPIDialect", "MPIKernel", "print_kernel",
 ATOMICS = directive_atomics("omp", "OpenMP")
 
 #: MPI's capabilities: OpenMP loops on each rank, built with -fwrapv; the graph split among
-#: the ranks (no worklists, the file's ids kept, one work item per owned vertex: an edge's
-#: source and target may live on different ranks).
+#: the ranks (no worklists; one work item per owned vertex: an edge's source and target may
+#: live on different ranks; a degree renumbering sends the rows to their new owners).
 CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, distributed=True,
-                                      renumbers_graph=False, wraps_signed=True,
+                                      renumbers_graph=True, wraps_signed=True,
                                       schedules=frozenset({"vertex"}))
 
 #: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's

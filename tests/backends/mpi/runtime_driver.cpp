@@ -1,8 +1,10 @@
 // Test driver for the MPI runtime (starc_mpi.hpp); used by test_runtime.py.
 //
-//   mpirun -np N runtime_driver dump GRAPH --out PREFIX [--undirected] [--reverse 1] [--ghostRows 1] [--stats]
+//   mpirun -np N runtime_driver dump GRAPH --out PREFIX [--undirected] [--reverse 1] [--ghostRows 1]
+//                                [--ghostRowSlices 1] [--order K] [--stats]
 //       every rank writes its Distribution to PREFIX.<rank>, one "name values..." line each
-//       (local ids as the rank holds them; `mirrors` as global ids)
+//       (local ids as the rank holds them; `mirrors` as global ids); with --order K, after K
+//       calls of order_by_degree (DegreeOrderMode::Always), and a line "ordered 0|1"
 //   mpirun -np N runtime_driver values GRAPH [--stats] [--out FILE]
 //       the results of the property v * 3 + 1 (owners' values, streamed to rank 0), then rank 0
 //       prints read_node of every vertex
@@ -29,14 +31,19 @@ int dump(int argc, char** argv) {
   using starc::ParamKind;
   starc::CommandLine cl(argc, argv,
                         {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false},
-                         {"globalDegrees", ParamKind::Bool, false}},
+                         {"globalDegrees", ParamKind::Bool, false}, {"ghostRowSlices", ParamKind::Bool, false},
+                         {"order", ParamKind::Int, false}},
                         "dump");
   bool stats = starc_mpi::options(cl);
   starc_mpi::Needs needs;
   needs.reverse = cl.has("reverse") && cl.get_bool("reverse");
   needs.ghost_rows = cl.has("ghostRows") && cl.get_bool("ghostRows");
   needs.global_degrees = cl.has("globalDegrees") && cl.get_bool("globalDegrees");
+  needs.ghost_row_slices = cl.has("ghostRowSlices") && cl.get_bool("ghostRowSlices");
   starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, needs, stats);
+  bool ordered = false;
+  for (long long k = 0; cl.has("order") && k < cl.get_int("order"); ++k)
+    ordered = starc_mpi::order_by_degree(d, starc::DegreeOrderMode::Always);
   std::string name = cl.out_path + "." + std::to_string(d.rank);
   std::FILE* f = std::fopen(name.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + name);
@@ -45,8 +52,8 @@ int dump(int argc, char** argv) {
                d.ranks, g.num_nodes, g.num_edges, g.has_weights ? 1 : 0, g.weights_integral ? 1 : 0);
   std::fprintf(f, "first %d\nlast %d\nown_begin %d\nown_end %d\nlocal_nodes %d\n", d.first, d.last, d.own_begin,
                d.own_end, d.local_nodes);
-  std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\n", d.owned_begin, d.owned_edges,
-               d.edge_base, d.global_edges);
+  std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\n", d.owned_begin,
+               d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0);
   std::vector<int> mirrors;
   for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {

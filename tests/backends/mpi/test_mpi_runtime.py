@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from starc.backends.common.runtime_paths import RUNTIME_DIR
-from starc.graphs import load_graph
+from starc.graphs import Graph, load_graph
 
 pytestmark = pytest.mark.mpi
 
@@ -68,21 +68,25 @@ def parse_dump(text: str) -> dict:
 
 
 def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False,
-               global_degrees=False):
+               global_degrees=False, slices=False, order=0):
     prefix = tmp_path / f"dump{ranks}"
     args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows),
-            "--globalDegrees", int(global_degrees)]
+            "--globalDegrees", int(global_degrees), "--ghostRowSlices", int(slices), "--order", order]
     result = mpirun(driver, ranks, *args, *(["--undirected"] if undirected else []))
     assert result.returncode == 0, result.stderr
     return [parse_dump(Path(f"{prefix}.{r}").read_text()) for r in range(ranks)]
 
 
-def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False):
+def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slices=False,
+                       weights=True):
     """Every rank's local graph, in its local index space, against the whole graph g
-    (starc.graphs.Graph); no array on a rank is n long unless global degrees were asked for."""
+    (starc.graphs.Graph); no array on a rank is n long unless global degrees were asked for.
+    With ``slices`` a ghost's row holds only what a search from below needs: ghosts below the
+    rank's first vertex, their entries at or above it that the rank knows (no far vertices).
+    ``weights``: whether the ranks keep the edge weights."""
     n, ranks = g.num_nodes, len(dumps)
     offsets, targets = np.asarray(g.offsets), np.asarray(g.targets)
-    weights = None if g.weights is None else np.asarray(g.weights)
+    weights = None if g.weights is None or not weights else np.asarray(g.weights)
     rev_offsets, rev_sources = np.asarray(g.rev_offsets), np.asarray(g.rev_sources)
     rev_edge_ids = np.asarray(g.rev_edge_ids)
     out_degree, in_degree = np.diff(offsets), np.diff(rev_offsets)
@@ -107,6 +111,8 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False):
             expected_ghosts |= {int(s) for s in rev_sources[rev_offsets[first]:rev_offsets[last]]}
         ghosts = sorted(expected_ghosts - owned)
         assert d["ghosts"].tolist() == ghosts
+        if slices:
+            assert L == len(owned) + len(ghosts)
         np.testing.assert_array_equal(gid[d["ghost_local"]], d["ghosts"])
         owner = np.searchsorted(splits, d["ghosts"], side="right") - 1
         for s in range(ranks):
@@ -133,6 +139,11 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False):
                 assert begin == end, f"rank {r}: row of {u} should be empty"
                 continue
             want = slice(offsets[u], offsets[u + 1])
+            if slices and u not in owned:
+                known = owned | set(ghosts)
+                row = [t for t in targets[want].tolist() if u < first and t >= first and t in known]
+                assert gid[d["targets"][begin:end]].tolist() == row, f"rank {r}: slice of {u}"
+                continue
             np.testing.assert_array_equal(gid[d["targets"][begin:end]], targets[want])
             if d["sources"].size:
                 assert np.all(d["sources"][begin:end] == v)
@@ -221,6 +232,64 @@ def test_distribution_without_ghost_rows(driver, tmp_path, name, reverse):
     # (with in-rows, every vertex's degrees too: Needs::global_degrees)
     dumps = distribute(driver, tmp_path, path, 3, reverse=reverse, global_degrees=reverse)
     check_distribution(dumps, g, reverse=reverse, ghost_rows=False, global_degrees=reverse)
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+@pytest.mark.parametrize("name", ["random.el", "symmetric_pattern.mtx"])
+def test_searched_slices_of_ghost_rows(driver, tmp_path, name, ranks):
+    """Needs::ghost_row_slices (the ordered triangle count): only ghosts below a rank's
+    vertices get rows, each only its entries from the rank's first vertex up that it knows."""
+    path = tmp_path / name
+    path.write_text(GRAPHS[name], newline="")
+    g = load_graph(str(path), undirected=True)
+    dumps = distribute(driver, tmp_path, path, ranks, True, ghost_rows=True, slices=True)
+    check_distribution(dumps, g, reverse=False, ghost_rows=True, slices=True)
+
+
+def _by_degree(g):
+    """``g`` renumbered by ascending degree, ties by id, as every backend renumbers."""
+    old = np.argsort(np.diff(np.asarray(g.offsets)), kind="stable")     # new id -> old id
+    new = np.empty_like(old)
+    new[old] = np.arange(g.num_nodes)
+    return Graph.from_edges(g.num_nodes, new[np.asarray(g.sources)], new[np.asarray(g.targets)])
+
+
+def _symmetric_simple_text(seed: int, n: int, m: int, both_ways: bool) -> str:
+    rng = np.random.default_rng(seed)
+    hubs = rng.integers(0, 4, m)                      # skewed: a few vertices hold most edges
+    others = rng.integers(0, n, m)
+    pairs = {(min(a, b), max(a, b)) for a, b in zip(hubs.tolist(), others.tolist()) if a != b}
+    pairs |= {(v, v + 1) for v in range(4, n - 1)}
+    edges = sorted(pairs) + (sorted((b, a) for a, b in pairs) if both_ways else [])
+    return "".join(f"{a} {b}\n" for a, b in edges)
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 7])
+@pytest.mark.parametrize("how", ["undirected", "both_ways"])
+def test_renumbering_by_degree_redistributes_the_graph(driver, tmp_path, how, ranks):
+    """order_by_degree: the ranks hold the distribution of the graph renumbered by degree (the
+    reader's mirrors, or a file that lists both directions: checked by an exchange), with the
+    slices of ghost rows; a second call starts again from the file's ids (--trials)."""
+    path = tmp_path / "g.el"
+    path.write_text(_symmetric_simple_text(5, 90, 400, how == "both_ways"))
+    g = load_graph(str(path), undirected=how == "undirected")
+    for calls in (1, 2):
+        dumps = distribute(driver, tmp_path, path, ranks, how == "undirected", ghost_rows=True,
+                           slices=True, order=calls)
+        assert all(d["ordered"] == 1 for d in dumps)
+        check_distribution(dumps, _by_degree(g), reverse=False, ghost_rows=True, slices=True)
+
+
+@pytest.mark.parametrize("name, undirected", [("g.el", False), ("loops_and_duplicates.el", True)])
+def test_renumbering_keeps_a_graph_that_is_not_symmetric_and_simple(driver, tmp_path, name,
+                                                                   undirected):
+    path = tmp_path / name
+    path.write_text(GRAPHS.get(name) or _symmetric_simple_text(5, 90, 400, False))
+    g = load_graph(str(path), undirected=undirected)
+    dumps = distribute(driver, tmp_path, path, 3, undirected, ghost_rows=True, slices=True,
+                       order=1)
+    assert all(d["ordered"] == 0 for d in dumps)
+    check_distribution(dumps, g, reverse=False, ghost_rows=True, slices=True)
 
 
 def test_partition_is_balanced_by_edges(driver, tmp_path):

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -54,6 +55,10 @@ struct Needs {
   bool global_degrees = false;  // every vertex's degrees (n each): a degree of any vertex
   bool sources = true;          // graph.sources (an edge's source, as a local id)
   bool in_degrees = true;       // in_degree of owned vertices and ghosts (count_inNbrs)
+  // With ghost_rows, the rows are only searched from a neighbour below the work item's vertex
+  // for one above it (the ordered triangle count): only ghosts below the rank's first vertex
+  // get rows, each only its entries at or above that vertex that the rank knows (no far ones).
+  bool ghost_row_slices = false;
 };
 
 /// Counters the superstep header fills; report_stats prints them.
@@ -96,6 +101,10 @@ struct Distribution {
   std::vector<int> global_out_degree, global_in_degree;
   bool stats_enabled = false;
   Stats stats;
+  Needs needs;                  // what distribute() was asked for
+  bool mirrored = false;        // the reader added the reverse of every edge: symmetric
+  // After order_by_degree: the distribution of the file's ids, restored by the next call.
+  std::shared_ptr<Distribution> unordered;
 
   /// The rank owning vertex v (0 <= v < n).
   int owner(int v) const {
@@ -177,25 +186,20 @@ std::vector<T> exchange(const Distribution& d, std::vector<T>& out, Dest dest) {
   return in;
 }
 
-/// Split points of the vertex range where the prefix sum of (out-degree + 1) crosses
-/// k * total / ranks: balanced by edges, and still spread when there are few or no edges.
-/// Computed without any n-long array: rank b counts the out-degrees of the vertex block
-/// [b n / R, (b + 1) n / R) from the sources every rank sends it, and each rank finds the
-/// split points inside its block. The same splits as a sequential scan (collective).
-inline std::vector<int> balanced_splits(const Distribution& d, int n, std::vector<int> sources) {
+/// The block of vertex v when [0, n) is cut into R blocks [b n / R, (b + 1) n / R).
+inline int block_of(long long n, int R, int v) {
+  int b = static_cast<int>(static_cast<long long>(v) * R / n);
+  while (b > 0 && n * b / R > v) --b;
+  while (b + 1 < R && n * (b + 1) / R <= v) ++b;
+  return b;
+}
+
+/// Split points of [0, n) where the prefix sum of the vertices' weights crosses k * total /
+/// ranks, given this rank's block's weights (`weight[v - lo]` for v in its block [lo, hi),
+/// see block_of). The same splits as a sequential scan (collective).
+inline std::vector<int> splits_of_blocks(const Distribution& d, int n, int lo, const std::vector<long long>& weight) {
   int R = d.ranks;
-  auto block_of = [&](int v) {  // the b with b n / R <= v < (b + 1) n / R
-    int b = static_cast<int>(static_cast<long long>(v) * R / n);
-    while (b > 0 && static_cast<long long>(n) * b / R > v) --b;
-    while (b + 1 < R && static_cast<long long>(n) * (b + 1) / R <= v) ++b;
-    return b;
-  };
-  int lo = static_cast<int>(static_cast<long long>(n) * d.rank / R);
-  int hi = static_cast<int>(static_cast<long long>(n) * (d.rank + 1) / R);
-  std::vector<int> mine = exchange(d, sources, block_of);
-  std::vector<long long> weight(static_cast<size_t>(hi - lo), 1);  // out-degree + 1
-  for (int v : mine) ++weight[static_cast<size_t>(v - lo)];
-  release(mine);
+  int hi = lo + static_cast<int>(weight.size());
   long long block_total = 0;
   for (long long w : weight) block_total += w;
   std::vector<long long> totals(static_cast<size_t>(R));
@@ -217,6 +221,22 @@ inline std::vector<int> balanced_splits(const Distribution& d, int n, std::vecto
   MPI_Allreduce(MPI_IN_PLACE, splits.data() + 1, R - 1, MPI_INT, MPI_MIN, d.comm);
   splits[0] = 0;
   return splits;
+}
+
+/// Split points of the vertex range where the prefix sum of (out-degree + 1) crosses
+/// k * total / ranks: balanced by edges, and still spread when there are few or no edges.
+/// Computed without any n-long array: rank b counts the out-degrees of the vertex block
+/// [b n / R, (b + 1) n / R) from the sources every rank sends it, and each rank finds the
+/// split points inside its block (collective).
+inline std::vector<int> balanced_splits(const Distribution& d, int n, std::vector<int> sources) {
+  int R = d.ranks;
+  int lo = static_cast<int>(static_cast<long long>(n) * d.rank / R);
+  int hi = static_cast<int>(static_cast<long long>(n) * (d.rank + 1) / R);
+  std::vector<int> mine = exchange(d, sources, [&](int v) { return block_of(n, R, v); });
+  std::vector<long long> weight(static_cast<size_t>(hi - lo), 1);  // out-degree + 1
+  for (int v : mine) ++weight[static_cast<size_t>(v - lo)];
+  release(mine);
+  return splits_of_blocks(d, n, lo, weight);
 }
 
 /// An edge on its way to rank `to`.
@@ -272,6 +292,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   Distribution d;
   d.comm = comm;
   d.stats_enabled = stats;
+  d.needs = needs;
   detail::map_large_blocks(true);
   MPI_Comm_rank(comm, &d.rank);
   MPI_Comm_size(comm, &d.ranks);
@@ -290,6 +311,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   starc::detail::memory_share() = static_cast<double>(node_ranks) / d.ranks;
   detail::LocalEdges local = detail::read_local(path, undirected, comm);
   if (local.undirected_applied) undirected = false;  // a .sg file written symmetrised
+  d.mirrored = undirected;
   long long m_file = local.originals;
   long long total = m_file;  // after the symmetric mirrors, as read_graph checks it
   if (local.symmetric) {
@@ -387,15 +409,24 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   std::vector<int> mirror_ids = detail::tell_owners(d, d.ghosts, d.mirror_displs);
 
   // Ghost rows: every owner sends the rows of its mirrors to the ranks that hold them (and,
-  // with in-rows too, their in-rows: count_inNbrs or nodes_to of a neighbour).
+  // with in-rows too, their in-rows: count_inNbrs or nodes_to of a neighbour); with
+  // Needs::ghost_row_slices only what a search from below can find (see Needs).
   std::vector<Edge> ghost_edges, ghost_in;
+  bool slices = needs.ghost_row_slices && !needs.reverse;
   if (needs.ghost_rows) {
     std::vector<Edge> out;
     std::vector<int> to;
     for (size_t r = 0; r < R; ++r)
       for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
-        size_t v = static_cast<size_t>(mirror_ids[static_cast<size_t>(k)] - d.first);
-        for (long long e = own_row[v]; e < own_row[v + 1]; ++e) {
+        int mirror = mirror_ids[static_cast<size_t>(k)];
+        size_t v = static_cast<size_t>(mirror - d.first);
+        long long begin = own_row[v];
+        if (slices) {
+          if (mirror >= d.splits[r]) continue;  // never below rank r's vertices
+          Edge probe{mirror, d.splits[r], LLONG_MIN, 0.0};
+          begin = std::lower_bound(owned.begin() + begin, owned.begin() + own_row[v + 1], probe, detail::by_source) - owned.begin();
+        }
+        for (long long e = begin; e < own_row[v + 1]; ++e) {
           out.push_back(owned[static_cast<size_t>(e)]);
           to.push_back(static_cast<int>(r));
         }
@@ -407,7 +438,9 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
     release(to);
     std::vector<detail::Addressed> got = detail::exchange(d, tagged, [](const detail::Addressed& x) { return x.to; });
     ghost_edges.reserve(got.size());
-    for (const auto& x : got) ghost_edges.push_back(x.edge);  // ascending ghosts, each row in order
+    for (const auto& x : got)  // ascending ghosts, each row in order
+      if (!slices || d.owns(x.edge.dst) || std::binary_search(d.ghosts.begin(), d.ghosts.end(), x.edge.dst))
+        ghost_edges.push_back(x.edge);
     if (needs.reverse) {
       std::vector<detail::Addressed> in_out;
       for (size_t r = 0; r < R; ++r)
@@ -554,5 +587,6 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
 }  // namespace starc_mpi
 
 #include "starc_mpi_program.hpp"
+#include "starc_mpi_degree_order.hpp"
 
 #endif  // STARC_MPI_HPP

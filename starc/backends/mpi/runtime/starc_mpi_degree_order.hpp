@@ -1,0 +1,438 @@
+// starc MPI runtime: renumbering a distributed graph by degree, for the ordered triangle count.
+//
+// Included at the end of starc_mpi.hpp. The plan's OrderByDegree (starc/analysis/degree_order.py)
+// is placed only where no result can tell the vertex ids, and MPI renumbers only where the
+// kernels read no ghost rows or only their searched slices (Needs::ghost_row_slices). The
+// decision is the shared one (starc_degree_order.hpp): the whole graph symmetric without
+// repeated edges and, in Auto mode, skewed by the same 1000-vertex sample, so every backend
+// renumbers the same graphs. The new ids are the same too: ascending degree, ties by id.
+//
+// order_by_degree(d, mode) replaces `d` by the distribution of the renumbered graph, built
+// without any n-long array and without sorting the edges:
+//   * the new id of a vertex is the number of vertices of smaller degree, plus those of its
+//     degree with smaller ids: one Allgatherv of each rank's (degree, count) pairs (at most
+//     about 2 sqrt(m) distinct degrees) gives every rank the ids of its own vertices, and the
+//     owners tell the ranks holding ghosts theirs;
+//   * the new vertex ranges are balanced by the count's work (work_splits);
+//   * every rank sends each of its rows' edges (t, s), as s's entry t, to the new owner of s
+//     (the graph is symmetric, so that is s's row); a sender goes through its vertices in
+//     new-id order, so each row arrives as one ascending run per sender, merged in place;
+//   * ghost rows are fetched again as searched slices only.
+// The distribution of the file's ids is kept (Distribution::unordered) and the next call
+// starts from it again, so each --trials run renumbers the file's graph, as the other
+// backends do.
+#ifndef STARC_MPI_DEGREE_ORDER_HPP
+#define STARC_MPI_DEGREE_ORDER_HPP
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "starc_degree_order.hpp"
+#include "starc_mpi.hpp"
+
+namespace starc_mpi {
+namespace detail {
+
+inline int own_degree(const Distribution& d, int v) {  // v: a local id with its row held
+  return d.graph.offsets[static_cast<size_t>(v) + 1] - d.graph.offsets[static_cast<size_t>(v)];
+}
+
+inline bool everywhere(const Distribution& d, bool mine) {
+  int flag = mine ? 1 : 0, all = 0;
+  MPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_LAND, d.comm);
+  return all != 0;
+}
+
+/// starc::skewed on the distributed graph: the same average and the same sample (collective).
+inline bool skewed(const Distribution& d) {
+  long long n = d.graph.num_nodes;
+  if (n == 0 || d.global_edges / n < 10) return false;
+  int count = static_cast<int>(std::min<long long>(n, 1000));
+  std::vector<int> degrees(static_cast<size_t>(count), 0);
+  for (int k = 0; k < count; ++k) {
+    int v = static_cast<int>(static_cast<long long>(k) * n / count);
+    if (d.owns(v)) degrees[static_cast<size_t>(k)] = own_degree(d, d.local_of(v));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, degrees.data(), count, MPI_INT, MPI_SUM, d.comm);
+  double total = 0;
+  for (int x : degrees) total += x;
+  std::nth_element(degrees.begin(), degrees.begin() + count / 2, degrees.end());
+  return total / count > 1.3 * degrees[static_cast<size_t>(count / 2)];
+}
+
+/// Whether every row is strictly increasing (no repeated edge) and, unless the reader mirrored
+/// every edge, every edge u -> v has its v -> u (collective). Rows without repeats are
+/// symmetric when each upward edge (u < v) has its reverse and there are as many downward
+/// edges: each upward one is sent to the owner of v, which looks for u in v's row.
+inline bool symmetric_and_simple(const Distribution& d) {
+  const starc::Graph& g = d.graph;
+  bool simple = true;
+  long long up = 0, down = 0;
+  struct Pair { int from, to; };  // global ids: the edge from -> to, whose reverse is looked for
+  std::vector<Pair> asked;
+  for (int v = d.own_begin; v < d.own_end && simple; ++v)
+    for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e) {
+      int u = g.targets[static_cast<size_t>(e)];
+      if (e > g.offsets[static_cast<size_t>(v)] && g.targets[static_cast<size_t>(e) - 1] >= u) simple = false;
+      if (u > v) {
+        ++up;
+        if (!d.mirrored) asked.push_back({d.global_id[static_cast<size_t>(v)], d.global_id[static_cast<size_t>(u)]});
+      } else if (u < v) {
+        ++down;
+      }
+    }
+  if (!everywhere(d, simple)) return false;
+  if (d.mirrored) return true;
+  long long counts[2] = {up, down};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d.comm);
+  std::vector<Pair> mine = exchange(d, asked, [&](const Pair& p) { return d.owner(p.to); });
+  bool found = counts[0] == counts[1];
+  for (const Pair& p : mine) {
+    int v = d.local_of(p.to), u = d.local_of(p.from);
+    const int* row = g.targets.data();
+    if (u < 0 || !std::binary_search(row + g.offsets[static_cast<size_t>(v)], row + g.offsets[static_cast<size_t>(v) + 1], u)) {
+      found = false;
+      break;
+    }
+  }
+  return everywhere(d, found);
+}
+
+/// The degree groups of the whole graph: distinct degrees ascending, the first new id of
+/// each, and (for this rank) the first new id of its own vertices of each degree.
+struct DegreeGroups {
+  std::vector<long long> degree, first, mine;
+
+  /// The degree of new id x.
+  int degree_of(long long x) const {
+    size_t k = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), x) - first.begin()) - 1;
+    return static_cast<int>(degree[k]);
+  }
+  size_t group(int degree_value) const {
+    return static_cast<size_t>(std::lower_bound(degree.begin(), degree.end(), degree_value) - degree.begin());
+  }
+};
+
+/// Collective: every rank's (degree, count) pairs to every rank (their number is small: the
+/// distinct degrees d_1 < d_2 < ... of a graph with m edges number at most about 2 sqrt(m)).
+inline DegreeGroups degree_groups(const Distribution& d) {
+  std::vector<int> own(static_cast<size_t>(d.owned()));
+  for (int v = d.own_begin; v < d.own_end; ++v) own[static_cast<size_t>(v - d.own_begin)] = own_degree(d, v);
+  std::sort(own.begin(), own.end());
+  std::vector<long long> pairs;  // degree, count, ...
+  for (size_t k = 0; k < own.size(); ++k) {
+    if (k == 0 || own[k] != own[k - 1]) pairs.insert(pairs.end(), {own[k], 0});
+    ++pairs.back();
+  }
+  int length = static_cast<int>(pairs.size());
+  std::vector<int> lengths(static_cast<size_t>(d.ranks));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, d.comm);
+  std::vector<int> displs = displacements(lengths);
+  std::vector<long long> all(static_cast<size_t>(displs.back()));
+  MPI_Allgatherv(pairs.data(), length, MPI_LONG_LONG, all.data(), lengths.data(), displs.data(), MPI_LONG_LONG, d.comm);
+  DegreeGroups groups;
+  for (size_t k = 0; k < all.size(); k += 2) groups.degree.push_back(all[k]);
+  std::sort(groups.degree.begin(), groups.degree.end());
+  groups.degree.erase(std::unique(groups.degree.begin(), groups.degree.end()), groups.degree.end());
+  std::vector<long long> total(groups.degree.size(), 0), below(groups.degree.size(), 0);
+  for (int r = 0; r < d.ranks; ++r)
+    for (int k = displs[static_cast<size_t>(r)]; k < displs[static_cast<size_t>(r) + 1]; k += 2) {
+      size_t at = groups.group(static_cast<int>(all[static_cast<size_t>(k)]));
+      total[at] += all[static_cast<size_t>(k) + 1];
+      if (r < d.rank) below[at] += all[static_cast<size_t>(k) + 1];
+    }
+  groups.first.assign(groups.degree.size(), 0);
+  for (size_t k = 1; k < total.size(); ++k) groups.first[k] = groups.first[k - 1] + total[k - 1];
+  groups.mine.resize(total.size());
+  for (size_t k = 0; k < total.size(); ++k) groups.mine[k] = groups.first[k] + below[k];
+  return groups;
+}
+
+/// Sends each own vertex's `value` (indexed by local id) to the ranks holding it as a ghost,
+/// where it lands at the ghost's local id (collective).
+inline void tell_ghosts(const Distribution& d, std::vector<int>& value) {
+  struct Told { int to, value; };
+  std::vector<Told> out(d.mirrors.size());
+  for (size_t r = 0; r < static_cast<size_t>(d.ranks); ++r)
+    for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k)
+      out[static_cast<size_t>(k)] = {static_cast<int>(r), value[static_cast<size_t>(d.mirrors[static_cast<size_t>(k)])]};
+  std::vector<Told> in = exchange(d, out, [](const Told& x) { return x.to; });
+  for (size_t k = 0; k < in.size(); ++k) value[static_cast<size_t>(d.ghost_local[k])] = in[k].value;
+}
+
+/// The new vertex ranges, balanced by the count's work. dsl/tc.sp's count at v reads v's
+/// row and, for each lower neighbour u, searches u's row once (kPairCost steps: a cache miss
+/// and a binary search) and walks v's higher neighbours along it until it passes u's largest
+/// neighbour: none when that is below v. So v weighs 1 + degree + the sum over its lower
+/// neighbours u of kPairCost + (upper(v) if u's largest neighbour is above v). Balanced by
+/// edges instead, the last rank held the hubs and most of the pairs (Kronecker 18 on 2
+/// ranks: 4x the first rank's kernel time). `new_id` holds the new ids of the rank's own
+/// vertices and ghosts (collective).
+inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id) {
+  const long long kPairCost = 16;
+  struct Weighted {
+    long long weight;
+    int id;
+  };
+  const starc::Graph& g = d.graph;
+  int n = g.num_nodes, R = d.ranks;
+  auto row = [&](int v) { return std::make_pair(g.offsets[static_cast<size_t>(v)], g.offsets[static_cast<size_t>(v) + 1]); };
+  std::vector<int> largest(static_cast<size_t>(d.local_nodes), -1);  // new id of the largest neighbour
+  for (int v = d.own_begin; v < d.own_end; ++v)
+    for (int e = row(v).first; e < row(v).second; ++e)
+      largest[static_cast<size_t>(v)] = std::max(largest[static_cast<size_t>(v)], new_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])]);
+  tell_ghosts(d, largest);
+  std::vector<Weighted> out;
+  out.reserve(static_cast<size_t>(d.owned()));
+  for (int v = d.own_begin; v < d.own_end; ++v) {
+    int id = new_id[static_cast<size_t>(v)];
+    long long upper = 0, lower = 0, walking = 0;
+    for (int e = row(v).first; e < row(v).second; ++e) {
+      int u = g.targets[static_cast<size_t>(e)], other = new_id[static_cast<size_t>(u)];
+      upper += other > id;
+      lower += other < id;
+      walking += other < id && largest[static_cast<size_t>(u)] > id;
+    }
+    out.push_back({1 + own_degree(d, v) + lower * kPairCost + walking * upper, id});
+  }
+  int lo = static_cast<int>(static_cast<long long>(n) * d.rank / R);
+  int hi = static_cast<int>(static_cast<long long>(n) * (d.rank + 1) / R);
+  std::vector<long long> weight(static_cast<size_t>(hi - lo), 0);
+  for (const Weighted& x : exchange(d, out, [&](const Weighted& x) { return block_of(n, R, x.id); }))
+    weight[static_cast<size_t>(x.id - lo)] = x.weight;
+  return splits_of_blocks(d, n, lo, weight);
+}
+
+/// Merges, in place, the ascending runs a row arrived in (one per sender).
+inline void merge_runs(int* begin, int* end) {
+  int* sorted = std::is_sorted_until(begin, end);
+  while (sorted != end) {
+    int* next = std::is_sorted_until(sorted, end);
+    std::inplace_merge(begin, sorted, next);
+    sorted = next;
+  }
+}
+
+/// The distribution of the graph of `d` renumbered by degree (collective; see the file comment).
+inline Distribution renumbered(const Distribution& d) {
+  const starc::Graph& g = d.graph;
+  size_t R = static_cast<size_t>(d.ranks);
+  DegreeGroups groups = degree_groups(d);
+  Distribution o;
+  o.comm = d.comm;
+  o.rank = d.rank;
+  o.ranks = d.ranks;
+  o.everyone = d.everyone;
+  o.peers = d.everyone;  // the count exchanges nothing but its sum; every rank is a superset
+  o.stats_enabled = d.stats_enabled;
+  o.needs = d.needs;
+  o.mirrored = d.mirrored;
+  o.global_edges = d.global_edges;
+
+  // New ids of the own vertices (in id order within a degree) and of the ghosts (from owners).
+  std::vector<int> new_id(static_cast<size_t>(d.local_nodes), -1);
+  {
+    std::vector<long long> next = groups.mine;
+    for (int v = d.own_begin; v < d.own_end; ++v)
+      new_id[static_cast<size_t>(v)] = static_cast<int>(next[groups.group(own_degree(d, v))]++);
+    tell_ghosts(d, new_id);
+  }
+  o.splits = work_splits(d, new_id);
+  o.first = o.splits[static_cast<size_t>(d.rank)];
+  o.last = o.splits[static_cast<size_t>(d.rank) + 1];
+  int nown = o.last - o.first;
+
+  // Every own row's edge (t, s) as an entry of s's row, to s's new owner, t in new-id order.
+  // An entry names t by its place in the list of distinct t the sender sends that rank
+  // (ascending), so the receiver translates it without a search; each list starts with two
+  // counts: the entries the sender sends that rank, and the list's length.
+  struct Entry { int row, column; };
+  struct Listed { int to, value; };
+  std::vector<Entry> sent;
+  std::vector<Listed> listed;
+  {
+    sent.reserve(static_cast<size_t>(d.owned_edges));
+    std::vector<std::pair<int, int>> by_new_id;  // (new id, local id) of the own vertices
+    by_new_id.reserve(static_cast<size_t>(d.owned()));
+    for (int v = d.own_begin; v < d.own_end; ++v) by_new_id.emplace_back(new_id[static_cast<size_t>(v)], v);
+    std::sort(by_new_id.begin(), by_new_id.end());
+    std::vector<std::vector<int>> lists(R);
+    std::vector<int> last(R, -1), entries(R, 0);
+    for (const auto& item : by_new_id) {
+      int t = item.first;
+      for (int e = g.offsets[static_cast<size_t>(item.second)]; e < g.offsets[static_cast<size_t>(item.second) + 1]; ++e) {
+        int s = new_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])];
+        size_t to = static_cast<size_t>(o.owner(s));
+        if (last[to] != t) lists[to].push_back(last[to] = t);
+        ++entries[to];
+        sent.push_back({s, static_cast<int>(lists[to].size()) - 1});
+      }
+    }
+    for (size_t r = 0; r < R; ++r) {
+      listed.push_back({static_cast<int>(r), entries[r]});
+      listed.push_back({static_cast<int>(r), static_cast<int>(lists[r].size())});
+      for (int t : lists[r]) listed.push_back({static_cast<int>(r), t});
+    }
+  }
+  std::vector<Entry> rows = exchange(d, sent, [&](const Entry& x) { return o.owner(x.row); });
+  std::vector<Listed> heard = exchange(d, listed, [](const Listed& x) { return x.to; });
+
+  // Ghosts: the listed vertices another rank owns (each listed by its one old owner).
+  std::vector<size_t> entry_begin(R + 1, 0), list_begin(R, 0);
+  for (size_t r = 0, at = 0; r < R; ++r) {
+    entry_begin[r + 1] = entry_begin[r] + static_cast<size_t>(heard[at].value);
+    list_begin[r] = at + 2;
+    at += 2 + static_cast<size_t>(heard[at + 1].value);
+  }
+  for (size_t r = 0; r < R; ++r)
+    for (size_t k = list_begin[r]; k < list_begin[r] + static_cast<size_t>(heard[list_begin[r] - 1].value); ++k)
+      if (!o.owns(heard[k].value)) o.ghosts.push_back(heard[k].value);
+  std::sort(o.ghosts.begin(), o.ghosts.end());
+  o.ghost_displs.resize(R + 1);
+  for (size_t r = 0; r <= R; ++r)
+    o.ghost_displs[r] = static_cast<int>(std::lower_bound(o.ghosts.begin(), o.ghosts.end(), o.splits[r]) - o.ghosts.begin());
+  o.remote = o.ghosts;
+  o.own_begin = o.ghost_displs[static_cast<size_t>(d.rank)];
+  o.own_end = o.own_begin + nown;
+  o.local_nodes = static_cast<int>(o.ghosts.size()) + nown;
+  for (size_t r = 0; r < R; ++r)  // each listed vertex's local id
+    for (size_t k = list_begin[r]; k < list_begin[r] + static_cast<size_t>(heard[list_begin[r] - 1].value); ++k)
+      heard[k].value = o.local_of(heard[k].value);
+
+  // The own rows in local ids: each arrives as one ascending run per sender, merged.
+  std::vector<int> row_begin(static_cast<size_t>(nown) + 1, 0);
+  for (const Entry& x : rows) ++row_begin[static_cast<size_t>(x.row - o.first) + 1];
+  for (size_t v = 0; v < static_cast<size_t>(nown); ++v) row_begin[v + 1] += row_begin[v];
+  std::vector<int> columns(rows.size());
+  {
+    std::vector<int> next(row_begin.begin(), row_begin.end() - 1);
+    for (size_t r = 0; r < R; ++r)
+      for (size_t k = entry_begin[r]; k < entry_begin[r + 1]; ++k) {
+        const Entry& x = rows[k];
+        columns[static_cast<size_t>(next[static_cast<size_t>(x.row - o.first)]++)] = heard[list_begin[r] + static_cast<size_t>(x.column)].value;
+      }
+  }
+  release(rows);
+  release(heard);
+  for (int v = 0; v < nown; ++v)
+    merge_runs(columns.data() + row_begin[static_cast<size_t>(v)], columns.data() + row_begin[static_cast<size_t>(v) + 1]);
+
+  // The rest of the local index space.
+  o.global_id.resize(static_cast<size_t>(o.local_nodes));
+  for (int k = 0; k < o.local_nodes; ++k)
+    o.global_id[static_cast<size_t>(k)] = k < o.own_begin ? o.ghosts[static_cast<size_t>(k)]
+                                          : k < o.own_end ? o.first + (k - o.own_begin)
+                                                          : o.ghosts[static_cast<size_t>(k - nown)];
+  o.ghost_local.resize(o.ghosts.size());
+  for (size_t k = 0; k < o.ghosts.size(); ++k) o.ghost_local[k] = k < static_cast<size_t>(o.own_begin) ? static_cast<int>(k) : static_cast<int>(k) + nown;
+  std::vector<int> mirror_ids = tell_owners(o, o.ghosts, o.mirror_displs);
+  o.mirrors.resize(mirror_ids.size());
+  for (size_t k = 0; k < mirror_ids.size(); ++k) o.mirrors[k] = o.own_begin + (mirror_ids[k] - o.first);
+  o.out_degree.resize(static_cast<size_t>(o.local_nodes));
+  for (int k = 0; k < o.local_nodes; ++k) o.out_degree[static_cast<size_t>(k)] = groups.degree_of(o.global_id[static_cast<size_t>(k)]);
+  o.in_degree = o.out_degree;  // symmetric
+
+  // The searched slices of the rows of ghosts below (Needs::ghost_row_slices): the entries in
+  // the rank's own range are the own vertices whose rows hold the ghost (the graph is
+  // symmetric), found here; only those above it come from the ghost's owner.
+  std::vector<int> slice_count(static_cast<size_t>(o.own_begin) + 1, 0);
+  std::vector<Entry> above;  // (ghost's local id, entry's local id)
+  if (d.needs.ghost_rows) {
+    for (int t : columns)
+      if (t < o.own_begin) ++slice_count[static_cast<size_t>(t)];
+    std::vector<Entry> out;
+    std::vector<int> to;
+    for (size_t r = 0; r < R; ++r)
+      for (int k = o.mirror_displs[r]; k < o.mirror_displs[r + 1]; ++k) {
+        int u = o.mirrors[static_cast<size_t>(k)];
+        if (o.global_id[static_cast<size_t>(u)] >= o.splits[r]) continue;
+        const int* row = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin)];
+        const int* end = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin) + 1];
+        const int* from = std::lower_bound(row, end, o.splits[r + 1], [&](int w, int id) { return o.global_id[static_cast<size_t>(w)] < id; });
+        for (; from < end; ++from) {
+          out.push_back({o.global_id[static_cast<size_t>(u)], o.global_id[static_cast<size_t>(*from)]});
+          to.push_back(static_cast<int>(r));
+        }
+      }
+    struct Slice { int to, row, column; };
+    std::vector<Slice> tagged(out.size());
+    for (size_t k = 0; k < out.size(); ++k) tagged[k] = {to[k], out[k].row, out[k].column};
+    release(out);
+    release(to);
+    for (const Slice& x : exchange(d, tagged, [](const Slice& x) { return x.to; }))
+      if (std::binary_search(o.ghosts.begin(), o.ghosts.end(), x.column)) {
+        above.push_back({o.local_of(x.row), o.local_of(x.column)});
+        ++slice_count[static_cast<size_t>(above.back().row)];
+      }
+  }
+
+  // The local CSR: the slices of ghosts below, then the own rows (ghosts above: empty rows).
+  starc::Graph& og = o.graph;
+  og.path = g.path;
+  og.num_nodes = g.num_nodes;
+  og.has_weights = g.has_weights;  // (an id-free count reads no weights: none are kept)
+  og.weights_integral = g.weights_integral;
+  og.mirrored = g.mirrored;
+  og.offsets.assign(static_cast<size_t>(o.local_nodes) + 1, 0);
+  for (int u = 0; u < o.own_begin; ++u) og.offsets[static_cast<size_t>(u) + 1] = slice_count[static_cast<size_t>(u)];
+  for (int v = 0; v < nown; ++v)
+    og.offsets[static_cast<size_t>(o.own_begin + v) + 1] = row_begin[static_cast<size_t>(v) + 1] - row_begin[static_cast<size_t>(v)];
+  for (size_t v = 0; v < static_cast<size_t>(o.local_nodes); ++v) og.offsets[v + 1] += og.offsets[v];
+  o.owned_begin = og.offsets[static_cast<size_t>(o.own_begin)];
+  o.owned_edges = static_cast<int>(columns.size());
+  long long owned_count = o.owned_edges;
+  MPI_Exscan(&owned_count, &o.edge_base, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  if (d.rank == 0) o.edge_base = 0;
+  og.targets.resize(static_cast<size_t>(og.offsets.back()));
+  if (d.needs.ghost_rows) {
+    // own vertices w in ascending order append to their ghosts' slices, then what came from
+    // above (ascending too, and above every own vertex)
+    std::vector<int> next(og.offsets.begin(), og.offsets.begin() + o.own_begin);
+    for (int v = 0; v < nown; ++v)
+      for (int e = row_begin[static_cast<size_t>(v)]; e < row_begin[static_cast<size_t>(v) + 1]; ++e) {
+        int t = columns[static_cast<size_t>(e)];
+        if (t < o.own_begin) og.targets[static_cast<size_t>(next[static_cast<size_t>(t)]++)] = o.own_begin + v;
+      }
+    for (const Entry& x : above) og.targets[static_cast<size_t>(next[static_cast<size_t>(x.row)]++)] = x.column;
+  }
+  std::copy(columns.begin(), columns.end(), og.targets.begin() + o.owned_begin);
+  og.num_edges = static_cast<int>(og.targets.size());
+  if (d.needs.sources) {
+    og.sources.resize(og.targets.size());
+    for (int v = 0; v < o.local_nodes; ++v)
+      for (int e = og.offsets[static_cast<size_t>(v)]; e < og.offsets[static_cast<size_t>(v) + 1]; ++e)
+        og.sources[static_cast<size_t>(e)] = v;
+  }
+  return o;
+}
+
+}  // namespace detail
+
+/// The plan's OrderByDegree on MPI (collective): `d` becomes the distribution of the graph
+/// renumbered by degree when the graph is symmetric and simple and, unless `mode` is Always,
+/// skewed; returns whether it did. Each call starts from the file's ids (a previous call's
+/// renumbering is undone first), as each trial of the other backends renumbers the file's
+/// graph. Only for id-free programs whose kernels read no whole ghost rows (the plan's
+/// decision): ghost rows are fetched again as searched slices.
+inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
+  if (d.unordered) {
+    std::shared_ptr<Distribution> original = std::move(d.unordered);
+    original->stats = d.stats;
+    d = std::move(*original);
+  }
+  if (mode == starc::DegreeOrderMode::Never) return false;
+  if (d.needs.ghost_rows && !d.needs.ghost_row_slices) return false;  // (never planned)
+  if (mode == starc::DegreeOrderMode::Auto && !detail::skewed(d)) return false;
+  if (!detail::symmetric_and_simple(d)) return false;
+  Distribution ordered = detail::renumbered(d);
+  ordered.stats = d.stats;
+  ordered.unordered = std::make_shared<Distribution>(std::move(d));
+  d = std::move(ordered);
+  return true;
+}
+
+}  // namespace starc_mpi
+
+#endif  // STARC_MPI_DEGREE_ORDER_HPP
