@@ -165,11 +165,13 @@ constexpr std::size_t STARC_RUN_ITEMS = 64;
 /// work-groups of one work-item (4 per compute unit), each claiming runs of STARC_RUN_ITEMS
 /// items from a counter until none is left, as GAPBS's schedule(dynamic, 64) does, whatever
 /// the implementation's schedule. Groups of one: AdaptiveCpp runs a group's work-items as one
-/// loop, and 255 idle items beside a busy one made pr slower than one item per vertex; one size means
-/// one JIT-compiled binary per kernel (--block-size sizes GPU work-groups only). The counter
-/// is never reset: a launch of `runs` runs over `groups` work-groups takes exactly
-/// runs + groups claims (one that finds nothing per group), so the host knows where the
-/// next launch starts.
+/// loop, where 255 idle items would sit beside each busy one; one size also means one
+/// JIT-compiled binary per kernel (--block-size sizes GPU work-groups only). Reductions are
+/// private partials folded once per work-item (starc_private_reducer): AdaptiveCpp's
+/// sycl::reduction lost updates with these groups (tc counted 39.9-40.8 million triangles of
+/// 82.7 million, a different count each run). The counter is never reset: a launch of `runs`
+/// runs over `groups` work-groups takes exactly runs + groups claims (one that finds nothing
+/// per group), so the host knows where the next launch starts.
 struct starc_cpu_runs {
   bool on = false;                       // the queue's device is a CPU
   std::size_t groups = 0;                // work-groups per launch: 4 per compute unit
