@@ -24,6 +24,10 @@ default and the generator must respect:
   lets the runtime choose one from the item count, which changes every round of a frontier:
   sssp ran 0.2-4 s where it takes 5 ms. Programs launch fixed work-groups (256,
   ``--block-size``).
+- Its OpenMP backend splits a launch's work-groups between the threads in equal contiguous
+  blocks: on a degree-ordered graph, where tc's work sits at the top ids, one thread did it
+  all. On a CPU device a launch is a few work-groups of one work-item that claim runs of 64
+  items from a counter (``starc_cpu_runs`` in the prelude).
 - The runtime prints warnings on ``std::cout`` (``kernel_cache`` on a run that JIT-compiles):
   the program sends ``std::cout`` to stderr before the runtime starts.
 - A work-group size that is not a power of two breaks ``sycl::reduction``: ``--block-size``
@@ -52,10 +56,14 @@ class SYCLBackend(CppBackend):
     toolchain = toolchain
     title = "SYCL"
     launch_shape = ("{kernel}: q.parallel_for over an nd_range of {items} items rounded up to "
-                    "work-groups of {block}, one work item per {item}")
+                    "work-groups of {block}, one work item per {item}; on a CPU device 4 "
+                    "work-groups of one per compute unit, each claiming runs of 64 {item}s "
+                    "until none is left")
     launch_why = ("the forall's iterations are independent, so each becomes one work item; the "
                   "work-group size is fixed because AdaptiveCpp compiles a kernel again for each "
-                  "new one, which a range<1> of varying length (a frontier's) would choose")
+                  "new one, which a range<1> of varying length (a frontier's) would choose; on a "
+                  "CPU, AdaptiveCpp gives each thread an equal block of work-groups, so claimed "
+                  "runs balance work that grows with the id (a degree-ordered graph)")
     #: work-groups of 256 unless --block-size says otherwise (launch_why)
     default_block_size = 256
     copy_to_device = "q.memcpy (host to USM device memory)"

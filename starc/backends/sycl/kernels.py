@@ -132,16 +132,20 @@ def native_reductions(kernel: P.Kernel) -> List[P.ScalarReduction]:
     return [red for red in kernel.reductions if red.strategy == "native"]
 
 
+def _function_object(red: P.ScalarReduction) -> str:
+    return f"{_REDUCTION_OPERATORS[red.op]}<{SYCLDialect().storage_type(red.sym.type)}>()"
+
+
 def reduction_object(red: P.ScalarReduction, array: str) -> str:
-    """The ``sycl::reduction`` that carries ``red`` into device array ``array``."""
-    return (f"sycl::reduction({array}, "
-            f"{_REDUCTION_OPERATORS[red.op]}<{SYCLDialect().storage_type(red.sym.type)}>())")
+    """The prelude's ``starc_reduction`` that carries ``red`` into device array ``array``: a
+    ``sycl::reduction`` of the launch, or on a CPU device private partials (starc_cpu_runs)."""
+    return f"starc_reduction({array}, {_function_object(red)})"
 
 
 def native_reduction(kernel: P.Kernel, red: P.ScalarReduction) -> str:
     """The ``sycl::reduction`` carrying ``red`` (``strategy`` native) into its device array,
     for ``starc explain``."""
-    return reduction_object(red, red.array.name)
+    return f"sycl::reduction({red.array.name}, {_function_object(red)})"
 
 
 def _reducer_name(red: P.ScalarReduction) -> str:

@@ -276,15 +276,16 @@ def test_min_max_programs_when_fetch_min_returns_the_new_value(name, graph, buil
 # --- focused goldens of the generated text ------------------------------------------------------
 
 def test_exclusive_reductions_use_sycl_reduction():
-    """The paper's SYCL reduction optimisation: tc's triangle_count and pr's diff."""
+    """The paper's SYCL reduction optimisation: tc's triangle_count and pr's diff (through the
+    prelude's starc_reduction: a sycl::reduction, or private partials on a CPU device)."""
     tc = kernel_text("tc", "Compute_TC_forall_6")
-    assert "sycl::reduction(triangle_count_dev, sycl::plus<long long>())" in tc
+    assert "starc_reduction(triangle_count_dev, sycl::plus<long long>())" in tc
     assert re.search(r"\[=\]\(int v, auto& triangle_count_sum\)", tc)
     assert "triangle_count_sum += 1LL;" in tc
     assert "starc_atomic" not in tc
     pr_kernel = next(k for k in compiled("pr").plan.kernels if k.reductions)
     pr = kernel_text("pr", pr_kernel.name)
-    assert "sycl::reduction(diff_dev, sycl::plus<float>())" in pr
+    assert "starc_reduction(diff_dev, sycl::plus<float>())" in pr
     assert re.search(r"diff_sum \+= ", pr)
     # The host writes the scalar's current value before and reads it back after (the
     # reduction combines with it; no initialize_to_identity).
@@ -295,11 +296,11 @@ def test_exclusive_reductions_use_sycl_reduction():
 
 def test_every_reduction_operator_maps_to_a_sycl_function_object():
     ops = main_text("ops")
-    for reduction in ("sycl::reduction(product_dev, sycl::multiplies<double>())",
-                      "sycl::reduction(bits_dev, sycl::bit_or<long long>())",
-                      "sycl::reduction(mask_dev, sycl::bit_and<int>())",
-                      "sycl::reduction(count_dev, sycl::plus<int>())",
-                      "sycl::reduction(least_dev, sycl::minimum<float>())"):
+    for reduction in ("starc_reduction(product_dev, sycl::multiplies<double>())",
+                      "starc_reduction(bits_dev, sycl::bit_or<long long>())",
+                      "starc_reduction(mask_dev, sycl::bit_and<int>())",
+                      "starc_reduction(count_dev, sycl::plus<int>())",
+                      "starc_reduction(least_dev, sycl::minimum<float>())"):
         assert reduction in ops
     assert "product_reducer *= 1.5;" in ops
     assert "least_reducer.combine(" in ops
@@ -310,7 +311,7 @@ def test_non_exclusive_reduction_uses_atomics():
     assert not kernel.reductions[0].exclusive
     assert native_reductions(kernel) == []
     text = kernel_text("mixed", kernel.name)
-    assert "sycl::reduction" not in text
+    assert "starc_reduction" not in text and "sycl::reduction" not in text
     assert "starc_atomic_add_long(&total_dev[0], 10LL);" in text
     assert "starc_atomic_sub_long(&total_dev[0], 3LL);" in text
 
@@ -443,7 +444,8 @@ def test_single_element_writes_do_not_wait():
 
 def test_kernels_are_one_parallel_for_each():
     runtime = runtime_header()
-    assert "q.parallel_for(sycl::range<1>(count), reductions...," in runtime
+    assert "q.parallel_for(sycl::range<1>(count), sycl::reduction(reductions.data, reductions.op)...," \
+        in runtime
     assert "q.parallel_for(sycl::range<1>(count), [=](sycl::item<1> item)" in runtime
     assert "const sycl::nd_range<1> groups(sycl::range<1>((count + block - 1) / block * block), " \
            "sycl::range<1>(block));" in runtime

@@ -11,8 +11,9 @@
 //                                           the runtime's std::cout messages go to stderr
 //   starc_warm_up(q, where)                 one empty launch before the timer starts
 //   starc_parallel_for(q, where, count, block, kernel, reductions...)
-//                                           one kernel: range<1>, or nd_range<1> of work-groups
-//                                           of `block` items when --block-size is given
+//                                           one kernel: nd_range<1> of work-groups of `block`
+//                                           items (range<1> when 0), or on a CPU device a few
+//                                           work-items that claim runs of items (starc_cpu_runs)
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                                           host-side array operations; each reports a
@@ -33,6 +34,7 @@
 
 #include <sycl/sycl.hpp>
 
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cstddef>
@@ -40,6 +42,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "starc_runtime.hpp"
@@ -108,20 +111,129 @@ inline std::size_t starc_block_size(const starc::CommandLine& cl, std::size_t fa
 
 // --- kernels ---------------------------------------------------------------------------------------
 
-/// Runs kernel(i, reducers...) for every i in [0, count): over range<1>(count), or, when `block`
-/// is non-zero, over an nd_range<1> of work-groups of `block` items with the global size
-/// rounded up (the extra items return at once). Returns without waiting (in-order queue).
-/// Without reductions the SYCL kernel takes only its index (no generic lambda).
+/// A scalar reduction of a kernel: where it goes and its SYCL function object. A launch makes it
+/// a sycl::reduction, or on a CPU device a private accumulator per work-item (starc_cpu_runs).
+template <class T, class Op>
+struct starc_reduction_of {
+  T* data;
+  Op op;
+};
+
+template <class T, class Op>
+inline starc_reduction_of<T, Op> starc_reduction(T* data, Op op) {
+  return {data, op};
+}
+
+/// One work-item's partial result of a starc_reduction, spelled as a SYCL reducer (+= and the
+/// like, combine) so the kernel's body is the same; finish() folds it into the reduction's
+/// element with a compare-and-swap loop (a few per launch).
+template <class T, class Op>
+struct starc_private_reducer {
+  starc_reduction_of<T, Op> target;
+  T value{};
+  bool any = false;
+  void combine(T v) {
+    value = any ? static_cast<T>(target.op(value, v)) : v;
+    any = true;
+  }
+  starc_private_reducer& operator+=(T v) { combine(v); return *this; }
+  starc_private_reducer& operator*=(T v) { combine(v); return *this; }
+  starc_private_reducer& operator&=(T v) { combine(v); return *this; }
+  starc_private_reducer& operator|=(T v) { combine(v); return *this; }
+  void finish() const {
+    if (!any) return;
+    sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device,
+                     sycl::access::address_space::global_space> element(*target.data);
+    T seen = element.load();
+    while (!element.compare_exchange_strong(seen, static_cast<T>(target.op(seen, value)))) {
+    }
+  }
+};
+
+template <class T, class Op>
+inline starc_private_reducer<T, Op> starc_private(const starc_reduction_of<T, Op>& reduction) {
+  return {reduction};
+}
+
+/// Items of one kernel a work-item takes at a time on a CPU device (starc_cpu_runs).
+constexpr std::size_t STARC_RUN_ITEMS = 64;
+
+/// How launches run on a CPU device. AdaptiveCpp's OpenMP backend (24.06) splits a launch's
+/// work-groups between its threads in equal contiguous blocks (an OpenMP static schedule), so
+/// where the work per item grows with its id (a degree-ordered graph puts all of tc's work in
+/// the top tenth of the ids) one thread does nearly all of it. There a launch is a few
+/// work-groups of one work-item (4 per compute unit), each claiming runs of STARC_RUN_ITEMS
+/// items from a counter until none is left, as GAPBS's schedule(dynamic, 64) does, whatever
+/// the implementation's schedule. Groups of one: AdaptiveCpp runs a group's work-items as one
+/// loop, where 255 idle items would sit beside each busy one; one size also means one
+/// JIT-compiled binary per kernel (--block-size sizes GPU work-groups only). Reductions are
+/// private partials folded once per work-item (starc_private_reducer): AdaptiveCpp's
+/// sycl::reduction lost updates with these groups (tc counted 39.9-40.8 million triangles of
+/// 82.7 million, a different count each run). The counter is never reset: a launch of `runs`
+/// runs over `groups` work-groups takes exactly runs + groups claims (one that finds nothing
+/// per group), so the host knows where the next launch starts.
+struct starc_cpu_runs {
+  bool on = false;                       // the queue's device is a CPU
+  std::size_t groups = 0;                // work-groups per launch: 4 per compute unit
+  unsigned long long* next = nullptr;    // the claim counter (device memory)
+  unsigned long long issued = 0;         // claims taken by every launch so far
+};
+
+/// The CPU-run state of the program's queue (one queue per program), made on first use:
+/// starc_warm_up, before the timer starts.
+inline starc_cpu_runs& starc_runs_of(sycl::queue& q) {
+  static starc_cpu_runs runs = [&] {
+    starc_cpu_runs made;
+    const sycl::device device = q.get_device();
+    made.on = device.is_cpu();
+    if (made.on) {
+      made.groups = 4 * std::max<std::size_t>(1, device.get_info<sycl::info::device::max_compute_units>());
+      made.next = sycl::malloc_device<unsigned long long>(1, q);
+      if (made.next == nullptr) starc_sycl_fail("cannot allocate the run counter on the device", "starc_sycl.hpp");
+      q.fill(made.next, 0ULL, 1).wait();
+    }
+    return made;
+  }();
+  return runs;
+}
+
+/// Runs kernel(i, reducers...) for every i in [0, count) and returns without waiting (in-order
+/// queue). On a CPU device (starc_cpu_runs): work-groups of one work-item that claim runs of
+/// items. Elsewhere one work-item per item: over range<1>(count) when `block` is 0,
+/// else an nd_range<1> of work-groups of `block` items with the global size rounded up (the
+/// extra items return at once). Without reductions the SYCL kernel takes only its index (no
+/// generic lambda).
 template <class Kernel, class... Reductions>
 inline void starc_parallel_for(sycl::queue& q, const char* where, std::size_t count, std::size_t block,
                                const Kernel& kernel, Reductions... reductions) {
   if (count == 0) return;  // nothing to do: every reduction keeps its value
+  starc_cpu_runs& cpu = starc_runs_of(q);
   starc_at(where, [&] {
-    if (block == 0) {
+    if (cpu.on) {
+      const std::size_t runs = (count + STARC_RUN_ITEMS - 1) / STARC_RUN_ITEMS;
+      const std::size_t groups = std::min(cpu.groups, runs);
+      const unsigned long long first = cpu.issued;
+      unsigned long long* next = cpu.next;
+      cpu.issued += runs + groups;
+      // each work-item: claim a run, run its items, until none is left; then its reductions
+      q.parallel_for(sycl::nd_range<1>(sycl::range<1>(groups), sycl::range<1>(1)), [=](sycl::nd_item<1>) {
+        sycl::atomic_ref<unsigned long long, sycl::memory_order::relaxed, sycl::memory_scope::device,
+                         sycl::access::address_space::global_space> counter(*next);
+        auto reducers = std::make_tuple(starc_private(reductions)...);
+        for (unsigned long long run = counter.fetch_add(1ULL) - first; run < runs;
+             run = counter.fetch_add(1ULL) - first) {
+          const std::size_t last = std::min(count, static_cast<std::size_t>(run + 1) * STARC_RUN_ITEMS);
+          for (std::size_t i = static_cast<std::size_t>(run) * STARC_RUN_ITEMS; i < last; ++i)
+            std::apply([&](auto&... reducer) { kernel(static_cast<int>(i), reducer...); }, reducers);
+        }
+        std::apply([](const auto&... reducer) { (reducer.finish(), ...); }, reducers);
+      });
+    } else if (block == 0) {
       if constexpr (sizeof...(Reductions) == 0) {
         q.parallel_for(sycl::range<1>(count), [=](sycl::item<1> item) { kernel(static_cast<int>(item.get_id(0))); });
       } else {
-        q.parallel_for(sycl::range<1>(count), reductions..., [=](sycl::item<1> item, auto&... reducers) {
+        q.parallel_for(sycl::range<1>(count), sycl::reduction(reductions.data, reductions.op)...,
+                       [=](sycl::item<1> item, auto&... reducers) {
           kernel(static_cast<int>(item.get_id(0)), reducers...);
         });
       }
@@ -134,7 +246,8 @@ inline void starc_parallel_for(sycl::queue& q, const char* where, std::size_t co
           kernel(static_cast<int>(i));
         });
       } else {
-        q.parallel_for(groups, reductions..., [=](sycl::nd_item<1> item, auto&... reducers) {
+        q.parallel_for(groups, sycl::reduction(reductions.data, reductions.op)...,
+                       [=](sycl::nd_item<1> item, auto&... reducers) {
           std::size_t i = item.get_global_id(0);
           if (i >= count) return;
           kernel(static_cast<int>(i), reducers...);
@@ -208,6 +321,7 @@ inline void starc_write_element(sycl::queue& q, T* data, std::size_t index, T va
 /// what later ones do not (the runtime's and the device's start, building the device image
 /// that holds this file's kernels where the implementation builds per image, worker threads).
 inline void starc_warm_up(sycl::queue& q, const char* where) {
+  starc_at(where, [&] { starc_runs_of(q); });
   starc_at(where, [&] { q.parallel_for(sycl::range<1>(1), [=](sycl::id<1>) {}).wait_and_throw(); });
 }
 
