@@ -305,8 +305,12 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         what = []
         if parts:
             what.append("combined updates " + ", ".join(parts))
+        if step.bounds:
+            what.append("ghosts keep the candidates sent, no refresh: " + ", ".join(step.bounds))
         if step.refresh:
-            what.append("refresh " + ", ".join(step.refresh))
+            what.append("refresh " + ", ".join(
+                f"{name} (every mirror, values only)" if name in step.every else name
+                for name in step.refresh))
         if step.scalars:
             what.append("allreduce " + ", ".join(f"{a} ({how})" for a, how in step.scalars))
         lines.append(f"  superstep {step.kernel}: " + ("; ".join(what) or "nothing to exchange"))

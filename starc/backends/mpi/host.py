@@ -12,8 +12,10 @@ its own vertices' results out, and rank 0 writes them all, streamed to it rank b
 (``starc_mpi::Results``). The graph's arrays are the distribution's own vectors (no copy).
 
 A launch is one superstep: the exchanges its kernel needs are registered on a
-``starc_mpi::Superstep`` (snapshots, identities of accumulations), the kernel runs over the
-rank's own vertices, and ``finish()`` exchanges updates, refreshes and one-value arrays.
+``starc_mpi::Superstep`` (snapshots, identities of accumulations; refreshes of every mirror,
+values only, and Min/Max targets whose ghosts keep their candidates, as the plan says), the
+kernel runs over the rank's own vertices, and ``finish()`` exchanges updates, refreshes and
+one-value arrays.
 """
 
 from __future__ import annotations
@@ -230,9 +232,14 @@ class MPIHostDialect(HostDialect):
                 lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "
                              f"starc_mpi::Scope::{self._scope(write.array)});")
+        for name in step.bounds:
+            lines.append(f"starc_step.keep_candidates({self.variables[name]});")
         for name in step.refresh:
-            lines.append(f"starc_step.refresh({self.variables[name]}, "
-                         f"starc_mpi::Scope::{self._scope(name)});")
+            if name in step.every:
+                lines.append(f"starc_step.refresh_every({self.variables[name]});")
+            else:
+                lines.append(f"starc_step.refresh({self.variables[name]}, "
+                             f"starc_mpi::Scope::{self._scope(name)});")
         error = self.host.plan.error
         for name, how in step.scalars:
             if how != "error":
