@@ -19,6 +19,9 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   such a comparison needs: it may only let through candidates the owner then rejects. So
   after a kernel that writes the array only by that Min, the ghost copies keep the
   candidates the rank sent and the owner's combine is the whole exchange: no refresh round;
+* ``constants``: a Min/Max's secondary targets that the kernel sets to a constant (sssp's
+  ``modified = True``): the owner stores the constant where the primary's entry won, so
+  nothing of them travels;
 * ``scalars``: the one-value arrays a kernel writes, with how the ranks' values combine
   (a reduction operator, ``flag``: any rank's 1, ``store``: a rank that stored, ``error``:
   the first failed check);
@@ -83,6 +86,7 @@ class Superstep(Record):
     scalars: Tuple[Tuple[str, str], ...] = ()     # (one-value array, how ranks combine)
     every: Tuple[str, ...] = ()       # of refresh: every mirror's value, values only
     bounds: Tuple[str, ...] = ()      # ghost copies keep the candidates sent (no refresh)
+    constants: Tuple[Tuple[str, object], ...] = ()   # (secondary, the constant it is set to)
 
 
 @record
@@ -180,7 +184,8 @@ def distribute(plan: P.Plan) -> Distribution:
         every = tuple(name for name in refresh if mirrored[name] == "neighbour"
                       and _stores_every_own_vertex(kernel, name, names))
         steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, refresh,
-                                       tuple(_combine(kernel)), every, kept)
+                                       tuple(_combine(kernel)), every, kept,
+                                       _constant_secondaries(kernel, local, names))
     rows = [row for local in found.values() for row in local.remote_rows
             if row not in _KEPT_QUERIES]
     reverse = any(p.array is not None and p.array.role == "graph"
@@ -213,6 +218,26 @@ def _only_min_max(kernel: P.Kernel, name: str, names: Dict[int, str]) -> str:
     """``Min`` or ``Max`` when that is the only way ``kernel`` writes ``name``, else ""."""
     how = _written_as(kernel, name, names)
     return next(iter(how)) if how in ({"Min"}, {"Max"}) else ""
+
+
+def _constant_secondaries(kernel: P.Kernel, local: Locality,
+                          names: Dict[int, str]) -> Tuple[Tuple[str, object], ...]:
+    """The secondary targets ``kernel`` sends that it only ever sets to one bool or int."""
+    values: Dict[str, set] = {}
+    for node in ir.walk(kernel.body):
+        if isinstance(node, P.AtomicMinMax):
+            for target, value in node.others:
+                if isinstance(target, ir.PropRead) and target.prop.uid in names:
+                    # bools and ints only: those convert alike wherever they are spelled (a
+                    # float literal's rounding is the kernel printer's); the type too, or
+                    # True and 1 would be one set element
+                    exact = isinstance(value, ir.Const) and not isinstance(value.value, float)
+                    constant = (type(value.value), value.value) if exact else None
+                    values.setdefault(names[target.prop.uid], set()).add(constant)
+    sent = {w.array for w in local.remote_writes if w.primary}
+    return tuple((name, next(iter(found))[1]) for name, found in sorted(values.items())
+                 if name in sent and len(found) == 1 and None not in found
+                 and _written_as(kernel, name, names) == {"secondary"})
 
 
 def _bounds(plan: P.Plan, kernels: List[P.Kernel], mirrored: Dict[str, str],

@@ -300,8 +300,11 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         if step.global_:
             lines.append(f"  superstep {step.kernel}: every rank alike, nothing exchanged")
             continue
-        parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} "
-                 f"({w.at})" for w in step.updates]
+        constants = dict(step.constants)
+        parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} ({w.at}"
+                 + (f", the constant {constants[w.array]!r}, not sent" if w.array in constants
+                    else "") + ")"
+                 for w in step.updates]
         what = []
         if parts:
             what.append("combined updates " + ", ".join(parts))

@@ -25,6 +25,8 @@ def test_push_min_sends_combined_updates_and_keeps_its_candidates_at_ghosts():
     # nothing else reads dist at ghosts and only this Min writes it: the ghost copies keep
     # the candidates sent, and the owner's combine is the whole exchange (no refresh round)
     assert step.bounds == ("dist",)
+    # modified is only ever set to True: the owner stores it where dist won, nothing travels
+    assert step.constants == (("modified_nxt", True),)
     assert step.refresh == () and step.every == ()
     assert step.scalars == (("finished_flag", "flag"),)
     assert not found.reverse and not found.ghost_rows

@@ -148,3 +148,13 @@ def test_min_propagation_has_no_refresh_round(program, graph_files):
     stats = _stats(program, 3, graph_files["rmat"], PROGRAMS[program].params_for(64))
     for rank in stats:
         assert int(rank["exchanges"]) <= int(rank["supersteps"])
+
+
+def test_a_constant_secondary_travels_not(graph_files):
+    """sssp's <dist, modified> = <Min(...), True>: an entry is its vertex's name (one byte
+    on a graph this small) and its dist; modified's True is stored by the owner where the
+    dist won, so each message is its section's count and those entries alone."""
+    stats = _stats("sssp", 3, graph_files["rmat"], PROGRAMS["sssp"].params_for(64))
+    for rank in stats:
+        assert int(rank["bytes"]) == 5 * int(rank["entries"]) + int(rank["messages"])
+    assert sum(int(rank["entries"]) for rank in stats) > 0

@@ -53,6 +53,13 @@ def mpi_operator(how: str) -> str:
     return _MPI_OPS.get(_COMBINE[how], "")
 
 
+def _literal(value) -> str:
+    """A constant secondary's value (a bool or an int) as a C++ literal."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value}LL"
+
+
 class MPIHostExprDialect(HostExprDialect):
     """Host expressions on a rank: a degree of any vertex comes from its owner (or from the
     whole graph's degrees where the kernels keep them): the local graph holds only the
@@ -224,10 +231,13 @@ class MPIHostDialect(HostDialect):
         else:       # the slots of the rank's own rows
             bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
+        constants = dict(step.constants)
         for write in step.updates:
             if write.primary:
+                value = (f", {_literal(constants[write.array])}"
+                         if write.array in constants else "")
                 lines.append(f"starc_step.secondary({self.variables[write.array]}, "
-                             f"{self.variables[write.primary]});")
+                             f"{self.variables[write.primary]}{value});")
             else:
                 lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "

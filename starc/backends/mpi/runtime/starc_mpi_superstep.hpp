@@ -15,6 +15,8 @@
 //                          from the operator's identity) and applied there with `op`.
 //   secondary(a, primary)  a Min/Max's secondary target: sent with its primary's entries and
 //                          applied only where that entry won at the owner.
+//   secondary(a, primary, c)  one the kernel only sets to the constant c: nothing travels,
+//                          the owner stores c where the primary's entry won.
 //   refresh(a, scope)      owners send the values of their vertices that changed in this
 //                          superstep to the ranks that hold them as ghosts (or to all ranks).
 //   refresh_every(a)       owners send every mirror's value, values only, in the order of the
@@ -155,6 +157,14 @@ class Superstep {
     f.updated = true;
   }
 
+  /// A secondary target that the kernel only ever sets to `value`.
+  template <class T, class P, class V> void secondary(T* a, P* primary, V value) {
+    secondary(a, primary);
+    Field& f = field(a, Scope::Neighbour);
+    T constant = static_cast<T>(value);
+    f.constant.assign(reinterpret_cast<const char*>(&constant), reinterpret_cast<const char*>(&constant) + sizeof(T));
+  }
+
   /// Owners refresh other ranks' copies of `a` where it changed in this superstep.
   template <class T> void refresh(T* a, Scope scope) {
     Field& f = field(a, scope);
@@ -219,6 +229,7 @@ class Superstep {
     bool updated = false, refreshed = false;
     bool every = false;                   // refresh_every: every mirror, values only
     bool keeps = false;                   // keep_candidates: no restore of ghost copies
+    std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
     std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
@@ -313,6 +324,7 @@ class Superstep {
         if (!f.updated) continue;
         std::vector<std::pair<int, int>>& mine = chosen[i];
         if (f.primary >= 0) {
+          if (!f.constant.empty()) continue;
           mine = chosen[static_cast<size_t>(f.primary)];
         } else if (f.scope == Scope::Neighbour) {
           int base = d_.ghost_displs[static_cast<size_t>(r)];
@@ -335,6 +347,13 @@ class Superstep {
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
+        if (f.primary >= 0 && !f.constant.empty()) {
+          const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
+          const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
+          for (size_t e = 0; e < where.size(); ++e)
+            if (wins[e]) std::memcpy(f.cell(where[e]), f.constant.data(), f.size);
+          continue;
+        }
         size_t count = static_cast<size_t>(detail::get_varint(p));
         if (f.primary >= 0) {  // applied only where the primary's entry won
           const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
