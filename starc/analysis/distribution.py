@@ -11,6 +11,17 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   every kernel that writes them: at the ranks that hold the vertex as a ghost (``neighbour``)
   or at every rank (``anywhere``). An array copied or swapped into a mirrored one is mirrored
   too, and so is one whose remote updates compare with the replica (``=``, Min/Max);
+* ``every``: of a superstep's refreshes, the arrays its kernel stores at every own vertex
+  (pr's term): owners send every mirror's value, values only, in the order of the ghost list
+  the two ranks agreed once, with no change detection and no byte counts;
+* ``bounds``: the arrays a Min (Max) compares with at ghosts and that nothing else reads
+  there (sssp's dist, cc's comp). A ghost copy never below (above) the owner's value is all
+  such a comparison needs: it may only let through candidates the owner then rejects. So
+  after a kernel that writes the array only by that Min, the ghost copies keep the
+  candidates the rank sent and the owner's combine is the whole exchange: no refresh round;
+* ``constants``: a Min/Max's secondary targets that the kernel sets to a constant (sssp's
+  ``modified = True``): the owner stores the constant where the primary's entry won, so
+  nothing of them travels;
 * ``scalars``: the one-value arrays a kernel writes, with how the ranks' values combine
   (a reduction operator, ``flag``: any rank's 1, ``store``: a rank that stored, ``error``:
   the first failed check);
@@ -77,6 +88,9 @@ class Superstep(Record):
     updates: Tuple[RemoteWrite, ...] = ()
     refresh: Tuple[str, ...] = ()                 # written arrays whose mirrors are refreshed
     scalars: Tuple[Tuple[str, str], ...] = ()     # (one-value array, how ranks combine)
+    every: Tuple[str, ...] = ()       # of refresh: every mirror's value, values only
+    bounds: Tuple[str, ...] = ()      # ghost copies keep the candidates sent (no refresh)
+    constants: Tuple[Tuple[str, object], ...] = ()   # (secondary, the constant it is set to)
 
 
 @record
@@ -161,6 +175,8 @@ def distribute(plan: P.Plan) -> Distribution:
                 _widen(mirrored, write.array, write.at)
     _close_over_copies(plan, mirrored)
     _check_edges(plan, kernels, mirrored, found)
+    names = {a.sym.uid: a.name for a in plan.arrays if a.sym is not None}
+    bounds = _bounds(plan, kernels, mirrored, found, names)
     steps = {}
     for kernel in kernels:
         local = found[kernel.name]
@@ -168,8 +184,14 @@ def distribute(plan: P.Plan) -> Distribution:
             steps[kernel.name] = Superstep(kernel.name, True)
             continue
         written = [p.name for p in kernel.params if p.written and p.name in mirrored]
-        steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, tuple(written),
-                                       tuple(_combine(kernel)))
+        kept = tuple(name for name in written
+                     if name in bounds and bounds[name] == _only_min_max(kernel, name, names))
+        refresh = tuple(name for name in written if name not in kept)
+        every = tuple(name for name in refresh if mirrored[name] == "neighbour"
+                      and _stores_every_own_vertex(kernel, name, names))
+        steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, refresh,
+                                       tuple(_combine(kernel)), every, kept,
+                                       _constant_secondaries(kernel, local, names))
     rows_of = {name: [row for row in local.remote_rows if row not in _KEPT_QUERIES]
                for name, local in found.items()}
     rows = [row for name in rows_of for row in rows_of[name]]
@@ -231,6 +253,86 @@ def _filter_side(e, var: int, x: int):
     if names == (x, var):
         return not _BELOW[e.op]
     return None
+
+
+def _written_as(kernel: P.Kernel, name: str, names: Dict[int, str]) -> set:
+    """How ``kernel`` writes array ``name``: the operators of its stores (``=``, a reduction
+    operator, ``Min``/``Max``, ``secondary`` for a Min/Max's other target)."""
+    how = set()
+    for node in ir.walk(kernel.body):
+        targets = [(getattr(node, "target", None), getattr(node, "op", "="))]
+        if isinstance(node, P.AtomicMinMax) or isinstance(node, ir.MinMaxAssign):
+            targets = [(node.target, node.func)] + [(t, "secondary") for t, _ in node.others]
+        for target, op in targets:
+            if isinstance(target, ir.PropRead) and names.get(target.prop.uid) == name:
+                how.add(op)
+    return how
+
+
+def _only_min_max(kernel: P.Kernel, name: str, names: Dict[int, str]) -> str:
+    """``Min`` or ``Max`` when that is the only way ``kernel`` writes ``name``, else ""."""
+    how = _written_as(kernel, name, names)
+    return next(iter(how)) if how in ({"Min"}, {"Max"}) else ""
+
+
+def _constant_secondaries(kernel: P.Kernel, local: Locality,
+                          names: Dict[int, str]) -> Tuple[Tuple[str, object], ...]:
+    """The secondary targets ``kernel`` sends that it only ever sets to one bool or int."""
+    values: Dict[str, set] = {}
+    for node in ir.walk(kernel.body):
+        if isinstance(node, P.AtomicMinMax):
+            for target, value in node.others:
+                if isinstance(target, ir.PropRead) and target.prop.uid in names:
+                    # bools and ints only: those convert alike wherever they are spelled (a
+                    # float literal's rounding is the kernel printer's); the type too, or
+                    # True and 1 would be one set element
+                    exact = isinstance(value, ir.Const) and not isinstance(value.value, float)
+                    constant = (type(value.value), value.value) if exact else None
+                    values.setdefault(names[target.prop.uid], set()).add(constant)
+    sent = {w.array for w in local.remote_writes if w.primary}
+    return tuple((name, next(iter(found))[1]) for name, found in sorted(values.items())
+                 if name in sent and len(found) == 1 and None not in found
+                 and _written_as(kernel, name, names) == {"secondary"})
+
+
+def _bounds(plan: P.Plan, kernels: List[P.Kernel], mirrored: Dict[str, str],
+            found: Dict[str, Locality], names: Dict[int, str]) -> Dict[str, str]:
+    """The ``bounds`` arrays (see the module docstring), each with its operator: mirrored at
+    neighbours only for their Min/Max comparisons (never read at a ghost, copied, swapped or
+    a replica), and written by Min/Max with one operator wherever kernels compare."""
+    copied = set()
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.CopyArray):
+            copied |= {stmt.dst.name, stmt.src.name}
+        elif isinstance(stmt, P.SwapArrays):
+            copied |= {stmt.a.name, stmt.b.name}
+    read = {name for local in found.values() for name in local.neighbour_reads}
+    compared = {w.array for local in found.values() for w in local.remote_writes
+                if w.op in ("Min", "Max")}
+    found_ops: Dict[str, set] = {}
+    for kernel in kernels:
+        for name in compared:
+            op = _only_min_max(kernel, name, names)
+            if op:
+                found_ops.setdefault(name, set()).add(op)
+    return {name: ops.pop() for name, ops in found_ops.items()
+            if len(ops) == 1 and mirrored.get(name) == "neighbour"
+            and name not in read and name not in copied}
+
+
+def _stores_every_own_vertex(kernel: P.Kernel, name: str, names: Dict[int, str]) -> bool:
+    """Whether ``kernel`` (over nodes, filtered by the graph alone if at all) stores ``name``
+    at its own vertex in every work item: then nearly every mirror changes, and sending them
+    all, values only, costs less than naming the changed ones."""
+    if kernel.extent != "nodes":
+        return False
+    if kernel.guard is not None and any(isinstance(n, ir.PropRead) for n in ir.walk(kernel.guard)):
+        return False
+    return any(isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.PropRead)
+               and names.get(stmt.target.prop.uid) == name
+               and isinstance(stmt.target.index, ir.VarRef)
+               and stmt.target.index.sym.uid == kernel.index.uid
+               for stmt in kernel.body.stmts)
 
 
 def _replicas(plan: P.Plan, mirrored: Dict[str, str],

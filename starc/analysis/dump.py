@@ -303,13 +303,20 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         if step.global_:
             lines.append(f"  superstep {step.kernel}: every rank alike, nothing exchanged")
             continue
-        parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} "
-                 f"({w.at})" for w in step.updates]
+        constants = dict(step.constants)
+        parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} ({w.at}"
+                 + (f", the constant {constants[w.array]!r}, not sent" if w.array in constants
+                    else "") + ")"
+                 for w in step.updates]
         what = []
         if parts:
             what.append("combined updates " + ", ".join(parts))
+        if step.bounds:
+            what.append("ghosts keep the candidates sent, no refresh: " + ", ".join(step.bounds))
         if step.refresh:
-            what.append("refresh " + ", ".join(step.refresh))
+            what.append("refresh " + ", ".join(
+                f"{name} (every mirror, values only)" if name in step.every else name
+                for name in step.refresh))
         if step.scalars:
             what.append("allreduce " + ", ".join(f"{a} ({how})" for a, how in step.scalars))
         lines.append(f"  superstep {step.kernel}: " + ("; ".join(what) or "nothing to exchange"))

@@ -650,8 +650,13 @@ def _superstep_words(step, distribution) -> str:
     parts = []
     if step.updates:
         parts.append("combined updates to other ranks' vertices")
+    if step.bounds:
+        parts.append("no refresh of " + ", ".join(step.bounds) + ": ghosts keep the candidates "
+                     "sent, never past the owner's value, which its combine settles")
     if step.refresh:
-        parts.append("ghost refresh of " + ", ".join(step.refresh))
+        parts.append("ghost refresh of " + ", ".join(
+            f"{name} (every mirror, values only, in the ghost order agreed once)"
+            if name in step.every else name for name in step.refresh))
     if step.scalars:
         parts.append("one-value results by MPI_Allreduce")
     return f" ({'; '.join(parts)})" if parts else " (nothing to exchange)"

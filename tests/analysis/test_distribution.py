@@ -14,17 +14,62 @@ def _step(distribution, suffix):
     return next(step for name, step in distribution.steps.items() if name.endswith(suffix))
 
 
-def test_push_min_sends_combined_updates_and_refreshes_what_it_reads_through_neighbours():
+def test_push_min_sends_combined_updates_and_keeps_its_candidates_at_ghosts():
     found = distribute(dsl_plan("sssp"))
     step = _step(found, "forall_11")
     assert step.updates == (RemoteWrite("dist", "Min"),
                             RemoteWrite("modified_nxt", "Min secondary", primary="dist"))
-    # dist: its remote Min compares with the ghost copy, which must be fresh; the secondary
-    # follows its primary and is not mirrored for that
+    # dist: its remote Min compares with the ghost copy, which must never be below the
+    # owner's value; the secondary follows its primary and is not mirrored for that
     assert found.mirrored == {"dist": "neighbour"}
-    assert step.refresh == ("dist",)
+    # nothing else reads dist at ghosts and only this Min writes it: the ghost copies keep
+    # the candidates sent, and the owner's combine is the whole exchange (no refresh round)
+    assert step.bounds == ("dist",)
+    # modified is only ever set to True: the owner stores it where dist won, nothing travels
+    assert step.constants == (("modified_nxt", True),)
+    assert step.refresh == () and step.every == ()
     assert step.scalars == (("finished_flag", "flag"),)
     assert not found.reverse and not found.ghost_rows
+
+
+def test_a_min_target_read_at_ghosts_or_stored_is_refreshed():
+    """cc's comp: its first kernel stores comp at every own vertex (a refresh of every
+    mirror, values only); the Min kernel keeps its candidates. A Min target that a kernel also
+    reads at a neighbour outside the Min needs fresh ghosts: refreshed after the Min too."""
+    found = distribute(dsl_plan("cc"))
+    init, step = _step(found, "forall_7"), _step(found, "forall_12")
+    assert (init.refresh, init.every, init.bounds) == (("comp",), ("comp",), ())
+    assert (step.refresh, step.every, step.bounds) == ((), (), ("comp",))
+    text = """
+function F(Graph g, propNode<int> d, propNode<int> seen) {
+    g.attachNodeProperty(d = 100, seen = 0);
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            <w.d> = <Min(w.d, v.d + 1)>;
+            v.seen = v.seen + w.d;
+        }
+    }
+}
+"""
+    read = next(iter(distribute(plan_of(text)).steps.values()))
+    assert read.bounds == () and "d" in read.refresh
+
+
+def test_a_filtered_store_refreshes_the_changed_mirrors_only():
+    text = """
+function F(Graph g, propNode<int> a, propNode<int> b) {
+    g.attachNodeProperty(a = 1, b = 0);
+    forall (v in g.nodes().filter(a == 1)) {
+        v.b = 2;
+    }
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) { v.a = v.a + w.b; }
+    }
+}
+"""
+    found = distribute(plan_of(text))
+    [store] = [s for s in found.steps.values() if s.refresh]
+    assert store.refresh == ("b",) and store.every == ()
 
 
 def test_pull_pagerank_mirrors_the_copied_buffer_and_needs_in_rows_only():
@@ -100,6 +145,9 @@ def test_hoisted_pagerank_term_is_the_only_mirrored_array_and_needs_no_ghost_row
     # after which owners refresh the ghosts; pageRank and its swapped buffer stay local
     assert found.mirrored == {"pageRank_term": "neighbour"}
     assert _step(found, "forall_13_pageRank_term").refresh == ("pageRank_term",)
+    # it stores the term at every own vertex (filtered by degree alone): every mirror's
+    # value is sent, values only, in the order of the ghost list agreed once
+    assert _step(found, "forall_13_pageRank_term").every == ("pageRank_term",)
     assert _step(found, "forall_13").refresh == ()
     assert found.reverse and not found.ghost_rows
 

@@ -146,3 +146,36 @@ def test_no_rank_holds_a_vertex_count_long_array(program, tmp_path):
     assert each <= 1.25 * one / ranks, (
         f"{program}: a rank's peak at {ranks} ranks is {each / 1e6:.1f} MB above its floor, "
         f"more than 1.25 x {one / 1e6:.1f} MB / {ranks} (1 rank): an n-long array?")
+
+
+@pytest.mark.parametrize("ranks", (2, 3))
+def test_pagerank_sends_values_only_in_the_ghost_order(ranks, graph_files):
+    """pr's term kernel stores every own vertex's term: each of its supersteps sends every
+    mirror's float and nothing else (no vertex names, no counts), so the ranks' bytes are
+    the ghosts' count x 4 per iteration; the diff superstep sends nothing but its Allreduce."""
+    stats = _stats("pr", ranks, graph_files["rmat"], PROGRAMS["pr"].params_for(64))
+    iterations = int(stats[0]["supersteps"]) // 2
+    ghosts = sum(int(rank["ghosts"]) for rank in stats)
+    assert iterations > 0 and ghosts > 0
+    assert sum(int(rank["bytes"]) for rank in stats) == iterations * ghosts * 4
+    assert all(int(rank["exchanges"]) == iterations for rank in stats)
+
+
+@pytest.mark.parametrize("program", ["sssp", "cc"])
+def test_min_propagation_has_no_refresh_round(program, graph_files):
+    """sssp's dist and cc's comp are read at ghosts only by their Min: the ghost copies keep
+    the candidates sent and the owner's combine is the whole exchange, one round of updates
+    per superstep (the refresh round after it is gone)."""
+    stats = _stats(program, 3, graph_files["rmat"], PROGRAMS[program].params_for(64))
+    for rank in stats:
+        assert int(rank["exchanges"]) <= int(rank["supersteps"])
+
+
+def test_a_constant_secondary_travels_not(graph_files):
+    """sssp's <dist, modified> = <Min(...), True>: an entry is its vertex's name (one byte
+    on a graph this small) and its dist; modified's True is stored by the owner where the
+    dist won, so each message is its section's count and those entries alone."""
+    stats = _stats("sssp", 3, graph_files["rmat"], PROGRAMS["sssp"].params_for(64))
+    for rank in stats:
+        assert int(rank["bytes"]) == 5 * int(rank["entries"]) + int(rank["messages"])
+    assert sum(int(rank["entries"]) for rank in stats) > 0

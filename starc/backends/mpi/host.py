@@ -12,8 +12,10 @@ its own vertices' results out, and rank 0 writes them all, streamed to it rank b
 (``starc_mpi::Results``). The graph's arrays are the distribution's own vectors (no copy).
 
 A launch is one superstep: the exchanges its kernel needs are registered on a
-``starc_mpi::Superstep`` (snapshots, identities of accumulations), the kernel runs over the
-rank's own vertices, and ``finish()`` exchanges updates, refreshes and one-value arrays.
+``starc_mpi::Superstep`` (snapshots, identities of accumulations; refreshes of every mirror,
+values only, and Min/Max targets whose ghosts keep their candidates, as the plan says), the
+kernel runs over the rank's own vertices, and ``finish()`` exchanges updates, refreshes and
+one-value arrays.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ def mpi_operator(how: str) -> str:
     operator or ``flag``, as ``Superstep.scalars`` says); "" for a stored value, which the
     last rank that stored broadcasts."""
     return _MPI_OPS.get(_COMBINE[how], "")
+
+
+def _literal(value) -> str:
+    """A constant secondary's value (a bool or an int) as a C++ literal."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value}LL"
 
 
 class MPIHostExprDialect(HostExprDialect):
@@ -231,17 +240,25 @@ class MPIHostDialect(HostDialect):
         else:       # the slots of the rank's own rows
             bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
+        constants = dict(step.constants)
         for write in step.updates:
             if write.primary:
+                value = (f", {_literal(constants[write.array])}"
+                         if write.array in constants else "")
                 lines.append(f"starc_step.secondary({self.variables[write.array]}, "
-                             f"{self.variables[write.primary]});")
+                             f"{self.variables[write.primary]}{value});")
             else:
                 lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "
                              f"starc_mpi::Scope::{self._scope(write.array)});")
+        for name in step.bounds:
+            lines.append(f"starc_step.keep_candidates({self.variables[name]});")
         for name in step.refresh:
-            lines.append(f"starc_step.refresh({self.variables[name]}, "
-                         f"starc_mpi::Scope::{self._scope(name)});")
+            if name in step.every:
+                lines.append(f"starc_step.refresh_every({self.variables[name]});")
+            else:
+                lines.append(f"starc_step.refresh({self.variables[name]}, "
+                             f"starc_mpi::Scope::{self._scope(name)});")
         error = self.host.plan.error
         for name, how in step.scalars:
             if how != "error":

@@ -61,3 +61,26 @@ def test_only_arrays_touched_at_any_vertex_are_full_length_replicas():
     dump = plan_dump(program.compilation.specialized)
     assert "  replica (full length, by global id): tally: written at any vertex\n" in dump
     assert "  replica (full length, by global id): up: read at any vertex\n" in dump
+
+
+def test_a_constant_secondary_is_the_owners_to_store_exactly():
+    """A Min's secondary target set only to one int or bool is stored by the owner where the
+    Min won (nothing of it is sent); a float literal, whose rounding is the kernel's, and a
+    value of the sender's travel."""
+    source = """
+function F(Graph g, propNode<int> d, propNode<long> x, propNode<int> y, propNode<float> z) {
+    g.attachNodeProperty(d = 100, x = 0, y = 0, z = 0);
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            <w.d, w.x, w.y, w.z> = <Min(w.d, v.d + 1), 7, v.d, 0.1>;
+        }
+    }
+}
+"""
+    program = starc.compile(source, "mpi")
+    [step] = program.compilation.specialized.target.distribution.steps.values()
+    assert step.constants == (("x", 7),)
+    [text] = [code for name, code in program.compilation.generated.files.items()
+              if name.endswith(".cpp")]
+    assert "starc_step.secondary(d_x, d_d, 7LL);" in text
+    assert "starc_step.secondary(d_y, d_d);" in text and "starc_step.secondary(d_z, d_d);" in text

@@ -15,8 +15,15 @@
 //                          from the operator's identity) and applied there with `op`.
 //   secondary(a, primary)  a Min/Max's secondary target: sent with its primary's entries and
 //                          applied only where that entry won at the owner.
+//   secondary(a, primary, c)  one the kernel only sets to the constant c: nothing travels,
+//                          the owner stores c where the primary's entry won.
 //   refresh(a, scope)      owners send the values of their vertices that changed in this
 //                          superstep to the ranks that hold them as ghosts (or to all ranks).
+//   refresh_every(a)       owners send every mirror's value, values only, in the order of the
+//                          mirrors (the kernel writes every own vertex: nothing to detect).
+//   keep_candidates(a)     a Min/Max target nothing reads at ghosts but the comparison: the
+//                          ghost copies keep what this rank sent (a bound on the owner's
+//                          value) instead of being refreshed; the owner's combine is all.
 //   scalar(a, how)         a one-value array: combined across ranks by MPI_Allreduce.
 //   errors(site, value)    the run-time error word: the rank with the first failed check wins.
 //
@@ -27,7 +34,8 @@
 // the list of ghosts the two ranks share (a replica's: by global id), as the difference to
 // the previous entry's in a variable-length integer, so a vertex costs a byte or two besides
 // its value. Change detection compares with a snapshot taken at registration, byte for byte
-// (a NaN that stays NaN is unchanged).
+// (a NaN that stays NaN is unchanged). A refresh phase of refresh_every arrays alone has
+// sizes both sides know (the mirrors' and the ghosts' counts): no byte counts travel.
 #ifndef STARC_MPI_SUPERSTEP_HPP
 #define STARC_MPI_SUPERSTEP_HPP
 
@@ -129,6 +137,7 @@ class Superstep {
   /// (a replica).
   template <class T> void update(T* a, Op op, Scope scope) {
     Field& f = field(a, scope);
+    take_snapshot(f);
     f.op = op;
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
@@ -143,15 +152,35 @@ class Superstep {
   template <class T, class P> void secondary(T* a, P* primary) {
     int index = index_of(primary);
     Field& f = field(a, fields_[static_cast<size_t>(index)].scope);
+    take_snapshot(f);
     f.primary = index;
     f.updated = true;
+  }
+
+  /// A secondary target that the kernel only ever sets to `value`.
+  template <class T, class P, class V> void secondary(T* a, P* primary, V value) {
+    secondary(a, primary);
+    Field& f = field(a, Scope::Neighbour);
+    T constant = static_cast<T>(value);
+    f.constant.assign(reinterpret_cast<const char*>(&constant), reinterpret_cast<const char*>(&constant) + sizeof(T));
   }
 
   /// Owners refresh other ranks' copies of `a` where it changed in this superstep.
   template <class T> void refresh(T* a, Scope scope) {
     Field& f = field(a, scope);
+    take_snapshot(f);
     f.refreshed = true;
   }
+
+  /// Owners refresh every ghost copy of local array `a`, values only in the mirrors' order.
+  template <class T> void refresh_every(T* a) {
+    Field& f = field(a, Scope::Neighbour);
+    f.refreshed = true;
+    f.every = true;
+  }
+
+  /// Ghost copies of `a` (a Min/Max target: update) keep the candidates this rank sent.
+  template <class T> void keep_candidates(T* a) { field(a, Scope::Neighbour).keeps = true; }
 
   /// A one-value array combined across ranks when the superstep ends.
   template <class T> void scalar(T* a, Combine how) {
@@ -181,7 +210,7 @@ class Superstep {
     // Every copy of another rank's vertex that the kernel updated holds its value before the
     // kernel again; the owners' refreshes bring what really changed.
     for (Field& f : fields_)
-      if (f.updated) for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
+      if (f.updated && !f.keeps) for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
     for (long long count : sent)
       if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
@@ -194,9 +223,13 @@ class Superstep {
     char* data = nullptr;
     size_t size = 0;                      // bytes per element
     Scope scope = Scope::Neighbour;       // Anywhere: a full-length replica, global ids
-    std::vector<char> snapshot;           // the whole array before the kernel
+    std::vector<char> snapshot;           // the whole array before the kernel (take_snapshot)
+    bool snapshot_taken = false;
     Op op = Op::Store;
     bool updated = false, refreshed = false;
+    bool every = false;                   // refresh_every: every mirror, values only
+    bool keeps = false;                   // keep_candidates: no restore of ghost copies
+    std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
     std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
@@ -215,8 +248,6 @@ class Superstep {
     f.data = reinterpret_cast<char*>(a);
     f.size = sizeof(T);
     f.scope = scope;
-    size_t count = static_cast<size_t>(scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
-    f.snapshot.assign(f.data, f.data + count * sizeof(T));
     f.apply = [](char* cell, const char* value, Op op) {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
@@ -226,6 +257,14 @@ class Superstep {
       return won;
     };
     return f;
+  }
+
+  /// The field's values before the kernel, for change detection and restores (once).
+  void take_snapshot(Field& f) const {
+    if (f.snapshot_taken) return;
+    size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
+    f.snapshot.assign(f.data, f.data + count * f.size);
+    f.snapshot_taken = true;
   }
 
   int index_of(const void* a) const {
@@ -285,6 +324,7 @@ class Superstep {
         if (!f.updated) continue;
         std::vector<std::pair<int, int>>& mine = chosen[i];
         if (f.primary >= 0) {
+          if (!f.constant.empty()) continue;
           mine = chosen[static_cast<size_t>(f.primary)];
         } else if (f.scope == Scope::Neighbour) {
           int base = d_.ghost_displs[static_cast<size_t>(r)];
@@ -301,12 +341,19 @@ class Superstep {
       }
       close_buffer(buf, entries);
     }
-    exchange(n, out, sent, [&](int r, const char* p) {
+    exchange(n, out, sent, nullptr, [&](int r, const char* p) {
       std::vector<std::vector<char>> won(fields_.size());
       std::vector<std::vector<int>> at(fields_.size());
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
+        if (f.primary >= 0 && !f.constant.empty()) {
+          const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
+          const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
+          for (size_t e = 0; e < where.size(); ++e)
+            if (wins[e]) std::memcpy(f.cell(where[e]), f.constant.data(), f.size);
+          continue;
+        }
         size_t count = static_cast<size_t>(detail::get_varint(p));
         if (f.primary >= 0) {  // applied only where the primary's entry won
           const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
@@ -349,6 +396,12 @@ class Superstep {
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.refreshed) continue;
+        if (f.every) {   // no count, no names: the receiver's ghosts from this rank, in order
+          for (int m = d_.mirror_displs[static_cast<size_t>(r)]; m < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++m)
+            detail::put(buf, f.cell(d_.mirrors[static_cast<size_t>(m)]), f.size);
+          entries += d_.mirror_displs[static_cast<size_t>(r) + 1] - d_.mirror_displs[static_cast<size_t>(r)];
+          continue;
+        }
         std::vector<std::pair<int, int>> mine;
         if (f.scope == Scope::Neighbour) {
           int base = d_.mirror_displs[static_cast<size_t>(r)];
@@ -363,9 +416,25 @@ class Superstep {
       }
       close_buffer(buf, entries);
     }
-    exchange(n, out, sent, [&](int r, const char* p) {
+    // sizes both sides know when every refreshed array sends every mirror: the ghosts' values
+    bool known = !any([](const Field& f) { return f.refreshed && !f.every; });
+    std::vector<long long> expected;
+    if (known) {
+      size_t values = 0;
+      for (const Field& f : fields_)
+        if (f.refreshed) values += f.size;
+      for (int r : n.sources)
+        expected.push_back(static_cast<long long>(values) *
+                           (d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]));
+    }
+    exchange(n, out, sent, known ? &expected : nullptr, [&](int r, const char* p) {
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
+        if (f.every) {
+          for (int g = d_.ghost_displs[static_cast<size_t>(r)]; g < d_.ghost_displs[static_cast<size_t>(r) + 1]; ++g, p += f.size)
+            std::memcpy(f.cell(d_.ghost_local[static_cast<size_t>(g)]), p, f.size);
+          continue;
+        }
         size_t count = static_cast<size_t>(detail::get_varint(p));
         int name = -1;
         for (size_t e = 0; e < count; ++e, p += f.size) {
@@ -384,12 +453,12 @@ class Superstep {
     d_.stats.entries += entries;
   }
 
-  /// One personalised exchange over `n`: byte counts, then the data; then read(r, p) for
-  /// each message that came, p at its first byte, r the rank that sent it. An empty buffer
-  /// to a rank is not a message (close_buffer).
+  /// One personalised exchange over `n`: byte counts (unless `known` gives what each source
+  /// sends), then the data; then read(r, p) for each message that came, p at its first byte,
+  /// r the rank that sent it. An empty buffer to a rank is not a message (close_buffer).
   template <class Read>
   void exchange(const detail::Neighbours& n, std::vector<std::vector<char>>& out,
-                std::vector<long long>& sent, Read read) {
+                std::vector<long long>& sent, const std::vector<long long>* known, Read read) {
     std::vector<long long> send_bytes(out.size()), send_displs(out.size() + 1, 0);
     for (size_t k = 0; k < out.size(); ++k) {
       send_bytes[k] = static_cast<long long>(out[k].size());
@@ -404,7 +473,7 @@ class Superstep {
     for (size_t k = 0; k < out.size(); ++k)
       if (!out[k].empty()) std::memcpy(data.data() + send_displs[k], out[k].data(), out[k].size());
     ++d_.stats.exchanges;
-    std::vector<long long> recv_bytes = detail::exchange_counts(n, send_bytes);
+    std::vector<long long> recv_bytes = known ? *known : detail::exchange_counts(n, send_bytes);
     std::vector<long long> displs = detail::prefix(recv_bytes);
     std::vector<char> in(static_cast<size_t>(displs.back()));
     detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
