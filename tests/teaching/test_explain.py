@@ -77,6 +77,9 @@ def test_forall_launch_shapes(sssp):
     assert "#pragma omp parallel for" in forall.choices["mpi"].what
     wider = decisions(comp, ["cuda"], options=_options(128))
     assert "<<<ceil(n/128), 128>>>" in _find(wider, "forall", 11).choices["cuda"].what
+    # the runs of a CPU device are counted in vertices (not "vertexs")
+    assert "a contiguous run of up to 64 vertices" in forall.choices["opencl"].what
+    assert "claiming runs of 64 vertices" in forall.choices["sycl"].what
 
 
 def _options(block):

@@ -29,7 +29,7 @@ class OpenCLBackend(CppBackend):
     launch_shape = ("__kernel {kernel} on an NDRange: global size {items} rounded up to a "
                     "multiple of {block}, local size {block}, one work item per {item}; on a "
                     "CPU device (no --block-size given) work-groups of one, each work item "
-                    "a contiguous run of up to 64 {item}s")
+                    "a contiguous run of up to 64 {plural}")
     launch_why = ("the forall's iterations are independent, so each becomes one work item, "
                   "in work-groups of {block} (--block-size)")
     copy_to_device = "clEnqueueWriteBuffer"

@@ -57,7 +57,7 @@ class SYCLBackend(CppBackend):
     title = "SYCL"
     launch_shape = ("{kernel}: q.parallel_for over an nd_range of {items} items rounded up to "
                     "work-groups of {block}, one work item per {item}; on a CPU device 4 "
-                    "work-groups of one per compute unit, each claiming runs of 64 {item}s "
+                    "work-groups of one per compute unit, each claiming runs of 64 {plural} "
                     "until none is left")
     launch_why = ("the forall's iterations are independent, so each becomes one work item; the "
                   "work-group size is fixed because AdaptiveCpp compiles a kernel again for each "
