@@ -212,12 +212,13 @@ class CooperativeLoop(Record):
 @record
 class VectorLoop(Record):
     """The ``binned`` schedule on a target whose vertex item is a gang of vector lanes
-    (OpenACC): the neighbour loop ``body.stmts[loop_at]`` runs its iterations on the lanes
-    of its vertex's gang, each lane folding into a private copy of every symbol of
-    ``reductions`` (``(operator, symbol)``: a pull's accumulator, a scalar reduction the
-    loop updates), combined when the loop ends (a ``reduction`` clause)."""
+    (OpenACC): the body's neighbour loop over ``var`` runs its iterations on the lanes of its
+    vertex's gang, each lane folding into a private copy of every symbol of ``reductions``
+    (``(operator, symbol)``: a pull's accumulator, a scalar reduction the loop updates),
+    combined when the loop ends (a ``reduction`` clause). (The loop's variable, not an
+    index: later passes rewrite the body.)"""
 
-    loop_at: int
+    var: ir.Symbol
     reductions: Tuple[Tuple[str, ir.Symbol], ...] = ()
 
 

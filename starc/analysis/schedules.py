@@ -235,7 +235,7 @@ def vector_loops(kernel: P.Kernel) -> Tuple[P.VectorLoop, ...]:
                     isinstance(node.target, ir.VarRef) and node.target.sym.uid in private:
                 red = private.pop(node.target.sym.uid)
                 reductions.append((red.op, red.sym))
-        found.append(P.VectorLoop(i, tuple(reductions)))
+        found.append(P.VectorLoop(loop.var, tuple(reductions)))
     return tuple(found)
 
 

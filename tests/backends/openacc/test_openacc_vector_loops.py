@@ -79,7 +79,7 @@ def test_push_loops_are_vector_loops_without_a_clause():
     (the gang loop's reduction) gets the clause on the vector loop too, right above it."""
     [dense] = [k for k in _compiled("cc", "binned").specialized.kernels
                if k.name.endswith("_dense")]
-    assert [v.loop_at for v in dense.vector_loops] == [0, 1]
+    assert [v.var for v in dense.vector_loops] == [s.var for s in dense.body.stmts]
     kernel = _kernel("cc", dense.name)
     assert kernel.count("#pragma acc loop vector\n") == 2
     tc = [line.strip() for line in _kernel("tc", "Compute_TC_forall_6").splitlines()]
