@@ -59,3 +59,7 @@ class Capabilities(Record):
     #: the width of lockstep sub-groups whose lanes exchange values (warp shuffles; 0: none):
     #: a binned kernel gives vertices of middling degree to one sub-group
     sub_group_width: int = 0
+    #: a vertex's work item is a gang of vector lanes that may share its neighbour loops
+    #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's
+    #: fold (a reduction clause) or a push's iterations, with no split by degree
+    vector_loops: bool = False

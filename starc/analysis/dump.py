@@ -263,6 +263,9 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
         if scan.exhausted is not None:
             parts.append(f"stops past {scan.exhausted.name}'s row")
         lines.append(f"  row scan of {scan.var.name}: " + ", ".join(parts))
+    for shared in k.vector_loops:
+        folds = "".join(f", reduction {op} {sym.name}" for op, sym in shared.reductions)
+        lines.append(f"  vector loop: {shared.var.name} (line {shared.var.loc.line}){folds}")
     if plan is not None:
         lines += _locality(kernel_locality(k, plan))
     if k.guard is not None:

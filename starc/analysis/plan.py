@@ -30,7 +30,7 @@ from starc.records import Record, record
 
 __all__ = [
     "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "CooperativeLoop",
-    "ScalarReduction",
+    "VectorLoop", "ScalarReduction",
     "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore", "DeviceRead", "KernelScalar",
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
@@ -169,10 +169,12 @@ class Kernel(Record):
     row_scans: Tuple["RowScan", ...] = ()
     #: (the specialize stage) ``vertex`` (one work item per vertex, as written), ``edges``
     #: (one per edge of its neighbour loop) or ``binned`` (a heavy vertex's loop shared by a
-    #: work-group: ``cooperative``), ``analysis.schedules``, and why
+    #: work-group: ``cooperative``; on a target of vector loops, every vertex's loops shared
+    #: by its gang's lanes: ``vector_loops``), ``analysis.schedules``, and why
     schedule: str = "vertex"
     schedule_why: str = ""
     cooperative: Optional["CooperativeLoop"] = None
+    vector_loops: Tuple["VectorLoop", ...] = ()
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
@@ -205,6 +207,19 @@ class CooperativeLoop(Record):
     #: a vertex goes to the whole group from ``group_from`` times the group's size (a warp
     #: tier takes those below: rounding a degree up to the group's size idles more lanes)
     group_from: int = 1
+
+
+@record
+class VectorLoop(Record):
+    """The ``binned`` schedule on a target whose vertex item is a gang of vector lanes
+    (OpenACC): the body's neighbour loop over ``var`` runs its iterations on the lanes of its
+    vertex's gang, each lane folding into a private copy of every symbol of ``reductions``
+    (``(operator, symbol)``: a pull's accumulator, a scalar reduction the loop updates),
+    combined when the loop ends (a ``reduction`` clause). (The loop's variable, not an
+    index: later passes rewrite the body.)"""
+
+    var: ir.Symbol
+    reductions: Tuple[Tuple[str, ir.Symbol], ...] = ()
 
 
 @record

@@ -20,6 +20,11 @@ their partial values with a group reduction (``analysis.binned`` says which loop
 its items take the vertices in a binned order, the light ones sorted by degree, so that the
 lanes of a warp of light vertices do about equal work (``plan.CooperativeLoop.order``).
 
+On a target whose vertex item is a gang of vector lanes (OpenACC: ``Capabilities.vector_loops``)
+``binned`` needs no split by degree: every vertex's gang shares its neighbour loop among its
+lanes, a pull's fold combined by a reduction clause, push loops (those ``edges`` accepts) with
+their iterations spread as they are (``vector_loops``, ``plan.VectorLoop``).
+
 ``choose`` picks a kernel's schedule and says why: ``--schedule vertex|edges|binned`` forces
 one where the loop allows it; ``auto`` takes ``edges`` (or ``binned`` for a pull, where the
 target prints it) on a target whose lanes run in lockstep (a GPU warp:
@@ -36,12 +41,13 @@ from starc.analysis import plan as P
 from starc.analysis.binned import (INDEPENDENT, local_fold, loop_refusal,
                                    per_vertex_refusal, pull_loop, warp_from)
 from starc.analysis.capabilities import Capabilities
+from starc.analysis.edge_cursors import query_row
 from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "warp_from",
-           "by_edges", "with_graph_array"]
+           "by_edges", "with_graph_array", "vector_loops_at", "vector_loops"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
 SCHEDULES = ("vertex", "edges", "binned")
@@ -129,6 +135,12 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
     """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
     ``--schedule`` (None or ``auto``: choose)."""
     loops, why_not = push_loops(kernel)
+    if forced == "binned" and capabilities.vector_loops:
+        at, why_not = vector_loops_at(kernel)
+        if not at:
+            return "vertex", f"--schedule binned asked, but {why_not}: one work item per vertex"
+        return "binned", ("--schedule binned: each vertex's gang shares its neighbour loop "
+                          "among its vector lanes")
     if forced == "binned":
         cooperative, why_not = pull_loop(kernel)
         if cooperative is None:
@@ -157,12 +169,13 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
         return "vertex", (f"one work item per vertex: {fold}, and {capabilities.title} "
                           + ("does not print the binned schedule" if capabilities.lockstep
                              else "work items do not run in lockstep") +
-                          " (--schedule binned shares a heavy vertex's edges in its "
-                          "work-group)")
+                          f" (--schedule binned {_binned_words(capabilities)})")
     if not capabilities.lockstep:
+        binned = f"; --schedule binned {_binned_words(capabilities)}" \
+            if capabilities.vector_loops else ""
         return "vertex", (f"one work item per vertex: {capabilities.title}'s work items do not "
                           "run in lockstep, so a hub does not hold up its neighbours' items "
-                          "(--schedule edges gives one per edge)")
+                          f"(--schedule edges gives one per edge{binned})")
     if len(loops) > 1:
         return "edges", (f"its {len(loops)} neighbour loops push to their neighbours, every "
                          "iteration independent of the others: one work item per edge runs "
@@ -172,6 +185,58 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
     return "edges", ("the loop pushes to its neighbours, one iteration independent of the "
                      "others: one work item per edge keeps every lane of a warp busy, where "
                      "one per vertex waits for the warp's largest degree")
+
+
+def _binned_words(capabilities: Capabilities) -> str:
+    """What ``--schedule binned`` does on the target, for the reason of another schedule."""
+    if capabilities.vector_loops:
+        return "spreads each vertex's edges over its gang's vector lanes"
+    return "shares a heavy vertex's edges in its work-group"
+
+
+def vector_loops_at(kernel: P.Kernel) -> Tuple[Tuple[int, ...], str]:
+    """The indices in ``kernel``'s body of the neighbour loops a vertex's gang of vector
+    lanes may share (``Capabilities.vector_loops``): a pull's loop, whose fold a reduction
+    clause combines, or push loops, every iteration independent (what the other schedules
+    accept); ``((), why not)`` where none."""
+    cooperative, why_pull = pull_loop(kernel)
+    stmts = kernel.body.stmts
+    if cooperative is not None:
+        if cooperative.wraps:
+            return (), "its fold wraps, which a reduction clause's combine does not"
+        at = (cooperative.loop_at,)
+        stmts = local_fold(kernel).body.stmts
+    else:
+        loops, why_push = push_loops(kernel)
+        if not loops:
+            return (), f"{why_push}, and {why_pull}"
+        at = tuple(i for i, s in enumerate(stmts) if any(s is loop for loop in loops))
+    for i in at:
+        loop = stmts[i]
+        if any(query_row(n, loop.var) is not None for n in ir.walk(loop.body)):
+            return (), ("the loop's edge queries keep a cursor from one iteration to the "
+                        "next")
+    return at, ""
+
+
+def vector_loops(kernel: P.Kernel) -> Tuple[P.VectorLoop, ...]:
+    """The ``binned`` ``kernel``'s loops on a target of vector loops (``vector_loops_at``),
+    each with what its lanes reduce: a pull's accumulator, the scalar reductions whose
+    private copy (``ScalarReduction.strategy``, forms chosen) the loop updates."""
+    at, _ = vector_loops_at(kernel)
+    cooperative, _ = pull_loop(kernel)
+    private = {red.sym.uid: red for red in kernel.reductions if red.strategy != "atomic"}
+    found = []
+    for i in at:
+        loop = kernel.body.stmts[i]
+        reductions = [(cooperative.op, cooperative.accumulator)] if cooperative else []
+        for node in ir.walk(loop):
+            if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and \
+                    isinstance(node.target, ir.VarRef) and node.target.sym.uid in private:
+                red = private.pop(node.target.sym.uid)
+                reductions.append((red.op, red.sym))
+        found.append(P.VectorLoop(loop.var, tuple(reductions)))
+    return tuple(found)
 
 
 def by_edges(kernel: P.Kernel, loops: Tuple[ir.Loop, ...], why: str) -> P.Kernel:

@@ -11,7 +11,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
-| a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width`` |
+| a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -134,6 +134,9 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
 
     kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
                                  reductions=reductions)
+    if kernel.schedule == "binned" and capabilities.vector_loops:
+        # every vertex's loop on its gang's lanes: no split by degree, no binned order
+        return dataclasses.replace(kernel, vector_loops=schedules.vector_loops(kernel))
     if kernel.schedule == "binned":
         # split the body as it now is (atomic forms chosen)
         cooperative = schedules.pull_loop(kernel)[0]

@@ -692,4 +692,10 @@ def _schedule_words(kernel: P.Kernel) -> str:
                 f"graph); a vertex of degree at least {size} is run by the whole group{warp}, "
                 f"whose lanes share its edges and combine their '{split.accumulator.name}' in "
                 f"a group reduction ({' / '.join(split.tiers)} bins)")
+    if kernel.vector_loops:
+        folds = [sym.name for shared in kernel.vector_loops for _, sym in shared.reductions]
+        combine = (f", each lane's '{', '.join(folds)}' combined by a reduction clause"
+                   if folds else "")
+        return ("one gang per vertex, whose vector lanes share its neighbour loop's "
+                f"iterations (`loop vector`){combine}")
     return "one item per vertex, its edges in a loop"

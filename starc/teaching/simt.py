@@ -31,6 +31,9 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   no more than ``W`` there is no warp tier: the group from ``B``.)
 * ``binned-group``: what a target without sub-groups prints (OpenCL 1.2): in the same order,
   a vertex of degree below ``B`` keeps its own lane, a heavier one gets the work-group.
+* ``gang-vector``: what a target of vector loops prints (OpenACC's binned: ``plan.VectorLoop``):
+  every vertex gets a gang whose ``W`` vector lanes share its loop, ``ceil(d/W)`` steps of
+  ``W`` lanes (a vertex without neighbours takes none).
 * ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
   finds its vertex by a binary search over the row offsets, which the model does not count).
 
@@ -53,7 +56,7 @@ __all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model
            "binned_order"]
 
 #: the schedules the model knows, in the order ``explain`` lists them
-SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "edges")
+SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "gang-vector", "edges")
 
 
 def _warp_maxima(work: np.ndarray, width: int) -> int:
@@ -94,6 +97,8 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         slots = width * _warp_maxima(np.where(light, work, 0), width) + \
             int((width * -(-work[warp] // width)).sum()) + \
             int((block * -(-work[group] // block)).sum())
+    elif schedule == "gang-vector":
+        slots = int((width * -(-work // width)).sum())
     elif schedule == "edges":
         slots = width * -(-useful // width)
     else:
@@ -131,6 +136,8 @@ def model_schedule(kernel: P.Kernel) -> str:
     ``binned-warp`` or ``binned-group`` by its tiers, as printed (in the binned order)."""
     if kernel.schedule == "binned" and kernel.cooperative is not None:
         return "binned-warp" if "warp" in kernel.cooperative.tiers else "binned-group"
+    if kernel.vector_loops:
+        return "gang-vector"
     return kernel.schedule
 
 

@@ -30,10 +30,11 @@ def _compiled(program: str, backend: str, block_size=None, schedule=None):
     return starc.compile(str(PROGRAMS[program].path), backend, options=options)
 
 
-def _hubs() -> Graph:
+def _hubs(weighted: bool = False) -> Graph:
     """A star of 300 leaves (edges both ways: the centre's in-degree 300 exceeds a group of
     256) beside an R-MAT part whose own hubs exceed the small groups, and whose 129 vertices
-    of in-degree 32 or more fill whole runs of the binned order among the light ones."""
+    of in-degree 32 or more fill whole runs of the binned order among the light ones;
+    ``weighted``: with integer weights 1 to 20 (sssp's)."""
     part = rmat(10, edge_factor=16, seed=5)
     leaves = np.arange(1, 301, dtype=np.int64)
     offset = 301
@@ -41,13 +42,21 @@ def _hubs() -> Graph:
                           part.sources.astype(np.int64) + offset])
     dst = np.concatenate([leaves, np.zeros(300, dtype=np.int64),
                           part.targets.astype(np.int64) + offset])
-    return Graph.from_edges(offset + part.num_nodes, src, dst, None, True, "star and R-MAT")
+    weights = np.random.default_rng(7).integers(1, 21, src.size) if weighted else None
+    return Graph.from_edges(offset + part.num_nodes, src, dst, weights, True, "star and R-MAT")
 
 
 @pytest.fixture(scope="module")
 def hub_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("hubs") / "hubs.el"
     write_edge_list(_hubs(), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def weighted_hub_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hubs") / "weighted_hubs.el"
+    write_edge_list(_hubs(weighted=True), path)
     return path
 
 
@@ -112,3 +121,29 @@ def test_cuda_binned_on_hubs(program, block_size, hub_file):
     warp (no warp tier), of a warp and a half (no warp tier: a ballot over a partial warp with
     the whole mask is undefined) and of eight warps."""
     _check(program, hub_file, block_size, backend="cuda")
+
+
+#: the programs whose kernels OpenACC's binned schedule gives a gang of vector lanes per
+#: vertex sharing its neighbour loops: the pulls (a reduction clause for the fold) and the
+#: push loops of sssp, sswp, cc (two loops in a row) and tc (the count's clause on the loop too)
+VECTOR_PROGRAMS = BINNED_PROGRAMS + ("sssp", "sswp", "cc", "tc")
+
+
+@pytest.mark.openacc
+@pytest.mark.parametrize("program", VECTOR_PROGRAMS)
+def test_openacc_vector_loops_on_hubs(program, weighted_hub_file):
+    """OpenACC (g++ -fopenacc; on the host where no offload compiler is installed) with
+    --schedule binned: the vertex loop a gang loop, its neighbour loops `loop vector`."""
+    compiled = _compiled(program, "openacc", None, "binned")
+    assert any(k.vector_loops for k in compiled.compilation.specialized.kernels)
+    assert any("#pragma acc loop vector" in text
+               for text in compiled.compilation.generated.files.values())
+    _check(program, weighted_hub_file, None, backend="openacc")
+
+
+@pytest.mark.openacc
+@pytest.mark.parametrize("program", ("pr", "bc", "cc"))
+@pytest.mark.parametrize("graph", list(small_graphs()))
+def test_openacc_vector_loops_on_the_matrix_graphs(program, graph, graph_files):
+    """The same on each graph shape of the matrix (self-loops, duplicates, no edges)."""
+    _check(program, graph_files[graph], None, backend="openacc")

@@ -161,6 +161,21 @@ def test_opencl_agrees_with_binned_groups(program, graph_list):
             options=BackendOptions(schedule="binned", block_size=2))
 
 
+@pytest.mark.openacc
+@settings(max_examples=budget(6), **SETTINGS)
+@given(program=programs(phases=[fold_phase(), own_phase(), push_phase(), relax_phase(),
+                                flag_phase()], max_phases=2),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_openacc_agrees_with_vector_loops(program, graph_list):
+    """--schedule binned on OpenACC (analysis/schedules.py, vector_loops): the folds and the
+    pushes as `loop vector`s of a vertex's gang, with their reduction clauses; each example
+    a g++ -fopenacc build, so few of them."""
+    from starc.backends.base import BackendOptions
+    note(program.text)
+    run_all(program.text, graph_list, backends=("openacc",),
+            options=BackendOptions(schedule="binned"))
+
+
 @pytest.mark.sycl
 @settings(max_examples=budget(6), **SETTINGS)
 @given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))

@@ -64,9 +64,17 @@ def test_what_a_target_with_warps_prints_by_hand():
     assert lane_efficiency(degrees, "binned-warp", width=4, block=4) == pytest.approx(58 / 64)
 
 
+def test_gang_vector_by_hand():
+    """OpenACC's binned (a gang of W lanes per vertex): degrees 3, 1, 0 and 40 with W = 4
+    take 1, 1, 0 and 10 steps of 4 lanes -> 48 slots for 44 iterations."""
+    degrees = np.array([3, 1, 0, 40])
+    assert lane_efficiency(degrees, "gang-vector", width=4) == pytest.approx(44 / 48)
+
+
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():
     assert efficiencies(np.zeros(5, dtype=int)) == {
-        "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0, "edges": 1.0}
+        "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0,
+        "gang-vector": 1.0, "edges": 1.0}
     with pytest.raises(ValueError, match="no schedule named 'rows'"):
         lane_efficiency(np.array([1]), "rows")
 

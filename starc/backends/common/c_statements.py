@@ -74,6 +74,9 @@ class CPrinter(CExpressionPrinter):
         #: the variable of the neighbour loop a work-group's lanes share (a binned kernel's
         #: heavy vertex: ``KernelCode.cooperative``), each taking every starc_lanes-th edge
         self.strided: Optional[ir.Symbol] = None
+        #: the neighbour loops a vertex's gang of vector lanes shares, by loop variable
+        #: (``Kernel.vector_loops``): each printed under the dialect's ``vector_loop``
+        self.vector: Dict[ir.Symbol, P.VectorLoop] = {}
 
     # --- private accumulators of exclusive scalar reductions ---------------------------------
     def open_accumulators(self, reductions: Sequence[P.ScalarReduction],
@@ -331,10 +334,21 @@ class CPrinter(CExpressionPrinter):
             body = self._filtered(s, inner)
             for row in cursors:
                 del self._cursors[(s.var, row)]
-            return prologue, self._braced(head, prologue_inner + body, depth)
+            # (the directive right above the loop: hoisted searches come between the two)
+            return prologue, self._vector_directive(s.var, depth) + \
+                self._braced(head, prologue_inner + body, depth)
         else:
             self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
         return prologue, self._braced(head, self._filtered(s, inner), depth)
+
+    def _vector_directive(self, var: ir.Symbol, depth: int) -> List[str]:
+        """The dialect's directive before a loop the gang's lanes share (none for others)."""
+        shared = self.vector.get(var)
+        if shared is None:
+            return []
+        names = [(op, self.accumulators[sym.uid].name if sym.uid in self.accumulators
+                  else self.ctx.names.lookup(sym)) for op, sym in shared.reductions]
+        return [self._line(depth, self.d.vector_loop(names))]
 
     def _sorted_range(self, bounds, var: str, ends: str, begin: str, end: str,
                       s: ir.Loop, depth: int) -> Tuple[List[str], str, str]:

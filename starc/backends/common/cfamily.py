@@ -34,6 +34,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
         dialect.missing(f"a kernel over '{kernel.extent}'", kernel.loc)
     ctx = KernelArguments(kernel, dialect)
     printer = CPrinter(dialect, ctx)
+    printer.vector = {v.var: v for v in kernel.vector_loops}
     index = ctx.names.bind(kernel.index)
     guard = None
     if kernel.guard is not None:

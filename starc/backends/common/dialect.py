@@ -9,7 +9,7 @@ naming the operation and the backend; nothing is ever dropped silently.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Tuple
 
 from starc.analysis import plan
 from starc.errors import BackendError
@@ -87,6 +87,12 @@ class Dialect:
         reduction ``red`` (a ``plan.ScalarReduction`` with ``private`` set), or None to
         accumulate it in a work-item private and combine that with one atomic."""
         return None
+
+    def vector_loop(self, reductions: Sequence[Tuple[str, str]]) -> str:
+        """The directive line before a neighbour loop whose iterations the lanes of its
+        vertex's gang share (``plan.VectorLoop``), each lane reducing a private copy of every
+        ``(operator, name)`` of ``reductions``."""
+        self.missing("a neighbour loop shared by a gang's vector lanes")
 
     def reducer_update(self, op: str, reducer: str, value: str) -> str:
         """One update of native reduction object ``reducer`` with reduction operator ``op``."""

@@ -2,7 +2,9 @@
 
 Each plan kernel becomes a host function holding one ``#pragma acc parallel loop`` over its
 vertices or edges (a single-item kernel: a loop of one iteration), whose body is the shared
-``cfamily`` printer's output. Every array the loop touches is named in a ``present(...)``
+``cfamily`` printer's output: each item on a lane of its own (``gang vector``), or, for a
+binned kernel, each vertex on a gang whose vector lanes share its neighbour loops
+(``#pragma acc loop vector``, a ``reduction`` clause per fold: ``plan.VectorLoop``). Every array the loop touches is named in a ``present(...)``
 clause with its full extent: the arrays were placed on the device once, before the algorithm
 (``host``), and a kernel never moves data. A private scalar reduction of the plan
 (``ScalarReduction.private``) becomes a ``reduction(op:x)`` clause on a local of the function,
@@ -11,7 +13,7 @@ combined into the scalar's device copy by one single-gang region after the loop.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.backends.common.atomic_helpers import directive_atomics
@@ -40,8 +42,11 @@ CUDA_ATOMICS = "STARC_OPENACC_CUDA_ATOMICS"
 #: (``atomic_helpers.directive_atomics``).
 ATOMICS = directive_atomics("acc", "OpenACC", cuda_macro=CUDA_ATOMICS)
 
-#: OpenACC's capabilities: a reduction clause for every operator, the atomic construct.
-CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS)
+#: OpenACC's capabilities: a reduction clause for every operator, the atomic construct, and
+#: gangs whose vector lanes may share a vertex's neighbour loop (the binned schedule).
+CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS,
+                                      schedules=frozenset({"vertex", "edges", "binned"}),
+                                      vector_loops=True)
 
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
@@ -52,6 +57,11 @@ class OpenACCDialect(HostLoopDialect):
 
     name = "openacc"
     reserved = CXX_KEYWORDS | frozenset(("acc_deviceptr", "acc_init"))
+
+    def vector_loop(self, reductions: Sequence[Tuple[str, str]]) -> str:
+        return " ".join(["#pragma acc loop vector"] +
+                        [f"reduction({REDUCTION_OPERATORS[op]}:{name})"
+                         for op, name in reductions])
 
 
 class OpenACCKernel:
@@ -121,7 +131,10 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     # (No `serial` construct: GCC's nvptx offloading warns that it ignores its vector length
     # of 1. A single-item kernel is a loop of one iteration.)
     bound = "1" if code.extent == "single" else BOUNDS[code.extent]
-    lines += _directive(["#pragma acc parallel loop gang vector"] + clauses)
+    # a binned kernel's gang spreads its vertex's neighbour loops over its vector lanes
+    # (``Kernel.vector_loops``: a ``loop vector`` in the body); else each vertex is one lane's
+    loop = "gang" if kernel.vector_loops else "gang vector"
+    lines += _directive([f"#pragma acc parallel loop {loop}"] + clauses)
     lines.append(f"{INDENT}for (int {index} = 0; {index} < {bound}; {index}++) {{")
     lines += [INDENT + line for line in code.body]
     lines.append(f"{INDENT}}}")
