@@ -52,8 +52,8 @@ int dump(int argc, char** argv) {
                d.ranks, g.num_nodes, g.num_edges, g.has_weights ? 1 : 0, g.weights_integral ? 1 : 0);
   std::fprintf(f, "first %d\nlast %d\nown_begin %d\nown_end %d\nlocal_nodes %d\n", d.first, d.last, d.own_begin,
                d.own_end, d.local_nodes);
-  std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\n", d.owned_begin,
-               d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0);
+  std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\ncut_edges %lld\n",
+               d.owned_begin, d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0, d.stats.cut_edges);
   std::vector<int> mirrors;
   for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {

@@ -131,6 +131,13 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
         local = d["offsets"]
         assert d["owned_begin"] == local[own_begin] and d["edge_base"] == offsets[first]
         assert d["owned_edges"] == offsets[last] - offsets[first]
+        # --stats' cut: own out-edges (and in-edges, when read) another rank's vertex ends
+        own_targets = targets[offsets[first]:offsets[last]]
+        cut = np.count_nonzero((own_targets < first) | (own_targets >= last))
+        if reverse:
+            own_sources = rev_sources[rev_offsets[first]:rev_offsets[last]]
+            cut += np.count_nonzero((own_sources < first) | (own_sources >= last))
+        assert d["cut_edges"] == cut, f"rank {r}: cut_edges of the partition it holds"
         with_rows = owned | (set(ghosts) if ghost_rows else set())
         for v in range(L):
             begin, end = local[v], local[v + 1]

@@ -205,6 +205,14 @@ inline std::vector<int> work_splits(const Distribution& d, const std::vector<int
   return splits_of_blocks(d, n, lo, weight);
 }
 
+/// The run's counters go on in the distribution that replaces another; the cut stays the
+/// partition's own.
+inline void carry_counters(Stats& to, const Stats& from) {
+  long long cut_edges = to.cut_edges;
+  to = from;
+  to.cut_edges = cut_edges;
+}
+
 /// Merges, in place, the ascending runs a row arrived in (one per sender).
 inline void merge_runs(int* begin, int* end) {
   int* sorted = std::is_sorted_until(begin, end);
@@ -333,6 +341,11 @@ inline Distribution renumbered(const Distribution& d) {
   o.out_degree.resize(static_cast<size_t>(o.local_nodes));
   for (int k = 0; k < o.local_nodes; ++k) o.out_degree[static_cast<size_t>(k)] = groups.degree_of(o.global_id[static_cast<size_t>(k)]);
   o.in_degree = o.out_degree;  // symmetric
+  // The renumbered partition's cut (--stats): own row entries another rank owns (in-rows,
+  // when read, are the same edges reversed: the graph is symmetric).
+  for (int t : columns)
+    if (t < o.own_begin || t >= o.own_end) ++o.stats.cut_edges;
+  if (d.needs.reverse) o.stats.cut_edges *= 2;
 
   // The searched slices of the rows of ghosts below (Needs::ghost_row_slices): the entries in
   // the rank's own range are the own vertices whose rows hold the ghost (the graph is
@@ -419,7 +432,7 @@ inline Distribution renumbered(const Distribution& d) {
 inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
   if (d.unordered) {
     std::shared_ptr<Distribution> original = std::move(d.unordered);
-    original->stats = d.stats;
+    detail::carry_counters(original->stats, d.stats);
     d = std::move(*original);
   }
   if (mode == starc::DegreeOrderMode::Never) return false;
@@ -427,7 +440,7 @@ inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
   if (mode == starc::DegreeOrderMode::Auto && !detail::skewed(d)) return false;
   if (!detail::symmetric_and_simple(d)) return false;
   Distribution ordered = detail::renumbered(d);
-  ordered.stats = d.stats;
+  detail::carry_counters(ordered.stats, d.stats);
   ordered.unordered = std::make_shared<Distribution>(std::move(d));
   d = std::move(ordered);
   return true;

@@ -33,7 +33,13 @@
 // arrays: one message per rank pair per phase. An entry names its vertex by its position in
 // the list of ghosts the two ranks share (a replica's: by global id), as the difference to
 // the previous entry's in a variable-length integer, so a vertex costs a byte or two besides
-// its value. Change detection compares with a snapshot taken at registration, byte for byte
+// its value. A section's header is one varint: 0 for none, the count (doubled) before the
+// names, or, for a single entry, its name folded in (doubled, plus one): a BFS sends one or
+// two vertices per array and superstep on a mesh, where a separate count cost a byte per
+// entry. The first name of a section is the signed difference to the previous section's
+// first name in the message (the arrays of one superstep change at nearby vertices), the
+// others the difference to the entry before. A secondary's section is its values alone, one
+// per entry of its primary's section. Change detection compares with a snapshot taken at registration, byte for byte
 // (a NaN that stays NaN is unchanged). A refresh phase of refresh_every arrays alone has
 // sizes both sides know (the mirrors' and the ghosts' counts): no byte counts travel.
 #ifndef STARC_MPI_SUPERSTEP_HPP
@@ -125,6 +131,26 @@ inline unsigned long long get_varint(const char*& p) {
     x |= static_cast<unsigned long long>(byte & 0x7f) << shift;
     if (!(byte & 0x80)) return x;
   }
+}
+
+/// A signed difference as an unsigned one, small either way: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
+inline unsigned long long zigzag(long long x) {
+  return (static_cast<unsigned long long>(x) << 1) ^ static_cast<unsigned long long>(x >> 63);
+}
+
+inline long long unzigzag(unsigned long long x) {
+  return static_cast<long long>(x >> 1) ^ -static_cast<long long>(x & 1);
+}
+
+/// Reads a named section's header (see the file comment): returns its entry count and sets
+/// `first` to its first entry's name; `base` is the previous section's first name, updated.
+inline size_t get_section(const char*& p, int& base, int& first) {
+  unsigned long long header = get_varint(p);
+  if (header == 0) return 0;
+  unsigned long long first_code = header & 1 ? header >> 1 : get_varint(p);
+  first = base + static_cast<int>(unzigzag(first_code));
+  base = first;
+  return header & 1 ? 1 : static_cast<size_t>(header >> 1);
 }
 
 }  // namespace detail
@@ -295,17 +321,34 @@ class Superstep {
     return any([&](const Field& f) { return takes_part(f) && f.scope == Scope::Anywhere; }) ? d_.everyone : d_.peers;
   }
 
-  /// Adds a section of entries: the count, then each entry's name (its position in the shared
-  /// list, or its global id, as the difference to the previous one) and value.
+  /// Adds a section of entries (name: the position in the shared list, or the global id;
+  /// element), with its header (see the file comment); `base` is the previous section's first
+  /// name in the message, updated.
   static void put_section(std::vector<char>& buf, const Field& f, const std::vector<std::pair<int, int>>& entries,
-                          bool names) {
-    detail::put_varint(buf, entries.size());
-    int previous = -1;
-    for (const auto& entry : entries) {   // (name, element)
-      if (names) detail::put_varint(buf, static_cast<unsigned long long>(entry.first - previous));
+                          int& base) {
+    if (entries.empty()) {
+      detail::put_varint(buf, 0);
+      return;
+    }
+    unsigned long long first = detail::zigzag(static_cast<long long>(entries.front().first) - base);
+    base = entries.front().first;
+    if (entries.size() == 1) {
+      detail::put_varint(buf, 2 * first + 1);
+    } else {
+      detail::put_varint(buf, 2 * static_cast<unsigned long long>(entries.size()));
+      detail::put_varint(buf, first);
+    }
+    int previous = entries.front().first;
+    for (const auto& entry : entries) {
+      if (&entry != &entries.front()) detail::put_varint(buf, static_cast<unsigned long long>(entry.first - previous));
       previous = entry.first;
       detail::put(buf, f.cell(entry.second), f.size);
     }
+  }
+
+  /// A secondary's section: the values of its primary's entries, alone.
+  static void put_values(std::vector<char>& buf, const Field& f, const std::vector<std::pair<int, int>>& entries) {
+    for (const auto& entry : entries) detail::put(buf, f.cell(entry.second), f.size);
   }
 
   // Updates, per destination: for each updated field in registration order a section; a
@@ -318,6 +361,7 @@ class Superstep {
       if (r == d_.rank) continue;
       std::vector<char>& buf = out[k];
       long long entries = 0;
+      int base = -1;
       std::vector<std::vector<std::pair<int, int>>> chosen(fields_.size());
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
@@ -336,12 +380,14 @@ class Superstep {
           for (int v = d_.splits[static_cast<size_t>(r)]; v < d_.splits[static_cast<size_t>(r) + 1]; ++v)
             if (f.sends(v)) mine.push_back({v, v});
         }
-        put_section(buf, f, mine, f.primary < 0);
+        if (f.primary >= 0) put_values(buf, f, mine);
+        else put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
       close_buffer(buf, entries);
     }
     exchange(n, out, sent, nullptr, [&](int r, const char* p) {
+      int base = -1;
       std::vector<std::vector<char>> won(fields_.size());
       std::vector<std::vector<int>> at(fields_.size());
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -354,18 +400,18 @@ class Superstep {
             if (wins[e]) std::memcpy(f.cell(where[e]), f.constant.data(), f.size);
           continue;
         }
-        size_t count = static_cast<size_t>(detail::get_varint(p));
         if (f.primary >= 0) {  // applied only where the primary's entry won
           const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
           const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
-          for (size_t e = 0; e < count; ++e, p += f.size)
+          for (size_t e = 0; e < where.size(); ++e, p += f.size)
             if (wins[e]) std::memcpy(f.cell(where[e]), p, f.size);
           continue;
         }
         int name = -1;
+        size_t count = detail::get_section(p, base, name);
         for (size_t e = 0; e < count; ++e, p += f.size) {
-          long long step = static_cast<long long>(detail::get_varint(p));
-          name += static_cast<int>(step);
+          long long step = e == 0 ? 1 : static_cast<long long>(detail::get_varint(p));
+          name += e == 0 ? 0 : static_cast<int>(step);
           long long per_vertex = step > 0 ? 1 : 2;   // 2: a vertex twice (not combined)
           if (per_vertex > d_.stats.max_entries_per_vertex) d_.stats.max_entries_per_vertex = per_vertex;
           int v = f.scope == Scope::Neighbour ? d_.mirrors[static_cast<size_t>(d_.mirror_displs[static_cast<size_t>(r)] + name)]
@@ -393,6 +439,7 @@ class Superstep {
       if (r == d_.rank) continue;
       std::vector<char>& buf = out[k];
       long long entries = 0;
+      int base = -1;
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.refreshed) continue;
@@ -411,7 +458,7 @@ class Superstep {
           }
         }
         const std::vector<std::pair<int, int>>& entries_of = f.scope == Scope::Neighbour ? mine : changed[i];
-        put_section(buf, f, entries_of, true);
+        put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
       close_buffer(buf, entries);
@@ -428,6 +475,7 @@ class Superstep {
                            (d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]));
     }
     exchange(n, out, sent, known ? &expected : nullptr, [&](int r, const char* p) {
+      int base = -1;
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
         if (f.every) {
@@ -435,10 +483,10 @@ class Superstep {
             std::memcpy(f.cell(d_.ghost_local[static_cast<size_t>(g)]), p, f.size);
           continue;
         }
-        size_t count = static_cast<size_t>(detail::get_varint(p));
         int name = -1;
+        size_t count = detail::get_section(p, base, name);
         for (size_t e = 0; e < count; ++e, p += f.size) {
-          name += static_cast<int>(detail::get_varint(p));
+          if (e > 0) name += static_cast<int>(detail::get_varint(p));
           int v = f.scope == Scope::Neighbour ? d_.ghost_local[static_cast<size_t>(d_.ghost_displs[static_cast<size_t>(r)] + name)]
                                               : name;
           std::memcpy(f.cell(v), p, f.size);
