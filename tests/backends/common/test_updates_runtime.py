@@ -42,14 +42,29 @@ int main(int, char** argv) {
     if (undirected) s = starc::symmetrised(s);
     long long size = std::atoll(argv[4]);
     g.binned_order(false, 2);   // derived before the updates, so it must be rebuilt after them
+    // edge properties carried through every change: each edge's id in the file's graph (-1
+    // for an added one), and a copy of the weights (an added edge: its update's weight)
+    std::vector<int> origin(static_cast<size_t>(g.num_edges));
+    for (int e = 0; e < g.num_edges; ++e) origin[static_cast<size_t>(e)] = e;
+    std::vector<double> weights = g.weights;
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
-      ints("deleted", starc::delete_edges(g, gone.src, gone.dst).new_ids);
+      starc::EdgeRenumbering deletion = starc::delete_edges(g, gone.src, gone.dst);
+      ints("deleted", deletion.new_ids);
+      origin = deletion.carried(origin, g.num_edges, -1);
+      if (g.has_weights) weights = deletion.carried(weights, g.num_edges);
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
       starc::EdgeRenumbering change = starc::add_edges(g, added.src, added.dst, added.weights);
       ints("kept", change.new_ids);
       ints("added", change.added);
+      origin = change.carried(origin, g.num_edges, -1);
+      if (g.has_weights) {
+        std::vector<double> given = added.weights;
+        given.resize(added.src.size(), 0.0);   // additions without weights: 0
+        weights = change.carried(weights, g.num_edges, 0.0, &given);
+      }
     }
+    ints("origin", origin);
     ints("offsets", g.offsets);
     ints("targets", g.targets);
     ints("sources", g.sources);
@@ -59,6 +74,8 @@ int main(int, char** argv) {
     ints("binned_order", g.binned_order(false, 2));
     std::printf("weights");
     for (double w : g.weights) std::printf(" %.17g", w);
+    std::printf("\ncarried_weights");
+    for (double w : weights) std::printf(" %.17g", w);
     std::printf("\n");
   } catch (const starc::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
@@ -91,21 +108,33 @@ def _expected(graph_path, updates_path, undirected, batch_size):
     if undirected:
         stream = stream.symmetrised()
     lines = []
+    origin = np.arange(graph.num_edges)
     for first in range(0, stream.line_count, batch_size):
         batch = stream.batch(first, first + batch_size)
         gone = batch.part(DELETE)
         graph, new_ids = delete_edges(graph, gone.src, gone.dst)
         lines.append(("deleted", new_ids))
+        origin = _carried(origin, new_ids, graph.num_edges)
         added = batch.part(ADD)
         graph, old_ids, ids = add_edges(graph, added.src, added.dst, added.weights,
                                         added.weights_integral)
         lines += [("kept", old_ids), ("added", ids)]
+        origin = _carried(origin, old_ids, graph.num_edges)
+    lines.append(("origin", origin))
     for name in ("offsets", "targets", "sources", "rev_offsets", "rev_sources",
                  "rev_edge_ids"):
         lines.append((name, getattr(graph, name)))
     lines.append(("binned_order", binned_order(np.diff(graph.offsets), 2)))
-    lines.append(("weights", graph.weights if graph.weights is not None else []))
-    return lines
+    weights = graph.weights if graph.weights is not None else []
+    return lines + [("weights", weights), ("carried_weights", weights)]
+
+
+def _carried(values, new_ids, num_edges):
+    """``values`` of the old edges at their new ids; -1 at the added edges."""
+    out = np.full(num_edges, -1)
+    kept = new_ids >= 0
+    out[new_ids[kept]] = values[kept]
+    return out
 
 
 def _parsed(stdout):
