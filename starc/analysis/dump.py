@@ -234,6 +234,8 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     lines = [f"kernel {k.name} over {k.extent}{index}  // line {k.loc.line}"]
     if k.hoisted_for:
         lines.append(f"  hoisted: per-vertex terms of the neighbour loops of {k.hoisted_for}")
+    if k.uniform_items:
+        lines.append("  uniform items: no loop, search, call or lock (long runs on a CPU)")
     params = []
     for p in k.params:
         if p.array is not None:

@@ -175,6 +175,10 @@ class Kernel(Record):
     schedule_why: str = ""
     cooperative: Optional["CooperativeLoop"] = None
     vector_loops: Tuple["VectorLoop", ...] = ()
+    #: (the specialize stage) every work item does the same small work: no loop, search or
+    #: call in the guard or body (PageRank's per-vertex term); a CPU launch whose work items
+    #: claim runs of items takes long runs, where a short run would cost no more than its claim
+    uniform_items: bool = False
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)

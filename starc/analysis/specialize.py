@@ -13,6 +13,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
+| whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
 views (``starc explain``, ``starc compare``) read the same records.
@@ -36,7 +37,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["specialize", "specialize_kernel", "atomic_form", "Capabilities"]
+__all__ = ["specialize", "specialize_kernel", "atomic_form", "uniform_items", "Capabilities"]
 
 #: why a distributed target runs every fixedPoint over all vertices
 _NO_WORKLIST_DISTRIBUTED = ("a rank's worklist would miss the vertices other ranks flag: flags "
@@ -134,6 +135,7 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
 
     kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),
                                  reductions=reductions)
+    kernel = dataclasses.replace(kernel, uniform_items=uniform_items(kernel))
     if kernel.schedule == "binned" and capabilities.vector_loops:
         # every vertex's loop on its gang's lanes: no split by degree, no binned order
         return dataclasses.replace(kernel, vector_loops=schedules.vector_loops(kernel))
@@ -148,6 +150,21 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
         kernel = schedules.with_graph_array(
             dataclasses.replace(kernel, cooperative=cooperative), cooperative.order)
     return kernel
+
+
+#: what makes one work item's work depend on its data: a loop, a search of a row
+#: (``is_an_edge``, ``get_edge``, an edge cursor), a call of another function
+_VARYING_WORK = (ir.Loop, ir.While, ir.DoWhile, ir.CallExpr, P.CursorQuery)
+_SEARCHES = ("is_an_edge", "get_edge")
+
+
+def uniform_items(kernel: P.Kernel) -> bool:
+    """Whether every work item of ``kernel`` does the same small work: its guard and body
+    hold no loop, row search, call or lock to wait for (``Kernel.uniform_items``)."""
+    nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
+    return not any(isinstance(node, _VARYING_WORK) or
+                   (isinstance(node, ir.GraphQuery) and node.op in _SEARCHES) or
+                   (isinstance(node, P.AtomicMinMax) and node.locked) for node in nodes)
 
 
 def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str]) -> P.Kernel:

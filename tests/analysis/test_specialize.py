@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 from starc.analysis import plan as P
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.host_tree import walk_host
-from starc.analysis.specialize import atomic_form, specialize
+from starc.analysis.specialize import atomic_form, specialize, uniform_items
 from starc.backends import get_backend
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -153,3 +154,28 @@ def test_row_scans_are_decided_before_printing():
     assert [row.name for row, _ in inner.cursors] == ["u"] and inner.exhausted.name == "u"
     assert [q.query.op for q in nodes_of(kernel.body, P.CursorQuery)] == ["is_an_edge"]
     assert not (ROOT / "starc" / "backends" / "common" / "sorted_ranges.py").exists()
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_uniform_items_are_the_kernels_without_loops_searches_or_locks(backend):
+    """PageRank's per-vertex term (one division per vertex) is uniform, its pull loop is not,
+    nor is any kernel of tc (neighbour loops, edge searches); a store per vertex is uniform,
+    a Min whose secondary target needs the element's lock (a wait) is not, even alone."""
+    kernels = {k.name: k.uniform_items for k in _for("pr", backend).kernels}
+    assert kernels == {"Compute_PR_forall_13_pageRank_term": True, "Compute_PR_forall_13": False}
+    assert not any(k.uniform_items for k in _for("tc", backend).kernels)
+    store, push = get_backend(backend).specialize(plan_of("""
+function f(Graph g, propNode<int> d, propNode<int> p, propNode<bool> seen) {
+    g.attachNodeProperty(d = 5, p = -1);
+    forall (v in g.nodes()) { v.seen = v.d > 3; }
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) { <w.d, w.p> = <Min(w.d, v.d + 1), v.p + 1>; }
+    }
+}
+""")).kernels
+    assert store.uniform_items and not push.uniform_items
+    [locked] = nodes_of(push.body, P.AtomicMinMax)
+    assert locked.locked
+    assert not uniform_items(dataclasses.replace(push, body=ir.Block((locked,))))
+    assert uniform_items(dataclasses.replace(push, body=ir.Block((
+        dataclasses.replace(locked, locked=False, lock=None),))))

@@ -27,7 +27,11 @@ default and the generator must respect:
 - Its OpenMP backend splits a launch's work-groups between the threads in equal contiguous
   blocks: on a degree-ordered graph, where tc's work sits at the top ids, one thread did it
   all. On a CPU device a launch is a few work-groups of one work-item that claim runs of 64
-  items from a counter (``starc_cpu_runs`` in the prelude).
+  items from a counter (``starc_cpu_runs`` in the prelude), 1024 where every item does the
+  same small work (``Kernel.uniform_items``): a claim, its cache line passing between the
+  threads, costs about what 64 such items do (pr's per-vertex term kernel took a fifth of pr's
+  time). The item loop counts in ``int``, the kernels' index type: a ``size_t`` cast to
+  ``int`` under ``-fwrapv`` kept the JIT from vectorising any item loop.
 - The runtime prints warnings on ``std::cout`` (``kernel_cache`` on a run that JIT-compiles):
   the program sends ``std::cout`` to stderr before the runtime starts.
 - A work-group size that is not a power of two breaks ``sycl::reduction``: ``--block-size``
@@ -58,7 +62,7 @@ class SYCLBackend(CppBackend):
     launch_shape = ("{kernel}: q.parallel_for over an nd_range of {items} items rounded up to "
                     "work-groups of {block}, one work item per {item}; on a CPU device 4 "
                     "work-groups of one per compute unit, each claiming runs of 64 {plural} "
-                    "until none is left")
+                    "(1024 where every item does the same small work) until none is left")
     launch_why = ("the forall's iterations are independent, so each becomes one work item; the "
                   "work-group size is fixed because AdaptiveCpp compiles a kernel again for each "
                   "new one, which a range<1> of varying length (a frontier's) would choose; on a "

@@ -28,7 +28,7 @@ from starc.ir.types import Scalar
 
 __all__ = ["ATOMICS", "CAPABILITIES", "FETCH_MINMAX_RETURNS_NEW", "SYCLDialect", "SYCLKernel", "native_reductions",
            "native_reduction", "reduction_object", "print_kernel", "SHELL_PARAMS", "SYCL_RUNTIME",
-           "runtime_header"]
+           "UNIFORM_LAUNCH", "runtime_header"]
 
 _INT, _LONG, _FLOAT, _DOUBLE = Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE
 
@@ -161,7 +161,8 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
     index_used = any(isinstance(x, ir.VarRef) and x.sym == kernel.index for x in nodes)
     index = code.index if index_used else None   # an unnamed parameter: no unused warning
-    return SYCLKernel(code, native, "\n".join(_shell(code, index, native, names, dialect)))
+    return SYCLKernel(code, native, "\n".join(_shell(code, index, native, names, dialect,
+                                                      kernel.uniform_items)))
 
 
 def _signature(arg: KernelArg, dialect: SYCLDialect) -> str:
@@ -180,8 +181,13 @@ def _wrap(head: str, items: Sequence[str], tail: str, width: int = 100) -> List[
     return [head + (",\n" + pad).join(items) + tail]
 
 
+#: the prelude's launch with long CPU runs, for a kernel whose work items all do the same small
+#: work (``Kernel.uniform_items``); other kernels take its default runs (STARC_RUN_ITEMS)
+UNIFORM_LAUNCH = "starc_parallel_for<STARC_UNIFORM_RUN_ITEMS>"
+
+
 def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReduction],
-           names: Dict[int, str], dialect: SYCLDialect) -> List[str]:
+           names: Dict[int, str], dialect: SYCLDialect, uniform: bool) -> List[str]:
     params = ["sycl::queue& q", "std::size_t block", "const char* where"]
     params += [_signature(a, dialect) for a in code.args]
     lines = [code.comment] if code.comment else []
@@ -192,7 +198,8 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
         count, block = BOUNDS[code.extent], "block"
     params = [f"int {index}" if index is not None else "int"]
     params += [f"auto& {names[red.sym.uid]}" for red in native]
-    lines += _wrap(f"{INDENT}starc_parallel_for(q, where, {count}, {block}, [=](", params, ") {")
+    launch = UNIFORM_LAUNCH if uniform and code.extent != "single" else "starc_parallel_for"
+    lines += _wrap(f"{INDENT}{launch}(q, where, {count}, {block}, [=](", params, ") {")
     lines += [INDENT + line for line in code.body]
     arrays = {a.source[1].name: a.name for a in code.args if a.source[0] == "array"}
     reductions = [reduction_object(red, arrays[red.array.name]) for red in native]

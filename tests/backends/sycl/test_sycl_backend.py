@@ -23,7 +23,7 @@ from starc.backends.base import BackendError, BackendOptions
 from starc.backends.sycl import toolchain
 from starc.backends.cuda.kernels import runtime_header as cuda_header
 from starc.backends.sycl.emitter import SYCLBackend
-from starc.backends.sycl.kernels import SYCL_RUNTIME, runtime_header
+from starc.backends.sycl.kernels import SYCL_RUNTIME, UNIFORM_LAUNCH, runtime_header
 from starc.backends.sycl.kernels import native_reductions
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_source
@@ -452,7 +452,26 @@ def test_kernels_are_one_parallel_for_each():
     assert runtime.count("if (i >= count) return;") == 2
     main = main_text("bc")
     kernels = [k.name for k in compiled("bc").plan.kernels]
-    assert main.count("starc_parallel_for(q, where, ") == len(set(kernels)) >= 2
+    assert main.count("starc_parallel_for(q, where, ") + \
+        main.count(f"{UNIFORM_LAUNCH}(q, where, ") == len(set(kernels)) >= 2
+
+
+def test_uniform_kernels_claim_long_cpu_runs_and_items_count_in_int():
+    """pr's per-vertex term kernel (the plan's uniform_items) launches with runs of 1024 on a
+    CPU, its pull kernel with the default 64; the prelude's item loop counts in int (a size_t
+    cast to int under -fwrapv kept AdaptiveCpp's JIT from vectorising the term kernel)."""
+    main = main_text("pr")
+    term = main[main.index("static void Compute_PR_forall_13_pageRank_term("):]
+    pull = main[main.index("static void Compute_PR_forall_13("):]
+    assert term[:term.index("\n}\n")].count(f"{UNIFORM_LAUNCH}(q, where, n, block, [=](int nbr)") == 1
+    assert "starc_parallel_for(q, where, n, block, [=](int v, auto& diff_sum)" in pull
+    assert UNIFORM_LAUNCH not in pull[:pull.index("\n}\n")]
+    runtime = runtime_header()
+    assert "constexpr std::size_t STARC_RUN_ITEMS = 64;" in runtime
+    assert "constexpr std::size_t STARC_UNIFORM_RUN_ITEMS = 1024;" in runtime
+    assert "template <std::size_t RunItems = STARC_RUN_ITEMS, class Kernel, class... Reductions>" in runtime
+    assert "for (int i = begin; i < end; ++i)" in runtime
+    assert "kernel(i, reducer...)" in runtime and "kernel(static_cast<int>(i), reducer...)" not in runtime
 
 
 # --- toolchain discovery and the backend API -----------------------------------------------------

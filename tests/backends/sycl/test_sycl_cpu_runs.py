@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import os
 import pathlib
+import platform
+import re
+import shutil
 import subprocess
+import sys
 
 import pytest
 
+import starc
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_source
+from starc.results import compare_results, parse_results
 
 from hostbuild import GXX, STRICT_FLAGS, TEST_DOUBLE
 
@@ -59,6 +65,23 @@ int main() {
     std::printf("count %zu once %d sum %lld\n", count, once, total);
     starc_free(q, hits, "t.sp:5");
     starc_free(q, sum, "t.sp:5");
+  }
+  // a uniform kernel's launch: runs of STARC_UNIFORM_RUN_ITEMS, each claimed once
+  const std::size_t uniform_counts[] = {1, 1023, 1024, 1025, 4097};
+  for (std::size_t count : uniform_counts) {
+    int* hits = starc_malloc<int>(q, count, "hits", "t.sp:2");
+    starc_fill<int>(q, hits, 0, count, "t.sp:2");
+    const unsigned long long before = starc_runs_of(q).issued;
+    starc_parallel_for<STARC_UNIFORM_RUN_ITEMS>(q, "t.sp:3", count, 256, [=](int i) {
+      counter(hits[i]).fetch_add(1);
+    });
+    std::vector<int> seen(count);
+    starc_copy_to_host<int>(q, seen.data(), hits, count, "t.sp:4");
+    int once = 0;
+    for (int h : seen) once += h == 1;
+    std::printf("uniform %zu once %d claims %llu groups %zu\n", count, once,
+                starc_runs_of(q).issued - before, starc_runs_of(q).groups);
+    starc_free(q, hits, "t.sp:5");
   }
   const int n = 64 * 64;
   int* thread_of = starc_malloc<int>(q, n, "thread_of", "t.sp:6");
@@ -117,3 +140,83 @@ def test_slow_items_at_the_top_are_shared_by_the_threads(runs_program):
             if line.startswith("slow")]
     assert len(slow) == 2 and sum(slow) == 64 * 64 // 8
     assert min(slow) >= 64, slow   # at least one run of 64 on each thread
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_a_uniform_kernel_claims_runs_of_1024(runs_program, threads):
+    """A kernel whose items all do the same small work (the plan's uniform_items) claims runs
+    of 1024: ceil(count / 1024) claims that find items plus one per work-group that finds
+    none, and every item still runs exactly once (64-item runs took 16 times the claims)."""
+    rows = [line.split() for line in _run(runs_program, threads).splitlines()
+            if line.startswith("uniform")]
+    found = [(int(r[1]), int(r[3]), int(r[5]), int(r[7])) for r in rows]
+    expected = []
+    for count, _, _, groups in found:
+        runs = -(-count // 1024)
+        expected.append((count, count, runs + min(groups, runs), groups))
+    assert [f[0] for f in found] == [1, 1023, 1024, 1025, 4097] and found == expected
+    assert found[-1][2] == 5 + min(found[-1][3], 5)
+
+
+# --- on AdaptiveCpp's CPU target ------------------------------------------------------------
+
+PR = ROOT / "dsl" / "pr.sp"
+PR_ARGS = {"beta": 0.001, "delta": 0.85, "maxIter": 100}
+
+
+@pytest.fixture(scope="module")
+def pagerank_on_acpp(tmp_path_factory):
+    """pr built with acpp and run once, with an empty kernel cache, on a graph of 5000
+    vertices (the term kernel: 5 runs of 1024); the run's stdout and its JIT-compiled kernels."""
+    acpp = shutil.which("acpp")
+    if acpp is None:
+        pytest.skip("acpp (AdaptiveCpp) not on PATH: the real-toolchain check needs it; CI "
+                    "builds SYCL with the test double only")
+    folder = tmp_path_factory.mktemp("pr_acpp")
+    graph = folder / "g.el"
+    n = 5000
+    graph.write_text("".join(f"{v} {(v * 7 + k * 13 + k * k) % n}\n"
+                             for v in range(n) for k in range(1 + v % 5)))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), STARC_CACHE_DIR=str(folder / "cache"))
+    build = subprocess.run([sys.executable, "-m", "starc", "build", str(PR), "-b", "sycl",
+                            "--sycl-compiler", acpp, "-o", str(folder / "out")],
+                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert build.returncode == 0, build.stderr
+    home = folder / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env.update(HOME=str(home), OMP_NUM_THREADS="2")
+    args = [a for name, value in PR_ARGS.items() for a in (f"--{name}", str(value))]
+    run = subprocess.run([str(folder / "out" / "pr"), str(graph), *args], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return graph, run.stdout, sorted((home / ".acpp").rglob("*.jit"))
+
+
+def test_pagerank_on_adaptivecpp_equals_the_reference(pagerank_on_acpp):
+    graph, stdout, _ = pagerank_on_acpp
+    expected = starc.compile(str(PR)).run(graph, **PR_ARGS)
+    # the e2e matrix's tolerance for pr (tests/e2e/e2e_cases.py): AdaptiveCpp contracts
+    # (1 - delta) / n + delta * sum into one fused multiply-add, an ulp from the reference
+    assert compare_results(expected, parse_results(stdout), rtol=1e-4, atol=1e-6) == []
+
+
+def test_adaptivecpp_vectorises_the_uniform_term_kernel(pagerank_on_acpp):
+    """The per-vertex term kernel's item loop, an int counter, is vectorised by AdaptiveCpp's
+    JIT (a packed division): with the size_t counter cast to int it was scalar, and pr took
+    1.2-1.5x OpenCL's time on PoCL (bench/RESULTS.md)."""
+    objdump = shutil.which("objdump")
+    if platform.machine() != "x86_64" or objdump is None:
+        pytest.skip("reads x86-64 code with objdump: not this machine")
+    if " avx2" not in pathlib.Path("/proc/cpuinfo").read_text():
+        pytest.skip("the term kernel's conditional store needs AVX2's masked stores to vectorise")
+    _, _, jitted = pagerank_on_acpp
+    code = {}
+    for binary in jitted:
+        text = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(binary)],
+                              capture_output=True, text=True, check=True).stdout
+        if "pageRank_term" in text:
+            code[binary.name] = text
+    assert len(code) == 1, sorted(code)
+    [text] = code.values()
+    assert re.search(r"\bv?divps\b", text), text

@@ -10,10 +10,11 @@
 //   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default;
 //                                           the runtime's std::cout messages go to stderr
 //   starc_warm_up(q, where)                 one empty launch before the timer starts
-//   starc_parallel_for(q, where, count, block, kernel, reductions...)
+//   starc_parallel_for<RunItems>(q, where, count, block, kernel, reductions...)
 //                                           one kernel: nd_range<1> of work-groups of `block`
 //                                           items (range<1> when 0), or on a CPU device a few
-//                                           work-items that claim runs of items (starc_cpu_runs)
+//                                           work-items that claim runs of RunItems items
+//                                           (starc_cpu_runs; default STARC_RUN_ITEMS)
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                                           host-side array operations; each reports a
@@ -155,16 +156,23 @@ inline starc_private_reducer<T, Op> starc_private(const starc_reduction_of<T, Op
   return {reduction};
 }
 
-/// Items of one kernel a work-item takes at a time on a CPU device (starc_cpu_runs).
+/// Items of one kernel a work-item takes at a time on a CPU device (starc_cpu_runs): runs of
+/// STARC_RUN_ITEMS where the work per item varies (a neighbour loop, a search), as GAPBS's
+/// schedule(dynamic, 64); runs of STARC_UNIFORM_RUN_ITEMS where every item does the same small
+/// work (the plan's Kernel.uniform_items: PageRank's per-vertex term). There a run of 64 costs
+/// about what its claim does, the counter's cache line passing between the threads: pr's term
+/// kernel took a fifth of its time (AdaptiveCpp 24.06, 2 threads, R-MAT 18), under 2% in runs
+/// of 1024.
 constexpr std::size_t STARC_RUN_ITEMS = 64;
+constexpr std::size_t STARC_UNIFORM_RUN_ITEMS = 1024;
 
 /// How launches run on a CPU device. AdaptiveCpp's OpenMP backend (24.06) splits a launch's
 /// work-groups between its threads in equal contiguous blocks (an OpenMP static schedule), so
 /// where the work per item grows with its id (a degree-ordered graph puts all of tc's work in
 /// the top tenth of the ids) one thread does nearly all of it. There a launch is a few
-/// work-groups of one work-item (4 per compute unit), each claiming runs of STARC_RUN_ITEMS
-/// items from a counter until none is left, as GAPBS's schedule(dynamic, 64) does, whatever
-/// the implementation's schedule. Groups of one: AdaptiveCpp runs a group's work-items as one
+/// work-groups of one work-item (4 per compute unit), each claiming runs of items from a
+/// counter until none is left, as GAPBS's schedule(dynamic, 64) does, whatever the
+/// implementation's schedule. Groups of one: AdaptiveCpp runs a group's work-items as one
 /// loop, where 255 idle items would sit beside each busy one; one size also means one
 /// JIT-compiled binary per kernel (--block-size sizes GPU work-groups only). Reductions are
 /// private partials folded once per work-item (starc_private_reducer): AdaptiveCpp's
@@ -199,18 +207,18 @@ inline starc_cpu_runs& starc_runs_of(sycl::queue& q) {
 
 /// Runs kernel(i, reducers...) for every i in [0, count) and returns without waiting (in-order
 /// queue). On a CPU device (starc_cpu_runs): work-groups of one work-item that claim runs of
-/// items. Elsewhere one work-item per item: over range<1>(count) when `block` is 0,
+/// RunItems items. Elsewhere one work-item per item: over range<1>(count) when `block` is 0,
 /// else an nd_range<1> of work-groups of `block` items with the global size rounded up (the
 /// extra items return at once). Without reductions the SYCL kernel takes only its index (no
 /// generic lambda).
-template <class Kernel, class... Reductions>
+template <std::size_t RunItems = STARC_RUN_ITEMS, class Kernel, class... Reductions>
 inline void starc_parallel_for(sycl::queue& q, const char* where, std::size_t count, std::size_t block,
                                const Kernel& kernel, Reductions... reductions) {
   if (count == 0) return;  // nothing to do: every reduction keeps its value
   starc_cpu_runs& cpu = starc_runs_of(q);
   starc_at(where, [&] {
     if (cpu.on) {
-      const std::size_t runs = (count + STARC_RUN_ITEMS - 1) / STARC_RUN_ITEMS;
+      const std::size_t runs = (count + RunItems - 1) / RunItems;
       const std::size_t groups = std::min(cpu.groups, runs);
       const unsigned long long first = cpu.issued;
       unsigned long long* next = cpu.next;
@@ -222,9 +230,14 @@ inline void starc_parallel_for(sycl::queue& q, const char* where, std::size_t co
         auto reducers = std::make_tuple(starc_private(reductions)...);
         for (unsigned long long run = counter.fetch_add(1ULL) - first; run < runs;
              run = counter.fetch_add(1ULL) - first) {
-          const std::size_t last = std::min(count, static_cast<std::size_t>(run + 1) * STARC_RUN_ITEMS);
-          for (std::size_t i = static_cast<std::size_t>(run) * STARC_RUN_ITEMS; i < last; ++i)
-            std::apply([&](auto&... reducer) { kernel(static_cast<int>(i), reducer...); }, reducers);
+          // an int counter, the kernel's own index type: with a size_t one cast to int, under
+          // -fwrapv, the compiler cannot prove i + 1 does not wrap, so offsets[i + 1] is no
+          // longer the element after offsets[i] and no item loop is vectorised (pr's term
+          // kernel ran scalar on AdaptiveCpp's CPU JIT, vectorised by PoCL)
+          const int begin = static_cast<int>(run * RunItems);
+          const int end = static_cast<int>(std::min(count, static_cast<std::size_t>(run + 1) * RunItems));
+          for (int i = begin; i < end; ++i)
+            std::apply([&](auto&... reducer) { kernel(i, reducer...); }, reducers);
         }
         std::apply([](const auto&... reducer) { (reducer.finish(), ...); }, reducers);
       });
