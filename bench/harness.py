@@ -290,7 +290,7 @@ def measure_gapbs(root: pathlib.Path, algo: str, graph: "GraphInfo", env: Dict[s
 
 def parse_stats(stderr: str) -> Dict[str, int]:
     """The ``starc-mpi-stats`` lines of one run, summed over ranks (maxima kept as maxima;
-    supersteps and exchanges are the same on every rank)."""
+    supersteps, exchanges and reductions are the same on every rank)."""
     total: Dict[str, int] = {}
     for line in stderr.splitlines():
         if not line.startswith("starc-mpi-stats "):
@@ -299,7 +299,7 @@ def parse_stats(stderr: str) -> Dict[str, int]:
             key, value = item.split("=")
             if key == "rank":
                 continue
-            if key.startswith("max_") or key in ("supersteps", "exchanges"):
+            if key.startswith("max_") or key in ("supersteps", "exchanges", "reductions"):
                 total[key] = max(total.get(key, 0), int(value))
             else:
                 total[key] = total.get(key, 0) + int(value)

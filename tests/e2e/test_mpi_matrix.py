@@ -160,6 +160,8 @@ def test_pagerank_sends_values_only_in_the_ghost_order(ranks, graph_files):
     assert iterations > 0 and ghosts > 0
     assert sum(int(rank["bytes"]) for rank in stats) == iterations * ghosts * 4
     assert all(int(rank["exchanges"]) == iterations for rank in stats)
+    # nothing to compare: no values are kept before the kernels
+    assert all(int(rank["watched_per_superstep"]) == 0 for rank in stats)
 
 
 @pytest.mark.parametrize("program", ["sssp", "cc"])
@@ -197,3 +199,20 @@ def test_bfs_on_a_mesh_sends_little_more_than_its_values(tmp_path):
     entries = sum(int(rank["entries"]) for rank in stats)
     sent = sum(int(rank["bytes"]) for rank in stats)
     assert entries > 0 and sent <= 1.5 * 4 * entries, f"{sent} bytes for {entries} entries"
+
+
+def test_a_superstep_keeps_only_the_values_it_compares(tmp_path):
+    """A BFS superstep finds what to send by comparing values with those before the kernel:
+    it keeps them only at the ghosts its updates may write and at the distinct mirrors its
+    refreshes send (bfs_level at both, level at the mirrors), not whole arrays. On a mesh cut
+    by a row of 200 vertices, that is at most 2 x (ghosts + mirrors) values per superstep,
+    far fewer than a rank's 2400 own vertices (whole arrays: 2 x 2600 local vertices). Its
+    scalars (the frontier's size, and its edges while top-down) are one reduction."""
+    rows, cols = 24, 200
+    path = tmp_path / "mesh.mtx"
+    write_mtx(grid(rows, cols), path)
+    stats = _stats("bfs", 2, path, PROGRAMS["bfs"].params_for(rows * cols))
+    for rank in stats:
+        watched, owned = int(rank["watched_per_superstep"]), int(rank["owned"])
+        assert 0 < watched <= 2 * (int(rank["ghosts"]) + int(rank["mirrors"])) < owned, rank
+        assert int(rank["reductions"]) == int(rank["supersteps"]), rank

@@ -71,6 +71,11 @@ struct Stats {
   // per-element scheme (one message per remote access) sends in a superstep that touches every
   // edge once, to compare with `entries`.
   long long cut_edges = 0;
+  // Values kept before the kernels for change detection and restores (summed over the
+  // supersteps): those of the ghosts an update may write and of the distinct mirrors a refresh
+  // compares, not whole arrays (a replica's are whole).
+  long long watched = 0;
+  long long reductions = 0;   // MPI_Allreduce calls of the supersteps' scalars
 };
 
 struct Distribution {
@@ -94,6 +99,13 @@ struct Distribution {
   std::vector<int> ghost_displs;   // ranks + 1: ghosts owned by r are [ghost_displs[r], ghost_displs[r + 1])
   std::vector<int> mirrors;        // local ids of own vertices other ranks hold as ghosts, by rank
   std::vector<int> mirror_displs;  // ranks + 1
+  // The distinct mirrors (local ids, ascending) and, for each entry of `mirrors`, its place
+  // among them: a superstep keeps and compares a mirror's value once however many ranks hold
+  // it (filled by the first superstep that refreshes, starc_mpi_superstep.hpp).
+  std::vector<int> mirror_set, mirror_slot;
+  // The entries of `mirrors` of each distinct mirror: mirror_uses[mirror_use_displs[s] ..
+  // mirror_use_displs[s + 1]) for mirror_set[s], ascending.
+  std::vector<int> mirror_uses, mirror_use_displs;
   // Whole-graph out- and in-degrees of every local vertex but far ones (count_outNbrs and
   // count_inNbrs of an own vertex or a ghost read them instead of a row).
   std::vector<int> out_degree, in_degree;
@@ -121,6 +133,33 @@ struct Distribution {
     return k < own_begin ? k : k + owned();
   }
 };
+
+/// Fills d.mirror_set and d.mirror_slot (see Distribution) unless they are current.
+inline void index_mirrors(Distribution& d) {
+  if (d.mirror_slot.size() == d.mirrors.size()) return;
+  d.mirror_set = d.mirrors;
+  std::sort(d.mirror_set.begin(), d.mirror_set.end());
+  d.mirror_set.erase(std::unique(d.mirror_set.begin(), d.mirror_set.end()), d.mirror_set.end());
+  d.mirror_slot.resize(d.mirrors.size());
+  d.mirror_use_displs.assign(d.mirror_set.size() + 1, 0);
+  for (size_t k = 0; k < d.mirrors.size(); ++k) {
+    d.mirror_slot[k] = static_cast<int>(std::lower_bound(d.mirror_set.begin(), d.mirror_set.end(), d.mirrors[k]) -
+                                        d.mirror_set.begin());
+    ++d.mirror_use_displs[static_cast<size_t>(d.mirror_slot[k]) + 1];
+  }
+  for (size_t s = 0; s < d.mirror_set.size(); ++s) d.mirror_use_displs[s + 1] += d.mirror_use_displs[s];
+  d.mirror_uses.resize(d.mirrors.size());
+  std::vector<int> next(d.mirror_use_displs.begin(), d.mirror_use_displs.end() - 1);
+  for (size_t k = 0; k < d.mirrors.size(); ++k)
+    d.mirror_uses[static_cast<size_t>(next[static_cast<size_t>(d.mirror_slot[k])]++)] = static_cast<int>(k);
+}
+
+/// How many of the rank's own vertices other ranks hold as ghosts.
+inline size_t distinct_mirrors(const Distribution& d) {
+  std::vector<int> set = d.mirrors;
+  std::sort(set.begin(), set.end());
+  return static_cast<size_t>(std::unique(set.begin(), set.end()) - set.begin());
+}
 
 namespace detail {
 

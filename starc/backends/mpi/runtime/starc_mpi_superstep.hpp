@@ -39,9 +39,13 @@
 // entry. The first name of a section is the signed difference to the previous section's
 // first name in the message (the arrays of one superstep change at nearby vertices), the
 // others the difference to the entry before. A secondary's section is its values alone, one
-// per entry of its primary's section. Change detection compares with a snapshot taken at registration, byte for byte
-// (a NaN that stays NaN is unchanged). A refresh phase of refresh_every arrays alone has
-// sizes both sides know (the mirrors' and the ghosts' counts): no byte counts travel.
+// per entry of its primary's section. Change detection compares, byte for byte (a NaN that
+// stays NaN is unchanged), with the values kept at registration where the superstep looks: a
+// local array's ghosts (what an update sends, and restores) and its distinct mirrors (what a
+// refresh sends), each kept and compared once in bulk, the changed ones listed; a replica's
+// are the whole array. A refresh phase of refresh_every arrays alone has sizes both sides
+// know (the mirrors' and the ghosts' counts): no byte counts travel. The scalars of one type
+// and operator are combined by one MPI_Allreduce (bfs's frontier size and edge count).
 #ifndef STARC_MPI_SUPERSTEP_HPP
 #define STARC_MPI_SUPERSTEP_HPP
 
@@ -56,104 +60,9 @@
 #include <vector>
 
 #include "starc_mpi.hpp"
+#include "starc_mpi_values.hpp"
 
 namespace starc_mpi {
-
-enum class Op { Store, Add, Sub, Mul, And, Or, Min, Max };
-enum class Scope { Neighbour, Anywhere };
-enum class Combine { Add, Sub, Mul, And, Or, Min, Max, Flag, Store };
-
-template <class T> MPI_Datatype datatype();
-template <> inline MPI_Datatype datatype<int>() { return MPI_INT; }
-template <> inline MPI_Datatype datatype<long long>() { return MPI_LONG_LONG; }
-template <> inline MPI_Datatype datatype<float>() { return MPI_FLOAT; }
-template <> inline MPI_Datatype datatype<double>() { return MPI_DOUBLE; }
-template <> inline MPI_Datatype datatype<unsigned char>() { return MPI_UNSIGNED_CHAR; }
-
-namespace detail {
-
-template <class T> T identity(Op op) {
-  switch (op) {
-    case Op::Mul: return T(1);
-    case Op::And:
-      if constexpr (std::is_integral<T>::value) return static_cast<T>(~T(0));
-      return T(1);
-    default: return T(0);
-  }
-}
-
-template <class T> bool same(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
-
-/// Applies one received update `value` to `cell`; true when it changed the cell in a way that
-/// wins (Min/Max: strictly better; the others always apply).
-template <class T> bool apply(T& cell, T value, Op op) {
-  if constexpr (std::is_integral<T>::value) {
-    using U = typename std::make_unsigned<T>::type;   // wrap like the kernels (-fwrapv)
-    switch (op) {
-      case Op::Add: case Op::Sub: cell = static_cast<T>(static_cast<U>(cell) + static_cast<U>(value)); return true;
-      case Op::Mul: cell = static_cast<T>(static_cast<U>(cell) * static_cast<U>(value)); return true;
-      case Op::And: cell = static_cast<T>(cell & value); return true;
-      case Op::Or: cell = static_cast<T>(cell | value); return true;
-      default: break;
-    }
-  } else {
-    switch (op) {
-      case Op::Add: case Op::Sub: cell = cell + value; return true;
-      case Op::Mul: cell = cell * value; return true;
-      default: break;
-    }
-  }
-  switch (op) {
-    case Op::Min: if (value < cell) { cell = value; return true; } return false;
-    case Op::Max: if (value > cell) { cell = value; return true; } return false;
-    default: cell = value; return true;
-  }
-}
-
-inline void put(std::vector<char>& out, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  out.insert(out.end(), p, p + bytes);
-}
-
-/// An unsigned integer in 7-bit groups, low first, the high bit saying another follows.
-inline void put_varint(std::vector<char>& out, unsigned long long x) {
-  while (x >= 0x80) {
-    out.push_back(static_cast<char>((x & 0x7f) | 0x80));
-    x >>= 7;
-  }
-  out.push_back(static_cast<char>(x));
-}
-
-inline unsigned long long get_varint(const char*& p) {
-  unsigned long long x = 0;
-  for (int shift = 0;; shift += 7) {
-    unsigned char byte = static_cast<unsigned char>(*p++);
-    x |= static_cast<unsigned long long>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) return x;
-  }
-}
-
-/// A signed difference as an unsigned one, small either way: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
-inline unsigned long long zigzag(long long x) {
-  return (static_cast<unsigned long long>(x) << 1) ^ static_cast<unsigned long long>(x >> 63);
-}
-
-inline long long unzigzag(unsigned long long x) {
-  return static_cast<long long>(x >> 1) ^ -static_cast<long long>(x & 1);
-}
-
-/// Reads a named section's header (see the file comment): returns its entry count and sets
-/// `first` to its first entry's name; `base` is the previous section's first name, updated.
-inline size_t get_section(const char*& p, int& base, int& first) {
-  unsigned long long header = get_varint(p);
-  if (header == 0) return 0;
-  unsigned long long first_code = header & 1 ? header >> 1 : get_varint(p);
-  first = base + static_cast<int>(unzigzag(first_code));
-  base = first;
-  return header & 1 ? 1 : static_cast<size_t>(header >> 1);
-}
-
-}  // namespace detail
 
 class Superstep {
  public:
@@ -163,7 +72,7 @@ class Superstep {
   /// (a replica).
   template <class T> void update(T* a, Op op, Scope scope) {
     Field& f = field(a, scope);
-    take_snapshot(f);
+    watch_targets(f);
     f.op = op;
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
@@ -178,7 +87,7 @@ class Superstep {
   template <class T, class P> void secondary(T* a, P* primary) {
     int index = index_of(primary);
     Field& f = field(a, fields_[static_cast<size_t>(index)].scope);
-    take_snapshot(f);
+    watch_targets(f);
     f.primary = index;
     f.updated = true;
   }
@@ -194,7 +103,8 @@ class Superstep {
   /// Owners refresh other ranks' copies of `a` where it changed in this superstep.
   template <class T> void refresh(T* a, Scope scope) {
     Field& f = field(a, scope);
-    take_snapshot(f);
+    if (f.scope == Scope::Anywhere) take_snapshot(f);
+    else watch_mirrors(f);
     f.refreshed = true;
   }
 
@@ -213,7 +123,14 @@ class Superstep {
     T before = *a;
     if (d_.rank != 0 && (how == Combine::Add || how == Combine::Sub || how == Combine::Mul))
       *a = how == Combine::Mul ? T(1) : T(0);   // rank 0 alone keeps the value before
-    scalars_.push_back([this, a, how, before] { combine(a, how, before); });
+    if (how == Combine::Store) {
+      scalars_.push_back([this, a, before] { combine_stored(a, before); });
+      return;
+    }
+    if constexpr (std::is_floating_point<T>::value) {
+      if (how == Combine::And || how == Combine::Or) return;   // not an operator on floats
+    }
+    reductions_.push_back({a, datatype<T>(), mpi_op(how), sizeof(T)});
   }
 
   /// The run-time error word: every rank ends with the first failed check's site and value.
@@ -221,6 +138,7 @@ class Superstep {
     scalars_.push_back([this, site, value] {
       struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
       MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
+      ++d_.stats.reductions;
       if (first.site == INT_MAX) return;
       MPI_Bcast(site, 1, MPI_INT, first.rank, d_.comm);
       MPI_Bcast(value, 1, MPI_LONG_LONG, first.rank, d_.comm);
@@ -235,12 +153,16 @@ class Superstep {
     if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
     // Every copy of another rank's vertex that the kernel updated holds its value before the
     // kernel again; the owners' refreshes bring what really changed.
-    for (Field& f : fields_)
-      if (f.updated && !f.keeps) for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
+    for (Field& f : fields_) {
+      if (!f.updated || f.keeps) continue;
+      if (f.scope == Scope::Neighbour) f.scatter(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+      else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
+    }
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
     for (long long count : sent)
       if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
     d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
+    reduce_scalars();
     for (auto& combine : scalars_) combine();
   }
 
@@ -249,8 +171,16 @@ class Superstep {
     char* data = nullptr;
     size_t size = 0;                      // bytes per element
     Scope scope = Scope::Neighbour;       // Anywhere: a full-length replica, global ids
-    std::vector<char> snapshot;           // the whole array before the kernel (take_snapshot)
+    std::vector<char> snapshot;           // a replica: the whole array before the kernel (take_snapshot)
     bool snapshot_taken = false;
+    // A local array's values before the kernel where the superstep compares or restores them:
+    // at the ghosts (in ghost order) when updated, at the distinct mirrors when refreshed.
+    std::vector<char> ghosts_before, mirrors_before;
+    bool ghosts_watched = false, mirrors_watched = false;
+    std::vector<int> ghost_changes, mirror_changes;   // the positions that changed (after the kernel)
+    void (*gather)(const char*, const int*, size_t, char*) = nullptr;
+    void (*scatter)(char*, const int*, size_t, const char*) = nullptr;
+    void (*compare)(const char*, const int*, size_t, const char*, std::vector<int>&) = nullptr;
     Op op = Op::Store;
     bool updated = false, refreshed = false;
     bool every = false;                   // refresh_every: every mirror, values only
@@ -274,6 +204,9 @@ class Superstep {
     f.data = reinterpret_cast<char*>(a);
     f.size = sizeof(T);
     f.scope = scope;
+    f.gather = detail::gather<T>;
+    f.scatter = detail::scatter<T>;
+    f.compare = detail::compare<T>;
     f.apply = [](char* cell, const char* value, Op op) {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
@@ -286,11 +219,33 @@ class Superstep {
   }
 
   /// The field's values before the kernel, for change detection and restores (once).
-  void take_snapshot(Field& f) const {
+  void take_snapshot(Field& f) {
     if (f.snapshot_taken) return;
     size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
     f.snapshot.assign(f.data, f.data + count * f.size);
     f.snapshot_taken = true;
+    d_.stats.watched += static_cast<long long>(count);
+  }
+
+  /// The values of the vertices of other ranks the kernel may write: a local array's ghosts,
+  /// or the whole replica.
+  void watch_targets(Field& f) {
+    if (f.scope == Scope::Anywhere) return take_snapshot(f);
+    if (f.ghosts_watched) return;
+    f.ghosts_before.resize(d_.ghost_local.size() * f.size);
+    f.gather(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+    f.ghosts_watched = true;
+    d_.stats.watched += static_cast<long long>(d_.ghost_local.size());
+  }
+
+  /// The values of a local array's distinct mirrors, for the refresh to find those that changed.
+  void watch_mirrors(Field& f) {
+    if (f.mirrors_watched) return;
+    index_mirrors(d_);
+    f.mirrors_before.resize(d_.mirror_set.size() * f.size);
+    f.gather(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data());
+    f.mirrors_watched = true;
+    d_.stats.watched += static_cast<long long>(d_.mirror_set.size());
   }
 
   int index_of(const void* a) const {
@@ -355,6 +310,9 @@ class Superstep {
   // secondary field's section holds values alone, those of its primary's entries.
   void exchange_updates(std::vector<long long>& sent) {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.updated; });
+    for (Field& f : fields_)
+      if (f.updated && f.primary < 0 && f.scope == Scope::Neighbour && !f.is_identity)
+        f.compare(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data(), f.ghost_changes);
     std::vector<std::vector<char>> out(n.destinations.size());
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
@@ -371,10 +329,16 @@ class Superstep {
           if (!f.constant.empty()) continue;
           mine = chosen[static_cast<size_t>(f.primary)];
         } else if (f.scope == Scope::Neighbour) {
-          int base = d_.ghost_displs[static_cast<size_t>(r)];
-          for (int g = base; g < d_.ghost_displs[static_cast<size_t>(r) + 1]; ++g) {
-            int v = d_.ghost_local[static_cast<size_t>(g)];
-            if (f.sends(v)) mine.push_back({g - base, v});
+          int base = d_.ghost_displs[static_cast<size_t>(r)], end = d_.ghost_displs[static_cast<size_t>(r) + 1];
+          if (f.is_identity) {
+            for (int g = base; g < end; ++g) {
+              int v = d_.ghost_local[static_cast<size_t>(g)];
+              if (!f.is_identity(v)) mine.push_back({g - base, v});
+            }
+          } else {   // the changed ghosts of r: a run of the ascending list
+            auto from = std::lower_bound(f.ghost_changes.begin(), f.ghost_changes.end(), base);
+            for (auto it = from; it != f.ghost_changes.end() && *it < end; ++it)
+              mine.push_back({*it - base, d_.ghost_local[static_cast<size_t>(*it)]});
           }
         } else {
           for (int v = d_.splits[static_cast<size_t>(r)]; v < d_.splits[static_cast<size_t>(r) + 1]; ++v)
@@ -428,6 +392,21 @@ class Superstep {
   // changed own vertex, to every rank).
   void exchange_refreshes(std::vector<long long>& sent) {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
+    // a local array's changed mirrors, per destination (in each, ascending: the shared order)
+    std::vector<std::vector<std::vector<std::pair<int, int>>>> to(fields_.size());
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      Field& f = fields_[i];
+      if (!f.refreshed || f.every || f.scope != Scope::Neighbour) continue;
+      f.compare(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data(), f.mirror_changes);
+      to[i].resize(static_cast<size_t>(d_.ranks));
+      for (int slot : f.mirror_changes)
+        for (int u = d_.mirror_use_displs[static_cast<size_t>(slot)]; u < d_.mirror_use_displs[static_cast<size_t>(slot) + 1]; ++u) {
+          int m = d_.mirror_uses[static_cast<size_t>(u)];
+          size_t r = static_cast<size_t>(std::upper_bound(d_.mirror_displs.begin(), d_.mirror_displs.end(), m) -
+                                         d_.mirror_displs.begin()) - 1;
+          to[i][r].push_back({m - d_.mirror_displs[r], d_.mirror_set[static_cast<size_t>(slot)]});
+        }
+    }
     std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
       if (fields_[i].refreshed && fields_[i].scope == Scope::Anywhere)
@@ -444,20 +423,15 @@ class Superstep {
         const Field& f = fields_[i];
         if (!f.refreshed) continue;
         if (f.every) {   // no count, no names: the receiver's ghosts from this rank, in order
-          for (int m = d_.mirror_displs[static_cast<size_t>(r)]; m < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++m)
-            detail::put(buf, f.cell(d_.mirrors[static_cast<size_t>(m)]), f.size);
-          entries += d_.mirror_displs[static_cast<size_t>(r) + 1] - d_.mirror_displs[static_cast<size_t>(r)];
+          int from = d_.mirror_displs[static_cast<size_t>(r)], count = d_.mirror_displs[static_cast<size_t>(r) + 1] - from;
+          size_t at = buf.size();
+          buf.resize(at + static_cast<size_t>(count) * f.size);
+          f.gather(f.data, d_.mirrors.data() + from, static_cast<size_t>(count), buf.data() + at);
+          entries += count;
           continue;
         }
-        std::vector<std::pair<int, int>> mine;
-        if (f.scope == Scope::Neighbour) {
-          int base = d_.mirror_displs[static_cast<size_t>(r)];
-          for (int m = base; m < d_.mirror_displs[static_cast<size_t>(r) + 1]; ++m) {
-            int v = d_.mirrors[static_cast<size_t>(m)];
-            if (f.changed(v)) mine.push_back({m - base, v});
-          }
-        }
-        const std::vector<std::pair<int, int>>& entries_of = f.scope == Scope::Neighbour ? mine : changed[i];
+        const std::vector<std::pair<int, int>>& entries_of =
+            f.scope == Scope::Neighbour ? to[i][static_cast<size_t>(r)] : changed[i];
         put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
@@ -479,8 +453,9 @@ class Superstep {
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
         if (f.every) {
-          for (int g = d_.ghost_displs[static_cast<size_t>(r)]; g < d_.ghost_displs[static_cast<size_t>(r) + 1]; ++g, p += f.size)
-            std::memcpy(f.cell(d_.ghost_local[static_cast<size_t>(g)]), p, f.size);
+          int from = d_.ghost_displs[static_cast<size_t>(r)], count = d_.ghost_displs[static_cast<size_t>(r) + 1] - from;
+          f.scatter(f.data, d_.ghost_local.data() + from, static_cast<size_t>(count), p);
+          p += static_cast<size_t>(count) * f.size;
           continue;
         }
         int name = -1;
@@ -529,31 +504,58 @@ class Superstep {
       if (displs[k + 1] > displs[k]) read(n.sources[k], in.data() + displs[k]);
   }
 
-  template <class T> void combine(T* a, Combine how, T before) {
-    MPI_Op op = MPI_MAX;
+  static MPI_Op mpi_op(Combine how) {
     switch (how) {
-      case Combine::Add: case Combine::Sub: op = MPI_SUM; break;
-      case Combine::Mul: op = MPI_PROD; break;
-      case Combine::And: op = MPI_BAND; break;
-      case Combine::Or: op = MPI_BOR; break;
-      case Combine::Min: op = MPI_MIN; break;
-      case Combine::Max: case Combine::Flag: op = MPI_MAX; break;
-      case Combine::Store: {   // the value of the last rank that stored one
-        int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
-        MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
-        if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
-        return;
-      }
+      case Combine::Add: case Combine::Sub: return MPI_SUM;
+      case Combine::Mul: return MPI_PROD;
+      case Combine::And: return MPI_BAND;
+      case Combine::Or: return MPI_BOR;
+      case Combine::Min: return MPI_MIN;
+      default: return MPI_MAX;   // Max, Flag
     }
-    if constexpr (std::is_floating_point<T>::value) {
-      if (how == Combine::And || how == Combine::Or) return;   // not an operator on floats
-    }
-    MPI_Allreduce(MPI_IN_PLACE, a, 1, datatype<T>(), op, d_.comm);
   }
+
+  /// The value of the last rank that stored one.
+  template <class T> void combine_stored(T* a, T before) {
+    int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
+    MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
+    ++d_.stats.reductions;
+    if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
+  }
+
+  /// The scalars combined by an operator: one MPI_Allreduce for all of one type and operator
+  /// (bfs's awake and scout counts travel together).
+  void reduce_scalars() {
+    std::vector<bool> done(reductions_.size(), false);
+    for (size_t i = 0; i < reductions_.size(); ++i) {
+      if (done[i]) continue;
+      std::vector<size_t> group;
+      for (size_t j = i; j < reductions_.size(); ++j)
+        if (!done[j] && reductions_[j].type == reductions_[i].type && reductions_[j].op == reductions_[i].op) {
+          group.push_back(j);
+          done[j] = true;
+        }
+      size_t size = reductions_[i].size;
+      std::vector<char> values(group.size() * size);
+      for (size_t k = 0; k < group.size(); ++k) std::memcpy(values.data() + k * size, reductions_[group[k]].value, size);
+      MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type, reductions_[i].op,
+                    d_.comm);
+      ++d_.stats.reductions;
+      for (size_t k = 0; k < group.size(); ++k) std::memcpy(reductions_[group[k]].value, values.data() + k * size, size);
+    }
+  }
+
+  struct Reduction {
+    void* value;
+    MPI_Datatype type;
+    MPI_Op op;
+    size_t size;
+  };
 
   Distribution& d_;
   std::deque<Field> fields_;               // stable addresses
-  std::vector<std::function<void()>> scalars_;
+  std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
+  std::vector<Reduction> reductions_;
 };
 
 }  // namespace starc_mpi

@@ -1,0 +1,157 @@
+// starc MPI runtime: what a superstep's messages are made of (operators, values, varints).
+//
+// Part of the header-only runtime of starc-generated MPI programs, included by
+// starc_mpi_superstep.hpp: the operators the owners apply and the ranks combine, applying one
+// received update, copying and comparing a type's values in bulk (byte for byte, as one
+// integer where the size allows: a NaN that stays NaN is unchanged), and the encoding of a
+// message's sections (varints, zigzag differences, section headers).
+#ifndef STARC_MPI_VALUES_HPP
+#define STARC_MPI_VALUES_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "starc_mpi.hpp"
+
+namespace starc_mpi {
+
+enum class Op { Store, Add, Sub, Mul, And, Or, Min, Max };
+enum class Scope { Neighbour, Anywhere };
+enum class Combine { Add, Sub, Mul, And, Or, Min, Max, Flag, Store };
+
+template <class T> MPI_Datatype datatype();
+template <> inline MPI_Datatype datatype<int>() { return MPI_INT; }
+template <> inline MPI_Datatype datatype<long long>() { return MPI_LONG_LONG; }
+template <> inline MPI_Datatype datatype<float>() { return MPI_FLOAT; }
+template <> inline MPI_Datatype datatype<double>() { return MPI_DOUBLE; }
+template <> inline MPI_Datatype datatype<unsigned char>() { return MPI_UNSIGNED_CHAR; }
+
+namespace detail {
+
+template <class T> T identity(Op op) {
+  switch (op) {
+    case Op::Mul: return T(1);
+    case Op::And:
+      if constexpr (std::is_integral<T>::value) return static_cast<T>(~T(0));
+      return T(1);
+    default: return T(0);
+  }
+}
+
+template <class T> bool same(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+
+/// Applies one received update `value` to `cell`; true when it changed the cell in a way that
+/// wins (Min/Max: strictly better; the others always apply).
+template <class T> bool apply(T& cell, T value, Op op) {
+  if constexpr (std::is_integral<T>::value) {
+    using U = typename std::make_unsigned<T>::type;   // wrap like the kernels (-fwrapv)
+    switch (op) {
+      case Op::Add: case Op::Sub: cell = static_cast<T>(static_cast<U>(cell) + static_cast<U>(value)); return true;
+      case Op::Mul: cell = static_cast<T>(static_cast<U>(cell) * static_cast<U>(value)); return true;
+      case Op::And: cell = static_cast<T>(cell & value); return true;
+      case Op::Or: cell = static_cast<T>(cell | value); return true;
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case Op::Add: case Op::Sub: cell = cell + value; return true;
+      case Op::Mul: cell = cell * value; return true;
+      default: break;
+    }
+  }
+  switch (op) {
+    case Op::Min: if (value < cell) { cell = value; return true; } return false;
+    case Op::Max: if (value > cell) { cell = value; return true; } return false;
+    default: cell = value; return true;
+  }
+}
+
+/// The unsigned integer of T's size, to compare values byte for byte in one instruction.
+template <size_t Bytes> struct Bits { using type = void; };
+template <> struct Bits<1> { using type = std::uint8_t; };
+template <> struct Bits<2> { using type = std::uint16_t; };
+template <> struct Bits<4> { using type = std::uint32_t; };
+template <> struct Bits<8> { using type = std::uint64_t; };
+
+template <class T> bool differs(const char* a, const char* b) {
+  using U = typename Bits<sizeof(T)>::type;
+  if constexpr (std::is_void<U>::value) {
+    return std::memcmp(a, b, sizeof(T)) != 0;
+  } else {
+    U x, y;
+    std::memcpy(&x, a, sizeof(U));
+    std::memcpy(&y, b, sizeof(U));
+    return x != y;
+  }
+}
+
+/// out[i] = the T at data[at[i]] (i < count).
+template <class T> void gather(const char* data, const int* at, size_t count, char* out) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(out + i * sizeof(T), data + static_cast<size_t>(at[i]) * sizeof(T), sizeof(T));
+}
+
+/// The T at data[at[i]] = in[i] (i < count).
+template <class T> void scatter(char* data, const int* at, size_t count, const char* in) {
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(data + static_cast<size_t>(at[i]) * sizeof(T), in + i * sizeof(T), sizeof(T));
+}
+
+/// Appends to `out` each i (ascending) where the T at data[at[i]] differs, byte for byte, from
+/// before[i].
+template <class T> void compare(const char* data, const int* at, size_t count, const char* before, std::vector<int>& out) {
+  out.clear();
+  for (size_t i = 0; i < count; ++i)
+    if (differs<T>(data + static_cast<size_t>(at[i]) * sizeof(T), before + i * sizeof(T))) out.push_back(static_cast<int>(i));
+}
+
+inline void put(std::vector<char>& out, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  out.insert(out.end(), p, p + bytes);
+}
+
+/// An unsigned integer in 7-bit groups, low first, the high bit saying another follows.
+inline void put_varint(std::vector<char>& out, unsigned long long x) {
+  while (x >= 0x80) {
+    out.push_back(static_cast<char>((x & 0x7f) | 0x80));
+    x >>= 7;
+  }
+  out.push_back(static_cast<char>(x));
+}
+
+inline unsigned long long get_varint(const char*& p) {
+  unsigned long long x = 0;
+  for (int shift = 0;; shift += 7) {
+    unsigned char byte = static_cast<unsigned char>(*p++);
+    x |= static_cast<unsigned long long>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) return x;
+  }
+}
+
+/// A signed difference as an unsigned one, small either way: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...
+inline unsigned long long zigzag(long long x) {
+  return (static_cast<unsigned long long>(x) << 1) ^ static_cast<unsigned long long>(x >> 63);
+}
+
+inline long long unzigzag(unsigned long long x) {
+  return static_cast<long long>(x >> 1) ^ -static_cast<long long>(x & 1);
+}
+
+/// Reads a named section's header (see the file comment): returns its entry count and sets
+/// `first` to its first entry's name; `base` is the previous section's first name, updated.
+inline size_t get_section(const char*& p, int& base, int& first) {
+  unsigned long long header = get_varint(p);
+  if (header == 0) return 0;
+  unsigned long long first_code = header & 1 ? header >> 1 : get_varint(p);
+  first = base + static_cast<int>(unzigzag(first_code));
+  base = first;
+  return header & 1 ? 1 : static_cast<size_t>(header >> 1);
+}
+
+}  // namespace detail
+
+}  // namespace starc_mpi
+
+#endif  // STARC_MPI_VALUES_HPP
