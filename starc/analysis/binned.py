@@ -29,8 +29,9 @@ from starc.analysis.wrapping import WrappingArith
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["FOLD_OPERATORS", "INDEPENDENT", "pull_loop", "local_fold", "per_vertex_refusal",
-           "loop_refusal", "warp_from", "GROUP_FROM_WITH_WARPS", "order_array"]
+__all__ = ["FOLD_OPERATORS", "INDEPENDENT", "pull_loop", "local_fold", "fold_locally",
+           "fold_of", "per_vertex_refusal", "loop_refusal", "push_refusal", "declared_in",
+           "shared_between", "warp_from", "GROUP_FROM_WITH_WARPS", "order_array"]
 
 #: operators a group may fold in any order, with their identity (``Binary`` spellings; the
 #: logical ones would need bool arrays in local memory, which not every kernel dialect has)
@@ -76,15 +77,64 @@ def per_vertex_refusal(kernel: P.Kernel) -> str:
     return ""
 
 
-def loop_refusal(kernel: P.Kernel, loop: ir.Loop) -> str:
+def loop_refusal(kernel: P.Kernel, loop: ir.Loop, vertex: Optional[ir.Symbol] = None) -> str:
     """Why the neighbour ``loop`` of ``kernel``'s body may not be spread over work items (""
-    where it may)."""
+    where it may); ``vertex`` as for ``push_refusal``."""
     domain = loop.domain
-    if not isinstance(domain.of, ir.VarRef) or domain.of.sym != kernel.index:
+    vertex = kernel.index if vertex is None else vertex
+    if not isinstance(domain.of, ir.VarRef) or domain.of.sym != vertex:
         return "the loop is not over the forall's own vertex"
     if isinstance(domain, ir.Neighbors) and domain.role != "out" or \
             isinstance(domain, ir.InNeighbors) and domain.descending:
         return "the loop's order matters (a BFS parents or children loop)"
+    return ""
+
+
+def push_refusal(kernel: P.Kernel, loop: ir.Loop, vertex: Optional[ir.Symbol] = None) -> str:
+    """Why the iterations of ``loop`` are not independent of each other (\"\" where they are);
+    ``vertex``: the vertex whose loop it is (the forall's own where None; a worklist entry's)."""
+    vertex = kernel.index if vertex is None else vertex
+    own = ir.VarRef(vertex, type=vertex.type)
+    why = loop_refusal(kernel, loop, vertex)
+    if why:
+        return why
+    declared = declared_in(loop)
+    for node in ir.walk(loop.body):
+        if isinstance(node, (ir.Break, ir.Continue)):
+            return "the loop may stop early"
+        if isinstance(node, INDEPENDENT):
+            continue
+        if isinstance(node, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
+            target = node.target
+            if isinstance(target, ir.VarRef) and target.sym.uid not in declared:
+                return (f"the loop accumulates into '{target.sym.name}' across its "
+                        "iterations (a pull, which needs a group reduction)")
+            if isinstance(target, ir.PropRead) and target.index == own:
+                return (f"the loop writes the vertex's own '{target.prop.name}' (a pull, "
+                        "which needs a group reduction)")
+    return ""
+
+
+def declared_in(loop: ir.Loop):
+    declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
+    return declared | {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+
+
+def shared_between(loops) -> str:
+    """Why the loops, one after the other per vertex, may not run in any order (\"\" where
+    they may): one stores a computed value that another reads. Atomics and stores of a
+    constant every writer agrees on may land in any order, as other vertices' items already
+    interleave with them in the vertex form."""
+    for loop in loops:
+        stored = {n.target.prop.uid: n.target.prop.name for n in ir.walk(loop)
+                  if isinstance(n, ir.Assign) and isinstance(n.target, ir.PropRead)
+                  and not isinstance(n.value, ir.Const)}
+        for other in loops:
+            read = {n.prop.uid for n in ir.walk(other) if isinstance(n, ir.PropRead)}
+            shared = [name for uid, name in stored.items() if other is not loop and uid in read]
+            if shared:
+                return (f"the loop at line {other.loc.line} reads '{shared[0]}', which the "
+                        f"loop at line {loop.loc.line} stores (their order per vertex matters)")
     return ""
 
 
@@ -110,13 +160,9 @@ def pull_loop(kernel: P.Kernel) -> Tuple[Optional[P.CooperativeLoop], str]:
     if not all(isinstance(s, ir.Declare) for s in prefix):
         return None, "statements other than declarations come before the loop"
     declared = {s.sym.uid: s for s in prefix}
-    accumulator, op, why = _fold(loop, declared)
+    accumulator, op, why = fold_of(loop, declared)
     if accumulator is None:
         return None, why
-    init = declared[accumulator.uid].init
-    if not isinstance(init, ir.Const) or init.value != FOLD_OPERATORS[op]:
-        return None, (f"'{accumulator.name}' does not start at the identity of '{op}' (each "
-                      "lane's copy starts there)")
     graph = domain.graph
     query = "count_outNbrs" if isinstance(domain, ir.Neighbors) else "count_inNbrs"
     own = ir.VarRef(kernel.index, type=kernel.index.type)
@@ -141,20 +187,31 @@ def local_fold(kernel: P.Kernel) -> P.Kernel:
     at = _loop_at(kernel)
     if at is None:
         return kernel
-    loop = kernel.body.stmts[at]
+    stmts = fold_locally(kernel, kernel.body.stmts, at, _conjuncts(kernel.guard))
+    if stmts is None:
+        return kernel
+    return dataclasses.replace(kernel, body=dataclasses.replace(kernel.body, stmts=stmts))
+
+
+def fold_locally(kernel: P.Kernel, stmts, at: int, facts) -> Optional[Tuple[ir.Stmt, ...]]:
+    """``stmts`` (a block of ``kernel``'s body) with the neighbour loop ``stmts[at]`` folding
+    into a new local instead of the vertex's own property (see ``local_fold``; ``facts``: the
+    conditions known of the vertex there, the guard's and its branch's); None where it may
+    not."""
+    loop = stmts[at]
     own = ir.VarRef(kernel.index, type=kernel.index.type)
     targets = [n.target for n in ir.walk(loop) if isinstance(n, (ir.Assign, ir.Reduce))
                and isinstance(n.target, ir.PropRead) and n.target.index == own]
     if not targets or any(t.prop != targets[0].prop for t in targets) or \
             loop_refusal(kernel, loop):
-        return kernel
+        return None
     prop = targets[0].prop
     steps = {}
     for node in ir.walk(loop):
         if isinstance(node, (ir.Assign, ir.Reduce)) and node.target in targets:
             step = _fold_step(node, targets[0])
             if step is None:
-                return kernel
+                return None
             steps[id(node)] = step
     ops = {op for op, _ in steps.values()}
     reads = [n for n in ir.walk(loop) if isinstance(n, ir.PropRead) and n.prop == prop]
@@ -162,8 +219,8 @@ def local_fold(kernel: P.Kernel) -> P.Kernel:
     elsewhere = [n for n in reads if n.index != own]
     if len(ops) != 1 or at_vertex != len(steps) + sum(r for _, r in steps.values()) or \
             any(n.index != ir.VarRef(loop.var, type=loop.var.type) for n in elsewhere) or \
-            elsewhere and not _other_vertex(kernel, loop):
-        return kernel
+            elsewhere and not _other_vertex(kernel, loop, facts):
+        return None
     op = ops.pop()
     elem = prop.type.elem
     uid = max((s.uid for s in symbols_in(kernel)), default=0) + 1
@@ -181,11 +238,10 @@ def local_fold(kernel: P.Kernel) -> P.Kernel:
     new_loop = ir.transform(loop, to_local)
     total = (WrappingArith(op, targets[0], ref, type=elem, loc=loop.loc) if wraps
              else ir.Binary(op, targets[0], ref, type=elem, loc=loop.loc))
-    stmts = kernel.body.stmts
-    body = stmts[:at] + (ir.Declare(local, ir.Const(FOLD_OPERATORS[op], type=elem,
-                                                     loc=loop.loc), loc=loop.loc),
-                         new_loop, ir.Assign(targets[0], total, loc=loop.loc)) + stmts[at + 1:]
-    return dataclasses.replace(kernel, body=dataclasses.replace(kernel.body, stmts=body))
+    return tuple(stmts[:at]) + (ir.Declare(local, ir.Const(FOLD_OPERATORS[op], type=elem,
+                                                            loc=loop.loc), loc=loop.loc),
+                                new_loop, ir.Assign(targets[0], total, loc=loop.loc)) + \
+        tuple(stmts[at + 1:])
 
 
 def _conjuncts(expr: Optional[ir.Expr]):
@@ -194,33 +250,56 @@ def _conjuncts(expr: Optional[ir.Expr]):
     return [] if expr is None else [expr]
 
 
-def _levels(expr: Optional[ir.Expr], at: ir.Symbol):
-    """``(array, level)`` of each conjunct ``array[at] == level`` of ``expr``."""
-    return [(c.left.prop, c.right) for c in _conjuncts(expr)
+def _levels(facts, at: ir.Symbol):
+    """``(array, level)`` of each condition ``array[at] == level`` of ``facts``."""
+    return [(c.left.prop, c.right) for c in facts
             if isinstance(c, ir.Binary) and c.op == "==" and isinstance(c.left, ir.PropRead)
             and isinstance(c.left.index, ir.VarRef) and c.left.index.sym == at]
 
 
-def _other_vertex(kernel: P.Kernel, loop: ir.Loop) -> bool:
-    """Whether the guard and the loop's filter prove the neighbour is not the vertex: the
-    vertex's ``A[v] == x`` and the neighbour's ``A[w] == x + c`` (c not 0), ``A`` not
-    written by the kernel."""
-    written = {p.array.sym.uid for p in kernel.params
-               if p.written and p.array is not None and p.array.sym is not None}
-    for array, level in _levels(kernel.guard, kernel.index):
-        for other, their in _levels(loop.filter, loop.var):
-            if other != array or array.uid in written:
+def _other_vertex(kernel: P.Kernel, loop: ir.Loop, facts) -> bool:
+    """Whether ``facts`` (conditions of the vertex: the guard's, its branch's) and the loop's
+    filter prove the neighbour is not the vertex: the vertex's ``A[v] == x`` and the
+    neighbour's ``A[w] == x + c`` or ``x - c`` (c not 0), where the kernel writes ``A`` only
+    with plain stores, none of them provably ``x + c`` (so no vertex's ``A`` becomes the
+    neighbour's level while the loop runs: BFS's level array, set to depth + 1)."""
+    for array, level in _levels(facts, kernel.index):
+        for other, their in _levels(_conjuncts(loop.filter), loop.var):
+            if other != array or not _differ(level, their) or \
+                    not _never_stored(kernel, array, their):
                 continue
-            for low, high in ((level, their), (their, level)):
-                if isinstance(high, ir.Binary) and high.op == "+" and high.left == low and \
-                        isinstance(high.right, ir.Const) and high.right.value != 0:
-                    return True
+            return True
     return False
 
 
-def _fold(loop: ir.Loop, declared) -> Tuple[Optional[ir.Symbol], str, str]:
-    """The one accumulator (declared before the loop) that ``loop`` folds, and its operator;
-    else ``(None, "", why not)``."""
+def _offset(expr: ir.Expr):
+    """``(base, c)`` of ``base + c`` / ``base - c`` (c a constant), else ``(expr, 0)``."""
+    if isinstance(expr, ir.Binary) and expr.op in ("+", "-") and \
+            isinstance(expr.right, ir.Const) and isinstance(expr.right.value, int):
+        return expr.left, expr.right.value if expr.op == "+" else -expr.right.value
+    return expr, 0
+
+
+def _differ(left: ir.Expr, right: ir.Expr) -> bool:
+    """Whether ``left`` and ``right`` provably differ: one base, different constants."""
+    (base, low), (other, high) = _offset(left), _offset(right)
+    return base == other and low != high
+
+
+def _never_stored(kernel: P.Kernel, array: ir.Symbol, value: ir.Expr) -> bool:
+    """Whether every write of ``array`` in ``kernel`` is a plain store of a value that
+    provably differs from ``value``."""
+    for node in ir.walk(kernel.body):
+        target = getattr(node, "target", None)
+        if isinstance(target, ir.PropRead) and target.prop == array:
+            if not isinstance(node, ir.Assign) or not _differ(node.value, value):
+                return False
+    return True
+
+
+def fold_of(loop: ir.Loop, declared) -> Tuple[Optional[ir.Symbol], str, str]:
+    """The one accumulator (declared before the loop, at its operator's identity: each lane's
+    copy starts there) that ``loop`` folds, and its operator; else ``(None, "", why not)``."""
     inner = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
     inner |= {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
     folds = []
@@ -257,6 +336,10 @@ def _fold(loop: ir.Loop, declared) -> Tuple[Optional[ir.Symbol], str, str]:
     accumulator, op = folds[0][:2]
     if any(sym != accumulator or other != op for sym, other, _ in folds):
         return None, "", "the loop folds more than one accumulator or operator"
+    init = declared[accumulator.uid].init
+    if not isinstance(init, ir.Const) or init.value != FOLD_OPERATORS[op]:
+        return None, "", (f"'{accumulator.name}' does not start at the identity of '{op}' "
+                          "(each lane's copy starts there)")
     # every read of it: the targets and the folds' own operands, nothing else
     reads = [n for n in ir.walk(loop) if isinstance(n, ir.VarRef) and n.sym == accumulator]
     if len(reads) != len(folds) + sum(own_read for _, _, own_read in folds):

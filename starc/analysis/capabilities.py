@@ -63,3 +63,10 @@ class Capabilities(Record):
     #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's
     #: fold (a reduction clause) or a push's iterations, with no split by degree
     vector_loops: bool = False
+    #: its binned kernels may run a body of several neighbour loops step by step (a fold, a
+    #: push, a search that stops the group at the first edge found, under an if/else on the
+    #: vertex: ``analysis.cooperative``), not only one pull loop
+    cooperative_bodies: bool = False
+    #: it prints a worklist round's ``edges`` schedule: a work-group splits its entries' edges
+    #: by a prefix sum and a search in local memory (``analysis.frontier_edges``)
+    frontier_edges: bool = False

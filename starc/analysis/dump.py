@@ -268,6 +268,7 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     for shared in k.vector_loops:
         folds = "".join(f", reduction {op} {sym.name}" for op, sym in shared.reductions)
         lines.append(f"  vector loop: {shared.var.name} (line {shared.var.loc.line}){folds}")
+    lines += _schedule(k)
     if plan is not None:
         lines += _locality(kernel_locality(k, plan))
     if k.guard is not None:
@@ -275,6 +276,30 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     lines.append("  body:")
     lines.extend(printer.stmt(k.body, 2))
     return lines
+
+
+def _schedule(k: P.Kernel) -> List[str]:
+    """The kernel's schedule and why (once specialized), and a binned body's steps."""
+    if not k.schedule_why:
+        return []
+    lines = [f"  schedule: {k.schedule} ({k.schedule_why})"]
+    split = k.cooperative
+    if split is not None and split.steps:
+        lines.append(f"  binned steps: {_steps(split.steps)}")
+    return lines
+
+
+def _steps(steps) -> str:
+    """``fold sigma_fold, leader, push``; a branch as ``if (..) else (..)``."""
+    words = []
+    for step in steps:
+        if step.kind == "branch":
+            words.append(f"if ({_steps(step.then)}) else ({_steps(step.orelse)})")
+        elif step.kind == "fold":
+            words.append(f"fold {step.accumulator.name} {step.op}")
+        else:
+            words.append(step.kind)
+    return ", ".join(words)
 
 
 def _form(form: str) -> str:

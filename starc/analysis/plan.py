@@ -30,6 +30,7 @@ from starc.records import Record, record
 
 __all__ = [
     "ATOMIC_OPS", "GRAPH_ARRAYS", "DeviceArray", "KernelParam", "Kernel", "CooperativeLoop",
+    "CooperativeStep", "FrontierEdges",
     "VectorLoop", "ScalarReduction",
     "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore", "DeviceRead", "KernelScalar",
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
@@ -179,6 +180,9 @@ class Kernel(Record):
     #: call in the guard or body (PageRank's per-vertex term); a CPU launch whose work items
     #: claim runs of items takes long runs, where a short run would cost no more than its claim
     uniform_items: bool = False
+    #: a worklist round's ``edges`` schedule: its group splits its entries' edges
+    #: (``analysis.frontier_edges``)
+    frontier_edges: Optional["FrontierEdges"] = None
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
@@ -211,6 +215,46 @@ class CooperativeLoop(Record):
     #: a vertex goes to the whole group from ``group_from`` times the group's size (a warp
     #: tier takes those below: rounding a degree up to the group's size idles more lanes)
     group_from: int = 1
+    #: a body of several neighbour loops (``analysis.cooperative``): how the group runs each
+    #: top-level statement (then ``loop_at`` is -1 and ``accumulator`` None); () where the
+    #: body is one pull loop split at ``loop_at``
+    steps: Tuple["CooperativeStep", ...] = ()
+
+
+@record
+class FrontierEdges(Record):
+    """The ``edges`` schedule of a worklist round (``analysis.frontier_edges``): its body is
+    ``body.stmts[0]``, the entry's vertex (``node v = frontier[item]``), then the push loops
+    over that vertex, inside ``body.stmts[1]``'s ``if`` on the vertex where ``tested``, else
+    ``body.stmts[1:]``. A work-group sums its entries' work (the loops' degrees, 0 where the
+    test fails) in local memory and walks the group's edges a group at a time, each item
+    finding its entry by a binary search over the prefix sums; ``work`` is an entry's work."""
+
+    tested: bool
+    work: ir.Expr
+
+
+@record
+class CooperativeStep(Record):
+    """How a heavy vertex's group runs statement ``at`` of its block (``analysis.cooperative``):
+    ``all`` (a declaration every lane makes), ``push`` (a neighbour loop whose iterations the
+    lanes split), ``fold`` (the same, each lane folding into its copy of ``accumulator`` with
+    ``op``, combined by a group reduction into the first lane), ``search`` (a neighbour loop
+    that stops at the first edge passing its test: the lanes test the edges a group at a time
+    and the first lane that found one, in the loop's order, runs its body once), ``leader``
+    (a statement the group's first lane runs) or ``branch`` (an if/else on the vertex alone,
+    the first lane's test taken by the group, ``then`` and ``orelse`` the branches' steps)."""
+
+    kind: str
+    at: int
+    accumulator: Optional[ir.Symbol] = None
+    op: str = ""
+    wraps: bool = False
+    #: a search whose body is ``if (c) { ...; break; }``: its test is the filter and ``c``
+    #: (else the filter alone, the body ``...; break;``)
+    guarded: bool = False
+    then: Tuple["CooperativeStep", ...] = ()
+    orelse: Tuple["CooperativeStep", ...] = ()
 
 
 @record

@@ -38,15 +38,18 @@ import dataclasses
 from typing import Optional, Tuple
 
 from starc.analysis import plan as P
-from starc.analysis.binned import (INDEPENDENT, local_fold, loop_refusal,
-                                   per_vertex_refusal, pull_loop, warp_from)
+from starc.analysis.binned import (local_fold, per_vertex_refusal, pull_loop, push_refusal,
+                                   shared_between, warp_from)
 from starc.analysis.capabilities import Capabilities
+from starc.analysis.cooperative import cooperative_body, with_local_folds
 from starc.analysis.edge_cursors import query_row
+from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "warp_from",
+__all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "with_local_folds",
+           "binned_split", "warp_from",
            "by_edges", "with_graph_array", "vector_loops_at", "vector_loops"]
 
 #: the schedules ``--schedule`` names (``auto`` chooses among them)
@@ -65,61 +68,15 @@ def push_loops(kernel: P.Kernel) -> Tuple[Tuple[ir.Loop, ...], str]:
                             isinstance(s.domain, (ir.Neighbors, ir.InNeighbors)) for s in loops):
         return (), "its body is not one neighbour loop or a sequence of them"
     for loop in loops:
-        why = _push_refusal(kernel, loop)
+        why = push_refusal(kernel, loop)
         if why:
             return (), why
-    why = _shared_between(loops)
+    why = shared_between(loops)
     if why:
         return (), why
     if kernel.guard is not None and _reads_written(kernel.guard, kernel):
         return (), "its filter reads what the kernel writes"
     return tuple(loops), ""
-
-
-def _push_refusal(kernel: P.Kernel, loop: ir.Loop) -> str:
-    """Why the iterations of ``loop`` are not independent of each other (\"\" where they are)."""
-    own = ir.VarRef(kernel.index, type=kernel.index.type)
-    why = loop_refusal(kernel, loop)
-    if why:
-        return why
-    declared = _declared_in(loop)
-    for node in ir.walk(loop.body):
-        if isinstance(node, (ir.Break, ir.Continue)):
-            return "the loop may stop early"
-        if isinstance(node, INDEPENDENT):
-            continue
-        if isinstance(node, (ir.Assign, ir.Reduce, ir.MinMaxAssign)):
-            target = node.target
-            if isinstance(target, ir.VarRef) and target.sym.uid not in declared:
-                return (f"the loop accumulates into '{target.sym.name}' across its "
-                        "iterations (a pull, which needs a group reduction)")
-            if isinstance(target, ir.PropRead) and target.index == own:
-                return (f"the loop writes the vertex's own '{target.prop.name}' (a pull, "
-                        "which needs a group reduction)")
-    return ""
-
-
-def _declared_in(loop: ir.Loop):
-    declared = {n.sym.uid for n in ir.walk(loop.body) if isinstance(n, ir.Declare)}
-    return declared | {n.var.uid for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
-
-
-def _shared_between(loops) -> str:
-    """Why the loops, one after the other per vertex, may not run in any order (\"\" where
-    they may): one stores a computed value that another reads. Atomics and stores of a
-    constant every writer agrees on may land in any order, as other vertices' items already
-    interleave with them in the vertex form."""
-    for loop in loops:
-        stored = {n.target.prop.uid: n.target.prop.name for n in ir.walk(loop)
-                  if isinstance(n, ir.Assign) and isinstance(n.target, ir.PropRead)
-                  and not isinstance(n.value, ir.Const)}
-        for other in loops:
-            read = {n.prop.uid for n in ir.walk(other) if isinstance(n, ir.PropRead)}
-            shared = [name for uid, name in stored.items() if other is not loop and uid in read]
-            if shared:
-                return (f"the loop at line {other.loc.line} reads '{shared[0]}', which the "
-                        f"loop at line {loop.loc.line} stores (their order per vertex matters)")
-    return ""
 
 
 def _reads_written(guard: ir.Expr, kernel: P.Kernel) -> bool:
@@ -134,6 +91,8 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
            forced: Optional[str] = None) -> Tuple[str, str]:
     """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
     ``--schedule`` (None or ``auto``: choose)."""
+    if kernel.extent == "frontier":
+        return _frontier_choice(kernel, capabilities, forced)
     loops, why_not = push_loops(kernel)
     if forced == "binned" and capabilities.vector_loops:
         at, why_not = vector_loops_at(kernel)
@@ -142,7 +101,7 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
         return "binned", ("--schedule binned: each vertex's gang shares its neighbour loop "
                           "among its vector lanes")
     if forced == "binned":
-        cooperative, why_not = pull_loop(kernel)
+        cooperative, why_not = binned_split(kernel, capabilities)
         if cooperative is None:
             return "vertex", f"--schedule binned asked, but {why_not}: one work item per vertex"
         return "binned", "--schedule binned"
@@ -157,15 +116,21 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
                                                                      ir.InNeighbors))
                    for n in ir.walk(kernel.body)):
             return "vertex", "no neighbour loop"
-        cooperative, why_not_pull = pull_loop(kernel)
+        cooperative, why_not_pull = binned_split(kernel, capabilities)
         if cooperative is None:
             return "vertex", f"one work item per vertex: {why_not}; {why_not_pull}"
-        fold = f"the loop folds its edges into '{cooperative.accumulator.name}'"
+        if cooperative.steps:
+            fold = _steps_words(cooperative.steps)
+            share = ("the whole group, whose lanes share each loop's edges (a fold combined in "
+                     "a group reduction, a search stopped for the group at the first edge "
+                     "found, in order)")
+        else:
+            fold = f"the loop folds its edges into '{cooperative.accumulator.name}'"
+            share = ("the whole group, whose lanes share its edges and combine their partial "
+                     "values in a group reduction")
         if capabilities.lockstep and "binned" in capabilities.schedules:
             return "binned", (f"{fold}: a vertex of degree at least the work-group size gets "
-                              "the whole group, whose lanes share its edges and combine their "
-                              "partial values in a group reduction; lighter vertices keep one "
-                              "work item")
+                              f"{share}; lighter vertices keep one work item")
         return "vertex", (f"one work item per vertex: {fold}, and {capabilities.title} "
                           + ("does not print the binned schedule" if capabilities.lockstep
                              else "work items do not run in lockstep") +
@@ -187,6 +152,70 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
                      "one per vertex waits for the warp's largest degree")
 
 
+def _frontier_choice(kernel: P.Kernel, capabilities: Capabilities,
+                     forced: Optional[str]) -> Tuple[str, str]:
+    """``choose`` for a worklist round: one item per entry, or its group's edges split
+    (``frontier_edges``)."""
+    split, why = frontier_edges(kernel)
+    if forced == "vertex":
+        return "vertex", "--schedule vertex"
+    if split is None:
+        asked = f"--schedule {forced} asked, but " if forced not in (None, "auto") else ""
+        return "vertex", f"{asked}one work item per worklist entry: {why}"
+    if not capabilities.frontier_edges:
+        asked = "--schedule edges asked, but " if forced == "edges" else ""
+        return "vertex", (f"{asked}one work item per worklist entry: {capabilities.title} does "
+                          "not print a work-group's split of its entries' edges")
+    if forced == "edges":
+        return "edges", "--schedule edges"
+    if forced == "binned":
+        return "vertex", ("--schedule binned asked, but a worklist changes every round (no "
+                          "binned order): one work item per worklist entry (--schedule edges "
+                          "splits a work-group's entries' edges)")
+    words = ("a work-group's items sum their entries' degrees in local memory and walk the "
+             "group's edges a group at a time, each finding its entry by a binary search over "
+             "the sums")
+    if not capabilities.lockstep:
+        return "vertex", (f"one work item per worklist entry: {capabilities.title}'s work items "
+                          f"do not run in lockstep (--schedule edges: {words})")
+    return "edges", (f"its loops push from a worklist entry, every iteration independent of the "
+                     f"others, and the worklist has no precomputed order: {words}, so that "
+                     "every lane has an edge but in the group's last step")
+
+
+def _steps_words(steps) -> str:
+    """What a body of several loops does (``cooperative.cooperative_body``), in words."""
+    kinds, pending, branch, loops = [], list(steps), False, 0
+    while pending:
+        step = pending.pop(0)
+        pending += list(step.then + step.orelse)
+        branch |= step.kind == "branch"
+        if step.kind in ("fold", "search", "push"):
+            loops += 1
+            if step.kind not in kinds:
+                kinds.append(step.kind)
+    words = {"fold": "fold edges into the vertex", "push": "push to its neighbours",
+             "search": "stop at the first edge that passes a test"}
+    where = " under an if/else on the vertex" if branch else ""
+    verbs = " / ".join(words[k] for k in kinds)
+    return (f"its loops {verbs}" if loops > 1 else f"its loop does {verbs}") + where
+
+
+def binned_split(kernel: P.Kernel, capabilities: Capabilities
+                 ) -> Tuple[Optional[P.CooperativeLoop], str]:
+    """How a group shares ``kernel``'s heavy vertices: one pull loop (``binned.pull_loop``)
+    or, where the target prints it, a body of several loops step by step
+    (``cooperative.cooperative_body``); ``(None, why not)``."""
+    cooperative, why_pull = pull_loop(kernel)
+    if cooperative is not None or why_pull != "its body has no single neighbour loop at the top":
+        return cooperative, why_pull
+    steps, why = cooperative_body(kernel)
+    if steps is not None and not capabilities.cooperative_bodies:
+        return None, (f"{why_pull}, and {capabilities.title} prints only one pull loop per "
+                      "binned kernel")
+    return steps, why
+
+
 def _binned_words(capabilities: Capabilities) -> str:
     """What ``--schedule binned`` does on the target, for the reason of another schedule."""
     if capabilities.vector_loops:
@@ -194,49 +223,73 @@ def _binned_words(capabilities: Capabilities) -> str:
     return "shares a heavy vertex's edges in its work-group"
 
 
-def vector_loops_at(kernel: P.Kernel) -> Tuple[Tuple[int, ...], str]:
-    """The indices in ``kernel``'s body of the neighbour loops a vertex's gang of vector
-    lanes may share (``Capabilities.vector_loops``): a pull's loop, whose fold a reduction
-    clause combines, or push loops, every iteration independent (what the other schedules
-    accept); ``((), why not)`` where none."""
+def vector_loops_at(kernel: P.Kernel) -> Tuple[Tuple[Tuple[ir.Loop, str, Optional[ir.Symbol]],
+                                                 ...], str]:
+    """The neighbour loops of ``kernel``'s body (its fold folded into a local first) a
+    vertex's gang of vector lanes may share (``Capabilities.vector_loops``), each with the
+    operator and accumulator of its fold ("" and None for a push): a pull's loop, whose fold
+    a reduction clause combines, push loops, every iteration independent (what the other
+    schedules accept), or the folds and pushes of a body of several loops (a search, which
+    stops at the first edge found, stays on one lane: ``cooperative.cooperative_body``);
+    ``((), why not)`` where none."""
     cooperative, why_pull = pull_loop(kernel)
-    stmts = kernel.body.stmts
     if cooperative is not None:
         if cooperative.wraps:
             return (), "its fold wraps, which a reduction clause's combine does not"
-        at = (cooperative.loop_at,)
-        stmts = local_fold(kernel).body.stmts
+        found = ((local_fold(kernel).body.stmts[cooperative.loop_at], cooperative.op,
+                  cooperative.accumulator),)
     else:
         loops, why_push = push_loops(kernel)
-        if not loops:
+        steps, why_steps = cooperative_body(kernel) if not loops else (None, "")
+        if not loops and steps is None:
             return (), f"{why_push}, and {why_pull}"
-        at = tuple(i for i, s in enumerate(stmts) if any(s is loop for loop in loops))
-    for i in at:
-        loop = stmts[i]
+        found = tuple((loop, "", None) for loop in loops)
+        if steps is not None:
+            found, why = _shared_steps(with_local_folds(kernel).body.stmts, steps.steps)
+            if why or not found:
+                return (), why or ("its loops only search (a loop that stops early is no "
+                                   "vector loop)")
+    for loop, _, _ in found:
         if any(query_row(n, loop.var) is not None for n in ir.walk(loop.body)):
             return (), ("the loop's edge queries keep a cursor from one iteration to the "
                         "next")
-    return at, ""
+    return found, ""
+
+
+def _shared_steps(stmts, steps):
+    """The fold and push loops of a body's ``steps`` (``vector_loops_at``), or ``((), why)``."""
+    found = []
+    for step in steps:
+        if step.kind == "branch":
+            for block, inner in ((stmts[step.at].then, step.then),
+                                 (stmts[step.at].orelse, step.orelse)):
+                more, why = _shared_steps(block.stmts, inner)
+                if why:
+                    return (), why
+                found += more
+        elif step.kind == "fold" and step.wraps:
+            return (), "its fold wraps, which a reduction clause's combine does not"
+        elif step.kind in ("fold", "push"):
+            found.append((stmts[step.at], step.op, step.accumulator))
+    return tuple(found), ""
 
 
 def vector_loops(kernel: P.Kernel) -> Tuple[P.VectorLoop, ...]:
     """The ``binned`` ``kernel``'s loops on a target of vector loops (``vector_loops_at``),
     each with what its lanes reduce: a pull's accumulator, the scalar reductions whose
     private copy (``ScalarReduction.strategy``, forms chosen) the loop updates."""
-    at, _ = vector_loops_at(kernel)
-    cooperative, _ = pull_loop(kernel)
+    found, _ = vector_loops_at(kernel)
     private = {red.sym.uid: red for red in kernel.reductions if red.strategy != "atomic"}
-    found = []
-    for i in at:
-        loop = kernel.body.stmts[i]
-        reductions = [(cooperative.op, cooperative.accumulator)] if cooperative else []
+    shared = []
+    for loop, op, accumulator in found:
+        reductions = [(op, accumulator)] if accumulator is not None else []
         for node in ir.walk(loop):
             if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and \
                     isinstance(node.target, ir.VarRef) and node.target.sym.uid in private:
                 red = private.pop(node.target.sym.uid)
                 reductions.append((red.op, red.sym))
-        found.append(P.VectorLoop(loop.var, tuple(reductions)))
-    return tuple(found)
+        shared.append(P.VectorLoop(loop.var, tuple(reductions)))
+    return tuple(shared)
 
 
 def by_edges(kernel: P.Kernel, loops: Tuple[ir.Loop, ...], why: str) -> P.Kernel:

@@ -11,7 +11,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
-| a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops`` |
+| a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
@@ -30,6 +30,7 @@ from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.frontier import choose_form
+from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.row_scans import scan_rows
 from starc.analysis.wrapping import wrap_arithmetic
@@ -141,7 +142,7 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
         return dataclasses.replace(kernel, vector_loops=schedules.vector_loops(kernel))
     if kernel.schedule == "binned":
         # split the body as it now is (atomic forms chosen)
-        cooperative = schedules.pull_loop(kernel)[0]
+        cooperative = schedules.binned_split(kernel, capabilities)[0]
         if capabilities.sub_group_width:
             cooperative = dataclasses.replace(
                 cooperative, tiers=("item", "warp", "group"),
@@ -173,11 +174,14 @@ def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str
             f"--schedule {forced} asked, but {capabilities.title} prints one work item per "
             "vertex"))
     schedule, why = schedules.choose(kernel, capabilities, forced)
+    if schedule == "edges" and kernel.extent == "frontier":
+        return dataclasses.replace(kernel, schedule=schedule, schedule_why=why,
+                                   frontier_edges=frontier_edges(kernel)[0])
     if schedule == "edges":
         loops, _ = schedules.push_loops(kernel)
         return schedules.by_edges(kernel, loops, why)
     if schedule == "binned":       # a fold into the vertex's property: into a local first
-        kernel = schedules.local_fold(kernel)
+        kernel = schedules.with_local_folds(schedules.local_fold(kernel))
     return dataclasses.replace(kernel, schedule=schedule, schedule_why=why)
 
 

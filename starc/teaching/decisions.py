@@ -676,8 +676,33 @@ class _At(Record):
     loc: object
 
 
+def _shared_words(split: P.CooperativeLoop) -> str:
+    """How a binned kernel's group shares a heavy vertex's body, for ``_schedule_words``."""
+    if not split.steps:
+        return (f"its edges and combine their '{split.accumulator.name}' in a group "
+                "reduction")
+    words = {"fold": "a fold's edges, combined in a group reduction",
+             "push": "a push loop's edges",
+             "search": "a search's edges a group at a time, the first lane that finds one (in "
+                       "the loop's order) running its branch and stopping the group",
+             "leader": "nothing of the other statements, which the first lane runs",
+             "branch": "the first lane's test of the vertex's if/else"}
+    kinds = []
+    pending = list(split.steps)
+    while pending:
+        step = pending.pop(0)
+        pending += list(step.then + step.orelse)
+        if step.kind in words and words[step.kind] not in kinds:
+            kinds.append(words[step.kind])
+    return "each of its steps: " + "; ".join(kinds)
+
+
 def _schedule_words(kernel: P.Kernel) -> str:
     """What ``kernel``'s schedule (``analysis.schedules``) does, for ``explain``."""
+    if kernel.schedule == "edges" and kernel.frontier_edges is not None:
+        return ("each work-group takes as many worklist entries, sums their degrees in local "
+                "memory and walks the group's edges a group at a time, each item finding its "
+                "entry by a binary search over the sums")
     if kernel.schedule == "edges":
         return ("each item finds its vertex as the edge's endpoint and tests the forall's "
                 "filter there")
@@ -690,8 +715,7 @@ def _schedule_words(kernel: P.Kernel) -> str:
                 f"the vertices in {split.order} (the light ones sorted by degree in runs of "
                 f"{P.BINNED_RUN}, so that a warp's lanes do equal work; built once with the "
                 f"graph); a vertex of degree at least {size} is run by the whole group{warp}, "
-                f"whose lanes share its edges and combine their '{split.accumulator.name}' in "
-                f"a group reduction ({' / '.join(split.tiers)} bins)")
+                f"whose lanes share {_shared_words(split)} ({' / '.join(split.tiers)} bins)")
     if kernel.vector_loops:
         folds = [sym.name for shared in kernel.vector_loops for _, sym in shared.reductions]
         combine = (f", each lane's '{', '.join(folds)}' combined by a reduction clause"

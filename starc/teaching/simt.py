@@ -6,7 +6,9 @@ It is a model, not a measurement (it runs without a GPU). A kernel's lanes run i
 A lane's *work* is the number of iterations of the kernel's outermost neighbour loop for the
 vertex it serves: that vertex's out-degree (``g.neighbors``) or in-degree (``g.nodes_to``);
 of several such loops one after the other (cc's out- then in-edges, a BFS step's parents and
-children), the sum of their degrees.
+children), the sum of their degrees (a search that stops at the first edge found counted
+whole: an upper bound, as for the vertex schedule). The binned order sorts the vertices by
+the degrees of the first loop (a BFS step's parents), as the printed kernels take them.
 The efficiency of a kernel is
 
     useful lane-iterations / (W x sum over warps of the busiest lane's iterations)
@@ -36,6 +38,10 @@ with, per schedule (``B`` the work-group size, a multiple of ``W``):
   ``W`` lanes (a vertex without neighbours takes none).
 * ``edges``: the edges are split evenly over the lanes, one edge per lane and step (each lane
   finds its vertex by a binary search over the row offsets, which the model does not count).
+* ``frontier-edges``: a worklist round's ``edges`` (``analysis.frontier_edges``): each
+  work-group takes ``B`` entries (here ``B`` consecutive vertices) and walks their ``T`` edges
+  ``B`` at a time, ``T // B`` steps of ``B`` lanes, then the warps of the last step that have
+  an edge, ``ceil((T mod B) / W)`` of ``W`` lanes (the search for the entry not counted).
 
 A frontier kernel (a worklist's sparse round) is counted over every vertex: an upper bound on
 the work of any round. Only the outermost neighbour loop counts; an inner loop's iterations
@@ -56,7 +62,8 @@ __all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model
            "binned_order"]
 
 #: the schedules the model knows, in the order ``explain`` lists them
-SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "gang-vector", "edges")
+SCHEDULES = ("vertex", "binned", "binned-warp", "binned-group", "gang-vector", "edges",
+             "frontier-edges")
 
 
 def _warp_maxima(work: np.ndarray, width: int) -> int:
@@ -69,9 +76,11 @@ def _warp_maxima(work: np.ndarray, width: int) -> int:
 
 
 def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
-                    block: int = 256) -> float:
+                    block: int = 256, order_by=None) -> float:
     """The model's efficiency (0..1) of a neighbour loop whose lane work is ``degrees`` (one
-    per vertex, in id order) under ``schedule``; 1.0 when there is no work at all."""
+    per vertex, in id order) under ``schedule``; 1.0 when there is no work at all.
+    ``order_by``: the degrees the binned order sorts by, where not the work (a binned body of
+    several loops is ordered by its first loop's: ``CooperativeLoop.order``)."""
     work = np.asarray(degrees, dtype=np.int64)
     useful = int(work.sum())
     if useful == 0:
@@ -89,7 +98,7 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         group = work[work >= block]
         slots += int((width * -(-warp // width)).sum()) + int((block * -(-group // block)).sum())
     elif schedule in ("binned-warp", "binned-group"):
-        work = work[binned_order(work)]
+        work = work[binned_order(work if order_by is None else np.asarray(order_by))]
         warps = schedule == "binned-warp" and block > width
         light = work < (warp_from(width) if warps else block)
         group = work >= (GROUP_FROM_WITH_WARPS * block if warps else block)
@@ -101,6 +110,13 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         slots = int((width * -(-work // width)).sum())
     elif schedule == "edges":
         slots = width * -(-useful // width)
+    elif schedule == "frontier-edges":
+        # each group of B entries walks its T edges B at a time: T // B full steps, then the
+        # warps of the last step that have an edge
+        padded = np.zeros(-(-work.size // block) * block, dtype=np.int64)
+        padded[:work.size] = work
+        totals = padded.reshape(-1, block).sum(axis=1)
+        slots = int((block * (totals // block) + width * -(-(totals % block) // width)).sum())
     else:
         raise ValueError(f"no schedule named {schedule!r} (one of {', '.join(SCHEDULES)})")
     return useful / slots
@@ -126,9 +142,11 @@ def binned_order(degrees: np.ndarray, run: int = P.BINNED_RUN) -> np.ndarray:
     return np.concatenate([whole.ravel(), light[light_runs * run:], heavy[heavy_runs * run:]])
 
 
-def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256) -> Dict[str, float]:
-    """The model's efficiency of every schedule for one neighbour loop."""
-    return {s: lane_efficiency(degrees, s, width, block) for s in SCHEDULES}
+def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256,
+                 order_by=None) -> Dict[str, float]:
+    """The model's efficiency of every schedule for one neighbour loop (``order_by``: see
+    ``lane_efficiency``)."""
+    return {s: lane_efficiency(degrees, s, width, block, order_by) for s in SCHEDULES}
 
 
 def model_schedule(kernel: P.Kernel) -> str:
@@ -138,6 +156,8 @@ def model_schedule(kernel: P.Kernel) -> str:
         return "binned-warp" if "warp" in kernel.cooperative.tiers else "binned-group"
     if kernel.vector_loops:
         return "gang-vector"
+    if kernel.frontier_edges is not None:
+        return "frontier-edges"
     return kernel.schedule
 
 
@@ -169,8 +189,10 @@ def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
         if not directions:
             continue
         degrees = sum(out_degrees if d == "out" else in_degrees for d in directions)
+        # (the binned order sorts by the first loop's degrees: ``binned.order_array``)
+        first = out_degrees if directions[0] == "out" else in_degrees
         rows.append({"kernel": kernel.name, "loop": "+".join(directions),
-                     "efficiency": efficiencies(degrees, width, block),
+                     "efficiency": efficiencies(degrees, width, block, first),
                      "schedules": {b: chosen[kernel.name] for b, chosen in schedules.items()
                                    if kernel.name in chosen}})
     return rows

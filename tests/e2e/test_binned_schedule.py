@@ -19,9 +19,10 @@ from e2e_cases import PROGRAMS, small_graphs, write_graph_files
 
 
 #: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
-#: bc's reverse sweep over children; tests/analysis/test_binned.py says why the others' loops
+#: bc's reverse sweep over children; bfs's and bc's BFS steps, bodies of several loops run step
+#: by step: analysis/cooperative.py; tests/analysis/test_binned.py says why the others' loops
 #: do not qualify)
-BINNED_PROGRAMS = ("pr", "bc")
+BINNED_PROGRAMS = ("pr", "bc", "bfs")
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,6 +113,23 @@ def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
     _check("cc", hub_file, block_size, "edges")
 
 
+@pytest.mark.opencl
+@pytest.mark.parametrize("program", ("sssp", "sswp", "cc"))
+@pytest.mark.parametrize("block_size", [2, 3, 256])
+def test_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hub_file):
+    """A data-driven round over a small worklist (analysis/frontier_edges.py): the work-group
+    sums its entries' degrees (cc: out- plus in-degree) and splits their edges, each item
+    finding its entry by a binary search; the star's centre (300 edges each way) enters the
+    worklist of the first round from it and spreads over many steps of the group."""
+    compiled = _compiled(program, "opencl", block_size, "edges")
+    [sparse] = [k for k in compiled.compilation.specialized.kernels
+                if k.name.endswith("_sparse")]
+    assert sparse.schedule == "edges" and sparse.frontier_edges is not None
+    text = "".join(compiled.compilation.generated.files.values())
+    assert "starc_ends[starc_middle] > starc_edge" in text
+    _check(program, weighted_hub_file, block_size, "edges")
+
+
 @pytest.mark.cuda
 @pytest.mark.gpu
 @pytest.mark.parametrize("program", BINNED_PROGRAMS)
@@ -124,8 +142,9 @@ def test_cuda_binned_on_hubs(program, block_size, hub_file):
 
 
 #: the programs whose kernels OpenACC's binned schedule gives a gang of vector lanes per
-#: vertex sharing its neighbour loops: the pulls (a reduction clause for the fold) and the
-#: push loops of sssp, sswp, cc (two loops in a row) and tc (the count's clause on the loop too)
+#: vertex sharing its neighbour loops: the pulls (a reduction clause for the fold), the folds
+#: and pushes of the BFS steps of bfs and bc (their searches stay on one lane) and the push
+#: loops of sssp, sswp, cc (two loops in a row) and tc (the count's clause on the loop too)
 VECTOR_PROGRAMS = BINNED_PROGRAMS + ("sssp", "sswp", "cc", "tc")
 
 
@@ -142,7 +161,7 @@ def test_openacc_vector_loops_on_hubs(program, weighted_hub_file):
 
 
 @pytest.mark.openacc
-@pytest.mark.parametrize("program", ("pr", "bc", "cc"))
+@pytest.mark.parametrize("program", ("pr", "bc", "cc", "bfs"))
 @pytest.mark.parametrize("graph", list(small_graphs()))
 def test_openacc_vector_loops_on_the_matrix_graphs(program, graph, graph_files):
     """The same on each graph shape of the matrix (self-loops, duplicates, no edges)."""

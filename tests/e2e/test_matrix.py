@@ -69,9 +69,9 @@ PUSH_PROGRAMS = ("sssp", "sswp", "tc", "cc")
 OTHER_SCHEDULE = {"opencl": "edges", "sycl": "edges", "openacc": "edges", "cuda": "vertex"}
 
 
-#: the programs with a kernel whose loop a work-group may share (analysis/binned.py): CUDA's
-#: auto bins them, so its other schedule is vertex (OpenCL's forced binned: test_binned_schedule)
-FOLD_PROGRAMS = ("pr", "bc")
+#: the programs with a kernel whose loops a work-group may share (analysis/binned.py; bfs's and
+#: bc's BFS steps: analysis/cooperative.py): CUDA's auto bins them, so its other schedule is vertex (OpenCL's forced binned: test_binned_schedule)
+FOLD_PROGRAMS = ("pr", "bc", "bfs")
 
 
 def _forced():

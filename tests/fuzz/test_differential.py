@@ -27,7 +27,7 @@ from starc.reference import execute
 from starc.results import compare_results
 
 from fuzzing import SETTINGS, budget
-from programs import (EDGE_PHASES, flag_phase, fold_phase, graphs, host_programs,
+from programs import (EDGE_PHASES, bfs_phase, flag_phase, fold_phase, graphs, host_programs,
                       non_commuting_programs, own_phase, programs, push_phase, relax_phase)
 
 pytestmark = pytest.mark.fuzz
@@ -150,11 +150,12 @@ def test_opencl_agrees_with_one_item_per_edge(program, graph_list):
 
 @pytest.mark.opencl
 @settings(max_examples=budget(10), **SETTINGS)
-@given(program=programs(phases=[fold_phase(), own_phase()]),
+@given(program=programs(phases=[fold_phase(), own_phase(), bfs_phase()]),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_with_binned_groups(program, graph_list):
     """--schedule binned (analysis/binned.py) with work-groups of 2, so every vertex of degree
-    2 or more is shared by its group: the folds must give the reference's results."""
+    2 or more is shared by its group: the folds, and the BFS steps run step by step
+    (analysis/cooperative.py), must give the reference's results."""
     from starc.backends.base import BackendOptions
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl",),

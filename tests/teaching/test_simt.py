@@ -74,7 +74,7 @@ def test_gang_vector_by_hand():
 def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():
     assert efficiencies(np.zeros(5, dtype=int)) == {
         "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0,
-        "gang-vector": 1.0, "edges": 1.0}
+        "gang-vector": 1.0, "edges": 1.0, "frontier-edges": 1.0}
     with pytest.raises(ValueError, match="no schedule named 'rows'"):
         lane_efficiency(np.array([1]), "rows")
 
@@ -166,3 +166,41 @@ def _model_rows(program: str, backends: str, graph):
                           str(graph), "--format", "json"],
                          capture_output=True, text=True, check=True).stdout
     return {row["kernel"]: row for row in json.loads(out)["model"]["kernels"]}
+
+
+def test_the_binned_order_by_another_loops_degrees_by_hand():
+    """A body of several loops (a BFS step: parents, then children) runs in the order of its
+    first loop's degrees (``order_by``), its lanes working the sum. Width 4, block 8, work
+    3 1 1 1 3 1 1 1, the first loop's degrees 0 0 0 0 1 1 1 1: the order keeps ids 0..7, warps
+    (3 1 1 1) (3 1 1 1) -> 4 * (3 + 3) = 24 for 12; sorted by the work itself, (1 1 1 1)
+    (1 1 3 3) -> 4 * (1 + 3) = 16."""
+    work = np.array([3, 1, 1, 1, 3, 1, 1, 1])
+    first = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    assert lane_efficiency(work, "binned-warp", width=4, block=8, order_by=first) == \
+        pytest.approx(12 / 24)
+    assert lane_efficiency(work, "binned-warp", width=4, block=8) == pytest.approx(12 / 16)
+
+
+def test_the_bfs_steps_are_modelled_as_cuda_bins_them(tmp_path):
+    """bfs's forward step folds over parents (in-edges) and pushes to children (out-edges):
+    CUDA bins it (analysis/cooperative.py), ordered by in-degree, each lane's work its in- plus
+    out-degree; the bottom-up step's branches both walk in-edges."""
+    rows = _model_rows("bfs", "cuda,opencl", _star(tmp_path))
+    forward, up = rows["Compute_BFS_bfs_fwd_6"], rows["Compute_BFS_bfs_up_6"]
+    assert forward["loop"] == "in+out" and up["loop"] == "in"
+    assert forward["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
+    assert up["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
+    out_degrees = np.array([39, 1, 1] + [0] * 37)
+    in_degrees = np.array([0, 1, 2, 2] + [1] * 36)
+    assert forward["efficiency"]["binned-warp"] == pytest.approx(lane_efficiency(
+        out_degrees + in_degrees, "binned-warp", order_by=in_degrees))
+
+
+def test_a_worklists_edges_split_per_group_by_hand():
+    """frontier-edges (a worklist round's edges: each group of B entries walks their edges B at
+    a time). Width 4, block 8, degrees 9 1 1 1 2 0 3 1 | 5 0: the first group's 18 edges take
+    2 full steps of 8 lanes (16) and one warp for the last 2 -> 16 + 4 = 20; the second
+    group's 5 edges one step, 2 warps -> 8. 23 / 28."""
+    degrees = np.array([9, 1, 1, 1, 2, 0, 3, 1, 5, 0])
+    assert lane_efficiency(degrees, "frontier-edges", width=4, block=8) == \
+        pytest.approx(23 / 28)

@@ -15,10 +15,11 @@ group's size) goes to its warp instead, which combines with shuffles.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import List, Optional
 
 from starc.backends.common.dialect import INDENT
-from starc.backends.common.kernel_arguments import BOUNDS, KernelCode
+from starc.backends.common.kernel_arguments import BOUNDS, KernelCode, StepCode
 from starc.backends.common.sourcemap import mark_with
 
 __all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "MAX_GROUP"]
@@ -51,6 +52,9 @@ class GroupSyntax:
     vertex: str           # the item's global index
     append: str           # the old value of the list's count, atomically incremented
     warp: Optional[WarpSyntax] = None
+    #: the statement lowering a local int to a value ({0} the int, {1} the value): a search's
+    #: first lane that found an edge
+    local_min: str = ""   # "atomic_min(&{0}, {1});"
 
 
 def _indented(lines: List[str], levels: int) -> List[str]:
@@ -75,8 +79,12 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     bound, index, m = BOUNDS[code.extent], code.index, code.marker
     i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
     acc = heavy.accumulator
-    lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];",
-             f"{i1}{syntax.local} int starc_heavy[{MAX_GROUP}];",
+    kinds = {step.kind for step in _flat(heavy.steps)}
+    lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];"] \
+        if not heavy.steps or "fold" in kinds else []
+    lines += [f"{i1}{syntax.local} int starc_{name};" for name, kind in
+              (("first", "search"), ("branch", "branch")) if kind in kinds]
+    lines += [f"{i1}{syntax.local} int starc_heavy[{MAX_GROUP}];",
              f"{i1}{syntax.local} int starc_heavy_count;",
              *_vertex_lines(code, syntax),
              f"{i1}const int starc_group_lane = {syntax.lane};",
@@ -116,6 +124,10 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
               f"{i2}const int starc_lane = starc_group_lane;",
               f"{i2}const int starc_lanes = starc_group_size;",
               f"{i2}const int {index} = starc_heavy[starc_next];"]
+    if heavy.steps:
+        # (each step ends where every lane may go on: the next vertex's steps reuse the arrays)
+        lines += _indented(_steps(heavy.steps, _GroupTier(syntax)), 2) + [f"{i1}}}"]
+        return mark_with(lines, m) + code.finish
     lines += _indented(heavy.shared, 1)
     combine = heavy.combine.format("starc_partial[starc_lane]",
                                    "starc_partial[starc_lane + starc_half]")
@@ -167,6 +179,9 @@ def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
              f"{i3}const int starc_owner = {warp.first_lane.format('starc_marked')};",
              f"{i3}starc_marked &= starc_marked - 1;",
              f"{i3}const int {index} = {warp.broadcast.format('starc_vertex', 'starc_owner')};"]
+    if heavy.steps:
+        lines += _indented(_steps(heavy.steps, _WarpTier(warp)), 3)
+        return lines + [f"{i2}}}", f"{i1}}}"]
     lines += _indented(heavy.shared, 2)
     lines += [f"{i3}for (int starc_offset = {warp.width // 2}; starc_offset > 0; "
               "starc_offset /= 2) {",
@@ -175,3 +190,121 @@ def _warp_tier(code: KernelCode, warp: WarpSyntax) -> List[str]:
               f"{i3}if (starc_lane == 0) {{"]
     lines += _indented(heavy.rest, 3)
     return lines + [f"{i3}}}", f"{i2}}}", f"{i1}}}"]
+
+
+# --- a body of several loops, step by step (``CooperativeCode.steps``) -------------------------
+
+def _flat(steps):
+    for step in steps:
+        yield step
+        yield from _flat(step.then + step.orelse)
+
+
+class _GroupTier:
+    """What the steps of a vertex need of its work-group: barriers and local memory."""
+
+    def __init__(self, syntax: GroupSyntax) -> None:
+        self.syntax = syntax
+
+    def fold(self, step: StepCode) -> List[str]:
+        """The lanes' ``accumulator`` combined into the first lane's, by a tree in local memory
+        (any group size: the live part halves each step, [half, width) into [0, ..))."""
+        barrier, acc = self.syntax.barrier, step.accumulator
+        combine = step.combine.format("starc_partial[starc_lane]",
+                                      "starc_partial[starc_lane + starc_half]")
+        return [f"starc_partial[starc_lane] = {acc};", barrier,
+                "for (int starc_width = starc_lanes; starc_width > 1; ) {",
+                f"{INDENT}const int starc_half = (starc_width + 1) / 2;",
+                f"{INDENT}if (starc_lane + starc_half < starc_width) {{",
+                f"{INDENT * 2}starc_partial[starc_lane] = {combine};", f"{INDENT}}}",
+                f"{INDENT}{barrier}", f"{INDENT}starc_width = starc_half;", "}",
+                # (the next fold's tree writes starc_partial[0] only after this read: lane 0's)
+                f"if (starc_lane == 0) {acc} = starc_partial[0];"]
+
+    def first_found(self) -> List[str]:
+        """``starc_winner``: the lowest lane whose ``starc_found`` holds (the lanes where none);
+        the last barrier keeps the next chunk's reset after every lane's read."""
+        barrier = self.syntax.barrier
+        return ["if (starc_lane == 0) starc_first = starc_lanes;", barrier,
+                f"if (starc_found) {self.syntax.local_min.format('starc_first', 'starc_lane')}",
+                barrier, "const int starc_winner = starc_first;", barrier]
+
+    def share(self, test: str) -> List[str]:
+        """``starc_taken``: the first lane's ``test``, the same on every lane."""
+        barrier = self.syntax.barrier
+        return [f"if (starc_lane == 0) starc_branch = ({test}) ? 1 : 0;", barrier,
+                "const bool starc_taken = starc_branch != 0;", barrier]
+
+
+class _WarpTier:
+    """The same of a warp, whose lanes run in lockstep: shuffles and ballots."""
+
+    def __init__(self, warp: WarpSyntax) -> None:
+        self.warp = warp
+
+    def fold(self, step: StepCode) -> List[str]:
+        acc = step.accumulator
+        down = step.combine.format(acc, self.warp.down.format(acc, "starc_offset"))
+        return [f"for (int starc_offset = {self.warp.width // 2}; starc_offset > 0; "
+                "starc_offset /= 2) {", f"{INDENT}{acc} = {down};", "}"]
+
+    def first_found(self) -> List[str]:
+        ballot = self.warp.ballot.format("starc_found")
+        return [f"const unsigned starc_found_lanes = {ballot};",
+                "const int starc_winner = starc_found_lanes == 0u ? starc_lanes : "
+                f"{self.warp.first_lane.format('starc_found_lanes')};"]
+
+    def share(self, test: str) -> List[str]:
+        shared = self.warp.broadcast.format(f"({test}) ? 1 : 0", "0")
+        return [f"const bool starc_taken = {shared} != 0;"]
+
+
+def _steps(steps: List[StepCode], tier) -> List[str]:
+    """The lines (depth 0) that run ``steps`` for one vertex on every lane of the ``tier``."""
+    lines: List[str] = []
+    for step in steps:
+        if step.kind in ("all", "push"):
+            lines += step.lines
+        elif step.kind == "fold":
+            lines += step.lines + tier.fold(step)
+        elif step.kind == "leader":
+            lines += ["if (starc_lane == 0) {"] + _indented(step.lines, 1) + ["}"]
+        elif step.kind == "search":
+            lines += _search(step, tier)
+        else:
+            lines += tier.share(step.test) + ["if (starc_taken) {"]
+            lines += _indented(_steps(step.then, tier), 1) + ["} else {"]
+            lines += _indented(_steps(step.orelse, tier), 1) + ["}"]
+    return lines
+
+
+def _search(step: StepCode, tier) -> List[str]:
+    """The lanes test the row's edges ``starc_lanes`` at a time, in the loop's order; the first
+    lane that found one runs the loop's branch there, and the group stops."""
+    count = f"{step.end} - {step.begin}"
+    at = (f"{step.end} - 1 - starc_step" if step.descending
+          else f"{step.begin} + starc_step")
+    test = step.test or "true"
+    tested = step.binding + [f"starc_found = {test};"]
+    won = step.winner_binding + step.lines
+    # (a flag, not a break, leaves the loop: PoCL's work-group loops mishandle a break out of
+    # a loop with barriers)
+    loop = [f"for (int starc_base = 0; starc_searching && starc_base < {count}; "
+            "starc_base += starc_lanes) {",
+            f"{INDENT}const int starc_step = starc_base + starc_lane;",
+            f"{INDENT}bool starc_found = false;",
+            f"{INDENT}if (starc_step < {count}) {{"] + \
+        _indented(_position(step.position, at, tested), 2) + [f"{INDENT}}}"] + \
+        _indented(tier.first_found(), 1) + \
+        [f"{INDENT}if (starc_winner < starc_lanes) {{",
+         f"{INDENT * 2}if (starc_lane == starc_winner) {{"] + \
+        _indented(_position(step.position, at, won), 3) + \
+        [f"{INDENT * 2}}}", f"{INDENT * 2}starc_searching = false;", f"{INDENT}}}", "}"]
+    return ["{", f"{INDENT}bool starc_searching = true;"] + _indented(loop, 1) + ["}"]
+
+
+def _position(name: str, at: str, lines: List[str]) -> List[str]:
+    """``lines`` after the position's declaration, where they read it (an unused variable
+    is an error in warnings-as-errors builds)."""
+    used = any(re.search(rf"\b{re.escape(name)}\b", line) for line in lines)
+    return ([f"const int {name} = {at};"] if used else []) + lines

@@ -12,6 +12,7 @@ from __future__ import annotations
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import POSTFIX, PRECEDENCE
 from starc.backends.common.c_statements import CPrinter, PrivateAccumulator, source_name
+from starc.backends.common.cooperative_steps import print_frontier, print_steps
 from starc.backends.common.sourcemap import mark, marker, span_of
 from starc.backends.common.dialect import (ATOMIC_OPS, C_KEYWORDS, GRAPH_ARRAYS, INDENT,
                                            Dialect, DialectError)
@@ -46,6 +47,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     setup = mark(printer.open_accumulators(accumulated, 1), kernel)
     item = mark(printer.block(kernel.body, 1), kernel)
     cooperative = _cooperative(kernel, printer) if kernel.cooperative is not None else None
+    frontier = _frontier(kernel, printer) if kernel.frontier_edges is not None else None
     finish = mark(printer.close_accumulators(1), kernel)
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
@@ -54,7 +56,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     forall = marker(span_of(kernel))
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
                       ctx.arguments(), forall + comment, ctx.features, guard, setup, item,
-                      finish, forall, dialect.skip_item, cooperative)
+                      finish, forall, dialect.skip_item, cooperative, frontier)
 
 
 def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
@@ -62,6 +64,14 @@ def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
     the lanes stride through."""
     split = kernel.cooperative
     stmts = kernel.body.stmts
+    if split.steps:
+        steps = print_steps(split.steps, stmts, printer)
+        folds = [s.accumulator.type for s in _flat(split.steps) if s.kind == "fold"]
+        return CooperativeCode(printer.expr(split.degree), [], "",
+                               printer.dialect_type(folds[0]) if folds else "", "", [],
+                               split.warp_from,
+                               printer.ctx.graph_array(split.order) if split.order else "",
+                               split.group_from, _marked(steps, kernel))
     loop = stmts[split.loop_at]
     printer.strided = loop.var
     try:
@@ -78,3 +88,28 @@ def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:
                            mark(rest, kernel), split.warp_from,
                            printer.ctx.graph_array(split.order) if split.order else "",
                            split.group_from)
+
+
+def _frontier(kernel: P.Kernel, printer: CPrinter):
+    """A worklist round's split edges (``plan.FrontierEdges``), its lines mapped to the
+    forall."""
+    code = print_frontier(kernel, printer)
+    code.entry = mark(code.entry, kernel)
+    for loop in code.loops:
+        loop.binding, loop.body = mark(loop.binding, kernel), mark(loop.body, kernel)
+    return code
+
+
+def _flat(steps):
+    for step in steps:
+        yield step
+        yield from _flat(step.then + step.orelse)
+
+
+def _marked(steps, kernel: P.Kernel):
+    """``steps`` with their lines mapped to the forall (``sourcemap.mark``)."""
+    for step in steps:
+        step.lines = mark(step.lines, kernel)
+        _marked(step.then, kernel)
+        _marked(step.orelse, kernel)
+    return steps

@@ -12,7 +12,9 @@ from starc.backends.common.dialect import GRAPH_ARRAYS, INDENT, Dialect
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["NameTable", "KernelArg", "KernelCode", "CooperativeCode", "KernelArguments",
+__all__ = ["NameTable", "KernelArg", "KernelCode", "CooperativeCode", "StepCode",
+           "FrontierCode", "EdgeLoopCode",
+           "KernelArguments",
            "BOUNDS"]
 
 #: extent -> the name of the by-value argument that bounds a kernel's work items: the graph's
@@ -78,6 +80,61 @@ class CooperativeCode:
     warp_from: int = 0          # the degree from which a vertex goes to its warp (0: none)
     order: str = ""             # the array of the vertex each item takes ("": its own id)
     group_from: int = 1         # a vertex goes to the group from this many times its size
+    #: a body of several loops run step by step (``plan.CooperativeLoop.steps``): then
+    #: ``shared`` and ``rest`` are empty, ``type`` the folds' (if any)
+    steps: List["StepCode"] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class EdgeLoopCode:
+    """One push loop of a worklist entry (``FrontierCode``), its lines at depth 0: the
+    entry's ``degree`` in it (C text), its row's ``begin``; at the edge's ``position`` (a
+    ``const int`` the shell declares), ``binding`` declares the loop's variables and ``body``
+    runs the iteration (its filter tested)."""
+
+    degree: str
+    begin: str
+    position: str
+    binding: List[str]
+    body: List[str]
+
+
+@dataclasses.dataclass
+class FrontierCode:
+    """A worklist round's ``edges`` schedule (``plan.FrontierEdges``), printed: ``entry``
+    declares the entry's ``vertex`` (lines at depth 0), ``test`` ("" for none) says whether
+    it has work, ``loops`` its push loops, one after the other."""
+
+    entry: List[str]
+    vertex: str
+    test: str
+    loops: List[EdgeLoopCode]
+
+
+@dataclasses.dataclass
+class StepCode:
+    """One printed step of a heavy vertex's body (``plan.CooperativeStep``), its lines at
+    depth 0: ``all``/``push``/``leader`` run ``lines`` (every lane; every lane its
+    ``starc_lanes``-th edges; the first lane); ``fold`` runs ``lines`` on every lane, then the
+    shell combines ``accumulator`` with ``combine`` into the first lane; ``search`` tests the
+    edges ``begin`` to ``end`` (backwards where ``descending``) a group at a time: at position
+    ``position`` (``const int``), ``binding`` declares what ``test`` reads (C text; "" for
+    every edge), and the first lane that found one runs ``winner_binding`` and ``lines``;
+    ``branch`` shares the first lane's ``test`` and runs ``then`` or ``orelse``."""
+
+    kind: str
+    lines: List[str] = dataclasses.field(default_factory=list)
+    accumulator: str = ""
+    combine: str = ""
+    begin: str = ""
+    end: str = ""
+    position: str = ""
+    descending: bool = False
+    binding: List[str] = dataclasses.field(default_factory=list)
+    test: str = ""
+    winner_binding: List[str] = dataclasses.field(default_factory=list)
+    then: List["StepCode"] = dataclasses.field(default_factory=list)
+    orelse: List["StepCode"] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -105,6 +162,7 @@ class KernelCode:
     marker: str                # the forall's source-map marker, for lines a shell adds
     skip_item: str             # the dialect's statement that skips one item ("return")
     cooperative: Optional[CooperativeCode] = None   # a binned kernel's heavy vertices
+    frontier: Optional["FrontierCode"] = None       # a worklist round's edges, split
 
     def skip(self, depth: int, statement: str) -> List[str]:
         """The guard's line at ``depth``, skipping with ``statement``; none without a guard."""

@@ -9,6 +9,7 @@ from starc.backends.common import atomic_helpers, cfamily
 from starc.backends.common.atomic_helpers import (CPP_TYPES, CUDA_INTEGER_EXCHANGE, AtomicTable,
                                                   CompareExchange, Native, same_call)
 from starc.backends.common.binned_shell import GroupSyntax, WarpSyntax, binned_body
+from starc.backends.common.frontier_shell import frontier_body
 from starc.backends.common.device_prelude import render_prelude
 from starc.backends.common.kernel_arguments import BOUNDS
 from starc.backends.common.host_dialect import CXX_KEYWORDS
@@ -70,7 +71,8 @@ _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
 #: (bitwise ones on integers only), a device-side worklist.
 CAPABILITIES = Capabilities(
     "cuda", "CUDA", lockstep=True, sub_group_width=32,
-    schedules=frozenset({"vertex", "edges", "binned"}),
+    schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
+    frontier_edges=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
     **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -97,7 +99,7 @@ _BINNED = GroupSyntax(
     local="__shared__", barrier="__syncthreads();", lane="static_cast<int>(threadIdx.x)",
     lanes="static_cast<int>(blockDim.x)",
     vertex="static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x)",
-    append="atomicAdd(&starc_heavy_count, 1)",
+    append="atomicAdd(&starc_heavy_count, 1)", local_min="atomicMin(&{0}, {1});",
     warp=WarpSyntax(width=32, ballot=f"__ballot_sync({_FULL_WARP}, {{0}})",
                     first_lane="__ffs({0}) - 1",
                     broadcast=f"__shfl_sync({_FULL_WARP}, {{0}}, {{1}})",
@@ -131,6 +133,8 @@ class KernelShell:
                 self.index_decl = f"const int {code.index} = 0;"
         elif code.cooperative is not None:       # the shell's lines declare the vertex
             self.body = "\n".join(binned_body(code, _BINNED))
+        elif code.frontier is not None:          # the shell's lines declare the entry
+            self.body = "\n".join(frontier_body(code, _BINNED))
         else:
             self.index_decl = (f"const int {code.index} = "
                                "static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);")

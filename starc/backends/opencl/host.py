@@ -54,8 +54,10 @@ class Launcher:
         if code.extent == "single":
             self.launch = "starc_launch_single(device, kernel, where);"
         elif count is not None:
-            # a binned kernel's groups share heavy vertices: whole groups even on a CPU
-            launcher = "starc_launch_groups" if code.cooperative is not None else "starc_launch"
+            # a binned kernel's groups share heavy vertices, a split worklist round's its
+            # entries' edges: whole groups even on a CPU
+            grouped = code.cooperative is not None or code.frontier is not None
+            launcher = "starc_launch_groups" if grouped else "starc_launch"
             self.launch = f"{launcher}(device, kernel, {count}, where);"
         else:
             raise BackendError(f"the opencl backend cannot launch {code.name}: it has no "

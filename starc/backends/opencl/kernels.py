@@ -9,6 +9,7 @@ from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import AtomicTable, CompareExchange, same_call
 from starc.backends.common.binned_shell import GroupSyntax, binned_body
+from starc.backends.common.frontier_shell import frontier_body
 from starc.backends.common.cfamily import (INDENT, Dialect, KernelArg, KernelCode,
                                            lower_kernel)
 from starc.backends.common.device_prelude import render_prelude
@@ -48,12 +49,14 @@ ATOMICS = AtomicTable(
 #: private reduction combines with one atomic per work item; a binned kernel's work-group
 #: combines in local memory (no sub-groups in 1.2, so a heavy vertex gets the whole group).
 CAPABILITIES = Capabilities("opencl", "OpenCL", schedules=frozenset({"vertex", "edges", "binned"}),
+                            cooperative_bodies=True, frontier_edges=True,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
 #: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)
 _GROUP = GroupSyntax(local="__local", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
                      lane="(int)get_local_id(0)", lanes="(int)get_local_size(0)",
-                     vertex="(int)get_global_id(0)", append="atomic_inc(&starc_heavy_count)")
+                     vertex="(int)get_global_id(0)", append="atomic_inc(&starc_heavy_count)",
+                     local_min="atomic_min(&{0}, {1});")
 
 
 class OpenCLDialect(Dialect):
@@ -129,6 +132,8 @@ def _shell(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
         return lines + code.body + ["}"]
     if code.cooperative is not None:
         return lines + binned_body(code, _GROUP) + ["}"]
+    if code.frontier is not None:
+        return lines + frontier_body(code, _GROUP) + ["}"]
     return lines + _run_of_items(code) + ["}"]
 
 

@@ -511,7 +511,8 @@ class Superstep {
       case Combine::And: return MPI_BAND;
       case Combine::Or: return MPI_BOR;
       case Combine::Min: return MPI_MIN;
-      default: return MPI_MAX;   // Max, Flag
+      case Combine::Max: case Combine::Flag: return MPI_MAX;   // a flag is 0 or 1: MAX is OR
+      default: return MPI_MAX;   // Store: broadcast by combine_stored, never reduced
     }
   }
 

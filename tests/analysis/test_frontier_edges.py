@@ -1,0 +1,54 @@
+"""A worklist round's edges schedule (analysis/frontier_edges.py): which sparse rounds a
+work-group may split by edges, and what each backend chooses."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis.frontier_edges import frontier_edges
+from starc.backends import get_backend
+from starc.backends.base import BackendOptions
+
+from analysis_helpers import dsl_plan
+
+
+def _kernel(program, name):
+    return next(k for k in dsl_plan(program).kernels if k.name == name)
+
+
+@pytest.mark.parametrize("program, name, work", [
+    ("sssp", "Compute_SSSP_forall_11_sparse", ["count_outNbrs"]),
+    ("sswp", "Compute_SSWP_forall_11_sparse", ["count_outNbrs"]),
+    ("cc", "Compute_CC_forall_12_sparse", ["count_outNbrs", "count_inNbrs"]),
+])
+def test_the_sparse_rounds_split_their_entries_edges(program, name, work):
+    """The entry's vertex, its test (modified), then push loops: an entry's work is the sum
+    of its loops' degrees (cc: out- then in-edges)."""
+    split, why = frontier_edges(_kernel(program, name))
+    assert why == "" and split.tested
+    terms = [split.work] if split.work.__class__.__name__ == "GraphQuery" else \
+        [split.work.left, split.work.right]
+    assert [t.op for t in terms] == work
+
+
+def test_what_is_no_split_round():
+    assert "runs over no worklist" in frontier_edges(
+        _kernel("sssp", "Compute_SSSP_forall_11_dense"))[1]
+    assert "does not start by reading its entry's vertex" in frontier_edges(
+        _kernel("sssp", "modified_frontier_clear"))[1]
+
+
+@pytest.mark.parametrize("backend, options, schedule, why", [
+    ("cuda", {}, "edges", "the worklist has no precomputed order"),
+    ("cuda", {"schedule": "vertex"}, "vertex", "--schedule vertex"),
+    ("cuda", {"schedule": "binned"}, "vertex", "a worklist changes every round"),
+    ("opencl", {}, "vertex", "do not run in lockstep (--schedule edges"),
+    ("opencl", {"schedule": "edges"}, "edges", "--schedule edges"),
+    ("sycl", {"schedule": "edges"}, "vertex", "SYCL does not print a work-group's split"),
+    ("openacc", {"schedule": "edges"}, "vertex", "OpenACC does not print"),
+])
+def test_each_backend_chooses(backend, options, schedule, why):
+    plan = get_backend(backend).specialize(dsl_plan("cc"), BackendOptions(**options))
+    [sparse] = [k for k in plan.kernels if k.name == "Compute_CC_forall_12_sparse"]
+    assert sparse.schedule == schedule and why in sparse.schedule_why
+    assert (sparse.frontier_edges is not None) == (schedule == "edges")
