@@ -28,6 +28,7 @@ from starc.analysis import schedules
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.frontier import choose_form
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.row_scans import scan_rows
@@ -55,6 +56,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     """``plan`` (after every neutral pass) as the backend of ``capabilities`` prints it;
     ``schedule`` is ``--schedule`` (None: ``auto``). Raises ``BackendError`` where the target
     cannot express it (what MPI cannot distribute)."""
+    if not capabilities.dynamic_graphs:
+        refuse_dynamic_graphs(plan.program, plan.function, capabilities.title)
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
     kernels = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
