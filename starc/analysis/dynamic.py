@@ -79,7 +79,7 @@ def refuse_dynamic_graphs(program: ir.Program, entry: ir.Function, title: str) -
         return
     what, loc = found
     error = _refusal(entry, what, loc, f"the {title} backend")
-    error.hint = "the opencl backend and '-b reference' run it"
+    error.hint = "'-b reference' runs it, and so do the opencl, cuda, sycl and openacc backends"
     raise error
 
 

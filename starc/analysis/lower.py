@@ -79,8 +79,15 @@ def _on_host(rewrite: Callable[[HostBlock], HostBlock]) -> Callable[[Plan, Symbo
 
 
 def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
-    read = read_scalars(plan.host)
-    host = elide_dead_scalars(plan.host, read)
+    # To a fixed point: a dropped statement may have been the only read of another scalar
+    # (an inlined call's ``node H_src = src;`` of a parameter the callee never reads).
+    host, read = plan.host, read_scalars(plan.host)
+    while True:
+        host = elide_dead_scalars(host, read)
+        fewer = read_scalars(host)
+        if fewer == read:
+            break
+        read = fewer
     arrays = used_arrays(plan.arrays, host, tuple(plan.function.params))
     return dataclasses.replace(plan, host=refresh_lists(host, arrays), read_scalars=read,
                                arrays=arrays)

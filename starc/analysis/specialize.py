@@ -12,6 +12,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops`` (``analysis.schedules``, ``analysis.binned``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops`` |
+| a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -25,6 +26,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
+from starc.analysis.batches import refresh_lists
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
@@ -68,6 +70,9 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
+    # the arrays a graph update refreshes, from the target's final list (a schedule may add
+    # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
+    plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays))
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels))

@@ -1,7 +1,8 @@
-"""Device backends whose capabilities keep no mutable graph yet refuse dynamic-graph programs
-(issue 31) with a located E0501, writing nothing; the reference executor and the OpenCL
-backend run them (tests/e2e/test_dynamic_programs.py). What no device backend lowers yet
-(``g.propagateNodeFlags``, a loop over a whole stream) is an E0501 at its line on OpenCL too."""
+"""Device backends whose capabilities keep no mutable graph yet (MPI) refuse dynamic-graph
+programs (issue 31) with a located E0501, writing nothing; the reference executor and the
+OpenCL, CUDA, SYCL and OpenACC backends run them (tests/e2e/test_dynamic_programs.py). What no
+device backend lowers yet (``g.propagateNodeFlags``, a loop over a whole stream) is an E0501
+at its line on those too."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "sema" / "samples" / "dynamic.sp"
-REFUSING = {"cuda": "CUDA", "sycl": "SYCL", "openacc": "OpenACC", "mpi": "MPI"}
+REFUSING = {"mpi": "MPI"}
 
 
 
@@ -31,7 +32,7 @@ def test_dynamic_program_is_refused_at_its_update_stream(backend, tmp_path):
     assert (f"{SAMPLE}:23:15: error[E0501]: dynamic graphs: the update stream 'stream' (an "
             "'updates<g>' parameter) in the Dynamic function 'Track' is not supported by the "
             f"{REFUSING[backend]} backend yet") in err
-    assert "the opencl backend and '-b reference' run it" in err
+    assert "'-b reference' runs it, and so do the opencl, cuda, sycl and openacc backends" in err
     assert "Traceback" not in err and "E0901" not in err
     assert not out.exists()
 
@@ -45,9 +46,10 @@ def test_the_dsl_dynamic_programs_are_refused_before_lowering(backend, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
-def test_opencl_stops_at_a_loop_over_a_whole_stream(tmp_path):
+@pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl", "openacc"])
+def test_a_loop_over_a_whole_stream_stops_at_its_line(backend, tmp_path):
     """The sample's Decremental loops over an update variable, not over a batch."""
-    status, _, err = _starc(SAMPLE, "-b", "opencl", "-o", tmp_path / "out")
+    status, _, err = _starc(SAMPLE, "-b", backend, "-o", tmp_path / "out")
     assert status == 1
     assert (f"{SAMPLE}:16:5: error[E0501]: a loop over a whole update stream is not supported "
             "by the device backends: loop over 'currentBatch()' inside its Batch") in err

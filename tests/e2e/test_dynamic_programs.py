@@ -1,9 +1,10 @@
-"""Dynamic programs on OpenCL (issue 31): dsl/dynamic/{dyn_sssp,dyn_pr,dyn_tc}.sp run from the
-shared lowering (a host loop over batches, the graph changed in place, OnDelete / OnAdd kernels
-over the batch's updates) give the reference's results on skewed, regular and lattice graphs
-with generated update streams and several batch sizes; after the last batch, dyn_sssp's
-distances are also scipy's on the graph the stream leaves. Bad update files stop both with the
-same located message."""
+"""Dynamic programs on the device backends (issue 31): dsl/dynamic/{dyn_sssp,dyn_pr,dyn_tc}.sp
+run from the shared lowering (a host loop over batches, the graph changed in place, OnDelete /
+OnAdd kernels over the batch's updates) give the reference's results: on OpenCL on skewed,
+regular and lattice graphs with generated update streams and several batch sizes, on OpenACC
+(g++ -fopenacc), SYCL (the host test double) and CUDA (with a GPU) on two of them; after the
+last batch, dyn_sssp's distances are also scipy's on the graph the stream leaves. Bad update
+files stop the reference and OpenCL with the same located message."""
 
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DYNAMIC = ROOT / "dsl" / "dynamic"
 PR = {"beta": "0.000001", "delta": "0.85", "maxIter": "100"}
 
-pytestmark = pytest.mark.opencl
+#: the backends besides OpenCL that run Dynamic programs, each where its toolchain is here
+OTHER_BACKENDS = [pytest.param("openacc", marks=pytest.mark.openacc),
+                  pytest.param("sycl", marks=pytest.mark.sycl),
+                  pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,12 +59,12 @@ def cases(tmp_path_factory):
     return made
 
 
-def _agree(name, case, batch, rtol=0.0, atol=0.0, skip=(), **params):
-    """The OpenCL run's results, checked against the reference's (but ``skip``)."""
+def _agree(name, case, batch, rtol=0.0, atol=0.0, skip=(), backend="opencl", **params):
+    """The ``backend`` run's results, checked against the reference's (but ``skip``)."""
     path, updates, undirected = case
-    runs = [_compiled(name, backend).run(path, undirected=undirected, updates=str(updates),
-                                         batchSize=batch, **params)
-            for backend in ("reference", "opencl")]
+    runs = [_compiled(name, which).run(path, undirected=undirected, updates=str(updates),
+                                       batchSize=batch, **params)
+            for which in ("reference", backend)]
     compared = [dataclasses.replace(run, props={k: v for k, v in run.props.items()
                                                 if k not in skip}) for run in runs]
     problems = compare_results(*compared, rtol=rtol, atol=atol)
@@ -83,6 +87,7 @@ def _graph_after(path, updates, undirected, batch):
     return final
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("graph", ["rmat", "uniform", "grid"])
 @pytest.mark.parametrize("batch", [1, 17, 100000])
 def test_dynamic_sssp_matches_the_reference_and_scipy(cases, graph, batch):
@@ -112,12 +117,14 @@ def test_dynamic_sssp_matches_the_reference_and_scipy(cases, graph, batch):
             assert dist[v] == dist[p] + weight[p * final.num_nodes + v], (v, p)
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("graph", ["rmat", "grid"])
 @pytest.mark.parametrize("batch", [5, 40])
 def test_dynamic_pagerank_matches_the_reference(cases, graph, batch):
     _agree("dyn_pr", cases[graph], batch, rtol=1e-4, atol=1e-6, **PR)
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("batch", [1, 9, 60])
 def test_dynamic_triangle_count_matches_the_reference(cases, batch):
     got = _agree("dyn_tc", cases["grid"], batch)
@@ -132,6 +139,7 @@ def _run(backend, graph, updates, *extra):
     return proc.returncode, proc.stderr, proc.stdout
 
 
+@pytest.mark.opencl
 @pytest.mark.parametrize("text, message", [
     ("a 1 2 5\nx 3 4\n", ":2: an update starts with 'a' (add) or 'd' (delete), not 'x'"),
     ("a 1 2 5\nd 3 99999\n", ":2: target id 99999 is not a vertex of the graph"),
@@ -148,6 +156,7 @@ def test_bad_update_files_stop_both_at_the_same_line(cases, tmp_path, text, mess
         assert "Traceback" not in err
 
 
+@pytest.mark.opencl
 def test_a_batch_size_below_one_stops_both_at_the_batch(cases):
     path, updates, _ = cases["uniform"]
     for backend in ("reference", "opencl"):
@@ -157,6 +166,7 @@ def test_a_batch_size_below_one_stops_both_at_the_batch(cases):
                "be at least 1" in err, (backend, err)
 
 
+@pytest.mark.opencl
 def test_every_trial_starts_from_the_input_graph(cases):
     """--trials 3: the host restores the input graph before each trial's clock, so the
     results are one trial's."""
@@ -169,3 +179,31 @@ def test_every_trial_starts_from_the_input_graph(cases):
     assert err.count("starc-time ") == 3
     assert [line for line in thrice.splitlines() if line.startswith("dist ")] == \
         [line for line in once.splitlines() if line.startswith("dist ")]
+
+
+@pytest.mark.parametrize("backend", OTHER_BACKENDS)
+@pytest.mark.parametrize("graph, batch", [("rmat", 13), ("grid", 40)])
+def test_the_other_backends_run_the_dynamic_programs_as_the_reference(cases, backend, graph,
+                                                                      batch):
+    """The shared lowering's batch operations printed by each C++ host backend."""
+    _agree("dyn_sssp", cases[graph], batch, skip=("parent",), backend=backend, src="0")
+    _agree("dyn_pr", cases[graph], batch, rtol=1e-4, atol=1e-6, backend=backend, **PR)
+    if cases[graph][2]:       # an undirected run: a triangle count
+        _agree("dyn_tc", cases[graph], batch, backend=backend)
+
+
+@pytest.mark.cuda
+def test_a_cuda_program_reads_the_stream_before_the_gpu(cases, tmp_path):
+    """nvcc builds dyn_sssp; the built program rejects a bad update file as OpenCL's does, on
+    a machine with no GPU too (the stream is read with the command line)."""
+    out = tmp_path / "out"
+    built = subprocess.run([sys.executable, "-m", "starc", "build", str(DYNAMIC / "dyn_sssp.sp"),
+                            "-b", "cuda", "-o", str(out)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    bad = tmp_path / "bad.updates"
+    bad.write_text("a 1 2 5\nx 3 4\n")
+    proc = subprocess.run([str(out / "dyn_sssp"), str(cases["uniform"][0]), "--updates",
+                           str(bad), "--batchSize", "2", "--src", "0"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert f"{bad}:2: an update starts with 'a' (add) or 'd' (delete), not 'x'" in proc.stderr

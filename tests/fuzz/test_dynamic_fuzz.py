@@ -2,8 +2,8 @@
 random Dynamic programs over random update streams give the same results on both layers of
 the reference (vectorised and the closure interpreter), and after the last batch, since every
 batch ends by recomputing the static function, the results of that function run on the graph
-the stream leaves; and on OpenCL (PoCL), the results of the reference, batch after batch
-through the shared lowering's host loop over batches and its in-place graph updates."""
+the stream leaves; and on OpenCL, OpenACC and SYCL, the results of the reference, batch after
+batch through the shared lowering's host loop over batches and its in-place graph updates."""
 
 from __future__ import annotations
 
@@ -73,12 +73,16 @@ def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
     assert dynamic.ret == expected.ret + 1000 * seen
 
 
-@pytest.mark.opencl
-@settings(max_examples=budget(6), **SETTINGS)
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("openacc", marks=pytest.mark.openacc),
+                                     pytest.param("sycl", marks=pytest.mark.sycl)])
+@settings(max_examples=budget(5), **SETTINGS)
 @given(program=dynamic_programs(), graph=graphs(), data=st.data())
-def test_dynamic_programs_on_opencl_agree_with_the_reference(program, graph, data):
-    """The same programs and streams on OpenCL: the reference's results, or its run-time
-    error (few examples: each builds a program)."""
+def test_dynamic_programs_on_the_device_backends_agree_with_the_reference(backend, program,
+                                                                          graph, data):
+    """The same programs and streams on OpenCL (PoCL), OpenACC (g++) and SYCL (the host test
+    double): the reference's results, or its run-time error (few examples: each builds a
+    program)."""
     stream, batch_size = _draw_case(program, graph, data)
     params = {"src": "0", "batchSize": str(batch_size)}
     with tempfile.TemporaryDirectory(prefix="starc-dynfuzz-") as tmp:
@@ -88,7 +92,7 @@ def test_dynamic_programs_on_opencl_agree_with_the_reference(program, graph, dat
         write_updates(updates, stream)
         expected = _outcome(lambda: starc.compile(program.text, "reference").run(
             path, updates=str(updates), **params))
-        actual = _outcome(lambda: starc.compile(program.text, "opencl").run(
+        actual = _outcome(lambda: starc.compile(program.text, backend).run(
             path, updates=str(updates), **params))
     assert expected[0] == actual[0], (expected, actual)
     if expected[0] == "error":

@@ -29,7 +29,8 @@ class UpdateStatements:
     def update_count(self) -> Count:
         """The length of the update arrays: the whole stream's, which bounds every batch."""
         stream = self.update_stream_param()
-        return Count(f"{self.names.bind(stream)}.size()", may_be_zero=True)
+        # an int, as the graph's counts are
+        return Count(f"static_cast<int>({self.names.bind(stream)}.size())", may_be_zero=True)
 
     def read_update_stream(self) -> List[str]:
         """The stream of ``--updates FILE``, read against the graph's vertices (both directions
