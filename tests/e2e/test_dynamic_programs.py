@@ -207,3 +207,35 @@ def test_a_cuda_program_reads_the_stream_before_the_gpu(cases, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert f"{bad}:2: an update starts with 'a' (add) or 'd' (delete), not 'x'" in proc.stderr
+
+
+CARRIED = """\
+Dynamic Apply(Graph g, propNode<int> total, propEdge<int> weight, updates<g> U, int batchSize) {
+    Batch (U : batchSize) {
+        g.updateCSRDel(U);
+        g.updateCSRAdd(U);
+    }
+    forall (v in g.nodes()) {
+        for (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);
+            v.total += e.weight;
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     *OTHER_BACKENDS])
+def test_edge_weights_follow_their_edges_through_the_batches(cases, tmp_path, backend):
+    """The weights on the device after every batch: each kept edge's own, each added edge
+    its update's (read back, carried to the new ids, uploaded): per vertex, the sum over its
+    out-edges of the graph the stream leaves, computed here with numpy."""
+    path, updates, _ = cases["rmat"]
+    program = tmp_path / "carried.sp"
+    program.write_text(CARRIED)
+    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
+    final = _graph_after(path, updates, False, 31)
+    expected = np.zeros(final.num_nodes, dtype=np.int64)
+    np.add.at(expected, final.sources, final.weights.astype(np.int64))
+    assert (got.props["total"] == expected).all()
