@@ -72,6 +72,7 @@ class UpdateStatements:
             else:
                 data = f"{self._host_vectors[array.sym.uid]}.data()"
             lines += self._reupload(array, data, where)
+        lines += self.dialect.synchronize(where)
         return [f"if ({trial} > 0) {{"] + [INDENT + line for line in lines] + ["}"]
 
     def _stmt_BatchLoop(self, s: P.BatchLoop, depth: int):
@@ -115,6 +116,9 @@ class UpdateStatements:
                 data = f"{part}.{'src' if field == 'source' else 'dst'}.data()"
             lines += [INDENT + line for line in d.copy_to_device(
                 self.array_var(array), array.elem, data, Count(count), where)]
+        # a copy may still read the host data when it returns (SYCL's queue.copy): the part
+        # dies with this block
+        lines += [INDENT + line for line in d.synchronize(where)]
         body = self._body(s.body, 1)
         lines += body + ["}"]
         pad = INDENT * depth
@@ -123,7 +127,10 @@ class UpdateStatements:
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
         d, g, where = self.dialect, self.graph, self.where(s.loc)
         part, change = self.names.fresh("part"), self.names.fresh("change")
-        lines = [f"const starc::BatchPart {part} = {self._part(s.kind, s.stream, s.first, s.last)};"]
+        # the kernels before it may still use the arrays it frees and the host data it changes
+        lines = d.synchronize(where)
+        lines.append(f"const starc::BatchPart {part} = "
+                     f"{self._part(s.kind, s.stream, s.first, s.last)};")
         carried = []
         for array in s.edge_props:     # read back before the edge ids change
             elem = d.storage_type(array.elem)
@@ -153,6 +160,7 @@ class UpdateStatements:
             lines += self._reupload(array, f"{vector}.data()", where)
         for array in s.graph:
             lines += self._reupload(array, self.graph_array_data(array), where)
+        lines += d.synchronize(where)     # the host data may change once the copies are done
         pad = INDENT * depth
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
