@@ -121,13 +121,16 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         comp.function = select_function(comp.ir, function, sink)
         if comp.function is None or backend == "reference":
             return comp   # the reference executor runs the typed IR itself
+        from starc.backends import get_backend
+        if backend is not None:       # looked up once: the compilation keeps it
+            comp.backend = comp.backend or get_backend(backend)
         comp.plan = run_stage("plan", sink, show_traceback,
-                              lambda: _plan(comp.ir, comp.function, backend), comp.function)
+                              lambda: _plan(comp.ir, comp.function, comp.backend),
+                              comp.function)
         if stop_after == "plan" or backend is None:
             return comp
-        from starc.backends import get_backend
         from starc.backends.base import BackendOptions
-        comp.backend = target = comp.backend or get_backend(backend)
+        target = comp.backend
         comp.specialized = run_stage("specialize", sink, show_traceback,
                                      lambda: target.specialize(comp.plan, options),
                                      comp.function)
@@ -142,16 +145,27 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
     return comp
 
 
-def _plan(program, function, backend: Optional[str]):
+def _plan(program, function, backend):
     """The shared lowering; what it cannot express no device backend runs, so its message
-    says so, and with a backend named the help line names it and the one that can."""
+    says so, and with a backend (a ``Backend``) the help line names it and the one that can."""
     from starc.analysis import lower_function
     try:
+        if backend is not None:
+            _refuse_dynamic_early(program, function, backend.capabilities)
         return lower_function(program, function)
     except errors.BackendError as exc:
         if backend is not None and exc.hint is None:
-            exc.hint = f"'-b {backend}' cannot run this program; '-b reference' can"
+            exc.hint = f"'-b {backend.name}' cannot run this program; '-b reference' can"
         raise
+
+
+def _refuse_dynamic_early(program, function, capabilities) -> None:
+    """A backend that keeps no mutable graph refuses a Dynamic program at its first
+    dynamic-graph construct before the shared lowering, whose own errors would hide why
+    (the specialize stage refuses it too, for callers that lower first)."""
+    from starc.analysis.dynamic import refuse_dynamic_graphs
+    if not capabilities.dynamic_graphs:
+        refuse_dynamic_graphs(program, function, capabilities.title)
 
 
 def select_function(program, name: Optional[str], sink: DiagnosticSink):

@@ -205,7 +205,7 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     pass --stats to a program that counts its communication (MPI); ``graph_cache``: the
     program reads the graph's .sg cache (``starc.graphs.cache``), built first if needed;
     ``trials``: run the timed algorithm that many times in one process (``--trials``);
-    ``updates``: the update stream file of a Dynamic program (the reference runs those)."""
+    ``updates``: the update stream file of a Dynamic program."""
     from starc.backends import get_backend
     from starc.backends.base import BackendOptions, Launch
     from starc.driver import compile_file
@@ -226,10 +226,13 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         from starc.graphs.cache import cached_graph
         graph = cached_graph(graph, undirected, max_vertices)
     launcher = _fit_ranks(backend, options, launch, graph, given, launcher)
-    if updates is not None and not any(spec.kind == "updates"
-                                       for spec in param_specs(comp.function)):
+    stream = next((spec for spec in param_specs(comp.function) if spec.kind == "updates"), None)
+    if updates is not None and stream is None:
         raise UsageError(f"--updates: {comp.function.name} takes no update stream (only a "
                          "Dynamic function with an 'updates<g>' parameter does)")
+    if updates is None and stream is not None:    # the reference's message, before a build
+        raise UsageError(f"missing --updates FILE (the update stream '{stream.name}' of "
+                         f"{comp.function.name})")
     if backend_name == "reference":
         sink.emit()
         return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
@@ -244,6 +247,8 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         return 1
     argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time,
                                                         trials)
+    if updates is not None:     # a Dynamic program's stream: read by the program itself
+        argv += ["--updates", str(updates)]
     if max_vertices is not None:
         argv += ["--max-vertices", str(max_vertices)]
     argv += ["--stats"] if stats else []
@@ -316,7 +321,7 @@ class CompiledProgram:
     def run(self, graph, *, undirected: bool = False, updates=None, **params):
         """Run on ``graph`` (a path or a ``starc.graphs.Graph``) and return
         ``starc.results.Results`` with numpy arrays; ``updates``: a Dynamic program's update
-        stream (a path or a ``starc.graphs.updates.UpdateStream``; the reference runs those)."""
+        stream (a path or a ``starc.graphs.updates.UpdateStream``)."""
         from starc.graphs import Graph, write_edge_list
         from starc.results import parse_results
         params = {k: (",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
@@ -333,9 +338,18 @@ class CompiledProgram:
                 loaded = load_graph(path, undirected=undirected)
                 return execute(self.compilation.ir, loaded, params, function=self.function,
                                updates=_update_stream(updates, loaded, undirected))
+            stream_argv = []
             if updates is not None:
-                raise UsageError(f"--updates: {self.function} takes no update stream (only a "
-                                 "Dynamic function with an 'updates<g>' parameter does)")
+                if not any(spec.kind == "updates"
+                           for spec in param_specs(self.compilation.function)):
+                    raise UsageError(f"--updates: {self.function} takes no update stream (only "
+                                     "a Dynamic function with an 'updates<g>' parameter does)")
+                from starc.graphs.updates import UpdateStream, write_updates
+                if isinstance(updates, UpdateStream):   # the program reads a file
+                    written = os.path.join(tmp, "updates.txt")
+                    write_updates(written, updates)
+                    updates = written
+                stream_argv = ["--updates", str(updates)]
             if self._built is None:
                 sink = DiagnosticSink()
                 self._built = build(self.compilation, sink, self.options)
@@ -343,7 +357,7 @@ class CompiledProgram:
                     raise CompileError(sink.errors)
             out = os.path.join(tmp, "results.txt")
             argv = self.launcher + self._built.argv_prefix + _program_argv(
-                path, undirected, params, out, False)
+                path, undirected, params, out, False) + stream_argv
             # TMPDIR per run: concurrent mpiruns of one user otherwise race on Open MPI's
             # session directory (ORTE_ERROR_LOG in session_dir.c)
             proc = subprocess.run(argv, capture_output=True, text=True,

@@ -31,6 +31,9 @@ class Capabilities(Record):
     worklists: bool = True
     #: processes hold parts of the graph and exchange after every kernel (MPI)
     distributed: bool = False
+    #: the host keeps a mutable graph: a Dynamic program's batches are applied (issue 31,
+    #: ``analysis.batches``); without it such a program is refused with an E0501
+    dynamic_graphs: bool = False
     #: the host may replace the device CSR by a degree-ordered copy inside the timed span
     renumbers_graph: bool = True
     #: the kernel compiler makes signed + - * wrap (g++ -fwrapv)

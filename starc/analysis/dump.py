@@ -183,6 +183,22 @@ class PlanPrinter(DSLPrinter):
                          "the vertices by degree when the graph is symmetric, simple and "
                          "skewed: no result depends on ids)", indent)
 
+    def _stmt_BatchLoop(self, s: P.BatchLoop, indent: int) -> List[str]:
+        return self.braced(f"batches of {self.expr(s.size)} lines of {s.stream.name} "
+                           f"({s.first.name} .. {s.last.name})", s.body.stmts, indent)
+
+    def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, indent: int) -> List[str]:
+        graph = ", ".join(a.name for a in s.graph)
+        props = ", ".join(a.name for a in s.edge_props) or "none"
+        return self.line(f"apply the batch's {s.kind}s to the host graph in place; upload "
+                         f"{graph} again (whole arrays); edge properties carried: {props};",
+                         indent)
+
+    def _stmt_UpdateLoop(self, s: P.UpdateLoop, indent: int) -> List[str]:
+        fields = ", ".join(f"{a.name} <- .{f}" for f, a in s.fields) or "no fields"
+        return self.braced(f"updates of the batch ({s.kind}): upload {fields}; "
+                           f"{s.count.name} = their number; if any", s.body.stmts, indent)
+
     def _stmt_FixedPointLoop(self, s: P.FixedPointLoop, indent: int) -> List[str]:
         forced = " forced" if s.forced else ""
         form = (f", worklist {s.worklist.queue.name}" if s.worklist is not None

@@ -1,9 +1,10 @@
-"""The device backends' refusal of dynamic-graph programs (issue 31, until they apply updates).
+"""The refusal of dynamic-graph programs by the device backends that do not run them (issue 31).
 
-The reference executor runs a Dynamic program over its update stream; the shared lowering,
-and so every device backend, has no mutable graph yet. Rather than fail somewhere inside the
-lowering, a program that reaches any dynamic-graph construct is refused before it starts, with
-an E0501 at the first such construct (in the entry function, then in what it calls).
+The reference executor runs a Dynamic program over its update stream, and the shared lowering
+lowers one (``analysis.batches``); a backend whose capabilities say it keeps no mutable graph
+yet (``Capabilities.dynamic_graphs``) refuses it in the specialize stage, with an E0501 at the
+first dynamic-graph construct (in the entry function, then in what it calls), rather than fail
+somewhere in its printer. ``g.propagateNodeFlags`` no device backend lowers yet.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import UpdatesType
 
-__all__ = ["refuse_dynamic_graphs", "first_dynamic_construct"]
+__all__ = ["refuse_dynamic_graphs", "first_dynamic_construct", "refuse_construct"]
 
 
 def _construct_name(node: ir.Node) -> Optional[str]:
@@ -64,13 +65,24 @@ def first_dynamic_construct(program: ir.Program,
     return None
 
 
-def refuse_dynamic_graphs(program: ir.Program, entry: ir.Function) -> None:
-    """Raise the E0501 ``BackendError`` for a program whose run updates its graph."""
+def _refusal(entry: ir.Function, what: str, loc, by: str) -> BackendError:
+    kind = f"the Dynamic function '{entry.name}'" if entry.kind == "Dynamic" else \
+        f"'{entry.name}'"
+    return BackendError(f"dynamic graphs: {what} in {kind} is not supported by {by} yet", loc)
+
+
+def refuse_dynamic_graphs(program: ir.Program, entry: ir.Function, title: str) -> None:
+    """Raise the E0501 ``BackendError`` for a program whose run updates its graph, on a
+    backend (``title``) that keeps no mutable graph yet."""
     found = first_dynamic_construct(program, entry)
     if found is None:
         return
     what, loc = found
-    kind = f"the Dynamic function '{entry.name}'" if entry.kind == "Dynamic" else \
-        f"'{entry.name}'"
-    raise BackendError(f"dynamic graphs: {what} in {kind} is not supported by the device "
-                       "backends yet", loc)
+    error = _refusal(entry, what, loc, f"the {title} backend")
+    error.hint = "'-b reference' runs it, and so do the opencl, cuda, sycl and openacc backends"
+    raise error
+
+
+def refuse_construct(entry: ir.Function, node: ir.Node) -> None:
+    """Raise the E0501 for a dynamic-graph construct no device backend lowers yet."""
+    raise _refusal(entry, _construct_name(node), node.loc, "the device backends")

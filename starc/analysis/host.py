@@ -12,7 +12,9 @@ import contextlib
 import dataclasses
 from typing import Dict, Iterator, List, Optional
 
+from starc.analysis.batches import lower_batch, lower_update_graph, lower_update_loop
 from starc.analysis.bfs import lower_bfs
+from starc.analysis.dynamic import refuse_construct
 from starc.analysis.fixedpoint import lower_fixedpoint
 from starc.analysis.kernels import outline
 from starc.analysis.lowering import FixedPointScope
@@ -59,6 +61,8 @@ class HostLowering:
                                               if isinstance(p.type, Scalar)]
         self._kernel_names = NameAllocator()
         self._scopes: Dict[int, FixedPointScope] = {}
+        #: (stream, first, last) of the Batch being lowered (``batches``), else None
+        self.current_batch = None
 
     # --- helpers used by the construct modules -----------------------------------------------
 
@@ -188,6 +192,12 @@ class HostLowering:
             return lower_fixedpoint(s, self)
         if isinstance(s, ir.IterateBFS):
             return [lower_bfs(s, self)]
+        if isinstance(s, ir.Batch):
+            return [lower_batch(s, self)]
+        if isinstance(s, ir.UpdateGraph):
+            return [lower_update_graph(s, self)]
+        if isinstance(s, ir.PropagateFlags):
+            refuse_construct(self.function, s)
         if isinstance(s, ir.Return):
             return [HostReturn(self.expr(s.value), loc=loc)]
         if isinstance(s, ir.Break):
@@ -248,6 +258,8 @@ class HostLowering:
 
     def _loop(self, s: ir.Loop) -> HostStmt:
         loc = s.loc
+        if isinstance(s.domain, ir.UpdateMembers):
+            return lower_update_loop(s, self)
         if isinstance(s.domain, ir.SetMembers):
             self._scalar(s.var)
             body = self.block(s.body)

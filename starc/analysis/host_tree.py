@@ -59,6 +59,8 @@ def arrays_of(stmt: P.HostStmt) -> List[P.DeviceArray]:
     """The device arrays one host statement operates on (launched kernels included)."""
     fields = ("array", "dst", "src", "a", "b", "current", "next", "flag", "level")
     arrays = [getattr(stmt, f, None) for f in fields]
+    if isinstance(stmt, P.UpdateLoop):
+        arrays += [array for _, array in stmt.fields]
     for kernel in kernels_launched_by(stmt):
         arrays += [r.array for r in kernel.reductions] + list(kernel.stores)
     return [a for a in arrays if isinstance(a, P.DeviceArray)]
@@ -66,7 +68,7 @@ def arrays_of(stmt: P.HostStmt) -> List[P.DeviceArray]:
 
 def host_exprs(stmt: P.HostStmt) -> Iterable[ir.Node]:
     """Every IR node in the expressions of one host statement."""
-    for field in ("init", "value", "cond", "index", "root", "first", "last"):
+    for field in ("init", "value", "cond", "index", "root", "first", "last", "size"):
         value = getattr(stmt, field, None)
         if isinstance(value, ir.Node):
             yield from ir.walk(value)

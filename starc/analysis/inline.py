@@ -97,6 +97,9 @@ class _Inliner:
         if isinstance(s, ir.FixedPoint):
             self._reject_in(s.cond, "a fixedPoint condition")
             return [dataclasses.replace(s, body=self.block(s.body))]
+        if isinstance(s, ir.Batch):
+            self._reject_in(s.size, "a Batch size")
+            return [dataclasses.replace(s, body=self.block(s.body))]
         if isinstance(s, ir.Loop) and not s.parallel and isinstance(s.domain, ir.SetMembers):
             self._reject_in(s.filter, "a loop filter")
             return [dataclasses.replace(s, body=self.block(s.body))]
@@ -153,6 +156,8 @@ class _Inliner:
                 mapping[param.uid] = local
             elif isinstance(arg, ir.VarRef):     # Graph, propNode, propEdge, SetN: by reference
                 mapping[param.uid] = arg.sym
+            elif isinstance(arg, ir.CurrentBatch):   # updates<g>: the batch it names
+                mapping[param.uid] = arg
             else:
                 raise BackendError(f"argument '{param.name}' of '{callee.name}' must name a "
                                    f"{param.type}", arg.loc)

@@ -34,7 +34,7 @@ from typing import Callable, Optional, Tuple
 from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
 from starc.analysis.degree_order import order_by_degree
-from starc.analysis.dynamic import refuse_dynamic_graphs
+from starc.analysis.batches import refresh_lists
 from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.fold import fold_self_comparisons
 from starc.analysis.frontier import worklists
@@ -79,10 +79,18 @@ def _on_host(rewrite: Callable[[HostBlock], HostBlock]) -> Callable[[Plan, Symbo
 
 
 def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
-    read = read_scalars(plan.host)
-    host = elide_dead_scalars(plan.host, read)
+    # To a fixed point: a dropped statement may have been the only read of another scalar
+    # (an inlined call's ``node H_src = src;`` of a parameter the callee never reads).
+    host, read = plan.host, read_scalars(plan.host)
+    while True:
+        host = elide_dead_scalars(host, read)
+        fewer = read_scalars(host)
+        if fewer == read:
+            break
+        read = fewer
     arrays = used_arrays(plan.arrays, host, tuple(plan.function.params))
-    return dataclasses.replace(plan, host=host, read_scalars=read, arrays=arrays)
+    return dataclasses.replace(plan, host=refresh_lists(host, arrays), read_scalars=read,
+                               arrays=arrays)
 
 
 #: name -> pass, in order (``outline`` is the first, it makes the plan).
@@ -113,7 +121,6 @@ def lower_function(program: ir.Program, function: ir.Function,
     if stop_after is not None and stop_after not in PASS_NAMES:
         raise ValueError(f"no analysis pass named {stop_after!r} (passes: "
                          f"{', '.join(PASS_NAMES)})")
-    refuse_dynamic_graphs(program, function)
     symbols = SymbolFactory(program)
     plan = _outline(program, function, symbols)
     if stop_after == "outline":

@@ -38,6 +38,7 @@ __all__ = [
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
     "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
+    "BatchLoop", "ApplyUpdates", "UpdateLoop",
 ]
 
 
@@ -588,6 +589,56 @@ class OrderByDegree(HostStmt):
     #: (the specialize stage) the edges' sources, renumbered too where a kernel over the
     #: edges reads them (``analysis.schedules``)
     sources: Optional[DeviceArray] = None
+
+
+@record
+class BatchLoop(HostStmt):
+    """``Batch (stream : size) body`` (issue 31): ``body`` once per batch of ``size`` lines of
+    the update stream, in order; ``first``/``last`` (host scalars) are the batch's lines
+    ``[first, last)``, which ``ApplyUpdates`` and ``UpdateLoop`` take their updates from. The
+    host keeps the stream (read from ``--updates FILE`` before the clock starts) and a size
+    below 1 stops the run with the reference's message."""
+
+    stream: ir.Symbol
+    size: ir.Expr
+    first: ir.Symbol
+    last: ir.Symbol
+    body: HostBlock
+
+
+@record
+class ApplyUpdates(HostStmt):
+    """``g.updateCSRDel(stream)`` / ``g.updateCSRAdd(stream)`` (``kind`` ``delete`` / ``add``) in
+    a ``BatchLoop`` (its ``first``/``last``): the host graph's CSR and reverse CSR change in place (the runtime's
+    ``starc::delete_edges`` / ``add_edges``), then the device copies are refreshed: ``graph``
+    (every CSR array the plan lists) uploaded whole again, and ``edge_props`` (every array of
+    an edge property) read back, carried to the new edge ids (an added edge: the update's
+    weight in a ``weight`` array, zero elsewhere), reallocated for the new edge count and
+    uploaded. A whole-array refresh: its cost is O(n + m) transfers per batch."""
+
+    kind: str
+    stream: ir.Symbol
+    first: ir.Symbol
+    last: ir.Symbol
+    graph: Tuple[DeviceArray, ...]
+    edge_props: Tuple[DeviceArray, ...]
+
+
+@record
+class UpdateLoop(HostStmt):
+    """``forall (u in stream.currentBatch(...))`` (``OnDelete``, ``OnAdd``) in a ``BatchLoop``:
+    the batch's updates of ``kind`` (``delete``, ``add``; ``all``: both) uploaded to the
+    one-update-per-element arrays ``fields`` (field name -> array, extent ``updates``), their
+    number in host scalar ``count``, then ``body`` (the launch of the kernel over them, extent
+    ``frontier`` with ``count`` items) when there is any."""
+
+    kind: str
+    stream: ir.Symbol
+    first: ir.Symbol
+    last: ir.Symbol
+    fields: Tuple[Tuple[str, DeviceArray], ...]
+    count: ir.Symbol
+    body: HostBlock
 
 
 @record

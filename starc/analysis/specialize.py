@@ -12,6 +12,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
+| a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
@@ -26,9 +27,11 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
+from starc.analysis.batches import refresh_lists
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
@@ -57,6 +60,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     """``plan`` (after every neutral pass) as the backend of ``capabilities`` prints it;
     ``schedule`` is ``--schedule`` (None: ``auto``). Raises ``BackendError`` where the target
     cannot express it (what MPI cannot distribute)."""
+    if not capabilities.dynamic_graphs:
+        refuse_dynamic_graphs(plan.program, plan.function, capabilities.title)
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
     kernels = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
@@ -67,6 +72,9 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
+    # the arrays a graph update refreshes, from the target's final list (a schedule may add
+    # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
+    plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays))
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels))

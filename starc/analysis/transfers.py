@@ -78,6 +78,7 @@ class ArrayTable:
         self._next: Dict[int, DeviceArray] = {}
         self._locks: Dict[int, DeviceArray] = {}
         self._level: Optional[Tuple[DeviceArray, ir.Symbol]] = None
+        self._updates: Dict[Tuple[str, int, str], DeviceArray] = {}
         self._error: Optional[Tuple[DeviceArray, DeviceArray]] = None
         self.check_sites: List = []           # starc.analysis.checks.CheckSite, by number
         for sym in props:                     # DSL names first, so they keep their spelling
@@ -148,6 +149,19 @@ class ArrayTable:
             found = self._add(DeviceArray(self._names.unique(f"{base}_lock"), Scalar.INT,
                                           extent, "lock"))
             self._locks[sym.uid] = found
+        return found
+
+    def update_field(self, stream: ir.Symbol, field: str, elem: Scalar) -> DeviceArray:
+        """The array of one field (``source``, ``destination``, ``weight``) of the updates of
+        the batch an ``UpdateLoop`` runs over, one update per element (``batches``)."""
+        key = ("update", stream.uid, field)
+        found = self._updates.get(key)
+        if found is None:
+            name = self._names.unique(f"{stream.name}_{field}")
+            sym = self.symbols.make(name, PropType("node", elem), ir.SymbolKind.LOCAL, stream.loc)
+            found = self._add(DeviceArray(name, elem, "updates", "update", sym=sym))
+            self._by_uid[sym.uid] = found
+            self._updates[key] = found
         return found
 
     def bfs_level(self) -> Tuple[DeviceArray, ir.Symbol]:

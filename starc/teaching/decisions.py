@@ -202,7 +202,9 @@ def atomic_choice(backend: Backend, op: str, elem: Scalar, form: str) -> Choice:
 # --- the walk -----------------------------------------------------------------------------------
 
 _ITEM = {"nodes": ("vertex", "n", "vertices"), "edges": ("edge", "m", "edges"),
-         "single": ("item", "1", "items")}
+         "single": ("item", "1", "items"),
+         # a loop over a batch's updates (OnDelete / OnAdd: analysis.batches)
+         "frontier": ("update", "k", "updates of the batch")}
 
 
 class _Walk:
@@ -260,6 +262,8 @@ class _Walk:
             if isinstance(stmt, P.CopyArray) or (isinstance(stmt, P.SwapArrays)
                                                  and stmt.instead_of_copy):
                 self.property_copy(stmt)
+            elif isinstance(stmt, P.ApplyUpdates):
+                self.update_phase(stmt)
         self.transfers_between()
 
     # --- kernels and the updates inside them ---------------------------------------------------
@@ -523,6 +527,20 @@ class _Walk:
                 f"reading one flag per round is much cheaper than copying {prop} back to "
                 "test it; the next buffer keeps a round from seeing its own updates")
         self.add(s, "fixedPoint", choose, span_node=_At(s.loc))
+
+    def update_phase(self, s: P.ApplyUpdates) -> None:
+        """``g.updateCSRDel/Add``: what the host does to the graph per batch."""
+        which = "deletions" if s.kind == "delete" else "additions"
+        graph = ", ".join(a.name for a in s.graph)
+        carried = ", ".join(a.name for a in s.edge_props)
+        what = (f"the host applies the batch's {which} to its CSR and reverse CSR in place "
+                f"(starc_updates.hpp), then uploads {graph} whole again"
+                + (f"; edge properties {carried} read back, carried to the new edge ids and "
+                   "uploaded" if carried else ""))
+        why = ("the graph is changed where its host copy lives, in O(n + m + k log k) for k "
+               "updates instead of a rebuild; the device copies are refreshed whole (a first "
+               "step: a merge on the device would move only the changed rows)")
+        self.add(s, "graph update", lambda t: Choice(what, why))
 
     def property_copy(self, s) -> None:
         if isinstance(s, P.SwapArrays):

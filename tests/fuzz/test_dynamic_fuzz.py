@@ -2,15 +2,20 @@
 random Dynamic programs over random update streams give the same results on both layers of
 the reference (vectorised and the closure interpreter), and after the last batch, since every
 batch ends by recomputing the static function, the results of that function run on the graph
-the stream leaves. (The device backends refuse Dynamic programs for now: E0501.)"""
+the stream leaves; and on OpenCL, OpenACC and SYCL, the results of the reference, batch after
+batch through the shared lowering's host loop over batches and its in-place graph updates."""
 
 from __future__ import annotations
+
+import pathlib
+import tempfile
 
 from hypothesis import given, note, settings, strategies as st
 import pytest
 
 import starc
-from starc.graphs.updates import ADD, DELETE
+from starc.graphs import write_mtx
+from starc.graphs.updates import ADD, DELETE, write_updates
 from starc.reference import execute
 from starc.results import compare_results
 
@@ -28,10 +33,7 @@ def _outcome(run):
         return "error", str(exc).strip().splitlines()[-1]
 
 
-@settings(max_examples=budget(40), **SETTINGS)
-@given(program=dynamic_programs(), graph=graphs(), data=st.data())
-def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
-        program, graph, data):
+def _draw_case(program, graph, data):
     stream = data.draw(update_streams(graph))
     batch_size = data.draw(st.integers(1, max(1, len(stream))))
     note(program.text)
@@ -39,6 +41,14 @@ def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
          f"{list(zip(graph.sources.tolist(), graph.targets.tolist()))}")
     note(f"updates {list(zip(stream.kinds.tolist(), stream.src.tolist(), stream.dst.tolist()))}"
          f", batches of {batch_size}")
+    return stream, batch_size
+
+
+@settings(max_examples=budget(40), **SETTINGS)
+@given(program=dynamic_programs(), graph=graphs(), data=st.data())
+def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
+        program, graph, data):
+    stream, batch_size = _draw_case(program, graph, data)
     compiled = starc.compile(program.text, "reference")
     ir_program = compiled.compilation.ir
     options = {"src": "0", "batchSize": str(batch_size)}
@@ -61,3 +71,32 @@ def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
     seen = ((stream.kinds == DELETE).sum() if "OnDelete" in program.text else 0) + \
         ((stream.kinds == ADD).sum() if "OnAdd" in program.text else 0)
     assert dynamic.ret == expected.ret + 1000 * seen
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     pytest.param("openacc", marks=pytest.mark.openacc),
+                                     pytest.param("sycl", marks=pytest.mark.sycl)])
+@settings(max_examples=budget(5), **SETTINGS)
+@given(program=dynamic_programs(), graph=graphs(), data=st.data())
+def test_dynamic_programs_on_the_device_backends_agree_with_the_reference(backend, program,
+                                                                          graph, data):
+    """The same programs and streams on OpenCL (PoCL), OpenACC (g++) and SYCL (the host test
+    double): the reference's results, or its run-time error (few examples: each builds a
+    program)."""
+    stream, batch_size = _draw_case(program, graph, data)
+    params = {"src": "0", "batchSize": str(batch_size)}
+    with tempfile.TemporaryDirectory(prefix="starc-dynfuzz-") as tmp:
+        # Matrix Market keeps the vertex count (and the weight field) of any graph
+        path, updates = pathlib.Path(tmp) / "g.mtx", pathlib.Path(tmp) / "u.txt"
+        write_mtx(graph, path)
+        write_updates(updates, stream)
+        expected = _outcome(lambda: starc.compile(program.text, "reference").run(
+            path, updates=str(updates), **params))
+        actual = _outcome(lambda: starc.compile(program.text, backend).run(
+            path, updates=str(updates), **params))
+    assert expected[0] == actual[0], (expected, actual)
+    if expected[0] == "error":
+        assert expected[1] == actual[1]
+        return
+    problems = compare_results(expected[1], actual[1])
+    assert not problems, "\n".join(problems)

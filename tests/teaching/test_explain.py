@@ -247,3 +247,22 @@ def test_the_min_says_how_a_worklist_backend_sets_the_flag(sssp):
         assert "stamped and queued once in a sparse one" in what[backend], backend
     # MPI keeps every round over all vertices: a plain flag
     assert "the fixedPoint flag" in what["mpi"] and "queued" not in what["mpi"]
+
+
+def test_a_dynamic_program_shows_its_update_phase_and_who_refuses_it():
+    """dsl/dynamic/dyn_sssp.sp (issue 31): each graph update says what the host does per batch
+    on the backends that run it; MPI's column says it cannot run the program."""
+    comp = _plan(ROOT / "dsl" / "dynamic" / "dyn_sssp.sp")
+    found = decisions(comp, ALL)
+    lines = comp.source.splitlines()
+    delete = next(n for n, text in enumerate(lines, 1) if "updateCSRDel" in text)
+    update = _find(found, "graph update", delete)
+    for backend in ("cuda", "opencl", "sycl", "openacc"):
+        what = update.choices[backend].what
+        assert what.startswith("the host applies the batch's deletions to its CSR and reverse "
+                               "CSR in place (starc_updates.hpp), then uploads offsets"), what
+        assert "edge properties weight read back, carried to the new edge ids" in what
+    assert update.choices["mpi"].what.startswith("cannot run this program: dynamic graphs: ")
+    on_delete = next(n for n, text in enumerate(lines, 1) if "OnDelete" in text)
+    assert any(d.line == on_delete and "one work item per update" in d.choices["opencl"].what
+               for d in found), [(d.construct, d.line) for d in found if d.line == on_delete]

@@ -29,9 +29,10 @@ from starc.backends.common.cfamily import INDENT
 from starc.backends.common.host_dialect import (CXX_KEYWORDS, HostDialect, HostExprDialect,
                                                 location)
 from starc.backends.common.host_statements import HostStatementPrinter
+from starc.backends.common.host_updates import UPDATES_OPTION
 from starc.analysis.host_tree import walk_host
 from starc.ir import nodes as ir
-from starc.ir.types import GraphType, PropType, Scalar, SetType, c_name
+from starc.ir.types import GraphType, PropType, Scalar, SetType, UpdatesType, c_name
 
 __all__ = ["CXX_KEYWORDS", "HostDialect", "HostExprDialect", "CppHostPrinter", "location"]
 
@@ -105,8 +106,10 @@ class CppHostPrinter(HostStatementPrinter):
         if fn.return_type is not None:
             body.append(f"{c_name(fn.return_type)} {self._return_var}{{}};")
         trial = self.names.fresh("trial")
+        body += self.snapshot_graph()
         allocations = [line for array in per_run for line in self._allocate(array)]
-        timed = allocations if d.allocates_before_clock else []
+        timed = self.restore_graph(trial, resident)
+        timed += allocations if d.allocates_before_clock else []
         timed += d.timer_start(where)
         if not d.allocates_before_clock:
             timed += allocations
@@ -149,6 +152,9 @@ class CppHostPrinter(HostStatementPrinter):
                 kind = _PARAM_KINDS[p.type][0]
             elif isinstance(p.type, SetType) and p.type.kind == "node":
                 kind = "NodeSet"
+            elif isinstance(p.type, UpdatesType):
+                specs.append(f'{{"{UPDATES_OPTION}", starc::ParamKind::File, true}}')
+                continue
             elif isinstance(p.type, (GraphType, PropType)):
                 continue
             else:
@@ -187,7 +193,7 @@ class CppHostPrinter(HostStatementPrinter):
             elem = self.dialect.storage_type(p.type.elem)
             lines.append(f"std::vector<{elem}> {self._host_vectors[p.uid]} = "
                          f'starc::edge_weights<{elem}>({g}, "{p.name}", "{p.type}");')
-        return lines
+        return lines + self.read_update_stream()
 
 
     def _result_array(self, p: ir.Symbol) -> Optional[P.DeviceArray]:
@@ -203,11 +209,8 @@ class CppHostPrinter(HostStatementPrinter):
         lines = [d.array_declaration(var, array.elem)]
         lines += d.allocate(var, array.elem, count, where)
         if array.copy_in:
-            if array.name in BINNED_ORDERS:    # built by the runtime on first use
-                inward = "true" if array.name == "in_binned_order" else "false"
-                host = f"{self.graph}.binned_order({inward}, {P.BINNED_RUN}).data()"
-            elif array.role == "graph":
-                host = f"{self.graph}.{array.name}.data()"
+            if array.role == "graph":
+                host = self.graph_array_data(array)
             elif array.role == "weight" and array.sym is not None \
                     and array.sym.uid in self._host_vectors:
                 host = f"{self._host_vectors[array.sym.uid]}.data()"
@@ -215,6 +218,13 @@ class CppHostPrinter(HostStatementPrinter):
                 d.missing(f"copying the '{array.role}' array '{array.name}' in")
             lines += d.copy_to_device(var, array.elem, host, count, where)
         return lines
+
+    def graph_array_data(self, array: P.DeviceArray) -> str:
+        """The host data of graph array ``array`` (a binned order: built on first use)."""
+        if array.name in BINNED_ORDERS:
+            inward = "true" if array.name == "in_binned_order" else "false"
+            return f"{self.graph}.binned_order({inward}, {P.BINNED_RUN}).data()"
+        return f"{self.graph}.{array.name}.data()"
 
     def _algorithm(self) -> List[str]:
         """The host tree; inside a lambda when it returns (early returns leave the lambda)."""

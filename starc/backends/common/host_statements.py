@@ -22,6 +22,7 @@ from starc.backends.common.cfamily import INDENT, KernelCode, NameTable
 from starc.backends.common.host_dialect import (CXX_KEYWORDS, Count, HostDialect, HostValue,
                                                 location)
 from starc.backends.common.host_expressions import HostExprPrinter
+from starc.backends.common.host_updates import UpdateStatements
 from starc.backends.common.sourcemap import mark
 from starc.diagnostics import tracks_construct
 from starc.ir import nodes as ir
@@ -36,7 +37,7 @@ _EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
                  "one": ("1", "1", False)}
 
 
-class HostStatementPrinter:
+class HostStatementPrinter(UpdateStatements):
     """Prints one plan's host tree as C++ (see the module docstring)."""
 
     def __init__(self, plan: P.Plan, dialect: HostDialect,
@@ -88,6 +89,8 @@ class HostStatementPrinter:
         return self.extent_count(array.extent)
 
     def extent_count(self, extent: str) -> Count:
+        if extent == "updates":
+            return self.update_count()
         if extent not in _EXTENT_COUNT:
             self.dialect.missing(f"a device array of extent '{extent}'")
         text, factor, may_be_zero = _EXTENT_COUNT[extent]

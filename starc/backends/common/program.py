@@ -21,7 +21,7 @@ from starc.backends.common.host_dialect import HostDialect
 from starc.backends.common.kernel_arguments import KernelCode
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.common.templating import template_lookup
-from starc.ir.types import Scalar, SetType
+from starc.ir.types import Scalar, SetType, UpdatesType
 
 __all__ = ["CppBackend", "PrintedKernels", "program_name", "usage_line", "templates",
            "compile_executable"]
@@ -48,6 +48,8 @@ def usage_line(plan: P.Plan, program: str) -> str:
             words.append(f"[--{p.name} {_VALUE_WORDS.get(p.type, 'INT')}]")
         elif isinstance(p.type, Scalar):
             words.append(f"--{p.name} {_VALUE_WORDS.get(p.type, 'INT')}")
+        elif isinstance(p.type, UpdatesType):      # a Dynamic program's stream
+            words.append("--updates FILE")
     return " ".join(words + ["[--undirected] [--out FILE] [--time]"])
 
 

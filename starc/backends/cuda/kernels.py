@@ -70,7 +70,7 @@ _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
 #: native atomics where an instruction exists, a warp-aggregated combine of private reductions
 #: (bitwise ones on integers only), a device-side worklist.
 CAPABILITIES = Capabilities(
-    "cuda", "CUDA", lockstep=True, sub_group_width=32,
+    "cuda", "CUDA", lockstep=True, sub_group_width=32, dynamic_graphs=True,
     schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
     frontier_edges=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC

@@ -46,10 +46,13 @@ ATOMICS = directive_atomics("acc", "OpenACC", cuda_macro=CUDA_ATOMICS)
 #: gangs whose vector lanes may share a vertex's neighbour loop (the binned schedule).
 CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS,
                                       schedules=frozenset({"vertex", "edges", "binned"}),
-                                      vector_loops=True)
+                                      vector_loops=True, dynamic_graphs=True)
 
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
-_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1"}
+#: The update arrays (a batch's updates, issue 31) are read only by the kernel over those
+#: updates, whose ``frontier_count`` items are the batch's.
+_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1",
+            "updates": BOUNDS["frontier"]}
 
 
 class OpenACCDialect(HostLoopDialect):

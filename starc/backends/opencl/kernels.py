@@ -48,7 +48,8 @@ ATOMICS = AtomicTable(
 #: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
 #: private reduction combines with one atomic per work item; a binned kernel's work-group
 #: combines in local memory (no sub-groups in 1.2, so a heavy vertex gets the whole group).
-CAPABILITIES = Capabilities("opencl", "OpenCL", schedules=frozenset({"vertex", "edges", "binned"}),
+CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
+                            schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 

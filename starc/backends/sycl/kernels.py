@@ -78,7 +78,7 @@ ATOMICS = AtomicTable(
 #: implementation returns the old value or the old value is unused (ATOMICS); sycl::reduction
 #: for private reductions.
 CAPABILITIES = Capabilities(
-    "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS),
+    "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
     native_reduction_object="sycl::reduction", **atomic_helpers.atomic_capabilities(ATOMICS))
 
 

@@ -20,6 +20,11 @@ def dsl_sources() -> List[pathlib.Path]:
     return sorted(DSL.glob("*.sp"))
 
 
+def dynamic_sources() -> List[pathlib.Path]:
+    """dsl/dynamic: the Dynamic programs (issue 31)."""
+    return sorted((DSL / "dynamic").glob("*.sp"))
+
+
 def extra_sources() -> List[pathlib.Path]:
     return sorted(PROGRAMS.glob("*.sp"))
 

@@ -1,4 +1,5 @@
-"""CUDA builds: every program compiles with nvcc (sm_75 and sm_90, warnings as errors); the
+"""CUDA builds: every program compiles with nvcc (sm_75 and sm_90, warnings as errors; the
+focused test programs and dsl/dynamic's with sm_75); the
 built host rejects bad input before touching the GPU; with a GPU, results match the reference."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import subprocess
 import pytest
 
 import starc
-from cuda_helpers import compile_path, dsl_sources, extra_sources
+from cuda_helpers import compile_path, dsl_sources, dynamic_sources, extra_sources
 from starc.backends.base import BackendError, BackendOptions
 from starc.backends.cuda.emitter import CUDABackend
 from starc.results import compare_results
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.cuda
 ARCHS = ("sm_75", "sm_90")
 # Every dsl program for both architectures; the focused test programs for one.
 BUILDS = [(path, arch) for path in dsl_sources() for arch in ARCHS] + \
-    [(path, "sm_75") for path in extra_sources()]
+    [(path, "sm_75") for path in extra_sources() + dynamic_sources()]
 
 # Parameters of each dsl program on the small test graph (vertex ids < 7).
 PARAMS = {"sssp": {"src": "0"}, "sswp": {"src": "0"}, "bfs": {"src": "0"}, "cc": {},

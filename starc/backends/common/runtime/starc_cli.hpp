@@ -38,7 +38,7 @@ struct UsageError : std::runtime_error {
   using runtime_error::runtime_error;
 };
 
-enum class ParamKind { Int, Long, Float, Double, Bool, Node, NodeSet };
+enum class ParamKind { Int, Long, Float, Double, Bool, Node, NodeSet, File };
 
 struct ParamSpec {
   const char* name;
@@ -64,6 +64,7 @@ inline const char* kind_description(ParamKind kind) {
     case ParamKind::Bool: return "a boolean (0, 1, true or false)";
     case ParamKind::Node: return "a node id (a non-negative integer)";
     case ParamKind::NodeSet: return "a comma-separated list of node ids, e.g. 0,5,9";
+    case ParamKind::File: return "a file name";
   }
   return "a value";
 }
@@ -77,6 +78,7 @@ inline const char* kind_metavar(ParamKind kind) {
     case ParamKind::Bool: return "0|1";
     case ParamKind::Node: return "NODE";
     case ParamKind::NodeSet: return "NODE,NODE,...";
+    case ParamKind::File: return "FILE";
   }
   return "VALUE";
 }
@@ -245,6 +247,9 @@ class CommandLine {
     return v;
   }
 
+  /// The text of --name (a ParamKind::File: the file is read by its user).
+  const std::string& get_text(const char* name) const { return value_of(name); }
+
   /// The node id of --name, checked against the graph (0 <= id < num_nodes).
   int get_node(const char* name, const Graph& g) const {
     long long id = 0;
@@ -342,6 +347,7 @@ class CommandLine {
       case ParamKind::Bool: ok = detail::parse_bool(value, flag); break;
       case ParamKind::Node: ok = detail::parse_node_id(value, integer) && integer <= INT_MAX; break;
       case ParamKind::NodeSet: ok = detail::parse_node_list(value, ids); break;
+      case ParamKind::File: ok = !value.empty(); break;
     }
     if (!ok)
       throw UsageError(std::string("--") + spec.name + " expects " + detail::kind_description(spec.kind) +

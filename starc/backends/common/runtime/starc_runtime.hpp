@@ -26,6 +26,7 @@
 #include "starc_graph.hpp"
 #include "starc_results.hpp"
 #include "starc_support.hpp"
+#include "starc_updates.hpp"
 
 namespace starc {
 

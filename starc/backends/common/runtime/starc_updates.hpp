@@ -178,7 +178,8 @@ inline UpdateStream symmetrised(const UpdateStream& s) {
   return out;
 }
 
-/// The updates of the file's lines [first, last) of `s` with `kind` ('d' or 'a'), in order.
+/// The updates of the file's lines [first, last) of `s` with `kind` ('d' or 'a'; 0: every
+/// update), in order.
 struct BatchPart {
   std::vector<int> src, dst;
   std::vector<double> weights;  // empty when the stream has none
@@ -189,12 +190,29 @@ inline BatchPart batch_part(const UpdateStream& s, long long first, long long la
   auto lo = std::lower_bound(s.origin.begin(), s.origin.end(), first) - s.origin.begin();
   auto hi = std::lower_bound(s.origin.begin(), s.origin.end(), last) - s.origin.begin();
   for (auto i = static_cast<size_t>(lo); i < static_cast<size_t>(hi); ++i) {
-    if (s.kinds[i] != kind) continue;
+    if (kind != 0 && s.kinds[i] != kind) continue;
     part.src.push_back(s.src[i]);
     part.dst.push_back(s.dst[i]);
     if (s.has_weights) part.weights.push_back(s.weights[i]);
   }
   return part;
+}
+
+/// The weights of a batch part's updates as T (zero where the stream carries none).
+template <class T>
+inline std::vector<T> part_weights(const BatchPart& part) {
+  std::vector<T> out(part.src.size(), T());
+  for (size_t i = 0; i < part.weights.size() && i < out.size(); ++i) out[i] = static_cast<T>(part.weights[i]);
+  return out;
+}
+
+/// A program with edge weights (`prop`, a propEdge parameter) on a weighted graph needs every
+/// addition's weight: the reference's message when the stream's additions carry none.
+inline void check_update_weights(const UpdateStream& s, const Graph& g, const char* function, const char* prop) {
+  bool adds = std::find(s.kinds.begin(), s.kinds.end(), 'a') != s.kinds.end();
+  if (g.has_weights && adds && !s.has_weights)
+    throw InputError(s.path + ": the additions carry no weights, and " + function +
+                     " needs edge weights for '" + prop + "' (write 'a u v w')");
 }
 
 /// What a change did to the edge ids: the new id of every old edge (-1: deleted) and the ids

@@ -1,0 +1,174 @@
+"""The dynamic-graph half of the shared C++ host printer (issue 31): the update stream read with
+the command line, and the plan's ``BatchLoop``, ``ApplyUpdates`` and ``UpdateLoop`` printed
+as calls into the runtime's ``starc_updates.hpp`` and the dialect's device operations."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+from starc.analysis import plan as P
+from starc.backends.common.cfamily import INDENT
+from starc.backends.common.host_dialect import Count
+from starc.ir import nodes as ir
+from starc.ir.types import UpdatesType
+
+__all__ = ["UpdateStatements", "UPDATES_OPTION"]
+
+#: the generated program's option for the update stream, as ``starc run --updates FILE``
+UPDATES_OPTION = "updates"
+_KIND_CHAR = {"delete": "'d'", "add": "'a'", "all": "0", "none": "'-'"}
+
+
+class UpdateStatements:
+    """Mixin of ``HostStatementPrinter``: what a Dynamic program's host adds."""
+
+    def update_stream_param(self) -> Optional[ir.Symbol]:
+        return next((p for p in self.function.params if isinstance(p.type, UpdatesType)), None)
+
+    def update_count(self) -> Count:
+        """The length of the update arrays: the whole stream's, which bounds every batch."""
+        stream = self.update_stream_param()
+        # an int, as the graph's counts are
+        return Count(f"static_cast<int>({self.names.bind(stream)}.size())", may_be_zero=True)
+
+    def read_update_stream(self) -> List[str]:
+        """The stream of ``--updates FILE``, read against the graph's vertices (both directions
+        of each update when the run is --undirected), before the clock starts; a weighted
+        program's additions must carry weights."""
+        stream = self.update_stream_param()
+        if stream is None:
+            return []
+        var, g, cl = self.names.bind(stream), self.graph, self.cl
+        lines = [f'starc::UpdateStream {var} = starc::read_updates({cl}.get_text('
+                 f'"{UPDATES_OPTION}"), {g}.num_nodes);',
+                 f"if ({cl}.undirected) {var} = starc::symmetrised({var});"]
+        for p in self._weight_params:
+            lines.append(f'starc::check_update_weights({var}, {g}, "{self.function.name}", '
+                         f'"{p.name}");')
+        return lines
+
+    def snapshot_graph(self) -> List[str]:
+        """A Dynamic program's input graph and weights, kept for ``restore_graph``."""
+        if self.update_stream_param() is None:
+            return []
+        self._snapshots = [(self.graph, self.names.fresh(f"{self.graph}_input"))]
+        self._snapshots += [(self._host_vectors[p.uid],
+                             self.names.fresh(f"{self._host_vectors[p.uid]}_input"))
+                            for p in self._weight_params]
+        return ["// The input graph: each trial starts from it (the batches change the graph)."] \
+            + [f"const auto {copy} = {var};" for var, copy in self._snapshots]
+
+    def restore_graph(self, trial: str, resident: List[P.DeviceArray]) -> List[str]:
+        """From the second trial on, before its clock starts: the input graph again, on the
+        host and on the device."""
+        if self.update_stream_param() is None:
+            return []
+        where = self.where(self.function.loc)
+        lines = [f"{var} = {copy};" for var, copy in self._snapshots]
+        for array in resident:
+            if array.role == "graph":
+                data = self.graph_array_data(array)
+            else:
+                data = f"{self._host_vectors[array.sym.uid]}.data()"
+            lines += self._reupload(array, data, where)
+        lines += self.dialect.synchronize(where)
+        return [f"if ({trial} > 0) {{"] + [INDENT + line for line in lines] + ["}"]
+
+    def _stmt_BatchLoop(self, s: P.BatchLoop, depth: int):
+        # the reference's "<file>:<line>:<col>: runtime error: ..." (as the check sites')
+        pad, where = INDENT * depth, json.dumps(str(s.loc))
+        stream = self.names.bind(s.stream) if self.names.lookup(s.stream) is None \
+            else self.names.lookup(s.stream)
+        size = self.names.fresh("batch_size")
+        first, last = self.names.bind(s.first), self.names.bind(s.last)
+        lines = [f"{pad}{{{self.comment(s.loc)}",
+                 f"{pad}{INDENT}const long long {size} = static_cast<long long>("
+                 f"{self.expr(s.size)});",
+                 f"{pad}{INDENT}if ({size} < 1) throw starc::CheckError(std::string({where}) + "
+                 f"\": runtime error: the batch size is \" + std::to_string({size}) + "
+                 f"\"; it must be at least 1\");",
+                 f"{pad}{INDENT}for (long long {first} = 0; {first} < {stream}.line_count(); "
+                 f"{first} += {size}) {{",
+                 f"{pad}{INDENT * 2}const long long {last} = std::min({first} + {size}, "
+                 f"{stream}.line_count());"]
+        lines += self._body(s.body, depth + 2)
+        return lines + [f"{pad}{INDENT}}}", f"{pad}}}"]
+
+    def _part(self, kind: str, stream: ir.Symbol, first: ir.Symbol, last: ir.Symbol) -> str:
+        return (f"starc::batch_part({self.names.lookup(stream)}, {self.scalar(first)}, "
+                f"{self.scalar(last)}, {_KIND_CHAR[kind]})")
+
+    def _stmt_UpdateLoop(self, s: P.UpdateLoop, depth: int):
+        d, where = self.dialect, self.where(s.loc)
+        part, count = self.names.fresh("part"), self.names.bind(s.count)
+        lines = [f"const starc::BatchPart {part} = {self._part(s.kind, s.stream, s.first, s.last)};",
+                 f"const int {count} = static_cast<int>({part}.src.size());",
+                 f"if ({count} > 0) {{"]
+        for field, array in s.fields:
+            if field == "weight":
+                host = self.names.fresh("weights")
+                elem = d.storage_type(array.elem)
+                lines.append(f"{INDENT}const std::vector<{elem}> {host} = "
+                             f"starc::part_weights<{elem}>({part});")
+                data = f"{host}.data()"
+            else:
+                data = f"{part}.{'src' if field == 'source' else 'dst'}.data()"
+            lines += [INDENT + line for line in d.copy_to_device(
+                self.array_var(array), array.elem, data, Count(count), where)]
+        # a copy may still read the host data when it returns (SYCL's queue.copy): the part
+        # dies with this block
+        lines += [INDENT + line for line in d.synchronize(where)]
+        body = self._body(s.body, 1)
+        lines += body + ["}"]
+        pad = INDENT * depth
+        return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
+
+    def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
+        d, g, where = self.dialect, self.graph, self.where(s.loc)
+        part, change = self.names.fresh("part"), self.names.fresh("change")
+        # the kernels before it may still use the arrays it frees and the host data it changes
+        lines = d.synchronize(where)
+        lines.append(f"const starc::BatchPart {part} = "
+                     f"{self._part(s.kind, s.stream, s.first, s.last)};")
+        carried = []
+        for array in s.edge_props:     # read back before the edge ids change
+            elem = d.storage_type(array.elem)
+            vector = self._host_vectors.get(array.sym.uid) if array.sym is not None else None
+            if vector is None:
+                vector = self.names.fresh(f"h_{array.name}")
+                lines.append(f"std::vector<{elem}> {vector}({g}.num_edges);")
+            lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
+                                    self.count(array), where)
+            carried.append((array, vector, elem))
+        if s.kind == "delete":
+            lines.append(f"const starc::EdgeRenumbering {change} = starc::delete_edges({g}, "
+                         f"{part}.src, {part}.dst);")
+        else:
+            lines.append(f"const starc::EdgeRenumbering {change} = starc::add_edges({g}, "
+                         f"{part}.src, {part}.dst, {part}.weights);")
+        for array, vector, elem in carried:
+            if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
+                added = self.names.fresh("added")
+                lines.append(f"const std::vector<{elem}> {added} = "
+                             f"starc::part_weights<{elem}>({part});")
+                lines.append(f"{vector} = {change}.carried({vector}, {g}.num_edges, {elem}(), "
+                             f"&{added});")
+            else:
+                lines.append(f"{vector} = {change}.carried({vector}, {g}.num_edges);")
+        for array, vector, _ in carried:
+            lines += self._reupload(array, f"{vector}.data()", where)
+        for array in s.graph:
+            lines += self._reupload(array, self.graph_array_data(array), where)
+        lines += d.synchronize(where)     # the host data may change once the copies are done
+        pad = INDENT * depth
+        return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
+
+    def _reupload(self, array: P.DeviceArray, data: str, where: str) -> List[str]:
+        """``array`` uploaded whole again; reallocated first when its length is the edges'."""
+        d, var, count = self.dialect, self.array_var(array), self.count(array)
+        lines = []
+        if array.extent == "edges":
+            lines += d.free(var, array.elem, where)
+            lines += d.allocate(var, array.elem, count, where)
+        return lines + d.copy_to_device(var, array.elem, data, count, where)
