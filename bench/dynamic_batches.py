@@ -1,0 +1,94 @@
+"""Per-batch time of the dynamic programs against their static recomputation (issue 31's
+goals), on one compiled backend, side by side in one run.
+
+    python bench/dynamic_batches.py [--scale 18] [--share 0.001] [--batches 4]
+                                    [--backend opencl] [--programs sssp pr tc] [--trials 3]
+
+For each of dsl/dynamic/dyn_{sssp,pr,tc}.sp the same built program runs twice on a Kronecker
+graph (`starc.graphs.rmat`, weighted): with an empty update stream (the static function alone,
+on the input graph) and with ``--batches`` batches of ``--share`` of the edges each (half
+deletions of existing edges, half additions). Both run ``--trials`` times in one process
+(``--time --trials``: the median trial's ``starc-time``). A batch costs
+(T_batches - T_static) / batches: applying it to the graph, uploading what changed, and the
+incremental algorithm; the goals compare it with T_static, a recomputation from scratch on a
+graph of the same size: sssp <= 1/10, tc <= 1/20, pr <= 1/3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from starc.graphs import load_graph, rmat, write_edge_list  # noqa: E402
+from starc.graphs.updates import generate_updates, write_updates  # noqa: E402
+
+#: program -> (its parameters, whether it reads the graph as undirected, the goal)
+PROGRAMS = {
+    "sssp": (["--src", "0"], False, 1 / 10),
+    "pr": (["--beta", "0.000001", "--delta", "0.85", "--maxIter", "100"], False, 1 / 3),
+    "tc": ([], True, 1 / 20),
+}
+
+
+def timed(argv, trials: int) -> float:
+    """The median ``starc-time`` of ``trials`` trials of one process."""
+    proc = subprocess.run(argv + ["--time", "--trials", str(trials), "--out", "/dev/null"],
+                          cwd=ROOT, capture_output=True, text=True)
+    times = [float(line.split()[1]) for line in proc.stderr.splitlines()
+             if line.startswith("starc-time ")]
+    if proc.returncode != 0 or len(times) != trials:
+        sys.exit(f"{' '.join(argv)} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=18)
+    parser.add_argument("--share", type=float, default=0.001,
+                        help="a batch's updates as a share of the graph's edges (default 0.001)")
+    parser.add_argument("--batches", type=int, default=4)
+    parser.add_argument("--backend", default="opencl")
+    parser.add_argument("--programs", nargs="+", choices=sorted(PROGRAMS),
+                        default=["sssp", "pr", "tc"])
+    parser.add_argument("--trials", type=int, default=3)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = pathlib.Path(tmp)
+        graph_path = folder / f"rmat{args.scale}.el"
+        write_edge_list(rmat(args.scale, 16, seed=1, weights=True), graph_path)
+        empty = folder / "none.updates"
+        empty.write_text("")
+        print(f"{args.backend}, Kronecker {args.scale}, batches of {args.share:g} of the edges "
+              f"(half deletions), {args.batches} batches, median of {args.trials} trials")
+        print("| program | static | per batch | batch / static | goal |")
+        print("|---|---|---|---|---|")
+        for name in args.programs:
+            params, undirected, goal = PROGRAMS[name]
+            graph = load_graph(str(graph_path), undirected=undirected)
+            # a batch counts lines; an undirected run applies each line in both directions
+            per_batch = max(1, round(graph.num_edges * args.share / (2 if undirected else 1)))
+            stream = generate_updates(graph, per_batch * args.batches, seed=2, weights=True)
+            updates = folder / f"{name}.updates"
+            write_updates(updates, stream)
+            argv = [sys.executable, "-m", "starc", "run", f"dsl/dynamic/dyn_{name}.sp",
+                    "-b", args.backend, "--graph", str(graph_path),
+                    "--batchSize", str(per_batch), *params,
+                    *(["--undirected"] if undirected else [])]
+            static = timed(argv + ["--updates", str(empty)], args.trials)
+            total = timed(argv + ["--updates", str(updates)], args.trials)
+            batch = (total - static) / args.batches
+            ratio = batch / static
+            print(f"| {name} | {static * 1e3:.1f} ms | {batch * 1e3:.1f} ms | {ratio:.3f} | "
+                  f"<= {goal:.3f}: {'met' if ratio <= goal else 'missed'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
