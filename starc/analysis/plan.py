@@ -369,6 +369,10 @@ class QueueAppend(ir.Stmt):
     queue: DeviceArray
     size: DeviceArray
     value: ir.Expr
+    #: (the specialize stage) ``group``: the work items of a lockstep group that append
+    #: together take their slots with one fetch-and-add (each slot the old value plus the
+    #: number of appending lanes below it); ``item``: one fetch-and-add each
+    form: str = ""
 
 
 @record
@@ -775,6 +779,10 @@ class Specialization(Record):
     loop_forms: Tuple[LoopForm, ...] = ()
     distribution: Optional[object] = None
     kernels: Tuple[Kernel, ...] = ()
+    #: how a worklist's appends take their slots (``QueueAppend.form``) and why; "" where no
+    #: kernel appends
+    appends: str = ""
+    appends_why: str = ""
 
     def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
         return next((f for f in self.loop_forms if f.loc == loc), None)
