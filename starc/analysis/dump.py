@@ -120,7 +120,8 @@ class PlanPrinter(DSLPrinter):
                          f"{s.size.name});", indent)
 
     def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
-        return self.line(f"count 1 in {s.size.name};", indent)
+        form = " [one atomic per group]" if s.per_group else ""
+        return self.line(f"count{form} 1 in {s.size.name};", indent)
 
     # --- host statements -------------------------------------------------------------------
 

@@ -383,6 +383,9 @@ class QueueCount(ir.Stmt):
     size: DeviceArray
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
+    #: (the specialize stage) the work items of a lockstep group that count together add
+    #: their number with one atomic (``QueueAppend.form`` ``group``)
+    per_group: bool = False
 
 
 @record

@@ -9,7 +9,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
-| how a worklist's appends take their slots: one atomic per lockstep group of the work items appending together, or one per work item, and why | ``QueueAppend.form``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
+| how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
@@ -173,7 +173,8 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
             return dataclasses.replace(node, form=appends)
         if isinstance(node, P.QueueCount):
             return dataclasses.replace(node, form=atomic_form(capabilities, "add", Scalar.INT,
-                                                              False))
+                                                              False),
+                                       per_group=appends == "group")
         return None
 
     kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),

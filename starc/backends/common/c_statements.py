@@ -521,6 +521,10 @@ class CPrinter(CExpressionPrinter):
 
     def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
         size = self.ctx.array(s.size, written=True)
+        if s.per_group:
+            self.ctx.features.add("group_append")
+            return [self._line(depth, f"{self.d.group_count(self.d.address(size.name, '0'))};"
+                                      f"{self.comment(s)}")]
         self.ctx.features.add("atomic_add_int")
         count = self._atomic(s.form, "add", Scalar.INT, self.d.address(size.name, "0"), "1")
         return [self._line(depth, f"{count};{self.comment(s)}")]

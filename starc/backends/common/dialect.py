@@ -185,6 +185,11 @@ class Dialect:
         queue's ``length`` (an ``int*``) for all its lanes that append together."""
         self.missing("an append aggregated per group")
 
+    def group_count(self, length: str) -> str:
+        """``*length += 1`` for each work item, one atomic per lockstep group that counts
+        together (``QueueCount.per_group``)."""
+        self.missing("a count aggregated per group")
+
     def edge_count(self) -> Optional[str]:
         """``g.num_edges()`` in a kernel where the kernel's edge count ``m`` (its edge
         arrays' length) is not the whole graph's, else None."""

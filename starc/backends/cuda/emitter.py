@@ -40,7 +40,8 @@ class CUDABackend(CppBackend):
     def group_append(self) -> str:
         return ("one atomicAdd per warp (starc_warp_append): the threads that append together "
                 "(__activemask()) add their count once, the old length reaches each by "
-                "__shfl_sync, and a thread's slot is it plus the appending lanes below it")
+                "__shfl_sync, and a thread's slot is it plus the appending lanes below it; a dense "
+                "round counts the flags it flips likewise (starc_warp_count)")
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         dialect = CUDADialect()

@@ -95,6 +95,9 @@ class CUDADialect(cfamily.Dialect):
     def group_append(self, length: str) -> str:
         return f"starc_warp_append({length})"
 
+    def group_count(self, length: str) -> str:
+        return f"starc_warp_count({length})"
+
 
 _FULL_WARP = "0xffffffffu"
 #: a binned kernel's block and warps (``binned_shell``)

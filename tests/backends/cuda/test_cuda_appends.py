@@ -27,8 +27,10 @@ def test_golden_sssp_worklist_appends_one_atomic_per_warp():
     sparse = between(text, "__global__ void Compute_SSSP_forall_11_sparse(", "\n}\n")
     assert "modified_frontier_nxt[starc_warp_append(&modified_frontier_size[0])] = nbr;" \
         in sparse
-    # no append is one atomic per thread any more; the dense round still counts per thread
-    assert "[starc_atomic_add_int(" not in text
+    # no append or count is one atomic per thread any more
+    assert "starc_atomic_add_int(" not in text
+    dense = between(text, "__global__ void Compute_SSSP_forall_11_dense(", "\n}\n")
+    assert "starc_warp_count(&modified_frontier_size[0]);" in dense
     header = compile_path(DSL / "sssp.sp", "vertex").generated.files["starc_cuda.cuh"]
     assert "__device__ inline int starc_warp_append(int* length) {" in header
 
@@ -74,7 +76,7 @@ int main() {
   std::vector<unsigned> masks;
   unsigned mask;
   while (std::scanf("%x", &mask) == 1) masks.push_back(mask);
-  int length = 0;
+  int length = 0, counted = 0;
   std::vector<WarpCall> calls(masks.size());
   std::vector<std::barrier<>*> syncs;
   std::vector<int> slots(masks.size() * 32, -1);
@@ -88,10 +90,11 @@ int main() {
           current = &calls[k];
           lane = l;
           slots[k * 32 + l] = starc_warp_append(&length);
+          starc_warp_count(&counted);
         });
   }
   for (auto& t : lanes) t.join();
-  std::printf("%d %d\n", length, atomics.load());
+  std::printf("%d %d %d\n", length, counted, atomics.load());
   for (size_t k = 0; k < masks.size(); ++k)
     for (int l = 0; l < 32; ++l)
       if (masks[k] >> l & 1u) std::printf("%zu %d %d\n", k, l, slots[k * 32 + l]);
@@ -100,14 +103,16 @@ int main() {
 
 
 def _helper_text() -> str:
+    """The prelude's two helpers, as printed (their intrinsics left to the emulation)."""
     header = runtime_header({"group_append"})
-    return between(header, "__device__ inline int starc_warp_append(", "\n}\n") + "\n}\n"
+    return "\n".join(between(header, f"__device__ inline {head}(", "\n}\n") + "\n}\n"
+                     for head in ("int starc_warp_append", "void starc_warp_count"))
 
 
 def test_warp_append_slots_match_a_sequential_oracle(tmp_path):
     """The prelude's own starc_warp_append, its intrinsics emulated by host threads: warps with
     divergent masks appending at once get distinct, gap-free slots, contiguous per warp in
-    lane order, with one atomic per warp."""
+    lane order, with one atomic per warp; starc_warp_count adds one per thread, likewise."""
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     source = tmp_path / "append.cpp"
@@ -121,7 +126,7 @@ def test_warp_append_slots_match_a_sequential_oracle(tmp_path):
     proc = subprocess.run([str(binary)], input=" ".join(f"{m:x}" for m in masks),
                           capture_output=True, text=True, timeout=60, check=True)
     first, *rows = proc.stdout.splitlines()
-    length, atomics = map(int, first.split())
+    length, counted, atomics = map(int, first.split())
     got = {}
     for row in rows:
         k, lane, slot = map(int, row.split())
@@ -129,7 +134,7 @@ def test_warp_append_slots_match_a_sequential_oracle(tmp_path):
     # the oracle: each warp's active lanes, in lane order, take a run of consecutive slots;
     # the runs of all warps tile 0..total-1
     total = sum(bin(m).count("1") for m in masks)
-    assert length == total and atomics == len(masks)
+    assert length == total and counted == total and atomics == 2 * len(masks)
     assert sorted(s for lanes in got.values() for s in lanes.values()) == list(range(total))
     for k, mask in enumerate(masks):
         active = [lane for lane in range(32) if mask >> lane & 1]

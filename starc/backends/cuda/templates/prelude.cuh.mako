@@ -15,6 +15,7 @@
 //   starc_warp_reduce(value, op)    combine the privates of the threads that reach it together
 //                                   (one atomic per warp group instead of one per thread)
 //   starc_warp_append(length)       a worklist append's slot: one atomic per warp, not per thread
+//   starc_warp_count(length)        *length += 1 per thread, one atomic per warp
 //   starc_find_edge                 binary search in a sorted CSR row (host and device)
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
 //   starc_gallop                    find_edge for ascending w, by a cursor moving forward
@@ -146,6 +147,13 @@ __device__ inline int starc_warp_append(int* length) {
   int base = 0;
   if (rank == 0) base = atomicAdd(length, __popc(active));
   return __shfl_sync(active, base, __ffs(active) - 1) + rank;
+}
+
+/// *length += 1 for each calling thread (a dense round's count of the flags it flips), one
+/// atomic per warp: the lowest of the threads that count together adds their number.
+__device__ inline void starc_warp_count(int* length) {
+  const unsigned active = __activemask();
+  if ((active & starc_lanes_below()) == 0) atomicAdd(length, __popc(active));
 }
 % endif
 
