@@ -62,6 +62,12 @@ class Capabilities(Record):
     #: the width of lockstep sub-groups whose lanes exchange values (warp shuffles; 0: none):
     #: a binned kernel gives vertices of middling degree to one sub-group
     sub_group_width: int = 0
+    #: the lanes of a lockstep group exchange values in divergent code, among the lanes that
+    #: reach the call together (CUDA's ``*_sync`` intrinsics over ``__activemask()``)
+    divergent_exchange: bool = False
+    #: work-group functions (barriers, local memory, group algorithms) that every work item of
+    #: the group must reach (OpenCL 1.2, SYCL)
+    converged_group_functions: bool = False
     #: a vertex's work item is a gang of vector lanes that may share its neighbour loops
     #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's
     #: fold (a reduction clause) or a push's iterations, with no split by degree

@@ -115,11 +115,13 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"store {s.array.name} = {self.expr(s.value)};", indent)
 
     def _stmt_QueueAppend(self, s: P.QueueAppend, indent: int) -> List[str]:
-        return self.line(f"append {self.expr(s.value)} to {s.queue.name} (length "
+        form = " [one atomic per group]" if s.form == "group" else ""
+        return self.line(f"append{form} {self.expr(s.value)} to {s.queue.name} (length "
                          f"{s.size.name});", indent)
 
     def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
-        return self.line(f"count 1 in {s.size.name};", indent)
+        form = " [one atomic per group]" if s.per_group else ""
+        return self.line(f"count{form} 1 in {s.size.name};", indent)
 
     # --- host statements -------------------------------------------------------------------
 
@@ -328,6 +330,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     lines += ["  " + line for line in conditional_atomics(kernels, target.capabilities)]
     for loop in target.loop_forms:
         lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
+    if target.appends:
+        each = "group" if target.appends == "group" else "work item"
+        lines.append(f"  worklist appends: one atomic per {each} ({target.appends_why})")
     distribution = target.distribution
     if distribution is None:
         return lines

@@ -369,6 +369,10 @@ class QueueAppend(ir.Stmt):
     queue: DeviceArray
     size: DeviceArray
     value: ir.Expr
+    #: (the specialize stage) ``group``: the work items of a lockstep group that append
+    #: together take their slots with one fetch-and-add (each slot the old value plus the
+    #: number of appending lanes below it); ``item``: one fetch-and-add each
+    form: str = ""
 
 
 @record
@@ -379,6 +383,9 @@ class QueueCount(ir.Stmt):
     size: DeviceArray
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
+    #: (the specialize stage) the work items of a lockstep group that count together add
+    #: their number with one atomic (``QueueAppend.form`` ``group``)
+    per_group: bool = False
 
 
 @record
@@ -775,6 +782,10 @@ class Specialization(Record):
     loop_forms: Tuple[LoopForm, ...] = ()
     distribution: Optional[object] = None
     kernels: Tuple[Kernel, ...] = ()
+    #: how a worklist's appends take their slots (``QueueAppend.form``) and why; "" where no
+    #: kernel appends
+    appends: str = ""
+    appends_why: str = ""
 
     def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
         return next((f for f in self.loop_forms if f.loc == loc), None)

@@ -9,6 +9,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
+| how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
@@ -41,7 +42,7 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["specialize", "specialize_kernel", "atomic_form", "uniform_items", "Capabilities"]
+__all__ = ["specialize", "specialize_kernel", "atomic_form", "append_form", "uniform_items", "Capabilities"]
 
 #: why a distributed target runs every fixedPoint over all vertices
 _NO_WORKLIST_DISTRIBUTED = ("a rank's worklist would miss the vertices other ranks flag: flags "
@@ -53,6 +54,16 @@ _NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
 _KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: the count reads whole rows of "
                           "other ranks' vertices, which a renumbering would fetch again")
 _KEEPS_IDS = "{title} keeps the file's vertex ids: the count is the same in any numbering"
+#: why a worklist's appends take one fetch-and-add per group, or one per work item
+_APPENDS_GROUP = ("the lanes of a {title} warp exchange values in divergent code, so the lanes "
+                  "that reach an append together need one atomic for all, each slot being its "
+                  "base plus the number of appending lanes below it")
+_APPENDS_CONVERGED = ("{title}'s group functions need every work item of the group to reach "
+                      "them, and an append sits in a divergent branch: only the items that flip "
+                      "a flag append")
+_APPENDS_NO_GROUPS = "{title} has no warp intrinsics: its work items run in no lockstep group"
+_APPENDS_HOST = ("{title}'s work items are a rank's threads over host memory, in no lockstep "
+                 "group")
 
 
 def specialize(plan: P.Plan, capabilities: Capabilities,
@@ -75,9 +86,29 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     # the arrays a graph update refreshes, from the target's final list (a schedule may add
     # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
     plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays))
+    appends, appends_why = "", ""
+    # told where a printed kernel appends (none where every fixedPoint tests all vertices)
+    if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):
+        appends, appends_why = append_form(capabilities)
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
-                                                       forms, distribution, kernels))
+                                                       forms, distribution, kernels,
+                                                       appends, appends_why))
+
+
+def append_form(capabilities: Capabilities):
+    """How a worklist append takes its slot on this target (``QueueAppend.form``: ``group``
+    or ``item``), and why."""
+    if capabilities.lockstep and capabilities.divergent_exchange:
+        why = _APPENDS_GROUP
+    elif capabilities.converged_group_functions:
+        why = _APPENDS_CONVERGED
+    elif capabilities.distributed:
+        why = _APPENDS_HOST
+    else:
+        why = _APPENDS_NO_GROUPS
+    form = "group" if why is _APPENDS_GROUP else "item"
+    return form, why.format(title=capabilities.title)
 
 
 def atomic_form(capabilities: Capabilities, op: str, elem: Scalar, result_used: bool) -> str:
@@ -125,6 +156,7 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
     kernel = _schedule(kernel, capabilities, schedule)
     reductions = tuple(_reduction(red, capabilities) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
+    appends = append_form(capabilities)[0]
 
     def form(node: ir.Node):
         if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and \
@@ -137,9 +169,12 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
             used = bool(node.others or node.then or node.locked)
             return dataclasses.replace(node, form=atomic_form(
                 capabilities, P.ATOMIC_OPS[node.func], _element(node.target), used))
+        if isinstance(node, P.QueueAppend):
+            return dataclasses.replace(node, form=appends)
         if isinstance(node, P.QueueCount):
             return dataclasses.replace(node, form=atomic_form(capabilities, "add", Scalar.INT,
-                                                              False))
+                                                              False),
+                                       per_group=appends == "group")
         return None
 
     kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),

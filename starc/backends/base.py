@@ -189,6 +189,11 @@ class Backend:
         atomic, in words for ``starc explain``."""
         return ""
 
+    def group_append(self) -> str:
+        """How the work items of a group that append to a worklist together take their slots
+        with one atomic (``QueueAppend.form`` ``group``), in words for ``starc explain``."""
+        return ""
+
     def availability(self) -> Availability:
         raise NotImplementedError
 

@@ -527,6 +527,8 @@ class _Walk:
                 f"reading one flag per round is much cheaper than copying {prop} back to "
                 "test it; the next buffer keeps a round from seeing its own updates")
         self.add(s, "fixedPoint", choose, span_node=_At(s.loc))
+        if s.worklist is not None:
+            self.add(s, "worklist appends", lambda t: _appends(t, s.loc), span_node=_At(s.loc))
 
     def update_phase(self, s: P.ApplyUpdates) -> None:
         """``g.updateCSRDel/Add``: what the host does to the graph per batch."""
@@ -678,6 +680,18 @@ def _superstep_words(step, distribution) -> str:
     if step.scalars:
         parts.append("one-value results by MPI_Allreduce")
     return f" ({'; '.join(parts)})" if parts else " (nothing to exchange)"
+
+
+def _appends(t: Target, loc) -> Choice:
+    """How a worklist's appends take their slots here (``Specialization.appends``)."""
+    form = t.loop_form(loc)
+    if form.form != "worklist":
+        return Choice("no appends: every round tests all vertices", form.why)
+    target = t.plan.target
+    if target.appends == "group":
+        return Choice(t.backend.group_append(), target.appends_why)
+    return Choice("one atomic fetch-and-add on the worklist's length per appended vertex",
+                  target.appends_why)
 
 
 def _structured(comp) -> P.Plan:

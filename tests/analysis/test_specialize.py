@@ -179,3 +179,22 @@ function f(Graph g, propNode<int> d, propNode<int> p, propNode<bool> seen) {
     assert not uniform_items(dataclasses.replace(push, body=ir.Block((locked,))))
     assert uniform_items(dataclasses.replace(push, body=ir.Block((
         dataclasses.replace(locked, locked=False, lock=None),))))
+
+
+@pytest.mark.parametrize("backend, form, why", [
+    ("cuda", "group", "warp exchange values in divergent code"),
+    ("opencl", "item", "need every work item of the group to reach them"),
+    ("sycl", "item", "need every work item of the group to reach them"),
+    ("openacc", "item", "no warp intrinsics")])
+def test_worklist_appends_take_a_form_with_its_reason(backend, form, why):
+    """Issue 29 item 2: a warp's appends share one atomic where its lanes exchange values in
+    divergent code; elsewhere one atomic per appended vertex, and the plan says why."""
+    plan = _for("sssp", backend)
+    appends = [n for k in plan.kernels for n in ir.walk(k.body) if isinstance(n, P.QueueAppend)]
+    assert len(appends) == 2 and {a.form for a in appends} == {form}
+    assert plan.target.appends == form and why in plan.target.appends_why
+
+
+def test_no_append_no_append_decision():
+    assert _for("sssp", "mpi").target.appends == ""     # every round tests all vertices
+    assert _for("pr", "cuda").target.appends == ""

@@ -99,6 +99,18 @@ def test_fixedpoint_per_backend(sssp):
     assert "topology-driven" in fixed.choices["mpi"].what
 
 
+def test_worklist_appends_per_backend(sssp):
+    _, found = sssp
+    appends = _find(found, "worklist appends", 10)
+    assert appends.choices["cuda"].what.startswith("one atomicAdd per warp (starc_warp_append)")
+    assert "divergent code" in appends.choices["cuda"].why
+    for backend in ("opencl", "sycl"):
+        assert "per appended vertex" in appends.choices[backend].what
+        assert "divergent branch" in appends.choices[backend].why
+    assert "no warp intrinsics" in appends.choices["openacc"].why
+    assert appends.choices["mpi"].what.startswith("no appends")
+
+
 def test_scalar_reduction_per_backend(pagerank):
     _, found = pagerank
     plus = _find(found, "+= on a scalar")

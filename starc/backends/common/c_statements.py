@@ -508,14 +508,23 @@ class CPrinter(CExpressionPrinter):
     def _stmt_QueueAppend(self, s: P.QueueAppend, depth: int):
         queue = self.ctx.array(s.queue, written=True)
         size = self.ctx.array(s.size, written=True)
-        self.ctx.features.add("atomic_add_int")
-        # The old length (a fetch-and-add) is this work item's own slot.
-        slot = self.d.atomic("add", Scalar.INT, self.d.address(size.name, "0"), "1")
+        length = self.d.address(size.name, "0")
+        if s.form == "group":
+            self.ctx.features.add("group_append")
+            slot = self.d.group_append(length)
+        else:
+            self.ctx.features.add("atomic_add_int")
+            # The old length (a fetch-and-add) is this work item's own slot.
+            slot = self.d.atomic("add", Scalar.INT, length, "1")
         return [self._line(depth, f"{self.d.index(queue.name, slot)} = {self.expr(s.value)};"
                                   f"{self.comment(s)}")]
 
     def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
         size = self.ctx.array(s.size, written=True)
+        if s.per_group:
+            self.ctx.features.add("group_append")
+            return [self._line(depth, f"{self.d.group_count(self.d.address(size.name, '0'))};"
+                                      f"{self.comment(s)}")]
         self.ctx.features.add("atomic_add_int")
         count = self._atomic(s.form, "add", Scalar.INT, self.d.address(size.name, "0"), "1")
         return [self._line(depth, f"{count};{self.comment(s)}")]

@@ -180,6 +180,16 @@ class Dialect:
         true in that one, which alone performs the atomic; None: each combines its own."""
         return None
 
+    def group_append(self, length: str) -> str:
+        """The slot of a queue append whose lockstep group takes one fetch-and-add on the
+        queue's ``length`` (an ``int*``) for all its lanes that append together."""
+        self.missing("an append aggregated per group")
+
+    def group_count(self, length: str) -> str:
+        """``*length += 1`` for each work item, one atomic per lockstep group that counts
+        together (``QueueCount.per_group``)."""
+        self.missing("a count aggregated per group")
+
     def edge_count(self) -> Optional[str]:
         """``g.num_edges()`` in a kernel where the kernel's edge count ``m`` (its edge
         arrays' length) is not the whole graph's, else None."""

@@ -37,6 +37,12 @@ class CUDABackend(CppBackend):
         return ("the threads of a warp that reach it together first fold their privates "
                 "(cooperative_groups::reduce), so one atomic per warp group")
 
+    def group_append(self) -> str:
+        return ("one atomicAdd per warp (starc_warp_append): the threads that append together "
+                "(__activemask()) add their count once, the old length reaches each by "
+                "__shfl_sync, and a thread's slot is it plus the appending lanes below it; a dense "
+                "round counts the flags it flips likewise (starc_warp_count)")
+
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}

@@ -68,11 +68,11 @@ _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
 #: CUDA's capabilities: threads in lockstep warps (so a push loop runs one thread per edge, and
 #: a binned pull gives a middle vertex to a warp, which combines by shuffles),
 #: native atomics where an instruction exists, a warp-aggregated combine of private reductions
-#: (bitwise ones on integers only), a device-side worklist.
+#: (bitwise ones on integers only), a device-side worklist whose appends a warp aggregates.
 CAPABILITIES = Capabilities(
     "cuda", "CUDA", lockstep=True, sub_group_width=32, dynamic_graphs=True,
     schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
-    frontier_edges=True,
+    frontier_edges=True, divergent_exchange=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
     **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -91,6 +91,12 @@ class CUDADialect(cfamily.Dialect):
     def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:
         return (f"starc_warp_reduce({local}, "
                 f"cooperative_groups::{_GROUP_FOLDS[op]}<{self.type_name(elem)}>())")
+
+    def group_append(self, length: str) -> str:
+        return f"starc_warp_append({length})"
+
+    def group_count(self, length: str) -> str:
+        return f"starc_warp_count({length})"
 
 
 _FULL_WARP = "0xffffffffu"
@@ -145,4 +151,5 @@ def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_cuda.cuh`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the CUDA runtime."""
     return render_prelude("cuda", "prelude.cuh.mako", features, atomics=ATOMICS,
-                          group_combine=features is None or "group_combine" in features)
+                          group_combine=features is None or "group_combine" in features,
+                          group_append=features is None or "group_append" in features)

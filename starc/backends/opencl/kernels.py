@@ -51,6 +51,7 @@ ATOMICS = AtomicTable(
 CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
+                            converged_group_functions=True,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
 #: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)

@@ -79,7 +79,8 @@ ATOMICS = AtomicTable(
 #: for private reductions.
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
-    native_reduction_object="sycl::reduction", **atomic_helpers.atomic_capabilities(ATOMICS))
+    native_reduction_object="sycl::reduction", converged_group_functions=True,
+    **atomic_helpers.atomic_capabilities(ATOMICS))
 
 
 class SYCLDialect(NativeReducers):

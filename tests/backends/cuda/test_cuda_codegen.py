@@ -120,7 +120,7 @@ __global__ void Compute_SSSP_forall_11_dense(int n,
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             if (!modified_nxt[nbr]) {
                 modified_nxt[nbr] = true;
-                starc_atomic_add_int(&modified_frontier_size[0], 1);
+                starc_warp_count(&modified_frontier_size[0]);
             }
         }
     }"""
@@ -143,7 +143,7 @@ def test_golden_push_loop_one_thread_per_edge():
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             if (!modified_nxt[nbr]) {
                 modified_nxt[nbr] = true;
-                starc_atomic_add_int(&modified_frontier_size[0], 1);
+                starc_warp_count(&modified_frontier_size[0]);
             }
         }
     }"""

@@ -14,6 +14,8 @@
 //   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
 //   starc_warp_reduce(value, op)    combine the privates of the threads that reach it together
 //                                   (one atomic per warp group instead of one per thread)
+//   starc_warp_append(length)       a worklist append's slot: one atomic per warp, not per thread
+//   starc_warp_count(length)        *length += 1 per thread, one atomic per warp
 //   starc_find_edge                 binary search in a sorted CSR row (host and device)
 //   starc_lower_bound / starc_upper_bound   the run of a sorted row below/above a value
 //   starc_gallop                    find_edge for ascending w, by a cursor moving forward
@@ -119,6 +121,39 @@ __device__ inline bool starc_warp_reduce(T& value, Op op) {
   cooperative_groups::coalesced_group group = cooperative_groups::coalesced_threads();
   value = cooperative_groups::reduce(group, value, op);
   return group.thread_rank() == 0;
+}
+% endif
+% if group_append:
+
+// --- warp-aggregated appends --------------------------------------------------------------------
+// A worklist append takes its slot by a fetch-and-add on the queue's length. The threads of a
+// warp that reach the append together (__activemask(): those still active, whatever diverged
+// before) take one fetch-and-add for all: the lowest of them adds their count, the old length
+// goes to each by a shuffle among exactly those threads, and a thread's slot is that base plus
+// the number of them in lower lanes. The slots of a warp are contiguous, and each thread
+// belongs to exactly one such set, so every append still gets a slot of its own.
+
+/// The lanes of this warp below the calling thread, as a mask.
+__device__ inline unsigned starc_lanes_below() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+/// The slot of this thread's append to a queue whose length is *length (one atomic per warp).
+__device__ inline int starc_warp_append(int* length) {
+  const unsigned active = __activemask();
+  const int rank = __popc(active & starc_lanes_below());
+  int base = 0;
+  if (rank == 0) base = atomicAdd(length, __popc(active));
+  return __shfl_sync(active, base, __ffs(active) - 1) + rank;
+}
+
+/// *length += 1 for each calling thread (a dense round's count of the flags it flips), one
+/// atomic per warp: the lowest of the threads that count together adds their number.
+__device__ inline void starc_warp_count(int* length) {
+  const unsigned active = __activemask();
+  if ((active & starc_lanes_below()) == 0) atomicAdd(length, __popc(active));
 }
 % endif
 
