@@ -9,6 +9,9 @@
 //       the results of the property v * 3 + 1 (owners' values, streamed to rank 0), then rank 0
 //       prints read_node of every vertex
 //   runtime_driver read GRAPH [--undirected]     the sequential reader (starc::read_graph), no MPI
+//   runtime_driver encoding X...      for each integer X, "varint X: its bytes (hex) | decoded";
+//                                     then "changed: the positions compare<int> lists" for the
+//                                     values X against X with every third one incremented
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -17,6 +20,7 @@
 
 #include "starc_runtime.hpp"
 #include "starc_mpi.hpp"
+#include "starc_mpi_values.hpp"
 
 namespace {
 
@@ -97,6 +101,33 @@ int values(int argc, char** argv) {
   return 0;
 }
 
+int encoding(int argc, char** argv) {
+  std::vector<int> values, at;
+  for (int k = 1; k < argc; ++k) {
+    unsigned long long x = std::stoull(argv[k]);
+    char bytes[starc_mpi::detail::kMaxVarint];
+    char* end = starc_mpi::detail::put_varint(bytes, x);
+    std::vector<char> appended;
+    starc_mpi::detail::put_varint(appended, x);
+    const char* p = appended.data();
+    unsigned long long decoded = starc_mpi::detail::get_varint(p);
+    std::printf("varint %llu:", x);
+    for (const char* b = bytes; b < end; ++b) std::printf(" %02x", static_cast<unsigned char>(*b));
+    bool same = static_cast<size_t>(end - bytes) == appended.size() && std::memcmp(bytes, appended.data(), appended.size()) == 0;
+    std::printf(" | %llu%s\n", decoded, same && p == appended.data() + appended.size() ? "" : " (appended differs)");
+    values.push_back(static_cast<int>(x));
+    at.push_back(k - 1);
+  }
+  std::vector<int> before = values, changed = {7};   // compare replaces what `changed` held
+  for (size_t k = 0; k < values.size(); k += 3) ++values[k];
+  starc_mpi::detail::compare<int>(reinterpret_cast<const char*>(values.data()), at.data(), at.size(),
+                                  reinterpret_cast<const char*>(before.data()), changed);
+  std::printf("changed:");
+  for (int k : changed) std::printf(" %d", k);
+  std::printf("\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +139,7 @@ int main(int argc, char** argv) {
       starc::CommandLine cl(argc - 1, argv + 1, {}, "read");
       starc::read_graph(cl.graph_path, cl.undirected);
     });
+  if (mode == "encoding") return encoding(argc - 1, argv + 1);
   if (mode == "dump") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", dump);
   if (mode == "values") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", values);
   return 2;

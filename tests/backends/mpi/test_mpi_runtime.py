@@ -450,3 +450,27 @@ def test_more_edges_than_32_bit_ids_pass_the_size_checks(driver, tmp_path, monke
         assert result.returncode == 1, result.stderr
         assert result.stderr == (f"runtime_driver: error: {path}:2: the size line declares "
                                  "3000000000 entries but the file has 2\n")
+
+
+def python_varint(x: int) -> list:
+    out = []
+    while x >= 0x80:
+        out.append((x & 0x7F) | 0x80)
+        x >>= 7
+    return out + [x]
+
+
+def test_varints_and_compared_changes_match_an_independent_encoder(driver):
+    """The superstep's message encoding (starc_mpi_values.hpp) written through a pointer, and
+    the branch-free compare: each varint's bytes as LEB128 encodes them, decoded back; the
+    changed positions exactly those that changed, ascending."""
+    numbers = [0, 1, 127, 128, 300, 16383, 16384, 2**31 - 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1]
+    result = subprocess.run([str(driver), "encoding", *map(str, numbers)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:-1] == [
+        f"varint {x}: {' '.join(f'{b:02x}' for b in python_varint(x))} | {x}" for x in numbers]
+    assert max(len(python_varint(x)) for x in numbers if x < 2**32) == 5   # kMaxIntVarint
+    assert max(len(python_varint(x)) for x in numbers) == 10                # kMaxVarint
+    assert lines[-1] == "changed: " + " ".join(str(k) for k in range(0, len(numbers), 3))

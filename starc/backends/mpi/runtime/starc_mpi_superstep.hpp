@@ -278,32 +278,44 @@ class Superstep {
 
   /// Adds a section of entries (name: the position in the shared list, or the global id;
   /// element), with its header (see the file comment); `base` is the previous section's first
-  /// name in the message, updated.
+  /// name in the message, updated. Written through a pointer into room made once: a push per
+  /// byte and an insert per value were a tenth of bfs's superstep work on Kronecker 18.
   static void put_section(std::vector<char>& buf, const Field& f, const std::vector<std::pair<int, int>>& entries,
                           int& base) {
     if (entries.empty()) {
       detail::put_varint(buf, 0);
       return;
     }
+    size_t at = buf.size();
+    buf.resize(at + 2 * detail::kMaxVarint + entries.size() * (detail::kMaxIntVarint + f.size));
+    char* p = buf.data() + at;
     unsigned long long first = detail::zigzag(static_cast<long long>(entries.front().first) - base);
     base = entries.front().first;
     if (entries.size() == 1) {
-      detail::put_varint(buf, 2 * first + 1);
+      p = detail::put_varint(p, 2 * first + 1);
     } else {
-      detail::put_varint(buf, 2 * static_cast<unsigned long long>(entries.size()));
-      detail::put_varint(buf, first);
+      p = detail::put_varint(p, 2 * static_cast<unsigned long long>(entries.size()));
+      p = detail::put_varint(p, first);
     }
     int previous = entries.front().first;
     for (const auto& entry : entries) {
-      if (&entry != &entries.front()) detail::put_varint(buf, static_cast<unsigned long long>(entry.first - previous));
+      if (&entry != &entries.front())   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
+        p = detail::put_varint(p, static_cast<unsigned>(entry.first - previous));
       previous = entry.first;
-      detail::put(buf, f.cell(entry.second), f.size);
+      std::memcpy(p, f.cell(entry.second), f.size);
+      p += f.size;
     }
+    buf.resize(static_cast<size_t>(p - buf.data()));
   }
 
   /// A secondary's section: the values of its primary's entries, alone.
   static void put_values(std::vector<char>& buf, const Field& f, const std::vector<std::pair<int, int>>& entries) {
-    for (const auto& entry : entries) detail::put(buf, f.cell(entry.second), f.size);
+    size_t at = buf.size();
+    buf.resize(at + entries.size() * f.size);
+    for (const auto& entry : entries) {
+      std::memcpy(buf.data() + at, f.cell(entry.second), f.size);
+      at += f.size;
+    }
   }
 
   // Updates, per destination: for each updated field in registration order a section; a

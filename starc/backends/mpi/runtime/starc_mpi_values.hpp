@@ -101,24 +101,35 @@ template <class T> void scatter(char* data, const int* at, size_t count, const c
 
 /// Appends to `out` each i (ascending) where the T at data[at[i]] differs, byte for byte, from
 /// before[i].
+/// Written without a branch on the outcome (every i is stored, the count advances where it
+/// differs): the changes are scattered, a push_back per change cost as much as the loads.
 template <class T> void compare(const char* data, const int* at, size_t count, const char* before, std::vector<int>& out) {
-  out.clear();
-  for (size_t i = 0; i < count; ++i)
-    if (differs<T>(data + static_cast<size_t>(at[i]) * sizeof(T), before + i * sizeof(T))) out.push_back(static_cast<int>(i));
+  out.resize(count);
+  int* next = out.data();
+  for (size_t i = 0; i < count; ++i) {
+    *next = static_cast<int>(i);
+    next += differs<T>(data + static_cast<size_t>(at[i]) * sizeof(T), before + i * sizeof(T));
+  }
+  out.resize(static_cast<size_t>(next - out.data()));
 }
 
-inline void put(std::vector<char>& out, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  out.insert(out.end(), p, p + bytes);
-}
+/// The most bytes put_varint writes for any integer, and for one below 2^32 (an entry's step).
+constexpr size_t kMaxVarint = 10, kMaxIntVarint = 5;
 
-/// An unsigned integer in 7-bit groups, low first, the high bit saying another follows.
-inline void put_varint(std::vector<char>& out, unsigned long long x) {
+/// An unsigned integer in 7-bit groups, low first, the high bit saying another follows, at
+/// `p` (room for kMaxVarint bytes); returns the byte after it.
+inline char* put_varint(char* p, unsigned long long x) {
   while (x >= 0x80) {
-    out.push_back(static_cast<char>((x & 0x7f) | 0x80));
+    *p++ = static_cast<char>((x & 0x7f) | 0x80);
     x >>= 7;
   }
-  out.push_back(static_cast<char>(x));
+  *p++ = static_cast<char>(x);
+  return p;
+}
+
+inline void put_varint(std::vector<char>& out, unsigned long long x) {
+  char bytes[kMaxVarint];
+  out.insert(out.end(), bytes, put_varint(bytes, x));
 }
 
 inline unsigned long long get_varint(const char*& p) {
