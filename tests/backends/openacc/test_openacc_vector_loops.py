@@ -99,12 +99,18 @@ def test_auto_keeps_one_lane_per_vertex_and_says_how_binned_differs():
 
 
 def test_a_loop_no_gang_may_share_falls_back_with_the_reason():
-    """bfs's kernels run over a worklist or stop at a parent: one lane per vertex, and why."""
+    """bfs's bottom-up step only searches (it stops at the first parent): one lane per vertex,
+    and why; its forward step's push loop, with the step's counts, is a vector loop."""
     comp = _compiled("bfs", "binned")
-    assert "#pragma acc loop vector" not in comp.generated.files["bfs.cpp"]
-    whys = [k.schedule_why for k in comp.specialized.kernels if k.schedule_why.startswith(
-        "--schedule binned asked, but")]
-    assert whys and all(w.endswith(": one work item per vertex") for w in whys)
+    kernels = {k.name: k for k in comp.specialized.kernels}
+    up, forward = kernels["Compute_BFS_bfs_up_6"], kernels["Compute_BFS_bfs_fwd_6"]
+    assert not up.vector_loops and up.schedule == "vertex"
+    assert up.schedule_why.startswith("--schedule binned asked, but its loops only search")
+    assert up.schedule_why.endswith(": one work item per vertex")
+    assert forward.vector_loops
+    text = comp.generated.files["bfs.cpp"]
+    assert text.count("#pragma acc loop vector") == 1
+    assert "#pragma acc loop vector reduction(+:bfs_awake_sum) reduction(+:bfs_scout_sum)" in text
 
 
 @pytest.mark.skipif(not OFFLOADS, reason=f"g++ {WHY_NOT}")
