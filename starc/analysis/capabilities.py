@@ -45,7 +45,7 @@ class Capabilities(Record):
     native_reductions: FrozenSet[str] = frozenset()
     native_reduction_object: str = ""
     #: (operator, type) whose work-item privates a group folds before one atomic (CUDA's
-    #: warp-aggregated combine)
+    #: warp-aggregated combine, OpenCL's work-group tree in local memory at the kernel's end)
     group_reductions: FrozenSet[Family] = frozenset()
     #: families with an atomic instruction (``native``) or an atomic directive, the rest being
     #: compare-and-swap loops; and those with a cheaper form whose old value is unused
@@ -68,6 +68,10 @@ class Capabilities(Record):
     #: work-group functions (barriers, local memory, group algorithms) that every work item of
     #: the group must reach (OpenCL 1.2, SYCL)
     converged_group_functions: bool = False
+    #: every work item of a group reaches the kernel's end (no early return), where the group
+    #: may meet at barriers: worklist appends are staged in local memory and take their slots
+    #: with one atomic per work-group there (OpenCL's shells)
+    staged_appends: bool = False
     #: a vertex's work item is a gang of vector lanes that may share its neighbour loops
     #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's
     #: fold (a reduction clause) or a push's iterations, with no split by degree

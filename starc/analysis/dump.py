@@ -115,12 +115,14 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"store {s.array.name} = {self.expr(s.value)};", indent)
 
     def _stmt_QueueAppend(self, s: P.QueueAppend, indent: int) -> List[str]:
-        form = " [one atomic per group]" if s.form == "group" else ""
+        form = {"group": " [one atomic per group]",
+                "local": " [staged in local memory, one atomic per work-group]"}.get(s.form, "")
         return self.line(f"append{form} {self.expr(s.value)} to {s.queue.name} (length "
                          f"{s.size.name});", indent)
 
     def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
-        form = " [one atomic per group]" if s.per_group else ""
+        form = (" [counted in local memory, one atomic per work-group]" if s.staged else
+                " [one atomic per group]" if s.per_group else "")
         return self.line(f"count{form} 1 in {s.size.name};", indent)
 
     # --- host statements -------------------------------------------------------------------
@@ -331,7 +333,7 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     for loop in target.loop_forms:
         lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
     if target.appends:
-        each = "group" if target.appends == "group" else "work item"
+        each = {"group": "group", "local": "work-group"}.get(target.appends, "work item")
         lines.append(f"  worklist appends: one atomic per {each} ({target.appends_why})")
     distribution = target.distribution
     if distribution is None:

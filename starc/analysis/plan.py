@@ -371,7 +371,9 @@ class QueueAppend(ir.Stmt):
     value: ir.Expr
     #: (the specialize stage) ``group``: the work items of a lockstep group that append
     #: together take their slots with one fetch-and-add (each slot the old value plus the
-    #: number of appending lanes below it); ``item``: one fetch-and-add each
+    #: number of appending lanes below it); ``local``: staged in the work-group's queue in
+    #: local memory, whose count takes its slots with one fetch-and-add at the kernel's end
+    #: (an append past the local queue's capacity takes its own); ``item``: one each
     form: str = ""
 
 
@@ -384,8 +386,11 @@ class QueueCount(ir.Stmt):
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
     #: (the specialize stage) the work items of a lockstep group that count together add
-    #: their number with one atomic (``QueueAppend.form`` ``group``)
+    #: their number with one atomic (``QueueAppend.form`` ``group`` or ``local``)
     per_group: bool = False
+    #: (the specialize stage) counted in local memory, the work-group's count added with one
+    #: atomic at the kernel's end (``QueueAppend.form`` ``local``)
+    staged: bool = False
 
 
 @record

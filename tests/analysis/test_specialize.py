@@ -96,7 +96,8 @@ def test_mpi_keeps_the_ids_of_a_count_that_reads_whole_ghost_rows():
 
 @pytest.mark.parametrize("backend, strategy, combine", [
     ("sycl", "native", ""), ("openacc", "native", ""), ("mpi", "native", ""),
-    ("cuda", "group", "native"), ("opencl", "private", "loop"),   # a float add: CAS on OpenCL
+    ("cuda", "group", "native"),
+    ("opencl", "group", "loop"),    # a local-memory tree per work-group, then one float CAS
 ])
 def test_pagerank_diff_reduction_strategy(backend, strategy, combine):
     [red] = [r for k in _for("pr", backend).kernels for r in k.reductions]
@@ -183,12 +184,13 @@ function f(Graph g, propNode<int> d, propNode<int> p, propNode<bool> seen) {
 
 @pytest.mark.parametrize("backend, form, why", [
     ("cuda", "group", "warp exchange values in divergent code"),
-    ("opencl", "item", "need every work item of the group to reach them"),
+    ("opencl", "local", "every OpenCL work item reaches the kernel's end"),
     ("sycl", "item", "need every work item of the group to reach them"),
     ("openacc", "item", "no warp intrinsics")])
 def test_worklist_appends_take_a_form_with_its_reason(backend, form, why):
     """Issue 29 item 2: a warp's appends share one atomic where its lanes exchange values in
-    divergent code; elsewhere one atomic per appended vertex, and the plan says why."""
+    divergent code; a work-group's are staged in local memory where every item reaches the
+    kernel's end (OpenCL); elsewhere one atomic per appended vertex, and the plan says why."""
     plan = _for("sssp", backend)
     appends = [n for k in plan.kernels for n in ir.walk(k.body) if isinstance(n, P.QueueAppend)]
     assert len(appends) == 2 and {a.form for a in appends} == {form}

@@ -134,3 +134,19 @@ def build_with_nvcc(path: pathlib.Path, outdir: pathlib.Path) -> None:
     compilation = compile_source(path.read_text(), str(path), sink, backend="cuda")
     assert compilation.generated is not None, [str(d) for d in sink.diagnostics]
     CUDABackend().build(compilation.generated, outdir, BackendOptions(extra={"gpu_arch": "sm_75"}))
+
+
+def hub_graph(weighted: bool = False) -> Graph:
+    """A star of 300 leaves (edges both ways: the centre's in-degree 300 exceeds a group of
+    256) beside an R-MAT part whose own hubs exceed the small groups, and whose 129 vertices
+    of in-degree 32 or more fill whole runs of the binned order among the light ones;
+    ``weighted``: with integer weights 1 to 20 (sssp's)."""
+    part = rmat(10, edge_factor=16, seed=5)
+    leaves = np.arange(1, 301, dtype=np.int64)
+    offset = 301
+    src = np.concatenate([np.zeros(300, dtype=np.int64), leaves,
+                          part.sources.astype(np.int64) + offset])
+    dst = np.concatenate([leaves, np.zeros(300, dtype=np.int64),
+                          part.targets.astype(np.int64) + offset])
+    weights = np.random.default_rng(7).integers(1, 21, src.size) if weighted else None
+    return Graph.from_edges(offset + part.num_nodes, src, dst, weights, True, "star and R-MAT")

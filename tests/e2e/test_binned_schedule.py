@@ -12,10 +12,10 @@ import pytest
 
 import starc
 from starc.backends.base import BackendOptions
-from starc.graphs import Graph, load_graph, rmat, write_edge_list
+from starc.graphs import load_graph, write_edge_list
 from starc.results import compare_results
 
-from e2e_cases import PROGRAMS, small_graphs, write_graph_files
+from e2e_cases import PROGRAMS, hub_graph, small_graphs, write_graph_files
 
 
 #: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
@@ -31,33 +31,17 @@ def _compiled(program: str, backend: str, block_size=None, schedule=None):
     return starc.compile(str(PROGRAMS[program].path), backend, options=options)
 
 
-def _hubs(weighted: bool = False) -> Graph:
-    """A star of 300 leaves (edges both ways: the centre's in-degree 300 exceeds a group of
-    256) beside an R-MAT part whose own hubs exceed the small groups, and whose 129 vertices
-    of in-degree 32 or more fill whole runs of the binned order among the light ones;
-    ``weighted``: with integer weights 1 to 20 (sssp's)."""
-    part = rmat(10, edge_factor=16, seed=5)
-    leaves = np.arange(1, 301, dtype=np.int64)
-    offset = 301
-    src = np.concatenate([np.zeros(300, dtype=np.int64), leaves,
-                          part.sources.astype(np.int64) + offset])
-    dst = np.concatenate([leaves, np.zeros(300, dtype=np.int64),
-                          part.targets.astype(np.int64) + offset])
-    weights = np.random.default_rng(7).integers(1, 21, src.size) if weighted else None
-    return Graph.from_edges(offset + part.num_nodes, src, dst, weights, True, "star and R-MAT")
-
-
 @pytest.fixture(scope="module")
 def hub_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("hubs") / "hubs.el"
-    write_edge_list(_hubs(), path)
+    write_edge_list(hub_graph(), path)
     return path
 
 
 @pytest.fixture(scope="module")
 def weighted_hub_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("hubs") / "weighted_hubs.el"
-    write_edge_list(_hubs(weighted=True), path)
+    write_edge_list(hub_graph(weighted=True), path)
     return path
 
 
@@ -83,7 +67,7 @@ def _check(program: str, path, block_size: int, schedule: str = "binned",
 @pytest.mark.opencl
 @pytest.mark.parametrize("program", BINNED_PROGRAMS)
 @pytest.mark.parametrize("block_size", [2, 3, 8, 256])
-def test_binned_on_hubs(program, block_size, hub_file):
+def test_binned_onhub_graph(program, block_size, hub_file):
     """Groups of 256 take the star's centre; groups of 8 and 2 the R-MAT hubs too, with many
     heavy vertices per group (2: the smallest tree; 3: a tree of odd width)."""
     in_degrees = np.diff(load_graph(str(hub_file)).rev_offsets)
@@ -103,7 +87,7 @@ def test_binned_on_the_matrix_graphs(program, graph, graph_files):
 
 @pytest.mark.opencl
 @pytest.mark.parametrize("block_size", [3, 256])
-def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
+def test_edges_over_two_push_loops_onhub_graph(block_size, hub_file):
     """cc's round pushes the vertex's label over its out-edges, then its in-edges: one work
     item per edge runs both loops' iterations of its edge, each behind the vertex's filter;
     the hub's 300 edges each way land in many groups, racing on its label."""
@@ -116,7 +100,7 @@ def test_edges_over_two_push_loops_on_hubs(block_size, hub_file):
 @pytest.mark.opencl
 @pytest.mark.parametrize("program", ("sssp", "sswp", "cc"))
 @pytest.mark.parametrize("block_size", [2, 3, 256])
-def test_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hub_file):
+def test_edges_over_a_worklists_entries_onhub_graph(program, block_size, weighted_hub_file):
     """A data-driven round over a small worklist (analysis/frontier_edges.py): the work-group
     sums its entries' degrees (cc: out- plus in-degree) and splits their edges, each item
     finding its entry by a binary search; the star's centre (300 edges each way) enters the
@@ -134,7 +118,7 @@ def test_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hu
 @pytest.mark.gpu
 @pytest.mark.parametrize("program", BINNED_PROGRAMS)
 @pytest.mark.parametrize("block_size", [32, 48, 256])
-def test_cuda_binned_on_hubs(program, block_size, hub_file):
+def test_cuda_binned_onhub_graph(program, block_size, hub_file):
     """CUDA's binned kernels (with their warp tier) against the reference, in blocks of one
     warp (no warp tier), of a warp and a half (no warp tier: a ballot over a partial warp with
     the whole mask is undefined) and of eight warps."""
@@ -150,7 +134,7 @@ VECTOR_PROGRAMS = BINNED_PROGRAMS + ("sssp", "sswp", "cc", "tc")
 
 @pytest.mark.openacc
 @pytest.mark.parametrize("program", VECTOR_PROGRAMS)
-def test_openacc_vector_loops_on_hubs(program, weighted_hub_file):
+def test_openacc_vector_loops_onhub_graph(program, weighted_hub_file):
     """OpenACC (g++ -fopenacc; on the host where no offload compiler is installed) with
     --schedule binned: the vertex loop a gang loop, its neighbour loops `loop vector`."""
     compiled = _compiled(program, "openacc", None, "binned")

@@ -104,9 +104,11 @@ def test_worklist_appends_per_backend(sssp):
     appends = _find(found, "worklist appends", 10)
     assert appends.choices["cuda"].what.startswith("one atomicAdd per warp (starc_warp_append)")
     assert "divergent code" in appends.choices["cuda"].why
-    for backend in ("opencl", "sycl"):
-        assert "per appended vertex" in appends.choices[backend].what
-        assert "divergent branch" in appends.choices[backend].why
+    assert appends.choices["opencl"].what.startswith("one atomic per work-group")
+    assert "local memory" in appends.choices["opencl"].what
+    assert "reaches the kernel's end" in appends.choices["opencl"].why
+    assert "per appended vertex" in appends.choices["sycl"].what
+    assert "divergent branch" in appends.choices["sycl"].why
     assert "no warp intrinsics" in appends.choices["openacc"].why
     assert appends.choices["mpi"].what.startswith("no appends")
 
@@ -123,6 +125,8 @@ def test_scalar_reduction_per_backend(pagerank):
     # CUDA folds the privates of a warp's threads first (generated: starc_warp_reduce)
     assert plus.choices["cuda"].what.endswith("so one atomic per warp group")
     assert "warp" not in plus.choices["opencl"].what
+    # a work-group folds its privates by a tree in local memory, then one atomic (issue 29)
+    assert plus.choices["opencl"].what.endswith("one atomic per work-group")
     # OpenCL C 1.2 has no float atomics: the combine is a compare-and-swap loop on the bits
     assert "compare-and-swap loop for add on float, with atomic_cmpxchg" \
         in plus.choices["opencl"].what

@@ -22,7 +22,7 @@ from starc.backends.common.dialect import INDENT
 from starc.backends.common.kernel_arguments import BOUNDS, KernelCode, StepCode
 from starc.backends.common.sourcemap import mark_with
 
-__all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "MAX_GROUP"]
+__all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "group_tree", "MAX_GROUP"]
 
 #: the largest work-group (``--block-size`` allows up to 1024): sizes the local arrays, whose
 #: size the kernel languages need at compile time
@@ -77,7 +77,7 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     """The lines inside the kernel's braces (see the module docstring)."""
     heavy, warp = code.cooperative, syntax.warp
     bound, index, m = BOUNDS[code.extent], code.index, code.marker
-    i1, i2, i3, i4 = (INDENT * k for k in range(1, 5))
+    i1, i2, i3 = (INDENT * k for k in range(1, 4))
     acc = heavy.accumulator
     kinds = {step.kind for step in _flat(heavy.steps)}
     lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];"] \
@@ -129,26 +129,29 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
         lines += _indented(_steps(heavy.steps, _GroupTier(syntax)), 2) + [f"{i1}}}"]
         return mark_with(lines, m) + code.finish
     lines += _indented(heavy.shared, 1)
-    combine = heavy.combine.format("starc_partial[starc_lane]",
-                                   "starc_partial[starc_lane + starc_half]")
-    lines += [f"{i2}starc_partial[starc_lane] = {acc};",
-              f"{i2}{syntax.barrier}",
-              # halve the live part each step (any group size): [half, width) into [0, ..)
-              f"{i2}for (int starc_width = starc_lanes; starc_width > 1; ) {{",
-              f"{i3}const int starc_half = (starc_width + 1) / 2;",
-              f"{i3}if (starc_lane + starc_half < starc_width) {{",
-              f"{i4}starc_partial[starc_lane] = {combine};",
-              f"{i3}}}",
-              f"{i3}{syntax.barrier}",
-              f"{i3}starc_width = starc_half;",
-              f"{i2}}}",
-              f"{i2}if (starc_lane == 0) {{",
+    lines += _indented(group_tree(syntax, "starc_partial", acc, heavy.combine), 2)
+    lines += [f"{i2}if (starc_lane == 0) {{",
               f"{i3}{acc} = starc_partial[0];"]
     lines += _indented(heavy.rest, 2)
     # the list's next vertex overwrites starc_partial only after every lane read the tree
     lines += [f"{i2}}}", f"{i1}}}"]
     # every line of the shell implements the forall (bins, lists, trees): map it there
     return mark_with(lines, m) + code.finish
+
+
+def group_tree(syntax: GroupSyntax, partial: str, value: str, combine: str) -> List[str]:
+    """The lines (depth 0) that combine every lane's ``value`` into ``partial[0]`` by a tree in
+    the local array ``partial``, on every lane of the group (``starc_lane`` of
+    ``starc_lanes``): any group size, the live part halving each step, [half, width) into
+    [0, ..). ``combine`` is the operator's text, ``{0}`` and ``{1}`` its operands."""
+    barrier = syntax.barrier
+    combined = combine.format(f"{partial}[starc_lane]", f"{partial}[starc_lane + starc_half]")
+    return [f"{partial}[starc_lane] = {value};", barrier,
+            "for (int starc_width = starc_lanes; starc_width > 1; ) {",
+            f"{INDENT}const int starc_half = (starc_width + 1) / 2;",
+            f"{INDENT}if (starc_lane + starc_half < starc_width) {{",
+            f"{INDENT * 2}{partial}[starc_lane] = {combined};", f"{INDENT}}}",
+            f"{INDENT}{barrier}", f"{INDENT}starc_width = starc_half;", "}"]
 
 
 def _vertex_lines(code: KernelCode, syntax: GroupSyntax) -> List[str]:
@@ -207,19 +210,11 @@ class _GroupTier:
         self.syntax = syntax
 
     def fold(self, step: StepCode) -> List[str]:
-        """The lanes' ``accumulator`` combined into the first lane's, by a tree in local memory
-        (any group size: the live part halves each step, [half, width) into [0, ..))."""
-        barrier, acc = self.syntax.barrier, step.accumulator
-        combine = step.combine.format("starc_partial[starc_lane]",
-                                      "starc_partial[starc_lane + starc_half]")
-        return [f"starc_partial[starc_lane] = {acc};", barrier,
-                "for (int starc_width = starc_lanes; starc_width > 1; ) {",
-                f"{INDENT}const int starc_half = (starc_width + 1) / 2;",
-                f"{INDENT}if (starc_lane + starc_half < starc_width) {{",
-                f"{INDENT * 2}starc_partial[starc_lane] = {combine};", f"{INDENT}}}",
-                f"{INDENT}{barrier}", f"{INDENT}starc_width = starc_half;", "}",
-                # (the next fold's tree writes starc_partial[0] only after this read: lane 0's)
-                f"if (starc_lane == 0) {acc} = starc_partial[0];"]
+        """The lanes' ``accumulator`` combined into the first lane's (``group_tree``)."""
+        acc = step.accumulator
+        # (the next fold's tree writes starc_partial[0] only after this read: lane 0's)
+        return group_tree(self.syntax, "starc_partial", acc, step.combine) + \
+            [f"if (starc_lane == 0) {acc} = starc_partial[0];"]
 
     def first_found(self) -> List[str]:
         """``starc_winner``: the lowest lane whose ``starc_found`` holds (the lanes where none);

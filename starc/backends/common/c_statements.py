@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
+from starc.backends.common.group_end import StagedQueue
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sourcemap import mark
 from starc.diagnostics import tracks_construct
@@ -69,6 +70,9 @@ class CPrinter(CExpressionPrinter):
         super().__init__(dialect, context)
         #: host scalar uid -> its work-item private accumulator (``ScalarReduction.private``)
         self.accumulators: Dict[int, PrivateAccumulator] = {}
+        #: the worklists whose appends (or counts) a work-group stages in local memory
+        #: (``QueueAppend.form`` ``local``), by the name of their length
+        self.staged: Dict[str, StagedQueue] = {}
         #: the loops around the statement being printed, outermost first
         self._enclosing: List[_EnclosingLoop] = []
         #: the variable of the neighbour loop a work-group's lanes share (a binned kernel's
@@ -111,16 +115,54 @@ class CPrinter(CExpressionPrinter):
             op = ATOMIC_OPS[acc.op]
             self.ctx.features.add(f"atomic_{op}_{acc.elem}")
             call = self._atomic(acc.reduction.combine, op, acc.elem, acc.address, acc.name)
-            leader = (self.d.group_combine(acc.op, acc.elem, acc.name)
-                      if acc.reduction.strategy == "group" else None)
+            fold = self._group_fold(acc) if acc.reduction.strategy == "group" else None
+            leader = None
+            if fold is not None:      # a tree every work item reaches, then its first's atomic
+                tree, leader = fold
+                lines += [self._line(depth, line) if line.strip() else line for line in tree]
+            elif acc.reduction.strategy == "group":
+                leader = self.d.group_combine(acc.op, acc.elem, acc.name)
+                if leader is not None:
+                    self.ctx.features.add("group_combine")
             inner = depth + 1 + (leader is not None)
             combine = [self._line(inner, f"{call};{self.comment(acc.first_update)}")]
             if leader is not None:
-                self.ctx.features.add("group_combine")
                 combine = self._braced(f"if ({leader})", combine, depth + 1)
             identity = self._identity(acc.op, acc.elem)
             lines += self._braced(f"if ({acc.name} != {identity})", combine, depth)
         return lines
+
+    def _group_fold(self, acc: PrivateAccumulator):
+        """The dialect's tree folding a work-group's ``acc`` (``Dialect.group_fold``)."""
+        if acc.op in ("Min", "Max"):
+            combine = self.d.minmax(acc.op, acc.elem, "{0}", "{1}")
+        elif acc.reduction.wrap:
+            combine = self.wrapping("+" if acc.op == "-" else acc.op, acc.elem, "{0}", "{1}")
+        else:
+            combine = f"{{0}} {'+' if acc.op == '-' else acc.op} {{1}}"
+        return self.d.group_fold(acc.elem, acc.name, combine)
+
+    # --- appends staged per work-group (``QueueAppend.form`` ``local``) ---------------------
+    def _stage(self, size: str, queue: Optional[str]) -> StagedQueue:
+        """The local queue (or count) of the worklist whose length is ``size``."""
+        staged = self.staged.get(size)
+        if staged is None:
+            self.ctx.features.add("atomic_add_int")
+            self.ctx.features.add("staged_append")
+            length = self.d.address(size, "0")
+            reserve = self.d.atomic("add", Scalar.INT, length, "{}")
+            staged = self.staged[size] = StagedQueue(f"starc_staged_{size}", queue, length,
+                                                     reserve)
+        elif queue is not None:
+            staged.queue = queue
+        return staged
+
+    def stage_lines(self, end: bool) -> List[str]:
+        """The staged queues' opening (before the items) or closing lines (depth 1)."""
+        if not self.staged:
+            return []
+        return [self._line(1, line) for line in self.d.stage_lines(list(self.staged.values()),
+                                                                    end)]
 
     def dialect_type(self, type_) -> str:
         """The C type of a kernel local of ``type_``."""
@@ -509,6 +551,10 @@ class CPrinter(CExpressionPrinter):
         queue = self.ctx.array(s.queue, written=True)
         size = self.ctx.array(s.size, written=True)
         length = self.d.address(size.name, "0")
+        if s.form == "local":
+            staged = self._stage(size.name, queue.name)
+            return [self._line(depth, f"{self.d.staged_append(staged, self.expr(s.value))};"
+                                      f"{self.comment(s)}")]
         if s.form == "group":
             self.ctx.features.add("group_append")
             slot = self.d.group_append(length)
@@ -521,6 +567,9 @@ class CPrinter(CExpressionPrinter):
 
     def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
         size = self.ctx.array(s.size, written=True)
+        if s.staged:
+            staged = self._stage(size.name, None)
+            return [self._line(depth, f"{self.d.staged_count(staged)};{self.comment(s)}")]
         if s.per_group:
             self.ctx.features.add("group_append")
             return [self._line(depth, f"{self.d.group_count(self.d.address(size.name, '0'))};"

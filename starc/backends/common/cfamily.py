@@ -48,7 +48,9 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     item = mark(printer.block(kernel.body, 1), kernel)
     cooperative = _cooperative(kernel, printer) if kernel.cooperative is not None else None
     frontier = _frontier(kernel, printer) if kernel.frontier_edges is not None else None
-    finish = mark(printer.close_accumulators(1), kernel)
+    # (a work-group's local queues are known once every append is printed)
+    setup += mark(printer.stage_lines(end=False), kernel)
+    finish = mark(printer.close_accumulators(1) + printer.stage_lines(end=True), kernel)
     index_used = kernel.extent != "single" or any(
         isinstance(x, ir.VarRef) and x.sym == kernel.index for x in ir.walk(kernel.body))
     loc = kernel.loc

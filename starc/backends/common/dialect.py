@@ -180,6 +180,28 @@ class Dialect:
         true in that one, which alone performs the atomic; None: each combines its own."""
         return None
 
+    def group_fold(self, elem: Scalar, local: str,
+                   combine: str) -> Optional[Tuple[Sequence[str], str]]:
+        """Where every work item of a group reaches a private reduction's combine (the
+        kernel's end): the lines (depth 0) that fold the group's ``local``s into its first
+        item's (``combine`` the operator's text, ``{0}`` and ``{1}`` its operands) and the
+        condition true in that item alone; None: ``group_combine`` spells the fold."""
+        return None
+
+    def staged_append(self, queue, value: str) -> str:
+        """The statement appending ``value`` to the work-group's local queue (a
+        ``group_end.StagedQueue``; ``QueueAppend.form`` ``local``)."""
+        self.missing("an append staged per work-group")
+
+    def staged_count(self, queue) -> str:
+        """The statement counting one in the work-group's local count of ``queue``."""
+        self.missing("a count staged per work-group")
+
+    def stage_lines(self, queues, end: bool) -> Sequence[str]:
+        """The local queues' declarations and reset before the items, or (``end``) their
+        entries taken into the global queues after them (depth 0)."""
+        self.missing("an append staged per work-group")
+
     def group_append(self, length: str) -> str:
         """The slot of a queue append whose lockstep group takes one fetch-and-add on the
         queue's ``length`` (an ``int*``) for all its lanes that append together."""

@@ -38,6 +38,19 @@ class OpenCLBackend(CppBackend):
     atomics = ATOMICS
     program_includes = frozenset({"cstddef"})
 
+    def group_combine(self, reduction) -> str:
+        return ("every work item of a work-group reaches the kernel's end (none returns early), "
+                "where the group folds its privates by a tree in local memory and its first "
+                "item alone does the atomic: one atomic per work-group")
+
+    def group_append(self) -> str:
+        return ("one atomic per work-group: an append takes a slot in the group's queue in "
+                "local memory (a local atomic_inc; past the queue's capacity, "
+                "STARC_LOCAL_QUEUE, its own slot in the worklist); at the kernel's end, after "
+                "a barrier, the group's first item reserves the group's count with one "
+                "atomic_add and the items copy the entries out; a dense round counts its flags "
+                "in local memory and adds them likewise")
+
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         # every kernel goes into the .cl file; the host has a launcher for each one it launches
         kernel_file = render_kernels(plan.kernels)

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Iterable, List, Optional, Sequence, Set
 
 from starc.analysis.capabilities import Capabilities
-from starc.backends.common import atomic_helpers
+from starc.backends.common import atomic_helpers, group_end
 from starc.backends.common.atomic_helpers import AtomicTable, CompareExchange, same_call
 from starc.backends.common.binned_shell import GroupSyntax, binned_body
 from starc.backends.common.frontier_shell import frontier_body
@@ -45,13 +45,23 @@ ATOMICS = AtomicTable(
                                  requires=_OPENCL_BASE)},
     about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)")
 
+#: the private reductions a work-group folds by a tree in local memory before one atomic
+#: (bitwise ones on integers only; "*" keeps one atomic per work item)
+_GROUP_REDUCTIONS = frozenset(
+    (op, t) for op in ("+", "-", "&", "|", "Min", "Max")
+    for t in (_INT, _LONG, _FLOAT, _DOUBLE) if op not in "&|" or t in (_INT, _LONG))
+
 #: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
-#: private reduction combines with one atomic per work item; a binned kernel's work-group
-#: combines in local memory (no sub-groups in 1.2, so a heavy vertex gets the whole group).
+#: binned kernel's work-group combines in local memory (no sub-groups in 1.2, so a heavy
+#: vertex gets the whole group). Every shell has its work items meet at the kernel's end
+#: (none returns early), so a private reduction is folded per work-group by a tree in local
+#: memory before one atomic, and worklist appends are staged in local memory, one global
+#: atomic per work-group.
 CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
-                            converged_group_functions=True,
+                            converged_group_functions=True, staged_appends=True,
+                            group_reductions=_GROUP_REDUCTIONS,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
 #: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)
@@ -84,6 +94,20 @@ class OpenCLDialect(Dialect):
         size_t ptrdiff_t get_global_id get_local_id barrier mem_fence atomic_add atomic_min
         atomic_max atomic_cmpxchg as_int as_float as_long as_double fmin fmax
     """.split())
+
+    # a work-group's end, where every work item meets (``group_end``)
+    def group_fold(self, elem: Scalar, local: str, combine: str):
+        return group_end.reduction_tree(_GROUP, self.type_name(elem), local, combine)
+
+    def staged_append(self, queue: group_end.StagedQueue, value: str) -> str:
+        return (f"starc_stage_append({queue.stem}, &{queue.count}, {queue.queue}, "
+                f"{queue.length}, {value})")
+
+    def staged_count(self, queue: group_end.StagedQueue) -> str:
+        return f"atomic_inc(&{queue.count})"
+
+    def stage_lines(self, queues, end: bool):
+        return (group_end.stage_close if end else group_end.stage_open)(_GROUP, queues)
 
 
 #: The device extensions a kernel file may need, in the order the prelude enables them.
@@ -145,13 +169,14 @@ def _run_of_items(code: KernelCode) -> List[str]:
     (``starc_launch``) launches one work item per item on a GPU, so a run is one item; on a
     CPU device it launches fewer work items, each running many items, because PoCL packs
     the work items of a group into vector lanes and a neighbour loop whose length differs
-    from lane to lane then runs masked to the longest (pr's pull: 30% slower per round)."""
+    from lane to lane then runs masked to the longest (pr's pull: 30% slower per round).
+    No item returns early (past the bound its run is empty): the group meets at the end,
+    where it folds its reductions and takes its appends' slots (``group_end``)."""
     bound, index = BOUNDS[code.extent], code.index
     lines = [f"{INDENT}const size_t starc_run = ((size_t){bound} + get_global_size(0) - 1) / "
              "get_global_size(0);",
              f"{INDENT}const size_t starc_first = get_global_id(0) * starc_run;",
-             f"{INDENT}const size_t starc_last = min((size_t){bound}, starc_first + starc_run);",
-             f"{INDENT}if (starc_first >= starc_last) return;"]
+             f"{INDENT}const size_t starc_last = min((size_t){bound}, starc_first + starc_run);"]
     lines += code.setup
     # The run's loop and the guard come from the forall, like its body.
     lines.append(f"{code.marker}{INDENT}for (int {index} = (int)starc_first; "
@@ -180,4 +205,7 @@ def prelude(features: Optional[Iterable[str]] = None) -> str:
     the atomic helpers they use and the extensions they need; the whole helper API when None."""
     features = None if features is None else set(features)
     return render_prelude("opencl", "prelude.cl.mako", features, atomics=ATOMICS,
-                          extensions=required_extensions(features))
+                          extensions=required_extensions(features),
+                          staged_append=features is None or "staged_append" in features,
+                          local_queue=group_end.LOCAL_QUEUE,
+                          local_queue_default=group_end.LOCAL_QUEUE_DEFAULT)

@@ -215,15 +215,26 @@ def test_scalar_reduction_targets_its_device_copy():
     assert "atomic_add_float" in code.features
 
 
-@pytest.mark.parametrize("op, elem, init, update, helper", [
-    ("+", S.FLOAT, "0", "total_local += 1.0f;", "starc_atomic_add_float"),
-    # a signed integer accumulates through the prelude's wrapping add (analysis/wrapping.py)
-    ("-", S.INT, "0", "total_local = starc_add_int(total_local, 1);", "starc_atomic_sub_int"),
-    ("*", S.DOUBLE, "1", "total_local *= 1.0;", "starc_atomic_mul_double"),
-    ("&", S.INT, "~0", "total_local &= 1;", "starc_atomic_and_int"),
-    ("|", S.LONG, "0", "total_local |= 1L;", "starc_atomic_or_long"),
+_GROUP = "starc_group_total_local"
+
+
+@pytest.mark.parametrize("op, elem, init, update, helper, fold", [
+    ("+", S.FLOAT, "0", "total_local += 1.0f;", "starc_atomic_add_float",
+     f"{_GROUP}[starc_lane] + {_GROUP}[starc_lane + starc_half]"),
+    # a signed integer accumulates through the prelude's wrapping add (analysis/wrapping.py),
+    # and the group's tree folds with it too
+    ("-", S.INT, "0", "total_local = starc_add_int(total_local, 1);", "starc_atomic_sub_int",
+     f"starc_add_int({_GROUP}[starc_lane], {_GROUP}[starc_lane + starc_half])"),
+    ("*", S.DOUBLE, "1", "total_local *= 1.0;", "starc_atomic_mul_double", None),
+    ("&", S.INT, "~0", "total_local &= 1;", "starc_atomic_and_int",
+     f"{_GROUP}[starc_lane] & {_GROUP}[starc_lane + starc_half]"),
+    ("|", S.LONG, "0", "total_local |= 1L;", "starc_atomic_or_long",
+     f"{_GROUP}[starc_lane] | {_GROUP}[starc_lane + starc_half]"),
 ])
-def test_exclusive_scalar_reduction_is_one_atomic_per_work_item(op, elem, init, update, helper):
+def test_exclusive_scalar_reduction_is_one_atomic_per_work_group(op, elem, init, update, helper,
+                                                                 fold):
+    """A private per work item; then (issue 29) the work-group folds the privates by a tree in
+    local memory and its first item alone does the atomic; "*" (no group fold): each item."""
     total = sym("total", elem)
     arr = P.DeviceArray("total_dev", elem, "one", "scalar", sym=total)
     red = P.ScalarReduction(total, op, arr, True)
@@ -234,16 +245,25 @@ def test_exclusive_scalar_reduction_is_one_atomic_per_work_item(op, elem, init, 
     k = kernel([loop], [arr], reductions=[red], guard=guard)
     code = lower_kernel(k, OpenCLDialect())
     type_name = OpenCLDialect().type_name(elem)
-    assert code.body == [
+    assert code.body[:5] == [
         "    if (v >= 5) return;",
         f"    {type_name} total_local = {init};",
         "    for (int w = 0; w < n; w++) {",
         f"        {update}  // prog.sp:12",
-        "    }",
-        f"    if (total_local != {init}) {{",
-        f"        {helper}(&total_dev[0], total_local);  // prog.sp:12",
         "    }"]
     assert f"atomic_{helper.split('_')[2]}_{elem}" in code.features
+    if fold is None:
+        assert code.body[5:] == [f"    if (total_local != {init}) {{",
+                                 f"        {helper}(&total_dev[0], total_local);  // prog.sp:12",
+                                 "    }"]
+        return
+    assert code.body[5] == f"    __local {type_name} {_GROUP}[1024];"
+    assert f"                {_GROUP}[starc_lane] = {fold};" in code.body
+    assert code.body[-7:] == [f"        if (starc_lane == 0) total_local = {_GROUP}[0];", "    }",
+                              f"    if (total_local != {init}) {{",
+                              "        if ((int)get_local_id(0) == 0) {",
+                              f"            {helper}(&total_dev[0], total_local);  // prog.sp:12",
+                              "        }", "    }"]
 
 
 def test_exclusive_scalar_min_max_accumulate_with_min_max():
@@ -253,11 +273,19 @@ def test_exclusive_scalar_min_max_accumulate_with_min_max():
         red = P.ScalarReduction(best, func, arr, True)
         k = kernel([P.AtomicMinMax(func, var(best), var(V), loc=LOC)], [arr], reductions=[red])
         code = lower_kernel(k, OpenCLDialect())
-        assert code.body == [
+        group = "starc_group_best_local"
+        assert code.body[:2] == [
             f"    int best_local = {init};",
-            f"    best_local = {func.lower()}(best_local, v);  // prog.sp:12",
+            f"    best_local = {func.lower()}(best_local, v);  // prog.sp:12"]
+        # the work-group's tree folds with the same function
+        assert f"                {group}[starc_lane] = {func.lower()}({group}[starc_lane], " \
+            f"{group}[starc_lane + starc_half]);" in code.body
+        assert code.body[-5:] == [
             f"    if (best_local != {init}) {{",
-            f"        starc_atomic_{func.lower()}_int(&best_dev[0], best_local);  // prog.sp:12",
+            "        if ((int)get_local_id(0) == 0) {",
+            f"            starc_atomic_{func.lower()}_int(&best_dev[0], best_local);"
+            "  // prog.sp:12",
+            "        }",
             "    }"]
 
 

@@ -21,12 +21,18 @@ def test_golden_sssp_min_atomic():
     cl = compile_dsl("sssp").generated.files["sssp.cl"]
     dense = cl[cl.index("__kernel void Compute_SSSP_forall_11_dense("):]
     # Each work item runs a contiguous run of vertices (one on a GPU, up to 64 on a CPU:
-    # starc_launch), skipping those the guard rules out.
+    # starc_launch), skipping those the guard rules out; none returns early (its run is empty
+    # past the bound), so the work-group meets at the end, where it adds its count of the
+    # flags it flipped (counted in local memory) with one atomic.
     assert _between(dense, "    const size_t starc_run", "\n}") == """\
     const size_t starc_run = ((size_t)n + get_global_size(0) - 1) / get_global_size(0);
     const size_t starc_first = get_global_id(0) * starc_run;
     const size_t starc_last = min((size_t)n, starc_first + starc_run);
-    if (starc_first >= starc_last) return;
+    __local int starc_staged_modified_frontier_size_count;
+    if ((int)get_local_id(0) == 0) {
+        starc_staged_modified_frontier_size_count = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (int v = (int)starc_first; v < (int)starc_last; v++) {
         if (!modified[v]) continue;
         for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
@@ -36,20 +42,43 @@ def test_golden_sssp_min_atomic():
             if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
                 if (!modified_nxt[nbr]) {
                     modified_nxt[nbr] = true;
-                    starc_atomic_add_int(&modified_frontier_size[0], 1);
+                    atomic_inc(&starc_staged_modified_frontier_size_count);
                 }
             }
         }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if ((int)get_local_id(0) == 0) {
+        if (starc_staged_modified_frontier_size_count != 0) starc_atomic_add_int(&modified_frontier_size[0], starc_staged_modified_frontier_size_count);
     }"""
 
 
-def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_item():
+def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_group():
     # triangle_count is only ever incremented in the kernel: each work item counts into a
-    # private and adds it to the device scalar once, after its loops (skipped when zero).
+    # private; after its loops the work-group folds the privates by a tree in local memory
+    # (wrapping adds) and its first item adds the fold to the device scalar (skipped when 0).
     cl = compile_dsl("tc").generated.files["tc.cl"]
     assert _between(cl, "    long triangle_count_local = 0;", "\n}") .endswith("""\
+    __local long starc_group_triangle_count_local[1024];
+    {
+        const int starc_lane = (int)get_local_id(0);
+        const int starc_lanes = (int)get_local_size(0);
+        starc_group_triangle_count_local[starc_lane] = triangle_count_local;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int starc_width = starc_lanes; starc_width > 1; ) {
+            const int starc_half = (starc_width + 1) / 2;
+            if (starc_lane + starc_half < starc_width) {
+                starc_group_triangle_count_local[starc_lane] = starc_add_long(starc_group_triangle_count_local[starc_lane], starc_group_triangle_count_local[starc_lane + starc_half]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            starc_width = starc_half;
+        }
+        if (starc_lane == 0) triangle_count_local = starc_group_triangle_count_local[0];
+    }
     if (triangle_count_local != 0) {
-        starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+        if ((int)get_local_id(0) == 0) {
+            starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
+        }
     }""")
     assert cl.split("// --- kernels")[1].count("starc_atomic_") == 1
 
@@ -204,9 +233,11 @@ function Total(Graph g, propNode<double> x) {
     assert "    double total_local = 0;\n" \
         "    for (int v = (int)starc_first; v < (int)starc_last; v++) {\n" \
         "        total_local += x[v];  // prog.sp:5\n    }\n" \
-        "    if (total_local != 0) {\n" \
-        "        starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \
-        "    }\n}" in files["prog.cl"]
+        "    __local double starc_group_total_local[1024];\n" in files["prog.cl"]
+    assert "    if (total_local != 0) {\n" \
+        "        if ((int)get_local_id(0) == 0) {\n" \
+        "            starc_atomic_add_double(&total_dev[0], total_local);  // prog.sp:5\n" \
+        "        }\n    }\n}" in files["prog.cl"]
     assert '{"cl_khr_fp64", "cl_khr_int64_base_atomics"}' in files["prog.cpp"]
 
 

@@ -24,6 +24,25 @@ inline void starc_lock_release(volatile __global int *lock) {
     atomic_xchg(lock, 0);
 }
 
+% if staged_append:
+// --- worklist appends staged per work-group -------------------------------------------------
+// An append takes a slot in its work-group's queue in local memory (a local atomic); at the
+// kernel's end the group's first item takes the group's slots in the worklist with one
+// atomic and the items copy the entries there. Where the local queue is full, the append
+// takes its own slot in the worklist at once. (STARC_LOCAL_QUEUE may be set lower before
+// this point, as a test does, to force that.)
+#ifndef ${local_queue}
+#define ${local_queue} ${local_queue_default}
+#endif
+
+inline void starc_stage_append(__local int *staged, volatile __local int *count,
+                               __global int *queue, volatile __global int *length, int value) {
+    const int slot = *count < ${local_queue} ? atomic_inc(count) : ${local_queue};
+    if (slot < ${local_queue}) staged[slot] = value;
+    else queue[atomic_inc(length)] = value;
+}
+
+% endif
 ${run_time_checks}
 
 ${graph_queries}
