@@ -11,11 +11,13 @@ import functools
 import re
 import subprocess
 
+import numpy as np
 import pytest
 
 import starc
 from starc.backends.base import BackendOptions
-from starc.graphs import load_graph, write_edge_list
+from starc.backends.common.group_end import LOCAL_QUEUE_DEFAULT
+from starc.graphs import Graph, load_graph, rmat, write_edge_list
 from starc.results import compare_results, parse_results
 from starc.runner import _program_argv
 
@@ -142,3 +144,26 @@ def test_appends_past_the_local_queue_take_their_own_slots(program, capacity, hu
     problems = compare_results(_expected(program, path), parse_results(out.read_text()),
                                rtol=case.rtol, atol=case.atol)
     assert not problems, f"{program}, local queue of {capacity}:\n" + "\n".join(problems)
+
+
+def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
+    """A star of 3000 leaves beside an R-MAT part: sssp's first sparse round appends 3000
+    vertices from the centre's one work item, past the default local queue (2048 entries), so
+    the last ones take their own slots; the distances are still the reference's."""
+    leaves = 3000
+    assert leaves > LOCAL_QUEUE_DEFAULT
+    part = rmat(8, edge_factor=8, seed=2)
+    offset = leaves + 1
+    ids = np.arange(1, offset, dtype=np.int64)
+    src = np.concatenate([np.zeros(leaves, dtype=np.int64), ids, part.sources + offset])
+    dst = np.concatenate([ids, np.zeros(leaves, dtype=np.int64), part.targets + offset])
+    weights = np.random.default_rng(1).integers(1, 21, src.size)
+    path = tmp_path / "big_star.el"
+    write_edge_list(Graph.from_edges(offset + part.num_nodes, src, dst, weights, True,
+                                     "star of 3000 and R-MAT"), path)
+    compiled = _compiled("sssp", "opencl", 64)
+    if not compiled.backend.availability().can_run:
+        pytest.skip(f"no OpenCL device: {compiled.backend.availability().detail}")
+    actual = compiled.run(path, src="0")
+    problems = compare_results(_expected("sssp", path), actual)
+    assert not problems, "\n".join(problems)
