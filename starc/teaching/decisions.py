@@ -443,7 +443,9 @@ class _Walk:
                               f"into {name}'s device copy{combine}"
                               + (f"; {folded}" if folded else ""),
                               f"'{name}' is only updated with {op} in this forall, so one "
-                              f"atomic per work item suffices; {atomic.why}")
+                              f"atomic per work item suffices"
+                              + (", and one per group once the group has folded its "
+                                 "privates" if folded else "") + f"; {atomic.why}")
             atomic = atomic_choice(t.backend, P.ATOMIC_OPS[op], red.sym.type,
                                    t.atomics(kernel.name)[index].form)
             return Choice(f"every update is an {atomic.what}{combine}",
