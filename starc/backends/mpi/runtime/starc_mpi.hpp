@@ -197,6 +197,22 @@ void release(std::vector<T>& v) {
   std::vector<T>().swap(v);
 }
 
+/// Sends `grouped`, whose items are already in destination order (`counts[r]` items for rank
+/// r), to their ranks over every rank; returns what arrived, by source rank. `grouped` is
+/// emptied.
+template <class T>
+std::vector<T> exchange_grouped(const Distribution& d, std::vector<T>& grouped, std::vector<long long> counts) {
+  static_assert(std::is_trivially_copyable<T>::value, "exchange copies bytes");
+  for (long long& count : counts) count *= static_cast<long long>(sizeof(T));
+  std::vector<long long> displs = prefix(counts);
+  std::vector<long long> recv_counts = exchange_counts(d.everyone, counts);
+  std::vector<long long> recv_displs = prefix(recv_counts);
+  std::vector<T> in(static_cast<size_t>(recv_displs.back()) / sizeof(T));
+  exchange_data(d.everyone, grouped.data(), counts, displs, in.data(), recv_counts, recv_displs);
+  release(grouped);
+  return in;
+}
+
 /// Sends each item to rank dest(item) over every rank (one exchange of 64-bit sizes); returns
 /// what arrived, by source rank, each source's items in the order they had in `out`. `out`
 /// is emptied: at most two copies of the data exist at any time (the packed one in flight
@@ -214,15 +230,7 @@ std::vector<T> exchange(const Distribution& d, std::vector<T>& out, Dest dest) {
     for (const T& item : out) packed[static_cast<size_t>(next[static_cast<size_t>(dest(item))]++)] = item;
   }
   release(out);
-  for (size_t r = 0; r < R; ++r) {
-    send_counts[r] *= static_cast<long long>(sizeof(T));
-    send_displs[r] *= static_cast<long long>(sizeof(T));
-  }
-  std::vector<long long> recv_counts = exchange_counts(d.everyone, send_counts);
-  std::vector<long long> recv_displs = prefix(recv_counts);
-  std::vector<T> in(static_cast<size_t>(recv_displs.back()) / sizeof(T));
-  exchange_data(d.everyone, packed.data(), send_counts, send_displs, in.data(), recv_counts, recv_displs);
-  return in;
+  return exchange_grouped(d, packed, send_counts);
 }
 
 /// The block of vertex v when [0, n) is cut into R blocks [b n / R, (b + 1) n / R).

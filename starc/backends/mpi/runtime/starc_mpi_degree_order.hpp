@@ -25,6 +25,7 @@
 #define STARC_MPI_DEGREE_ORDER_HPP
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -162,40 +163,64 @@ inline void tell_ghosts(const Distribution& d, std::vector<int>& value) {
   for (size_t k = 0; k < in.size(); ++k) value[static_cast<size_t>(d.ghost_local[k])] = in[k].value;
 }
 
+/// log2(x) for x >= 1 to within 0.09: the exponent plus the mantissa's fraction (linear
+/// between powers of two), cheaper than std::log2 for the work model's millions of pairs.
+inline double log2_approx(double x) {
+  int exponent = 0;
+  double mantissa = std::frexp(x, &exponent);  // x = mantissa 2^exponent, mantissa in [0.5, 1)
+  return exponent - 2 + 2 * mantissa;
+}
+
 /// The new vertex ranges, balanced by the count's work. dsl/tc.sp's count at v reads v's
-/// row and, for each lower neighbour u, searches u's row once (kPairCost steps: a cache miss
-/// and a binary search) and walks v's higher neighbours along it until it passes u's largest
-/// neighbour: none when that is below v. So v weighs 1 + degree + the sum over its lower
-/// neighbours u of kPairCost + (upper(v) if u's largest neighbour is above v). Balanced by
-/// edges instead, the last rank held the hubs and most of the pairs (Kronecker 18 on 2
-/// ranks: 4x the first rank's kernel time). `new_id` holds the new ids of the rank's own
-/// vertices and ghosts (collective).
-inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id) {
-  const long long kPairCost = 16;
+/// row and, for each lower neighbour u (a pair), searches u's row for v (a binary search over
+/// u's entries above v, with its cache misses) and walks v's higher neighbours along u's row
+/// (galloping), which stops when either list runs out: at most min(upper(v), above(u, v))
+/// steps, where above(u, v) counts u's entries above v. above(u, v) is estimated without u's
+/// row as degree(u) times the share of all row entries that lie at vertices above v (from the
+/// degree groups every rank holds): a neighbour is picked in proportion to its degree. So v
+/// weighs kVertexCost + the sum over its pairs of kSearchCost log2(2 + above) + min(upper(v),
+/// above), in walk steps. The costs are fitted to the kernel's CPU time per rank (2 ranks x
+/// 1 thread, 14 splits of three graphs: Kronecker 18, a uniform random graph and an R-MAT
+/// with a = 0.45, b = 0.25, c = 0.15; bench/RESULTS.md). Balanced by edges, the last rank held
+/// the hubs and most of the pairs (Kronecker 18: 4x the first rank's kernel time); balanced
+/// by the earlier model (pairs x 16 + a full walk of upper(v) per pair that can walk), the
+/// first rank took 1.4x the second's: the hubs' walks along short ghost slices cost less per
+/// step than the light vertices' searches in cold rows. `new_id` holds the new ids of the
+/// rank's own vertices and ghosts (collective).
+inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id, const DegreeGroups& groups) {
+  const double kVertexCost = 9, kSearchCost = 6;
   struct Weighted {
     long long weight;
     int id;
   };
   const starc::Graph& g = d.graph;
   int n = g.num_nodes, R = d.ranks;
-  auto row = [&](int v) { return std::make_pair(g.offsets[static_cast<size_t>(v)], g.offsets[static_cast<size_t>(v) + 1]); };
-  std::vector<int> largest(static_cast<size_t>(d.local_nodes), -1);  // new id of the largest neighbour
-  for (int v = d.own_begin; v < d.own_end; ++v)
-    for (int e = row(v).first; e < row(v).second; ++e)
-      largest[static_cast<size_t>(v)] = std::max(largest[static_cast<size_t>(v)], new_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])]);
-  tell_ghosts(d, largest);
+  // entries_from[k]: the row entries of the vertices of degree groups k, k + 1, ...
+  size_t G = groups.degree.size();
+  std::vector<double> entries_from(G + 1, 0.0);
+  for (size_t k = G; k-- > 0;) {
+    long long end = k + 1 < G ? groups.first[k + 1] : n;
+    entries_from[k] = entries_from[k + 1] + static_cast<double>(groups.degree[k]) * static_cast<double>(end - groups.first[k]);
+  }
+  const double all_entries = std::max(entries_from[0], 1.0);
   std::vector<Weighted> out;
   out.reserve(static_cast<size_t>(d.owned()));
   for (int v = d.own_begin; v < d.own_end; ++v) {
     int id = new_id[static_cast<size_t>(v)];
-    long long upper = 0, lower = 0, walking = 0;
-    for (int e = row(v).first; e < row(v).second; ++e) {
-      int u = g.targets[static_cast<size_t>(e)], other = new_id[static_cast<size_t>(u)];
-      upper += other > id;
-      lower += other < id;
-      walking += other < id && largest[static_cast<size_t>(u)] > id;
+    size_t k = static_cast<size_t>(std::upper_bound(groups.first.begin(), groups.first.end(), id) - groups.first.begin()) - 1;
+    long long group_end = k + 1 < G ? groups.first[k + 1] : n;
+    double share_above = (entries_from[k + 1] + static_cast<double>(groups.degree[k]) * static_cast<double>(group_end - 1 - id)) / all_entries;
+    const int* row = g.targets.data() + g.offsets[static_cast<size_t>(v)];
+    const int* row_end = g.targets.data() + g.offsets[static_cast<size_t>(v) + 1];
+    double upper = 0;
+    for (const int* e = row; e < row_end; ++e) upper += new_id[static_cast<size_t>(*e)] > id;
+    double weight = kVertexCost;
+    for (const int* e = row; e < row_end; ++e) {
+      if (new_id[static_cast<size_t>(*e)] >= id) continue;
+      double above = d.out_degree[static_cast<size_t>(*e)] * share_above;  // the degree (symmetric)
+      weight += kSearchCost * log2_approx(2 + above) + std::min(upper, above);
     }
-    out.push_back({1 + own_degree(d, v) + lower * kPairCost + walking * upper, id});
+    out.push_back({std::llround(weight), id});
   }
   int lo = static_cast<int>(static_cast<long long>(n) * d.rank / R);
   int hi = static_cast<int>(static_cast<long long>(n) * (d.rank + 1) / R);
@@ -247,7 +272,7 @@ inline Distribution renumbered(const Distribution& d) {
       new_id[static_cast<size_t>(v)] = static_cast<int>(next[groups.group(own_degree(d, v))]++);
     tell_ghosts(d, new_id);
   }
-  o.splits = work_splits(d, new_id);
+  o.splits = work_splits(d, new_id, groups);
   o.first = o.splits[static_cast<size_t>(d.rank)];
   o.last = o.splits[static_cast<size_t>(d.rank) + 1];
   int nown = o.last - o.first;
@@ -260,31 +285,39 @@ inline Distribution renumbered(const Distribution& d) {
   struct Listed { int to, value; };
   std::vector<Entry> sent;
   std::vector<Listed> listed;
+  std::vector<long long> entries(R, 0);
   {
-    sent.reserve(static_cast<size_t>(d.owned_edges));
     std::vector<std::pair<int, int>> by_new_id;  // (new id, local id) of the own vertices
     by_new_id.reserve(static_cast<size_t>(d.owned()));
     for (int v = d.own_begin; v < d.own_end; ++v) by_new_id.emplace_back(new_id[static_cast<size_t>(v)], v);
     std::sort(by_new_id.begin(), by_new_id.end());
+    // The new owner of each known vertex, once, and the entries for each rank: they are written
+    // grouped by destination, so the exchange sends them as they are.
+    std::vector<int> new_owner(static_cast<size_t>(d.local_nodes));
+    for (size_t u = 0; u < new_owner.size(); ++u) new_owner[u] = o.owner(new_id[u]);
+    for (int v = d.own_begin; v < d.own_end; ++v)
+      for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
+        ++entries[static_cast<size_t>(new_owner[static_cast<size_t>(g.targets[static_cast<size_t>(e)])])];
+    std::vector<long long> next = prefix(entries);
+    sent.resize(static_cast<size_t>(next.back()));
     std::vector<std::vector<int>> lists(R);
-    std::vector<int> last(R, -1), entries(R, 0);
+    std::vector<int> last(R, -1);
     for (const auto& item : by_new_id) {
       int t = item.first;
       for (int e = g.offsets[static_cast<size_t>(item.second)]; e < g.offsets[static_cast<size_t>(item.second) + 1]; ++e) {
-        int s = new_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])];
-        size_t to = static_cast<size_t>(o.owner(s));
+        int u = g.targets[static_cast<size_t>(e)];
+        size_t to = static_cast<size_t>(new_owner[static_cast<size_t>(u)]);
         if (last[to] != t) lists[to].push_back(last[to] = t);
-        ++entries[to];
-        sent.push_back({s, static_cast<int>(lists[to].size()) - 1});
+        sent[static_cast<size_t>(next[to]++)] = {new_id[static_cast<size_t>(u)], static_cast<int>(lists[to].size()) - 1};
       }
     }
     for (size_t r = 0; r < R; ++r) {
-      listed.push_back({static_cast<int>(r), entries[r]});
+      listed.push_back({static_cast<int>(r), static_cast<int>(entries[r])});
       listed.push_back({static_cast<int>(r), static_cast<int>(lists[r].size())});
       for (int t : lists[r]) listed.push_back({static_cast<int>(r), t});
     }
   }
-  std::vector<Entry> rows = exchange(d, sent, [&](const Entry& x) { return o.owner(x.row); });
+  std::vector<Entry> rows = exchange_grouped(d, sent, entries);
   std::vector<Listed> heard = exchange(d, listed, [](const Listed& x) { return x.to; });
 
   // Ghosts: the listed vertices another rank owns (each listed by its one old owner).
