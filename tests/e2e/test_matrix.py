@@ -86,15 +86,16 @@ _SYCL_GROUPS = pytest.mark.skipif(sycl_toolchain.find()[0] == "double",
 
 def _forced():
     """Every push program on every small graph with OpenCL; on the other backends, three
-    graph shapes (a power-law graph, duplicates and self-loops, isolated vertices). SYCL runs
-    the fold programs binned too (OpenCL's: test_binned_schedule)."""
+    graph shapes (a power-law graph, duplicates and self-loops, isolated vertices). SYCL bins
+    pr's and bc's pulls too (OpenCL's binned: test_binned_schedule)."""
     for backend, marks in BACKENDS.items():
         graphs = list(small_graphs()) if backend == "opencl" else \
             ["rmat", "self_loops_dups", "isolated"]
         cases = [(program, OTHER_SCHEDULE[backend]) for program in PUSH_PROGRAMS]
-        if backend in ("cuda", "sycl"):
-            cases += [(program, "binned" if backend == "sycl" else OTHER_SCHEDULE[backend])
-                      for program in FOLD_PROGRAMS]
+        if backend == "cuda":
+            cases += [(program, OTHER_SCHEDULE[backend]) for program in FOLD_PROGRAMS]
+        if backend == "sycl":     # (single pull loops only: bfs's steps stay per vertex)
+            cases += [(program, "binned") for program in FOLD_PROGRAMS if program != "bfs"]
         for program, schedule in cases:
             grouped = backend == "sycl" and (schedule == "binned" or
                                               program in WORKLIST_PROGRAMS)

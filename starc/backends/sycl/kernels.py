@@ -81,7 +81,10 @@ ATOMICS = AtomicTable(
 #: for private reductions; binned kernels and split worklist rounds in work-groups with
 #: local_accessor memory and group barriers, as OpenCL's: a heavy vertex gets the whole group,
 #: with no warp tier, because SYCL 2020's sub-groups have no ballot to pick the next marked
-#: vertex (``sub_groups_without_ballot``). A grouped kernel makes its own command group
+#: vertex (``sub_groups_without_ballot``). Only one pull loop per binned kernel, no
+#: cooperative bodies: AdaptiveCpp 24.06's CPU JIT ran bfs's (a search loop with barriers, then
+#: a push) wrongly from R-MAT 16 on (levels of 0 for unreached vertices, a crash at some
+#: group sizes) where PoCL runs the same shell right; pr's pull was right there. A grouped kernel makes its own command group
 #: (its local_accessors) rather than going through starc_parallel_for, whose CPU form replaces
 #: sycl::reduction by private partials (AdaptiveCpp's lost updates): its reductions are private,
 #: one atomic per work item (``native_reductions_in_groups``).
@@ -89,8 +92,8 @@ CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
     converged_group_functions=True,
-    schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
-    frontier_edges=True, sub_groups_without_ballot=True,
+    schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
+    sub_groups_without_ballot=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
 
 

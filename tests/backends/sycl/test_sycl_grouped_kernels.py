@@ -1,7 +1,7 @@
 """SYCL's grouped kernels, as text: a binned kernel and a split worklist round print the shared
 shells (common/binned_shell.py, common/frontier_shell.py) inside one command group whose
-local_accessors hold the group's local memory; the plan says why (no warp bin) and gives their
-reductions a private accumulator. Run end to end in tests/e2e/test_binned_schedule.py and
+local_accessors hold the group's local memory; the plan says why (no warp bin; one pull loop
+only) and gives their reductions a private accumulator. Run end to end in tests/e2e/test_binned_schedule.py and
 test_matrix.py (on AdaptiveCpp)."""
 
 from __future__ import annotations
@@ -74,18 +74,6 @@ def test_binned_kernel_is_one_command_group_with_local_accessors():
     });""")
 
 
-def test_search_and_branch_use_local_ints():
-    """bfs's bottom-up step: the first lane that found a parent by a work-group atomic min on
-    a local int, the vertex's if/else by the first lane's test in another."""
-    kernel = _kernel("bfs", "binned", "Compute_BFS_bfs_fwd_6")
-    assert "sycl::local_accessor<int, 1> starc_first_local(sycl::range<1>(1), starc_handler);" \
-        in kernel
-    assert "int& starc_first = starc_first_local[0];" in kernel
-    assert ("if (starc_found) sycl::atomic_ref<int, sycl::memory_order::relaxed, "
-            "sycl::memory_scope::work_group, sycl::access::address_space::local_space>"
-            "(starc_first).fetch_min(starc_lane);") in kernel
-
-
 def test_split_worklist_round_keeps_the_entries_and_sums_in_local_accessors():
     kernel = _kernel("sssp", "edges", "Compute_SSSP_forall_11_sparse")
     assert """\
@@ -108,15 +96,14 @@ def test_prelude_has_the_group_launch_only_where_a_kernel_needs_it():
 
 
 def test_plan_says_why_there_is_no_warp_bin_and_reductions_are_private():
-    plan = plan_dump(_compiled("bfs", "binned").specialized)
+    plan = plan_dump(_compiled("pr", "binned").specialized)
     assert ("schedule: binned (--schedule binned; item and work-group bins only, no warp bin: "
             "SYCL's sub-groups have no ballot to pick the next vertex a warp's lanes marked)") \
         in plan
-    assert "reduction: bfs_awake + via bfs_awake_dev (exclusive, private then one native atomic" \
-        in plan
+    assert "reduction: diff + via diff_dev (exclusive, private then one native atomic)" in plan
     # the vertex schedule keeps its sycl::reduction
-    assert "reduction: bfs_awake + via bfs_awake_dev (exclusive, native)" in \
-        plan_dump(_compiled("bfs", "vertex").specialized)
-    auto = plan_dump(_compiled("bfs", "auto").specialized)
-    assert "SYCL work items do not run in lockstep (--schedule binned shares a heavy " \
-        "vertex's edges in its work-group)" in auto
+    assert "reduction: diff + via diff_dev (exclusive, native)" in \
+        plan_dump(_compiled("pr", "vertex").specialized)
+    # bfs's steps (a search, then a push) are no single pull loop: one item per vertex
+    bfs = plan_dump(_compiled("bfs", "binned").specialized)
+    assert "SYCL prints only one pull loop per binned kernel: one work item per vertex" in bfs
