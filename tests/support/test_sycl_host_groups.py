@@ -331,6 +331,54 @@ int main() {
 }
 """
 
+#: the rest of the subset, several forms of which AdaptiveCpp 24.06 lacks (atomic_fence,
+#: get_multi_ptr, inclusive_scan_over_group's init after the operator)
+API_SURFACE = r"""#include <sycl/sycl.hpp>
+#include <cstdio>
+int main() {
+  sycl::queue q;
+  const size_t n = 64, L = 16;
+  int* out = sycl::malloc_shared<int>(n * 12, q);
+  static_assert(sycl::is_group_v<sycl::group<1>> && sycl::is_group_v<sycl::sub_group> && !sycl::is_group_v<int>);
+  q.submit([&](sycl::handler& h) {
+    sycl::local_accessor<int> tmp(sycl::range<1>(L), h);
+    h.parallel_for<class api>(sycl::nd_range<1>{sycl::range<1>{n}, sycl::range<1>{L}}, [=](sycl::nd_item<1> it) {
+      const auto g = it.get_group();
+      const auto sg = it.get_sub_group();
+      const size_t l = it.get_local_linear_id();
+      int* o = out + it.get_global_linear_id() * 12;
+      tmp.get_pointer()[l] = static_cast<int>(l);
+      it.barrier(sycl::access::fence_space::local_space);
+      sycl::atomic_fence(sycl::memory_order::acq_rel, sycl::memory_scope::work_group);
+      o[0] = tmp[sycl::id<1>(L - 1 - l)];
+      o[1] = sycl::any_of_group(g, static_cast<int>(l), [](int x) { return x == 3; });
+      o[2] = sycl::all_of_group(g, static_cast<int>(l), [](int x) { return x < 16; });
+      o[3] = sycl::none_of_group(g, static_cast<int>(l), [](int x) { return x > 15; }) + 2 * sycl::none_of_group(g, l == 2);
+      o[4] = sycl::group_broadcast(g, static_cast<int>(l) * 3, sycl::id<1>(5));
+      o[5] = sycl::reduce_over_group(sg, 4, 10, sycl::plus<>()) + sycl::inclusive_scan_over_group(sg, 1, sycl::plus<>(), 5) +
+             sycl::exclusive_scan_over_group(sg, 1, 7, sycl::plus<>());
+      o[6] = sycl::shift_group_left(sg, 9) + sycl::shift_group_right(sg, 9, 1) + sycl::permute_group_by_xor(sg, 9, 1) +
+             sycl::select_from_group(sg, 9, sycl::id<1>(0)) + sycl::group_broadcast(sg, 9) + sycl::group_broadcast(sg, 9, sycl::id<1>(0));
+      o[7] = sycl::any_of_group(sg, true) + sycl::all_of_group(sg, false) + sycl::none_of_group(sg, false);
+      sycl::group_barrier(sg);
+      o[8] = static_cast<int>(it.get_nd_range().get_group_range()[0] + g.get_group_linear_range() + g.get_max_local_range()[0] + g[0]);
+      o[9] = static_cast<int>(sg.get_group_id()[0] + sg.get_group_range()[0] + sg.get_local_id()[0] + sg.get_max_local_range()[0]);
+      auto mp = tmp.get_multi_ptr<sycl::access::decorated::no>();
+      o[10] = *mp + mp[1] + static_cast<int>(tmp.byte_size() + tmp.get_range()[0]) + (mp.get_raw() == &tmp[0]);
+      o[11] = sycl::reduce_over_group(g, static_cast<short>(1), sycl::plus<short>());
+      sycl::group_barrier(g);
+    });
+  }).wait();
+  for (size_t i = 0; i < n; ++i) {
+    std::printf("item_%zu", i);
+    for (int k = 0; k < 12; ++k) std::printf(" %d", out[i * 12 + k]);
+    std::printf("\n");
+  }
+  return 0;
+}
+"""
+
+
 #: one work-group of 32 work-items running `body`, which does not reach its barriers uniformly
 DIVERGENT = r"""
 #include <sycl/sycl.hpp>
@@ -359,7 +407,7 @@ TWO_BARRIERS = DIVERGENT.replace("BODY", """\
 
 PORTABLE = {"block_sum": BLOCK_SUM, "group_algorithms": GROUP_ALGORITHMS, "local_atomics": LOCAL_ATOMICS,
             "sub_groups": SUB_GROUPS}
-DOUBLE_PROGRAMS = {**PORTABLE, "double_only": DOUBLE_ONLY, "returns_before_barrier": RETURNS_BEFORE_BARRIER,
+DOUBLE_PROGRAMS = {**PORTABLE, "double_only": DOUBLE_ONLY, "api_surface": API_SURFACE, "returns_before_barrier": RETURNS_BEFORE_BARRIER,
                    "two_barriers": TWO_BARRIERS}
 
 
@@ -511,6 +559,20 @@ def test_local_memory_is_poisoned_sub_groups_have_one_item_and_launch_limits_thr
     assert got["range_with_local"] == "1 a local_accessor needs an nd_range launch"
     assert got["inclusive_init"] == "11 13 16 20"
     assert got["exclusive_maximum"] == "-2147483648 -1 -1 -1"
+
+
+def test_every_other_form_of_the_work_group_subset(builds):
+    """Predicate forms of any/all/none_of_group, broadcast by id, the sub-group algorithms with
+    init and the shuffles, nd_item::barrier, atomic_fence, multi_ptr and get_pointer, the
+    group and sub-group queries (16 work-items a group, 4 groups)."""
+    got = results(builds, "api_surface", "double")
+    expected = {}
+    for i in range(64):
+        group, lane = divmod(i, 16)
+        row = [15 - lane, 1, 1, 1, 15, 14 + 6 + 7, 6 * 9, 2, 4 + 4 + 16 + group, lane + 16 + 0 + 1,
+               0 + 1 + 64 + 16 + 1, 16]
+        expected[f"item_{i}"] = " ".join(map(str, row))
+    assert got == expected
 
 
 @pytest.mark.parametrize("name, message", [
