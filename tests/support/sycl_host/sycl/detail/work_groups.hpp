@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <memory>
 
 // Each work-item's fiber gets this much stack (kernel locals and calls), with a guard page
 // below it so an overflow is a segmentation fault, not silent corruption.
@@ -47,14 +46,15 @@ struct call_site {
   struct here {};
   call_site(here = {}, const char* file = __builtin_FILE(), int line = __builtin_LINE()) : file(file), line(line) {}
   bool operator==(const call_site& other) const { return line == other.line && std::strcmp(file, other.file) == 0; }
-  std::string text() const { return std::string(file) + ":" + std::to_string(line); }
   const char* file;
   int line;
 };
 
-[[noreturn]] inline void abort_with(const std::string& message) {
-  std::fprintf(stderr, "SYCL host test double: %s\n", message.c_str());
-  std::fflush(stderr);
+// The messages are printed with fprintf, not built as std::string: every program with an
+// nd_range launch compiles this machinery, and string code doubled its compile time.
+[[noreturn]] __attribute__((cold, noinline)) inline void abort_with(const char* message, const call_site* where = nullptr) {
+  if (where) std::fprintf(stderr, "SYCL host test double: %s (%s:%d)\n", message, where->file, where->line);
+  else std::fprintf(stderr, "SYCL host test double: %s\n", message);
   std::abort();
 }
 
@@ -68,6 +68,16 @@ class work_group_runner {
   static work_group_runner& of_this_thread() {
     thread_local work_group_runner runner;
     return runner;
+  }
+  work_group_runner(const work_group_runner&) = delete;
+  work_group_runner& operator=(const work_group_runner&) = delete;
+  ~work_group_runner() {
+    for (std::size_t f = 0; f < fiber_count_; ++f) delete fibers_[f];
+    delete[] fibers_;
+    delete[] idle_;
+    delete[] lanes_;
+    std::free(local_memory_);
+    std::free(collective_);
   }
 
   /// Runs work-groups [first_group, end_group) of `local_size` work-items each, one after the
@@ -84,7 +94,7 @@ class work_group_runner {
 
   /// Called by work-item `lane` at a barrier: parks it until the whole group is there.
   void barrier(std::size_t lane, const call_site& where) {
-    if (!active_) abort_with("a group barrier outside an nd_range kernel (" + where.text() + ")");
+    if (!active_) abort_with("a group barrier outside an nd_range kernel", &where);
     lanes_[lane].site = where;
     reached_barrier_ = true;
     fiber& self = *fibers_[lanes_[lane].fiber];
@@ -93,11 +103,11 @@ class work_group_runner {
 
   unsigned char* local_memory(std::size_t offset) {
     if (!active_) abort_with("a local_accessor used outside an nd_range kernel");
-    return local_memory_.data() + offset;
+    return local_memory_ + offset;
   }
 
   /// Room for one value per work-item, and after it one result per work-item, of a group algorithm.
-  unsigned char* collective_slots() { return reinterpret_cast<unsigned char*>(collective_.data()); }
+  unsigned char* collective_slots() { return collective_; }
 
  private:
   struct fiber {
@@ -113,11 +123,15 @@ class work_group_runner {
   };
 
   ucontext_t scheduler_;
-  std::vector<std::unique_ptr<fiber>> fibers_;
-  std::vector<std::size_t> idle_;  // fibers parked between work-items
-  std::vector<lane> lanes_;
-  std::vector<unsigned char> local_memory_;
-  std::vector<std::max_align_t> collective_;
+  // Plain arrays, not std::vector: every program with an nd_range launch compiles this class,
+  // and the vectors' instantiations took as long as the rest. A group has at most
+  // max_work_group_size work-items, each holding at most one fiber, so that many fibers suffice.
+  fiber** fibers_ = new fiber*[max_work_group_size];
+  std::size_t* idle_ = new std::size_t[max_work_group_size];  // fibers parked between work-items
+  lane* lanes_ = new lane[max_work_group_size];
+  std::size_t fiber_count_ = 0, idle_count_ = 0, local_capacity_ = 0;
+  unsigned char* local_memory_ = nullptr;  // malloc'd: aligned for any local_accessor type
+  unsigned char* collective_ = static_cast<unsigned char*>(std::malloc(2 * max_work_group_size * collective_slot_bytes));
   const void* body_ = nullptr;
   void (*invoke_)(const void*, std::size_t, std::size_t) = nullptr;
   std::size_t group_id_ = 0, next_group_ = 0, end_group_ = 0, local_size_ = 0, local_bytes_ = 0;
@@ -130,10 +144,13 @@ class work_group_runner {
   void run_groups(std::size_t first_group, std::size_t end_group, std::size_t local_size, std::size_t local_bytes) {
     local_size_ = local_size;
     local_bytes_ = local_bytes;
-    if (lanes_.size() < local_size) lanes_.resize(local_size);
-    if (local_memory_.size() < local_bytes) local_memory_.resize(local_bytes);
-    if (collective_.size() < 2 * local_size * collective_slot_bytes / sizeof(std::max_align_t))
-      collective_.resize(2 * local_size * collective_slot_bytes / sizeof(std::max_align_t));
+    if (local_capacity_ < local_bytes) {
+      std::free(local_memory_);
+      local_memory_ = static_cast<unsigned char*>(std::malloc(local_bytes));
+      local_capacity_ = local_bytes;
+    }
+    if ((local_bytes != 0 && local_memory_ == nullptr) || collective_ == nullptr)
+      abort_with("cannot allocate work-group local memory");
     next_group_ = first_group;
     end_group_ = end_group;
     active_ = true;
@@ -156,21 +173,18 @@ class work_group_runner {
     reached_barrier_ = false;
     for (std::size_t i = 0; i < local_size_; ++i) lanes_[i].returned = false;
     // local memory is undefined at group start: a poison pattern makes reads before writes show
-    if (local_bytes_ != 0) std::memset(local_memory_.data(), 0xA5, local_bytes_);
+    if (local_bytes_ != 0) std::memset(local_memory_, 0xA5, local_bytes_);
   }
 
   void switch_to(std::size_t f) { swapcontext(&scheduler_, &fibers_[f]->context); }
 
   /// A parked fiber, or a new one whose stack is mapped now and kept for later launches.
   std::size_t idle_fiber() {
-    if (!idle_.empty()) {
-      std::size_t f = idle_.back();
-      idle_.pop_back();
-      return f;
-    }
+    if (idle_count_ != 0) return idle_[--idle_count_];
+    if (fiber_count_ == max_work_group_size) abort_with("more fibers than work-items in a work-group");
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const std::size_t stack = SYCL_HOST_DOUBLE_FIBER_STACK_KIB * std::size_t(1024);
-    auto made = std::make_unique<fiber>();
+    fiber* made = new fiber();
     made->mapped = stack + page;
     made->mapping = mmap(nullptr, made->mapped, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
@@ -183,10 +197,10 @@ class work_group_runner {
     made->context.uc_stack.ss_sp = static_cast<char*>(made->mapping) + page;
     made->context.uc_stack.ss_size = stack;
     made->context.uc_link = nullptr;
-    starting_ = fibers_.size();
+    starting_ = fiber_count_;
     makecontext(&made->context, &work_group_runner::fiber_main, 0);
-    fibers_.push_back(std::move(made));
-    return fibers_.size() - 1;
+    fibers_[fiber_count_] = made;
+    return fiber_count_++;
   }
 
   /// A fiber's life: start the next work-items of the current group one after the other
@@ -208,7 +222,7 @@ class work_group_runner {
         if (self.reached_barrier_ || self.next_group_ == self.end_group_) break;
         self.begin_group(self.next_group_++);
       }
-      self.idle_.push_back(me);
+      self.idle_[self.idle_count_++] = me;
       swapcontext(&self.fibers_[me]->context, &self.scheduler_);
     }
   }
@@ -222,23 +236,26 @@ class work_group_runner {
         first = &lanes_[i];
         first_id = i;
       } else if (!(lanes_[i].site == first->site)) {
-        diverged("work-item " + std::to_string(first_id) + " waits at the barrier at " + first->site.text() +
-                     " but work-item " + std::to_string(i) + " at the one at " + lanes_[i].site.text(),
-                 phase);
+        diverged(phase, first_id, i);
       }
     }
     for (std::size_t i = 0; i < local_size_; ++i)
-      if (lanes_[i].returned)
-        diverged("work-item " + std::to_string(first_id) + " waits at the barrier at " + first->site.text() +
-                     " but work-item " + std::to_string(i) + " has returned from the kernel",
-                 phase);
+      if (lanes_[i].returned) diverged(phase, first_id, i);
   }
 
-  [[noreturn]] void diverged(const std::string& what, std::size_t phase) const {
-    abort_with("divergent barrier in work-group " + std::to_string(group_id_) + " (barrier number " +
-               std::to_string(phase) + "): " + what +
-               "; every work-item of a work-group must reach the same barriers and group algorithms "
-               "(undefined behaviour in SYCL 2020; a GPU hangs)");
+  /// Work-item `waiting` waits at a barrier; `other` has returned or waits at another one.
+  [[noreturn]] __attribute__((cold, noinline)) void diverged(std::size_t phase, std::size_t waiting,
+                                                             std::size_t other) const {
+    const call_site& at = lanes_[waiting].site;
+    std::fprintf(stderr,
+                 "SYCL host test double: divergent barrier in work-group %zu (barrier number %zu): work-item %zu "
+                 "waits at the barrier at %s:%d but work-item %zu ",
+                 group_id_, phase, waiting, at.file, at.line, other);
+    if (lanes_[other].returned) std::fprintf(stderr, "has returned from the kernel");
+    else std::fprintf(stderr, "at the one at %s:%d", lanes_[other].site.file, lanes_[other].site.line);
+    std::fprintf(stderr, "; every work-item of a work-group must reach the same barriers and group algorithms "
+                         "(undefined behaviour in SYCL 2020; a GPU hangs)\n");
+    std::abort();
   }
 };
 }  // namespace detail
