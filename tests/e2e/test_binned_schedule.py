@@ -14,7 +14,6 @@ import starc
 from starc.backends.base import BackendOptions
 from starc.graphs import Graph, load_graph, rmat, write_edge_list
 from starc.results import compare_results
-from starc.backends.sycl import toolchain as sycl_toolchain
 
 from e2e_cases import PROGRAMS, small_graphs, write_graph_files
 
@@ -131,19 +130,12 @@ def test_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hu
     _check(program, weighted_hub_file, block_size, "edges")
 
 
-#: SYCL's grouped kernels need real work-groups (barriers, local_accessor, reduce_over_group):
-#: a SYCL compiler (AdaptiveCpp) runs them; the test double does not have them yet
-needs_sycl_groups = pytest.mark.skipif(sycl_toolchain.find()[0] == "double",
-                                       reason="the SYCL test double has no work-groups yet")
-
-
 #: SYCL bins single pull loops only (pr's, bc's reverse sweep): no bodies of several loops
 #: (starc/backends/sycl/kernels.py CAPABILITIES says why)
 SYCL_BINNED_PROGRAMS = ("pr", "bc")
 
 
 @pytest.mark.sycl
-@needs_sycl_groups
 @pytest.mark.parametrize("program", SYCL_BINNED_PROGRAMS)
 @pytest.mark.parametrize("block_size", [2, 8, 256])
 def test_sycl_binned_on_hubs(program, block_size, hub_file):
@@ -157,7 +149,6 @@ def test_sycl_binned_on_hubs(program, block_size, hub_file):
 
 
 @pytest.mark.sycl
-@needs_sycl_groups
 @pytest.mark.parametrize("program", ("sssp", "cc"))
 @pytest.mark.parametrize("block_size", [2, 256])
 def test_sycl_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hub_file):

@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import numpy as np
 
-from starc.backends.sycl import toolchain as sycl_toolchain
 from starc.graphs import Graph, load_graph
 from starc.results import compare_results
 
@@ -73,15 +72,6 @@ OTHER_SCHEDULE = {"opencl": "edges", "sycl": "edges", "openacc": "edges", "cuda"
 #: the programs with a kernel whose loops a work-group may share (analysis/binned.py; bfs's and
 #: bc's BFS steps: analysis/cooperative.py): CUDA's auto bins them, so its other schedule is vertex (OpenCL's forced binned: test_binned_schedule)
 FOLD_PROGRAMS = ("pr", "bc", "bfs")
-#: the push programs whose worklist rounds --schedule edges splits per work-group
-#: (analysis/frontier_edges.py)
-WORKLIST_PROGRAMS = ("sssp", "sswp", "cc")
-
-#: SYCL's binned kernels and split worklist rounds need real work-groups (barriers,
-#: local_accessor): a SYCL compiler (AdaptiveCpp) runs them; the test double does not have them
-#: yet
-_SYCL_GROUPS = pytest.mark.skipif(sycl_toolchain.find()[0] == "double",
-                                  reason="the SYCL test double has no work-groups yet")
 
 
 def _forced():
@@ -97,11 +87,8 @@ def _forced():
         if backend == "sycl":     # (single pull loops only: bfs's steps stay per vertex)
             cases += [(program, "binned") for program in FOLD_PROGRAMS if program != "bfs"]
         for program, schedule in cases:
-            grouped = backend == "sycl" and (schedule == "binned" or
-                                              program in WORKLIST_PROGRAMS)
             for graph in graphs:
-                yield pytest.param(program, backend, graph, schedule,
-                                   marks=marks + ([_SYCL_GROUPS] if grouped else []),
+                yield pytest.param(program, backend, graph, schedule, marks=marks,
                                    id=f"{backend}-{schedule}-{program}-{graph}")
 
 
