@@ -84,7 +84,8 @@ ATOMICS = AtomicTable(
 #: vertex (``sub_groups_without_ballot``). Only one pull loop per binned kernel, no
 #: cooperative bodies: AdaptiveCpp 24.06's CPU JIT ran bfs's (a search loop with barriers, then
 #: a push) wrongly from R-MAT 16 on (levels of 0 for unreached vertices, a crash at some
-#: group sizes) where PoCL runs the same shell right; pr's pull was right there. A grouped kernel makes its own command group
+#: group sizes) where PoCL, and the test double with work-groups, run the same shell right
+#: (R-MAT 16 and 18); pr's pull was right there. A grouped kernel makes its own command group
 #: (its local_accessors) rather than going through starc_parallel_for, whose CPU form replaces
 #: sycl::reduction by private partials (AdaptiveCpp's lost updates): its reductions are private,
 #: one atomic per work item (``native_reductions_in_groups``).
