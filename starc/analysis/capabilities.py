@@ -44,6 +44,10 @@ class Capabilities(Record):
     #: partial results (``sycl::reduction``, a ``reduction`` clause), and how it is called
     native_reductions: FrozenSet[str] = frozenset()
     native_reduction_object: str = ""
+    #: the native reduction object also serves a kernel whose work-groups share local memory
+    #: (a binned kernel, a split worklist round); where not, such a kernel's reductions are
+    #: private, with one atomic per work item
+    native_reductions_in_groups: bool = True
     #: (operator, type) whose work-item privates a group folds before one atomic (CUDA's
     #: warp-aggregated combine, OpenCL's work-group tree in local memory at the kernel's end)
     group_reductions: FrozenSet[Family] = frozenset()
@@ -62,6 +66,9 @@ class Capabilities(Record):
     #: the width of lockstep sub-groups whose lanes exchange values (warp shuffles; 0: none):
     #: a binned kernel gives vertices of middling degree to one sub-group
     sub_group_width: int = 0
+    #: it has sub-groups, but no ballot over them (SYCL 2020): the warp tier, which picks a
+    #: warp's next marked vertex by a ballot, is left out, and the reasons say so
+    sub_groups_without_ballot: bool = False
     #: the lanes of a lockstep group exchange values in divergent code, among the lanes that
     #: reach the call together (CUDA's ``*_sync`` intrinsics over ``__activemask()``)
     divergent_exchange: bool = False

@@ -104,7 +104,7 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
         cooperative, why_not = binned_split(kernel, capabilities)
         if cooperative is None:
             return "vertex", f"--schedule binned asked, but {why_not}: one work item per vertex"
-        return "binned", "--schedule binned"
+        return "binned", "--schedule binned" + _tiers_words(capabilities)
     if forced not in (None, "auto"):
         if forced == "vertex" or not loops:
             why = "--schedule vertex" if forced == "vertex" else \
@@ -214,6 +214,14 @@ def binned_split(kernel: P.Kernel, capabilities: Capabilities
         return None, (f"{why_pull}, and {capabilities.title} prints only one pull loop per "
                       "binned kernel")
     return steps, why
+
+
+def _tiers_words(capabilities: Capabilities) -> str:
+    """Why a binned kernel has no warp tier on a target with sub-groups, for its reason."""
+    if not capabilities.sub_groups_without_ballot:
+        return ""
+    return (f"; item and work-group bins only, no warp bin: {capabilities.title}'s sub-groups "
+            "have no ballot to pick the next vertex a warp's lanes marked")
 
 
 def _binned_words(capabilities: Capabilities) -> str:

@@ -8,7 +8,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
-| how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``group_reductions`` |
+| how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``native_reductions_in_groups``, ``group_reductions`` |
 | how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, one per work-group staging them in local memory, or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``staged_appends``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
@@ -163,7 +163,9 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
     """``kernel`` with each scalar reduction's strategy, each atomic's form and its schedule
     chosen (the kernel part of ``specialize``, which also marks wrapping arithmetic first)."""
     kernel = _schedule(kernel, capabilities, schedule)
-    reductions = tuple(_reduction(red, capabilities) for red in kernel.reductions)
+    grouped = kernel.frontier_edges is not None or \
+        (kernel.schedule == "binned" and not capabilities.vector_loops)
+    reductions = tuple(_reduction(red, capabilities, grouped) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
     appends = append_form(capabilities)[0]
 
@@ -275,11 +277,14 @@ def _element(target: ir.Expr) -> Scalar:
     return target.prop.type.elem if isinstance(target, ir.PropRead) else target.sym.type
 
 
-def _reduction(red: P.ScalarReduction, capabilities: Capabilities) -> P.ScalarReduction:
+def _reduction(red: P.ScalarReduction, capabilities: Capabilities,
+               grouped: bool = False) -> P.ScalarReduction:
+    """``red``'s strategy; ``grouped``: in a kernel whose work-groups share local memory."""
     elem = red.sym.type
     if not red.private:
         strategy = "atomic"
-    elif red.op in capabilities.native_reductions:
+    elif red.op in capabilities.native_reductions and \
+            (capabilities.native_reductions_in_groups or not grouped):
         strategy = "native"
     elif (red.op, elem) in capabilities.group_reductions:
         strategy = "group"

@@ -132,11 +132,16 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     assert "in_binned_order" in [p.name for p in pull.params]
     assert "in_binned_order" in [a.name for a in cuda.arrays]
     assert "group reduction" in pull.schedule_why
-    for backend in ("sycl", "mpi"):
-        plan = get_backend(backend).specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
-        pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
-        assert pull.schedule == "vertex" and pull.cooperative is None
-        assert "prints one work item per vertex" in pull.schedule_why, backend
+    # SYCL: OpenCL's bins (no warp bin: no ballot), its reduction private, not sycl::reduction
+    plan = get_backend("sycl").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
+    pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
+    assert pull.schedule == "binned" and pull.cooperative.tiers == ("item", "group")
+    assert "no warp bin: SYCL's sub-groups have no ballot" in pull.schedule_why
+    assert [red.strategy for red in pull.reductions] == ["private"]
+    plan = get_backend("mpi").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
+    pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
+    assert pull.schedule == "vertex" and pull.cooperative is None
+    assert "prints one work item per vertex" in pull.schedule_why
     # OpenACC: no split by degree, every vertex's loop on its gang's vector lanes
     acc = get_backend("openacc").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
     pull = next(k for k in acc.kernels if k.name == "Compute_PR_forall_13")

@@ -44,7 +44,8 @@ def test_what_is_no_split_round():
     ("cuda", {"schedule": "binned"}, "vertex", "a worklist changes every round"),
     ("opencl", {}, "vertex", "do not run in lockstep (--schedule edges"),
     ("opencl", {"schedule": "edges"}, "edges", "--schedule edges"),
-    ("sycl", {"schedule": "edges"}, "vertex", "SYCL does not print a work-group's split"),
+    ("sycl", {}, "vertex", "do not run in lockstep (--schedule edges"),
+    ("sycl", {"schedule": "edges"}, "edges", "--schedule edges"),
     ("openacc", {"schedule": "edges"}, "vertex", "OpenACC does not print"),
 ])
 def test_each_backend_chooses(backend, options, schedule, why):

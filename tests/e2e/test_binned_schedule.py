@@ -1,6 +1,6 @@
 """The degree-binned schedule end to end (analysis/binned.py): every dsl program with a kernel
-it applies to, forced with --schedule binned on OpenCL (PoCL), against the reference, on
-graphs whose hubs really go to a work-group (in-degree at least the group size); and the
+it applies to, forced with --schedule binned on OpenCL (PoCL) and SYCL, against the reference,
+on graphs whose hubs really go to a work-group (in-degree at least the group size); and the
 edges schedule of a body of several push loops (cc's, analysis/schedules.py) on the same hubs."""
 
 from __future__ import annotations
@@ -112,6 +112,36 @@ def test_edges_over_a_worklists_entries_onhub_graph(program, block_size, weighte
     text = "".join(compiled.compilation.generated.files.values())
     assert "starc_ends[starc_middle] > starc_edge" in text
     _check(program, weighted_hub_file, block_size, "edges")
+
+
+#: SYCL bins single pull loops only (pr's, bc's reverse sweep): no bodies of several loops
+#: (starc/backends/sycl/kernels.py CAPABILITIES says why)
+SYCL_BINNED_PROGRAMS = ("pr", "bc")
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("program", SYCL_BINNED_PROGRAMS)
+@pytest.mark.parametrize("block_size", [2, 8, 256])
+def test_sycl_binned_on_hubs(program, block_size, hub_file):
+    """SYCL's binned kernels (local_accessors, group barriers, the fold tree in local memory)
+    in groups of 2 (the smallest), 8 and 256 (64 on a CPU device: starc_work_group_size),
+    which the star's centre exceeds. (SYCL's --block-size is a power of two.)"""
+    compiled = _compiled(program, "sycl", block_size, "binned")
+    text = "".join(compiled.compilation.generated.files.values())
+    assert "sycl::local_accessor<int, 1> starc_heavy(" in text
+    _check(program, hub_file, block_size, backend="sycl")
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("program", ("sssp", "cc"))
+@pytest.mark.parametrize("block_size", [2, 256])
+def test_sycl_edges_over_a_worklists_entries_on_hubs(program, block_size, weighted_hub_file):
+    """SYCL's split worklist rounds (analysis/frontier_edges.py) on the hubs, as OpenCL's."""
+    compiled = _compiled(program, "sycl", block_size, "edges")
+    [sparse] = [k for k in compiled.compilation.specialized.kernels
+                if k.name.endswith("_sparse")]
+    assert sparse.schedule == "edges" and sparse.frontier_edges is not None
+    _check(program, weighted_hub_file, block_size, "edges", backend="sycl")
 
 
 @pytest.mark.cuda

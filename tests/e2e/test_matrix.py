@@ -76,21 +76,26 @@ FOLD_PROGRAMS = ("pr", "bc", "bfs")
 
 def _forced():
     """Every push program on every small graph with OpenCL; on the other backends, three
-    graph shapes (a power-law graph, duplicates and self-loops, isolated vertices)."""
+    graph shapes (a power-law graph, duplicates and self-loops, isolated vertices). SYCL bins
+    pr's and bc's pulls too (OpenCL's binned: test_binned_schedule)."""
     for backend, marks in BACKENDS.items():
         graphs = list(small_graphs()) if backend == "opencl" else \
             ["rmat", "self_loops_dups", "isolated"]
-        for program in PUSH_PROGRAMS + (FOLD_PROGRAMS if backend == "cuda" else ()):
+        cases = [(program, OTHER_SCHEDULE[backend]) for program in PUSH_PROGRAMS]
+        if backend == "cuda":
+            cases += [(program, OTHER_SCHEDULE[backend]) for program in FOLD_PROGRAMS]
+        if backend == "sycl":     # (single pull loops only: bfs's steps stay per vertex)
+            cases += [(program, "binned") for program in FOLD_PROGRAMS if program != "bfs"]
+        for program, schedule in cases:
             for graph in graphs:
-                yield pytest.param(program, backend, graph, marks=marks,
-                                   id=f"{backend}-{OTHER_SCHEDULE[backend]}-{program}-{graph}")
+                yield pytest.param(program, backend, graph, schedule, marks=marks,
+                                   id=f"{backend}-{schedule}-{program}-{graph}")
 
 
-@pytest.mark.parametrize("program, backend, graph", list(_forced()))
-def test_matrix_with_the_other_schedule(program, backend, graph, graph_files):
+@pytest.mark.parametrize("program, backend, graph, schedule", list(_forced()))
+def test_matrix_with_the_other_schedule(program, backend, graph, schedule, graph_files):
     path = graph_files[graph]
-    _check(program, backend, path, load_graph(str(path)).num_nodes,
-           schedule=OTHER_SCHEDULE[backend])
+    _check(program, backend, path, load_graph(str(path)).num_nodes, schedule=schedule)
 
 
 @st.composite

@@ -22,7 +22,8 @@ from starc.backends.common.dialect import INDENT
 from starc.backends.common.kernel_arguments import BOUNDS, KernelCode, StepCode
 from starc.backends.common.sourcemap import mark_with
 
-__all__ = ["GroupSyntax", "WarpSyntax", "binned_body", "group_tree", "MAX_GROUP"]
+__all__ = ["GroupSyntax", "WarpSyntax", "LocalArray", "binned_body", "binned_locals",
+           "group_tree", "MAX_GROUP"]
 
 #: the largest work-group (``--block-size`` allows up to 1024): sizes the local arrays, whose
 #: size the kernel languages need at compile time
@@ -42,6 +43,17 @@ class WarpSyntax:
 
 
 @dataclasses.dataclass(frozen=True)
+class LocalArray:
+    """A work-group's local memory: ``name`` of C type ``type``, one element per lane (sized
+    for the largest group where the kernel language needs the size at compile time) or one
+    value."""
+
+    type: str
+    name: str
+    per_lane: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
 class GroupSyntax:
     """How a kernel language says what a binned kernel needs of its work-group."""
 
@@ -55,6 +67,18 @@ class GroupSyntax:
     #: the statement lowering a local int to a value ({0} the int, {1} the value): a search's
     #: first lane that found an edge
     local_min: str = ""   # "atomic_min(&{0}, {1});"
+    #: where the launch, not the kernel, makes local memory (SYCL's local_accessor, made in
+    #: the command group): how the kernel binds a one-value local ({type}, {name}); a per-lane
+    #: one it uses by name. "": the kernel declares its locals, qualified by ``local``
+    bind_local: str = ""
+
+    def declare(self, local: LocalArray) -> List[str]:
+        """The kernel's lines (depth 0) that declare ``local``."""
+        if self.bind_local:
+            return [] if local.per_lane else [self.bind_local.format(type=local.type,
+                                                                     name=local.name)]
+        extent = f"[{MAX_GROUP}]" if local.per_lane else ""
+        return [f"{self.local} {local.type} {local.name}{extent};"]
 
 
 def _indented(lines: List[str], levels: int) -> List[str]:
@@ -79,14 +103,9 @@ def binned_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     bound, index, m = BOUNDS[code.extent], code.index, code.marker
     i1, i2, i3 = (INDENT * k for k in range(1, 4))
     acc = heavy.accumulator
-    kinds = {step.kind for step in _flat(heavy.steps)}
-    lines = [f"{i1}{syntax.local} {heavy.type} starc_partial[{MAX_GROUP}];"] \
-        if not heavy.steps or "fold" in kinds else []
-    lines += [f"{i1}{syntax.local} int starc_{name};" for name, kind in
-              (("first", "search"), ("branch", "branch")) if kind in kinds]
-    lines += [f"{i1}{syntax.local} int starc_heavy[{MAX_GROUP}];",
-             f"{i1}{syntax.local} int starc_heavy_count;",
-             *_vertex_lines(code, syntax),
+    lines = [INDENT + line for local in binned_locals(code)
+             for line in syntax.declare(local)]
+    lines += [*_vertex_lines(code, syntax),
              f"{i1}const int starc_group_lane = {syntax.lane};",
              f"{i1}const int starc_group_size = {syntax.lanes};"]
     if warp is not None:
@@ -152,6 +171,19 @@ def group_tree(syntax: GroupSyntax, partial: str, value: str, combine: str) -> L
             f"{INDENT}if (starc_lane + starc_half < starc_width) {{",
             f"{INDENT * 2}{partial}[starc_lane] = {combined};", f"{INDENT}}}",
             f"{INDENT}{barrier}", f"{INDENT}starc_width = starc_half;", "}"]
+
+
+def binned_locals(code: KernelCode) -> List[LocalArray]:
+    """The local memory of ``code``'s binned kernel: the fold tree's lanes, a search's first
+    lane, a branch's shared test, the heavy vertices' list and its count."""
+    heavy = code.cooperative
+    kinds = {step.kind for step in _flat(heavy.steps)}
+    locals_ = [LocalArray(heavy.type, "starc_partial")] \
+        if not heavy.steps or "fold" in kinds else []
+    locals_ += [LocalArray("int", f"starc_{name}", False) for name, kind in
+                (("first", "search"), ("branch", "branch")) if kind in kinds]
+    return locals_ + [LocalArray("int", "starc_heavy"),
+                      LocalArray("int", "starc_heavy_count", False)]
 
 
 def _vertex_lines(code: KernelCode, syntax: GroupSyntax) -> List[str]:

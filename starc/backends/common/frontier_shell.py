@@ -15,12 +15,20 @@ from __future__ import annotations
 import re
 from typing import List
 
-from starc.backends.common.binned_shell import MAX_GROUP, GroupSyntax
+from starc.backends.common.binned_shell import GroupSyntax, LocalArray
 from starc.backends.common.dialect import INDENT
 from starc.backends.common.kernel_arguments import BOUNDS, KernelCode
 from starc.backends.common.sourcemap import mark_with
 
-__all__ = ["frontier_body"]
+__all__ = ["frontier_body", "frontier_locals"]
+
+#: the local memory of a split worklist round: each lane's entry and the prefix sums of the work
+FRONTIER_LOCALS = (LocalArray("int", "starc_entry"), LocalArray("int", "starc_ends"))
+
+
+def frontier_locals(code: KernelCode) -> List[LocalArray]:
+    """The local memory of ``code``'s split worklist round (``FRONTIER_LOCALS``)."""
+    return list(FRONTIER_LOCALS)
 
 
 def _indented(lines: List[str], levels: int) -> List[str]:
@@ -36,9 +44,8 @@ def frontier_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     if split.test:
         has_work = [f"if ({split.test}) {{"] + _indented(has_work, 1) + ["}"]
     entry = split.entry + has_work + [f"starc_entry[starc_lane] = {vertex};"]
-    lines = [f"{syntax.local} int starc_entry[{MAX_GROUP}];",
-             f"{syntax.local} int starc_ends[{MAX_GROUP}];",
-             f"const int {index} = {syntax.vertex};",
+    lines = [line for local in frontier_locals(code) for line in syntax.declare(local)]
+    lines += [f"const int {index} = {syntax.vertex};",
              f"const int starc_lane = {syntax.lane};",
              f"const int starc_lanes = {syntax.lanes};",
              "int starc_work = 0;",

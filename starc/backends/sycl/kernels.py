@@ -18,6 +18,8 @@ from starc.analysis.capabilities import Capabilities
 from starc.backends.common import atomic_helpers
 from starc.backends.common.atomic_helpers import (CPP_TYPES, INTEGER_TYPES, AtomicTable,
                                                   CompareExchange, same_call)
+from starc.backends.common.binned_shell import GroupSyntax, binned_body, binned_locals
+from starc.backends.common.frontier_shell import frontier_body, frontier_locals
 from starc.backends.common.cfamily import INDENT, KernelArg, KernelCode, lower_kernel
 from starc.backends.common.dialect import NativeReducers, reducer_names
 from starc.backends.common.device_prelude import render_prelude
@@ -76,11 +78,50 @@ ATOMICS = AtomicTable(
 
 #: SYCL 2020's capabilities: sycl::atomic_ref, whose fetch_min/fetch_max serve where the
 #: implementation returns the old value or the old value is unused (ATOMICS); sycl::reduction
-#: for private reductions.
+#: for private reductions; binned kernels and split worklist rounds in work-groups with
+#: local_accessor memory and group barriers, as OpenCL's: a heavy vertex gets the whole group,
+#: with no warp tier, because SYCL 2020's sub-groups have no ballot to pick the next marked
+#: vertex (``sub_groups_without_ballot``). Only one pull loop per binned kernel, no
+#: cooperative bodies: AdaptiveCpp 24.06's CPU JIT ran bfs's (a search loop with barriers, then
+#: a push) wrongly from R-MAT 16 on (levels of 0 for unreached vertices, a crash at some
+#: group sizes) where PoCL, and the test double with work-groups, run the same shell right
+#: (R-MAT 16 and 18); pr's pull was right there. A grouped kernel makes its own command group
+#: (its local_accessors) rather than going through starc_parallel_for, whose CPU form replaces
+#: sycl::reduction by private partials (AdaptiveCpp's lost updates): its reductions are private,
+#: one atomic per work item (``native_reductions_in_groups``).
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
-    native_reduction_object="sycl::reduction", converged_group_functions=True,
+    native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
+    converged_group_functions=True,
+    schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
+    sub_groups_without_ballot=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
+
+
+#: the prelude feature of a kernel that runs in work-groups sharing local memory (a binned
+#: kernel, a split worklist round): ``starc_work_group_size`` and ``starc_groups``
+WORK_GROUPS = "work_groups"
+
+#: the work-item of a grouped kernel (``_GROUP``)
+_ITEM = "starc_it"
+
+#: a work-group's atomic on a local int (relaxed, work-group scope, local space)
+_LOCAL_ATOMIC = ("sycl::atomic_ref<int, sycl::memory_order::relaxed, "
+                 "sycl::memory_scope::work_group, sycl::access::address_space::local_space>({})")
+
+#: a binned kernel's or split worklist round's work-group in SYCL 2020: local memory from
+#: local_accessors made in the command group (a one-value local bound by reference), group
+#: barriers, work-group atomic_refs on local ints; no warp tier (SYCL 2020's sub-groups have no
+#: ballot). A fold combines by the shared tree in local memory, not sycl::reduce_over_group:
+#: AdaptiveCpp 24.06's CPU JIT has no group reductions (a kernel that calls one fails to load:
+#: "undefined symbol: __acpp_sscp_work_group_reduce_f32").
+_GROUP = GroupSyntax(local="", barrier=f"sycl::group_barrier({_ITEM}.get_group());",
+                     lane=f"static_cast<int>({_ITEM}.get_local_id(0))",
+                     lanes=f"static_cast<int>({_ITEM}.get_local_range(0))",
+                     vertex=f"static_cast<int>({_ITEM}.get_global_id(0))",
+                     append=_LOCAL_ATOMIC.format("starc_heavy_count") + ".fetch_add(1)",
+                     local_min=_LOCAL_ATOMIC.format("{0}") + ".fetch_min({1});",
+                     bind_local="{type}& {name} = {name}_local[0];")
 
 
 class SYCLDialect(NativeReducers):
@@ -159,6 +200,9 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     names = reducer_names(native, _reducer_name)
     dialect = SYCLDialect(names)
     code = lower_kernel(kernel, dialect)
+    if code.cooperative is not None or code.frontier is not None:
+        code.features.add(WORK_GROUPS)
+        return SYCLKernel(code, native, "\n".join(_group_shell(code, dialect)))
     nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
     index_used = any(isinstance(x, ir.VarRef) and x.sym == kernel.index for x in nodes)
     index = code.index if index_used else None   # an unnamed parameter: no unused warning
@@ -210,7 +254,40 @@ def _shell(code: KernelCode, index: Optional[str], native: List[P.ScalarReductio
     return lines + [closing, "}"]
 
 
+def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
+    """A kernel whose work-groups share local memory (a binned kernel, a split worklist round):
+    one command group that makes the local_accessors and runs the shared body
+    (``binned_shell``, ``frontier_shell``) over an nd_range of whole groups
+    (``starc_groups``) of the launch's ``block`` items, or on a CPU device of
+    ``starc_work_group_size``'s. Its private reductions combine with one atomic per item (the plan
+    gives such a kernel no sycl::reduction)."""
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
+    params += [_signature(a, dialect) for a in code.args]
+    lines = [code.comment] if code.comment else []
+    lines += _wrap(f"static void {code.name}(", params, ") {")
+    if code.cooperative is not None:
+        body, locals_ = binned_body(code, _GROUP), binned_locals(code)
+    else:
+        body, locals_ = frontier_body(code, _GROUP), frontier_locals(code)
+    count = BOUNDS[code.extent]
+    i1, i2, i3 = INDENT, INDENT * 2, INDENT * 3
+    lines += [f"{i1}if ({count} <= 0) return;",
+              f"{i1}const std::size_t starc_group = starc_work_group_size(q, block);",
+              f"{i1}starc_at(where, [&] {{",
+              f"{i2}q.submit([&](sycl::handler& starc_handler) {{"]
+    for local in locals_:
+        name = local.name if local.per_lane else f"{local.name}_local"
+        size = "starc_group" if local.per_lane else "1"
+        lines.append(f"{i3}sycl::local_accessor<{local.type}, 1> {name}(sycl::range<1>({size}), "
+                     "starc_handler);")
+    lines.append(f"{i3}starc_handler.parallel_for(starc_groups({count}, starc_group), "
+                 f"[=](sycl::nd_item<1> {_ITEM}) {{")
+    lines += [i3 + line if line.strip() else line for line in body]
+    return lines + [f"{i3}}});", f"{i2}}});", f"{i1}}});", "}"]
+
+
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_sycl.hpp`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the SYCL runtime."""
-    return render_prelude("sycl", "prelude.hpp.mako", features, atomics=ATOMICS)
+    return render_prelude("sycl", "prelude.hpp.mako", features, atomics=ATOMICS,
+                          work_groups=features is None or WORK_GROUPS in features)

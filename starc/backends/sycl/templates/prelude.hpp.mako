@@ -15,6 +15,11 @@
 //                                           items (range<1> when 0), or on a CPU device a few
 //                                           work-items that claim runs of RunItems items
 //                                           (starc_cpu_runs; default STARC_RUN_ITEMS)
+% if work_groups:
+//   starc_work_group_size(q, block) / starc_groups(count, group)
+//                                           the work-groups of a kernel whose groups share
+//                                           local memory (real groups on a CPU device too)
+% endif
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                                           host-side array operations; each reports a
@@ -270,6 +275,30 @@ inline void starc_parallel_for(sycl::queue& q, const char* where, std::size_t co
   });
 }
 
+% if work_groups:
+/// Work-items per work-group of a kernel whose groups share local memory and meet at barriers (a
+/// binned kernel, a split worklist round), launched over starc_groups. On a GPU the launch's
+/// `block` (--block-size; 256 when 0). On a CPU device (starc_cpu_runs) such a kernel still
+/// needs real groups, not groups of one claiming runs: at most STARC_CPU_GROUP_ITEMS. There
+/// AdaptiveCpp runs a group's work-items as loops on one thread, split at each barrier, and
+/// gives each thread an equal block of groups: a group of 64 (a run's size, STARC_RUN_ITEMS)
+/// keeps many groups for the threads to share and a short pass per barrier, while the vertices
+/// of degree 64 or more still go to their group. A smaller --block-size is kept.
+constexpr std::size_t STARC_CPU_GROUP_ITEMS = 64;
+
+inline std::size_t starc_work_group_size(sycl::queue& q, std::size_t block) {
+  const std::size_t group = block == 0 ? 256 : block;
+  return starc_runs_of(q).on ? std::min(group, STARC_CPU_GROUP_ITEMS) : group;
+}
+
+/// The nd_range of a grouped kernel over `count` items: whole work-groups of `group` (the extra
+/// items of the last group take no item, but meet their group at its barriers).
+inline sycl::nd_range<1> starc_groups(long long count, std::size_t group) {
+  const std::size_t items = (static_cast<std::size_t>(count) + group - 1) / group * group;
+  return sycl::nd_range<1>(sycl::range<1>(items), sycl::range<1>(group));
+}
+
+% endif
 // --- host-side array operations ----------------------------------------------------------------------
 
 /// A device array of `count` elements (at least one, so that empty graphs still get a pointer).

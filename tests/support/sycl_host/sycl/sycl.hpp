@@ -133,6 +133,8 @@ struct max_work_group_size { using return_type = std::size_t; };
 }  // namespace info
 
 namespace detail {
+constexpr std::size_t max_work_group_size = 1024;
+
 inline int thread_count() {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -165,7 +167,7 @@ class device {
     } else {
       static_assert(std::is_same_v<Param, info::device::max_work_group_size>,
                     "this info::device descriptor is not in the SYCL test double's subset");
-      return 1024;
+      return detail::max_work_group_size;
     }
   }
 };
@@ -243,33 +245,6 @@ class nd_range {
 
  private:
   range<Dimensions> global_, local_;
-};
-
-/// A work-item of an nd_range launch. Group barriers are not in the subset (each work-item
-/// runs as one loop iteration, so a barrier cannot be honoured).
-template <int Dimensions = 1>
-class nd_item {
-  static_assert(Dimensions == 1, "the SYCL test double supports only 1-dimensional nd_items");
-
- public:
-  nd_item(std::size_t global, std::size_t global_size, std::size_t local_size)
-      : global_(global), global_size_(global_size), local_size_(local_size) {}
-  id<Dimensions> get_global_id() const { return id<Dimensions>(global_); }
-  std::size_t get_global_id(int) const { return global_; }
-  std::size_t get_global_linear_id() const { return global_; }
-  id<Dimensions> get_local_id() const { return id<Dimensions>(global_ % local_size_); }
-  std::size_t get_local_id(int) const { return global_ % local_size_; }
-  std::size_t get_local_linear_id() const { return global_ % local_size_; }
-  std::size_t get_group(int) const { return global_ / local_size_; }
-  std::size_t get_group_linear_id() const { return global_ / local_size_; }
-  std::size_t get_global_range(int) const { return global_size_; }
-  std::size_t get_local_range(int) const { return local_size_; }
-  std::size_t get_group_range(int) const { return global_size_ / local_size_; }
-  range<Dimensions> get_global_range() const { return range<Dimensions>(global_size_); }
-  range<Dimensions> get_local_range() const { return range<Dimensions>(local_size_); }
-
- private:
-  std::size_t global_, global_size_, local_size_;
 };
 
 // ---------------------------------------------------------------- function objects (SYCL 2020 4.17.2)
@@ -532,6 +507,13 @@ class atomic_ref {
   }
 };
 
+}  // namespace sycl
+
+// nd_item, groups, barriers, group algorithms, multi_ptr: work-groups run as fibers
+#include "detail/work_groups.hpp"
+
+namespace sycl {
+
 // ---------------------------------------------------------------- events and kernel execution
 class event {
  public:
@@ -551,18 +533,19 @@ void for_each_index(std::size_t n, const Body& body) {
   for (std::size_t i = 0; i < n; ++i) body(i);
 }
 
-/// Runs the kernel with one thread-private reducer per reduction; partials are combined in
-/// thread order (deterministic for a fixed thread count), then into the user's variables.
-template <class Index, class Kernel, class... T, class... Op>
-void run_with_reductions(std::size_t n, const Index& make_index, const Kernel& kernel,
-                         reduction_descriptor<T, Op>&... reductions) {
+/// Runs run_unit(i, reducers...) for every unit i in [0, n) (a work-item of a range launch, a
+/// work-group of an nd_range launch) with one thread-private reducer per reduction; partials
+/// are combined in thread order (deterministic for a fixed thread count), then into the
+/// user's variables.
+template <class RunUnit, class... T, class... Op>
+void run_with_reductions(std::size_t n, const RunUnit& run_unit, reduction_descriptor<T, Op>&... reductions) {
   std::tuple<T...> totals(reductions.identity...);
   SYCL_HOST_DOUBLE_OMP("omp parallel")
   {
     std::tuple<reducer<T, Op>...> partial(reductions...);  // built in place: reducers do not move
     SYCL_HOST_DOUBLE_OMP("omp for schedule(static)")
     for (std::size_t i = 0; i < n; ++i)
-      std::apply([&](auto&... r) { kernel(make_index(i), r...); }, partial);
+      std::apply([&](auto&... r) { run_unit(i, r...); }, partial);
 #ifdef _OPENMP
     const int threads = omp_get_num_threads(), me = omp_get_thread_num();
 #else
@@ -584,37 +567,56 @@ void run_with_reductions(std::size_t n, const Index& make_index, const Kernel& k
   }, totals);
 }
 
-template <class Index, class Tuple, std::size_t... Is>
-void launch(std::size_t n, const Index& make_index, Tuple&& args, std::index_sequence<Is...>) {
+/// Splits parallel_for's arguments after the range into reductions and the kernel, and runs
+/// run_unit(i, kernel, reducers...) for every unit i in [0, units).
+template <class Tuple, std::size_t... Is, class RunUnit>
+void launch(std::size_t units, Tuple&& args, std::index_sequence<Is...>, const RunUnit& run_unit) {
   constexpr std::size_t last = sizeof...(Is);
   const auto& kernel = std::get<last>(args);  // kernels are called as const, as in SYCL
   if constexpr (last == 0) {
-    for_each_index(n, [&](std::size_t i) { kernel(make_index(i)); });
+    for_each_index(units, [&](std::size_t i) { run_unit(i, kernel); });
   } else {
-    run_with_reductions(n, make_index, kernel, std::get<Is>(args)...);
+    run_with_reductions(units, [&](std::size_t i, auto&... r) { run_unit(i, kernel, r...); }, std::get<Is>(args)...);
   }
 }
 
-/// parallel_for(range | nd_range, reductions..., kernel): the shared body of queue and handler.
+/// parallel_for(range, reductions..., kernel): the shared body of queue and handler. Each
+/// work-item is one loop iteration.
 template <class... Rest>
 event parallel_for(range<1> r, Rest&&... rest) {
   static_assert(sizeof...(Rest) >= 1, "parallel_for needs a kernel");
   const std::size_t n = r.size();
-  launch(n, [n](std::size_t i) { return item<1>(i, n); }, std::forward_as_tuple(rest...),
-         std::make_index_sequence<sizeof...(Rest) - 1>());
+  launch(n, std::forward_as_tuple(rest...), std::make_index_sequence<sizeof...(Rest) - 1>(),
+         [n](std::size_t i, const auto& kernel, auto&... r) { kernel(item<1>(i, n), r...); });
   return {};
 }
 
+/// parallel_for(nd_range, reductions..., kernel) with `local_bytes` of local_accessor memory
+/// per work-group: work-groups are spread over the OpenMP team; each runs on its thread's
+/// fibers (detail/work_groups.hpp).
 template <class... Rest>
-event parallel_for(nd_range<1> r, Rest&&... rest) {
+event parallel_for_groups(nd_range<1> r, std::size_t local_bytes, Rest&&... rest) {
   static_assert(sizeof...(Rest) >= 1, "parallel_for needs a kernel");
   const std::size_t global = r.get_global_range().size(), local = r.get_local_range().size();
   if (local == 0 || global % local != 0)
     throw exception(make_error_code(errc::nd_range),
                     "nd_range: the global range " + std::to_string(global) +
                         " is not a multiple of the local range " + std::to_string(local));
-  launch(global, [global, local](std::size_t i) { return nd_item<1>(i, global, local); },
-         std::forward_as_tuple(rest...), std::make_index_sequence<sizeof...(Rest) - 1>());
+  if (local > max_work_group_size)
+    throw exception(make_error_code(errc::nd_range),
+                    "nd_range: the local range " + std::to_string(local) +
+                        " exceeds the device's max_work_group_size " + std::to_string(max_work_group_size));
+  // one unit per thread: a contiguous share of the work-groups, which its fibers run in turn
+  const std::size_t groups = global / local;
+  const std::size_t threads = static_cast<std::size_t>(thread_count()), shares = groups < threads ? groups : threads;
+  launch(shares, std::forward_as_tuple(rest...), std::make_index_sequence<sizeof...(Rest) - 1>(),
+         [=](std::size_t share, const auto& kernel, auto&... r) {
+           const std::size_t size = groups / shares, extra = groups % shares;
+           const std::size_t first = share * size + (share < extra ? share : extra);
+           work_group_runner::of_this_thread().run(
+               first, first + size + (share < extra), local, local_bytes,
+               [&](std::size_t g, std::size_t lane) { kernel(nd_item<1>(g * local + lane, global, local), r...); });
+         });
   return {};
 }
 
@@ -646,9 +648,15 @@ event fill(void* ptr, const T& pattern, std::size_t count) {
 class handler {
  public:
   template <typename KernelName = detail::unnamed_kernel, typename... Rest>
-  void parallel_for(range<1> r, Rest&&... rest) { detail::parallel_for(r, std::forward<Rest>(rest)...); }
+  void parallel_for(range<1> r, Rest&&... rest) {
+    if (local_bytes_ != 0)
+      throw exception(make_error_code(errc::kernel_argument), "a local_accessor needs an nd_range launch");
+    detail::parallel_for(r, std::forward<Rest>(rest)...);
+  }
   template <typename KernelName = detail::unnamed_kernel, typename... Rest>
-  void parallel_for(nd_range<1> r, Rest&&... rest) { detail::parallel_for(r, std::forward<Rest>(rest)...); }
+  void parallel_for(nd_range<1> r, Rest&&... rest) {
+    detail::parallel_for_groups(r, local_bytes_, std::forward<Rest>(rest)...);
+  }
   template <typename KernelName = detail::unnamed_kernel, typename Kernel>
   void single_task(const Kernel& kernel) { detail::single_task(kernel); }
   void memcpy(void* dest, const void* src, std::size_t bytes) { detail::memcpy(dest, src, bytes); }
@@ -659,6 +667,55 @@ class handler {
   void copy(const T* src, T* dest, std::size_t count) { detail::memcpy(dest, src, count * sizeof(T)); }
   void depends_on(const event&) {}  // events are complete when returned
   void depends_on(const std::vector<event>&) {}
+
+ private:
+  template <typename, int> friend class local_accessor;
+  std::size_t local_bytes_ = 0;  // local memory of the command group's local_accessors, per work-group
+
+  /// Room for one more local_accessor; its offset in each work-group's local memory.
+  std::size_t reserve_local_memory(std::size_t bytes, std::size_t alignment) {
+    const std::size_t offset = (local_bytes_ + alignment - 1) / alignment * alignment;
+    local_bytes_ = offset + bytes;
+    return offset;
+  }
+};
+
+// ---------------------------------------------------------------- local_accessor (SYCL 2020 4.7.6.11)
+/// Work-group local memory, declared in a command group: each running work-group has its own
+/// (the thread's arena, at this accessor's offset), filled with 0xA5 bytes when the group
+/// starts, since its contents are undefined then.
+template <typename DataT, int Dimensions = 1>
+class local_accessor {
+  static_assert(Dimensions == 1, "the SYCL test double supports only 1-dimensional local_accessors");
+
+ public:
+  using value_type = DataT;
+  using reference = DataT&;
+  using const_reference = const DataT&;
+  using size_type = std::size_t;
+
+  local_accessor() = default;
+  local_accessor(range<Dimensions> allocation_size, handler& command_group_handler,
+                 const property_list& = {})
+      : offset_(command_group_handler.reserve_local_memory(allocation_size.size() * sizeof(DataT),
+                                                            alignof(DataT) < 16 ? 16 : alignof(DataT))),
+        count_(allocation_size.size()) {}
+
+  size_type size() const noexcept { return count_; }
+  size_type byte_size() const noexcept { return count_ * sizeof(DataT); }
+  range<Dimensions> get_range() const { return range<Dimensions>(count_); }
+  reference operator[](id<Dimensions> index) const { return data()[index[0]]; }
+  reference operator[](std::size_t index) const { return data()[index]; }
+  template <access::decorated IsDecorated>
+  local_ptr<DataT, IsDecorated> get_multi_ptr() const noexcept { return local_ptr<DataT, IsDecorated>(data()); }
+  local_ptr<DataT> get_pointer() const noexcept { return local_ptr<DataT>(data()); }  // deprecated in SYCL 2020
+
+ private:
+  std::size_t offset_ = 0, count_ = 0;
+
+  DataT* data() const {
+    return reinterpret_cast<DataT*>(detail::work_group_runner::of_this_thread().local_memory(offset_));
+  }
 };
 
 class queue {
@@ -689,7 +746,9 @@ class queue {
   template <typename KernelName = detail::unnamed_kernel, typename... Rest>
   event parallel_for(range<1> r, Rest&&... rest) { return detail::parallel_for(r, std::forward<Rest>(rest)...); }
   template <typename KernelName = detail::unnamed_kernel, typename... Rest>
-  event parallel_for(nd_range<1> r, Rest&&... rest) { return detail::parallel_for(r, std::forward<Rest>(rest)...); }
+  event parallel_for(nd_range<1> r, Rest&&... rest) {
+    return detail::parallel_for_groups(r, 0, std::forward<Rest>(rest)...);
+  }
   template <typename KernelName = detail::unnamed_kernel, typename Kernel>
   event single_task(const Kernel& kernel) { return detail::single_task(kernel); }
 
