@@ -50,8 +50,8 @@ struct call_site {
   int line;
 };
 
-// The messages are printed with fprintf, not built as std::string: every program with an
-// nd_range launch compiles this machinery, and string code doubled its compile time.
+// Messages go out through fprintf, not std::string: every program with an nd_range launch
+// compiles this machinery, and string and vector code added 0.2 s to each such g++ build.
 [[noreturn]] __attribute__((cold, noinline)) inline void abort_with(const char* message, const call_site* where = nullptr) {
   if (where) std::fprintf(stderr, "SYCL host test double: %s (%s:%d)\n", message, where->file, where->line);
   else std::fprintf(stderr, "SYCL host test double: %s\n", message);
