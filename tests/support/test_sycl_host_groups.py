@@ -417,8 +417,9 @@ def _build(command: list[str]) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> dict:
-    """Each program built with the double (g++ -fopenmp) and, when acpp is on PATH, the
-    portable ones with AdaptiveCpp's OpenMP target: {(name, "double" | "acpp"): executable}."""
+    """Each program built with the double (g++ -fopenmp); the portable ones also without
+    OpenMP and, when acpp is on PATH, with AdaptiveCpp's OpenMP target:
+    {(name, "double" | "sequential" | "acpp"): executable}."""
     if GXX is None:
         pytest.skip("g++ not found")
     folder = tmp_path_factory.mktemp("sycl_host_groups")
@@ -428,6 +429,8 @@ def builds(tmp_path_factory) -> dict:
         source = folder / f"{name}.cpp"
         source.write_text(text)
         jobs[name, "double"] = [GXX, *FLAGS, "-fopenmp", str(source), "-o", str(folder / name)]
+        if name in PORTABLE:  # without OpenMP the double runs the work-groups one after the other
+            jobs[name, "sequential"] = [GXX, *FLAGS, str(source), "-o", str(folder / f"{name}_sequential")]
         if acpp is not None and name in PORTABLE:
             jobs[name, "acpp"] = [acpp, "-O2", "--acpp-targets=omp", str(source), "-o", str(folder / f"{name}_acpp")]
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
@@ -536,7 +539,7 @@ EXPECTED = {
 ACPP_DEFECTS = {"group_algorithms": {"reducer_total_1", "reducer_total_3"}}
 
 
-@pytest.mark.parametrize("build", ["double", "acpp"])
+@pytest.mark.parametrize("build", ["double", "sequential", "acpp"])
 @pytest.mark.parametrize("name", sorted(PORTABLE))
 def test_work_group_program_equals_the_sequential_oracle(builds, name, build):
     """Barriers and local-memory trees, every group algorithm at group sizes 1, 2, 3, 32, 256

@@ -4,9 +4,10 @@
 // generated SYCL with `g++ -std=c++17 -fopenmp -I tests/support/sycl_host` against this
 // header. It implements, with the standard SYCL 2020 names and signatures, exactly the subset
 // the SYCL backend emits (see README.md next to this folder): one "cpu" host device, queue,
-// USM allocation and copies, parallel_for over range<1>/nd_range<1>, single_task, reduction,
-// atomic_ref and exception. All work is done eagerly on the calling thread's OpenMP team, so
-// every event is already complete. It is never shipped with starc and never emitted into
+// USM allocation and copies, parallel_for over range<1>/nd_range<1> (work-groups with
+// barriers, local memory and group algorithms: detail/work_groups.hpp), single_task,
+// reduction, atomic_ref and exception. All work is done eagerly on the calling thread's
+// OpenMP team, so every event is already complete. It is never shipped with starc and never emitted into
 // generated code; generated code must stay standard SYCL 2020 and build with a real compiler.
 // Without -fopenmp it still compiles and runs everything sequentially.
 #ifndef STARC_TEST_SYCL_HOST_DOUBLE_HPP
