@@ -50,12 +50,12 @@ int main(int, char** argv) {
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
       starc::EdgeRenumbering deletion = starc::delete_edges(g, gone.src, gone.dst);
-      ints("deleted", deletion.new_ids);
+      ints("deleted", deletion.new_ids());
       origin = deletion.carried(origin, g.num_edges, -1);
       if (g.has_weights) weights = deletion.carried(weights, g.num_edges);
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
       starc::EdgeRenumbering change = starc::add_edges(g, added.src, added.dst, added.weights);
-      ints("kept", change.new_ids);
+      ints("kept", change.new_ids());
       ints("added", change.added);
       origin = change.carried(origin, g.num_edges, -1);
       if (g.has_weights) {
