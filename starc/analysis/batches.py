@@ -110,7 +110,8 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
                   kernels: Tuple[P.Kernel, ...]) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
     the graph arrays, and the arrays of edge properties (their values carried), with the ones
-    to read back first (``kernels``: the plan's, besides those its host statements launch)."""
+    to read back first (``kernels``: the plan's, besides those its host statements launch),
+    and whether the reverse CSR keeps its edge ids."""
     graph = tuple(a for a in arrays if a.role == "graph")
     edge_props = tuple(a for a in arrays if a.extent == "edges" and a.role in _CARRIED_ROLES)
     written = device_written(host, kernels)
@@ -118,13 +119,16 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
     # trial): unless the device writes it, that vector is its value, and an O(m) read back
     # per update would copy the same values again
     read_back = tuple(a for a in edge_props if a.role != "weight" or a.name in written)
+    # the host's reverse CSR keeps its edge ids only for a device that reads them: renumbering
+    # every entry is most of an update's cost, moving its spans much less
+    reverse_ids = any(a.name == "rev_edge_ids" for a in graph)
 
     def rewrite(block: P.HostBlock) -> P.HostBlock:
         stmts: List[P.HostStmt] = []
         for stmt in block.stmts:
             if isinstance(stmt, P.ApplyUpdates):
                 stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props,
-                                           read_back=read_back)
+                                           read_back=read_back, reverse_ids=reverse_ids)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(host)

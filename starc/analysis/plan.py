@@ -630,8 +630,10 @@ class ApplyUpdates(HostStmt):
     capacity (with room for more: ``EDGE_ROOM``), and uploaded. ``read_back``: the
     ``edge_props`` whose device copy may differ from the host's (a kernel or host statement
     writes them), read back before the edge ids change; the others (input weights nothing
-    writes) are carried from their host copy, which is current. A whole-array refresh: its
-    cost is O(n + m) transfers per batch."""
+    writes) are carried from their host copy, which is current. ``reverse_ids``: the host
+    keeps the reverse CSR's edge ids (the device reads them: ``rev_edge_ids`` is a graph
+    array); without them the reverse rows change by moving spans, with no per-entry
+    renumbering. A whole-array refresh: its cost is O(n + m) transfers per batch."""
 
     kind: str
     stream: ir.Symbol
@@ -640,6 +642,7 @@ class ApplyUpdates(HostStmt):
     graph: Tuple[DeviceArray, ...]
     edge_props: Tuple[DeviceArray, ...]
     read_back: Tuple[DeviceArray, ...] = ()
+    reverse_ids: bool = True
 
 
 @record

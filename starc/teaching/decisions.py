@@ -541,7 +541,9 @@ class _Walk:
                 + (f"; edge properties {', '.join(read)} read back, carried to the new edge "
                    "ids and uploaded" if read else "")
                 + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
-                   "on the device writes them: no read back) and uploaded" if kept else ""))
+                   "on the device writes them: no read back) and uploaded" if kept else "")
+                + ("" if s.reverse_ids else "; the reverse CSR's edge ids are not kept (the "
+                   "device never reads them), so its rows change by moving spans"))
         why = ("the graph is changed where its host copy lives, in O(n + m + k log k) for k "
                "updates instead of a rebuild; the device copies are refreshed whole (a first "
                "step: a merge on the device would move only the changed rows)")

@@ -271,3 +271,24 @@ def test_weights_a_kernel_changes_are_read_back_before_each_update(cases, tmp_pa
     unchanged = np.zeros(final.num_nodes, dtype=np.int64)
     np.add.at(unchanged, final.sources, final.weights.astype(np.int64))
     assert (runs[1].props["total"] != unchanged).any()
+
+
+PULLED = CARRIED.replace("""        for (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);""", """        for (w in g.nodes_to(v)) {
+            edge e = g.get_edge(w, v);""")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     *OTHER_BACKENDS])
+def test_in_edge_weights_read_through_the_kept_reverse_edge_ids(cases, tmp_path, backend):
+    """A program that reads each in-edge's weight through the reverse CSR's edge ids (so the
+    host keeps renumbering them; dyn_sssp's updates do not): per vertex, the sum over its
+    in-edges of the graph the stream leaves, computed here with numpy."""
+    path, updates, _ = cases["rmat"]
+    program = tmp_path / "pulled.sp"
+    program.write_text(PULLED)
+    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
+    final = _graph_after(path, updates, False, 31)
+    expected = np.zeros(final.num_nodes, dtype=np.int64)
+    np.add.at(expected, final.targets, final.weights.astype(np.int64))
+    assert (got.props["total"] == expected).all()

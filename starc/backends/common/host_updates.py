@@ -163,12 +163,13 @@ class UpdateStatements:
                 lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
                                         self.count(array), where)
             carried.append((array, vector, elem))
+        keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
         if s.kind == "delete":
             lines.append(f"const starc::EdgeRenumbering {change} = starc::delete_edges({g}, "
-                         f"{part}.src, {part}.dst);")
+                         f"{part}.src, {part}.dst{keep});")
         else:
             lines.append(f"const starc::EdgeRenumbering {change} = starc::add_edges({g}, "
-                         f"{part}.src, {part}.dst, {part}.weights);")
+                         f"{part}.src, {part}.dst, {part}.weights{keep});")
         for array, vector, elem in carried:
             if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
                 added = self.names.fresh("added")

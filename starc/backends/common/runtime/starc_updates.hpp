@@ -13,6 +13,7 @@
 #include <cstring>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -324,7 +325,11 @@ struct IdShift {
 }  // namespace detail
 
 /// Deletes every edge src[i] -> dst[i] of `g` (a missing one changes nothing).
-inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const std::vector<int>& dst) {
+/// `keep_rev_edge_ids` false: the reverse CSR's edge ids are not kept (emptied), so its
+/// rows change by moving spans, as the forward rows do, instead of renumbering every entry
+/// (for a program whose device never reads them).
+inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const std::vector<int>& dst,
+                                   bool keep_rev_edge_ids = true) {
   std::vector<std::pair<int, int>> keys(src.size());
   for (size_t i = 0; i < src.size(); ++i) keys[i] = {src[i], dst[i]};
   auto runs = detail::edge_runs(g, std::move(keys));
@@ -340,9 +345,22 @@ inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const
     removed_in_column[static_cast<size_t>(g.targets[static_cast<size_t>(run.first)])] += run.second - run.first;
   }
   change.marks = shift.marks;
+  if (!keep_rev_edge_ids) g.rev_edge_ids.clear();
   if (runs.empty()) return change;
   g.edges_changed();
-  shift.index(m);
+  std::vector<std::pair<int, int>> reverse_runs;   // without ids: the entries u -> v in row v
+  if (keep_rev_edge_ids) {
+    shift.index(m);
+  } else {
+    for (const auto& run : runs) {
+      auto row = g.rev_sources.begin();
+      int u = g.sources[static_cast<size_t>(run.first)], v = g.targets[static_cast<size_t>(run.first)];
+      auto range = std::equal_range(row + g.rev_offsets[static_cast<size_t>(v)],
+                                    row + g.rev_offsets[static_cast<size_t>(v) + 1], u);
+      reverse_runs.emplace_back(static_cast<int>(range.first - row), static_cast<int>(range.second - row));
+    }
+    std::sort(reverse_runs.begin(), reverse_runs.end());
+  }
 
   detail::drop_runs(g.targets, runs);
   detail::drop_runs(g.sources, runs);
@@ -355,16 +373,20 @@ inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const
 
   // The reverse CSR: drop the deleted edges' entries, renumber the rest (their order, by
   // source then id, is unchanged).
-  size_t out = 0;
-  for (size_t i = 0; i < m; ++i) {
-    int id = g.rev_edge_ids[i], before = shift.before(id);
-    if (shift.deleted(id, before)) continue;
-    g.rev_edge_ids[out] = id - before;
-    g.rev_sources[out] = g.rev_sources[i];
-    ++out;
+  if (keep_rev_edge_ids) {
+    size_t out = 0;
+    for (size_t i = 0; i < m; ++i) {
+      int id = g.rev_edge_ids[i], before = shift.before(id);
+      if (shift.deleted(id, before)) continue;
+      g.rev_edge_ids[out] = id - before;
+      g.rev_sources[out] = g.rev_sources[i];
+      ++out;
+    }
+    g.rev_edge_ids.resize(out);
+    g.rev_sources.resize(out);
+  } else {
+    detail::drop_runs(g.rev_sources, reverse_runs);
   }
-  g.rev_edge_ids.resize(out);
-  g.rev_sources.resize(out);
   gone = 0;
   for (size_t v = 0; v < n; ++v) {
     gone += removed_in_column[v];
@@ -374,10 +396,17 @@ inline EdgeRenumbering delete_edges(Graph& g, const std::vector<int>& src, const
   return change;
 }
 
+namespace detail {
+inline void merge_reverse_entries(Graph& g, const EdgeRenumbering& change, const IdShift& shift,
+                                  const std::vector<int>& dst);
+inline void add_reverse_entries(Graph& g, const std::vector<int>& src, const std::vector<int>& dst);
+}  // namespace detail
+
 /// Adds an edge src[i] -> dst[i] (weight weights[i] when given) to `g` for every i, after the
-/// equal edges it has, so the ids of equal edges keep their order.
+/// equal edges it has, so the ids of equal edges keep their order (`keep_rev_edge_ids`: as
+/// delete_edges').
 inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const std::vector<int>& dst,
-                                 const std::vector<double>& weights = {}) {
+                                 const std::vector<double>& weights = {}, bool keep_rev_edge_ids = true) {
   size_t k = src.size(), m = static_cast<size_t>(g.num_edges), n = static_cast<size_t>(g.num_nodes);
   if (m + k > static_cast<size_t>(INT_MAX) - 1)
     detail::input_error(g.path, 0, std::to_string(m + k) + " edges do not fit in 32-bit edge ids");
@@ -385,6 +414,7 @@ inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const st
   change.old_count = g.num_edges;
   change.additions = true;
   change.added.resize(k);
+  if (!keep_rev_edge_ids) g.rev_edge_ids.clear();
   if (k == 0) return change;
   std::vector<size_t> order(k);
   for (size_t i = 0; i < k; ++i) order[i] = i;
@@ -404,7 +434,7 @@ inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const st
     ++added_in_row[static_cast<size_t>(src[i])];
     ++added_in_column[static_cast<size_t>(dst[i])];
   }
-  shift.index(m);
+  if (keep_rev_edge_ids) shift.index(m);
   g.edges_changed();
   change.marks = shift.marks;
 
@@ -429,9 +459,27 @@ inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const st
     g.offsets[v + 1] += static_cast<int>(grown);
   }
 
-  // The reverse CSR grows in place too, from the last row back: each row's old entries,
-  // renumbered, merged by id with its new edges (a row is ordered by source, then id, which
-  // is the order of the ids).
+  if (!keep_rev_edge_ids) {
+    detail::add_reverse_entries(g, src, dst);
+  } else {
+    detail::merge_reverse_entries(g, change, shift, dst);
+  }
+  for (size_t v = 0, grown = 0; v < n; ++v) {
+    grown += static_cast<size_t>(added_in_column[v]);
+    g.rev_offsets[v + 1] += static_cast<int>(grown);
+  }
+  g.num_edges = static_cast<int>(m + k);
+  return change;
+}
+
+namespace detail {
+
+/// The reverse CSR grows in place, from the last row back: each row's old entries,
+/// renumbered, merged by id with its new edges (a row is ordered by source, then id, which
+/// is the order of the ids). `g`'s forward arrays are the new ones, its reverse ones the old.
+inline void merge_reverse_entries(Graph& g, const EdgeRenumbering& change, const IdShift& shift,
+                                  const std::vector<int>& dst) {
+  size_t k = dst.size(), m = g.rev_sources.size(), n = static_cast<size_t>(g.num_nodes);
   std::vector<std::pair<int, int>> incoming(k);  // (target, new id), sorted
   for (size_t i = 0; i < k; ++i) incoming[i] = {dst[i], change.added[i]};
   std::sort(incoming.begin(), incoming.end());
@@ -455,12 +503,36 @@ inline EdgeRenumbering add_edges(Graph& g, const std::vector<int>& src, const st
       }
     }
   }
-  for (size_t v = 0, grown = 0; v < n; ++v) {
-    grown += static_cast<size_t>(added_in_column[v]);
-    g.rev_offsets[v + 1] += static_cast<int>(grown);
-  }
-  g.num_edges = static_cast<int>(m + k);
-  return change;
 }
+
+/// The reverse CSR without edge ids grows as the forward rows do: each new entry u -> v goes
+/// after row v's entries of sources up to u (new ones of a row in source, then update order,
+/// which is their ids' order), old spans moved up whole.
+inline void add_reverse_entries(Graph& g, const std::vector<int>& src, const std::vector<int>& dst) {
+  size_t k = src.size(), m = g.rev_sources.size();
+  struct Place { int at, row, source; size_t update; };
+  std::vector<Place> places(k);
+  for (size_t i = 0; i < k; ++i) {
+    auto row = g.rev_sources.begin();
+    auto at = std::upper_bound(row + g.rev_offsets[static_cast<size_t>(dst[i])],
+                               row + g.rev_offsets[static_cast<size_t>(dst[i]) + 1], src[i]);
+    places[i] = {static_cast<int>(at - row), dst[i], src[i], i};
+  }
+  std::sort(places.begin(), places.end(), [](const Place& a, const Place& b) {
+    return std::tie(a.at, a.row, a.source, a.update) < std::tie(b.at, b.row, b.source, b.update);
+  });
+  g.rev_sources.resize(m + k);
+  size_t end = m;
+  for (size_t j = k; j-- > 0;) {
+    size_t at = static_cast<size_t>(places[j].at);
+    std::copy_backward(g.rev_sources.begin() + static_cast<std::ptrdiff_t>(at),
+                       g.rev_sources.begin() + static_cast<std::ptrdiff_t>(end),
+                       g.rev_sources.begin() + static_cast<std::ptrdiff_t>(end + j + 1));
+    g.rev_sources[at + j] = places[j].source;
+    end = at;
+  }
+}
+
+}  // namespace detail
 
 }  // namespace starc
