@@ -48,6 +48,7 @@ int main(int, char** argv) {
   starc::Graph g = starc::read_graph(argv[1], false);
   starc::UpdateStream s = starc::read_updates(argv[2], g.num_nodes);
   int repeat = std::atoi(argv[3]);
+  bool keep_ids = std::atoi(argv[4]) != 0;   // the reverse CSR's edge ids
   std::vector<double> build, apply, build_cpu, apply_cpu;
   for (int r = 0; r < repeat; ++r) {
     starc::detail::EdgeList edges;   // the graph's edges, as a reader leaves them
@@ -64,8 +65,8 @@ int main(int, char** argv) {
     starc::BatchPart added = starc::batch_part(s, 0, s.line_count(), 'a');
     t0 = now();
     c0 = cpu_now();
-    starc::delete_edges(fresh, gone.src, gone.dst);
-    starc::add_edges(fresh, added.src, added.dst, added.weights);
+    starc::delete_edges(fresh, gone.src, gone.dst, keep_ids);
+    starc::add_edges(fresh, added.src, added.dst, added.weights, keep_ids);
     apply.push_back(now() - t0);
     apply_cpu.push_back(cpu_now() - c0);
   }
@@ -81,6 +82,9 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.001,
                         help="updates per edge in the batch (half deletions, half additions)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reverse-ids", action="store_true",
+                        help="keep the reverse CSR's edge ids (a program whose device reads "
+                             "them; dsl/dynamic's do not)")
     args = parser.parse_args()
     gxx = shutil.which("g++")
     if gxx is None:
@@ -95,7 +99,8 @@ def main() -> None:
         subprocess.run([gxx, "-std=c++17", "-O3", "-march=native", f"-I{RUNTIME_DIR}", "-o",
                         str(folder / "apply"), str(folder / "apply.cpp")], check=True)
         out = subprocess.run([str(folder / "apply"), str(folder / "g.el"), str(folder / "u.txt"),
-                              str(args.repeat)], capture_output=True, text=True, check=True)
+                              str(args.repeat), "1" if args.reverse_ids else "0"],
+                             capture_output=True, text=True, check=True)
         n, m, k, build, apply, build_cpu, apply_cpu = out.stdout.split()
         print(f"R-MAT {args.scale}: {n} vertices, {m} edges; a batch of {k} updates "
               f"({float(k) / int(m):.2%} of the edges, half deletions)")
