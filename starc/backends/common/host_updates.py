@@ -80,16 +80,14 @@ class UpdateStatements:
             return []
         d, where = self.dialect, self.where(self.function.loc)
         lines = [f"{var} = {copy};" for var, copy in self._snapshots]
-        if self._capacity_used():
-            lines.append(f"{self.edge_capacity()} = {self.graph}.num_edges;")
+        if self._capacity_used():   # the input's length again, as the per-trial arrays'
+            lines += self._reallocate([a for a in resident if a.extent == "edges"],
+                                      f"{self.graph}.num_edges", where)
         for array in resident:
             if array.role == "graph":
                 data = self.graph_array_data(array)
             else:
                 data = f"{self._host_vectors[array.sym.uid]}.data()"
-            if array.extent == "edges" and self._capacity_used():
-                # the input's length again, as the per-trial arrays'
-                lines += self._reallocate(array, where)
             lines += d.copy_to_device(self.array_var(array), array.elem, data,
                                       self.count(array), where)
         lines += d.synchronize(where)
@@ -194,17 +192,18 @@ class UpdateStatements:
         edges = [a for a in arrays if a.extent == "edges"]
         if not edges:
             return []
-        m, capacity = f"{self.graph}.num_edges", self.edge_capacity()
-        lines = [f"if ({m} > {capacity}) {{",
-                 f"{INDENT}{capacity} = static_cast<int>(std::min<long long>(INT_MAX, "
-                 f"{m} + {m} / {P.EDGE_ROOM}LL));"]
-        for array in edges:
-            lines += [INDENT + line for line in self._reallocate(array, where)]
+        m = f"{self.graph}.num_edges"
+        grown = f"static_cast<int>(std::min<long long>(INT_MAX, {m} + {m} / {P.EDGE_ROOM}LL))"
+        lines = [f"if ({m} > {self.edge_capacity()}) {{"]
+        lines += [INDENT + line for line in self._reallocate(edges, grown, where)]
         return lines + ["}"]
 
-    def _reallocate(self, array: P.DeviceArray, where: str) -> List[str]:
-        """An edge array freed and allocated again with the current edge capacity."""
-        d, var = self.dialect, self.array_var(array)
-        var_capacity = self.edge_capacity()
-        capacity = Count(var_capacity, f"static_cast<size_t>({var_capacity})", may_be_zero=True)
-        return d.free(var, array.elem, where) + d.allocate(var, array.elem, capacity, where)
+    def _reallocate(self, arrays: List[P.DeviceArray], capacity: str, where: str) -> List[str]:
+        """Edge arrays freed (while the capacity variable still holds their length, which a
+        dialect's free may name) and allocated again with ``capacity``."""
+        d, var_capacity = self.dialect, self.edge_capacity()
+        count = Count(var_capacity, f"static_cast<size_t>({var_capacity})", may_be_zero=True)
+        lines = [line for a in arrays for line in d.free(self.array_var(a), a.elem, where)]
+        lines.append(f"{var_capacity} = {capacity};")
+        return lines + [line for a in arrays
+                        for line in d.allocate(self.array_var(a), a.elem, count, where)]
