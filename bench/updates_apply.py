@@ -5,7 +5,8 @@ CSR from scratch from the same edges, both in one process, on an R-MAT graph.
     python bench/updates_apply.py [--scale 18] [--share 0.001] [--repeat 5]
 
 Prints the median of each and their ratio (the goal: a batch of 0.1% of the edges costs at
-most 1/10 of a build)."""
+most 1/10 of a build), in wall-clock time and in the thread's CPU time (steadier on a shared
+machine)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,15 @@ DRIVER = r"""
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <time.h>
 static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// the thread's CPU time: on a shared machine, what the step costs without the waits for a core
+static double cpu_now() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -40,7 +48,8 @@ int main(int, char** argv) {
   starc::Graph g = starc::read_graph(argv[1], false);
   starc::UpdateStream s = starc::read_updates(argv[2], g.num_nodes);
   int repeat = std::atoi(argv[3]);
-  std::vector<double> build, apply;
+  bool keep_ids = std::atoi(argv[4]) != 0;   // the reverse CSR's edge ids
+  std::vector<double> build, apply, build_cpu, apply_cpu;
   for (int r = 0; r < repeat; ++r) {
     starc::detail::EdgeList edges;   // the graph's edges, as a reader leaves them
     edges.num_nodes = g.num_nodes;
@@ -48,17 +57,21 @@ int main(int, char** argv) {
     edges.dst = g.targets;
     edges.weights = g.weights;
     edges.has_weights = g.has_weights;
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     starc::Graph fresh = starc::detail::build_csr(std::move(edges), g.path);
     build.push_back(now() - t0);
+    build_cpu.push_back(cpu_now() - c0);
     starc::BatchPart gone = starc::batch_part(s, 0, s.line_count(), 'd');
     starc::BatchPart added = starc::batch_part(s, 0, s.line_count(), 'a');
     t0 = now();
-    starc::delete_edges(fresh, gone.src, gone.dst);
-    starc::add_edges(fresh, added.src, added.dst, added.weights);
+    c0 = cpu_now();
+    starc::delete_edges(fresh, gone.src, gone.dst, keep_ids);
+    starc::add_edges(fresh, added.src, added.dst, added.weights, keep_ids);
     apply.push_back(now() - t0);
+    apply_cpu.push_back(cpu_now() - c0);
   }
-  std::printf("%d %d %zu %.6f %.6f\n", g.num_nodes, g.num_edges, s.size(), median(build), median(apply));
+  std::printf("%d %d %zu %.6f %.6f %.6f %.6f\n", g.num_nodes, g.num_edges, s.size(), median(build),
+              median(apply), median(build_cpu), median(apply_cpu));
 }
 """
 
@@ -69,6 +82,9 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.001,
                         help="updates per edge in the batch (half deletions, half additions)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reverse-ids", action="store_true",
+                        help="keep the reverse CSR's edge ids (a program whose device reads "
+                             "them; dsl/dynamic's do not)")
     args = parser.parse_args()
     gxx = shutil.which("g++")
     if gxx is None:
@@ -83,14 +99,18 @@ def main() -> None:
         subprocess.run([gxx, "-std=c++17", "-O3", "-march=native", f"-I{RUNTIME_DIR}", "-o",
                         str(folder / "apply"), str(folder / "apply.cpp")], check=True)
         out = subprocess.run([str(folder / "apply"), str(folder / "g.el"), str(folder / "u.txt"),
-                              str(args.repeat)], capture_output=True, text=True, check=True)
-        n, m, k, build, apply = out.stdout.split()
+                              str(args.repeat), "1" if args.reverse_ids else "0"],
+                             capture_output=True, text=True, check=True)
+        n, m, k, build, apply, build_cpu, apply_cpu = out.stdout.split()
         print(f"R-MAT {args.scale}: {n} vertices, {m} edges; a batch of {k} updates "
               f"({float(k) / int(m):.2%} of the edges, half deletions)")
         print(f"build the CSR from the edges: {float(build) * 1e3:.1f} ms (median of "
               f"{args.repeat})")
         print(f"apply the batch to the CSR:   {float(apply) * 1e3:.1f} ms")
         print(f"apply / build: {float(apply) / float(build):.3f}")
+        print(f"CPU time (the thread's): build {float(build_cpu) * 1e3:.1f} ms, apply "
+              f"{float(apply_cpu) * 1e3:.1f} ms, apply / build "
+              f"{float(apply_cpu) / float(build_cpu):.3f}")
 
 
 if __name__ == "__main__":

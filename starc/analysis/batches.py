@@ -12,17 +12,18 @@ per element, and ``u.source`` reads the work item's element (``UpdateLoop``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.frontier import FRONTIER_COUNT
-from starc.analysis.host_tree import map_blocks
+from starc.analysis.host_tree import map_blocks, walk_host
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
+from starc.records import Record
 
 __all__ = ["lower_batch", "lower_update_graph", "lower_update_loop", "refresh_lists",
-           "BATCH_PARTS"]
+           "device_written", "BATCH_PARTS"]
 
 #: ``currentBatch(part)`` / ``OnDelete`` / ``OnAdd`` -> the kind of update a loop takes
 BATCH_PARTS = {None: "all", 0: "delete", 1: "add", "delete": "delete", "add": "add"}
@@ -105,17 +106,63 @@ def lower_update_loop(s: ir.Loop, host) -> P.UpdateLoop:
                         P.HostBlock((launch,), loc=s.loc), loc=s.loc)
 
 
-def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...]) -> P.HostBlock:
+def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
+                  kernels: Tuple[P.Kernel, ...]) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
-    the graph arrays, and the arrays of edge properties (their values carried)."""
+    the graph arrays, and the arrays of edge properties (their values carried), with the ones
+    to read back first (``kernels``: the plan's, besides those its host statements launch),
+    and whether the reverse CSR keeps its edge ids."""
     graph = tuple(a for a in arrays if a.role == "graph")
     edge_props = tuple(a for a in arrays if a.extent == "edges" and a.role in _CARRIED_ROLES)
+    written = device_written(host, kernels)
+    # an input weight array is uploaded from its host vector (and restored from it each
+    # trial): unless the device writes it, that vector is its value, and an O(m) read back
+    # per update would copy the same values again
+    read_back = tuple(a for a in edge_props if a.role != "weight" or a.name in written)
+    # the host's reverse CSR keeps its edge ids only for a device that reads them: renumbering
+    # every entry is most of an update's cost, moving its spans much less
+    reverse_ids = any(a.name == "rev_edge_ids" for a in graph)
 
     def rewrite(block: P.HostBlock) -> P.HostBlock:
         stmts: List[P.HostStmt] = []
         for stmt in block.stmts:
             if isinstance(stmt, P.ApplyUpdates):
-                stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props)
+                stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props,
+                                           read_back=read_back, reverse_ids=reverse_ids)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(host)
+
+
+def device_written(host: P.HostBlock, kernels: Tuple[P.Kernel, ...]) -> Set[str]:
+    """The names of the device arrays something may write on the device: a kernel's written
+    parameters and reductions, and every array a host statement names (conservatively: fills,
+    copies, swaps, element writes alike) other than a graph update's own refresh."""
+    written: Set[str] = set()
+    found = {k.name: k for k in kernels}
+
+    def visit(value) -> None:
+        if isinstance(value, P.Kernel):
+            found.setdefault(value.name, value)
+        elif isinstance(value, P.DeviceArray):
+            written.add(value.name)
+        elif isinstance(value, P.HostBlock):
+            return      # its statements are walked on their own
+        elif isinstance(value, tuple):
+            for item in value:
+                visit(item)
+        elif isinstance(value, Record) and not isinstance(value, ir.Node):
+            for f in dataclasses.fields(value):
+                visit(getattr(value, f.name))
+
+    for stmt in walk_host(host):
+        if isinstance(stmt, (P.ApplyUpdates, P.HostBlock)):
+            continue
+        for f in dataclasses.fields(stmt):
+            visit(getattr(stmt, f.name))
+    for kernel in found.values():
+        written.update(p.array.name for p in kernel.params
+                       if p.array is not None and p.written)
+        written.update(r.array.name for r in kernel.reductions)
+        written.update(a.name for a in kernel.stores)
+    return written

@@ -194,9 +194,11 @@ class PlanPrinter(DSLPrinter):
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, indent: int) -> List[str]:
         graph = ", ".join(a.name for a in s.graph)
         props = ", ".join(a.name for a in s.edge_props) or "none"
+        read = ", ".join(a.name for a in s.read_back) or "none"
         return self.line(f"apply the batch's {s.kind}s to the host graph in place; upload "
-                         f"{graph} again (whole arrays); edge properties carried: {props};",
-                         indent)
+                         f"{graph} again (whole arrays); edge properties carried: {props} "
+                         f"(read back first: {read}); reverse edge ids "
+                         f"{'renumbered' if s.reverse_ids else 'not kept'};", indent)
 
     def _stmt_UpdateLoop(self, s: P.UpdateLoop, indent: int) -> List[str]:
         fields = ", ".join(f"{a.name} <- .{f}" for f, a in s.fields) or "no fields"

@@ -89,7 +89,8 @@ def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
             break
         read = fewer
     arrays = used_arrays(plan.arrays, host, tuple(plan.function.params))
-    return dataclasses.replace(plan, host=refresh_lists(host, arrays), read_scalars=read,
+    return dataclasses.replace(plan, host=refresh_lists(host, arrays, plan.kernels),
+                               read_scalars=read,
                                arrays=arrays)
 
 

@@ -38,7 +38,7 @@ __all__ = [
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
     "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
-    "BatchLoop", "ApplyUpdates", "UpdateLoop",
+    "BatchLoop", "ApplyUpdates", "UpdateLoop", "EDGE_ROOM",
 ]
 
 
@@ -618,15 +618,27 @@ class BatchLoop(HostStmt):
     body: HostBlock
 
 
+#: an update whose edges outgrow the device's edge arrays reallocates them with room for
+#: 1/EDGE_ROOM more edges, so that the batches after it (as many additions as deletions,
+#: give or take) reallocate rarely; until then each update only uploads (``ApplyUpdates``)
+EDGE_ROOM = 16
+
+
 @record
 class ApplyUpdates(HostStmt):
     """``g.updateCSRDel(stream)`` / ``g.updateCSRAdd(stream)`` (``kind`` ``delete`` / ``add``) in
     a ``BatchLoop`` (its ``first``/``last``): the host graph's CSR and reverse CSR change in place (the runtime's
     ``starc::delete_edges`` / ``add_edges``), then the device copies are refreshed: ``graph``
     (every CSR array the plan lists) uploaded whole again, and ``edge_props`` (every array of
-    an edge property) read back, carried to the new edge ids (an added edge: the update's
-    weight in a ``weight`` array, zero elsewhere), reallocated for the new edge count and
-    uploaded. A whole-array refresh: its cost is O(n + m) transfers per batch."""
+    an edge property) carried to the new edge ids (an added edge: the update's weight in a
+    ``weight`` array, zero elsewhere), reallocated when the edges outgrow the arrays'
+    capacity (with room for more: ``EDGE_ROOM``), and uploaded. ``read_back``: the
+    ``edge_props`` whose device copy may differ from the host's (a kernel or host statement
+    writes them), read back before the edge ids change; the others (input weights nothing
+    writes) are carried from their host copy, which is current. ``reverse_ids``: the host
+    keeps the reverse CSR's edge ids (the device reads them: ``rev_edge_ids`` is a graph
+    array); without them the reverse rows change by moving spans, with no per-entry
+    renumbering. A whole-array refresh: its cost is O(n + m) transfers per batch."""
 
     kind: str
     stream: ir.Symbol
@@ -634,6 +646,8 @@ class ApplyUpdates(HostStmt):
     last: ir.Symbol
     graph: Tuple[DeviceArray, ...]
     edge_props: Tuple[DeviceArray, ...]
+    read_back: Tuple[DeviceArray, ...] = ()
+    reverse_ids: bool = True
 
 
 @record

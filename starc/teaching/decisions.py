@@ -536,11 +536,16 @@ class _Walk:
         """``g.updateCSRDel/Add``: what the host does to the graph per batch."""
         which = "deletions" if s.kind == "delete" else "additions"
         graph = ", ".join(a.name for a in s.graph)
-        carried = ", ".join(a.name for a in s.edge_props)
+        read = [a.name for a in s.read_back]
+        kept = [a.name for a in s.edge_props if a.name not in read]
         what = (f"the host applies the batch's {which} to its CSR and reverse CSR in place "
                 f"(starc_updates.hpp), then uploads {graph} whole again"
-                + (f"; edge properties {carried} read back, carried to the new edge ids and "
-                   "uploaded" if carried else ""))
+                + (f"; edge properties {', '.join(read)} read back, carried to the new edge "
+                   "ids and uploaded" if read else "")
+                + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
+                   "on the device writes them: no read back) and uploaded" if kept else "")
+                + ("" if s.reverse_ids else "; the reverse CSR's edge ids are not kept (the "
+                   "device never reads them), so its rows change by moving spans"))
         why = ("the graph is changed where its host copy lives, in O(n + m + k log k) for k "
                "updates instead of a rebuild; the device copies are refreshed whole (a first "
                "step: a merge on the device would move only the changed rows)")

@@ -239,3 +239,56 @@ def test_edge_weights_follow_their_edges_through_the_batches(cases, tmp_path, ba
     expected = np.zeros(final.num_nodes, dtype=np.int64)
     np.add.at(expected, final.sources, final.weights.astype(np.int64))
     assert (got.props["total"] == expected).all()
+
+
+BUMPED = CARRIED.replace("""    Batch (U : batchSize) {
+""", """    Batch (U : batchSize) {
+        forall (v in g.nodes()) {
+            for (w in g.neighbors(v)) {
+                edge e = g.get_edge(v, w);
+                e.weight = e.weight + v;
+            }
+        }
+""")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     *OTHER_BACKENDS])
+def test_weights_a_kernel_changes_are_read_back_before_each_update(cases, tmp_path, backend):
+    """A kernel adds its vertex to every weight in each batch, before the update: the device's
+    weights, not the host's, are carried to the new ids (the plan reads them back, as it does
+    not for dyn_sssp's input weights), and the sums equal the reference's."""
+    path, updates, _ = cases["rmat"]
+    program = tmp_path / "bumped.sp"
+    program.write_text(BUMPED)
+    runs = [starc.compile(str(program), which).run(path, updates=str(updates), batchSize=31)
+            for which in ("reference", backend)]
+    problems = compare_results(*runs)
+    assert not problems, "\n".join(problems)
+    # each kept edge's weight grew once per batch it lived through: the sums differ from
+    # the unchanged weights' (so an update carrying the host's stale copy would be caught)
+    final = _graph_after(path, updates, False, 31)
+    unchanged = np.zeros(final.num_nodes, dtype=np.int64)
+    np.add.at(unchanged, final.sources, final.weights.astype(np.int64))
+    assert (runs[1].props["total"] != unchanged).any()
+
+
+PULLED = CARRIED.replace("""        for (w in g.neighbors(v)) {
+            edge e = g.get_edge(v, w);""", """        for (w in g.nodes_to(v)) {
+            edge e = g.get_edge(w, v);""")
+
+
+@pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
+                                     *OTHER_BACKENDS])
+def test_in_edge_weights_read_through_the_kept_reverse_edge_ids(cases, tmp_path, backend):
+    """A program that reads each in-edge's weight through the reverse CSR's edge ids (so the
+    host keeps renumbering them; dyn_sssp's updates do not): per vertex, the sum over its
+    in-edges of the graph the stream leaves, computed here with numpy."""
+    path, updates, _ = cases["rmat"]
+    program = tmp_path / "pulled.sp"
+    program.write_text(PULLED)
+    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
+    final = _graph_after(path, updates, False, 31)
+    expected = np.zeros(final.num_nodes, dtype=np.int64)
+    np.add.at(expected, final.targets, final.weights.astype(np.int64))
+    assert (got.props["total"] == expected).all()

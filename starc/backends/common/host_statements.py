@@ -56,6 +56,7 @@ class HostStatementPrinter(UpdateStatements):
         self.cl = self.names.fresh("cl")
         self._array_vars: Dict[str, str] = {}
         self._host_vectors: Dict[int, str] = {}
+        self._edge_capacity = ""     # named by a graph update's printing (``edge_capacity``)
         for array in self.plan.arrays:
             self._array_vars[array.name] = self.names.fresh("d_" + array.name)
         self._weight_params = [p for p in self.function.params

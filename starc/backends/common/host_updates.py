@@ -56,23 +56,41 @@ class UpdateStatements:
         self._snapshots += [(self._host_vectors[p.uid],
                              self.names.fresh(f"{self._host_vectors[p.uid]}_input"))
                             for p in self._weight_params]
-        return ["// The input graph: each trial starts from it (the batches change the graph)."] \
+        lines = ["// The input graph: each trial starts from it (the batches change the graph)."] \
             + [f"const auto {copy} = {var};" for var, copy in self._snapshots]
+        if self._capacity_used():
+            # the length of the edge arrays a graph update refreshes: they are reallocated
+            # only when the edges outgrow it (every trial starts them at the input's m)
+            lines.append(f"int {self.edge_capacity()} = {self.graph}.num_edges;")
+        return lines
+
+    def edge_capacity(self) -> str:
+        """The host variable of the edge arrays' capacity (named on first use)."""
+        if not self._edge_capacity:
+            self._edge_capacity = self.names.fresh("edge_capacity")
+        return self._edge_capacity
+
+    def _capacity_used(self) -> bool:
+        return bool(self._edge_capacity)
 
     def restore_graph(self, trial: str, resident: List[P.DeviceArray]) -> List[str]:
         """From the second trial on, before its clock starts: the input graph again, on the
         host and on the device."""
         if self.update_stream_param() is None:
             return []
-        where = self.where(self.function.loc)
+        d, where = self.dialect, self.where(self.function.loc)
         lines = [f"{var} = {copy};" for var, copy in self._snapshots]
+        if self._capacity_used():   # the input's length again, as the per-trial arrays'
+            lines += self._reallocate([a for a in resident if a.extent == "edges"],
+                                      f"{self.graph}.num_edges", where)
         for array in resident:
             if array.role == "graph":
                 data = self.graph_array_data(array)
             else:
                 data = f"{self._host_vectors[array.sym.uid]}.data()"
-            lines += self._reupload(array, data, where)
-        lines += self.dialect.synchronize(where)
+            lines += d.copy_to_device(self.array_var(array), array.elem, data,
+                                      self.count(array), where)
+        lines += d.synchronize(where)
         return [f"if ({trial} > 0) {{"] + [INDENT + line for line in lines] + ["}"]
 
     def _stmt_BatchLoop(self, s: P.BatchLoop, depth: int):
@@ -132,43 +150,60 @@ class UpdateStatements:
         lines.append(f"const starc::BatchPart {part} = "
                      f"{self._part(s.kind, s.stream, s.first, s.last)};")
         carried = []
-        for array in s.edge_props:     # read back before the edge ids change
+        read_back = {a.name for a in s.read_back}
+        for array in s.edge_props:
             elem = d.storage_type(array.elem)
             vector = self._host_vectors.get(array.sym.uid) if array.sym is not None else None
             if vector is None:
                 vector = self.names.fresh(f"h_{array.name}")
                 lines.append(f"std::vector<{elem}> {vector}({g}.num_edges);")
-            lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
-                                    self.count(array), where)
+            if array.name in read_back:     # before the edge ids change
+                lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
+                                        self.count(array), where)
             carried.append((array, vector, elem))
+        keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
         if s.kind == "delete":
             lines.append(f"const starc::EdgeRenumbering {change} = starc::delete_edges({g}, "
-                         f"{part}.src, {part}.dst);")
+                         f"{part}.src, {part}.dst{keep});")
         else:
             lines.append(f"const starc::EdgeRenumbering {change} = starc::add_edges({g}, "
-                         f"{part}.src, {part}.dst, {part}.weights);")
+                         f"{part}.src, {part}.dst, {part}.weights{keep});")
         for array, vector, elem in carried:
             if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
                 added = self.names.fresh("added")
                 lines.append(f"const std::vector<{elem}> {added} = "
                              f"starc::part_weights<{elem}>({part});")
-                lines.append(f"{vector} = {change}.carried({vector}, {g}.num_edges, {elem}(), "
-                             f"&{added});")
+                lines.append(f"{change}.carry({vector}, {elem}(), &{added});")
             else:
-                lines.append(f"{vector} = {change}.carried({vector}, {g}.num_edges);")
-        for array, vector, _ in carried:
-            lines += self._reupload(array, f"{vector}.data()", where)
-        for array in s.graph:
-            lines += self._reupload(array, self.graph_array_data(array), where)
+                lines.append(f"{change}.carry({vector});")
+        uploads = [(array, f"{vector}.data()") for array, vector, _ in carried]
+        uploads += [(array, self.graph_array_data(array)) for array in s.graph]
+        lines += self._grow_edge_arrays([array for array, _ in uploads], where)
+        for array, data in uploads:
+            lines += d.copy_to_device(self.array_var(array), array.elem, data,
+                                      self.count(array), where)
         lines += d.synchronize(where)     # the host data may change once the copies are done
         pad = INDENT * depth
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
-    def _reupload(self, array: P.DeviceArray, data: str, where: str) -> List[str]:
-        """``array`` uploaded whole again; reallocated first when its length is the edges'."""
-        d, var, count = self.dialect, self.array_var(array), self.count(array)
-        lines = []
-        if array.extent == "edges":
-            lines += d.free(var, array.elem, where)
-            lines += d.allocate(var, array.elem, count, where)
-        return lines + d.copy_to_device(var, array.elem, data, count, where)
+    def _grow_edge_arrays(self, arrays: List[P.DeviceArray], where: str) -> List[str]:
+        """The edge arrays reallocated, with room for more edges (``P.EDGE_ROOM``), when the
+        graph's edges no longer fit their capacity."""
+        edges = [a for a in arrays if a.extent == "edges"]
+        if not edges:
+            return []
+        m = f"{self.graph}.num_edges"
+        grown = f"static_cast<int>(std::min<long long>(INT_MAX, {m} + {m} / {P.EDGE_ROOM}LL))"
+        lines = [f"if ({m} > {self.edge_capacity()}) {{"]
+        lines += [INDENT + line for line in self._reallocate(edges, grown, where)]
+        return lines + ["}"]
+
+    def _reallocate(self, arrays: List[P.DeviceArray], capacity: str, where: str) -> List[str]:
+        """Edge arrays freed (while the capacity variable still holds their length, which a
+        dialect's free may name) and allocated again with ``capacity``."""
+        d, var_capacity = self.dialect, self.edge_capacity()
+        count = Count(var_capacity, f"static_cast<size_t>({var_capacity})", may_be_zero=True)
+        lines = [line for a in arrays for line in d.free(self.array_var(a), a.elem, where)]
+        lines.append(f"{var_capacity} = {capacity};")
+        return lines + [line for a in arrays
+                        for line in d.allocate(self.array_var(a), a.elem, count, where)]

@@ -34,13 +34,14 @@ static void ints(const char* name, const std::vector<int>& a) {
   for (int x : a) std::printf(" %d", x);
   std::printf("\n");
 }
-int main(int, char** argv) {
+int main(int argc, char** argv) {
   try {
     bool undirected = std::strcmp(argv[3], "1") == 0;
     starc::Graph g = starc::read_graph(argv[1], undirected);
     starc::UpdateStream s = starc::read_updates(argv[2], g.num_nodes);
     if (undirected) s = starc::symmetrised(s);
     long long size = std::atoll(argv[4]);
+    bool keep_ids = argc < 6 || std::strcmp(argv[5], "1") == 0;   // the reverse CSR's edge ids
     g.binned_order(false, 2);   // derived before the updates, so it must be rebuilt after them
     // edge properties carried through every change: each edge's id in the file's graph (-1
     // for an added one), and a copy of the weights (an added edge: its update's weight)
@@ -49,13 +50,13 @@ int main(int, char** argv) {
     std::vector<double> weights = g.weights;
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
-      starc::EdgeRenumbering deletion = starc::delete_edges(g, gone.src, gone.dst);
-      ints("deleted", deletion.new_ids);
+      starc::EdgeRenumbering deletion = starc::delete_edges(g, gone.src, gone.dst, keep_ids);
+      ints("deleted", deletion.new_ids());
       origin = deletion.carried(origin, g.num_edges, -1);
       if (g.has_weights) weights = deletion.carried(weights, g.num_edges);
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
-      starc::EdgeRenumbering change = starc::add_edges(g, added.src, added.dst, added.weights);
-      ints("kept", change.new_ids);
+      starc::EdgeRenumbering change = starc::add_edges(g, added.src, added.dst, added.weights, keep_ids);
+      ints("kept", change.new_ids());
       ints("added", change.added);
       origin = change.carried(origin, g.num_edges, -1);
       if (g.has_weights) {
@@ -94,14 +95,15 @@ def driver(tmp_path_factory):
     return folder / "driver"
 
 
-def _run(driver, graph_path, updates_path, undirected, batch_size):
+def _run(driver, graph_path, updates_path, undirected, batch_size, keep_ids=True):
     done = subprocess.run([str(driver), str(graph_path), str(updates_path),
-                           "1" if undirected else "0", str(batch_size)],
+                           "1" if undirected else "0", str(batch_size),
+                           "1" if keep_ids else "0"],
                           capture_output=True, text=True)
     return done
 
 
-def _expected(graph_path, updates_path, undirected, batch_size):
+def _expected(graph_path, updates_path, undirected, batch_size, keep_ids=True):
     """The same batches through starc/graphs/updates.py: the lines the driver prints."""
     graph = load_graph(str(graph_path), undirected=undirected)
     stream = read_updates(str(updates_path), graph.num_nodes)
@@ -124,6 +126,9 @@ def _expected(graph_path, updates_path, undirected, batch_size):
     for name in ("offsets", "targets", "sources", "rev_offsets", "rev_sources",
                  "rev_edge_ids"):
         lines.append((name, getattr(graph, name)))
+    if not keep_ids and stream.line_count > 0:
+        # not kept: the reverse rows are the same, their edge ids emptied by the first batch
+        lines[-1] = ("rev_edge_ids", [])
     lines.append(("binned_order", binned_order(np.diff(graph.offsets), 2)))
     weights = graph.weights if graph.weights is not None else []
     return lines + [("weights", weights), ("carried_weights", weights)]
@@ -145,11 +150,11 @@ def _parsed(stdout):
     return out
 
 
-def _assert_same(driver, graph_path, updates_path, undirected, batch_size):
-    done = _run(driver, graph_path, updates_path, undirected, batch_size)
+def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids=True):
+    done = _run(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
     assert done.returncode == 0, done.stderr
     got = _parsed(done.stdout)
-    want = _expected(graph_path, updates_path, undirected, batch_size)
+    want = _expected(graph_path, updates_path, undirected, batch_size, keep_ids)
     assert [name for name, _ in got] == [name for name, _ in want]
     for (name, values), (_, expected) in zip(got, want):
         assert np.array_equal(values, np.asarray(expected, dtype=np.float64)), name
@@ -163,9 +168,9 @@ update_strategy = st.lists(st.tuples(st.sampled_from("ad"), st.integers(0, 7),
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edges=edges_strategy, updates=update_strategy, undirected=st.booleans(),
-       weighted=st.booleans(), batch_size=st.integers(1, 12))
+       weighted=st.booleans(), batch_size=st.integers(1, 12), keep_ids=st.booleans())
 def test_batches_merged_into_the_csr_give_the_references_graph(
-        driver, tmp_path, edges, updates, undirected, weighted, batch_size):
+        driver, tmp_path, edges, updates, undirected, weighted, batch_size, keep_ids):
     n = 8
     src = np.array([e[0] for e in edges] + [n - 1], dtype=np.int64)   # n vertices, always
     dst = np.array([e[1] for e in edges] + [n - 1], dtype=np.int64)
@@ -179,7 +184,7 @@ def test_batches_merged_into_the_csr_give_the_references_graph(
                           if weighted else None, True)
     updates_path = tmp_path / "u.txt"
     write_updates(updates_path, stream)
-    _assert_same(driver, graph_path, updates_path, undirected, batch_size)
+    _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
 
 
 def test_a_thousand_updates_on_an_rmat_graph(driver, tmp_path):
@@ -191,7 +196,8 @@ def test_a_thousand_updates_on_an_rmat_graph(driver, tmp_path):
     updates_path = tmp_path / "u.txt"
     write_updates(updates_path, generate_updates(graph, 1000, seed=4, weights=True))
     for undirected, batch_size in ((False, 100), (True, 333)):
-        _assert_same(driver, graph_path, updates_path, undirected, batch_size)
+        for keep_ids in (True, False):
+            _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
 
 
 BAD_LINES = [
