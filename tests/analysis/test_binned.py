@@ -132,12 +132,13 @@ def test_specialized_plans_carry_the_split_or_the_fallback():
     assert "in_binned_order" in [p.name for p in pull.params]
     assert "in_binned_order" in [a.name for a in cuda.arrays]
     assert "group reduction" in pull.schedule_why
-    # SYCL: OpenCL's bins (no warp bin: no ballot), its reduction private, not sycl::reduction
+    # SYCL: OpenCL's bins (no warp bin: no ballot), its reduction folded per work-group, not
+    # by sycl::reduction
     plan = get_backend("sycl").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
     pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
     assert pull.schedule == "binned" and pull.cooperative.tiers == ("item", "group")
     assert "no warp bin: SYCL's sub-groups have no ballot" in pull.schedule_why
-    assert [red.strategy for red in pull.reductions] == ["private"]
+    assert [red.strategy for red in pull.reductions] == ["group"]
     plan = get_backend("mpi").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
     pull = next(k for k in plan.kernels if k.name == "Compute_PR_forall_13")
     assert pull.schedule == "vertex" and pull.cooperative is None

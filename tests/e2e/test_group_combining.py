@@ -88,18 +88,43 @@ def test_each_global_combine_is_the_first_items_once_per_group(program):
     (``*_size[0]``) is done by the work-group's first item, at the kernel's end: not in the
     item loop (the form without per-group combining) and not once per item. Only an append
     past the local queue's capacity takes its own slot (inside ``starc_stage_append``)."""
+    assert sum(_first_items_combines(program, name, lines, "(int)get_local_id(0) == 0")
+               for name, lines in _kernels(program)) >= 1
+
+
+def _first_items_combines(program: str, name: str, lines, leader: str) -> int:
+    """How many global atomics on a reduction's device copy or a worklist's length the kernel
+    ``lines`` has, each checked to be the first item's (under ``leader``), outside loops."""
     combines = 0
-    for name, lines in _kernels(program):
-        for at, line in enumerate(lines):
-            if not re.search(r"atomic\w*\(&\w+_(dev|size)\[0\]", line):
-                continue
-            blocks = [line] + list(_openers(lines, at))
-            assert any("(int)get_local_id(0) == 0" in block for block in blocks), \
-                f"{program} {name}: {line.strip()}"
-            assert not any(block.lstrip().startswith(("for", "while")) for block in blocks), \
-                f"{program} {name}: in a loop: {line.strip()}"
-            combines += 1
-    assert combines >= 1
+    for at, line in enumerate(lines):
+        if not re.search(r"atomic\w*\(&\w+_(dev|size)\[0\]", line):
+            continue
+        blocks = [line] + list(_openers(lines, at))
+        assert any(leader in block for block in blocks), f"{program} {name}: {line.strip()}"
+        assert not any(block.lstrip().startswith(("for", "while")) for block in blocks), \
+            f"{program} {name}: in a loop: {line.strip()}"
+        combines += 1
+    return combines
+
+
+@pytest.mark.sycl
+def test_sycl_binned_kernel_folds_its_reduction_once_per_group():
+    """SYCL's binned pr (a grouped kernel: no sycl::reduction there) folds diff per work-group
+    by the same tree, in a local_accessor, and has exactly one atomic on diff's device copy,
+    the group's first item's, outside loops."""
+    options = BackendOptions(schedule="binned")
+    compilation = starc.compile(str(PROGRAMS["pr"].path), "sycl", options=options).compilation
+    assert {r.strategy for k in compilation.specialized.kernels if k.schedule == "binned"
+            for r in k.reductions} == {"group"}
+    text = compilation.generated.files["pr.cpp"]
+    grouped = [chunk[:chunk.index("\n}")] for chunk in text.split("static void ")[1:]
+               if "sycl::local_accessor" in chunk.split("\n}")[0]]
+    assert len(grouped) == 1 and "sycl::local_accessor<float, 1> starc_group_diff_local(" \
+        "sycl::range<1>(starc_group), starc_handler);" in grouped[0]
+    assert "reduce_over_group" not in text
+    lines = grouped[0].splitlines()
+    assert _first_items_combines("pr", "binned", lines,
+                                 "static_cast<int>(starc_it.get_local_id(0)) == 0") == 1
 
 
 def test_the_plan_and_the_kernels_agree_on_the_forms():

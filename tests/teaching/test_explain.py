@@ -7,6 +7,7 @@ import re
 import pytest
 
 from starc.backends import get_backend
+from starc.backends.base import BackendOptions
 from starc.cli import main
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
@@ -131,6 +132,17 @@ def test_scalar_reduction_per_backend(pagerank):
     assert "compare-and-swap loop for add on float, with atomic_cmpxchg" \
         in plus.choices["opencl"].what
     assert "MPI_Allreduce with MPI_SUM" in plus.choices["mpi"].what
+
+
+def test_sycl_binned_reduction_is_folded_per_work_group():
+    """SYCL's binned pr has no sycl::reduction in its grouped kernel: explain says the group
+    folds the privates by a tree in a local_accessor, then one atomic (issue 29)."""
+    found = decisions(_plan(ROOT / "dsl" / "pr.sp"), ["sycl"], BackendOptions(schedule="binned"))
+    plus = _find(found, "+= on a scalar").choices["sycl"]
+    assert plus.what.startswith("a private accumulator per work item, then one ")
+    assert "a tree in a local_accessor (not sycl::reduce_over_group" in plus.what
+    assert plus.what.endswith("one atomic per work-group")
+    assert "and one per group once the group has folded its privates" in plus.why
 
 
 def test_plain_store_to_own_vertex(pagerank):

@@ -118,7 +118,8 @@ class CPrinter(CExpressionPrinter):
             fold = self._group_fold(acc) if acc.reduction.strategy == "group" else None
             leader = None
             if fold is not None:      # a tree every work item reaches, then its first's atomic
-                tree, leader = fold
+                tree, leader, partial = fold
+                self.ctx.group_locals.append(partial)
                 lines += [self._line(depth, line) if line.strip() else line for line in tree]
             elif acc.reduction.strategy == "group":
                 leader = self.d.group_combine(acc.op, acc.elem, acc.name)

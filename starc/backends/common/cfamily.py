@@ -58,7 +58,8 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     forall = marker(span_of(kernel))
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
                       ctx.arguments(), forall + comment, ctx.features, guard, setup, item,
-                      finish, forall, dialect.skip_item, cooperative, frontier)
+                      finish, forall, dialect.skip_item, cooperative, frontier,
+                      ctx.group_locals)
 
 
 def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:

@@ -180,12 +180,12 @@ class Dialect:
         true in that one, which alone performs the atomic; None: each combines its own."""
         return None
 
-    def group_fold(self, elem: Scalar, local: str,
-                   combine: str) -> Optional[Tuple[Sequence[str], str]]:
+    def group_fold(self, elem: Scalar, local: str, combine: str):
         """Where every work item of a group reaches a private reduction's combine (the
-        kernel's end): the lines (depth 0) that fold the group's ``local``s into its first
-        item's (``combine`` the operator's text, ``{0}`` and ``{1}`` its operands) and the
-        condition true in that item alone; None: ``group_combine`` spells the fold."""
+        kernel's end): the ``group_end.GroupFold`` whose lines (depth 0) fold the group's
+        ``local``s into its first item's (``combine`` the operator's text, ``{0}`` and ``{1}``
+        its operands), with the condition true in that item alone and the tree's local array;
+        None: ``group_combine`` spells the fold."""
         return None
 
     def staged_append(self, queue, value: str) -> str:

@@ -1,7 +1,9 @@
-"""Work-group combining where every work item of a group meets, at a kernel's end (OpenCL's shells).
+"""Work-group combining where every work item of a group meets, at a kernel's end (OpenCL's shells, SYCL's grouped ones).
 
 A private scalar reduction's values are folded by a tree in local memory
-(``binned_shell.group_tree``), and the group's first item alone does the atomic. A worklist's
+(``binned_shell.group_tree``; its partial array a ``LocalArray`` the shell makes where the
+launch makes local memory, SYCL's local_accessor), and the group's first item alone does the
+atomic. A worklist's
 appends are staged in a queue in local memory: each item takes its slot there with a local
 atomic (an append past the queue's capacity takes a global slot at once, so the queue never
 overflows); at the end, after a barrier, the group's first item reserves the group's entries
@@ -12,13 +14,22 @@ dense round's counts are counted in local memory and added with one atomic likew
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence
 
-from starc.backends.common.binned_shell import MAX_GROUP, GroupSyntax, group_tree
+from starc.backends.common.binned_shell import MAX_GROUP, GroupSyntax, LocalArray, group_tree
 from starc.backends.common.dialect import INDENT
+from starc.ir.types import Scalar
 
-__all__ = ["StagedQueue", "LOCAL_QUEUE", "LOCAL_QUEUE_DEFAULT", "reduction_tree",
-           "stage_open", "stage_close"]
+__all__ = ["StagedQueue", "LOCAL_QUEUE", "LOCAL_QUEUE_DEFAULT", "GROUP_REDUCTIONS", "GroupFold",
+           "reduction_tree", "stage_open", "stage_close"]
+
+#: the private reductions a work-group folds by a tree in local memory before one atomic
+#: (``Capabilities.group_reductions``; bitwise ones on integers only; "*" keeps one atomic per
+#: work item)
+GROUP_REDUCTIONS = frozenset(
+    (op, t) for op in ("+", "-", "&", "|", "Min", "Max")
+    for t in (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE)
+    if op not in "&|" or t in (Scalar.INT, Scalar.LONG))
 
 #: the name of the local queue's capacity in the kernel file, and its value: room for two
 #: appends per work item of the largest group (a GPU's item is one vertex, and most append
@@ -45,17 +56,25 @@ class StagedQueue:
         return f"{self.stem}_count"
 
 
-def reduction_tree(syntax: GroupSyntax, type_name: str, local: str,
-                   combine: str) -> Tuple[List[str], str]:
-    """The lines (depth 0, at the kernel's scope) after which the group's first item's
-    ``local`` holds the fold of every item's, and the condition true in that item alone."""
-    partial = f"starc_group_{local}"
+class GroupFold(NamedTuple):
+    """A work-group's fold of a private reduction (``reduction_tree``)."""
+
+    lines: List[str]      # depth 0, at the kernel's scope
+    leader: str           # the condition true in the group's first item alone
+    partial: LocalArray   # the tree's local array, made by the shell where the launch makes them
+
+
+def reduction_tree(syntax: GroupSyntax, type_name: str, local: str, combine: str) -> GroupFold:
+    """The fold after whose lines the group's first item's ``local`` holds the fold of every
+    item's."""
+    array = LocalArray(type_name, f"starc_group_{local}")
+    partial = array.name
     tree = [f"const int starc_lane = {syntax.lane};",
             f"const int starc_lanes = {syntax.lanes};"]
     tree += group_tree(syntax, partial, local, combine)
     tree.append(f"if (starc_lane == 0) {local} = {partial}[0];")
-    lines = [f"{syntax.local} {type_name} {partial}[{MAX_GROUP}];", "{"]
-    return lines + [INDENT + line for line in tree] + ["}"], f"{syntax.lane} == 0"
+    lines = syntax.declare(array) + ["{"] + [INDENT + line for line in tree] + ["}"]
+    return GroupFold(lines, f"{syntax.lane} == 0", array)
 
 
 def stage_open(syntax: GroupSyntax, queues: Sequence[StagedQueue]) -> List[str]:

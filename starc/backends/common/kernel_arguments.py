@@ -163,6 +163,9 @@ class KernelCode:
     skip_item: str             # the dialect's statement that skips one item ("return")
     cooperative: Optional[CooperativeCode] = None   # a binned kernel's heavy vertices
     frontier: Optional["FrontierCode"] = None       # a worklist round's edges, split
+    #: the local arrays the body's group folds use (``binned_shell.LocalArray``), which a
+    #: shell whose launch makes local memory makes (``GroupSyntax.bind_local``)
+    group_locals: List = dataclasses.field(default_factory=list)
 
     def skip(self, depth: int, statement: str) -> List[str]:
         """The guard's line at ``depth``, skipping with ``statement``; none without a guard."""
@@ -193,6 +196,8 @@ class KernelArguments:
         self.used_graph: Set[str] = set()          # CSR arrays the printed code reads
         self.kernel_scalars: Dict[str, KernelArg] = {}
         self.params: List[KernelArg] = []
+        #: the local arrays of the body's group folds (``group_end.GroupFold.partial``)
+        self.group_locals: List = []
         self.uses_n = kernel.extent == "nodes"
         self.uses_m = kernel.extent == "edges"
         self.features: Set[str] = set()

@@ -45,12 +45,6 @@ ATOMICS = AtomicTable(
                                  requires=_OPENCL_BASE)},
     about="OpenCL C 1.2 atomic_* functions (atom_* for 64-bit integers)")
 
-#: the private reductions a work-group folds by a tree in local memory before one atomic
-#: (bitwise ones on integers only; "*" keeps one atomic per work item)
-_GROUP_REDUCTIONS = frozenset(
-    (op, t) for op in ("+", "-", "&", "|", "Min", "Max")
-    for t in (_INT, _LONG, _FLOAT, _DOUBLE) if op not in "&|" or t in (_INT, _LONG))
-
 #: OpenCL C 1.2's capabilities: its atomic_* functions, compare-and-swap loops otherwise; a
 #: binned kernel's work-group combines in local memory (no sub-groups in 1.2, so a heavy
 #: vertex gets the whole group). Every shell has its work items meet at the kernel's end
@@ -61,7 +55,7 @@ CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
                             converged_group_functions=True, staged_appends=True,
-                            group_reductions=_GROUP_REDUCTIONS,
+                            group_reductions=group_end.GROUP_REDUCTIONS,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
 #: a binned kernel's work-group in OpenCL C 1.2 (no sub-groups: heavy vertices go to the group)

@@ -78,6 +78,12 @@ class SYCLBackend(CppBackend):
     program_includes = frozenset({"cstddef"})
     native_reduction = staticmethod(native_reduction)
 
+    def group_combine(self, reduction) -> str:
+        return ("the work items of a binned kernel or a split worklist round all reach its end, "
+                "where the group folds its privates by a tree in a local_accessor (not "
+                "sycl::reduce_over_group, which AdaptiveCpp's CPU target cannot load) and its "
+                "first item alone does the atomic: one atomic per work-group")
+
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         return PrintedKernels.each(print_kernel, plan)
 

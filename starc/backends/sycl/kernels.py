@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Set
 
 from starc.analysis import plan as P
 from starc.analysis.capabilities import Capabilities
-from starc.backends.common import atomic_helpers
+from starc.backends.common import atomic_helpers, group_end
 from starc.backends.common.atomic_helpers import (CPP_TYPES, INTEGER_TYPES, AtomicTable,
                                                   CompareExchange, same_call)
 from starc.backends.common.binned_shell import GroupSyntax, binned_body, binned_locals
@@ -87,11 +87,14 @@ ATOMICS = AtomicTable(
 #: group sizes) where PoCL, and the test double with work-groups, run the same shell right
 #: (R-MAT 16 and 18); pr's pull was right there. A grouped kernel makes its own command group
 #: (its local_accessors) rather than going through starc_parallel_for, whose CPU form replaces
-#: sycl::reduction by private partials (AdaptiveCpp's lost updates): its reductions are private,
-#: one atomic per work item (``native_reductions_in_groups``).
+#: sycl::reduction by private partials (AdaptiveCpp's lost updates): no sycl::reduction there
+#: (``native_reductions_in_groups``); as OpenCL's, its work items all meet at its end, where a
+#: private reduction is folded by the shared tree in a local_accessor before the group's first
+#: item does one atomic (``group_reductions``; "*" keeps one atomic per work item).
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
+    group_reductions=group_end.GROUP_REDUCTIONS,
     converged_group_functions=True,
     schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
     sub_groups_without_ballot=True,
@@ -151,6 +154,10 @@ class SYCLDialect(NativeReducers):
     def relaxed_load(self, lvalue: str, elem: Scalar) -> str:
         # a plain read racing with atomic_ref updates is a data race in C++'s memory model
         return f"starc_atomic<{self.storage_type(elem)}>({lvalue}).load()"
+
+    def group_fold(self, elem: Scalar, local: str, combine: str):
+        # (only a grouped kernel's reductions are ``group``: its shell makes the tree's array)
+        return group_end.reduction_tree(_GROUP, self.type_name(elem), local, combine)
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # a plain fetch_min/fetch_max: only its returned value is unreliable on AdaptiveCpp
@@ -259,8 +266,9 @@ def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
     one command group that makes the local_accessors and runs the shared body
     (``binned_shell``, ``frontier_shell``) over an nd_range of whole groups
     (``starc_groups``) of the launch's ``block`` items, or on a CPU device of
-    ``starc_work_group_size``'s. Its private reductions combine with one atomic per item (the plan
-    gives such a kernel no sycl::reduction)."""
+    ``starc_work_group_size``'s. The plan gives such a kernel no sycl::reduction: its private
+    reductions are folded per group (``group_end.reduction_tree``, whose local arrays
+    ``code.group_locals`` the command group makes too), "*" combined once per item."""
     params = ["sycl::queue& q", "std::size_t block", "const char* where"]
     params += [_signature(a, dialect) for a in code.args]
     lines = [code.comment] if code.comment else []
@@ -269,6 +277,7 @@ def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
         body, locals_ = binned_body(code, _GROUP), binned_locals(code)
     else:
         body, locals_ = frontier_body(code, _GROUP), frontier_locals(code)
+    locals_ += code.group_locals
     count = BOUNDS[code.extent]
     i1, i2, i3 = INDENT, INDENT * 2, INDENT * 3
     lines += [f"{i1}if ({count} <= 0) return;",

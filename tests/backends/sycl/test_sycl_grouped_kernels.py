@@ -1,7 +1,8 @@
 """SYCL's grouped kernels, as text: a binned kernel and a split worklist round print the shared
 shells (common/binned_shell.py, common/frontier_shell.py) inside one command group whose
 local_accessors hold the group's local memory; the plan says why (no warp bin; one pull loop
-only) and gives their reductions a private accumulator. Run end to end in tests/e2e/test_binned_schedule.py and
+only) and folds their reductions per work-group (a tree in a local_accessor, then the group's
+first item's one atomic). Run end to end in tests/e2e/test_binned_schedule.py and
 test_matrix.py (on AdaptiveCpp)."""
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def test_binned_kernel_is_one_command_group_with_local_accessors():
             sycl::local_accessor<float, 1> starc_partial(sycl::range<1>(starc_group), starc_handler);
             sycl::local_accessor<int, 1> starc_heavy(sycl::range<1>(starc_group), starc_handler);
             sycl::local_accessor<int, 1> starc_heavy_count_local(sycl::range<1>(1), starc_handler);
+            sycl::local_accessor<float, 1> starc_group_diff_local(sycl::range<1>(starc_group), starc_handler);
             starc_handler.parallel_for(starc_groups(n, starc_group), [=](sycl::nd_item<1> starc_it) {
                 int& starc_heavy_count = starc_heavy_count_local[0];
                 const int starc_item = static_cast<int>(starc_it.get_global_id(0));
@@ -63,9 +65,20 @@ def test_binned_kernel_is_one_command_group_with_local_accessors():
                             starc_partial[starc_lane] = starc_partial[starc_lane] + starc_partial[starc_lane + starc_half];
                         }
                         sycl::group_barrier(starc_it.get_group());""" in kernel
-    # no sycl::reduction (the plan's private accumulator, one atomic per item), no early return
+    # no sycl::reduction, no reduce_over_group (AdaptiveCpp's CPU JIT cannot load it): the
+    # private accumulators folded by the tree in the local_accessor, no early return
     assert "sycl::reduction" not in kernel and "reduce_over_group" not in kernel
-    assert "starc_atomic_add_float(&diff_dev[0], diff_local);" in kernel
+    assert """\
+                    starc_group_diff_local[starc_lane] = diff_local;
+                    sycl::group_barrier(starc_it.get_group());""" in kernel
+    assert """\
+                    if (starc_lane == 0) diff_local = starc_group_diff_local[0];
+                }
+                if (diff_local != 0) {
+                    if (static_cast<int>(starc_it.get_local_id(0)) == 0) {
+                        starc_atomic_add_float(&diff_dev[0], diff_local);  // pr.sp:20
+                    }
+                }""" in kernel
     assert "return;" not in kernel[kernel.index("parallel_for"):]
     assert kernel.endswith("""\
                 }
@@ -95,12 +108,12 @@ def test_prelude_has_the_group_launch_only_where_a_kernel_needs_it():
     assert "starc_work_group_size" in runtime_header()
 
 
-def test_plan_says_why_there_is_no_warp_bin_and_reductions_are_private():
+def test_plan_says_why_there_is_no_warp_bin_and_reductions_are_folded_per_group():
     plan = plan_dump(_compiled("pr", "binned").specialized)
     assert ("schedule: binned (--schedule binned; item and work-group bins only, no warp bin: "
             "SYCL's sub-groups have no ballot to pick the next vertex a warp's lanes marked)") \
         in plan
-    assert "reduction: diff + via diff_dev (exclusive, private then one native atomic)" in plan
+    assert "reduction: diff + via diff_dev (exclusive, group then one native atomic)" in plan
     # the vertex schedule keeps its sycl::reduction
     assert "reduction: diff + via diff_dev (exclusive, native)" in \
         plan_dump(_compiled("pr", "vertex").specialized)
