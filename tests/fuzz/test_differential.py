@@ -178,6 +178,23 @@ def test_openacc_agrees_with_vector_loops(program, graph_list):
 
 
 @pytest.mark.sycl
+@settings(max_examples=budget(4), **SETTINGS)
+@given(program=programs(phases=[fold_phase(), own_phase(), push_phase(), relax_phase(),
+                                flag_phase()], max_phases=2),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3),
+       schedule=st.sampled_from(["binned", "edges"]))
+def test_sycl_agrees_with_forced_schedules(program, graph_list, schedule):
+    """--schedule binned (work-groups of 2: every vertex of degree 2 or more is shared by its
+    group, the fold tree and the per-group reduction run) and --schedule edges on SYCL, whose
+    grouped kernels are command groups with local memory and barriers; each example a g++
+    build on the test double (real work-groups), so few of them."""
+    from starc.backends.base import BackendOptions
+    note(program.text)
+    run_all(program.text, graph_list, backends=("sycl",),
+            options=BackendOptions(schedule=schedule, block_size=2))
+
+
+@pytest.mark.sycl
 @settings(max_examples=budget(6), **SETTINGS)
 @given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
 def test_sycl_agrees_with_reference(program, graph_list):
