@@ -82,10 +82,15 @@ ATOMICS = AtomicTable(
 #: local_accessor memory and group barriers, as OpenCL's: a heavy vertex gets the whole group,
 #: with no warp tier, because SYCL 2020's sub-groups have no ballot to pick the next marked
 #: vertex (``sub_groups_without_ballot``). Only one pull loop per binned kernel, no
-#: cooperative bodies: AdaptiveCpp 24.06's CPU JIT ran bfs's (a search loop with barriers, then
-#: a push) wrongly from R-MAT 16 on (levels of 0 for unreached vertices, a crash at some
-#: group sizes) where PoCL, and the test double with work-groups, run the same shell right
-#: (R-MAT 16 and 18); pr's pull was right there. A grouped kernel makes its own command group
+#: cooperative bodies: AdaptiveCpp 24.06 miscompiles bfs's (a loop over the group's heavy
+#: vertices, bounded by a local int written between barriers, around a search with barriers and
+#: a push) on both its CPU targets that split kernels at barriers: ``generic`` crashes,
+#: ``omp`` levels the source only (R-MAT 16 and 18), at -O0 too and whatever
+#: ACPP_ADAPTIVITY_LEVEL. The kernel is race-free (every local word written and read on opposite
+#: sides of a barrier): the test double, PoCL's OpenCL and AdaptiveCpp's fiber target
+#: ``omp.library-only`` (about 40x slower) run it right. bench/acpp_local_bound_repro.cpp reduces
+#: it to 20 lines (0 of 1000 steps counted on ``generic``; AdaptiveCpp issues 2137 and 2177 are
+#: of the same kind). pr's single pull is right there. A grouped kernel makes its own command group
 #: (its local_accessors) rather than going through starc_parallel_for, whose CPU form replaces
 #: sycl::reduction by private partials (AdaptiveCpp's lost updates): no sycl::reduction there
 #: (``native_reductions_in_groups``); as OpenCL's, its work items all meet at its end, where a
