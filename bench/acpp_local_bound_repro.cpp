@@ -17,6 +17,14 @@
 // `omp.library-only`. Upstream reports of the same kind (a local value read in a loop across
 // barriers, in the CBS transformation that sscp.omp and omp.accelerated share): AdaptiveCpp
 // issues 2137 and 2177.
+//
+// What changes the answer on `generic`: right with one store, or a second store by every item,
+// or the first store by every item (a relaxed atomic store keeps that race-free), or the local int
+// read inside the loop rather than as its bound; still 0 with the second store a conditional
+// local fetch_add (bfs's heavy count), the bound copied to a private int first, or read by an
+// atomic load. Rewriting bfs's three first-item resets (heavy count, first finder, branch) as
+// every item's atomic store fixes this program but not bfs: `generic` then gives wrong levels
+// instead of crashing and `omp` crashes, so no workaround on starc's side is known.
 #include <sycl/sycl.hpp>
 #include <cstdio>
 
