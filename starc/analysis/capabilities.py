@@ -77,7 +77,7 @@ class Capabilities(Record):
     converged_group_functions: bool = False
     #: every work item of a group reaches the kernel's end (no early return), where the group
     #: may meet at barriers: worklist appends are staged in local memory and take their slots
-    #: with one atomic per work-group there (OpenCL's shells)
+    #: with one atomic per work-group there (OpenCL's shells, SYCL's command groups)
     staged_appends: bool = False
     #: a vertex's work item is a gang of vector lanes that may share its neighbour loops
     #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's

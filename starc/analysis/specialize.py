@@ -163,8 +163,11 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
     """``kernel`` with each scalar reduction's strategy, each atomic's form and its schedule
     chosen (the kernel part of ``specialize``, which also marks wrapping arithmetic first)."""
     kernel = _schedule(kernel, capabilities, schedule)
+    # (a kernel whose appends a work-group stages runs in work-groups too)
     grouped = kernel.frontier_edges is not None or \
-        (kernel.schedule == "binned" and not capabilities.vector_loops)
+        (kernel.schedule == "binned" and not capabilities.vector_loops) or \
+        (capabilities.staged_appends and any(isinstance(node, (P.QueueAppend, P.QueueCount))
+                                             for node in ir.walk(kernel.body)))
     reductions = tuple(_reduction(red, capabilities, grouped) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
     appends = append_form(capabilities)[0]

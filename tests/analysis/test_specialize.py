@@ -185,12 +185,13 @@ function f(Graph g, propNode<int> d, propNode<int> p, propNode<bool> seen) {
 @pytest.mark.parametrize("backend, form, why", [
     ("cuda", "group", "warp exchange values in divergent code"),
     ("opencl", "local", "every OpenCL work item reaches the kernel's end"),
-    ("sycl", "item", "need every work item of the group to reach them"),
+    ("sycl", "local", "every SYCL work item reaches the kernel's end"),
     ("openacc", "item", "no warp intrinsics")])
 def test_worklist_appends_take_a_form_with_its_reason(backend, form, why):
     """Issue 29 item 2: a warp's appends share one atomic where its lanes exchange values in
     divergent code; a work-group's are staged in local memory where every item reaches the
-    kernel's end (OpenCL); elsewhere one atomic per appended vertex, and the plan says why."""
+    kernel's end (OpenCL, SYCL); elsewhere one atomic per appended vertex, and the plan says
+    why."""
     plan = _for("sssp", backend)
     appends = [n for k in plan.kernels for n in ir.walk(k.body) if isinstance(n, P.QueueAppend)]
     assert len(appends) == 2 and {a.form for a in appends} == {form}

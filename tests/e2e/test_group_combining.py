@@ -3,10 +3,14 @@ memory before one atomic, worklist appends and counts staged in local memory, on
 atomic per work-group (backends/common/group_end.py); against the reference on graphs with
 hubs (``e2e_cases.hub_graph``: the traversals' source, vertex 0, is a star's centre whose round
 appends 300 vertices from one work item), in real work-groups (--block-size given, so a CPU
-device gets no runs of one item)."""
+device gets no runs of one item). On SYCL the appending kernels stage through the same code:
+on the test double as a CPU device (work-groups of one running a run of items), as a GPU
+(STARC_SYCL_DOUBLE_GPU=1: real work-groups of --block-size items), and on AdaptiveCpp's CPU
+device where acpp is on PATH."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import subprocess
@@ -37,6 +41,11 @@ def hub_files(tmp_path_factory):
     return files
 
 
+#: the programs whose kernels append to a worklist or count a dense round (SYCL stages them)
+APPENDING_PROGRAMS = ("sssp", "cc", "sswp")
+SYCL_GROUP_SIZES = (2, 64, 256)
+
+
 @functools.lru_cache(maxsize=None)
 def _compiled(program: str, backend: str, block_size=None):
     options = BackendOptions(block_size=block_size)
@@ -52,15 +61,23 @@ def _expected(program: str, path):
 @pytest.mark.parametrize("block_size", GROUP_SIZES)
 @pytest.mark.parametrize("program", GROUP_PROGRAMS)
 def test_group_combining_matches_the_reference(program, block_size, hub_files):
+    _matches_the_reference(program, "opencl", block_size, hub_files, "no OpenCL device")
+
+
+def _matches_the_reference(program: str, backend: str, block_size: int, hub_files, missing: str,
+                           device: str = ""):
+    """``program`` built for ``backend`` at ``block_size`` gives the reference's results on
+    its hub graph (skipped, saying ``missing``, where the backend cannot run)."""
     case = PROGRAMS[program]
     path = hub_files[case.weighted]
-    compiled = _compiled(program, "opencl", block_size)
+    compiled = _compiled(program, backend, block_size)
     if not compiled.backend.availability().can_run:
-        pytest.skip(f"no OpenCL device: {compiled.backend.availability().detail}")
+        pytest.skip(f"{missing}: {compiled.backend.availability().detail}")
     params = case.params_for(load_graph(str(path)).num_nodes)
     actual = compiled.run(path, undirected=case.undirected, **params)
     problems = compare_results(_expected(program, path), actual, rtol=case.rtol, atol=case.atol)
-    assert not problems, f"{program}, --block-size {block_size}:\n" + "\n".join(problems)
+    assert not problems, f"{program} {device}, --block-size {block_size}:\n" + \
+        "\n".join(problems)
 
 
 # --- one global atomic per work-group, in the printed kernels -----------------------------------
@@ -148,27 +165,37 @@ def test_appends_past_the_local_queue_take_their_own_slots(program, capacity, hu
     """The local queue's capacity shrunk to ``capacity`` (the kernel file's STARC_LOCAL_QUEUE,
     set before the prelude's default): the hub's round overflows it at once, and every entry
     past it takes a global slot of its own; the results are still the reference's."""
-    case = PROGRAMS[program]
-    path = hub_files[case.weighted]
-    compiled = _compiled(program, "opencl", 64)
+    compiled, path = _runnable(program, "opencl", hub_files, "no OpenCL device")
     backend = compiled.backend
-    if not backend.availability().can_run:
-        pytest.skip(f"no OpenCL device: {backend.availability().detail}")
     built = backend.build(compiled.compilation.generated, tmp_path, compiled.options)
     # the program reads its kernel file from its own folder when it starts
     kernels = tmp_path / f"{program}.cl"
     assert "#define STARC_LOCAL_QUEUE 2048" in kernels.read_text()   # (sssp's, cc's worklists)
     kernels.write_text(f"#define STARC_LOCAL_QUEUE {capacity}\n" + kernels.read_text())
-    exe = built.argv_prefix[0]
+    _run_matches_the_reference(built, program, path, tmp_path, f"local queue of {capacity}")
+
+
+def _runnable(program: str, backend: str, hub_files, missing: str):
+    """``program`` compiled for ``backend`` at work-groups of 64, and its hub graph (skipped,
+    saying ``missing``, where the backend cannot run)."""
+    compiled = _compiled(program, backend, 64)
+    if not compiled.backend.availability().can_run:
+        pytest.skip(f"{missing}: {compiled.backend.availability().detail}")
+    return compiled, hub_files[PROGRAMS[program].weighted]
+
+
+def _run_matches_the_reference(built, program: str, path, tmp_path, label: str):
+    """The built program, run on ``path``, gives the reference's results."""
+    case = PROGRAMS[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
     out = tmp_path / "results.txt"
-    proc = subprocess.run([str(exe)] + _program_argv(str(path), case.undirected, params,
-                                                     str(out), False),
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.run([str(built.argv_prefix[0])] + _program_argv(
+        str(path), case.undirected, params, str(out), False),
+        capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     problems = compare_results(_expected(program, path), parse_results(out.read_text()),
                                rtol=case.rtol, atol=case.atol)
-    assert not problems, f"{program}, local queue of {capacity}:\n" + "\n".join(problems)
+    assert not problems, f"{program}, {label}:\n" + "\n".join(problems)
 
 
 def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
@@ -192,3 +219,74 @@ def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
     actual = compiled.run(path, src="0")
     problems = compare_results(_expected("sssp", path), actual)
     assert not problems, "\n".join(problems)
+
+
+# --- SYCL: the same staging, in command groups ----------------------------------------------------
+
+@pytest.fixture(params=("cpu", "gpu"))
+def sycl_device(request, monkeypatch):
+    """The device a SYCL program runs on: the toolchain's CPU, or the test double saying it is a
+    GPU (one work-item per item, real work-groups of --block-size)."""
+    kind = starc.compile(str(PROGRAMS["bfs"].path), "sycl").backend.availability().detail
+    on_double = "test double" in kind
+    if request.param == "gpu":
+        if not on_double:
+            pytest.skip(f"only the SYCL test double plays a GPU ({kind})")
+        monkeypatch.setenv("STARC_SYCL_DOUBLE_GPU", "1")
+    return request.param
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("block_size", SYCL_GROUP_SIZES)
+@pytest.mark.parametrize("program", APPENDING_PROGRAMS + ("bfs",))
+def test_sycl_staged_appends_match_the_reference(program, block_size, sycl_device, hub_files):
+    _matches_the_reference(program, "sycl", block_size, hub_files, "no SYCL toolchain",
+                           f"on SYCL ({sycl_device})")
+
+
+def _sycl_kernels(program: str):
+    """(name, lines) of each kernel function of the program's SYCL file."""
+    text = _compiled(program, "sycl").compilation.generated.files[f"{program}.cpp"]
+    for chunk in text.split("static void ")[1:]:
+        yield chunk.split("(", 1)[0], chunk[:chunk.index("\n}")].splitlines()
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("program", APPENDING_PROGRAMS)
+def test_sycl_appends_take_one_global_atomic_per_group(program):
+    """SYCL's plan stages the appends (``local``); every kernel that appends is a command group
+    with the staged queue's local_accessors over ``starc_staged_groups``, and its only atomics
+    on a worklist's length are the group's first item's, outside loops (an overflowing append's
+    own slot is inside ``starc_stage_append``)."""
+    compilation = _compiled(program, "sycl").compilation
+    assert compilation.specialized.target.appends == "local"
+    staged = [(name, lines) for name, lines in _sycl_kernels(program)
+              if any("starc_staged_" in line for line in lines)]
+    assert staged
+    for name, lines in staged:
+        text = "\n".join(lines)
+        assert "starc_staged_groups(q, " in text and "starc_parallel_for" not in text, name
+        assert "sycl::local_accessor<int, 1> starc_staged_" in text, name
+        assert "return;" not in text.split("starc_handler.parallel_for")[1], name
+        assert _first_items_combines(program, name, lines,
+                                     "static_cast<int>(starc_it.get_local_id(0)) == 0") >= 1
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("program", ("sssp", "cc"))
+@pytest.mark.parametrize("capacity", (1, 5))
+def test_sycl_appends_past_the_local_queue_take_their_own_slots(program, capacity, sycl_device,
+                                                                hub_files, tmp_path):
+    """As OpenCL's: STARC_LOCAL_QUEUE shrunk to ``capacity`` before the program's includes; the
+    hub's round overflows it and every entry past it takes a global slot of its own."""
+    compiled, path = _runnable(program, "sycl", hub_files, "no SYCL toolchain")
+    backend = compiled.backend
+    generated = compiled.compilation.generated
+    main = f"{program}.cpp"
+    files = dict(generated.files, **{main: f"#define STARC_LOCAL_QUEUE {capacity}\n" +
+                                     generated.files[main]})
+    assert "#define STARC_LOCAL_QUEUE 2048" in generated.files["starc_sycl.hpp"]
+    built = backend.build(dataclasses.replace(generated, files=files), tmp_path,
+                          compiled.options)
+    _run_matches_the_reference(built, program, path, tmp_path,
+                               f"SYCL ({sycl_device}), local queue of {capacity}")

@@ -46,11 +46,12 @@ class WarpSyntax:
 class LocalArray:
     """A work-group's local memory: ``name`` of C type ``type``, one element per lane (sized
     for the largest group where the kernel language needs the size at compile time) or one
-    value."""
+    value, or ``extent`` elements (a macro's count: a work-group's staged queue)."""
 
     type: str
     name: str
     per_lane: bool = True
+    extent: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,13 +72,15 @@ class GroupSyntax:
     #: the command group): how the kernel binds a one-value local ({type}, {name}); a per-lane
     #: one it uses by name. "": the kernel declares its locals, qualified by ``local``
     bind_local: str = ""
+    #: the smaller of two ints ({0}, {1})
+    minimum: str = "min({0}, {1})"
 
     def declare(self, local: LocalArray) -> List[str]:
         """The kernel's lines (depth 0) that declare ``local``."""
         if self.bind_local:
-            return [] if local.per_lane else [self.bind_local.format(type=local.type,
-                                                                     name=local.name)]
-        extent = f"[{MAX_GROUP}]" if local.per_lane else ""
+            return [] if local.per_lane or local.extent else \
+                [self.bind_local.format(type=local.type, name=local.name)]
+        extent = f"[{local.extent}]" if local.extent else f"[{MAX_GROUP}]" if local.per_lane else ""
         return [f"{self.local} {local.type} {local.name}{extent};"]
 
 

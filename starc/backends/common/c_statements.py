@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from starc.analysis import plan as P
 from starc.backends.common.c_expressions import PRECEDENCE, CExpressionPrinter
 from starc.backends.common.dialect import ATOMIC_OPS, INDENT, Dialect
-from starc.backends.common.group_end import StagedQueue
+from starc.backends.common.group_end import StagedQueue, staged_locals
 from starc.backends.common.kernel_arguments import KernelArguments
 from starc.backends.common.sourcemap import mark
 from starc.diagnostics import tracks_construct
@@ -162,6 +162,9 @@ class CPrinter(CExpressionPrinter):
         """The staged queues' opening (before the items) or closing lines (depth 1)."""
         if not self.staged:
             return []
+        if not end:   # made by the shell where the launch makes local memory (SYCL's)
+            self.ctx.group_locals += [local for queue in self.staged.values()
+                                      for local in staged_locals(queue)]
         return [self._line(1, line) for line in self.d.stage_lines(list(self.staged.values()),
                                                                     end)]
 

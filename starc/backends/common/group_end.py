@@ -21,7 +21,7 @@ from starc.backends.common.dialect import INDENT
 from starc.ir.types import Scalar
 
 __all__ = ["StagedQueue", "LOCAL_QUEUE", "LOCAL_QUEUE_DEFAULT", "GROUP_REDUCTIONS", "GroupFold",
-           "reduction_tree", "stage_open", "stage_close"]
+           "reduction_tree", "staged_locals", "stage_open", "stage_close"]
 
 #: the private reductions a work-group folds by a tree in local memory before one atomic
 #: (``Capabilities.group_reductions``; bitwise ones on integers only; "*" keeps one atomic per
@@ -77,14 +77,19 @@ def reduction_tree(syntax: GroupSyntax, type_name: str, local: str, combine: str
     return GroupFold(lines, f"{syntax.lane} == 0", array)
 
 
+def staged_locals(queue: StagedQueue) -> List[LocalArray]:
+    """The local memory of a staged queue: its entries and base (none where it only counts)
+    and its count."""
+    arrays = [LocalArray("int", queue.stem, per_lane=False, extent=LOCAL_QUEUE),
+              LocalArray("int", f"{queue.stem}_base", per_lane=False)] \
+        if queue.queue is not None else []
+    return arrays + [LocalArray("int", queue.count, per_lane=False)]
+
+
 def stage_open(syntax: GroupSyntax, queues: Sequence[StagedQueue]) -> List[str]:
     """The local queues' declarations and their reset, before the items (depth 0)."""
-    lines = []
-    for queue in queues:
-        if queue.queue is not None:
-            lines += [f"{syntax.local} int {queue.stem}[{LOCAL_QUEUE}];",
-                      f"{syntax.local} int {queue.stem}_base;"]
-        lines.append(f"{syntax.local} int {queue.count};")
+    lines = [line for queue in queues for local in staged_locals(queue)
+             for line in syntax.declare(local)]
     resets = [f"{INDENT}{queue.count} = 0;" for queue in queues]
     return lines + [f"if ({syntax.lane} == 0) {{"] + resets + ["}", syntax.barrier]
 
@@ -98,7 +103,7 @@ def stage_close(syntax: GroupSyntax, queues: Sequence[StagedQueue]) -> List[str]
             lines.append(f"{INDENT}if ({queue.count} != 0) "
                          f"{queue.reserve.format(queue.count)};")
             continue
-        staged = f"min({queue.count}, {LOCAL_QUEUE})"
+        staged = syntax.minimum.format(queue.count, LOCAL_QUEUE)
         lines.append(f"{INDENT}if ({queue.count} != 0) "
                      f"{queue.stem}_base = {queue.reserve.format(staged)};")
         copies += [f"for (int starc_staged_at = {syntax.lane}; starc_staged_at < {staged}; "

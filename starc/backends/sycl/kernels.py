@@ -95,12 +95,15 @@ ATOMICS = AtomicTable(
 #: sycl::reduction by private partials (AdaptiveCpp's lost updates): no sycl::reduction there
 #: (``native_reductions_in_groups``); as OpenCL's, its work items all meet at its end, where a
 #: private reduction is folded by the shared tree in a local_accessor before the group's first
-#: item does one atomic (``group_reductions``; "*" keeps one atomic per work item).
+#: item does one atomic (``group_reductions``; "*" keeps one atomic per work item). A kernel
+#: that appends to a worklist (or counts a dense round) is such a command group too
+#: (``_staged_shell``): its appends are staged per work-group by the shared ``group_end``
+#: (``staged_appends``), one global atomic per group, where each was one atomic per item.
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
     group_reductions=group_end.GROUP_REDUCTIONS,
-    converged_group_functions=True,
+    converged_group_functions=True, staged_appends=True,
     schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
     sub_groups_without_ballot=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -109,6 +112,9 @@ CAPABILITIES = Capabilities(
 #: the prelude feature of a kernel that runs in work-groups sharing local memory (a binned
 #: kernel, a split worklist round): ``starc_work_group_size`` and ``starc_groups``
 WORK_GROUPS = "work_groups"
+
+#: the feature of a kernel whose appends its work-groups stage (``_staged_shell``)
+STAGED = "staged_append"
 
 #: the work-item of a grouped kernel (``_GROUP``)
 _ITEM = "starc_it"
@@ -129,7 +135,8 @@ _GROUP = GroupSyntax(local="", barrier=f"sycl::group_barrier({_ITEM}.get_group()
                      vertex=f"static_cast<int>({_ITEM}.get_global_id(0))",
                      append=_LOCAL_ATOMIC.format("starc_heavy_count") + ".fetch_add(1)",
                      local_min=_LOCAL_ATOMIC.format("{0}") + ".fetch_min({1});",
-                     bind_local="{type}& {name} = {name}_local[0];")
+                     bind_local="{type}& {name} = {name}_local[0];",
+                     minimum="std::min({0}, {1})")
 
 
 class SYCLDialect(NativeReducers):
@@ -163,6 +170,18 @@ class SYCLDialect(NativeReducers):
     def group_fold(self, elem: Scalar, local: str, combine: str):
         # (only a grouped kernel's reductions are ``group``: its shell makes the tree's array)
         return group_end.reduction_tree(_GROUP, self.type_name(elem), local, combine)
+
+    # a work-group's end, where every work item meets (``group_end``): a kernel that appends
+    # prints through ``_staged_shell``
+    def staged_append(self, queue: group_end.StagedQueue, value: str) -> str:
+        return (f"starc_stage_append({queue.stem}, {queue.count}, {queue.queue}, "
+                f"{queue.length}, {value})")
+
+    def staged_count(self, queue: group_end.StagedQueue) -> str:
+        return _LOCAL_ATOMIC.format(queue.count) + ".fetch_add(1)"
+
+    def stage_lines(self, queues, end: bool):
+        return (group_end.stage_close if end else group_end.stage_open)(_GROUP, queues)
 
     def atomic_update(self, op: str, elem: Scalar, address: str, value: str) -> str:
         # a plain fetch_min/fetch_max: only its returned value is unreliable on AdaptiveCpp
@@ -215,6 +234,9 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     if code.cooperative is not None or code.frontier is not None:
         code.features.add(WORK_GROUPS)
         return SYCLKernel(code, native, "\n".join(_group_shell(code, dialect)))
+    if STAGED in code.features:
+        code.features.add(WORK_GROUPS)
+        return SYCLKernel(code, native, "\n".join(_staged_shell(code, dialect)))
     nodes = list(ir.walk(kernel.body)) + (list(ir.walk(kernel.guard)) if kernel.guard else [])
     index_used = any(isinstance(x, ir.VarRef) and x.sym == kernel.index for x in nodes)
     index = code.index if index_used else None   # an unnamed parameter: no unused warning
@@ -284,24 +306,67 @@ def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
         body, locals_ = frontier_body(code, _GROUP), frontier_locals(code)
     locals_ += code.group_locals
     count = BOUNDS[code.extent]
+    lines += [f"{INDENT}if ({count} <= 0) return;",
+              f"{INDENT}const std::size_t starc_group = starc_work_group_size(q, block);"]
+    return lines + _command_group(code, dialect, locals_, f"starc_groups({count}, starc_group)",
+                                  "starc_group", body)
+
+
+def _command_group(code: KernelCode, dialect: SYCLDialect, locals_, launch: str,
+                   group: str, body: List[str]) -> List[str]:
+    """The end of a kernel function: one command group that makes ``locals_`` (per-lane ones
+    of ``group`` items) and runs ``body`` over ``launch``."""
     i1, i2, i3 = INDENT, INDENT * 2, INDENT * 3
-    lines += [f"{i1}if ({count} <= 0) return;",
-              f"{i1}const std::size_t starc_group = starc_work_group_size(q, block);",
-              f"{i1}starc_at(where, [&] {{",
-              f"{i2}q.submit([&](sycl::handler& starc_handler) {{"]
+    lines = [f"{i1}starc_at(where, [&] {{", f"{i2}q.submit([&](sycl::handler& starc_handler) {{"]
     for local in locals_:
-        name = local.name if local.per_lane else f"{local.name}_local"
-        size = "starc_group" if local.per_lane else "1"
+        name = local.name if local.per_lane or local.extent else f"{local.name}_local"
+        size = local.extent or (group if local.per_lane else "1")
         lines.append(f"{i3}sycl::local_accessor<{local.type}, 1> {name}(sycl::range<1>({size}), "
                      "starc_handler);")
-    lines.append(f"{i3}starc_handler.parallel_for(starc_groups({count}, starc_group), "
-                 f"[=](sycl::nd_item<1> {_ITEM}) {{")
+    lines.append(f"{i3}starc_handler.parallel_for({launch}, [=](sycl::nd_item<1> {_ITEM}) {{")
     lines += [i3 + line if line.strip() else line for line in body]
     return lines + [f"{i3}}});", f"{i2}}});", f"{i1}}});", "}"]
+
+
+def _staged_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
+    """A kernel whose appends (or counts) its work-groups stage in local memory
+    (``group_end``): one command group making the staged queues' local_accessors, over the
+    prelude's ``starc_staged_groups``, each work-item running a run of items as OpenCL's
+    (``opencl.kernels._run_of_items``): on a GPU whole work-groups of ``block`` items, one item
+    each; on a CPU device work-groups of one work-item, each running a run of STARC_RUN_ITEMS
+    items, the run then being the group (one global atomic per run). No item returns early:
+    past the count its run is empty, and its group meets at the end."""
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
+    params += [_signature(a, dialect) for a in code.args]
+    lines = [code.comment] if code.comment else []
+    lines += _wrap(f"static void {code.name}(", params, ") {")
+    count = "1" if code.extent == "single" else BOUNDS[code.extent]
+    index = code.index or "starc_item"
+    lines += [f"{INDENT}if ({count} <= 0) return;",
+              f"{INDENT}const sycl::nd_range<1> starc_range = "
+              f"starc_staged_groups(q, {count}, block);"]
+    items = f"static_cast<std::size_t>({count})"
+    body = [f"{INDENT}const std::size_t starc_run = ({items} + {_ITEM}.get_global_range(0) - 1) "
+            f"/ {_ITEM}.get_global_range(0);",
+            f"{INDENT}const int starc_first = static_cast<int>(std::min({items}, "
+            f"{_ITEM}.get_global_id(0) * starc_run));",
+            f"{INDENT}const int starc_last = static_cast<int>(std::min({items}, "
+            "static_cast<std::size_t>(starc_first) + starc_run));"]
+    body += code.setup
+    body.append(f"{code.marker}{INDENT}for (int {index} = starc_first; {index} < starc_last; "
+                f"{index}++) {{")
+    body += code.skip(2, "continue")
+    body += [INDENT + line if line.strip() else line for line in code.item]
+    body += [f"{INDENT}}}"] + code.finish
+    return lines + _command_group(code, dialect, code.group_locals, "starc_range",
+                                  "starc_range.get_local_range()[0]", body)
 
 
 def runtime_header(features: Optional[Set[str]] = None) -> str:
     """``starc_sycl.hpp`` for kernels with these features: the atomic helpers they use (every
     one when None) and the rest of the SYCL runtime."""
     return render_prelude("sycl", "prelude.hpp.mako", features, atomics=ATOMICS,
-                          work_groups=features is None or WORK_GROUPS in features)
+                          work_groups=features is None or WORK_GROUPS in features,
+                          staged_append=features is None or STAGED in features,
+                          local_queue=group_end.LOCAL_QUEUE,
+                          local_queue_default=group_end.LOCAL_QUEUE_DEFAULT)

@@ -88,10 +88,14 @@ def test_binned_kernel_is_one_command_group_with_local_accessors():
 
 
 def test_split_worklist_round_keeps_the_entries_and_sums_in_local_accessors():
+    """(and its appends' staged queue: ``group_end.staged_locals``)"""
     kernel = _kernel("sssp", "edges", "Compute_SSSP_forall_11_sparse")
     assert """\
             sycl::local_accessor<int, 1> starc_entry(sycl::range<1>(starc_group), starc_handler);
             sycl::local_accessor<int, 1> starc_ends(sycl::range<1>(starc_group), starc_handler);
+            sycl::local_accessor<int, 1> starc_staged_modified_frontier_size(sycl::range<1>(STARC_LOCAL_QUEUE), starc_handler);
+            sycl::local_accessor<int, 1> starc_staged_modified_frontier_size_base_local(sycl::range<1>(1), starc_handler);
+            sycl::local_accessor<int, 1> starc_staged_modified_frontier_size_count_local(sycl::range<1>(1), starc_handler);
             starc_handler.parallel_for(starc_groups(frontier_count, starc_group), [=](sycl::nd_item<1> starc_it) {
                 const int v_item = static_cast<int>(starc_it.get_global_id(0));
                 const int starc_lane = static_cast<int>(starc_it.get_local_id(0));

@@ -15,6 +15,10 @@
 //                                           items (range<1> when 0), or on a CPU device a few
 //                                           work-items that claim runs of RunItems items
 //                                           (starc_cpu_runs; default STARC_RUN_ITEMS)
+% if staged_append:
+//   starc_staged_groups(q, count, block) / starc_stage_append
+//                                           a kernel whose work-groups stage their appends
+% endif
 % if work_groups:
 //   starc_work_group_size(q, block) / starc_groups(count, group)
 //                                           the work-groups of a kernel whose groups share
@@ -296,6 +300,43 @@ inline std::size_t starc_work_group_size(sycl::queue& q, std::size_t block) {
 inline sycl::nd_range<1> starc_groups(long long count, std::size_t group) {
   const std::size_t items = (static_cast<std::size_t>(count) + group - 1) / group * group;
   return sycl::nd_range<1>(sycl::range<1>(items), sycl::range<1>(group));
+}
+
+% endif
+% if staged_append:
+// --- worklist appends staged per work-group --------------------------------------------------------
+// An append takes a slot in its work-group's queue in local memory (a local atomic); at the end of
+// the group's items the group's first work-item takes the group's slots in the worklist with one
+// atomic and the work-items copy the entries there. Where the local queue is full, the append takes
+// its own slot in the worklist at once. (STARC_LOCAL_QUEUE may be set lower before this point, as a
+// test does, to force that.)
+#ifndef ${local_queue}
+#define ${local_queue} ${local_queue_default}
+#endif
+
+template <class Staged>
+inline void starc_stage_append(const Staged& staged, int& count, int* queue, int* length, int value) {
+  sycl::atomic_ref<int, sycl::memory_order::relaxed, sycl::memory_scope::work_group,
+                   sycl::access::address_space::local_space> local(count);
+  const int slot = local.load() < ${local_queue} ? local.fetch_add(1) : ${local_queue};
+  if (slot < ${local_queue}) staged[slot] = value;
+  else queue[sycl::atomic_ref<int, sycl::memory_order::relaxed, sycl::memory_scope::device,
+                              sycl::access::address_space::global_space>(*length).fetch_add(1)] = value;
+}
+
+/// The work-groups of a kernel whose work-groups stage their appends, each work-item running a run of
+/// items (the global size divided into equal contiguous runs): on a GPU whole work-groups of `block`
+/// items (256 when 0), a run being one item; on a CPU device (starc_cpu_runs) work-groups of one
+/// work-item, each running a run of STARC_RUN_ITEMS items and staging its appends as a group does (one
+/// global atomic per run). Not starc_parallel_for's claimed runs: AdaptiveCpp 24.06's CPU JIT ran a
+/// claim loop holding the group's barriers wrongly (sssp's staged frontier lost every append), and
+/// segfaulted with real groups of 256 there. Groups of one meet no other item at their barriers.
+inline sycl::nd_range<1> starc_staged_groups(sycl::queue& q, long long count, std::size_t block) {
+  if (starc_runs_of(q).on) {
+    const std::size_t runs = (static_cast<std::size_t>(count) + STARC_RUN_ITEMS - 1) / STARC_RUN_ITEMS;
+    return sycl::nd_range<1>(sycl::range<1>(runs), sycl::range<1>(1));
+  }
+  return starc_groups(count, block == 0 ? 256 : block);
 }
 
 % endif

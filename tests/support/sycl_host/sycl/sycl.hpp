@@ -145,13 +145,17 @@ inline int thread_count() {
 }
 }  // namespace detail
 
-/// The one device of the test double: the host CPU, driven by OpenMP.
+/// The one device of the test double: the host CPU, driven by OpenMP. Where the environment
+/// sets STARC_SYCL_DOUBLE_GPU=1 it says it is a GPU instead, so that a test runs the launches a
+/// program makes for a GPU (one work-item per item, real work-groups of --block-size).
 class device {
  public:
-  bool is_cpu() const noexcept { return true; }
-  bool is_gpu() const noexcept { return false; }
+  bool is_cpu() const noexcept { return !as_gpu(); }
+  bool is_gpu() const noexcept { return as_gpu(); }
   bool is_accelerator() const noexcept { return false; }
   bool has(aspect a) const noexcept {
+    if (a == aspect::gpu) return as_gpu();
+    if (a == aspect::cpu) return !as_gpu();
     return a != aspect::gpu && a != aspect::accelerator && a != aspect::custom && a != aspect::fp16 &&
            a != aspect::image && a != aspect::online_compiler && a != aspect::online_linker;
   }
@@ -162,7 +166,7 @@ class device {
     } else if constexpr (std::is_same_v<Param, info::device::vendor>) {
       return "starc tests";
     } else if constexpr (std::is_same_v<Param, info::device::device_type>) {
-      return info::device_type::cpu;
+      return as_gpu() ? info::device_type::gpu : info::device_type::cpu;
     } else if constexpr (std::is_same_v<Param, info::device::max_compute_units>) {
       return static_cast<std::uint32_t>(detail::thread_count());
     } else {
@@ -170,6 +174,12 @@ class device {
                     "this info::device descriptor is not in the SYCL test double's subset");
       return detail::max_work_group_size;
     }
+  }
+
+ private:
+  static bool as_gpu() noexcept {
+    const char* gpu = std::getenv("STARC_SYCL_DOUBLE_GPU");
+    return gpu != nullptr && std::string(gpu) == "1";
   }
 };
 
