@@ -84,6 +84,15 @@ class SYCLBackend(CppBackend):
                 "sycl::reduce_over_group, which AdaptiveCpp's CPU target cannot load) and its "
                 "first item alone does the atomic: one atomic per work-group")
 
+    def group_append(self) -> str:
+        return ("one atomic per work-group: a kernel that appends is a command group whose "
+                "local_accessor holds the group's queue; an append takes a slot there with a "
+                "work-group atomic_ref (past the queue's capacity, STARC_LOCAL_QUEUE, its own "
+                "slot in the worklist); at the kernel's end, after a group barrier, the group's "
+                "first item reserves the group's count with one atomic and the items copy the "
+                "entries out (on a CPU device a group is one work item running a run of "
+                "items); a dense round counts its flags in local memory and adds them likewise")
+
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         return PrintedKernels.each(print_kernel, plan)
 
