@@ -30,7 +30,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 from starc.records import Record, record
 
-__all__ = ["CheckSite", "CheckedIndex", "CheckedDivide", "ErrorWord", "insert_checks",
+__all__ = ["trusted_locals", "CheckSite", "CheckedIndex", "CheckedDivide", "ErrorWord", "insert_checks",
            "is_safe_index", "is_safe_divisor"]
 
 _INTEGRAL = (Scalar.INT, Scalar.LONG, Scalar.NODE, Scalar.EDGE)
@@ -104,7 +104,7 @@ def is_safe_divisor(expr: ir.Expr) -> bool:
     return isinstance(constant, ir.Const) and int(constant.value) not in (0, -1)
 
 
-def _trusted_locals(node: ir.Node) -> FrozenSet[int]:
+def trusted_locals(node: ir.Node) -> FrozenSet[int]:
     """Locals declared from a safe id and never assigned again (``edge e = g.get_edge(v,
     nbr)`` inside ``for (nbr in g.neighbors(v))`` is the loop's edge: sema resolved it)."""
     assigned = set()
@@ -135,7 +135,7 @@ def insert_checks(node: ir.Node, sites: List[CheckSite], names=None) -> ir.Node:
     property symbol uid to the DSL name to report (e.g. a fixedPoint next buffer's
     property), defaulting to the symbol's own name."""
     names = names or {}
-    trusted = _trusted_locals(node)
+    trusted = trusted_locals(node)
 
     def safe(expr: ir.Expr) -> bool:
         return is_safe_index(expr, trusted)

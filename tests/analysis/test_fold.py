@@ -36,3 +36,16 @@ def test_folded(condition, value):
 def test_kept(condition):
     [cond] = _conditions(condition)
     assert isinstance(cond, ir.Binary)
+
+
+def test_an_edge_local_of_the_neighbour_loop_is_folded():
+    """``edge e = g.get_edge(v, w)`` inside ``for w in g.neighbors(v)`` is the loop's edge, which
+    the checks trust: ``e.weight < e.weight`` folds, else the generated ``weight[e] <
+    weight[e]`` fails -Werror=tautological-compare (a differential fuzzer finding, OpenACC)."""
+    text = ("function F(Graph g, propNode<bool> flag, propEdge<int> weight) {\n"
+            "    forall (v in g.nodes()) {\n        forall (w in g.neighbors(v)) {\n"
+            "            edge e = g.get_edge(v, w);\n"
+            "            w.flag |= e.weight < e.weight;\n        }\n    }\n}\n")
+    [kernel] = plan_of(text).kernels
+    compares = [n for n in nodes_of(kernel.body, ir.Binary) if n.op == "<"]
+    assert compares == []
