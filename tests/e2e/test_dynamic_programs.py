@@ -209,6 +209,19 @@ def test_a_cuda_program_reads_the_stream_before_the_gpu(cases, tmp_path):
     assert f"{bad}:2: an update starts with 'a' (add) or 'd' (delete), not 'x'" in proc.stderr
 
 
+def _assert_weight_sums(cases, program, text: str, backend: str, endpoint: str) -> None:
+    """Runs ``text`` over the R-MAT case's stream in batches of 31 and checks its ``total``:
+    per vertex, the sum of the weights of the edges whose ``endpoint`` (``sources``: out-edges,
+    ``targets``: in-edges) it is, on the graph the stream leaves, computed with numpy."""
+    path, updates, _ = cases["rmat"]
+    program.write_text(text)
+    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
+    final = _graph_after(path, updates, False, 31)
+    expected = np.zeros(final.num_nodes, dtype=np.int64)
+    np.add.at(expected, getattr(final, endpoint), final.weights.astype(np.int64))
+    assert (got.props["total"] == expected).all()
+
+
 CARRIED = """\
 Dynamic Apply(Graph g, propNode<int> total, propEdge<int> weight, updates<g> U, int batchSize) {
     Batch (U : batchSize) {
@@ -231,14 +244,7 @@ def test_edge_weights_follow_their_edges_through_the_batches(cases, tmp_path, ba
     """The weights on the device after every batch: each kept edge's own, each added edge
     its update's (read back, carried to the new ids, uploaded): per vertex, the sum over its
     out-edges of the graph the stream leaves, computed here with numpy."""
-    path, updates, _ = cases["rmat"]
-    program = tmp_path / "carried.sp"
-    program.write_text(CARRIED)
-    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
-    final = _graph_after(path, updates, False, 31)
-    expected = np.zeros(final.num_nodes, dtype=np.int64)
-    np.add.at(expected, final.sources, final.weights.astype(np.int64))
-    assert (got.props["total"] == expected).all()
+    _assert_weight_sums(cases, tmp_path / "carried.sp", CARRIED, backend, "sources")
 
 
 BUMPED = CARRIED.replace("""    Batch (U : batchSize) {
@@ -284,11 +290,4 @@ def test_in_edge_weights_read_through_the_kept_reverse_edge_ids(cases, tmp_path,
     """A program that reads each in-edge's weight through the reverse CSR's edge ids (so the
     host keeps renumbering them; dyn_sssp's updates do not): per vertex, the sum over its
     in-edges of the graph the stream leaves, computed here with numpy."""
-    path, updates, _ = cases["rmat"]
-    program = tmp_path / "pulled.sp"
-    program.write_text(PULLED)
-    got = starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=31)
-    final = _graph_after(path, updates, False, 31)
-    expected = np.zeros(final.num_nodes, dtype=np.int64)
-    np.add.at(expected, final.targets, final.weights.astype(np.int64))
-    assert (got.props["total"] == expected).all()
+    _assert_weight_sums(cases, tmp_path / "pulled.sp", PULLED, backend, "targets")
