@@ -4,6 +4,7 @@ overrides), or, for tests only, g++ with the host test double named by ``STARC_S
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pathlib
 from typing import List, Optional, Tuple
@@ -35,6 +36,15 @@ def double_include_dir() -> Optional[pathlib.Path]:
     return None
 
 
+def _headers_digest(folder: pathlib.Path) -> str:
+    """A digest of the double's headers: the toolchain detail is part of the build cache's
+    key, so a program built against an older double is built again."""
+    digest = hashlib.sha256()
+    for header in sorted(folder.rglob("*.hpp")):
+        digest.update(str(header.relative_to(folder)).encode() + b"\0" + header.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def find(preferred: Optional[str] = None) -> Tuple[str, List[str]]:
     """("sycl", compiler argv) for a real compiler, ("double", g++ argv) for the test-only
     double, or ("", []) when neither is usable."""
@@ -56,8 +66,10 @@ def availability() -> Availability:
         detail = " ".join(argv) + (f" ({version})" if version else "")
         return Availability(True, True, detail)
     if kind == "double":
-        return Availability(True, True, f"g++ + SYCL test double ({double_include_dir()}) "
-                                        "— not a SYCL implementation")
+        double = double_include_dir()
+        return Availability(True, True, f"g++ + SYCL test double ({double}, headers "
+                                        f"{_headers_digest(double)}) — not a SYCL "
+                                        "implementation")
     return Availability(False, False, "no SYCL compiler (acpp, icpx, clang++ -fsycl) on PATH")
 
 

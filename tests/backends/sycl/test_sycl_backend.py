@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -528,15 +529,23 @@ def test_availability_names_the_toolchain(fake_path, monkeypatch):
     assert avail.can_build and avail.detail.startswith(str(acpp))
 
 
-def test_availability_with_the_test_double(fake_path, monkeypatch):
+def test_availability_with_the_test_double(fake_path, monkeypatch, tmp_path):
+    """The detail names the double and a digest of its headers: it is part of the build
+    cache's key, so an edited double builds every program again."""
     if GXX is None:
         pytest.skip("g++ not found")
     _fake_tool(fake_path, "g++", f'exec {GXX} "$@"')
-    double = ROOT / "tests" / "support" / "sycl_host"
+    double = tmp_path / "double"
+    shutil.copytree(ROOT / "tests" / "support" / "sycl_host", double)
     monkeypatch.setenv(toolchain.TEST_DOUBLE_VARIABLE, str(double))
     avail = SYCLBackend().availability()
     assert avail.can_build and avail.can_run
-    assert avail.detail == f"g++ + SYCL test double ({double}) — not a SYCL implementation"
+    assert re.fullmatch(rf"g\+\+ \+ SYCL test double \({re.escape(str(double))}, headers "
+                        r"[0-9a-f]{12}\) — not a SYCL implementation", avail.detail)
+    assert SYCLBackend().availability().detail == avail.detail
+    header = double / "sycl" / "detail" / "work_groups.hpp"
+    header.write_text(header.read_text() + "\n// edited\n")
+    assert SYCLBackend().availability().detail != avail.detail
 
 
 def test_build_failure_raises_backend_error_with_the_log(fake_path, tmp_path):
