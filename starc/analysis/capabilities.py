@@ -79,6 +79,11 @@ class Capabilities(Record):
     #: may meet at barriers: worklist appends are staged in local memory and take their slots
     #: with one atomic per work-group there (OpenCL's shells, SYCL's command groups)
     staged_appends: bool = False
+    #: kernels are loops whose gangs may each run a chunk of items on their vector lanes,
+    #: with gang-private memory the lanes share (OpenACC's ``loop gang private(...)``, GPU
+    #: shared memory under GCC) and gang-redundant code between vector loops: worklist
+    #: appends are staged per gang, one global atomic per gang (``QueueAppend.form`` ``gang``)
+    gang_staged_appends: bool = False
     #: a vertex's work item is a gang of vector lanes that may share its neighbour loops
     #: (OpenACC's ``loop vector``): the binned schedule spreads every vertex's loop, a pull's
     #: fold (a reduction clause) or a push's iterations, with no split by degree

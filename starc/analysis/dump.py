@@ -116,12 +116,14 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_QueueAppend(self, s: P.QueueAppend, indent: int) -> List[str]:
         form = {"group": " [one atomic per group]",
-                "local": " [staged in local memory, one atomic per work-group]"}.get(s.form, "")
+                "local": " [staged in local memory, one atomic per work-group]",
+                "gang": " [staged in gang-private memory, one atomic per gang]"}.get(s.form, "")
         return self.line(f"append{form} {self.expr(s.value)} to {s.queue.name} (length "
                          f"{s.size.name});", indent)
 
     def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
-        form = (" [counted in local memory, one atomic per work-group]" if s.staged else
+        form = (" [counted in local (or gang-private) memory, one atomic per work-group (or "
+                "gang)]" if s.staged else
                 " [one atomic per group]" if s.per_group else "")
         return self.line(f"count{form} 1 in {s.size.name};", indent)
 
@@ -335,7 +337,8 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     for loop in target.loop_forms:
         lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
     if target.appends:
-        each = {"group": "group", "local": "work-group"}.get(target.appends, "work item")
+        each = {"group": "group", "local": "work-group", "gang": "gang"}.get(target.appends,
+                                                                          "work item")
         lines.append(f"  worklist appends: one atomic per {each} ({target.appends_why})")
     distribution = target.distribution
     if distribution is None:

@@ -373,7 +373,8 @@ class QueueAppend(ir.Stmt):
     #: together take their slots with one fetch-and-add (each slot the old value plus the
     #: number of appending lanes below it); ``local``: staged in the work-group's queue in
     #: local memory, whose count takes its slots with one fetch-and-add at the kernel's end
-    #: (an append past the local queue's capacity takes its own); ``item``: one each
+    #: (an append past the local queue's capacity takes its own); ``gang``: the same per
+    #: gang, whose vector lanes run a chunk of items (OpenACC); ``item``: one each
     form: str = ""
 
 
@@ -386,10 +387,10 @@ class QueueCount(ir.Stmt):
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
     #: (the specialize stage) the work items of a lockstep group that count together add
-    #: their number with one atomic (``QueueAppend.form`` ``group`` or ``local``)
+    #: their number with one atomic (``QueueAppend.form`` ``group``, ``local`` or ``gang``)
     per_group: bool = False
-    #: (the specialize stage) counted in local memory, the work-group's count added with one
-    #: atomic at the kernel's end (``QueueAppend.form`` ``local``)
+    #: (the specialize stage) counted in local (gang-private) memory, the work-group's (gang's)
+    #: count added with one atomic at its end (``QueueAppend.form`` ``local``, ``gang``)
     staged: bool = False
 
 

@@ -9,7 +9,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``native_reductions_in_groups``, ``group_reductions`` |
-| how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, one per work-group staging them in local memory, or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``staged_appends``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
+| how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, one per work-group staging them in local memory, one per gang staging a chunk of items in gang-private memory (not in a binned kernel, whose gang is one vertex), or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``.staged``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``staged_appends``, ``gang_staged_appends``, ``vector_loops``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
@@ -64,6 +64,14 @@ _APPENDS_LOCAL = ("an append sits in a divergent branch, but every {title} work 
                   "item reserves the group's count with one global atomic and the items copy "
                   "the entries out; an append past the local queue's capacity takes a global "
                   "slot of its own")
+_APPENDS_GANG = ("an append sits in a divergent branch, but {title}'s gangs can each run a "
+                 "chunk of items on their vector lanes and go on after them: each item takes a "
+                 "slot in its gang's queue in gang-private memory (an atomic capture), and "
+                 "after the vector loop the gang reserves its count with one global atomic and "
+                 "a second vector loop copies the entries out; an append past the gang "
+                 "queue's capacity takes a global slot of its own (a binned kernel's gang is "
+                 "one vertex whose lanes share its neighbour loops: its appends keep one atomic "
+                 "each)")
 _APPENDS_CONVERGED = ("{title}'s group functions need every work item of the group to reach "
                       "them, and an append sits in a divergent branch: only the items that flip "
                       "a flag append")
@@ -104,19 +112,22 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
 
 def append_form(capabilities: Capabilities):
     """How a worklist append takes its slot on this target (``QueueAppend.form``: ``group``
-    (a lockstep group's lanes together), ``local`` (staged per work-group) or ``item``), and
-    why."""
+    (a lockstep group's lanes together), ``local`` (staged per work-group), ``gang`` (staged
+    per gang, over a chunk of items) or ``item``), and why."""
     if capabilities.lockstep and capabilities.divergent_exchange:
         why = _APPENDS_GROUP
     elif capabilities.staged_appends:
         why = _APPENDS_LOCAL
+    elif capabilities.gang_staged_appends:
+        why = _APPENDS_GANG
     elif capabilities.converged_group_functions:
         why = _APPENDS_CONVERGED
     elif capabilities.distributed:
         why = _APPENDS_HOST
     else:
         why = _APPENDS_NO_GROUPS
-    form = {_APPENDS_GROUP: "group", _APPENDS_LOCAL: "local"}.get(why, "item")
+    form = {_APPENDS_GROUP: "group", _APPENDS_LOCAL: "local", _APPENDS_GANG: "gang"}.get(
+        why, "item")
     return form, why.format(title=capabilities.title)
 
 
@@ -171,6 +182,8 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
     reductions = tuple(_reduction(red, capabilities, grouped) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
     appends = append_form(capabilities)[0]
+    if appends == "gang" and kernel.schedule == "binned" and capabilities.vector_loops:
+        appends = "item"        # the gang is one vertex: no chunk of items to stage
 
     def form(node: ir.Node):
         if isinstance(node, (P.AtomicReduce, P.AtomicMinMax)) and \
@@ -188,8 +201,8 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
         if isinstance(node, P.QueueCount):
             return dataclasses.replace(node, form=atomic_form(capabilities, "add", Scalar.INT,
                                                               False),
-                                       per_group=appends in ("group", "local"),
-                                       staged=appends == "local")
+                                       per_group=appends in ("group", "local", "gang"),
+                                       staged=appends in ("local", "gang"))
         return None
 
     kernel = dataclasses.replace(kernel, body=ir.transform(kernel.body, form),

@@ -695,7 +695,7 @@ def _appends(t: Target, loc) -> Choice:
     if form.form != "worklist":
         return Choice("no appends: every round tests all vertices", form.why)
     target = t.plan.target
-    if target.appends in ("group", "local"):
+    if target.appends in ("group", "local", "gang"):
         return Choice(t.backend.group_append(), target.appends_why)
     return Choice("one atomic fetch-and-add on the worklist's length per appended vertex",
                   target.appends_why)

@@ -186,16 +186,33 @@ function f(Graph g, propNode<int> d, propNode<int> p, propNode<bool> seen) {
     ("cuda", "group", "warp exchange values in divergent code"),
     ("opencl", "local", "every OpenCL work item reaches the kernel's end"),
     ("sycl", "local", "every SYCL work item reaches the kernel's end"),
-    ("openacc", "item", "no warp intrinsics")])
+    ("openacc", "gang", "OpenACC's gangs can each run a chunk of items on their vector lanes")])
 def test_worklist_appends_take_a_form_with_its_reason(backend, form, why):
     """Issue 29 item 2: a warp's appends share one atomic where its lanes exchange values in
     divergent code; a work-group's are staged in local memory where every item reaches the
-    kernel's end (OpenCL, SYCL); elsewhere one atomic per appended vertex, and the plan says
-    why."""
+    kernel's end (OpenCL, SYCL), a gang's in gang-private memory over its chunk of items
+    (OpenACC); elsewhere one atomic per appended vertex, and the plan says why."""
     plan = _for("sssp", backend)
     appends = [n for k in plan.kernels for n in ir.walk(k.body) if isinstance(n, P.QueueAppend)]
     assert len(appends) == 2 and {a.form for a in appends} == {form}
     assert plan.target.appends == form and why in plan.target.appends_why
+
+
+def test_openacc_binned_kernels_keep_one_atomic_per_append():
+    """A binned OpenACC kernel's gang is one vertex whose vector lanes share its neighbour
+    loops: its appends and counts keep one atomic each (the reason says so), while the
+    vertex-per-lane kernels of the same plan stage theirs per gang."""
+    plan = specialize(dsl_plan("sssp"), get_backend("openacc").capabilities, "binned")
+    forms = {}
+    for kernel in plan.kernels:
+        for node in ir.walk(kernel.body):
+            if isinstance(node, P.QueueAppend):
+                forms.setdefault(bool(kernel.vector_loops), set()).add(node.form)
+            elif isinstance(node, P.QueueCount):
+                forms.setdefault(bool(kernel.vector_loops), set()).add(
+                    "gang" if node.staged else "item")
+    assert forms == {True: {"item"}, False: {"gang"}}
+    assert "a binned kernel's gang is one vertex" in plan.target.appends_why
 
 
 def test_no_append_no_append_decision():

@@ -188,20 +188,25 @@ def _run_matches_the_reference(built, program: str, path, tmp_path, label: str):
     """The built program, run on ``path``, gives the reference's results."""
     case = PROGRAMS[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
-    out = tmp_path / "results.txt"
-    proc = subprocess.run([str(built.argv_prefix[0])] + _program_argv(
-        str(path), case.undirected, params, str(out), False),
-        capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr
-    problems = compare_results(_expected(program, path), parse_results(out.read_text()),
-                               rtol=case.rtol, atol=case.atol)
+    actual = run_built(built, path, case.undirected, params, tmp_path)
+    problems = compare_results(_expected(program, path), actual, rtol=case.rtol, atol=case.atol)
     assert not problems, f"{program}, {label}:\n" + "\n".join(problems)
 
 
-def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
-    """A star of 3000 leaves beside an R-MAT part: sssp's first sparse round appends 3000
-    vertices from the centre's one work item, past the default local queue (2048 entries), so
-    the last ones take their own slots; the distances are still the reference's."""
+def run_built(built, path, undirected: bool, params, tmp_path):
+    """The results of the built program run on ``path`` with ``params``."""
+    out = tmp_path / "results.txt"
+    proc = subprocess.run([str(built.argv_prefix[0])] + _program_argv(
+        str(path), undirected, params, str(out), False),
+        capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return parse_results(out.read_text())
+
+
+def big_star(folder):
+    """A star of 3000 leaves beside an R-MAT part, weighted, written under ``folder``: sssp's
+    first sparse round appends 3000 vertices from the centre's one work item, past the default
+    local queue (2048 entries)."""
     leaves = 3000
     assert leaves > LOCAL_QUEUE_DEFAULT
     part = rmat(8, edge_factor=8, seed=2)
@@ -210,9 +215,16 @@ def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
     src = np.concatenate([np.zeros(leaves, dtype=np.int64), ids, part.sources + offset])
     dst = np.concatenate([ids, np.zeros(leaves, dtype=np.int64), part.targets + offset])
     weights = np.random.default_rng(1).integers(1, 21, src.size)
-    path = tmp_path / "big_star.el"
+    path = folder / "big_star.el"
     write_edge_list(Graph.from_edges(offset + part.num_nodes, src, dst, weights, True,
                                      "star of 3000 and R-MAT"), path)
+    return path
+
+
+def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
+    """The big star (``big_star``): the last of the centre's appends take their own slots;
+    the distances are still the reference's."""
+    path = big_star(tmp_path)
     compiled = _compiled("sssp", "opencl", 64)
     if not compiled.backend.availability().can_run:
         pytest.skip(f"no OpenCL device: {compiled.backend.availability().detail}")

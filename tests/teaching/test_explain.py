@@ -111,7 +111,9 @@ def test_worklist_appends_per_backend(sssp):
     assert appends.choices["sycl"].what.startswith("one atomic per work-group")
     assert "local_accessor" in appends.choices["sycl"].what
     assert "reaches the kernel's end" in appends.choices["sycl"].why
-    assert "no warp intrinsics" in appends.choices["openacc"].why
+    assert appends.choices["openacc"].what.startswith("one atomic per gang")
+    assert "private(...) on the gang loop" in appends.choices["openacc"].what
+    assert "OpenACC's gangs can each run a chunk of items" in appends.choices["openacc"].why
     assert appends.choices["mpi"].what.startswith("no appends")
 
 

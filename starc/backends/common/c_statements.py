@@ -555,7 +555,7 @@ class CPrinter(CExpressionPrinter):
         queue = self.ctx.array(s.queue, written=True)
         size = self.ctx.array(s.size, written=True)
         length = self.d.address(size.name, "0")
-        if s.form == "local":
+        if s.form in ("local", "gang"):
             staged = self._stage(size.name, queue.name)
             return [self._line(depth, f"{self.d.staged_append(staged, self.expr(s.value))};"
                                       f"{self.comment(s)}")]

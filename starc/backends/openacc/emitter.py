@@ -35,6 +35,15 @@ class OpenACCBackend(CppBackend):
     def native_reduction(self, kernel, reduction):
         return native_reduction(reduction, "the parallel loop")
 
+    def group_append(self) -> str:
+        return ("one atomic per gang: a kernel that appends is a parallel loop gang over chunks "
+                "of STARC_GANG_CHUNK items, each run by a loop vector; an append takes a slot in "
+                "the gang's private queue (private(...) on the gang loop, GPU shared memory "
+                "under GCC) by an atomic capture (past the queue's capacity, STARC_LOCAL_QUEUE, "
+                "its own slot in the worklist); after the vector loop the gang reserves its "
+                "count with one atomic and a second loop vector copies the entries out; a dense "
+                "round counts its flags per gang and adds them likewise")
+
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         return PrintedKernels.each(print_kernel, plan)
 

@@ -99,3 +99,20 @@ def test_every_dsl_program_compiles_for_nvptx_offloading(path, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr == ""
     assert f".target {toolchain.NVPTX_ISA}".encode() in (tmp_path / program).read_bytes()
+
+
+@pytest.mark.skipif(not toolchain.nvptx_offload("g++")[0],
+                    reason=f"g++ {toolchain.nvptx_offload('g++')[1]}")
+def test_gang_queues_are_in_gpu_shared_memory(tmp_path):
+    """sssp's appends are staged per gang (``QueueAppend.form`` ``gang``): built for nvptx,
+    GCC places the gang-private queues and counts (``private(...)`` on the gang loop) in the
+    GPU's shared memory and the vector lanes take their slots by shared-memory atomics."""
+    import subprocess
+    generated = starc.compile(str(DSL / "sssp.sp"), "openacc").compilation.generated
+    generated.write(tmp_path)
+    argv = toolchain.build_command("sssp", "g++", strict=True, target="nvptx")
+    proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ptx = (tmp_path / "sssp").read_bytes()
+    assert b".shared .align" in ptx and b"__gang_private_shared" in ptx
+    assert b"atom.shared.add.u32" in ptx

@@ -80,6 +80,29 @@ inline To starc_bit_cast(From value) {
 
 ${atomic_helpers}
 
+% if staged_append:
+// --- worklist appends staged per gang -------------------------------------------------------
+// A kernel that appends runs a gang per chunk of STARC_GANG_CHUNK items on its vector lanes;
+// an append takes a slot in the gang's queue (gang-private: GPU shared memory under GCC) by an
+// atomic capture; after the vector loop the gang reserves its slots in the worklist with one
+// atomic and a second vector loop copies the entries there. Where the gang's queue is full,
+// the append takes its own slot in the worklist at once. (Both macros may be set before this
+// point, as a test does, to force small chunks and the overflow.)
+#ifndef ${gang_chunk}
+#define ${gang_chunk} ${gang_chunk_default}
+#endif
+#ifndef ${local_queue}
+#define ${local_queue} ${local_queue_default}
+#endif
+
+#pragma acc routine seq
+inline void starc_gang_append(int* staged, int* count, int* queue, int* length, int value) {
+  const int slot = starc_atomic_add_int(count, 1);
+  if (slot < ${local_queue}) staged[slot] = value;
+  else queue[starc_atomic_add_int(length, 1)] = value;
+}
+
+% endif
 // --- per-element locks ------------------------------------------------------------------------
 // For Min/Max assignments whose secondary targets must come from the winning update. The
 // generated code retries starc_lock_try in a loop whose holder always finishes its branch.
