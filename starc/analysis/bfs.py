@@ -21,6 +21,17 @@ A sequential parents loop that only assigns a pure value to one of its vertex's 
 (``v.level = w.level + 1``) ends with the last parent's value, so it runs over the in-edges
 backwards and breaks after the first parent (``InNeighbors.descending``): a reached vertex
 then reads a few in-edges instead of all of them (bfs at R-MAT 18 on PoCL: 22 -> 15 ms).
+When B1 is exactly one such loop (no filter on it or on the BFS), a vertex found bottom-up
+runs it at its discovery ("fused"): the search for a parent at ``depth`` goes backwards too,
+so the first one found is the last parent, and B1's assignment runs right there with ``w`` :=
+that parent, instead of a second search one step later. It reads the parent's property, final
+once the parent's own B1 ran in an earlier kernel: the host tracks whether the frontier's B1
+already ran (``FUSED``: after a bottom-up step; the source's B1 has no parents) and, before a
+bottom-up step that follows a top-down one, runs the frontier's B1 in a kernel of its own
+(``bfs_pending``, guard ``level[v] == depth``); a top-down step whose frontier's B1 ran
+launches ``bfs_expand``, ``bfs_fwd`` without B1. (Two kernels rather than a branch on a
+kernel scalar: a push-only step may run one work item per edge, and PoCL miscompiled a
+binned kernel whose branches differed in their work-group barriers.)
 Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop
 rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The host runs a
 ``BFSLoop``.
@@ -36,9 +47,11 @@ from starc.analysis.plan import BFSLoop, KernelScalar
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["lower_bfs", "DEPTH", "ALPHA", "BETA"]
+__all__ = ["lower_bfs", "DEPTH", "FUSED", "ALPHA", "BETA"]
 
 DEPTH = "bfs_depth"
+#: The host's flag: the frontier's B1 already ran (fused form only).
+FUSED = "bfs_fused"
 _BOOL, _INT = Scalar.BOOL, Scalar.INT
 
 # GAPBS's tuning (Beamer, Asanovic, Patterson, SC'12; sbeamer/gapbs bfs.cc): go bottom-up
@@ -120,6 +133,20 @@ def _last_parent_wins(loop: ir.Loop, vertex: ir.Symbol) -> bool:
     return True
 
 
+def _fusable_parents(stmt: ir.IterateBFS) -> Optional[ir.Loop]:
+    """B1's parents loop when the bottom-up discovery can run it (module docstring): B1 is
+    that one loop, a last-parent assignment with no filter of its own, and the BFS has none."""
+    stmts = stmt.body.stmts
+    if stmt.filter is not None or len(stmts) != 1:
+        return None
+    loop = stmts[0]
+    if not (isinstance(loop, ir.Loop) and isinstance(loop.domain, ir.Neighbors)
+            and loop.domain.role == "bfs_parents" and loop.filter is None
+            and isinstance(loop.domain.of, ir.VarRef) and loop.domain.of.sym == stmt.var):
+        return None
+    return loop if _last_parent_wins(loop, stmt.var) else None
+
+
 def _rewrite_role(body: ir.Block, role: str, levels: _Levels, delta: int,
                   vertex: ir.Symbol) -> ir.Block:
     """Rewrite every neighbour loop of BFS ``role`` to a plain loop filtered on levels. A
@@ -179,14 +206,20 @@ class _Step:
         return ir.Loop(w, domain, ir.Block((ir.If(self.levels.unvisited(w), visit, loc=loc),),
                                            loc=loc), parallel=False, loc=loc)
 
-    def bottom_up(self) -> ir.Loop:
+    def bottom_up(self, parents: Optional[ir.Loop] = None) -> ir.Loop:
         """``for (u in g.nodes_to(v)) if (level[u] == depth) { level[v] = depth + 1;
-        awake += 1; break; }``: the first parent found is enough."""
+        awake += 1; break; }``: the first parent found is enough. With B1's ``parents`` loop
+        (fused), over that loop's variables, backwards, and its assignment before the break."""
         stmt, loc = self.stmt, self.loc
-        u = self.symbols.make("bfs_parent", Scalar.NODE, ir.SymbolKind.LOOP, loc)
-        e = self.symbols.make("bfs_edge", Scalar.EDGE, ir.SymbolKind.EDGE, loc)
-        found = self.visit(stmt.var, ir.Break(loc=loc))
-        domain = ir.InNeighbors(stmt.graph, self.ref(stmt.var), e, loc=loc)
+        if parents is None:
+            u = self.symbols.make("bfs_parent", Scalar.NODE, ir.SymbolKind.LOOP, loc)
+            e = self.symbols.make("bfs_edge", Scalar.EDGE, ir.SymbolKind.EDGE, loc)
+            b1: tuple = ()
+        else:
+            u, e, b1 = parents.var, parents.domain.edge, parents.body.stmts
+        found = self.visit(stmt.var, *b1, ir.Break(loc=loc))
+        domain = ir.InNeighbors(stmt.graph, self.ref(stmt.var), e,
+                                descending=parents is not None, loc=loc)
         parent = self.levels.is_at(u, self.levels.depth)
         return ir.Loop(u, domain, ir.Block((ir.If(parent, found, loc=loc),), loc=loc),
                        parallel=False, loc=loc)
@@ -203,11 +236,20 @@ def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
     if stmt.filter is not None and body.stmts:
         body = ir.Block((ir.If(stmt.filter, body, loc=loc),), loc=body.loc)
     at_depth = levels.is_at(v, levels.depth)
+    parents = _fusable_parents(stmt)
+    pending = expand = None
+    if parents is not None:
+        pending = host.outline_kernel("bfs_pending", loc, index=v, extent="nodes",
+                                      guard=at_depth, body=body)
+        expand = host.outline_kernel("bfs_expand", loc, index=v, extent="nodes",
+                                     guard=at_depth, body=ir.Block((step.top_down(),), loc=loc))
     forward = host.outline_kernel(
         "bfs_fwd", loc, index=v, extent="nodes", guard=at_depth,
         body=ir.Block(body.stmts + (step.top_down(),), loc=stmt.body.loc))
-    search = ir.Block((step.bottom_up(),), loc=loc)
-    if body.stmts:
+    search = ir.Block((step.bottom_up(parents),), loc=loc)
+    if parents is not None:
+        pull, guard = search, levels.unvisited(v)
+    elif body.stmts:
         pull = ir.Block((ir.If(at_depth, body, search, loc=loc),), loc=stmt.body.loc)
         guard = ir.Binary("||", at_depth, levels.unvisited(v), type=_BOOL, loc=loc)
     else:
@@ -223,4 +265,5 @@ def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
             guard=_and(levels.is_at(v, levels.depth), sweep.cond),
             body=_rewrite_role(sweep.body, "bfs_children", levels, +1, v))
     return BFSLoop(host.expr(stmt.root), level_array, forward, bottom_up, step.awake,
-                   step.scout, stmt.graph, reverse, depth_name=DEPTH, alpha=ALPHA, beta=BETA, loc=loc)
+                   step.scout, stmt.graph, reverse, depth_name=DEPTH, alpha=ALPHA, beta=BETA,
+                   pending=pending, expand=expand, fused_name=FUSED, loc=loc)

@@ -37,6 +37,13 @@ A BFS (``BFSLoop``), direction-optimizing as GAPBS's (``bfs.ALPHA``, ``bfs.BETA`
             launch reverse(bfs_depth_back);          (only with a reverse sweep)
     }
 
+With ``pending`` (B1 fused into the bottom-up discovery, ``bfs.py``) a host bool
+``bfs_fused = true`` (the frontier's B1 already ran) joins them: the bottom-up branch starts
+with ``if (!bfs_fused) launch pending(bfs_depth);`` and ends with ``bfs_fused = true;``, the
+top-down branch launches ``if (bfs_fused) expand(bfs_depth) else forward(bfs_depth)``
+(``expand``: the step without B1) and then sets ``bfs_fused = false``. The step that reaches nobody still runs its frontier's
+B1 either way, so every reached vertex's B1 runs once.
+
 ``bfs_unexplored`` is GAPBS's ``edges_to_check``: it shrinks by the frontier's out-edges at
 each top-down step only. A bottom-up step counts no out-edges (``bfs_scout = 0``), so the step
 after one that turns back is top-down, as in GAPBS.
@@ -244,6 +251,17 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
     frontier = symbols.make("bfs_frontier", Scalar.INT, loc=loc)
     frontier_ref = ir.VarRef(frontier, type=Scalar.INT, loc=loc)
     depth_arg = ((s.depth_name, depth),)
+    top_down: P.HostStmt = P.Launch(s.forward, depth_arg, loc=loc)
+    before_up, after_up, after_down = (), (), ()
+    if s.pending is not None:
+        fused = declare(s.fused_name, Scalar.BOOL, _bool(True, loc))
+        top_down = P.HostIf(fused, P.HostBlock((P.Launch(s.expand, depth_arg, loc=loc),),
+                                               loc=loc),
+                            P.HostBlock((top_down,), loc=loc), loc=loc)
+        before_up = (P.HostIf(ir.Unary("!", fused, type=Scalar.BOOL, loc=loc), P.HostBlock(
+            (P.Launch(s.pending, depth_arg, loc=loc),), loc=loc), loc=loc),)
+        after_up = (P.HostAssign(fused.sym, _bool(True, loc), loc=loc),)
+        after_down = (P.HostAssign(fused.sym, _bool(False, loc), loc=loc),)
 
     def assign(ref: ir.VarRef, value: ir.Expr) -> P.HostAssign:
         return P.HostAssign(ref.sym, value, loc=loc)
@@ -252,12 +270,12 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
     stay_up = binary("||", binary(">=", awake, frontier_ref),
                      binary(">", awake, binary("/", graph("num_nodes"), _int(s.beta, loc),
                                                Scalar.INT)))
-    up = P.HostBlock((assign(scout, _int(0, loc)),
-                      P.Launch(s.bottom_up, depth_arg, loc=loc),
-                      assign(bottom_up, stay_up)), loc=loc)
+    up = P.HostBlock(before_up + (assign(scout, _int(0, loc)),
+                                  P.Launch(s.bottom_up, depth_arg, loc=loc))
+                     + after_up + (assign(bottom_up, stay_up),), loc=loc)
     down = P.HostBlock((P.HostReduce(unexplored.sym, "-", scout, loc=loc),
                         assign(scout, _int(0, loc)),
-                        P.Launch(s.forward, depth_arg, loc=loc)), loc=loc)
+                        top_down) + after_down, loc=loc)
     step: List[P.HostStmt] = [
         P.HostIf(ir.Unary("!", bottom_up, type=Scalar.BOOL, loc=loc),
                  P.HostBlock((assign(bottom_up, switch_up),), loc=loc), loc=loc),
@@ -265,7 +283,7 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
         assign(awake, _int(0, loc)),
         P.HostIf(bottom_up, up, down, loc=loc),
         P.HostReduce(depth.sym, "+", _int(1, loc), loc=loc)]
-    if s.forward.checks or s.bottom_up.checks:
+    if any(k is not None and k.checks for k in (s.forward, s.bottom_up, s.pending, s.expand)):
         step.append(P.CheckErrors(loc=loc))
     stmts.append(P.HostDoWhile(P.HostBlock(tuple(step), loc=loc),
                                binary("!=", awake, _int(0, loc))))

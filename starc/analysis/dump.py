@@ -224,10 +224,13 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_BFSLoop(self, s: P.BFSLoop, indent: int) -> List[str]:
         reverse = f", reverse {s.reverse.name}" if s.reverse is not None else ""
+        fused = (f" running B1 at discovery (host flag {s.fused_name}; the frontier's pending "
+                 f"B1 {s.pending.name}, top-down without B1 {s.expand.name})"
+                 ) if s.pending is not None else ""
         return self.line(f"bfs from {self.expr(s.root)}: level {s.level.name}, depth "
                          f"{s.depth_name}, top-down {s.forward.name}, bottom-up "
-                         f"{s.bottom_up.name} (counts {s.awake.name}, {s.scout.name}; alpha "
-                         f"{s.alpha}, beta {s.beta}){reverse};", indent)
+                         f"{s.bottom_up.name}{fused} (counts {s.awake.name}, {s.scout.name}; "
+                         f"alpha {s.alpha}, beta {s.beta}){reverse};", indent)
 
 
 # --- whole plan ----------------------------------------------------------------------------------

@@ -51,7 +51,8 @@ def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
     if isinstance(stmt, P.Launch):
         return [stmt.kernel]
     if isinstance(stmt, P.BFSLoop):
-        return [k for k in (stmt.forward, stmt.bottom_up, stmt.reverse) if k is not None]
+        return [k for k in (stmt.forward, stmt.bottom_up, stmt.pending, stmt.expand,
+                            stmt.reverse) if k is not None]
     return []
 
 

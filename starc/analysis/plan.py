@@ -764,6 +764,17 @@ class BFSLoop(HostStmt):
     ``beta`` are GAPBS's thresholds (``bfs.ALPHA``/``BETA``). Every kernel takes the current
     level as ``KernelScalar`` ``depth_name``; ``graph`` is the traversed graph (its ``n`` and
     ``m`` seed the heuristic).
+
+    ``pending`` and ``expand`` (set when B1 is one last-parent loop, ``bfs.py``):
+    ``bottom_up`` runs B1 at each vertex's discovery ("fused"), so a host bool
+    ``fused_name`` says whether the frontier's B1 already ran; a bottom-up step first
+    launches ``pending`` (the frontier's B1) when it has not, a top-down step whose
+    frontier's B1 ran launches ``expand`` (``forward`` without B1)::
+
+        fused = True                               (the source's B1 has no parents)
+            if (bottom_up) { if (!fused) Launch(pending, depth); ...; fused = True }
+            else { ...; if (fused) Launch(expand, depth) else Launch(forward, depth)
+                   fused = False }
     """
 
     root: ir.Expr
@@ -777,6 +788,9 @@ class BFSLoop(HostStmt):
     depth_name: str = "bfs_depth"
     alpha: int = 15
     beta: int = 18
+    pending: Optional[Kernel] = None
+    expand: Optional[Kernel] = None
+    fused_name: str = "bfs_fused"
 
 
 @record

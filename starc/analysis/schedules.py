@@ -41,7 +41,7 @@ from starc.analysis import plan as P
 from starc.analysis.binned import (local_fold, per_vertex_refusal, pull_loop, push_refusal,
                                    shared_between, warp_from)
 from starc.analysis.capabilities import Capabilities
-from starc.analysis.cooperative import cooperative_body, with_local_folds
+from starc.analysis.cooperative import cooperative_body, search_parts, with_local_folds
 from starc.analysis.edge_cursors import query_row
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_expr
@@ -207,13 +207,22 @@ def binned_split(kernel: P.Kernel, capabilities: Capabilities
     or, where the target prints it, a body of several loops step by step
     (``cooperative.cooperative_body``); ``(None, why not)``."""
     cooperative, why_pull = pull_loop(kernel)
-    if cooperative is not None or why_pull != "its body has no single neighbour loop at the top":
+    if cooperative is not None or (why_pull != "its body has no single neighbour loop at the top"
+                                   and not _one_search(kernel)):
         return cooperative, why_pull
     steps, why = cooperative_body(kernel)
     if steps is not None and not capabilities.cooperative_bodies:
         return None, (f"{why_pull}, and {capabilities.title} prints only one pull loop per "
                       "binned kernel")
     return steps, why
+
+
+def _one_search(kernel: P.Kernel) -> bool:
+    """The body is one neighbour loop that stops at the first edge it finds (a BFS's
+    bottom-up search): no pull loop, but a step a group may share."""
+    stmts = kernel.body.stmts
+    return len(stmts) == 1 and isinstance(stmts[0], ir.Loop) and isinstance(
+        stmts[0].domain, (ir.Neighbors, ir.InNeighbors)) and search_parts(stmts[0]) is not None
 
 
 def _tiers_words(capabilities: Capabilities) -> str:

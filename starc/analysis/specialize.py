@@ -269,7 +269,8 @@ def _with_kernels(plan: P.Plan, kernels) -> P.Plan:
                                                                     stmt.kernel))
             elif isinstance(stmt, P.BFSLoop):
                 stmt = dataclasses.replace(stmt, **{
-                    f: by_name.get(k.name, k) for f in ("forward", "bottom_up", "reverse")
+                    f: by_name.get(k.name, k)
+                    for f in ("forward", "bottom_up", "pending", "expand", "reverse")
                     for k in [getattr(stmt, f)] if k is not None})
             stmts.append(map_blocks(stmt, relaunch))
         return dataclasses.replace(block, stmts=tuple(stmts))

@@ -247,6 +247,9 @@ class _Walk:
             if isinstance(stmt, P.BFSLoop):
                 bfs_roles[stmt.forward.name] = "iterateInBFS body"
                 bfs_roles[stmt.bottom_up.name] = "iterateInBFS bottom-up step"
+                if stmt.pending is not None:
+                    bfs_roles[stmt.pending.name] = "iterateInBFS body, before a bottom-up step"
+                    bfs_roles[stmt.expand.name] = "iterateInBFS top-down step, body already run"
                 if stmt.reverse is not None:
                     bfs_roles[stmt.reverse.name] = "iterateInReverse body"
         # The foralls as written (a worklist's variants of them and its own kernels are told
@@ -576,6 +579,13 @@ class _Walk:
         parents = ("; a parents loop whose outcome is its last parent's assignment searches "
                    "the in-edges from the last and stops at the first parent found") \
             if last else ""
+        if s.pending is not None:
+            parents += (f"; {s.bottom_up.name} searches backwards too and runs the body at "
+                        f"each vertex it reaches, with that last parent (one search per vertex, "
+                        f"not two); {s.pending.name} runs the frontier's body first when a "
+                        f"top-down step reached it, and a top-down step after a bottom-up one "
+                        f"launches {s.expand.name}, {s.forward.name} without the body (host "
+                        f"flag {s.fused_name})")
 
         def choose(t: Target) -> Choice:
             combine = ""

@@ -36,15 +36,15 @@ def _shape(steps):
 
 @pytest.mark.parametrize("program, name, shape", [
     ("bfs", "Compute_BFS_bfs_fwd_6", "search, push"),
-    ("bfs", "Compute_BFS_bfs_up_6", "if (search) else (search)"),
+    ("bfs", "Compute_BFS_bfs_up_6", "search"),
     ("bc", "Compute_BC_bfs_fwd_12", "all, fold, leader, push"),
     ("bc", "Compute_BC_bfs_up_12", "if (all, fold, leader) else (search)"),
 ])
 def test_the_bfs_steps_run_step_by_step(program, name, shape):
     """The forward step searches its parents (bfs: the level of the last one, a descending
-    walk that stops at the first) or folds them (bc: sigma, into a local first, which the
-    levels prove is no read of the vertex itself), then pushes to its children; the
-    bottom-up step branches on the vertex's own level."""
+    walk that stops at the first) or folds them (bc: sigma, into a local first, which the levels prove is no read of the
+    vertex itself), then pushes to its children; the bottom-up step branches on the vertex's
+    own level (bfs: it only searches, and runs B1 at the parent it finds)."""
     cooperative, why = cooperative_body(_kernel(program, name))
     assert why == "" and _shape(cooperative.steps) == shape
     assert cooperative.order == "in_binned_order"

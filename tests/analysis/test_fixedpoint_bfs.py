@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from analysis_helpers import dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
@@ -165,24 +167,96 @@ def test_bfs_forward_kernel():
 
 def _parent_loops(plan):
     (bfs,) = host_of(plan, P.BFSLoop)
-    return [loop for kernel in (bfs.forward, bfs.bottom_up)
-            for loop in nodes_of(kernel.body, ir.Loop)
+    kernels = [k for k in (bfs.pending, bfs.forward, bfs.bottom_up) if k is not None]
+    return [loop for kernel in kernels for loop in nodes_of(kernel.body, ir.Loop)
             if isinstance(loop.domain, ir.InNeighbors) and loop.var.name == "w"]
+
+
+def _in_edge_searches(kernel):
+    return [loop for loop in nodes_of(kernel.body, ir.Loop)
+            if isinstance(loop.domain, ir.InNeighbors)]
 
 
 def test_a_last_parent_assignment_searches_backwards_and_stops_at_the_first_parent():
     # dsl/bfs.sp: v.level = w.level + 1; the outcome is the last parent's, so the in-edges are
     # searched from the last and the loop breaks after the first parent's assignment.
-    loops = _parent_loops(dsl_plan("bfs", "outline"))
-    assert len(loops) == 2     # B1 in the top-down and in the bottom-up kernel
+    plan = dsl_plan("bfs", "outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    loops = _parent_loops(plan)
+    # B1 in the pending and the top-down kernel; the bottom-up discovery runs it (fused)
+    assert len(loops) == 3
     for loop in loops:
         assert loop.domain.descending
+    for loop in loops[:2]:
         assign, stop = loop.body.stmts
         assert isinstance(assign, ir.Assign) and isinstance(stop, ir.Break)
     # bc's B1 accumulates (v.sigma = v.sigma + w.sigma): every parent counts.
     for loop in _parent_loops(dsl_plan("bc", "outline")):
         assert not loop.domain.descending
         assert not any(isinstance(s, ir.Break) for s in loop.body.stmts)
+
+
+def test_the_bottom_up_step_runs_a_last_parent_b1_at_discovery():
+    """bfs_up searches each unvisited vertex's in-edges once, backwards: the first in-neighbour
+    at depth is the last parent, and B1's assignment runs there (no second search a step
+    later). bfs_fwd runs B1 only where the host says it has not run; bfs_pending runs the
+    frontier's B1 before a bottom-up step that follows a top-down one, bfs_expand is the
+    top-down step after a bottom-up one (B1 already ran)."""
+    plan = dsl_plan("bfs", "outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    up, level = bfs.bottom_up, bfs.level
+    assert up.guard.op == "==" and up.guard.left.prop == level.sym
+    assert up.guard.right.value == -1                   # only the unvisited vertices
+    (search,) = up.body.stmts
+    assert _in_edge_searches(up) == [search]            # one in-edge search per vertex
+    assert search.domain.descending and search.domain.of.sym == up.index
+    (found,) = search.body.stmts
+    assert found.cond.left.prop == level.sym and found.cond.left.index.sym == search.var
+    assert found.cond.right.name == "bfs_depth"
+    store, awake, b1, stop = found.then.stmts
+    assert store.target.prop == level.sym and store.target.index.sym == up.index
+    assert (awake.op, awake.target.sym) == ("+", bfs.awake)
+    assert b1.target.prop.name == "level" and b1.target.index.sym == up.index
+    assert b1.value.left.index.sym == search.var        # w := the parent found
+    assert isinstance(stop, ir.Break)
+    # the top-down steps: with B1, or only the expansion (no in-edge read at all)
+    parents, expansion = bfs.forward.body.stmts
+    assert parents.domain.descending and expansion.domain.role == "out"
+    expand = bfs.expand
+    assert expand.guard == bfs.forward.guard and not _in_edge_searches(expand)
+    (only,) = expand.body.stmts
+    assert only.domain == dataclasses.replace(expansion.domain, edge=only.domain.edge)
+    assert [r.sym for r in expand.reductions] == [bfs.awake, bfs.scout]
+    # the pending kernel: B1 alone at depth
+    pending = bfs.pending
+    assert pending.guard == bfs.forward.guard and pending.body.stmts == (parents,)
+    assert not pending.reductions and bfs.fused_name == "bfs_fused"
+
+
+@pytest.mark.parametrize("body", [
+    "v.a = 1; for (w in g.neighbors(v)) { v.b = w.b + 1; }",     # more than the loop
+    "for (w in g.neighbors(v)) { if (w > 2) { v.b = w.b + 1; } }",
+    "for (w in g.neighbors(v)) { v.b = v.b + w; }",              # not a last-parent loop
+])
+def test_other_bodies_keep_two_searches(body):
+    plan = plan_of(f"""function F(Graph g, propNode<int> a, propNode<int> b, node src) {{
+  g.attachNodeProperty(a = 0, b = 0);
+  iterateInBFS (v in g.nodes() from src) {{ {body} }}
+}}""", stop_after="outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    assert bfs.pending is None and bfs.expand is None
+    assert len(_in_edge_searches(bfs.bottom_up)) == 2
+
+
+def test_a_filtered_bfs_keeps_two_searches():
+    plan = plan_of("""function F(Graph g, propNode<int> b, node src) {
+  g.attachNodeProperty(b = 0);
+  iterateInBFS (v in g.nodes() from src).filter(v != 3) {
+    for (w in g.neighbors(v)) { v.b = w.b + 1; }
+  }
+}""", stop_after="outline")
+    (bfs,) = host_of(plan, P.BFSLoop)
+    assert bfs.pending is None and len(_in_edge_searches(bfs.bottom_up)) == 2
 
 
 @pytest.mark.parametrize("body", [

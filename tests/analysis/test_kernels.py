@@ -26,7 +26,8 @@ from starc.ir import nodes as ir
     ("tc", [("Compute_TC_forall_6", "nodes")]),
     ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
                ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
-    ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
+    ("bfs", [("Compute_BFS_bfs_pending_6", "nodes"), ("Compute_BFS_bfs_expand_6", "nodes"),
+             ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
             ("Compute_BC_bfs_rev_17", "nodes")]),
 ])

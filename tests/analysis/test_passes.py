@@ -203,9 +203,13 @@ def test_bfs_counts_travel_around_each_step_launch():
     plan = dsl_plan("bfs")
     loop = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostDoWhile))
     step = loop.body.stmts[3]
-    assert kinds(step.then) == ["HostAssign", "ToDevice", "Launch", "FromDevice", "HostAssign"]
-    assert kinds(step.orelse) == ["HostReduce", "HostAssign", "ToDevice", "ToDevice", "Launch",
-                                  "FromDevice", "FromDevice"]
+    # bottom-up: the frontier's pending B1 first (no counts), then the step; both mark B1 run
+    assert kinds(step.then) == ["HostIf", "HostAssign", "ToDevice", "Launch", "FromDevice",
+                                "HostAssign", "HostAssign"]
+    # top-down: with or without the frontier's B1
+    assert kinds(step.orelse) == ["HostReduce", "HostAssign", "HostIf", "HostAssign"]
+    for launch in (step.orelse.stmts[2].then, step.orelse.stmts[2].orelse):
+        assert kinds(launch) == ["ToDevice", "ToDevice", "Launch", "FromDevice", "FromDevice"]
 
 
 # --- explicit scalar transfers and dead scalars ---------------------------------------------

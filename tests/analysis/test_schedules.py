@@ -28,6 +28,8 @@ def _kernels(name):
     ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
     ("pr", "Compute_PR_forall_13", "not one neighbour loop or a sequence of them"),
     ("bfs", "Compute_BFS_bfs_fwd_6", "order matters (a BFS parents"),
+    ("bfs", "Compute_BFS_bfs_expand_6", "its filter reads what the kernel writes"),
+    ("bfs", "Compute_BFS_bfs_pending_6", "order matters (a BFS parents"),
     ("cc", "Compute_CC_forall_12_dense", ""),
     ("cc", "Compute_CC_forall_12_sparse", "it runs over a worklist"),
 ])

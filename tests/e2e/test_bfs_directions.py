@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import pathlib
+import re
+import subprocess
 import sys
 
 import numpy as np
@@ -45,7 +47,21 @@ BARE = """function F(Graph g, propNode<int> children, node src) {
   }
 }
 """
-PROGRAMS = {"bfs": str(DSL / "bfs.sp"), "bc": str(DSL / "bc.sp"), "runs": RUNS, "bare": BARE}
+# B1 is one last-parent loop reading another property: a bottom-up step runs it where it
+# finds the vertex (bfs.py's fused form). A parent read before its own B1 ran, or another
+# parent than the last, shows in x.
+SUM = """function F(Graph g, propNode<int> x, propNode<int> y, node src) {
+  g.attachNodeProperty(x = 0, y = 0);
+  forall (v in g.nodes()) { v.y = v % 7 + 1; }
+  iterateInBFS (v in g.nodes() from src) {
+    for (w in g.neighbors(v)) {
+      v.x = w.x + w.y;
+    }
+  }
+}
+"""
+PROGRAMS = {"bfs": str(DSL / "bfs.sp"), "bc": str(DSL / "bc.sp"), "runs": RUNS, "bare": BARE,
+            "sum": SUM}
 
 BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
             "openacc": [pytest.mark.openacc], "mpi": [pytest.mark.mpi],
@@ -56,6 +72,27 @@ def _graph(n, pairs, name):
     src = np.array([p[0] for p in pairs], dtype=np.int64)
     dst = np.array([p[1] for p in pairs], dtype=np.int64)
     return Graph.from_edges(n, src, dst, None, True, name)
+
+
+def _hubs(hubs=2, path=6, leaves=120, tail=8):
+    """Twice: a path, then a hub with ``leaves`` leaves (both ways) that form a ring; the next
+    path starts at three leaves (several parents each). The heuristic goes bottom-up at each
+    hub and back top-down on the path after it: T..T U U T..T U U T..T."""
+    pairs, last = [], 0
+    for h in range(hubs):
+        first = last + 1
+        chain = list(range(first, first + path))
+        starts = [last] if h == 0 else [last, last - 1, last - 50]
+        pairs += [(u, chain[0]) for u in starts] + [(chain[0], u) for u in starts]
+        pairs += [(a, b) for a, b in zip(chain, chain[1:])] + \
+                 [(b, a) for a, b in zip(chain, chain[1:])]
+        hub, ring = chain[-1], list(range(chain[-1] + 1, chain[-1] + 1 + leaves))
+        pairs += [(hub, v) for v in ring] + [(v, hub) for v in ring]
+        pairs += [(v, ring[(i + 1) % leaves]) for i, v in enumerate(ring)]
+        last = ring[-1]
+    chain = list(range(last + 1, last + 1 + tail))
+    pairs += [(last, chain[0]), (last - 7, chain[0])] + list(zip(chain, chain[1:]))
+    return _graph(chain[-1] + 1, pairs, "hubs")
 
 
 def graphs():
@@ -77,6 +114,7 @@ def graphs():
         "path": (_graph(60, [(v, v + 1) for v in range(39)]
                         + [(u, w) for u in range(40, 60) for w in range(40, 60) if u != w],
                         "path"), 0),
+        "hubs": (_hubs(), 0),
     }
 
 
@@ -106,6 +144,10 @@ def test_the_graphs_exercise_both_directions():
     assert all(any(found[name]) for name in ("rmat", "star", "star_ring")), found
     assert not any(found["path"]) and len(found["path"]) == 40
     assert not all(found["rmat"])            # it starts (and here ends) top-down
+    # down, up, down, up, down: a bottom-up step after a top-down one (twice) and after one
+    # bottom-up, a top-down step after a bottom-up one
+    turns = "".join("U" if up else "T" for up in found["hubs"])
+    assert turns == "T" * 6 + "UU" + "T" * 5 + "UU" + "T" * 8, turns
 
 
 @functools.lru_cache(maxsize=None)
@@ -137,6 +179,44 @@ def test_levels_and_bodies_match(backend, program, graph_name, tmp_path):
         assert expected.props["runs"].tolist() == ((level >= 0) & even).astype(int).tolist()
         parents = oracles.bfs_relation(graph, src, lambda v: v % 2 == 0)["parents"]
         assert expected.props["seen"].tolist() == parents.tolist()
+    elif program == "sum":
+        assert expected.props["x"].tolist() == last_parent_sums(graph, src).tolist()
     elif program == "bare":
         children = oracles.bfs_relation(graph, src)["children"]
         assert expected.props["children"].tolist() == children.tolist()
+
+
+def last_parent_sums(graph: Graph, src: int) -> np.ndarray:
+    """SUM's x: for every reached vertex, x + y of its last parent in in-edge order (x of
+    the source and of unreached vertices 0)."""
+    level = oracles.bfs_levels(graph, src)
+    y = np.arange(graph.num_nodes) % 7 + 1
+    x = np.zeros(graph.num_nodes, dtype=np.int64)
+    for v in sorted(np.flatnonzero(level > 0), key=lambda v: level[v]):
+        row = graph.rev_sources[graph.rev_offsets[v]:graph.rev_offsets[v + 1]]
+        parent = [u for u in row if level[u] == level[v] - 1][-1]
+        x[v] = x[parent] + y[parent]
+    return x
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("graph_name", ["hubs", "path", "star", "rmat"])
+def test_each_turn_to_bottom_up_runs_the_pending_b1_once(graph_name, tmp_path):
+    """The program's own count of supersteps (MPI --stats: one per kernel launch) is one per
+    BFS step plus one per bottom-up step that follows a top-down one (bfs_pending: the
+    frontier's B1 before the fused discovery): the directions the heuristic takes in the
+    binary are those above, both ways on the hubs graph."""
+    graph, src = graphs()[graph_name]
+    path = tmp_path / "g.mtx"
+    write_mtx(graph, path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "starc", "run", str(DSL / "bfs.sp"), "-b", "mpi", "--np", "2",
+         "--graph", str(path), "--stats", "--out", str(tmp_path / "out.txt"), "--src",
+         str(src)], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    supersteps = [int(n) for n in re.findall(r"starc-mpi-stats .*? supersteps=(\d+)",
+                                             proc.stderr)]
+    steps = directions(graph, src)
+    turns = sum(up and not before for before, up in zip([True] + steps, steps))
+    assert supersteps == [len(steps) + turns] * 2, proc.stderr
+    assert turns == {"hubs": 2, "path": 0, "star": 1}.get(graph_name, turns)

@@ -268,6 +268,10 @@ def test_bfs_says_when_a_parents_loop_stops_at_the_last_parent():
         return choice.what
     assert "searches the in-edges from the last and stops at the first parent" in text("bfs")
     assert "stops at the first parent" not in text("bc")     # bc sums over every parent
+    # bfs's B1 runs where the bottom-up step finds the vertex; bc's does not
+    assert "one search per vertex, not two" in text("bfs")
+    assert "Compute_BFS_bfs_pending_6 runs the frontier's body first" in text("bfs")
+    assert "one search per vertex" not in text("bc")
 
 
 def test_the_min_says_how_a_worklist_backend_sets_the_flag(sssp):
