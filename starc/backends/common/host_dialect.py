@@ -81,7 +81,10 @@ class HostExprDialect(cfamily.Dialect):
     def minmax(self, func: str, t: Scalar, left: str, right: str) -> str:
         return f"std::{func.lower()}({left}, {right})"
 
-    def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
+    def find_edge(self, offsets: str, targets: str, u: str, w: str,
+                  ends: Optional[str] = None) -> str:
+        if ends is not None:   # the plan keeps rows with slack only where the host reads no row
+            self.missing("an edge query of rows with slack on the host")
         return f"starc_find_edge({offsets}.data(), {targets}.data(), {u}, {w})"
 
 
@@ -221,6 +224,12 @@ class HostDialect:
     def copy_to_device(self, var: str, elem: Scalar, host: str, count: str,
                        where: str) -> List[str]:
         self.missing("a host-to-device copy")
+
+    def copy_range_to_device(self, var: str, elem: Scalar, host: str, first: str, count: str,
+                             where: str) -> List[str]:
+        """Elements [first, first + count) of host array ``host`` to the same places of
+        device array ``var`` (rows with slack: the slots a batch wrote)."""
+        self.missing("a host-to-device copy of a range")
 
     def copy_to_host(self, host: str, var: str, elem: Scalar, count: str,
                      where: str) -> List[str]:

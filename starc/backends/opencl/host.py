@@ -93,6 +93,10 @@ class OpenCLHostDialect(HelperHostDialect):
         return f"cl_mem {var} = nullptr;"     # a buffer: its element type is the helpers'
 
     # --- program phases -----------------------------------------------------------------------
+    def copy_range_to_device(self, var: str, elem: Scalar, host: str, first: str, count: str,
+                             where: str) -> List[str]:
+        return [self._call("copy_range_to_device", elem, var, host, first, count, where) + ";"]
+
     def options(self, cl: str) -> List[str]:
         self.cl = cl
         option = f"starc_block_size({cl}, {self.default_block_size});"

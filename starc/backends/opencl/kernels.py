@@ -51,7 +51,7 @@ ATOMICS = AtomicTable(
 #: (none returns early), so a private reduction is folded per work-group by a tree in local
 #: memory before one atomic, and worklist appends are staged in local memory, one global
 #: atomic per work-group.
-CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
+CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True, slack_rows=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
                             converged_group_functions=True, staged_appends=True,

@@ -16,7 +16,8 @@
 //                              the arguments of a launch, then one NDRange over `count` items
 //                              rounded up to the work-group size, or runs of items on a CPU
 //                              (one item for single kernels)
-//   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
+//   starc_malloc / starc_free / starc_copy_to_device / starc_copy_range_to_device /
+//   starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
 //   starc_block_size           the --block-size option
@@ -430,6 +431,18 @@ inline void starc_copy_to_device(const starc_opencl& device, cl_mem data, const 
   starc_cl_check(
       clEnqueueWriteBuffer(device.queue.get(), data, CL_TRUE, 0, sizeof(T) * count, host, 0, nullptr, nullptr),
       "clEnqueueWriteBuffer", where);
+}
+
+// Elements [first, first + count) of `host` to the same places of `data`, without waiting (a
+// batch on rows with slack refreshes many ranges; the caller's starc_finish waits for them,
+// and `host` must live until then).
+template <class T>
+inline void starc_copy_range_to_device(const starc_opencl& device, cl_mem data, const T* host, std::size_t first,
+                                       std::size_t count, const char* where) {
+  if (count == 0) return;
+  starc_cl_check(clEnqueueWriteBuffer(device.queue.get(), data, CL_FALSE, sizeof(T) * first, sizeof(T) * count,
+                                      host + first, 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer", where);
 }
 
 template <class T>
