@@ -138,7 +138,7 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
 _SLACK_ROWS_WHY = ("a batch moves only the rows it touches (O(k log k + their degrees) on the "
                    "host) and refreshes the device copies in the slot ranges it wrote, plus the "
                    "n-long row starts and ends: each row v is [offsets[v], ends[v]) with free "
-                   "slots after it (max(4, degree/4) when laid out), edge ids are slots, a row "
+                   "slots after it (max(2, degree/8) when laid out), edge ids are slots, a row "
                    "that outgrows its room moves to fresh room with twice its edges, and the "
                    "slot space is laid out again when it runs out")
 
@@ -162,6 +162,12 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
             return False, (f"a compact CSR: kernel {kernel.name} walks the edge ids "
                            f"({'the edges schedule' if kernel.schedule == 'edges' else 'edges by id'}"
                            "), which in rows with slack include free and dead slots")
+        if "rev_edge_ids" in graph:
+            # measured (bench/updates_apply.py --reverse-ids, Kronecker 18): rewriting the
+            # reverse ids of every edge a batch moves costs 2.7x the compact CSR's renumbering
+            return False, (f"a compact CSR: kernel {kernel.name} reads the reverse CSR's edge "
+                           "ids, which rows with slack rewrite for every edge a batch moves "
+                           "(a search each: slower than the compact CSR's renumbering)")
         if kernel.schedule == "binned" or graph & {"in_binned_order", "out_binned_order"}:
             return False, (f"a compact CSR: kernel {kernel.name} is binned, and its degree "
                            "order is built from a compact CSR's offsets")

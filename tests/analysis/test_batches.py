@@ -125,3 +125,9 @@ def test_a_schedule_over_edge_ids_or_degree_bins_keeps_a_compact_csr(name, sched
 def test_a_program_without_updates_has_no_slack_rows_decision():
     plan = get_backend("opencl").specialize(plan_of((DSL / "sssp.sp").read_text()))
     assert (plan.target.slack_rows, plan.target.slack_rows_why) == (False, "")
+
+
+def test_a_device_reading_reverse_edge_ids_keeps_a_compact_csr():
+    plan = get_backend("opencl").specialize(plan_of(PULLED))
+    assert not plan.target.slack_rows
+    assert "reads the reverse CSR's edge ids" in plan.target.slack_rows_why

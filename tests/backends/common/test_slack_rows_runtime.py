@@ -56,12 +56,15 @@ static std::vector<int> compact_offsets(const std::vector<int>& starts, const st
 template <class T>
 static bool covered(const std::vector<T>& before, const std::vector<T>& after, const starc::SlotChange& change) {
   if (change.whole()) return true;
-  auto ranges = change.ranges(0);
-  for (size_t i = 0; i < after.size(); ++i) {
-    if (i < before.size() && before[i] == after[i]) continue;
-    bool in = false;
-    for (const auto& r : ranges) in = in || (static_cast<int>(i) >= r.first && static_cast<int>(i) < r.second);
-    if (!in) return false;
+  for (size_t most : {size_t(1) << 30, size_t(3)}) {   // as they are, and joined into three
+    auto ranges = change.ranges(most);
+    if (ranges.size() > most) return false;
+    for (size_t i = 0; i < after.size(); ++i) {
+      if (i < before.size() && before[i] == after[i]) continue;
+      bool in = false;
+      for (const auto& r : ranges) in = in || (static_cast<int>(i) >= r.first && static_cast<int>(i) < r.second);
+      if (!in) return false;
+    }
   }
   return true;
 }
