@@ -66,7 +66,7 @@ int main(int, char** argv) {
     starc::BatchPart gone = starc::batch_part(s, 0, s.line_count(), 'd');
     starc::BatchPart added = starc::batch_part(s, 0, s.line_count(), 'a');
     if (slack) {   // laid out once, as a program does before its first batch; an edge
-                   // property carried and the slot ranges to upload listed, as a program does
+                   // property carried and the changed slots to upload listed, as a program does
       starc::SlackRows rows;
       std::vector<double> property = fresh.weights;
       starc::make_slack_rows(fresh, rows, keep_ids).carry(property);
@@ -74,11 +74,11 @@ int main(int, char** argv) {
       c0 = cpu_now();
       starc::SlackChange deletion = starc::delete_edges(fresh, rows, gone.src, gone.dst);
       deletion.forward.carry(property);
-      size_t ranges = deletion.forward.ranges().size() + deletion.reverse.ranges().size();
+      size_t changed = deletion.forward.slots().size() + deletion.reverse.slots().size();
       starc::SlackChange addition = starc::add_edges(fresh, rows, added.src, added.dst, added.weights);
       addition.forward.carry(property);
-      ranges += addition.forward.ranges().size() + addition.reverse.ranges().size();
-      if (ranges == 0) std::printf("no change?\n");
+      changed += addition.forward.slots().size() + addition.reverse.slots().size();
+      if (changed == 0) std::printf("no change?\n");
     } else {
       t0 = now();
       c0 = cpu_now();
@@ -105,7 +105,7 @@ def main() -> None:
                              "them; dsl/dynamic's do not)")
     parser.add_argument("--slack", action="store_true",
                         help="apply the batch to rows with slack (starc_slack_rows.hpp), an "
-                             "edge property carried and the slot ranges to upload listed")
+                             "edge property carried and the changed slots to upload listed")
     args = parser.parse_args()
     gxx = shutil.which("g++")
     if gxx is None:

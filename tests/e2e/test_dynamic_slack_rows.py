@@ -66,3 +66,39 @@ def test_growing_rows_give_the_references_triangle_count(growing):
 def test_forced_schedules_give_the_references_results(growing, schedule):
     _agree("dyn_sssp", growing["rmat"], 150, schedule=schedule, skip=("parent",), src="0")
     _agree("dyn_pr", growing["rmat"], 150, schedule=schedule, rtol=1e-4, atol=1e-6, **PR)
+
+
+#: a kernel changes the (floating-point) weights in every batch: they are read back before
+#: each update and scattered after it, at the slots the batch wrote, as doubles and floats
+BUMPED = """\
+Dynamic Bump(Graph g, propEdge<{type}> weight, propNode<{type}> total, updates<g> U,
+             int batchSize) {{
+    Batch (U : batchSize) {{
+        forall (v in g.nodes()) {{
+            for (w in g.neighbors(v)) {{
+                edge e = g.get_edge(v, w);
+                e.weight = e.weight + 1;
+            }}
+        }}
+        g.updateCSRDel(U);
+        g.updateCSRAdd(U);
+    }}
+    forall (v in g.nodes()) {{
+        for (w in g.neighbors(v)) {{
+            edge e = g.get_edge(v, w);
+            v.total += e.weight;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize("type_name", ["float", "double"])
+def test_weights_a_kernel_changes_follow_their_slots(growing, tmp_path, type_name):
+    path, updates, _ = growing["rmat"]
+    program = tmp_path / f"bump_{type_name}.sp"
+    program.write_text(BUMPED.format(type=type_name))
+    runs = [starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=150)
+            for backend in ("reference", "opencl")]
+    problems = compare_results(*runs, rtol=1e-5)
+    assert not problems, "\n".join(problems)

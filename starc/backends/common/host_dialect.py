@@ -225,11 +225,16 @@ class HostDialect:
                        where: str) -> List[str]:
         self.missing("a host-to-device copy")
 
-    def copy_range_to_device(self, var: str, elem: Scalar, host: str, first: str, count: str,
-                             where: str) -> List[str]:
-        """Elements [first, first + count) of host array ``host`` to the same places of
-        device array ``var`` (rows with slack: the slots a batch wrote)."""
-        self.missing("a host-to-device copy of a range")
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        """Declares ``staging``, the device copy of the slot ids in host vector ``slots`` (the
+        slots a batch wrote in rows with slack), for ``scatter_to_device``."""
+        self.missing("staging changed slots")
+
+    def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
+                          where: str) -> List[str]:
+        """``host``'s elements at the staged slots, packed, copied and written to the same
+        places of device array ``var``."""
+        self.missing("a scatter of changed slots")
 
     def copy_to_host(self, host: str, var: str, elem: Scalar, count: str,
                      where: str) -> List[str]:

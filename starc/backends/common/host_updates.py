@@ -248,8 +248,9 @@ class UpdateStatements:
 
     def _apply_to_slack_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         """``ApplyUpdates`` on rows with slack: the batch moves only the rows it touches, and
-        the device copies are refreshed in the slot ranges it wrote (all of them, reallocated
-        when their length changed, after a re-layout), the n-long row bounds whole."""
+        the device copies are refreshed at the slots it wrote, packed into one transfer and
+        scattered on the device (all of them, reallocated when their length changed, after a
+        re-layout), the n-long row bounds whole."""
         d, rows, where = self.dialect, self.slack_rows, self.where(s.loc)
         lines, change, uploads = self._changed_edges(s, "SlackChange", f"{self.graph}, {rows}", "",
                                                      ".forward")
@@ -263,16 +264,16 @@ class UpdateStatements:
                                                                        where)]
             lines.append(f"{INDENT}}}")
         lines += whole + ["} else {"]
-        for side in ("forward", "reverse"):
+        for side in ("forward", "reverse"):     # the changed slots, packed and scattered
             in_side = [(a, data) for a, data in uploads if a.extent == "edges" and
                        (a.name.startswith("rev_") == (side == "reverse"))]
             if not in_side:
                 continue
-            lines.append(f"{INDENT}for (const auto& range : {change}.{side}.ranges()) {{")
-            lines += [INDENT * 2 + line for a, data in in_side for line in d.copy_range_to_device(
-                self.array_var(a), a.elem, data, "range.first", "range.second - range.first",
-                where)]
-            lines.append(f"{INDENT}}}")
+            slots, staging = self.names.fresh(f"{side}_slots"), self.names.fresh("staging")
+            lines.append(f"{INDENT}const std::vector<int> {slots} = {change}.{side}.slots();")
+            lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
+            lines += [INDENT + line for a, data in in_side for line in d.scatter_to_device(
+                self.array_var(a), a.elem, data, staging, where)]
         lines += [INDENT + line for array, data in uploads if array.extent != "edges"
                   for line in d.copy_to_device(self.array_var(array), array.elem, data,
                                                self.count(array), where)]

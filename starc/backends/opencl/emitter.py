@@ -53,7 +53,10 @@ class OpenCLBackend(CppBackend):
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         # every kernel goes into the .cl file; the host has a launcher for each one it launches
-        kernel_file = render_kernels(plan.kernels)
+        # rows with slack: a batch's changed slots are scattered by type
+        scattered = [a.elem for a in plan.arrays if a.extent == "edges"] \
+            if plan.target is not None and plan.target.slack_rows else []
+        kernel_file = render_kernels(plan.kernels, scattered=scattered)
         codes = {code.name: code for code in kernel_file.kernels}
         launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
         return PrintedKernels(launched, [Launcher(code) for code in launched.values()],

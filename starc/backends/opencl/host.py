@@ -93,9 +93,13 @@ class OpenCLHostDialect(HelperHostDialect):
         return f"cl_mem {var} = nullptr;"     # a buffer: its element type is the helpers'
 
     # --- program phases -----------------------------------------------------------------------
-    def copy_range_to_device(self, var: str, elem: Scalar, host: str, first: str, count: str,
-                             where: str) -> List[str]:
-        return [self._call("copy_range_to_device", elem, var, host, first, count, where) + ";"]
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};",
+                self._call("stage_slots", None, staging, slots, where) + ";"]
+
+    def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
+                          where: str) -> List[str]:
+        return [self._call("scatter", elem, staging, var, host, where) + ";"]
 
     def options(self, cl: str) -> List[str]:
         self.cl = cl

@@ -181,8 +181,10 @@ def _run_of_items(code: KernelCode) -> List[str]:
     return lines + code.finish
 
 
-def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None) -> KernelFile:
-    """Print every plan kernel as an OpenCL ``__kernel``."""
+def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None,
+                   scattered: Sequence[Scalar] = ()) -> KernelFile:
+    """Print every plan kernel as an OpenCL ``__kernel``; then a scatter kernel per element
+    type in ``scattered`` (the slot arrays of rows with slack: ``starc_scatter`` on the host)."""
     dialect = dialect or OpenCLDialect()
     codes = [lower_kernel(k, dialect) for k in kernels]
     features: Set[str] = set()
@@ -190,8 +192,24 @@ def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None) -
         features |= code.features
         if any(a.elem is Scalar.DOUBLE for a in code.args):
             features.add("double")
-    text = "\n\n".join("\n".join(_shell(code, dialect)) for code in codes)
+    types = sorted({dialect.storage_type(elem) for elem in scattered})
+    if "double" in types:
+        features.add("double")
+    text = "\n\n".join(["\n".join(_shell(code, dialect)) for code in codes]
+                       + [_SCATTER.format(type=t) for t in types])
     return KernelFile(codes, text, prelude(features), required_extensions(features))
+
+
+#: a batch's changed slots of a slot array written from their packed values (rows with slack:
+#: one transfer for the changed slots instead of one per range); work items take every
+#: get_global_size(0)-th slot, as a CPU device runs fewer items than slots
+_SCATTER = """\
+__kernel void starc_scatter_{type}(__global {type} *data, __global const int *slots,
+                                 __global const {type} *values, const int count) {{
+    for (int i = get_global_id(0); i < count; i += get_global_size(0)) {{
+        data[slots[i]] = values[i];
+    }}
+}}"""
 
 
 def prelude(features: Optional[Iterable[str]] = None) -> str:

@@ -25,6 +25,7 @@ DRIVER = r"""
 #include "starc_runtime.hpp"
 #include "starc_slack_rows.hpp"
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 static void ints(const char* name, const std::vector<int>& a) {
   std::printf("%s", name);
@@ -56,15 +57,10 @@ static std::vector<int> compact_offsets(const std::vector<int>& starts, const st
 template <class T>
 static bool covered(const std::vector<T>& before, const std::vector<T>& after, const starc::SlotChange& change) {
   if (change.whole()) return true;
-  for (size_t most : {size_t(1) << 30, size_t(3)}) {   // as they are, and joined into three
-    auto ranges = change.ranges(most);
-    if (ranges.size() > most) return false;
-    for (size_t i = 0; i < after.size(); ++i) {
-      if (i < before.size() && before[i] == after[i]) continue;
-      bool in = false;
-      for (const auto& r : ranges) in = in || (static_cast<int>(i) >= r.first && static_cast<int>(i) < r.second);
-      if (!in) return false;
-    }
+  std::vector<int> slots = change.slots();
+  for (size_t i = 0; i < after.size(); ++i) {
+    if (i < before.size() && before[i] == after[i]) continue;
+    if (!std::binary_search(slots.begin(), slots.end(), static_cast<int>(i))) return false;
   }
   return true;
 }

@@ -10,8 +10,8 @@
 // slot space runs out, every row is laid out again with fresh slack (amortised over the
 // batches before it). A batch of k updates costs O(k log k + the degrees of the rows it
 // touches), the reverse edge ids included (the moved edges' entries are rewritten by a search
-// in their targets' reverse rows), and says which slots it wrote (`SlotChange::ranges`), so
-// that a device copy is refreshed in those ranges only.
+// in their targets' reverse rows), and says which slots it wrote (`SlotChange::slots`), so
+// that a device copy is refreshed at those slots only.
 #pragma once
 
 #include <algorithm>
@@ -68,15 +68,22 @@ struct SlotChange {
       values[static_cast<size_t>(added[i])] = added_values ? (*added_values)[i] : fill;
   }
 
+  /// Every slot written, ascending (what a device copy packs and scatters: on R-MAT a batch's
+  /// ranges lie all over the slot space, and one copy per range costs more than copying the
+  /// whole arrays). Meaningless when whole().
+  std::vector<int> slots() const {
+    std::vector<int> out;
+    for (const auto& range : ranges())
+      for (int slot = range.first; slot < range.second; ++slot) out.push_back(slot);
+    return out;
+  }
+
   /// Whether every slot may have changed (a re-layout): the whole arrays are refreshed.
   bool whole() const { return relaid_capacity > 0; }
 
-  /// The slots written, as at most `most` sorted disjoint ranges [first, last): the moves'
-  /// destinations, the added edges' slots and the rewritten ones, the closest ranges joined
-  /// until no more than `most` are left (each range is one copy call, whose fixed cost is that
-  /// of copying many slots: on R-MAT a batch's ranges lie all over the slot space).
-  /// Meaningless when whole().
-  std::vector<std::pair<int, int>> ranges(size_t most = 16) const {
+  /// The slots written, as sorted disjoint ranges [first, last): the moves' destinations, the
+  /// added edges' slots and the rewritten ones. Meaningless when whole().
+  std::vector<std::pair<int, int>> ranges() const {
     std::vector<std::pair<int, int>> r;
     for (const Move& m : moves)
       if (m.length > 0) r.emplace_back(m.to, m.to + m.length);
@@ -90,22 +97,7 @@ struct SlotChange {
       else
         out.push_back(range);
     }
-    if (out.size() <= std::max<size_t>(most, 1)) return out;
-    // join across the out.size() - most smallest gaps (ties: the earlier ones)
-    std::vector<size_t> gaps(out.size() - 1);
-    for (size_t i = 0; i < gaps.size(); ++i) gaps[i] = i;
-    size_t joins = out.size() - std::max<size_t>(most, 1);
-    auto gap = [&](size_t i) { return std::make_pair(out[i + 1].first - out[i].second, i); };
-    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(joins) - 1, gaps.end(),
-                     [&](size_t x, size_t y) { return gap(x) < gap(y); });
-    std::vector<char> join(out.size(), 0);
-    for (size_t j = 0; j < joins; ++j) join[gaps[j]] = 1;
-    std::vector<std::pair<int, int>> joined;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (i > 0 && join[i - 1]) joined.back().second = out[i].second;
-      else joined.push_back(out[i]);
-    }
-    return joined;
+    return out;
   }
 };
 

@@ -16,10 +16,11 @@
 //                              the arguments of a launch, then one NDRange over `count` items
 //                              rounded up to the work-group size, or runs of items on a CPU
 //                              (one item for single kernels)
-//   starc_malloc / starc_free / starc_copy_to_device / starc_copy_range_to_device /
-//   starc_copy_to_host / starc_fill /
+//   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
+//   starc_stage_slots / starc_scatter
+//                              a batch's changed slots of rows with slack, packed and scattered
 //   starc_block_size           the --block-size option
 //   starc_find_edge            edge lookup on the host's CSR (the kernels' is in the .cl prelude)
 // Every OpenCL call is checked: a failure prints "error: <what> (<CL error name>) at
@@ -433,16 +434,60 @@ inline void starc_copy_to_device(const starc_opencl& device, cl_mem data, const 
       "clEnqueueWriteBuffer", where);
 }
 
-// Elements [first, first + count) of `host` to the same places of `data`, without waiting (a
-// batch on rows with slack refreshes many ranges; the caller's starc_finish waits for them,
-// and `host` must live until then).
+// A batch's changed slots of the slot arrays (rows with slack), for starc_scatter: their ids
+// on the device, and room for one array's packed values; kernels by element type.
+struct starc_scatter_staging {
+  starc_cl_handle<cl_mem> slots{nullptr, clReleaseMemObject}, values{nullptr, clReleaseMemObject};
+  std::vector<int> host_slots;
+  std::vector<std::pair<std::string, starc_kernel>> kernels;
+};
+
+inline void starc_stage_slots(const starc_opencl& device, starc_scatter_staging& staging, const std::vector<int>& slots,
+                              const char* where) {
+  staging.host_slots = slots;
+  if (slots.empty()) return;
+  cl_int status = CL_SUCCESS;
+  staging.slots.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     sizeof(int) * slots.size(), const_cast<int*>(slots.data()), &status));
+  starc_cl_check(status, "clCreateBuffer (changed slots)", where);
+}
+
+template <class T> inline const char* starc_scatter_kernel();
+template <> inline const char* starc_scatter_kernel<int>() { return "starc_scatter_int"; }
+template <> inline const char* starc_scatter_kernel<long long>() { return "starc_scatter_long"; }
+template <> inline const char* starc_scatter_kernel<float>() { return "starc_scatter_float"; }
+template <> inline const char* starc_scatter_kernel<double>() { return "starc_scatter_double"; }
+template <> inline const char* starc_scatter_kernel<unsigned char>() { return "starc_scatter_uchar"; }
+
+// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
+// data[slot] there by the program's starc_scatter_<type> kernel.
 template <class T>
-inline void starc_copy_range_to_device(const starc_opencl& device, cl_mem data, const T* host, std::size_t first,
-                                       std::size_t count, const char* where) {
-  if (count == 0) return;
-  starc_cl_check(clEnqueueWriteBuffer(device.queue.get(), data, CL_FALSE, sizeof(T) * first, sizeof(T) * count,
-                                      host + first, 0, nullptr, nullptr),
-                 "clEnqueueWriteBuffer", where);
+inline void starc_scatter(const starc_opencl& device, starc_scatter_staging& staging, cl_mem data, const T* host,
+                          const char* where) {
+  const std::vector<int>& slots = staging.host_slots;
+  if (slots.empty()) return;
+  std::vector<T> packed(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) packed[i] = host[slots[i]];
+  cl_int status = CL_SUCCESS;
+  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                      sizeof(T) * packed.size(), packed.data(), &status));
+  starc_cl_check(status, "clCreateBuffer (changed values)", where);
+  const char* name = starc_scatter_kernel<T>();
+  auto found = std::find_if(staging.kernels.begin(), staging.kernels.end(),
+                            [&](const std::pair<std::string, starc_kernel>& k) { return k.first == name; });
+  if (found == staging.kernels.end()) {
+    staging.kernels.emplace_back(name, starc_create_kernel(device, name, 256, where));
+    found = staging.kernels.end() - 1;
+  }
+  const starc_kernel& kernel = found->second;
+  cl_mem slots_mem = staging.slots.get(), values_mem = staging.values.get();
+  cl_int count = static_cast<cl_int>(slots.size());
+  starc_set_arg(kernel, 0, data, where);
+  starc_set_arg(kernel, 1, slots_mem, where);
+  starc_set_arg(kernel, 2, values_mem, where);
+  starc_set_arg(kernel, 3, count, where);
+  starc_launch(device, kernel, count, where);
+  // (the buffers may be released before the kernel runs: OpenCL keeps them until it has)
 }
 
 template <class T>
