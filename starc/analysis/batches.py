@@ -3,7 +3,9 @@ over a batch's updates as host operations (``BatchLoop``, ``ApplyUpdates``, ``Up
 
 A ``Batch (stream : size)`` is a host loop over the stream's batches of ``size`` lines. The
 host applies a batch's deletions or additions to its graph in place (the runtime's
-``starc_updates.hpp``) and refreshes the device copies whole (``ApplyUpdates``). ``OnDelete`` /
+``starc_updates.hpp``) and refreshes the device copies whole (``ApplyUpdates``), or, where
+the plan lays the graph out in rows with slack (``slack_rows``), moves only the rows a batch
+touches (``starc_slack_rows.hpp``) and refreshes the slots it wrote. ``OnDelete`` /
 ``OnAdd`` (a forall over ``stream.currentBatch(...)``) is a kernel over the batch's updates of
 that kind: the host uploads their sources, destinations and weights to arrays of one update
 per element, and ``u.source`` reads the work item's element (``UpdateLoop``).
