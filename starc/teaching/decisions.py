@@ -553,7 +553,8 @@ class _Walk:
                  "(starc_slack_rows.hpp): only the rows it touches move, and the device "
                  "copies of the slot arrays are refreshed in the slot ranges it wrote (whole "
                  "after a re-layout), the row starts and ends whole"
-                 + (f"; edge properties {', '.join(read)} read back first" if read else "")
+                 + (f"; edge properties {', '.join(read)} read back at the slots the batch "
+                    "moves (gathered on the device)" if read else "")
                  + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
                     "on the device writes them: no read back)" if kept else ""))
 

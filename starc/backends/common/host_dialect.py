@@ -230,6 +230,12 @@ class HostDialect:
         slots a batch wrote in rows with slack), for ``scatter_to_device``."""
         self.missing("staging changed slots")
 
+    def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
+                           where: str) -> List[str]:
+        """Device array ``var``'s elements at the staged slots, gathered into one transfer and
+        written to the same places of host array ``host``."""
+        self.missing("a gather of slots")
+
     def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
                           where: str) -> List[str]:
         """``host``'s elements at the staged slots, packed, copied and written to the same

@@ -180,21 +180,24 @@ class UpdateStatements:
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
     def _changed_edges(self, s: P.ApplyUpdates, change_type: str, graph: str, options: str,
-                       edges_change: str):
+                       edges_change: str, read_back=None):
         """The lines applying ``s``'s batch part to ``graph`` (the runtime's ``delete_edges`` /
         ``add_edges`` of a ``change_type`` with ``options``), then carrying the edge properties
         through ``change{edges_change}``; also the change's name and the (array, host data)
-        pairs to upload."""
+        pairs to upload. ``read_back(change, carried)``: the lines that read the device's
+        values back once the change is known (None: whole, before it)."""
         d, where = self.dialect, self.where(s.loc)
         part, change = self.names.fresh("part"), self.names.fresh("change")
         # the kernels before it may still use the arrays it frees and the host data it changes
         lines = d.synchronize(where)
         lines.append(f"const starc::BatchPart {part} = "
                      f"{self._part(s.kind, s.stream, s.first, s.last)};")
-        carried = self._edge_vectors(s, lines, where)
+        carried = self._edge_vectors(s, lines, where, read_back is None)
         args = f"{part}.src, {part}.dst" + (f", {part}.weights" if s.kind == "add" else "")
         lines.append(f"const starc::{change_type} {change} = starc::{s.kind}_edges({graph}, "
                      f"{args}{options});")
+        if read_back is not None:
+            lines += read_back(change, carried)
         for array, vector, elem in carried:
             if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
                 added = self.names.fresh("added")
@@ -207,9 +210,31 @@ class UpdateStatements:
         uploads += [(array, self.graph_array_data(array)) for array in s.graph]
         return lines, change, uploads
 
-    def _edge_vectors(self, s: P.ApplyUpdates, lines: List[str], where: str):
-        """The host vectors of the edge properties an update carries (declared, and read
-        back when the device may have changed them, into ``lines``): (array, vector, type)."""
+    def _read_moved_slots(self, s: P.ApplyUpdates, change: str, carried) -> List[str]:
+        """The device's values of the edge properties it may have written, read back where the
+        batch moves them from (gathered into one transfer), or whole after a re-layout."""
+        d, where = self.dialect, self.where(s.loc)
+        read = [(array, vector) for array, vector, _ in carried
+                if array.name in {a.name for a in s.read_back}]
+        if not read:
+            return []
+        # whole: the device arrays' length, which the re-layout's new capacity may exceed
+        length = Count(self.edge_capacity(), self.edge_capacity(), may_be_zero=True)
+        lines = [f"if ({change}.forward.whole()) {{"]
+        lines += [INDENT + line for array, vector in read for line in d.copy_to_host(
+            f"{vector}.data()", self.array_var(array), array.elem, length, where)]
+        slots, staging = self.names.fresh("moved_slots"), self.names.fresh("staging")
+        lines += ["} else {", f"{INDENT}const std::vector<int> {slots} = "
+                  f"{change}.forward.sources();"]
+        lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
+        lines += [INDENT + line for array, vector in read for line in d.gather_from_device(
+            f"{vector}.data()", self.array_var(array), array.elem, staging, where)]
+        return lines + ["}"]
+
+    def _edge_vectors(self, s: P.ApplyUpdates, lines: List[str], where: str, read: bool):
+        """The host vectors of the edge properties an update carries (declared, and, with
+        ``read``, read back when the device may have changed them, into ``lines``): (array,
+        vector, type)."""
         d, carried = self.dialect, []
         read_back = {a.name for a in s.read_back}
         for array in s.edge_props:
@@ -218,7 +243,7 @@ class UpdateStatements:
             if vector is None:
                 vector = self.names.fresh(f"h_{array.name}")
                 lines.append(f"std::vector<{elem}> {vector}({self.count(array)});")
-            if array.name in read_back:     # before the edge ids change
+            if read and array.name in read_back:     # before the edge ids change
                 lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
                                         self.count(array), where)
             carried.append((array, vector, elem))
@@ -252,8 +277,9 @@ class UpdateStatements:
         scattered on the device (all of them, reallocated when their length changed, after a
         re-layout), the n-long row bounds whole."""
         d, rows, where = self.dialect, self.slack_rows, self.where(s.loc)
-        lines, change, uploads = self._changed_edges(s, "SlackChange", f"{self.graph}, {rows}", "",
-                                                     ".forward")
+        lines, change, uploads = self._changed_edges(
+            s, "SlackChange", f"{self.graph}, {rows}", "", ".forward",
+            lambda change, carried: self._read_moved_slots(s, change, carried))
         whole = [INDENT + line for array, data in uploads for line in d.copy_to_device(
             self.array_var(array), array.elem, data, self.count(array), where)]
         edges = [array for array, _ in uploads if array.extent == "edges"]

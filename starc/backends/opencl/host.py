@@ -97,6 +97,10 @@ class OpenCLHostDialect(HelperHostDialect):
         return [f"starc_scatter_staging {staging};",
                 self._call("stage_slots", None, staging, slots, where) + ";"]
 
+    def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
+                           where: str) -> List[str]:
+        return [self._call("gather", elem, staging, host, var, where) + ";"]
+
     def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
                           where: str) -> List[str]:
         return [self._call("scatter", elem, staging, var, host, where) + ";"]

@@ -182,9 +182,10 @@ def _run_of_items(code: KernelCode) -> List[str]:
 
 
 def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None,
-                   scattered: Sequence[Scalar] = ()) -> KernelFile:
+                   scattered: Sequence[Scalar] = (), gathered: Sequence[Scalar] = ()) -> KernelFile:
     """Print every plan kernel as an OpenCL ``__kernel``; then a scatter kernel per element
-    type in ``scattered`` (the slot arrays of rows with slack: ``starc_scatter`` on the host)."""
+    type in ``scattered`` and a gather kernel per type in ``gathered`` (the slot arrays of rows
+    with slack, and those read back: ``starc_scatter``, ``starc_gather`` on the host)."""
     dialect = dialect or OpenCLDialect()
     codes = [lower_kernel(k, dialect) for k in kernels]
     features: Set[str] = set()
@@ -193,10 +194,12 @@ def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None,
         if any(a.elem is Scalar.DOUBLE for a in code.args):
             features.add("double")
     types = sorted({dialect.storage_type(elem) for elem in scattered})
-    if "double" in types:
+    read = sorted({dialect.storage_type(elem) for elem in gathered})
+    if "double" in types + read:
         features.add("double")
     text = "\n\n".join(["\n".join(_shell(code, dialect)) for code in codes]
-                       + [_SCATTER.format(type=t) for t in types])
+                       + [_SCATTER.format(type=t) for t in types]
+                       + [_GATHER.format(type=t) for t in read])
     return KernelFile(codes, text, prelude(features), required_extensions(features))
 
 
@@ -208,6 +211,16 @@ __kernel void starc_scatter_{type}(__global {type} *data, __global const int *sl
                                  __global const {type} *values, const int count) {{
     for (int i = get_global_id(0); i < count; i += get_global_size(0)) {{
         data[slots[i]] = values[i];
+    }}
+}}"""
+
+#: the values of a slot array at the slots a batch's moves read, gathered for one transfer
+#: back to the host (a slot array the device may have written)
+_GATHER = """\
+__kernel void starc_gather_{type}(__global const {type} *data, __global const int *slots,
+                                __global {type} *values, const int count) {{
+    for (int i = get_global_id(0); i < count; i += get_global_size(0)) {{
+        values[i] = data[slots[i]];
     }}
 }}"""
 

@@ -64,6 +64,18 @@ static bool covered(const std::vector<T>& before, const std::vector<T>& after, c
   }
   return true;
 }
+// A property known only at the slots the moves read (sources(): what a device copy gives
+// back), carried, is right at every slot the change wrote (slots(): what it uploads).
+static bool sources_suffice(const std::vector<int>& before, const std::vector<int>& carried,
+                            const starc::SlotChange& change) {
+  if (change.whole()) return true;
+  std::vector<int> partial(before.size(), -7);
+  for (int slot : change.sources()) partial[static_cast<size_t>(slot)] = before[static_cast<size_t>(slot)];
+  change.carry(partial, -1);
+  for (int slot : change.slots())
+    if (partial[static_cast<size_t>(slot)] != carried[static_cast<size_t>(slot)]) return false;
+  return true;
+}
 static bool all_covered(const starc::Graph& before, const starc::Graph& after, const starc::SlackChange& change) {
   return covered(before.targets, after.targets, change.forward) && covered(before.sources, after.sources, change.forward) &&
          covered(before.weights, after.weights, change.forward) &&
@@ -93,7 +105,9 @@ int main(int argc, char** argv) {
       starc::Graph before = g;
       starc::SlackChange deletion = starc::delete_edges(g, rows, gone.src, gone.dst);
       if (!all_covered(before, g, deletion)) return 5;
+      std::vector<int> origin_before = origin;
       deletion.forward.carry(origin, -1);
+      if (!sources_suffice(origin_before, origin, deletion.forward)) return 6;
       if (g.has_weights) deletion.forward.carry(weights);
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
       int used = g.offsets.back();
@@ -102,7 +116,9 @@ int main(int argc, char** argv) {
       if (!all_covered(before, g, change)) return 5;
       relaid += change.forward.whole();
       moved_rows += !change.forward.whole() && g.offsets.back() > used;
+      origin_before = origin;
       change.forward.carry(origin, -1);
+      if (!sources_suffice(origin_before, origin, change.forward)) return 6;
       if (g.has_weights) {
         std::vector<double> given = added.weights;
         given.resize(added.src.size(), 0.0);   // additions without weights: 0

@@ -78,6 +78,20 @@ struct SlotChange {
     return out;
   }
 
+  /// Every slot a move reads, ascending (what a device copy that may differ from the host's
+  /// must give back before the move). Meaningless when whole().
+  std::vector<int> sources() const {
+    std::vector<std::pair<int, int>> r;
+    for (const Move& m : moves)
+      if (m.length > 0) r.emplace_back(m.from, m.from + m.length);
+    std::sort(r.begin(), r.end());
+    std::vector<int> out;
+    for (const auto& range : r)
+      for (int slot = std::max(range.first, out.empty() ? range.first : out.back() + 1); slot < range.second; ++slot)
+        out.push_back(slot);
+    return out;
+  }
+
   /// Whether every slot may have changed (a re-layout): the whole arrays are refreshed.
   bool whole() const { return relaid_capacity > 0; }
 

@@ -19,8 +19,9 @@
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
-//   starc_stage_slots / starc_scatter
-//                              a batch's changed slots of rows with slack, packed and scattered
+//   starc_stage_slots / starc_scatter / starc_gather
+//                              a batch's changed slots of rows with slack, packed and scattered,
+//                              or gathered and read back
 //   starc_block_size           the --block-size option
 //   starc_find_edge            edge lookup on the host's CSR (the kernels' is in the .cl prelude)
 // Every OpenCL call is checked: a failure prints "error: <what> (<CL error name>) at
@@ -452,12 +453,35 @@ inline void starc_stage_slots(const starc_opencl& device, starc_scatter_staging&
   starc_cl_check(status, "clCreateBuffer (changed slots)", where);
 }
 
-template <class T> inline const char* starc_scatter_kernel();
-template <> inline const char* starc_scatter_kernel<int>() { return "starc_scatter_int"; }
-template <> inline const char* starc_scatter_kernel<long long>() { return "starc_scatter_long"; }
-template <> inline const char* starc_scatter_kernel<float>() { return "starc_scatter_float"; }
-template <> inline const char* starc_scatter_kernel<double>() { return "starc_scatter_double"; }
-template <> inline const char* starc_scatter_kernel<unsigned char>() { return "starc_scatter_uchar"; }
+// The device type's name in the kernels' names (starc_scatter_int ...).
+template <class T> inline const char* starc_slot_type();
+template <> inline const char* starc_slot_type<int>() { return "int"; }
+template <> inline const char* starc_slot_type<long long>() { return "long"; }
+template <> inline const char* starc_slot_type<float>() { return "float"; }
+template <> inline const char* starc_slot_type<double>() { return "double"; }
+template <> inline const char* starc_slot_type<unsigned char>() { return "uchar"; }
+
+// The program's kernel `name`, created on first use.
+inline const starc_kernel& starc_staged_kernel(const starc_opencl& device, starc_scatter_staging& staging,
+                                               const std::string& name, const char* where) {
+  for (const auto& kernel : staging.kernels)
+    if (kernel.first == name) return kernel.second;
+  staging.kernels.emplace_back(name, starc_create_kernel(device, name.c_str(), 256, where));
+  return staging.kernels.back().second;
+}
+
+// The program's kernel `name` (data, staged slots, staged values, their count) over the slots.
+inline void starc_run_staged(const starc_opencl& device, starc_scatter_staging& staging, const std::string& name,
+                             cl_mem data, const char* where) {
+  const starc_kernel& kernel = starc_staged_kernel(device, staging, name, where);
+  cl_mem slots_mem = staging.slots.get(), values_mem = staging.values.get();
+  cl_int count = static_cast<cl_int>(staging.host_slots.size());
+  starc_set_arg(kernel, 0, data, where);
+  starc_set_arg(kernel, 1, slots_mem, where);
+  starc_set_arg(kernel, 2, values_mem, where);
+  starc_set_arg(kernel, 3, count, where);
+  starc_launch(device, kernel, count, where);
+}
 
 // host[slot] for every staged slot, packed, copied to the device in one transfer and written to
 // data[slot] there by the program's starc_scatter_<type> kernel.
@@ -472,22 +496,27 @@ inline void starc_scatter(const starc_opencl& device, starc_scatter_staging& sta
   staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                       sizeof(T) * packed.size(), packed.data(), &status));
   starc_cl_check(status, "clCreateBuffer (changed values)", where);
-  const char* name = starc_scatter_kernel<T>();
-  auto found = std::find_if(staging.kernels.begin(), staging.kernels.end(),
-                            [&](const std::pair<std::string, starc_kernel>& k) { return k.first == name; });
-  if (found == staging.kernels.end()) {
-    staging.kernels.emplace_back(name, starc_create_kernel(device, name, 256, where));
-    found = staging.kernels.end() - 1;
-  }
-  const starc_kernel& kernel = found->second;
-  cl_mem slots_mem = staging.slots.get(), values_mem = staging.values.get();
-  cl_int count = static_cast<cl_int>(slots.size());
-  starc_set_arg(kernel, 0, data, where);
-  starc_set_arg(kernel, 1, slots_mem, where);
-  starc_set_arg(kernel, 2, values_mem, where);
-  starc_set_arg(kernel, 3, count, where);
-  starc_launch(device, kernel, count, where);
+  starc_run_staged(device, staging, std::string("starc_scatter_") + starc_slot_type<T>(), data, where);
   // (the buffers may be released before the kernel runs: OpenCL keeps them until it has)
+}
+
+// data[slot] for every staged slot, gathered on the device by the program's starc_gather_<type>
+// kernel, copied back in one transfer and written to host[slot].
+template <class T>
+inline void starc_gather(const starc_opencl& device, starc_scatter_staging& staging, T* host, cl_mem data,
+                         const char* where) {
+  const std::vector<int>& slots = staging.host_slots;
+  if (slots.empty()) return;
+  cl_int status = CL_SUCCESS;
+  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_WRITE_ONLY, sizeof(T) * slots.size(), nullptr,
+                                      &status));
+  starc_cl_check(status, "clCreateBuffer (gathered values)", where);
+  starc_run_staged(device, staging, std::string("starc_gather_") + starc_slot_type<T>(), data, where);
+  std::vector<T> packed(slots.size());
+  starc_cl_check(clEnqueueReadBuffer(device.queue.get(), staging.values.get(), CL_TRUE, 0, sizeof(T) * packed.size(),
+                                     packed.data(), 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer (gathered values)", where);
+  for (std::size_t i = 0; i < slots.size(); ++i) host[slots[i]] = packed[i];
 }
 
 template <class T>
