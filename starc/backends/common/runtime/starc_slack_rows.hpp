@@ -122,6 +122,9 @@ struct SlackRows {
   std::vector<int> ends, rooms, rev_ends, rev_rooms;
   int capacity = 0, rev_capacity = 0;   // kept equal: the length of every slot array
   bool keep_rev_edge_ids = true;
+  /// with the reverse edge ids: the reverse CSR position of each forward slot's edge, so that
+  /// a moved edge's reverse entry is rewritten without a search
+  std::vector<int> twins;
   /// the room a row of `degree` edges gets beyond them when the rows are laid out (with
   /// max(4, degree/4), Kronecker 16's 1.05 M edges took 1.87 M slots, with this 1.59 M: the
   /// static kernels read sparser arrays, and a re-layout uploads more)
@@ -347,6 +350,40 @@ inline void rewrite_moved_reverse_ids(Graph& g, const SlackRows& s, const SlotCh
     rewrite_reverse_ids(g, s, g.sources[static_cast<size_t>(slot)], slot, slot + 1, written);
 }
 
+/// Every forward slot's reverse position (`SlackRows::twins`), from the reverse edge ids.
+inline void index_twins(Graph& g, SlackRows& s) {
+  s.twins.assign(static_cast<size_t>(s.capacity), -1);
+  for (size_t v = 0; v < s.rev_ends.size(); ++v)
+    for (int p = g.rev_offsets[v]; p < s.rev_ends[v]; ++p)
+      s.twins[static_cast<size_t>(g.rev_edge_ids[static_cast<size_t>(p)])] = p;
+}
+
+/// The reverse edge ids after a change that laid nothing out again, the slot arrays already
+/// carried through it (the reverse edge ids still name the old forward slots): the moved
+/// reverse entries' twins first, then the twins carried to the new forward slots, the added
+/// edges paired with their reverse entries (both in update order), and the moved forward
+/// edges' reverse entries rewritten, O(1) each; the positions written kept in `change.reverse`.
+inline void fix_reverse_ids(Graph& g, SlackRows& s, SlackChange& change) {
+  for (const SlotChange::Move& m : change.reverse.moves)
+    for (int q = m.to; q < m.to + m.length; ++q) {
+      int old = g.rev_edge_ids[static_cast<size_t>(q)];
+      if (old >= 0) s.twins[static_cast<size_t>(old)] = q;
+    }
+  change.forward.move(s.twins, -1);
+  auto& written = change.reverse.rewritten;
+  for (size_t i = 0; i < change.forward.added.size(); ++i) {
+    int e = change.forward.added[i], q = change.reverse.added[i];
+    s.twins[static_cast<size_t>(e)] = q;
+    g.rev_edge_ids[static_cast<size_t>(q)] = e;
+  }
+  for (const SlotChange::Move& m : change.forward.moves)
+    for (int e = m.to; e < m.to + m.length; ++e) {
+      int q = s.twins[static_cast<size_t>(e)];
+      g.rev_edge_ids[static_cast<size_t>(q)] = e;
+      written.emplace_back(q, q + 1);
+    }
+}
+
 /// The forward slot arrays carried through (a part of) a change: targets, sources, weights.
 inline void carry_forward(Graph& g, const SlotChange& change, bool relay_part,
                           const std::vector<int>& src = {}, const std::vector<int>& dst = {},
@@ -396,7 +433,10 @@ inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids
   if (!keep_rev_edge_ids) g.rev_edge_ids.clear();
   SlackChange change;
   detail::relay_both(g, s, {}, {}, change);
-  if (keep_rev_edge_ids) detail::rewrite_moved_reverse_ids(g, s, change.forward, nullptr);
+  if (keep_rev_edge_ids) {
+    detail::rewrite_moved_reverse_ids(g, s, change.forward, nullptr);
+    detail::index_twins(g, s);
+  }
   g.edges_changed();
   return change.forward;
 }
@@ -416,7 +456,7 @@ inline SlackChange delete_edges(Graph& g, SlackRows& s, const std::vector<int>& 
   if (removed == 0) return change;
   detail::carry_forward(g, change.forward, false);
   detail::carry_reverse(g, change.reverse, false);
-  if (s.keep_rev_edge_ids) detail::rewrite_moved_reverse_ids(g, s, change.forward, &change.reverse);
+  if (s.keep_rev_edge_ids) detail::fix_reverse_ids(g, s, change);
   g.num_edges -= removed;
   g.edges_changed();
   return change;
@@ -448,10 +488,11 @@ inline SlackChange add_edges(Graph& g, SlackRows& s, const std::vector<int>& src
   given.resize(k, 0.0);   // additions without weights: 0
   detail::carry_forward(g, change.forward, false, src, dst, &given);
   detail::carry_reverse(g, change.reverse, false, src);
-  if (s.keep_rev_edge_ids) {
-    // a re-laid reverse side carried its ids with it; its added entries are found through
-    // the forward change's added edges
+  if (s.keep_rev_edge_ids && change.forward.whole()) {   // every id again, by searches
     detail::rewrite_moved_reverse_ids(g, s, change.forward, &change.reverse);
+    detail::index_twins(g, s);
+  } else if (s.keep_rev_edge_ids) {
+    detail::fix_reverse_ids(g, s, change);
   }
   g.num_edges += static_cast<int>(k);
   g.edges_changed();
