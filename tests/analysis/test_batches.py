@@ -9,6 +9,7 @@ import pytest
 
 from analysis_helpers import DSL, host_of, plan_of
 from starc.analysis import plan as P
+from starc.analysis.dump import plan_dump
 from starc.backends import get_backend
 
 DEVICE_BACKENDS = ("opencl", "cuda", "sycl", "openacc")
@@ -99,6 +100,9 @@ def test_a_dynamic_program_on_opencl_reads_rows_with_slack(name):
             assert (start in names) == (end in names), (kernel.name, start)
     assert {a.name for a in plan.arrays if a.role == "graph"} >= {"offsets", "ends"}
     assert all(update.slack_rows for update in _updates(plan))
+    dump = plan_dump(plan)      # --emit plan says it, and how an update refreshes the device
+    assert "graph updates: rows with slack: a batch moves only the rows it touches" in dump
+    assert "to the host graph's rows with slack in place; upload the slots it wrote" in dump
 
 
 @pytest.mark.parametrize("backend", ["cuda", "sycl", "openacc"])
