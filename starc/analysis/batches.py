@@ -3,7 +3,9 @@ over a batch's updates as host operations (``BatchLoop``, ``ApplyUpdates``, ``Up
 
 A ``Batch (stream : size)`` is a host loop over the stream's batches of ``size`` lines. The
 host applies a batch's deletions or additions to its graph in place (the runtime's
-``starc_updates.hpp``) and refreshes the device copies whole (``ApplyUpdates``). ``OnDelete`` /
+``starc_updates.hpp``) and refreshes the device copies whole (``ApplyUpdates``), or, where
+the plan lays the graph out in rows with slack (``slack_rows``), moves only the rows a batch
+touches (``starc_slack_rows.hpp``) and refreshes the slots it wrote. ``OnDelete`` /
 ``OnAdd`` (a forall over ``stream.currentBatch(...)``) is a kernel over the batch's updates of
 that kind: the host uploads their sources, destinations and weights to arrays of one update
 per element, and ``u.source`` reads the work item's element (``UpdateLoop``).
@@ -23,7 +25,7 @@ from starc.ir.types import Scalar
 from starc.records import Record
 
 __all__ = ["lower_batch", "lower_update_graph", "lower_update_loop", "refresh_lists",
-           "device_written", "BATCH_PARTS"]
+           "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS"]
 
 #: ``currentBatch(part)`` / ``OnDelete`` / ``OnAdd`` -> the kind of update a loop takes
 BATCH_PARTS = {None: "all", 0: "delete", 1: "add", "delete": "delete", "add": "add"}
@@ -107,7 +109,7 @@ def lower_update_loop(s: ir.Loop, host) -> P.UpdateLoop:
 
 
 def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
-                  kernels: Tuple[P.Kernel, ...]) -> P.HostBlock:
+                  kernels: Tuple[P.Kernel, ...], slack: bool = False) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
     the graph arrays, and the arrays of edge properties (their values carried), with the ones
     to read back first (``kernels``: the plan's, besides those its host statements launch),
@@ -128,10 +130,86 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
         for stmt in block.stmts:
             if isinstance(stmt, P.ApplyUpdates):
                 stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props,
-                                           read_back=read_back, reverse_ids=reverse_ids)
+                                           read_back=read_back, reverse_ids=reverse_ids,
+                                           slack_rows=slack)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(host)
+
+
+_SLACK_ROWS_WHY = ("a batch moves only the rows it touches (O(k log k + their degrees) on the "
+                   "host) and refreshes the device copies at the slots it wrote (packed into "
+                   "one transfer, scattered by a kernel), plus the n-long row starts and ends: "
+                   "each row v is [offsets[v], ends[v]) with free "
+                   "slots after it (max(2, degree/8) when laid out), edge ids are slots, a row "
+                   "that outgrows its room moves to fresh room with twice its edges, and the "
+                   "slot space is laid out again when it runs out")
+
+
+def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
+    """Whether a Dynamic program's graph is laid out in rows with slack (runtime
+    ``starc_slack_rows.hpp``) on the backend of ``capabilities``, and why (or why it keeps a
+    compact CSR, where a batch moves every later edge); ``(False, "")`` without updates."""
+    if not any(isinstance(s, P.ApplyUpdates) for s in walk_host(plan.host)):
+        return False, ""
+    title = capabilities.title
+    if not capabilities.slack_rows:
+        return False, (f"a compact CSR: {title}'s kernels read a row's end as offsets[v + 1] "
+                       "(rows with slack are printed on OpenCL first), so each batch moves "
+                       "every later edge and uploads the graph whole")
+    for kernel in plan.kernels:
+        graph = {p.array.name for p in kernel.params
+                 if p.array is not None and p.array.role == "graph"}
+        walks = (kernel.extent == "edges" or kernel.schedule == "edges" or "sources" in graph)
+        if walks:
+            return False, (f"a compact CSR: kernel {kernel.name} walks the edge ids "
+                           f"({'the edges schedule' if kernel.schedule == 'edges' else 'edges by id'}"
+                           "), which in rows with slack include free and dead slots")
+        if "rev_edge_ids" in graph:
+            # measured (bench/updates_apply.py --reverse-ids, Kronecker 18): rewriting and
+            # listing the reverse ids of every edge a batch moves costs 0.34 of a build,
+            # the compact CSR's renumbering 0.26
+            return False, (f"a compact CSR: kernel {kernel.name} reads the reverse CSR's edge "
+                           "ids, which rows with slack rewrite for every edge a batch moves "
+                           "(a hub row's tail): slower than the compact CSR's renumbering")
+        if kernel.schedule == "binned" or graph & {"in_binned_order", "out_binned_order"}:
+            return False, (f"a compact CSR: kernel {kernel.name} is binned, and its degree "
+                           "order is built from a compact CSR's offsets")
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.OrderByDegree) and not stmt.keeps_ids:
+            return False, "a compact CSR: the host may renumber the graph by degree"
+        if _reads_rows(stmt):
+            return False, ("a compact CSR: the host itself reads the graph's rows (a degree or "
+                           "an edge query in host code)")
+    if any(a.extent == "edges" and a.copy_out for a in plan.arrays):
+        return False, "a compact CSR: a result is an edge property, printed by edge id"
+    return True, _SLACK_ROWS_WHY
+
+
+def _reads_rows(stmt: P.HostStmt) -> bool:
+    """Whether a host statement's own expressions query the graph's rows."""
+    for f in dataclasses.fields(stmt):
+        value = getattr(stmt, f.name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ir.Node) and any(
+                    isinstance(node, ir.GraphQuery) and node.op not in ("num_nodes", "num_edges")
+                    or isinstance(node, ir.Loop) for node in ir.walk(item)):
+                return True
+    return False
+
+
+def with_row_ends(kernels: Tuple[P.Kernel, ...]) -> Tuple[P.Kernel, ...]:
+    """The kernels of a graph in rows with slack: each that reads row starts (``offsets``,
+    ``rev_offsets``) also takes the rows' ends (``P.ROW_ENDS``)."""
+    out = []
+    for kernel in kernels:
+        names = {p.array.name for p in kernel.params if p.array is not None}
+        extra = tuple(P.KernelParam(end, Scalar.INT, array=P.DeviceArray(
+            end, Scalar.INT, P.GRAPH_ARRAYS[end], "graph", copy_in=True))
+            for start, end in P.ROW_ENDS.items() if start in names and end not in names)
+        out.append(dataclasses.replace(kernel, params=kernel.params + extra) if extra
+                   else kernel)
+    return tuple(out)
 
 
 def device_written(host: P.HostBlock, kernels: Tuple[P.Kernel, ...]) -> Set[str]:

@@ -34,6 +34,9 @@ class Capabilities(Record):
     #: the host keeps a mutable graph: a Dynamic program's batches are applied (issue 31,
     #: ``analysis.batches``); without it such a program is refused with an E0501
     dynamic_graphs: bool = False
+    #: a Dynamic program's kernels may read the graph in rows with slack (a row's end from
+    #: ``ends[v]``; ``analysis.batches.slack_rows``), so that a batch touches only its rows
+    slack_rows: bool = False
     #: the host may replace the device CSR by a degree-ordered copy inside the timed span
     renumbers_graph: bool = True
     #: the kernel compiler makes signed + - * wrap (g++ -fwrapv)

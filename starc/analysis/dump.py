@@ -197,6 +197,11 @@ class PlanPrinter(DSLPrinter):
         graph = ", ".join(a.name for a in s.graph)
         props = ", ".join(a.name for a in s.edge_props) or "none"
         read = ", ".join(a.name for a in s.read_back) or "none"
+        if s.slack_rows:
+            return self.line(f"apply the batch's {s.kind}s to the host graph's rows with slack "
+                             f"in place; upload the slots it wrote of {graph} (packed, "
+                             "scattered; whole after a re-layout); edge properties carried: "
+                             f"{props} (read back at the slots moved: {read});", indent)
         return self.line(f"apply the batch's {s.kind}s to the host graph in place; upload "
                          f"{graph} again (whole arrays); edge properties carried: {props} "
                          f"(read back first: {read}); reverse edge ids "
@@ -343,6 +348,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         each = {"group": "group", "local": "work-group", "gang": "gang"}.get(target.appends,
                                                                           "work item")
         lines.append(f"  worklist appends: one atomic per {each} ({target.appends_why})")
+    if target.slack_rows_why:     # (the compact CSR's reason says so itself)
+        graph = "rows with slack: " if target.slack_rows else ""
+        lines.append(f"  graph updates: {graph}{target.slack_rows_why}")
     distribution = target.distribution
     if distribution is None:
         return lines

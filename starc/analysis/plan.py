@@ -38,7 +38,7 @@ __all__ = [
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
     "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
     "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
-    "BatchLoop", "ApplyUpdates", "UpdateLoop", "EDGE_ROOM",
+    "BatchLoop", "ApplyUpdates", "UpdateLoop", "EDGE_ROOM", "ROW_ENDS",
 ]
 
 
@@ -50,9 +50,13 @@ ATOMIC_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or",
 
 #: The CSR arrays of the graph a plan may list, in plan order, with their extents; then the
 #: orders in which a binned kernel's items take the vertices (``CooperativeLoop.order``).
-GRAPH_ARRAYS = {"offsets": "nodes+1", "targets": "edges", "sources": "edges",
-                "rev_offsets": "nodes+1", "rev_sources": "edges", "rev_edge_ids": "edges",
-                "in_binned_order": "nodes", "out_binned_order": "nodes"}
+GRAPH_ARRAYS = {"offsets": "nodes+1", "ends": "nodes", "targets": "edges", "sources": "edges",
+                "rev_offsets": "nodes+1", "rev_ends": "nodes", "rev_sources": "edges",
+                "rev_edge_ids": "edges", "in_binned_order": "nodes", "out_binned_order": "nodes"}
+
+#: Rows with slack (``Specialization.slack_rows``): the array of each row start array whose
+#: entry v is where row v's edges end (the edges-extent arrays are slots, some of them free)
+ROW_ENDS = {"offsets": "ends", "rev_offsets": "rev_ends"}
 
 #: The run of a binned order (the runtime's ``degree_binned_order``): the vertices of smaller
 #: degree sorted by it in runs of this many items, a warp of NVIDIA's width
@@ -649,6 +653,9 @@ class ApplyUpdates(HostStmt):
     edge_props: Tuple[DeviceArray, ...]
     read_back: Tuple[DeviceArray, ...] = ()
     reverse_ids: bool = True
+    #: the graph is in rows with slack (``Specialization.slack_rows``): the batch moves only
+    #: the rows it touches, and the device copies are refreshed in the slot ranges it wrote
+    slack_rows: bool = False
 
 
 @record
@@ -820,6 +827,12 @@ class Specialization(Record):
     #: kernel appends
     appends: str = ""
     appends_why: str = ""
+    #: a Dynamic program's graph in rows with slack (``analysis.batches.slack_rows``): each
+    #: row v is [offsets[v], ends[v]) with free slots after it, edge ids are slots, and a
+    #: batch moves only the rows it touches; why (or why the graph stays a compact CSR); ""
+    #: for a program without graph updates
+    slack_rows: bool = False
+    slack_rows_why: str = ""
 
     def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
         return next((f for f in self.loop_forms if f.loc == loc), None)

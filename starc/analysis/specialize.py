@@ -14,6 +14,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
 | a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
+| a Dynamic program's graph in rows with slack (a batch touches only its rows) or a compact CSR, and why | ``Specialization.slack_rows`` / ``slack_rows_why``; the kernels take ``ends`` / ``rev_ends`` (``batches.slack_rows``, ``with_row_ends``) | ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
@@ -28,7 +29,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
-from starc.analysis.batches import refresh_lists
+from starc.analysis.batches import refresh_lists, slack_rows, with_row_ends
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
@@ -97,9 +98,13 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
+    slack, slack_why = slack_rows(plan, capabilities)
+    if slack:
+        plan = _with_kernels(plan, with_row_ends(plan.kernels))
     # the arrays a graph update refreshes, from the target's final list (a schedule may add
     # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
-    plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays, plan.kernels))
+    plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays, plan.kernels,
+                                                        slack))
     appends, appends_why = "", ""
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):
@@ -107,7 +112,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels,
-                                                       appends, appends_why))
+                                                       appends, appends_why, slack,
+                                                       slack_why))
 
 
 def append_form(capabilities: Capabilities):

@@ -552,7 +552,23 @@ class _Walk:
         why = ("the graph is changed where its host copy lives, in O(n + m + k log k) for k "
                "updates instead of a rebuild; the device copies are refreshed whole (a first "
                "step: a merge on the device would move only the changed rows)")
-        self.add(s, "graph update", lambda t: Choice(what, why))
+        slack = (f"the host applies the batch's {which} to its rows with slack in place "
+                 "(starc_slack_rows.hpp): only the rows it touches move, and the device "
+                 "copies of the slot arrays are refreshed in the slot ranges it wrote (whole "
+                 "after a re-layout), the row starts and ends whole"
+                 + (f"; edge properties {', '.join(read)} read back at the slots the batch "
+                    "moves (gathered on the device)" if read else "")
+                 + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
+                    "on the device writes them: no read back)" if kept else ""))
+
+        def choose(t) -> Choice:
+            target = t.plan.target
+            if target is not None and target.slack_rows:
+                return Choice(slack, target.slack_rows_why)
+            # the plan's reason for a compact CSR, where it has one
+            reason = target.slack_rows_why if target is not None else ""
+            return Choice(what, why + (f"; {reason}" if reason else ""))
+        self.add(s, "graph update", choose)
 
     def property_copy(self, s) -> None:
         if isinstance(s, P.SwapArrays):

@@ -9,6 +9,7 @@ import pytest
 
 from analysis_helpers import DSL, host_of, plan_of
 from starc.analysis import plan as P
+from starc.analysis.dump import plan_dump
 from starc.backends import get_backend
 
 DEVICE_BACKENDS = ("opencl", "cuda", "sycl", "openacc")
@@ -78,3 +79,59 @@ def test_reverse_edge_ids_are_kept_only_for_a_device_that_reads_them(backend):
     assert all(not u.reverse_ids for u in _updates(sssp))
     assert all(u.reverse_ids and "rev_edge_ids" in [a.name for a in u.graph]
                for u in _updates(pulled))
+
+
+_DYNAMIC = {"dyn_sssp": "DynSSSP", "dyn_pr": "DynPR", "dyn_tc": "DynTC"}
+
+
+def _dynamic_plan(name: str):
+    return plan_of((DSL / "dynamic" / f"{name}.sp").read_text(), function=_DYNAMIC[name])
+
+
+@pytest.mark.parametrize("name", sorted(_DYNAMIC))
+def test_a_dynamic_program_on_opencl_reads_rows_with_slack(name):
+    """Rows with slack (issue 31, item 3): every kernel that reads row starts also takes the
+    rows' ends, and every graph update applies its batch to the slack rows."""
+    plan = get_backend("opencl").specialize(_dynamic_plan(name))
+    assert plan.target.slack_rows and "only the rows it touches" in plan.target.slack_rows_why
+    for kernel in plan.kernels:
+        names = {p.array.name for p in kernel.params if p.array is not None}
+        for start, end in P.ROW_ENDS.items():
+            assert (start in names) == (end in names), (kernel.name, start)
+    assert {a.name for a in plan.arrays if a.role == "graph"} >= {"offsets", "ends"}
+    assert all(update.slack_rows for update in _updates(plan))
+    dump = plan_dump(plan)      # --emit plan says it, and how an update refreshes the device
+    assert "graph updates: rows with slack: a batch moves only the rows it touches" in dump
+    assert "to the host graph's rows with slack in place; upload the slots it wrote" in dump
+
+
+@pytest.mark.parametrize("backend", ["cuda", "sycl", "openacc"])
+def test_the_other_backends_keep_a_compact_csr_and_say_why(backend):
+    plan = get_backend(backend).specialize(_dynamic_plan("dyn_sssp"))
+    assert not plan.target.slack_rows
+    assert "offsets[v + 1]" in plan.target.slack_rows_why
+    assert not any(update.slack_rows for update in _updates(plan))
+    assert "ends" not in {a.name for a in plan.arrays}
+
+
+@pytest.mark.parametrize("name, schedule, reason", [("dyn_sssp", "edges", "walks the edge ids"),
+                                                    ("dyn_pr", "binned", "is binned")])
+def test_a_schedule_over_edge_ids_or_degree_bins_keeps_a_compact_csr(name, schedule, reason):
+    """(Where the schedule applies: dyn_pr's pull loops take no edges schedule, dyn_sssp's
+    worklist rounds no binned one.)"""
+    from starc.backends.base import BackendOptions
+    plan = get_backend("opencl").specialize(_dynamic_plan(name),
+                                            BackendOptions(schedule=schedule))
+    assert not plan.target.slack_rows and reason in plan.target.slack_rows_why
+    assert not any(update.slack_rows for update in _updates(plan))
+
+
+def test_a_program_without_updates_has_no_slack_rows_decision():
+    plan = get_backend("opencl").specialize(plan_of((DSL / "sssp.sp").read_text()))
+    assert (plan.target.slack_rows, plan.target.slack_rows_why) == (False, "")
+
+
+def test_a_device_reading_reverse_edge_ids_keeps_a_compact_csr():
+    plan = get_backend("opencl").specialize(plan_of(PULLED))
+    assert not plan.target.slack_rows
+    assert "reads the reverse CSR's edge ids" in plan.target.slack_rows_why

@@ -159,15 +159,14 @@ class CExpressionPrinter:
             kept = self.d.kept_degree(e.op, self.expr(e.args[0]))
             if kept is not None:
                 return kept, POSTFIX
-            offsets = self.ctx.graph_array("offsets" if e.op == "count_outNbrs"
-                                           else "rev_offsets")
             v = self._operand(e.args[0], PRECEDENCE["+"])
-            return (f"{self.d.index(offsets, v + ' + 1')} - {self.d.index(offsets, v)}",
-                    PRECEDENCE["-"])
+            begin, end = self.ctx.row_bounds(e.op == "count_outNbrs", v)
+            return f"{end} - {begin}", PRECEDENCE["-"]
         if e.op in ("is_an_edge", "get_edge"):
             call = self.d.find_edge(self.ctx.graph_array("offsets"),
                                     self.ctx.graph_array("targets"),
-                                    self.expr(e.args[0]), self.expr(e.args[1]))
+                                    self.expr(e.args[0]), self.expr(e.args[1]),
+                                    self.ctx.row_ends(True))
             return self._edge_answer(e.op, call)
         self.d.missing(f"the graph query '{e.op}'", e.loc)
 

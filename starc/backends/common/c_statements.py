@@ -323,7 +323,6 @@ class CPrinter(CExpressionPrinter):
                 self.d.missing(f"a neighbour loop with BFS role '{dom.role}' (the analyses "
                                "should have lowered it)", s.loc)
             forward = isinstance(dom, ir.Neighbors)
-            offsets = self.ctx.graph_array("offsets" if forward else "rev_offsets")
             ends_array = "targets" if forward else "rev_sources"   # passed only if read
             of = self.expr(dom.of)
             if not isinstance(dom.of, (ir.VarRef, P.KernelScalar)):
@@ -334,7 +333,7 @@ class CPrinter(CExpressionPrinter):
                 pos = self.ctx.names.bind(dom.edge)
             else:
                 pos = self.ctx.names.fresh(f"{var}_in")
-            begin, end = self.d.index(offsets, of), self.d.index(offsets, of + ' + 1')
+            begin, end = self.ctx.row_bounds(forward, of)
             scan = self.ctx.kernel.row_scan(s.var) or P.RowScan(s.var)
             start = next((b for b in scan.bounds if b.side == "start"), None)
             if scan.bounds:
@@ -422,13 +421,12 @@ class CPrinter(CExpressionPrinter):
         the loop has one (every w queried passes it, so no id before it is an answer: ordered
         triangle counting skips u's lower neighbours in one search instead of a gallop per
         u); registers it for the body."""
-        offsets = self.ctx.graph_array("offsets")
         u = self.expr(ir.VarRef(row, type=row.type))
         pos = self.ctx.names.fresh(f"{var}_in_{u}_pos")
         end = self.ctx.names.fresh(f"{var}_in_{u}_end")
         self._cursors[(loop_var, row)] = (pos, end)
-        first = self.d.index(offsets, u)
-        lines = [self._line(depth, f"int {end} = {self.d.index(offsets, u + ' + 1')};")]
+        first, row_end = self.ctx.row_bounds(True, u)
+        lines = [self._line(depth, f"int {end} = {row_end};")]
         if start is not None:
             helper = "starc_upper_bound" if not start.inclusive else "starc_lower_bound"
             first = (f"{helper}({self.ctx.graph_array('targets')}, {first}, {end}, "

@@ -82,12 +82,11 @@ class _Row:
         self.loop, self.printer = loop, printer
         self.forward = isinstance(dom, ir.Neighbors)
         ctx, d = printer.ctx, printer.d
-        offsets = ctx.graph_array("offsets" if self.forward else "rev_offsets")
         of = printer.expr(dom.of)
         self.var = ctx.names.bind(loop.var)
         self.position = ctx.names.bind(dom.edge) if self.forward else \
             ctx.names.fresh(f"{self.var}_in")
-        self.begin, self.end = d.index(offsets, of), d.index(offsets, of + " + 1")
+        self.begin, self.end = ctx.row_bounds(self.forward, of)
 
     def binding(self, part) -> List[str]:
         """The declarations of what ``part`` reads: the neighbour, an in-edge's id."""

@@ -224,6 +224,8 @@ class CppHostPrinter(HostStatementPrinter):
         if array.name in BINNED_ORDERS:
             inward = "true" if array.name == "in_binned_order" else "false"
             return f"{self.graph}.binned_order({inward}, {P.BINNED_RUN}).data()"
+        if array.name in P.ROW_ENDS.values():
+            return f"{self.slack_rows}.{array.name}.data()"
         return f"{self.graph}.{array.name}.data()"
 
     def _algorithm(self) -> List[str]:

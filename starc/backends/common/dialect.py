@@ -170,7 +170,11 @@ class Dialect:
             self.missing(f"{func} of '{t}' as an expression")
         return f"{self.minmax_functions[(func, t)]}({left}, {right})"
 
-    def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
+    def find_edge(self, offsets: str, targets: str, u: str, w: str,
+                  ends: Optional[str] = None) -> str:
+        """The first edge u -> w or -1; ``ends``: the rows' ends, in rows with slack."""
+        if ends is not None:
+            return f"starc_find_edge_in({offsets}, {ends}, {targets}, {u}, {w})"
         return f"starc_find_edge({offsets}, {targets}, {u}, {w})"
 
     def group_combine(self, op: str, elem: Scalar, local: str) -> Optional[str]:

@@ -81,7 +81,10 @@ class HostExprDialect(cfamily.Dialect):
     def minmax(self, func: str, t: Scalar, left: str, right: str) -> str:
         return f"std::{func.lower()}({left}, {right})"
 
-    def find_edge(self, offsets: str, targets: str, u: str, w: str) -> str:
+    def find_edge(self, offsets: str, targets: str, u: str, w: str,
+                  ends: Optional[str] = None) -> str:
+        if ends is not None:   # the plan keeps rows with slack only where the host reads no row
+            self.missing("an edge query of rows with slack on the host")
         return f"starc_find_edge({offsets}.data(), {targets}.data(), {u}, {w})"
 
 
@@ -221,6 +224,23 @@ class HostDialect:
     def copy_to_device(self, var: str, elem: Scalar, host: str, count: str,
                        where: str) -> List[str]:
         self.missing("a host-to-device copy")
+
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        """Declares ``staging``, the device copy of the slot ids in host vector ``slots`` (the
+        slots a batch wrote in rows with slack), for ``scatter_to_device``."""
+        self.missing("staging changed slots")
+
+    def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
+                           where: str) -> List[str]:
+        """Device array ``var``'s elements at the staged slots, gathered into one transfer and
+        written to the same places of host array ``host``."""
+        self.missing("a gather of slots")
+
+    def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
+                          where: str) -> List[str]:
+        """``host``'s elements at the staged slots, packed, copied and written to the same
+        places of device array ``var``."""
+        self.missing("a scatter of changed slots")
 
     def copy_to_host(self, host: str, var: str, elem: Scalar, count: str,
                      where: str) -> List[str]:

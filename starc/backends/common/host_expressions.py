@@ -34,6 +34,15 @@ class HostContext:
     def graph_array(self, name: str) -> str:
         return f"{self.printer.graph}.{name}"
 
+    def row_ends(self, forward: bool):
+        """None: the host reads rows of a compact CSR only (``batches.slack_rows`` keeps a
+        graph whose host code reads rows compact)."""
+        return None
+
+    def row_bounds(self, forward: bool, v: str):
+        starts = self.graph_array("offsets" if forward else "rev_offsets")
+        return f"{starts}[{v}]", f"{starts}[{v} + 1]"
+
     def num_nodes(self) -> str:
         return f"{self.printer.graph}.num_nodes"
 

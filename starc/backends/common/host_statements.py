@@ -57,6 +57,10 @@ class HostStatementPrinter(UpdateStatements):
         self._array_vars: Dict[str, str] = {}
         self._host_vectors: Dict[int, str] = {}
         self._edge_capacity = ""     # named by a graph update's printing (``edge_capacity``)
+        # the graph's rows with slack (``Specialization.slack_rows``): their host variable
+        target = plan.target
+        self.slack_rows = (self.names.fresh(f"{self.graph}_rows")
+                           if target is not None and target.slack_rows else "")
         for array in self.plan.arrays:
             self._array_vars[array.name] = self.names.fresh("d_" + array.name)
         self._weight_params = [p for p in self.function.params
@@ -94,6 +98,8 @@ class HostStatementPrinter(UpdateStatements):
             return self.update_count()
         if extent not in _EXTENT_COUNT:
             self.dialect.missing(f"a device array of extent '{extent}'")
+        if extent == "edges" and self.slack_rows:   # the slots, free ones included
+            return Count(f"{self.slack_rows}.capacity", f"{self.slack_rows}.capacity", True)
         text, factor, may_be_zero = _EXTENT_COUNT[extent]
         return Count(text.format(g=self.graph), factor.format(g=self.graph), may_be_zero)
 

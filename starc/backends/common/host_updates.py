@@ -46,13 +46,32 @@ class UpdateStatements:
         for p in self._weight_params:
             lines.append(f'starc::check_update_weights({var}, {g}, "{self.function.name}", '
                          f'"{p.name}");')
-        return lines
+        return lines + self._lay_out_slack_rows()
+
+    def _lay_out_slack_rows(self) -> List[str]:
+        """The graph laid out in rows with slack (its edge ids become slots), the edge weights
+        carried to the slots."""
+        if not self.slack_rows:
+            return []
+        rows, laid = self.slack_rows, self.names.fresh("laid")
+        keep = "true" if self._keeps_reverse_ids() else "false"
+        lines = ["// Rows with slack: a batch moves only the rows it touches (edge ids are slots).",
+                 f"starc::SlackRows {rows};",
+                 f"const starc::SlotChange {laid} = starc::make_slack_rows({self.graph}, {rows}, "
+                 f"/*keep_rev_edge_ids=*/{keep});"]
+        return lines + [f"{laid}.carry({self._host_vectors[p.uid]});"
+                        for p in self._weight_params]
+
+    def _keeps_reverse_ids(self) -> bool:
+        return any(a.name == "rev_edge_ids" for a in self.plan.arrays if a.role == "graph")
 
     def snapshot_graph(self) -> List[str]:
         """A Dynamic program's input graph and weights, kept for ``restore_graph``."""
         if self.update_stream_param() is None:
             return []
         self._snapshots = [(self.graph, self.names.fresh(f"{self.graph}_input"))]
+        if self.slack_rows:
+            self._snapshots.append((self.slack_rows, self.names.fresh(f"{self.slack_rows}_input")))
         self._snapshots += [(self._host_vectors[p.uid],
                              self.names.fresh(f"{self._host_vectors[p.uid]}_input"))
                             for p in self._weight_params]
@@ -61,8 +80,12 @@ class UpdateStatements:
         if self._capacity_used():
             # the length of the edge arrays a graph update refreshes: they are reallocated
             # only when the edges outgrow it (every trial starts them at the input's m)
-            lines.append(f"int {self.edge_capacity()} = {self.graph}.num_edges;")
+            lines.append(f"int {self.edge_capacity()} = {self._edge_count()};")
         return lines
+
+    def _edge_count(self) -> str:
+        """The length the edge arrays need: the edges, or the slots of rows with slack."""
+        return f"{self.slack_rows}.capacity" if self.slack_rows else f"{self.graph}.num_edges"
 
     def edge_capacity(self) -> str:
         """The host variable of the edge arrays' capacity (named on first use)."""
@@ -82,7 +105,7 @@ class UpdateStatements:
         lines = [f"{var} = {copy};" for var, copy in self._snapshots]
         if self._capacity_used():   # the input's length again, as the per-trial arrays'
             lines += self._reallocate([a for a in resident if a.extent == "edges"],
-                                      f"{self.graph}.num_edges", where)
+                                      self._edge_count(), where)
         for array in resident:
             if array.role == "graph":
                 data = self.graph_array_data(array)
@@ -143,41 +166,11 @@ class UpdateStatements:
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
+        if s.slack_rows:
+            return self._apply_to_slack_rows(s, depth)
         d, g, where = self.dialect, self.graph, self.where(s.loc)
-        part, change = self.names.fresh("part"), self.names.fresh("change")
-        # the kernels before it may still use the arrays it frees and the host data it changes
-        lines = d.synchronize(where)
-        lines.append(f"const starc::BatchPart {part} = "
-                     f"{self._part(s.kind, s.stream, s.first, s.last)};")
-        carried = []
-        read_back = {a.name for a in s.read_back}
-        for array in s.edge_props:
-            elem = d.storage_type(array.elem)
-            vector = self._host_vectors.get(array.sym.uid) if array.sym is not None else None
-            if vector is None:
-                vector = self.names.fresh(f"h_{array.name}")
-                lines.append(f"std::vector<{elem}> {vector}({g}.num_edges);")
-            if array.name in read_back:     # before the edge ids change
-                lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
-                                        self.count(array), where)
-            carried.append((array, vector, elem))
         keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
-        if s.kind == "delete":
-            lines.append(f"const starc::EdgeRenumbering {change} = starc::delete_edges({g}, "
-                         f"{part}.src, {part}.dst{keep});")
-        else:
-            lines.append(f"const starc::EdgeRenumbering {change} = starc::add_edges({g}, "
-                         f"{part}.src, {part}.dst, {part}.weights{keep});")
-        for array, vector, elem in carried:
-            if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
-                added = self.names.fresh("added")
-                lines.append(f"const std::vector<{elem}> {added} = "
-                             f"starc::part_weights<{elem}>({part});")
-                lines.append(f"{change}.carry({vector}, {elem}(), &{added});")
-            else:
-                lines.append(f"{change}.carry({vector});")
-        uploads = [(array, f"{vector}.data()") for array, vector, _ in carried]
-        uploads += [(array, self.graph_array_data(array)) for array in s.graph]
+        lines, _, uploads = self._changed_edges(s, "EdgeRenumbering", g, keep, "")
         lines += self._grow_edge_arrays([array for array, _ in uploads], where)
         for array, data in uploads:
             lines += d.copy_to_device(self.array_var(array), array.elem, data,
@@ -185,6 +178,76 @@ class UpdateStatements:
         lines += d.synchronize(where)     # the host data may change once the copies are done
         pad = INDENT * depth
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
+
+    def _changed_edges(self, s: P.ApplyUpdates, change_type: str, graph: str, options: str,
+                       edges_change: str, read_back=None):
+        """The lines applying ``s``'s batch part to ``graph`` (the runtime's ``delete_edges`` /
+        ``add_edges`` of a ``change_type`` with ``options``), then carrying the edge properties
+        through ``change{edges_change}``; also the change's name and the (array, host data)
+        pairs to upload. ``read_back(change, carried)``: the lines that read the device's
+        values back once the change is known (None: whole, before it)."""
+        d, where = self.dialect, self.where(s.loc)
+        part, change = self.names.fresh("part"), self.names.fresh("change")
+        # the kernels before it may still use the arrays it frees and the host data it changes
+        lines = d.synchronize(where)
+        lines.append(f"const starc::BatchPart {part} = "
+                     f"{self._part(s.kind, s.stream, s.first, s.last)};")
+        carried = self._edge_vectors(s, lines, where, read_back is None)
+        args = f"{part}.src, {part}.dst" + (f", {part}.weights" if s.kind == "add" else "")
+        lines.append(f"const starc::{change_type} {change} = starc::{s.kind}_edges({graph}, "
+                     f"{args}{options});")
+        if read_back is not None:
+            lines += read_back(change, carried)
+        for array, vector, elem in carried:
+            if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
+                added = self.names.fresh("added")
+                lines.append(f"const std::vector<{elem}> {added} = "
+                             f"starc::part_weights<{elem}>({part});")
+                lines.append(f"{change}{edges_change}.carry({vector}, {elem}(), &{added});")
+            else:
+                lines.append(f"{change}{edges_change}.carry({vector});")
+        uploads = [(array, f"{vector}.data()") for array, vector, _ in carried]
+        uploads += [(array, self.graph_array_data(array)) for array in s.graph]
+        return lines, change, uploads
+
+    def _read_moved_slots(self, s: P.ApplyUpdates, change: str, carried) -> List[str]:
+        """The device's values of the edge properties it may have written, read back where the
+        batch moves them from (gathered into one transfer), or whole after a re-layout."""
+        d, where = self.dialect, self.where(s.loc)
+        read = [(array, vector) for array, vector, _ in carried
+                if array.name in {a.name for a in s.read_back}]
+        if not read:
+            return []
+        # whole: the device arrays' length, which the re-layout's new capacity may exceed
+        length = Count(self.edge_capacity(), self.edge_capacity(), may_be_zero=True)
+        lines = [f"if ({change}.forward.whole()) {{"]
+        lines += [INDENT + line for array, vector in read for line in d.copy_to_host(
+            f"{vector}.data()", self.array_var(array), array.elem, length, where)]
+        slots, staging = self.names.fresh("moved_slots"), self.names.fresh("staging")
+        lines += ["} else {", f"{INDENT}const std::vector<int> {slots} = "
+                  f"{change}.forward.sources();"]
+        lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
+        lines += [INDENT + line for array, vector in read for line in d.gather_from_device(
+            f"{vector}.data()", self.array_var(array), array.elem, staging, where)]
+        return lines + ["}"]
+
+    def _edge_vectors(self, s: P.ApplyUpdates, lines: List[str], where: str, read: bool):
+        """The host vectors of the edge properties an update carries (declared, and, with
+        ``read``, read back when the device may have changed them, into ``lines``): (array,
+        vector, type)."""
+        d, carried = self.dialect, []
+        read_back = {a.name for a in s.read_back}
+        for array in s.edge_props:
+            elem = d.storage_type(array.elem)
+            vector = self._host_vectors.get(array.sym.uid) if array.sym is not None else None
+            if vector is None:
+                vector = self.names.fresh(f"h_{array.name}")
+                lines.append(f"std::vector<{elem}> {vector}({self.count(array)});")
+            if read and array.name in read_back:     # before the edge ids change
+                lines += d.copy_to_host(f"{vector}.data()", self.array_var(array), array.elem,
+                                        self.count(array), where)
+            carried.append((array, vector, elem))
+        return carried
 
     def _grow_edge_arrays(self, arrays: List[P.DeviceArray], where: str) -> List[str]:
         """The edge arrays reallocated, with room for more edges (``P.EDGE_ROOM``), when the
@@ -207,3 +270,40 @@ class UpdateStatements:
         lines.append(f"{var_capacity} = {capacity};")
         return lines + [line for a in arrays
                         for line in d.allocate(self.array_var(a), a.elem, count, where)]
+
+    def _apply_to_slack_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
+        """``ApplyUpdates`` on rows with slack: the batch moves only the rows it touches, and
+        the device copies are refreshed at the slots it wrote, packed into one transfer and
+        scattered on the device (all of them, reallocated when their length changed, after a
+        re-layout), the n-long row bounds whole."""
+        d, rows, where = self.dialect, self.slack_rows, self.where(s.loc)
+        lines, change, uploads = self._changed_edges(
+            s, "SlackChange", f"{self.graph}, {rows}", "", ".forward",
+            lambda change, carried: self._read_moved_slots(s, change, carried))
+        whole = [INDENT + line for array, data in uploads for line in d.copy_to_device(
+            self.array_var(array), array.elem, data, self.count(array), where)]
+        edges = [array for array, _ in uploads if array.extent == "edges"]
+        lines.append(f"if ({change}.forward.whole()) {{  // every row laid out again")
+        if edges:
+            lines.append(f"{INDENT}if ({rows}.capacity != {self.edge_capacity()}) {{")
+            lines += [INDENT * 2 + line for line in self._reallocate(edges, f"{rows}.capacity",
+                                                                       where)]
+            lines.append(f"{INDENT}}}")
+        lines += whole + ["} else {"]
+        for side in ("forward", "reverse"):     # the changed slots, packed and scattered
+            in_side = [(a, data) for a, data in uploads if a.extent == "edges" and
+                       (a.name.startswith("rev_") == (side == "reverse"))]
+            if not in_side:
+                continue
+            slots, staging = self.names.fresh(f"{side}_slots"), self.names.fresh("staging")
+            lines.append(f"{INDENT}const std::vector<int> {slots} = {change}.{side}.slots();")
+            lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
+            lines += [INDENT + line for a, data in in_side for line in d.scatter_to_device(
+                self.array_var(a), a.elem, data, staging, where)]
+        lines += [INDENT + line for array, data in uploads if array.extent != "edges"
+                  for line in d.copy_to_device(self.array_var(array), array.elem, data,
+                                               self.count(array), where)]
+        lines.append("}")
+        lines += d.synchronize(where)     # the host data may change once the copies are done
+        pad = INDENT * depth
+        return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]

@@ -248,6 +248,19 @@ class KernelArguments:
         self.used_graph.add(name)
         return name
 
+    def row_ends(self, forward: bool) -> Optional[str]:
+        """The array of where each row ends, when the plan passes one (rows with slack:
+        ``P.ROW_ENDS``), else None: a row ends where the next one starts."""
+        name = P.ROW_ENDS["offsets" if forward else "rev_offsets"]
+        return self.graph_array(name) if name in self.graph_args else None
+
+    def row_bounds(self, forward: bool, v: str) -> Tuple[str, str]:
+        """The first position of row ``v`` (forward or reverse CSR) and the one past its end."""
+        starts = self.graph_array("offsets" if forward else "rev_offsets")
+        ends = self.row_ends(forward)
+        return (self.dialect.index(starts, v),
+                self.dialect.index(ends, v) if ends else self.dialect.index(starts, v + " + 1"))
+
     def num_nodes(self) -> str:
         self.uses_n = True
         return "n"

@@ -10,7 +10,7 @@ so the folder can be moved anywhere. ``build`` compiles the host with g++ agains
 from __future__ import annotations
 
 from starc.analysis import plan as P
-from starc.analysis.host_tree import launched_kernels
+from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.backends.base import BackendOptions
 from starc.backends.common.program import CppBackend, PrintedKernels, program_name
 from starc.backends.opencl import toolchain
@@ -53,7 +53,13 @@ class OpenCLBackend(CppBackend):
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         # every kernel goes into the .cl file; the host has a launcher for each one it launches
-        kernel_file = render_kernels(plan.kernels)
+        # rows with slack: a batch's changed slots are scattered by type, and the slots its
+        # moves read gathered from the arrays read back
+        slack = plan.target is not None and plan.target.slack_rows
+        scattered = [a.elem for a in plan.arrays if a.extent == "edges"] if slack else []
+        gathered = [a.elem for s in walk_host(plan.host) if isinstance(s, P.ApplyUpdates)
+                    for a in s.read_back] if slack else []
+        kernel_file = render_kernels(plan.kernels, scattered=scattered, gathered=gathered)
         codes = {code.name: code for code in kernel_file.kernels}
         launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
         return PrintedKernels(launched, [Launcher(code) for code in launched.values()],

@@ -51,7 +51,7 @@ ATOMICS = AtomicTable(
 #: (none returns early), so a private reduction is folded per work-group by a tree in local
 #: memory before one atomic, and worklist appends are staged in local memory, one global
 #: atomic per work-group.
-CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True,
+CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True, slack_rows=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
                             converged_group_functions=True, staged_appends=True,
@@ -181,8 +181,11 @@ def _run_of_items(code: KernelCode) -> List[str]:
     return lines + code.finish
 
 
-def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None) -> KernelFile:
-    """Print every plan kernel as an OpenCL ``__kernel``."""
+def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None,
+                   scattered: Sequence[Scalar] = (), gathered: Sequence[Scalar] = ()) -> KernelFile:
+    """Print every plan kernel as an OpenCL ``__kernel``; then a scatter kernel per element
+    type in ``scattered`` and a gather kernel per type in ``gathered`` (the slot arrays of rows
+    with slack, and those read back: ``starc_scatter``, ``starc_gather`` on the host)."""
     dialect = dialect or OpenCLDialect()
     codes = [lower_kernel(k, dialect) for k in kernels]
     features: Set[str] = set()
@@ -190,8 +193,36 @@ def render_kernels(kernels: Sequence, dialect: Optional[OpenCLDialect] = None) -
         features |= code.features
         if any(a.elem is Scalar.DOUBLE for a in code.args):
             features.add("double")
-    text = "\n\n".join("\n".join(_shell(code, dialect)) for code in codes)
+    types = sorted({dialect.storage_type(elem) for elem in scattered})
+    read = sorted({dialect.storage_type(elem) for elem in gathered})
+    if "double" in types + read:
+        features.add("double")
+    text = "\n\n".join(["\n".join(_shell(code, dialect)) for code in codes]
+                       + [_SCATTER.format(type=t) for t in types]
+                       + [_GATHER.format(type=t) for t in read])
     return KernelFile(codes, text, prelude(features), required_extensions(features))
+
+
+#: a batch's changed slots of a slot array written from their packed values (rows with slack:
+#: one transfer for the changed slots instead of one per range); work items take every
+#: get_global_size(0)-th slot, as a CPU device runs fewer items than slots
+_SCATTER = """\
+__kernel void starc_scatter_{type}(__global {type} *data, __global const int *slots,
+                                 __global const {type} *values, const int count) {{
+    for (int i = get_global_id(0); i < count; i += get_global_size(0)) {{
+        data[slots[i]] = values[i];
+    }}
+}}"""
+
+#: the values of a slot array at the slots a batch's moves read, gathered for one transfer
+#: back to the host (a slot array the device may have written)
+_GATHER = """\
+__kernel void starc_gather_{type}(__global const {type} *data, __global const int *slots,
+                                __global {type} *values, const int count) {{
+    for (int i = get_global_id(0); i < count; i += get_global_size(0)) {{
+        values[i] = data[slots[i]];
+    }}
+}}"""
 
 
 def prelude(features: Optional[Iterable[str]] = None) -> str:

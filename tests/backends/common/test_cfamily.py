@@ -151,6 +151,21 @@ def test_graph_queries():
     assert expr_text(ir.GraphQuery("num_nodes", G, (), type=S.INT)) == "n"
 
 
+def test_graph_queries_of_rows_with_slack_read_the_rows_ends():
+    """A kernel the plan passes the rows' ends (``batches.with_row_ends``) reads a row's end
+    from them: its free slots are no edges."""
+    from starc.analysis.batches import with_row_ends
+    k, = with_row_ends((kernel([]),))
+    p = printer(k)
+    p.ctx.names.bind(V)
+    out = ir.GraphQuery("count_outNbrs", G, (var(V),), type=S.INT)
+    into = ir.GraphQuery("count_inNbrs", G, (var(V),), type=S.INT)
+    found = ir.GraphQuery("is_an_edge", G, (var(V), var(V)), type=S.BOOL)
+    assert p.expr(out) == "ends[v] - offsets[v]"
+    assert p.expr(into) == "rev_ends[v] - rev_offsets[v]"
+    assert p.expr(found) == "starc_find_edge_in(offsets, ends, targets, v, v) >= 0"
+
+
 # --- atomics and Min/Max ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("op, elem, helper", [

@@ -160,17 +160,9 @@ def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_
         assert np.array_equal(values, np.asarray(expected, dtype=np.float64)), name
 
 
-edges_strategy = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40)
-update_strategy = st.lists(st.tuples(st.sampled_from("ad"), st.integers(0, 7),
-                                     st.integers(0, 7), st.integers(1, 9)), max_size=30)
-
-
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(edges=edges_strategy, updates=update_strategy, undirected=st.booleans(),
-       weighted=st.booleans(), batch_size=st.integers(1, 12), keep_ids=st.booleans())
-def test_batches_merged_into_the_csr_give_the_references_graph(
-        driver, tmp_path, edges, updates, undirected, weighted, batch_size, keep_ids):
+def write_example(tmp_path, edges, updates, weighted):
+    """A drawn graph of 8 vertices and update stream (``edges_strategy``,
+    ``update_strategy``) as files: their paths."""
     n = 8
     src = np.array([e[0] for e in edges] + [n - 1], dtype=np.int64)   # n vertices, always
     dst = np.array([e[1] for e in edges] + [n - 1], dtype=np.int64)
@@ -184,6 +176,21 @@ def test_batches_merged_into_the_csr_give_the_references_graph(
                           if weighted else None, True)
     updates_path = tmp_path / "u.txt"
     write_updates(updates_path, stream)
+    return graph_path, updates_path
+
+
+edges_strategy = st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=40)
+update_strategy = st.lists(st.tuples(st.sampled_from("ad"), st.integers(0, 7),
+                                     st.integers(0, 7), st.integers(1, 9)), max_size=30)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edges=edges_strategy, updates=update_strategy, undirected=st.booleans(),
+       weighted=st.booleans(), batch_size=st.integers(1, 12), keep_ids=st.booleans())
+def test_batches_merged_into_the_csr_give_the_references_graph(
+        driver, tmp_path, edges, updates, undirected, weighted, batch_size, keep_ids):
+    graph_path, updates_path = write_example(tmp_path, edges, updates, weighted)
     _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
 
 

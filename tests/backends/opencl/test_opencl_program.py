@@ -110,8 +110,8 @@ def test_a_missing_device_extension_is_named(monkeypatch, tmp_path, graph):
     from starc.backends.opencl import emitter
     real = emitter.render_kernels
 
-    def needing_more(kernels):
-        rendered = real(kernels)
+    def needing_more(kernels, **options):
+        rendered = real(kernels, **options)
         rendered.extensions = rendered.extensions + ["cl_starc_no_such_extension"]
         return rendered
 

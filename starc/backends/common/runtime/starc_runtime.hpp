@@ -25,6 +25,7 @@
 #include "starc_degree_order.hpp"
 #include "starc_graph.hpp"
 #include "starc_results.hpp"
+#include "starc_slack_rows.hpp"
 #include "starc_support.hpp"
 #include "starc_updates.hpp"
 

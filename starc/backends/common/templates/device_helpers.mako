@@ -213,6 +213,13 @@ ${d.anywhere} int starc_find_edge(${ids}offsets, ${ids}targets, int u, int w) {
     return low < end && targets[low] == w ? low : -1;
 }
 
+// starc_find_edge in rows with slack: row u is [starts[u], ends[u]), free slots after it.
+${d.anywhere} int starc_find_edge_in(${ids}starts, ${ids}ends, ${ids}targets, int u, int w) {
+    int end = ends[u];
+    int low = starc_lower_bound(targets, starts[u], end, w);
+    return low < end && targets[low] == w ? low : -1;
+}
+
 // find_edge for ascending w in the row [*cursor, end) of a sorted adjacency: moves *cursor to
 // the first id >= w (galloping: cost log of the distance moved) and returns that position
 // if it holds w, else -1. Every id before *cursor must be < w.

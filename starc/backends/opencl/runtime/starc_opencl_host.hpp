@@ -19,6 +19,9 @@
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
+//   starc_stage_slots / starc_scatter / starc_gather
+//                              a batch's changed slots of rows with slack, packed and scattered,
+//                              or gathered and read back
 //   starc_block_size           the --block-size option
 //   starc_find_edge            edge lookup on the host's CSR (the kernels' is in the .cl prelude)
 // Every OpenCL call is checked: a failure prints "error: <what> (<CL error name>) at
@@ -430,6 +433,90 @@ inline void starc_copy_to_device(const starc_opencl& device, cl_mem data, const 
   starc_cl_check(
       clEnqueueWriteBuffer(device.queue.get(), data, CL_TRUE, 0, sizeof(T) * count, host, 0, nullptr, nullptr),
       "clEnqueueWriteBuffer", where);
+}
+
+// A batch's changed slots of the slot arrays (rows with slack), for starc_scatter: their ids
+// on the device, and room for one array's packed values; kernels by element type.
+struct starc_scatter_staging {
+  starc_cl_handle<cl_mem> slots{nullptr, clReleaseMemObject}, values{nullptr, clReleaseMemObject};
+  std::vector<int> host_slots;
+  std::vector<std::pair<std::string, starc_kernel>> kernels;
+};
+
+inline void starc_stage_slots(const starc_opencl& device, starc_scatter_staging& staging, const std::vector<int>& slots,
+                              const char* where) {
+  staging.host_slots = slots;
+  if (slots.empty()) return;
+  cl_int status = CL_SUCCESS;
+  staging.slots.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     sizeof(int) * slots.size(), const_cast<int*>(slots.data()), &status));
+  starc_cl_check(status, "clCreateBuffer (changed slots)", where);
+}
+
+// The device type's name in the kernels' names (starc_scatter_int ...).
+template <class T> inline const char* starc_slot_type();
+template <> inline const char* starc_slot_type<int>() { return "int"; }
+template <> inline const char* starc_slot_type<long long>() { return "long"; }
+template <> inline const char* starc_slot_type<float>() { return "float"; }
+template <> inline const char* starc_slot_type<double>() { return "double"; }
+template <> inline const char* starc_slot_type<unsigned char>() { return "uchar"; }
+
+// The program's kernel `name`, created on first use.
+inline const starc_kernel& starc_staged_kernel(const starc_opencl& device, starc_scatter_staging& staging,
+                                               const std::string& name, const char* where) {
+  for (const auto& kernel : staging.kernels)
+    if (kernel.first == name) return kernel.second;
+  staging.kernels.emplace_back(name, starc_create_kernel(device, name.c_str(), 256, where));
+  return staging.kernels.back().second;
+}
+
+// The program's kernel `name` (data, staged slots, staged values, their count) over the slots.
+inline void starc_run_staged(const starc_opencl& device, starc_scatter_staging& staging, const std::string& name,
+                             cl_mem data, const char* where) {
+  const starc_kernel& kernel = starc_staged_kernel(device, staging, name, where);
+  cl_mem slots_mem = staging.slots.get(), values_mem = staging.values.get();
+  cl_int count = static_cast<cl_int>(staging.host_slots.size());
+  starc_set_arg(kernel, 0, data, where);
+  starc_set_arg(kernel, 1, slots_mem, where);
+  starc_set_arg(kernel, 2, values_mem, where);
+  starc_set_arg(kernel, 3, count, where);
+  starc_launch(device, kernel, count, where);
+}
+
+// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
+// data[slot] there by the program's starc_scatter_<type> kernel.
+template <class T>
+inline void starc_scatter(const starc_opencl& device, starc_scatter_staging& staging, cl_mem data, const T* host,
+                          const char* where) {
+  const std::vector<int>& slots = staging.host_slots;
+  if (slots.empty()) return;
+  std::vector<T> packed(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) packed[i] = host[slots[i]];
+  cl_int status = CL_SUCCESS;
+  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                      sizeof(T) * packed.size(), packed.data(), &status));
+  starc_cl_check(status, "clCreateBuffer (changed values)", where);
+  starc_run_staged(device, staging, std::string("starc_scatter_") + starc_slot_type<T>(), data, where);
+  // (the buffers may be released before the kernel runs: OpenCL keeps them until it has)
+}
+
+// data[slot] for every staged slot, gathered on the device by the program's starc_gather_<type>
+// kernel, copied back in one transfer and written to host[slot].
+template <class T>
+inline void starc_gather(const starc_opencl& device, starc_scatter_staging& staging, T* host, cl_mem data,
+                         const char* where) {
+  const std::vector<int>& slots = staging.host_slots;
+  if (slots.empty()) return;
+  cl_int status = CL_SUCCESS;
+  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_WRITE_ONLY, sizeof(T) * slots.size(), nullptr,
+                                      &status));
+  starc_cl_check(status, "clCreateBuffer (gathered values)", where);
+  starc_run_staged(device, staging, std::string("starc_gather_") + starc_slot_type<T>(), data, where);
+  std::vector<T> packed(slots.size());
+  starc_cl_check(clEnqueueReadBuffer(device.queue.get(), staging.values.get(), CL_TRUE, 0, sizeof(T) * packed.size(),
+                                     packed.data(), 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer (gathered values)", where);
+  for (std::size_t i = 0; i < slots.size(); ++i) host[slots[i]] = packed[i];
 }
 
 template <class T>
