@@ -155,7 +155,7 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
     title = capabilities.title
     if not capabilities.slack_rows:
         return False, (f"a compact CSR: {title}'s kernels read a row's end as offsets[v + 1] "
-                       "(rows with slack are printed on OpenCL first), so each batch moves "
+                       "(its printer has no rows with slack), so each batch moves "
                        "every later edge and uploads the graph whole")
     for kernel in plan.kernels:
         graph = {p.array.name for p in kernel.params

@@ -5,11 +5,14 @@ the reverse CSR's edge ids (only for a device that reads them)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from analysis_helpers import DSL, host_of, plan_of
 from starc.analysis import plan as P
 from starc.analysis.dump import plan_dump
+from starc.analysis.specialize import specialize
 from starc.backends import get_backend
 
 DEVICE_BACKENDS = ("opencl", "cuda", "sycl", "openacc")
@@ -88,11 +91,17 @@ def _dynamic_plan(name: str):
     return plan_of((DSL / "dynamic" / f"{name}.sp").read_text(), function=_DYNAMIC[name])
 
 
-@pytest.mark.parametrize("name", sorted(_DYNAMIC))
-def test_a_dynamic_program_on_opencl_reads_rows_with_slack(name):
+#: the programs each backend runs on rows with slack by default: CUDA's schedules walk edge
+#: ids (dyn_sssp's push loops) or degree bins (dyn_pr's pulls), which keep a compact CSR
+SLACK_PROGRAMS = [(name, backend) for backend in ("opencl", "sycl", "openacc")
+                  for name in sorted(_DYNAMIC)] + [("dyn_tc", "cuda")]
+
+
+@pytest.mark.parametrize("name, backend", SLACK_PROGRAMS)
+def test_a_dynamic_program_reads_rows_with_slack(name, backend):
     """Rows with slack (issue 31, item 3): every kernel that reads row starts also takes the
     rows' ends, and every graph update applies its batch to the slack rows."""
-    plan = get_backend("opencl").specialize(_dynamic_plan(name))
+    plan = get_backend(backend).specialize(_dynamic_plan(name))
     assert plan.target.slack_rows and "only the rows it touches" in plan.target.slack_rows_why
     for kernel in plan.kernels:
         names = {p.array.name for p in kernel.params if p.array is not None}
@@ -105,13 +114,21 @@ def test_a_dynamic_program_on_opencl_reads_rows_with_slack(name):
     assert "to the host graph's rows with slack in place; upload the slots it wrote" in dump
 
 
-@pytest.mark.parametrize("backend", ["cuda", "sycl", "openacc"])
-def test_the_other_backends_keep_a_compact_csr_and_say_why(backend):
-    plan = get_backend(backend).specialize(_dynamic_plan("dyn_sssp"))
+def test_a_backend_whose_printer_has_no_rows_with_slack_keeps_a_compact_csr_and_says_why():
+    capabilities = dataclasses.replace(get_backend("opencl").capabilities, slack_rows=False)
+    plan = specialize(_dynamic_plan("dyn_sssp"), capabilities)
     assert not plan.target.slack_rows
     assert "offsets[v + 1]" in plan.target.slack_rows_why
     assert not any(update.slack_rows for update in _updates(plan))
     assert "ends" not in {a.name for a in plan.arrays}
+
+
+@pytest.mark.parametrize("name, reason", [("dyn_sssp", "walks the edge ids"),
+                                          ("dyn_pr", "is binned")])
+def test_cudas_default_schedules_keep_a_compact_csr_where_they_walk_ids_or_bins(name, reason):
+    plan = get_backend("cuda").specialize(_dynamic_plan(name))
+    assert not plan.target.slack_rows and reason in plan.target.slack_rows_why
+    assert not any(update.slack_rows for update in _updates(plan))
 
 
 @pytest.mark.parametrize("name, schedule, reason", [("dyn_sssp", "edges", "walks the edge ids"),

@@ -1,12 +1,16 @@
-"""Rows with slack on OpenCL (issue 31, item 3): dsl/dynamic's programs give the reference's
-results when the batches make rows outgrow their room and the slot space run out (mostly
-additions), and under the forced schedules (``--schedule binned``, ``edges``), which keep rows
-with slack where they apply to no kernel that walks edge ids and a compact CSR where they do."""
+"""Rows with slack on OpenCL, SYCL and OpenACC (issue 31, item 3): dsl/dynamic's programs give
+the reference's results when the batches make rows outgrow their room and the slot space run
+out (mostly additions), and under the forced schedules (``--schedule binned``, ``edges``), which
+keep rows with slack where they apply to no kernel that walks edge ids and a compact CSR where
+they do; the plan lays the graph out in rows with slack on each of them, and CUDA's program
+of rows with slack compiles with nvcc."""
 
 from __future__ import annotations
 
 import dataclasses
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -19,7 +23,10 @@ from starc.results import compare_results
 DYNAMIC = pathlib.Path(__file__).resolve().parents[2] / "dsl" / "dynamic"
 PR = {"beta": "0.000001", "delta": "0.85", "maxIter": "100"}
 
-pytestmark = pytest.mark.opencl
+#: the backends whose kernels read rows with slack and run here, each where its toolchain is
+SLACK_BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
+                  pytest.param("sycl", marks=pytest.mark.sycl),
+                  pytest.param("openacc", marks=pytest.mark.openacc)]
 
 
 @pytest.fixture(scope="module")
@@ -39,33 +46,38 @@ def growing(tmp_path_factory):
     return made
 
 
-def _agree(name, case, batch, schedule=None, rtol=0.0, atol=0.0, skip=(), **params):
+def _agree(name, case, batch, backend, schedule=None, rtol=0.0, atol=0.0, skip=(), **params):
     path, updates, undirected = case
     options = BackendOptions(schedule=schedule)
-    runs = [starc.compile(str(DYNAMIC / f"{name}.sp"), backend,
-                          options=options if backend == "opencl" else None)
+    runs = [starc.compile(str(DYNAMIC / f"{name}.sp"), which,
+                          options=options if which != "reference" else None)
             .run(path, undirected=undirected, updates=str(updates), batchSize=batch, **params)
-            for backend in ("reference", "opencl")]
+            for which in ("reference", backend)]
     compared = [dataclasses.replace(run, props={k: v for k, v in run.props.items()
                                                 if k not in skip}) for run in runs]
     problems = compare_results(*compared, rtol=rtol, atol=atol)
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("backend", SLACK_BACKENDS)
 @pytest.mark.parametrize("batch", [7, 150, 100000])
-def test_growing_rows_give_the_references_sssp_and_pagerank(growing, batch):
-    _agree("dyn_sssp", growing["rmat"], batch, skip=("parent",), src="0")
-    _agree("dyn_pr", growing["rmat"], batch, rtol=1e-4, atol=1e-6, **PR)
+def test_growing_rows_give_the_references_sssp_and_pagerank(growing, batch, backend):
+    _agree("dyn_sssp", growing["rmat"], batch, backend, skip=("parent",), src="0")
+    _agree("dyn_pr", growing["rmat"], batch, backend, rtol=1e-4, atol=1e-6, **PR)
 
 
-def test_growing_rows_give_the_references_triangle_count(growing):
-    _agree("dyn_tc", growing["grid"], 40)
+@pytest.mark.parametrize("backend", SLACK_BACKENDS)
+def test_growing_rows_give_the_references_triangle_count(growing, backend):
+    _agree("dyn_tc", growing["grid"], 40, backend)
 
 
+@pytest.mark.parametrize("backend", SLACK_BACKENDS)
 @pytest.mark.parametrize("schedule", ["binned", "edges"])
-def test_forced_schedules_give_the_references_results(growing, schedule):
-    _agree("dyn_sssp", growing["rmat"], 150, schedule=schedule, skip=("parent",), src="0")
-    _agree("dyn_pr", growing["rmat"], 150, schedule=schedule, rtol=1e-4, atol=1e-6, **PR)
+def test_forced_schedules_give_the_references_results(growing, schedule, backend):
+    _agree("dyn_sssp", growing["rmat"], 150, backend, schedule=schedule, skip=("parent",),
+           src="0")
+    _agree("dyn_pr", growing["rmat"], 150, backend, schedule=schedule, rtol=1e-4, atol=1e-6,
+           **PR)
 
 
 #: a kernel changes the (floating-point) weights in every batch: they are read back before
@@ -93,12 +105,37 @@ Dynamic Bump(Graph g, propEdge<{type}> weight, propNode<{type}> total, updates<g
 """
 
 
+@pytest.mark.parametrize("backend", SLACK_BACKENDS)
 @pytest.mark.parametrize("type_name", ["float", "double"])
-def test_weights_a_kernel_changes_follow_their_slots(growing, tmp_path, type_name):
+def test_weights_a_kernel_changes_follow_their_slots(growing, tmp_path, type_name, backend):
     path, updates, _ = growing["rmat"]
     program = tmp_path / f"bump_{type_name}.sp"
     program.write_text(BUMPED.format(type=type_name))
-    runs = [starc.compile(str(program), backend).run(path, updates=str(updates), batchSize=150)
-            for backend in ("reference", "opencl")]
+    runs = [starc.compile(str(program), which).run(path, updates=str(updates), batchSize=150)
+            for which in ("reference", backend)]
     problems = compare_results(*runs, rtol=1e-5)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", ["dyn_tc", "bump_double"])
+def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
+    """CUDA reads rows with slack where its schedules allow (dyn_tc; dyn_sssp's edges and
+    dyn_pr's binned schedules keep a compact CSR, ``test_batches``): the program's scatter (and
+    for weights a kernel writes, under ``--schedule vertex``, gather) builds under nvcc
+    -arch=sm_75 with every warning an error (its runs, which need a GPU, are
+    test_dynamic_programs')."""
+    if name == "dyn_tc":
+        program, schedule = DYNAMIC / "dyn_tc.sp", []
+    else:
+        program, schedule = tmp_path / "bump_double.sp", ["--schedule", "vertex"]
+        program.write_text(BUMPED.format(type="double"))
+    out = tmp_path / "out"
+    built = subprocess.run([sys.executable, "-m", "starc", "build", str(program), "-b", "cuda",
+                            "--gpu-arch", "sm_75", *schedule, "-o", str(out)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    text = (out / f"{program.stem}.cu").read_text()
+    assert "starc::SlackRows" in text and "starc_scatter(" in text
+    assert ("starc_gather(" in text) == (name == "bump_double")
+    assert (out / program.stem).is_file()

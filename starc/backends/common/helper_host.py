@@ -63,3 +63,16 @@ class HelperHostDialect(HostDialect):
 
     def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
         return self._call("read_element", elem if self.typed_read else None, var, index, where)
+
+    # --- a batch's slots of rows with slack (the header's starc_scatter_staging) --------------
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};",
+                self._call("stage_slots", None, staging, slots, where) + ";"]
+
+    def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
+                           where: str) -> List[str]:
+        return [self._call("gather", elem, staging, host, var, where) + ";"]
+
+    def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
+                          where: str) -> List[str]:
+        return [self._call("scatter", elem, staging, var, host, where) + ";"]

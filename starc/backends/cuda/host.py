@@ -74,6 +74,17 @@ class CUDAHostDialect(HostDialect):
     def read_element(self, var, elem, index, where):
         return f"starc_read_element({var}, {index}, {where})"
 
+    # rows with slack: a batch's slots, packed and scattered (gathered) by the prelude's kernels
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};",
+                f"starc_stage_slots({staging}, {slots}, {where});"]
+
+    def gather_from_device(self, host, var, elem, staging, where):
+        return [f"starc_gather({staging}, {host}, {var}, {where});"]
+
+    def scatter_to_device(self, var, elem, host, staging, where):
+        return [f"starc_scatter({staging}, {var}, {host}, {where});"]
+
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         if kernel.extent == "single":
             config = "1, 1"

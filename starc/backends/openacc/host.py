@@ -81,6 +81,17 @@ class OpenACCHostDialect(HostDialect):
     def read_element(self, var, elem, index, where):
         return f"starc_read_element({var}, {index})"
 
+    # rows with slack: the slots a batch wrote (or its moves read) are host vector indices;
+    # the prelude packs their values and one parallel loop scatters (gathers) them
+    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
+        return [f"const std::vector<int>& {staging} = {slots};"]
+
+    def gather_from_device(self, host, var, elem, staging, where):
+        return [f"starc_gather({host}, {var}, {staging});"]
+
+    def scatter_to_device(self, var, elem, host, staging, where):
+        return [f"starc_scatter({var}, {host}, {staging});"]
+
     # --- kernels ------------------------------------------------------------------------------
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         graph = self.host.graph

@@ -93,18 +93,6 @@ class OpenCLHostDialect(HelperHostDialect):
         return f"cl_mem {var} = nullptr;"     # a buffer: its element type is the helpers'
 
     # --- program phases -----------------------------------------------------------------------
-    def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};",
-                self._call("stage_slots", None, staging, slots, where) + ";"]
-
-    def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
-                           where: str) -> List[str]:
-        return [self._call("gather", elem, staging, host, var, where) + ";"]
-
-    def scatter_to_device(self, var: str, elem: Scalar, host: str, staging: str,
-                          where: str) -> List[str]:
-        return [self._call("scatter", elem, staging, var, host, where) + ";"]
-
     def options(self, cl: str) -> List[str]:
         self.cl = cl
         option = f"starc_block_size({cl}, {self.default_block_size});"

@@ -9,6 +9,8 @@
 //                                   "error: <call> failed at <prog.sp>:<line>: <reason>", exit 3
 //   starc_launch_check(kernel, where)   after every launch (cudaGetLastError)
 //   starc_fill / starc_read_element / starc_write_element   host-side array operations
+//   starc_stage_slots / starc_scatter / starc_gather   a batch's changed slots of rows with
+//                                   slack, packed and scattered, or gathered and read back
 //   starc_atomic_<op>_<type>        op in add sub mul and or min max; type in int long float double
 //                                   (the families the program's kernels use)
 //   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
@@ -34,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "starc_runtime.hpp"
 % if group_combine:
@@ -103,6 +106,78 @@ inline void starc_write_element(T* data, long long index, V value, const char* w
   T stored = static_cast<T>(value);
   starc_cuda_check(cudaMemcpy(data + index, &stored, sizeof(T), cudaMemcpyHostToDevice),
                    "cudaMemcpy (write one element)", where);
+}
+
+// --- a batch's changed slots of rows with slack -------------------------------------------------
+
+/// The slots a batch wrote (or its moves read) in rows with slack, on the device, for
+/// starc_scatter / starc_gather: their ids, and room for one array's packed values (freed with it).
+struct starc_scatter_staging {
+  int* slots = nullptr;
+  double* values = nullptr;     // sized for the widest element a slot array holds
+  std::vector<int> host_slots;
+  starc_scatter_staging() = default;
+  starc_scatter_staging(const starc_scatter_staging&) = delete;
+  starc_scatter_staging& operator=(const starc_scatter_staging&) = delete;
+  ~starc_scatter_staging() {
+    cudaFree(slots);
+    cudaFree(values);
+  }
+};
+
+inline void starc_stage_slots(starc_scatter_staging& staging, const std::vector<int>& slots, const char* where) {
+  staging.host_slots = slots;
+  if (slots.empty()) return;
+  const std::size_t bytes = sizeof(int) * slots.size();
+  starc_cuda_check(cudaMalloc(&staging.slots, bytes), "cudaMalloc (changed slots)", where);
+  starc_cuda_check(cudaMalloc(&staging.values, sizeof(double) * slots.size()), "cudaMalloc (changed values)",
+                   where);
+  starc_cuda_check(cudaMemcpy(staging.slots, slots.data(), bytes, cudaMemcpyHostToDevice),
+                   "cudaMemcpy (changed slots)", where);
+}
+
+template <typename T>
+__global__ void starc_scatter_kernel(T* data, const int* slots, const T* values, int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+    data[slots[i]] = values[i];
+}
+
+template <typename T>
+__global__ void starc_gather_kernel(const T* data, const int* slots, T* values, int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+    values[i] = data[slots[i]];
+}
+
+/// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
+/// data[slot] there by one kernel.
+template <typename T>
+inline void starc_scatter(starc_scatter_staging& staging, T* data, const T* host, const char* where) {
+  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
+  const int count = static_cast<int>(staging.host_slots.size());
+  if (count == 0) return;
+  std::vector<T> packed(count);
+  for (int i = 0; i < count; ++i) packed[i] = host[staging.host_slots[i]];
+  T* values = reinterpret_cast<T*>(staging.values);
+  starc_cuda_check(cudaMemcpy(values, packed.data(), sizeof(T) * count, cudaMemcpyHostToDevice),
+                   "cudaMemcpy (changed values)", where);
+  starc_scatter_kernel<T><<<starc_grid(count, 256), 256>>>(data, staging.slots, values, count);
+  starc_launch_check("starc_scatter_kernel", where);
+}
+
+/// data[slot] for every staged slot, gathered on the device by one kernel, copied back in one
+/// transfer and written to host[slot].
+template <typename T>
+inline void starc_gather(starc_scatter_staging& staging, T* host, const T* data, const char* where) {
+  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
+  const int count = static_cast<int>(staging.host_slots.size());
+  if (count == 0) return;
+  T* values = reinterpret_cast<T*>(staging.values);
+  starc_gather_kernel<T><<<starc_grid(count, 256), 256>>>(data, staging.slots, values, count);
+  starc_launch_check("starc_gather_kernel", where);
+  std::vector<T> packed(count);
+  starc_cuda_check(cudaMemcpy(packed.data(), values, sizeof(T) * count, cudaMemcpyDeviceToHost),
+                   "cudaMemcpy (gathered values)", where);
+  for (int i = 0; i < count; ++i) host[staging.host_slots[i]] = packed[i];
 }
 
 ${atomic_helpers}

@@ -9,6 +9,8 @@
 //   starc_fill / starc_copy                 host-side array operations: one parallel loop
 //                                           over arrays present on the device
 //   starc_read_element                      one element back to the host (update self)
+//   starc_scatter / starc_gather            a batch's changed slots of rows with slack, packed
+//                                           and written on the device, or gathered and read back
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double; returns the old value
 //                                           (`atomic capture`; min/max by CAS loops, on
@@ -30,6 +32,7 @@
 #include <cfloat>
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "starc_runtime.hpp"
 
@@ -53,6 +56,40 @@ template <typename T>
 inline T starc_read_element(T* a, long long i) {
 #pragma acc update self(a[i:1])
   return a[i];
+}
+
+// --- a batch's changed slots of rows with slack -----------------------------------------------
+// The device copy found by acc_deviceptr (the arrays' lengths, a slot space's capacity, are not
+// needed); the host array `a` gets the same values, so that both copies stay equal.
+
+/// host[slot] for every slot, packed, copied to the device in one transfer and written to
+/// a[slot] there by one parallel loop.
+template <typename T>
+inline void starc_scatter(T* a, const T* host, const std::vector<int>& slots) {
+  const long long count = static_cast<long long>(slots.size());
+  if (count == 0) return;
+  std::vector<T> packed(slots.size());
+  for (long long i = 0; i < count; ++i) packed[i] = a[slots[i]] = host[slots[i]];
+  const int* at = slots.data();
+  const T* values = packed.data();
+  T* device = static_cast<T*>(acc_deviceptr(a));
+#pragma acc parallel loop deviceptr(device) copyin(at[0:count], values[0:count])
+  for (long long i = 0; i < count; ++i) device[at[i]] = values[i];
+}
+
+/// a[slot] for every slot, gathered on the device by one parallel loop, copied back in one
+/// transfer and written to host[slot] (and to the host array `a`).
+template <typename T>
+inline void starc_gather(T* host, T* a, const std::vector<int>& slots) {
+  const long long count = static_cast<long long>(slots.size());
+  if (count == 0) return;
+  std::vector<T> packed(slots.size());
+  const int* at = slots.data();
+  T* values = packed.data();
+  const T* device = static_cast<const T*>(acc_deviceptr(a));
+#pragma acc parallel loop deviceptr(device) copyin(at[0:count]) copyout(values[0:count])
+  for (long long i = 0; i < count; ++i) values[i] = device[at[i]];
+  for (long long i = 0; i < count; ++i) host[slots[i]] = a[slots[i]] = packed[i];
 }
 
 // --- the compiler's device atomics -----------------------------------------------------------

@@ -25,7 +25,9 @@
 //                                           local memory (real groups on a CPU device too)
 % endif
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
-//   starc_copy / starc_read_element / starc_write_element / starc_finish
+//   starc_copy / starc_read_element / starc_write_element / starc_finish /
+//   starc_stage_slots / starc_scatter / starc_gather (a batch's changed slots of rows with
+//   slack, packed and scattered, or gathered and read back)
 //                                           host-side array operations; each reports a
 //                                           sycl::exception as "error: <what> at <prog.sp>:<line>"
 //                                           and exits with status 3
@@ -54,6 +56,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "starc_runtime.hpp"
 
@@ -397,6 +400,77 @@ inline T starc_read_element(sycl::queue& q, const T* data, std::size_t index, co
 template <class T>
 inline void starc_write_element(sycl::queue& q, T* data, std::size_t index, T value, const char* where) {
   starc_at(where, [&] { q.fill(data + index, value, 1); });
+}
+
+// --- a batch's changed slots of rows with slack -----------------------------------------------------
+
+/// The slots a batch wrote (or its moves read) in rows with slack, on the device, for
+/// starc_scatter / starc_gather: their ids, and room for one array's packed values (freed with it).
+struct starc_scatter_staging {
+  const sycl::queue* queue = nullptr;
+  int* slots = nullptr;
+  void* values = nullptr;
+  std::size_t count = 0;
+  std::vector<int> host_slots;
+  starc_scatter_staging() = default;
+  starc_scatter_staging(const starc_scatter_staging&) = delete;
+  starc_scatter_staging& operator=(const starc_scatter_staging&) = delete;
+  ~starc_scatter_staging() {
+    if (slots != nullptr) sycl::free(slots, *queue);
+    if (values != nullptr) sycl::free(values, *queue);
+  }
+};
+
+inline void starc_stage_slots(sycl::queue& q, starc_scatter_staging& staging, const std::vector<int>& slots,
+                              const char* where) {
+  staging.queue = &q;
+  staging.host_slots = slots;
+  staging.count = slots.size();
+  if (slots.empty()) return;
+  staging.slots = starc_malloc<int>(q, slots.size(), "the changed slots", where);
+  starc_at(where, [&] { q.copy(staging.host_slots.data(), staging.slots, slots.size()); });
+}
+
+/// Room for `count` packed values of type T in `staging` (kept for the next array of the batch).
+template <class T>
+inline T* starc_staged_values(sycl::queue& q, starc_scatter_staging& staging, const char* where) {
+  if (staging.values == nullptr)   // sized for the widest element a slot array holds
+    staging.values = starc_malloc<double>(q, staging.count, "the changed values", where);
+  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
+  return static_cast<T*>(staging.values);
+}
+
+/// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
+/// data[slot] there by one kernel (waits: the packed values live on this function's stack).
+template <class T>
+inline void starc_scatter(sycl::queue& q, starc_scatter_staging& staging, T* data, const T* host,
+                          const char* where) {
+  if (staging.count == 0) return;
+  std::vector<T> packed(staging.count);
+  for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = host[staging.host_slots[i]];
+  T* values = starc_staged_values<T>(q, staging, where);
+  const int* slots = staging.slots;
+  starc_at(where, [&] {
+    q.copy(packed.data(), values, packed.size());
+    q.parallel_for(sycl::range<1>(packed.size()), [=](sycl::id<1> i) { data[slots[i]] = values[i]; });
+    q.wait_and_throw();
+  });
+}
+
+/// data[slot] for every staged slot, gathered on the device by one kernel, copied back in one
+/// transfer and written to host[slot].
+template <class T>
+inline void starc_gather(sycl::queue& q, starc_scatter_staging& staging, T* host, const T* data,
+                         const char* where) {
+  if (staging.count == 0) return;
+  std::vector<T> packed(staging.count);
+  T* values = starc_staged_values<T>(q, staging, where);
+  const int* slots = staging.slots;
+  starc_at(where, [&] {
+    q.parallel_for(sycl::range<1>(packed.size()), [=](sycl::id<1> i) { values[i] = data[slots[i]]; });
+    q.copy(values, packed.data(), packed.size()).wait();
+  });
+  for (std::size_t i = 0; i < packed.size(); ++i) host[staging.host_slots[i]] = packed[i];
 }
 
 /// Waits for all submitted work and reports any error it raised.
