@@ -337,13 +337,14 @@ def _edge_part(kernel: P.Kernel, loop: ir.Loop, index_ref: ir.VarRef) -> Tuple[i
     def endpoint(end: str) -> ir.Expr:
         return ir.EdgeEndpoint(index_ref, end, type=Scalar.NODE, loc=loop.loc)
 
-    head = (ir.Declare(kernel.index, endpoint(vertex_end), loc=loop.loc),
-            ir.Declare(loop.var, endpoint(neighbour_end), loc=loop.loc))
-    own_edge = loop.domain.edge
-    if own_edge != index_ref.sym and any(isinstance(n, ir.VarRef) and n.sym == own_edge
-                                         for n in ir.walk(loop)):
-        head += (ir.Declare(own_edge, index_ref, loc=loop.loc),)
     conds = [c for c in (kernel.guard, loop.filter) if c is not None]
+    # only the symbols the iteration reads are declared: an unread endpoint would be an
+    # unused variable, which a -Werror build (nvcc's) refuses
+    read = {n.sym for part in (loop.body, *conds) for n in ir.walk(part)
+            if isinstance(n, ir.VarRef)}
+    head = tuple(ir.Declare(sym, value, loc=loop.loc) for sym, value in (
+        (kernel.index, endpoint(vertex_end)), (loop.var, endpoint(neighbour_end)),
+        (loop.domain.edge, index_ref)) if sym in read and sym != index_ref.sym)
     body: ir.Stmt = loop.body
     if conds:
         cond = conds[0] if len(conds) == 1 else ir.Binary("&&", conds[0], conds[1],
