@@ -180,6 +180,7 @@ def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     assert built.returncode == 0, built.stderr
     text = (out / f"{program.stem}.cu").read_text()
     assert "starc::SlackRows" in text and "starc_scatter(" in text
+    assert "starc_move(" in text and text.count("starc_scatter_staging ") == 1   # kept
     assert ("starc_gather(" in text) == (name == "bump_double")
     assert (out / program.stem).is_file()
 

@@ -293,7 +293,7 @@ class UpdateStatements:
         if not s.span_moves:
             return []
         lines = []
-        for side in ("forward", "reverse"):
+        for side in self._sides(s):
             records, moved = self.names.fresh(f"{side}_moves"), self.names.fresh(f"{side}_moved")
             on_device = self.names.fresh(f"{side}_moves_on_device")
             lines += [f"std::vector<int> {records};", f"int {moved} = 0;",
@@ -301,6 +301,13 @@ class UpdateStatements:
                       f"{change}.{side}.move_records({records}, {moved});"]
             moves[side] = (records, moved, on_device)
         return lines
+
+    @staticmethod
+    def _sides(s: P.ApplyUpdates) -> List[str]:
+        """The sides (forward, reverse) with slot arrays the device holds."""
+        names = [a.name for a in s.graph + s.edge_props if a.extent == "edges"]
+        return [side for side in ("forward", "reverse")
+                if any(name.startswith("rev_") == (side == "reverse") for name in names)]
 
     def _refresh_side(self, s: P.ApplyUpdates, change: str, side: str, arrays, moves) -> List[str]:
         """One side's slot arrays refreshed after a change that laid nothing out again: its

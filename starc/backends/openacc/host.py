@@ -86,6 +86,12 @@ class OpenACCHostDialect(HostDialect):
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
         return [f"const std::vector<int>& {staging} = {slots};"]
 
+    def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:
+        return [f"const starc_staged_moves {staging}{{{records}, {moved}}};"]
+
+    def move_on_device(self, var: str, elem, staging: str, where: str) -> List[str]:
+        return [f"starc_move({var}, {staging});"]
+
     def gather_from_device(self, host, var, elem, staging, where):
         return [f"starc_gather({host}, {var}, {staging});"]
 

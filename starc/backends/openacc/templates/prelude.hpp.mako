@@ -11,6 +11,7 @@
 //   starc_read_element                      one element back to the host (update self)
 //   starc_scatter / starc_gather            a batch's changed slots of rows with slack, packed
 //                                           and written on the device, or gathered and read back
+//   starc_move                              a batch's moves applied on the device (span moves)
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double; returns the old value
 //                                           (`atomic capture`; min/max by CAS loops, on
@@ -90,6 +91,46 @@ inline void starc_gather(T* host, T* a, const std::vector<int>& slots) {
 #pragma acc parallel loop deviceptr(device) copyin(at[0:count]) copyout(values[0:count])
   for (long long i = 0; i < count; ++i) values[i] = device[at[i]];
   for (long long i = 0; i < count; ++i) host[slots[i]] = a[slots[i]] = packed[i];
+}
+
+/// A batch's moves (SlotChange::move_records: from, to, length, first scratch slot per move;
+/// `moved` slots in all), for starc_move.
+struct starc_staged_moves {
+  const std::vector<int>& records;
+  int moved;
+};
+
+/// The staged moves applied to `a`, on the device (a gang per move, its span on the vector
+/// lanes: every span copied into a scratch array, then each to its new slots, so that every
+/// move reads the values from before the batch) and likewise to the host array, unless the
+/// regions run on the host and the two are one (moving twice would be wrong).
+template <typename T>
+inline void starc_move(T* a, const starc_staged_moves& moves) {
+  const int move_count = static_cast<int>(moves.records.size() / 4), count = moves.moved;
+  if (count == 0) return;
+  const int* at = moves.records.data();
+  std::vector<T> scratch_host(static_cast<std::size_t>(count));
+  T* scratch = scratch_host.data();
+  T* device = static_cast<T*>(acc_deviceptr(a));
+  if (device != a) {
+    for (int m = 0; m < move_count; ++m) std::copy_n(a + at[4 * m], at[4 * m + 2], scratch + at[4 * m + 3]);
+    for (int m = 0; m < move_count; ++m) std::copy_n(scratch + at[4 * m + 3], at[4 * m + 2], a + at[4 * m + 1]);
+  }
+#pragma acc data copyin(at[0:4 * move_count]) create(scratch[0:count])
+  {
+#pragma acc parallel loop gang deviceptr(device) present(at[0:4 * move_count], scratch[0:count])
+    for (int m = 0; m < move_count; ++m) {
+      const int from = at[4 * m], length = at[4 * m + 2], first = at[4 * m + 3];
+#pragma acc loop vector
+      for (int i = 0; i < length; ++i) scratch[first + i] = device[from + i];
+    }
+#pragma acc parallel loop gang deviceptr(device) present(at[0:4 * move_count], scratch[0:count])
+    for (int m = 0; m < move_count; ++m) {
+      const int to = at[4 * m + 1], length = at[4 * m + 2], first = at[4 * m + 3];
+#pragma acc loop vector
+      for (int i = 0; i < length; ++i) device[to + i] = scratch[first + i];
+    }
+  }
 }
 
 // --- the compiler's device atomics -----------------------------------------------------------
