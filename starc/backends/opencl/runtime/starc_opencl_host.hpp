@@ -554,7 +554,10 @@ inline void starc_gather(const starc_opencl& device, starc_scatter_staging& stag
 
 // The staged moves applied to `data` on the device: the program's starc_move_out_<type> copies
 // every moved span into the scratch buffer, then starc_move_in_<type> writes each to its new slots
-// (one work item per moved slot; every move reads the values from before the batch).
+// (every move reads the values from before the batch). The kernels split the moved slots into one
+// contiguous run per work item: on a GPU one slot each; on a CPU device, as many items as moves
+// (and at least 16 per compute unit), runs of hundreds of slots: one item per 64 slots made
+// thousands of work-groups, whose overhead on PoCL cost as much as the copies (Kronecker 18).
 template <class T>
 inline void starc_move(const starc_opencl& device, starc_scatter_staging& staging, cl_mem data, const char* where) {
   if (staging.moved == 0) return;
@@ -568,7 +571,7 @@ inline void starc_move(const starc_opencl& device, starc_scatter_staging& stagin
     starc_set_arg(kernel, 2, static_cast<cl_int>(staging.move_count), where);
     starc_set_arg(kernel, 3, scratch, where);
     starc_set_arg(kernel, 4, static_cast<cl_int>(staging.moved), where);
-    starc_launch(device, kernel, staging.moved, where);
+    starc_launch(device, kernel, device.runs ? staging.move_count : staging.moved, where);
   }
 }
 

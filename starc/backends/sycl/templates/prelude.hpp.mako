@@ -509,25 +509,30 @@ inline int starc_move_of(const int* moves, int move_count, int slot) {
 }
 
 /// The staged moves applied to `data` on the device: every moved span copied into the scratch
-/// buffer, then each to its new slots (one work item per moved slot; every move reads the values
-/// from before the batch).
+/// buffer, then each to its new slots (every move reads the values from before the batch). The
+/// moved slots are split into one contiguous run per work item, copied move by move: one slot
+/// each on a GPU, as many runs as moves on a CPU device (few long runs, as OpenCL's starc_move).
 template <class T>
 inline void starc_move(sycl::queue& q, starc_scatter_staging& staging, T* data, const char* where) {
   if (staging.moved == 0) return;
   T* scratch = starc_staging_room<T>(q, staging, staging.scratch, static_cast<std::size_t>(staging.moved),
                                      "the moved spans", where);
   const int* moves = static_cast<const int*>(staging.moves.data);
-  const int move_count = staging.move_count;
-  const sycl::range<1> items(static_cast<std::size_t>(staging.moved));
+  const int move_count = staging.move_count, count = staging.moved;
+  const int items = q.get_device().is_cpu() ? move_count : count, run = (count + items - 1) / items;
   starc_at(where, [&] {
-    q.parallel_for(items, [=](sycl::id<1> id) {
-      const int i = static_cast<int>(id[0]), m = starc_move_of(moves, move_count, i);
-      scratch[i] = data[moves[4 * m] + i - moves[4 * m + 3]];
-    });
-    q.parallel_for(items, [=](sycl::id<1> id) {
-      const int i = static_cast<int>(id[0]), m = starc_move_of(moves, move_count, i);
-      data[moves[4 * m + 1] + i - moves[4 * m + 3]] = scratch[i];
-    });
+    for (const bool out : {true, false})   // the scratch copy, then the moved spans' new slots
+      q.parallel_for(sycl::range<1>(static_cast<std::size_t>(items)), [=](sycl::id<1> id) {
+        const int first = static_cast<int>(id[0]) * run, last = first + run < count ? first + run : count;
+        for (int m = first < last ? starc_move_of(moves, move_count, first) : 0, i = first; i < last; ++m) {
+          const int end = moves[4 * m + 3] + moves[4 * m + 2] < last ? moves[4 * m + 3] + moves[4 * m + 2] : last;
+          const int shift = moves[4 * m + (out ? 0 : 1)] - moves[4 * m + 3];
+          for (; i < end; ++i) {
+            if (out) scratch[i] = data[i + shift];
+            else data[i + shift] = scratch[i];
+          }
+        }
+      });
   });
 }
 
