@@ -2,8 +2,10 @@
 the reference's results when the batches make rows outgrow their room and the slot space run
 out (mostly additions), and under the forced schedules (``--schedule binned``, ``edges``), which
 keep rows with slack where they apply to no kernel that walks edge ids and a compact CSR where
-they do; the plan lays the graph out in rows with slack on each of them, and CUDA's program
-of rows with slack compiles with nvcc."""
+they do; and on hub rows whose deletions shift long spans (applied on the device from their
+move records: span moves), with rows moved to fresh room and re-layouts in the same batches;
+the plan lays the graph out in rows with slack on each of them, and CUDA's program of rows
+with slack (its moves and kept staging included) compiles with nvcc."""
 
 from __future__ import annotations
 

@@ -234,11 +234,11 @@ __kernel void starc_gather_{type}(__global const {type} *data, __global const in
 
 #: a batch's moves applied on the device (``SlotChange::move_records``: from, to, length and
 #: first scratch slot per move): the moved slots are split into one contiguous run per work
-#: item (one slot each on a GPU, whose launch covers them all; long runs of consecutive slots
-#: on a CPU device, whose launches run fewer items: a strided walk with a search per slot
-#: took 35 ms a batch at Kronecker 18 on PoCL), whose first move is found by a binary search
-#: over the records, the run then copied move by move (a plain loop per span, which the
-#: compiler vectorises); all spans are copied into the scratch
+#: item (one slot each on a GPU, whose launch covers them all; long runs on a CPU device,
+#: whose launches run fewer items: a strided walk with a search per slot took ~2.8 ms per
+#: array a batch at Kronecker 18 on PoCL, these runs 0.4-0.6 ms); a run's first move is
+#: found by a binary search over the records, then the run is copied move by move (a plain
+#: loop per span, which the compiler vectorises); all spans are copied into the scratch
 #: array before any is written back, so a move reads the values from before the batch
 _MOVE_OF = """\
 int starc_move_of(__global const int *moves, const int move_count, const int slot) {
