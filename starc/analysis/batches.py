@@ -25,7 +25,7 @@ from starc.ir.types import Scalar
 from starc.records import Record
 
 __all__ = ["lower_batch", "lower_update_graph", "lower_update_loop", "refresh_lists",
-           "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS"]
+           "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS", "SPAN_MOVES_WHY"]
 
 #: ``currentBatch(part)`` / ``OnDelete`` / ``OnAdd`` -> the kind of update a loop takes
 BATCH_PARTS = {None: "all", 0: "delete", 1: "add", "delete": "delete", "add": "add"}
@@ -109,11 +109,13 @@ def lower_update_loop(s: ir.Loop, host) -> P.UpdateLoop:
 
 
 def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
-                  kernels: Tuple[P.Kernel, ...], slack: bool = False) -> P.HostBlock:
+                  kernels: Tuple[P.Kernel, ...], slack: bool = False,
+                  span_moves: bool = False) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
     the graph arrays, and the arrays of edge properties (their values carried), with the ones
     to read back first (``kernels``: the plan's, besides those its host statements launch),
-    and whether the reverse CSR keeps its edge ids."""
+    whether the reverse CSR keeps its edge ids, and whether the rows have slack and the batch's
+    moves are applied on the device (``span_moves``, ``SPAN_MOVES_WHY``)."""
     graph = tuple(a for a in arrays if a.role == "graph")
     edge_props = tuple(a for a in arrays if a.extent == "edges" and a.role in _CARRIED_ROLES)
     written = device_written(host, kernels)
@@ -131,7 +133,7 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
             if isinstance(stmt, P.ApplyUpdates):
                 stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props,
                                            read_back=read_back, reverse_ids=reverse_ids,
-                                           slack_rows=slack)
+                                           slack_rows=slack, span_moves=span_moves)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(host)
@@ -144,6 +146,18 @@ _SLACK_ROWS_WHY = ("a batch moves only the rows it touches (O(k log k + their de
                    "slots after it (max(2, degree/8) when laid out), edge ids are slots, a row "
                    "that outgrows its room moves to fresh room with twice its edges, and the "
                    "slot space is laid out again when it runs out")
+
+
+#: why a batch's moves go to the device as records (``ApplyUpdates.span_moves``)
+SPAN_MOVES_WHY = ("a deletion closes its hole from the shorter side of its row, so in a hub row "
+                  "it shifts hundreds of slots (Kronecker 18: ~0.8 M slots per batch of 2,097 "
+                  "deletions, from ~2,000 moves); the host uploads one record (from, to, length) "
+                  "per move and one kernel pair per slot array copies the moved spans into a "
+                  "scratch array and back to their new slots, and only the slots the batch "
+                  "itself wrote (its added edges) are packed and scattered; a move never reads "
+                  "or writes a slot an earlier one of its batch wrote (the runtime checks it, "
+                  "and scatters every written slot where it does not hold), and an edge "
+                  "property the device writes moves on the device, with no read back")
 
 
 def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:

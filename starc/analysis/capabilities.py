@@ -37,6 +37,9 @@ class Capabilities(Record):
     #: a Dynamic program's kernels may read the graph in rows with slack (a row's end from
     #: ``ends[v]``; ``analysis.batches.slack_rows``), so that a batch touches only its rows
     slack_rows: bool = False
+    #: with ``slack_rows``: the host applies a batch's moves to the device copies as move
+    #: records (``ApplyUpdates.span_moves``), not as the moved slots' values
+    span_moves: bool = False
     #: the host may replace the device CSR by a degree-ordered copy inside the timed span
     renumbers_graph: bool = True
     #: the kernel compiler makes signed + - * wrap (g++ -fwrapv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.analysis.locality import Locality, kernel_locality
 from starc.analysis.specialize import conditional_atomics
@@ -197,6 +198,13 @@ class PlanPrinter(DSLPrinter):
         graph = ", ".join(a.name for a in s.graph)
         props = ", ".join(a.name for a in s.edge_props) or "none"
         read = ", ".join(a.name for a in s.read_back) or "none"
+        if s.slack_rows and s.span_moves:
+            slots = ", ".join(a.name for a in s.graph + s.edge_props if a.extent == "edges")
+            return self.line(f"apply the batch's {s.kind}s to the host graph's rows with slack "
+                             f"in place; move the spans it moved on the device, from their "
+                             f"records, in {slots}; upload the slots it added (packed, "
+                             "scattered; every written slot where a move chains; whole after "
+                             "a re-layout) and the row starts and ends;", indent)
         if s.slack_rows:
             return self.line(f"apply the batch's {s.kind}s to the host graph's rows with slack "
                              f"in place; upload the slots it wrote of {graph} (packed, "
@@ -351,6 +359,8 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     if target.slack_rows_why:     # (the compact CSR's reason says so itself)
         graph = "rows with slack: " if target.slack_rows else ""
         lines.append(f"  graph updates: {graph}{target.slack_rows_why}")
+        if target.slack_rows and target.capabilities.span_moves:
+            lines.append(f"  batch moves on the device (span moves): {SPAN_MOVES_WHY}")
     distribution = target.distribution
     if distribution is None:
         return lines

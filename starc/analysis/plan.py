@@ -656,6 +656,11 @@ class ApplyUpdates(HostStmt):
     #: the graph is in rows with slack (``Specialization.slack_rows``): the batch moves only
     #: the rows it touches, and the device copies are refreshed in the slot ranges it wrote
     slack_rows: bool = False
+    #: with ``slack_rows``: the batch's moves (a deletion's shifted spans, a row moved to
+    #: fresh room) are uploaded as records and applied on the device by one kernel pair per
+    #: slot array (``batches.SPAN_MOVES_WHY``); only the slots the batch itself wrote (added
+    #: edges) are packed and scattered
+    span_moves: bool = False
 
 
 @record

@@ -20,6 +20,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
@@ -561,8 +562,15 @@ class _Walk:
                  + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
                     "on the device writes them: no read back)" if kept else ""))
 
+        moves = (slack + "; on the device, the spans the batch moved are moved from their "
+                 "records (from, to, length) by a kernel pair per slot array, and only the "
+                 "slots it added are packed and scattered (all written slots where a move "
+                 "chains), with no read back for the moved slots")
+
         def choose(t) -> Choice:
             target = t.plan.target
+            if target is not None and target.slack_rows and target.capabilities.span_moves:
+                return Choice(moves, f"{target.slack_rows_why}; {SPAN_MOVES_WHY}")
             if target is not None and target.slack_rows:
                 return Choice(slack, target.slack_rows_why)
             # the plan's reason for a compact CSR, where it has one

@@ -111,7 +111,27 @@ def test_a_dynamic_program_reads_rows_with_slack(name, backend):
     assert all(update.slack_rows for update in _updates(plan))
     dump = plan_dump(plan)      # --emit plan says it, and how an update refreshes the device
     assert "graph updates: rows with slack: a batch moves only the rows it touches" in dump
-    assert "to the host graph's rows with slack in place; upload the slots it wrote" in dump
+    if plan.target.capabilities.span_moves:
+        assert "in place; move the spans it moved on the device, from their records" in dump
+    else:
+        assert "to the host graph's rows with slack in place; upload the slots it wrote" in dump
+
+
+@pytest.mark.parametrize("span_moves", [True, False])
+def test_span_moves_are_a_plan_decision_with_their_reason(span_moves):
+    """Span moves (issue 31): on a target that applies a batch's moves on the device, every
+    graph update of rows with slack says so, with its reason in --emit plan and the host
+    moves the spans from their records; without, every written slot is scattered."""
+    capabilities = dataclasses.replace(get_backend("opencl").capabilities,
+                                       span_moves=span_moves)
+    plan = specialize(_dynamic_plan("dyn_sssp"), capabilities)
+    assert plan.target.slack_rows
+    assert [update.span_moves for update in _updates(plan)] == [span_moves] * 2
+    dump = plan_dump(plan)
+    assert ("batch moves on the device (span moves): a deletion closes its hole from the "
+            "shorter side" in dump) == span_moves
+    assert ("move the spans it moved on the device, from their records, in targets, "
+            "rev_sources, weight;" in dump) == span_moves
 
 
 def test_a_backend_whose_printer_has_no_rows_with_slack_keeps_a_compact_csr_and_says_why():

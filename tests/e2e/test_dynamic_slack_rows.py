@@ -2,13 +2,17 @@
 the reference's results when the batches make rows outgrow their room and the slot space run
 out (mostly additions), and under the forced schedules (``--schedule binned``, ``edges``), which
 keep rows with slack where they apply to no kernel that walks edge ids and a compact CSR where
-they do; the plan lays the graph out in rows with slack on each of them, and CUDA's program
-of rows with slack compiles with nvcc."""
+they do; and on hub rows whose deletions shift long spans (applied on the device from their
+move records: span moves), with rows moved to fresh room and re-layouts in the same batches;
+the plan lays the graph out in rows with slack on each of them, and CUDA's program of rows
+with slack (its moves and kept staging included) compiles with nvcc."""
 
 from __future__ import annotations
 
 import dataclasses
 import pathlib
+import random
+import re
 import subprocess
 import sys
 
@@ -46,6 +50,35 @@ def growing(tmp_path_factory):
     return made
 
 
+@pytest.fixture(scope="module")
+def hubs(tmp_path_factory):
+    """(graph, stream, undirected): two hubs (0 -> every vertex, every vertex -> 1) among
+    random edges, and batches of 60 lines that delete hub edges from the middle of the hub
+    rows (each shifting a long span, forward and reverse) and add 40 edges to a few rows,
+    the hubs' among them (rows outgrowing their room move to fresh slots), so that the slot
+    space runs out and is laid out again in a batch with deletions."""
+    folder, rng = tmp_path_factory.mktemp("hubs"), random.Random(21)
+    n = 200
+    edges = {(0, v) for v in range(2, n)} | {(v, 1) for v in range(2, n)}
+    while len(edges) < 1000:
+        u, v = rng.randrange(n), rng.randrange(n)
+        edges.add((u, v))
+    path = folder / "hubs.el"
+    path.write_text("".join(f"{u} {v} {rng.randint(1, 20)}\n" for u, v in sorted(edges)))
+    lines, out_hub, in_hub = [], list(range(2, n)), list(range(2, n))
+    for _ in range(10):
+        for hub_row, row in ((0, out_hub), (1, in_hub)):
+            for _ in range(10):
+                v = row.pop(len(row) // 2 + rng.randrange(-5, 5))
+                lines.append(f"d 0 {v}" if hub_row == 0 else f"d {v} 1")
+        for _ in range(40):
+            u = rng.choice([0, 1, 3, 4, 5, rng.randrange(n)])
+            lines.append(f"a {u} {rng.randrange(n)} {rng.randint(1, 20)}")
+    updates = folder / "hubs.updates"
+    updates.write_text("".join(line + "\n" for line in lines))
+    return path, updates, False
+
+
 def _agree(name, case, batch, backend, schedule=None, rtol=0.0, atol=0.0, skip=(), **params):
     path, updates, undirected = case
     options = BackendOptions(schedule=schedule)
@@ -64,6 +97,15 @@ def _agree(name, case, batch, backend, schedule=None, rtol=0.0, atol=0.0, skip=(
 def test_growing_rows_give_the_references_sssp_and_pagerank(growing, batch, backend):
     _agree("dyn_sssp", growing["rmat"], batch, backend, skip=("parent",), src="0")
     _agree("dyn_pr", growing["rmat"], batch, backend, rtol=1e-4, atol=1e-6, **PR)
+
+
+@pytest.mark.parametrize("backend", SLACK_BACKENDS)
+@pytest.mark.parametrize("batch", [60, 17])
+def test_hub_rows_long_shifts_and_relayouts_give_the_references_results(hubs, batch, backend):
+    """Deletions in the middle of hub rows (long spans moved, on the device where the plan
+    applies the moves there), rows moved to fresh room and re-layouts in the same batches."""
+    _agree("dyn_sssp", hubs, batch, backend, skip=("parent",), src="0")
+    _agree("dyn_pr", hubs, batch, backend, rtol=1e-4, atol=1e-6, **PR)
 
 
 @pytest.mark.parametrize("backend", SLACK_BACKENDS)
@@ -107,8 +149,12 @@ Dynamic Bump(Graph g, propEdge<{type}> weight, propNode<{type}> total, updates<g
 
 @pytest.mark.parametrize("backend", SLACK_BACKENDS)
 @pytest.mark.parametrize("type_name", ["float", "double"])
-def test_weights_a_kernel_changes_follow_their_slots(growing, tmp_path, type_name, backend):
-    path, updates, _ = growing["rmat"]
+@pytest.mark.parametrize("stream", ["growing", "hubs"])
+def test_weights_a_kernel_changes_follow_their_slots(growing, hubs, tmp_path, type_name, backend,
+                                                     stream):
+    """(moved on the device with the batch's spans, where the plan applies them there: no
+    read back)"""
+    path, updates, _ = growing["rmat"] if stream == "growing" else hubs
     program = tmp_path / f"bump_{type_name}.sp"
     program.write_text(BUMPED.format(type=type_name))
     runs = [starc.compile(str(program), which).run(path, updates=str(updates), batchSize=150)
@@ -137,5 +183,28 @@ def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     assert built.returncode == 0, built.stderr
     text = (out / f"{program.stem}.cu").read_text()
     assert "starc::SlackRows" in text and "starc_scatter(" in text
+    assert "starc_move(" in text and text.count("starc_scatter_staging ") == 1   # kept
     assert ("starc_gather(" in text) == (name == "bump_double")
     assert (out / program.stem).is_file()
+
+
+@pytest.mark.parametrize("backend, kernel_file", [("opencl", "dyn_sssp.cl"), ("sycl", None),
+                                                 ("openacc", None)])
+def test_the_batch_staging_is_kept_and_the_moves_printed(tmp_path, backend, kernel_file):
+    """The device staging of a batch's slots and moves is declared once, before the trials
+    (its buffers kept and grown across batches), and each update applies its moves on the
+    device (kernel pair per element type in OpenCL's kernel file) before scattering the rest."""
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "starc", str(DYNAMIC / "dyn_sssp.sp"), "-b",
+                           backend, "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    host = next(p for p in out.iterdir() if p.suffix == ".cpp").read_text()
+    assert host.count("starc_scatter_staging ") == 1
+    assert host.index("starc_scatter_staging ") < host.index("for (int trial = 0;")
+    # targets and weight, rev_sources, in each of the two updates
+    assert len(re.findall(r"starc_move(<int>)?\(", host)) == 6
+    assert "written_besides_moves()" in host and "move_records(" in host
+    if kernel_file:
+        text = (out / kernel_file).read_text()
+        assert "__kernel void starc_move_out_int(" in text
+        assert "__kernel void starc_move_in_int(" in text

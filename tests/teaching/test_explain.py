@@ -298,6 +298,9 @@ def test_a_dynamic_program_shows_its_update_phase_and_who_refuses_it():
             assert what.startswith("the host applies the batch's deletions to its rows with "
                                    "slack in place (starc_slack_rows.hpp): only the rows it "
                                    "touches move"), what
+            # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
+            moved = "the spans the batch moved are moved from their records" in what
+            assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
             assert "O(k log k + their degrees)" in why, why
         else:
             assert what.startswith("the host applies the batch's deletions to its CSR and "

@@ -64,10 +64,19 @@ class HelperHostDialect(HostDialect):
     def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
         return self._call("read_element", elem if self.typed_read else None, var, index, where)
 
-    # --- a batch's slots of rows with slack (the header's starc_scatter_staging) --------------
+    # --- a batch's slots of rows with slack (the header's starc_scatter_staging, kept) --------
+    def staging_kept(self, staging: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
+                "their buffers"]
+
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};",
-                self._call("stage_slots", None, staging, slots, where) + ";"]
+        return [self._call("stage_slots", None, staging, slots, where) + ";"]
+
+    def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:
+        return [self._call("stage_moves", None, staging, records, moved, where) + ";"]
+
+    def move_on_device(self, var: str, elem: Scalar, staging: str, where: str) -> List[str]:
+        return [self._call("move", elem, staging, var, where) + ";"]
 
     def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
                            where: str) -> List[str]:

@@ -225,10 +225,27 @@ class HostDialect:
                        where: str) -> List[str]:
         self.missing("a host-to-device copy")
 
+    def staging_kept(self, staging: str) -> List[str]:
+        """The declaration of ``staging`` once, before the batches, where the dialect keeps
+        its device buffers across them (grown only when a batch needs more); none where
+        ``stage_slots`` declares a fresh one per use."""
+        return []
+
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        """Declares ``staging``, the device copy of the slot ids in host vector ``slots`` (the
-        slots a batch wrote in rows with slack), for ``scatter_to_device``."""
+        """``staging`` (declared here unless ``staging_kept`` declared it): the device copy of
+        the slot ids in host vector ``slots`` (the slots a batch wrote in rows with slack),
+        for ``scatter_to_device``."""
         self.missing("staging changed slots")
+
+    def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:
+        """The move records in host vector ``records`` (``SlotChange::move_records``; ``moved``
+        slots in all) copied to ``staging`` (kept: ``staging_kept``), for ``move_on_device``."""
+        self.missing("staging a batch's moves")
+
+    def move_on_device(self, var: str, elem: Scalar, staging: str, where: str) -> List[str]:
+        """The staged moves applied to device array ``var``: every span copied into a scratch
+        array, then to its new slots."""
+        self.missing("moving a batch's spans on the device")
 
     def gather_from_device(self, host: str, var: str, elem: Scalar, staging: str,
                            where: str) -> List[str]:

@@ -57,6 +57,7 @@ class HostStatementPrinter(UpdateStatements):
         self._array_vars: Dict[str, str] = {}
         self._host_vectors: Dict[int, str] = {}
         self._edge_capacity = ""     # named by a graph update's printing (``edge_capacity``)
+        self._kept_staging = ""      # likewise (``kept_staging``)
         # the graph's rows with slack (``Specialization.slack_rows``): their host variable
         target = plan.target
         self.slack_rows = (self.names.fresh(f"{self.graph}_rows")

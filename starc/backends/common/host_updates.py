@@ -81,6 +81,8 @@ class UpdateStatements:
             # the length of the edge arrays a graph update refreshes: they are reallocated
             # only when the edges outgrow it (every trial starts them at the input's m)
             lines.append(f"int {self.edge_capacity()} = {self._edge_count()};")
+        if self._kept_staging:
+            lines += self.dialect.staging_kept(self._kept_staging)
         return lines
 
     def _edge_count(self) -> str:
@@ -92,6 +94,16 @@ class UpdateStatements:
         if not self._edge_capacity:
             self._edge_capacity = self.names.fresh("edge_capacity")
         return self._edge_capacity
+
+    def staging(self) -> str:
+        """The device staging of a batch's slots and moves: one kept across the batches (and
+        the trials) with its buffers' capacities where the dialect keeps one
+        (``staging_kept``), else a fresh one that ``stage_slots`` declares."""
+        if not self.dialect.staging_kept("_"):
+            return self.names.fresh("staging")
+        if not self._kept_staging:
+            self._kept_staging = self.names.fresh("batch_staging")
+        return self._kept_staging
 
     def _capacity_used(self) -> bool:
         return bool(self._edge_capacity)
@@ -210,22 +222,25 @@ class UpdateStatements:
         uploads += [(array, self.graph_array_data(array)) for array in s.graph]
         return lines, change, uploads
 
-    def _read_moved_slots(self, s: P.ApplyUpdates, change: str, carried) -> List[str]:
+    def _read_moved_slots(self, s: P.ApplyUpdates, change: str, carried,
+                          on_device: str = "") -> List[str]:
         """The device's values of the edge properties it may have written, read back where the
-        batch moves them from (gathered into one transfer), or whole after a re-layout."""
+        batch moves them from (gathered into one transfer), or whole after a re-layout; not
+        at all where the moves are applied on the device (``on_device``: the C++ flag)."""
         d, where = self.dialect, self.where(s.loc)
         read = [(array, vector) for array, vector, _ in carried
                 if array.name in {a.name for a in s.read_back}]
         if not read:
             return []
+        staging = self.staging()
         # whole: the device arrays' length, which the re-layout's new capacity may exceed
         length = Count(self.edge_capacity(), self.edge_capacity(), may_be_zero=True)
         lines = [f"if ({change}.forward.whole()) {{"]
         lines += [INDENT + line for array, vector in read for line in d.copy_to_host(
             f"{vector}.data()", self.array_var(array), array.elem, length, where)]
-        slots, staging = self.names.fresh("moved_slots"), self.names.fresh("staging")
-        lines += ["} else {", f"{INDENT}const std::vector<int> {slots} = "
-                  f"{change}.forward.sources();"]
+        slots = self.names.fresh("moved_slots")
+        lines += [f"}} else if (!{on_device}) {{" if on_device else "} else {",
+                  f"{INDENT}const std::vector<int> {slots} = {change}.forward.sources();"]
         lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
         lines += [INDENT + line for array, vector in read for line in d.gather_from_device(
             f"{vector}.data()", self.array_var(array), array.elem, staging, where)]
@@ -271,15 +286,65 @@ class UpdateStatements:
         return lines + [line for a in arrays
                         for line in d.allocate(self.array_var(a), a.elem, count, where)]
 
+    def _move_records(self, s: P.ApplyUpdates, change: str, moves) -> List[str]:
+        """With ``span_moves``: each side's move records (``SlotChange::move_records``) and
+        whether the device applies them (not after a re-layout, nor where a move chains),
+        their C++ names kept in ``moves`` by side."""
+        if not s.span_moves:
+            return []
+        lines = []
+        for side in self._sides(s):
+            records, moved = self.names.fresh(f"{side}_moves"), self.names.fresh(f"{side}_moved")
+            on_device = self.names.fresh(f"{side}_moves_on_device")
+            lines += [f"std::vector<int> {records};", f"int {moved} = 0;",
+                      f"const bool {on_device} = !{change}.forward.whole() && "
+                      f"{change}.{side}.move_records({records}, {moved});"]
+            moves[side] = (records, moved, on_device)
+        return lines
+
+    @staticmethod
+    def _sides(s: P.ApplyUpdates) -> List[str]:
+        """The sides (forward, reverse) with slot arrays the device holds."""
+        names = [a.name for a in s.graph + s.edge_props if a.extent == "edges"]
+        return [side for side in ("forward", "reverse")
+                if any(name.startswith("rev_") == (side == "reverse") for name in names)]
+
+    def _refresh_side(self, s: P.ApplyUpdates, change: str, side: str, arrays, moves) -> List[str]:
+        """One side's slot arrays refreshed after a change that laid nothing out again: its
+        moves applied on the device where ``moves`` has them, then the slots written besides
+        (all written slots otherwise) packed into one transfer and scattered."""
+        d, where = self.dialect, self.where(s.loc)
+        staging, slots = self.staging(), self.names.fresh(f"{side}_slots")
+        written = f"{change}.{side}.slots()"
+        lines = []
+        if side in moves:
+            records, moved, on_device = moves[side]
+            lines.append(f"if ({on_device}) {{")
+            lines += [INDENT + line for line in d.stage_moves(staging, records, moved, where)]
+            lines += [INDENT + line for a, _ in arrays
+                      for line in d.move_on_device(self.array_var(a), a.elem, staging, where)]
+            lines.append("}")
+            written = (f"{on_device} ? {change}.{side}.written_besides_moves() : "
+                       f"{change}.{side}.slots()")
+        lines.append(f"const std::vector<int> {slots} = {written};")
+        lines += d.stage_slots(staging, slots, where)
+        return lines + [line for a, data in arrays for line in d.scatter_to_device(
+            self.array_var(a), a.elem, data, staging, where)]
+
     def _apply_to_slack_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         """``ApplyUpdates`` on rows with slack: the batch moves only the rows it touches, and
         the device copies are refreshed at the slots it wrote, packed into one transfer and
         scattered on the device (all of them, reallocated when their length changed, after a
-        re-layout), the n-long row bounds whole."""
+        re-layout), the n-long row bounds whole; with ``span_moves``, the moves are applied
+        on the device from their records and only the other written slots scattered."""
         d, rows, where = self.dialect, self.slack_rows, self.where(s.loc)
+        moves = {}
+
+        def after_change(change, carried):
+            return (self._move_records(s, change, moves)
+                    + self._read_moved_slots(s, change, carried, moves.get("forward", ("",) * 3)[2]))
         lines, change, uploads = self._changed_edges(
-            s, "SlackChange", f"{self.graph}, {rows}", "", ".forward",
-            lambda change, carried: self._read_moved_slots(s, change, carried))
+            s, "SlackChange", f"{self.graph}, {rows}", "", ".forward", after_change)
         whole = [INDENT + line for array, data in uploads for line in d.copy_to_device(
             self.array_var(array), array.elem, data, self.count(array), where)]
         edges = [array for array, _ in uploads if array.extent == "edges"]
@@ -293,13 +358,9 @@ class UpdateStatements:
         for side in ("forward", "reverse"):     # the changed slots, packed and scattered
             in_side = [(a, data) for a, data in uploads if a.extent == "edges" and
                        (a.name.startswith("rev_") == (side == "reverse"))]
-            if not in_side:
-                continue
-            slots, staging = self.names.fresh(f"{side}_slots"), self.names.fresh("staging")
-            lines.append(f"{INDENT}const std::vector<int> {slots} = {change}.{side}.slots();")
-            lines += [INDENT + line for line in d.stage_slots(staging, slots, where)]
-            lines += [INDENT + line for a, data in in_side for line in d.scatter_to_device(
-                self.array_var(a), a.elem, data, staging, where)]
+            if in_side:
+                lines += [INDENT + line for line in self._refresh_side(s, change, side, in_side,
+                                                                       moves)]
         lines += [INDENT + line for array, data in uploads if array.extent != "edges"
                   for line in d.copy_to_device(self.array_var(array), array.elem, data,
                                                self.count(array), where)]

@@ -74,10 +74,20 @@ class CUDAHostDialect(HostDialect):
     def read_element(self, var, elem, index, where):
         return f"starc_read_element({var}, {index}, {where})"
 
-    # rows with slack: a batch's slots, packed and scattered (gathered) by the prelude's kernels
+    # rows with slack: a batch's slots, packed and scattered (gathered) by the prelude's
+    # kernels, and its moves applied there; the staging kept across the batches
+    def staging_kept(self, staging: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
+                "their buffers"]
+
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};",
-                f"starc_stage_slots({staging}, {slots}, {where});"]
+        return [f"starc_stage_slots({staging}, {slots}, {where});"]
+
+    def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:
+        return [f"starc_stage_moves({staging}, {records}, {moved}, {where});"]
+
+    def move_on_device(self, var: str, elem, staging: str, where: str) -> List[str]:
+        return [f"starc_move({staging}, {var}, {where});"]
 
     def gather_from_device(self, host, var, elem, staging, where):
         return [f"starc_gather({staging}, {host}, {var}, {where});"]

@@ -71,6 +71,7 @@ _GROUP_FOLDS = {"+": "plus", "-": "plus", "&": "bit_and", "|": "bit_or",
 #: (bitwise ones on integers only), a device-side worklist whose appends a warp aggregates.
 CAPABILITIES = Capabilities(
     "cuda", "CUDA", lockstep=True, sub_group_width=32, dynamic_graphs=True, slack_rows=True,
+    span_moves=True,
     schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
     frontier_edges=True, divergent_exchange=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC

@@ -81,10 +81,21 @@ class OpenACCHostDialect(HostDialect):
     def read_element(self, var, elem, index, where):
         return f"starc_read_element({var}, {index})"
 
-    # rows with slack: the slots a batch wrote (or its moves read) are host vector indices;
-    # the prelude packs their values and one parallel loop scatters (gathers) them
+    # rows with slack: the slots a batch wrote (or its moves read), packed by the prelude and
+    # scattered (gathered) by one parallel loop, its moves applied there; the staging (device
+    # buffers from acc_malloc) kept across the batches
+    def staging_kept(self, staging: str) -> List[str]:
+        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
+                "their buffers"]
+
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        return [f"const std::vector<int>& {staging} = {slots};"]
+        return [f"starc_stage_slots({staging}, {slots});"]
+
+    def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:
+        return [f"starc_stage_moves({staging}, {records}, {moved});"]
+
+    def move_on_device(self, var: str, elem, staging: str, where: str) -> List[str]:
+        return [f"starc_move({var}, {staging});"]
 
     def gather_from_device(self, host, var, elem, staging, where):
         return [f"starc_gather({host}, {var}, {staging});"]

@@ -55,6 +55,7 @@ ATOMICS = directive_atomics("acc", "OpenACC", cuda_macro=CUDA_ATOMICS)
 CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS,
                                       schedules=frozenset({"vertex", "edges", "binned"}),
                                       vector_loops=True, dynamic_graphs=True, slack_rows=True,
+                                      span_moves=True,
                                       gang_staged_appends=True)
 
 #: the macro naming how many items a gang of a staging kernel runs on its vector lanes, and

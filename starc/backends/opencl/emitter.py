@@ -53,13 +53,17 @@ class OpenCLBackend(CppBackend):
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         # every kernel goes into the .cl file; the host has a launcher for each one it launches
-        # rows with slack: a batch's changed slots are scattered by type, and the slots its
-        # moves read gathered from the arrays read back
+        # rows with slack: a batch's changed slots are scattered by type, the slots its
+        # moves read gathered from the arrays read back, and its moves applied on the device
+        # (span moves) to every slot array
         slack = plan.target is not None and plan.target.slack_rows
         scattered = [a.elem for a in plan.arrays if a.extent == "edges"] if slack else []
         gathered = [a.elem for s in walk_host(plan.host) if isinstance(s, P.ApplyUpdates)
                     for a in s.read_back] if slack else []
-        kernel_file = render_kernels(plan.kernels, scattered=scattered, gathered=gathered)
+        moved = [a.elem for a in plan.arrays if a.extent == "edges"] if any(
+            isinstance(s, P.ApplyUpdates) and s.span_moves for s in walk_host(plan.host)) else []
+        kernel_file = render_kernels(plan.kernels, scattered=scattered, gathered=gathered,
+                                     moved=moved)
         codes = {code.name: code for code in kernel_file.kernels}
         launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
         return PrintedKernels(launched, [Launcher(code) for code in launched.values()],

@@ -101,7 +101,7 @@ ATOMICS = AtomicTable(
 #: (``staged_appends``), one global atomic per group, where each was one atomic per item.
 CAPABILITIES = Capabilities(
     "sycl", "SYCL", native_reductions=frozenset(_REDUCTION_OPERATORS), dynamic_graphs=True,
-    slack_rows=True,
+    slack_rows=True, span_moves=True,
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
     group_reductions=group_end.GROUP_REDUCTIONS,
     converged_group_functions=True, staged_appends=True,

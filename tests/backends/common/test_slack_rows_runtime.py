@@ -2,7 +2,9 @@
 slack rows give, read row by row, the graph starc/graphs/updates.py (the reference executor's)
 gives, with edge properties carried to the new slots and the reverse edge ids pointing at the
 right slots; on multigraphs with self-loops, duplicate additions, deletions of missing edges,
-rows that outgrow their room and slot spaces that run out (re-laid out)."""
+rows that outgrow their room and slot spaces that run out (re-laid out); and a device copy
+refreshed from the move records (``SlotChange::move_records``) plus the other written slots
+equals the host's slots after every change."""
 
 from __future__ import annotations
 
@@ -76,6 +78,66 @@ static bool sources_suffice(const std::vector<int>& before, const std::vector<in
     if (partial[static_cast<size_t>(slot)] != carried[static_cast<size_t>(slot)]) return false;
   return true;
 }
+// A device copy equal to `before` refreshed as the generated programs do: the move records
+// applied from a scratch copy (all spans gathered, then written), then the other written
+// slots scattered from the host's values; or, where move_records() refuses, every written
+// slot scattered. It must equal the host's `after` at every slot. `moved` counts the
+// changes that took the records.
+static int device_moves_done = 0, device_moves_refused = 0;
+template <class T>
+static bool device_moves_agree(const std::vector<T>& before, const std::vector<T>& after,
+                               const starc::SlotChange& change) {
+  if (change.whole() || after.empty()) return true;   // (an array the graph does not keep)
+  std::vector<T> device = before;
+  std::vector<int> records, scattered;
+  int moved = 0;
+  if (change.move_records(records, moved)) {
+    std::vector<T> scratch(static_cast<size_t>(moved));
+    for (size_t r = 0; r < records.size(); r += 4)
+      for (int i = 0; i < records[r + 2]; ++i)
+        scratch[static_cast<size_t>(records[r + 3] + i)] = device[static_cast<size_t>(records[r] + i)];
+    for (size_t r = 0; r < records.size(); r += 4)
+      for (int i = 0; i < records[r + 2]; ++i)
+        device[static_cast<size_t>(records[r + 1] + i)] = scratch[static_cast<size_t>(records[r + 3] + i)];
+    scattered = change.written_besides_moves();
+    device_moves_done += !records.empty();
+  } else {
+    scattered = change.slots();
+    ++device_moves_refused;
+  }
+  for (int slot : scattered) device[static_cast<size_t>(slot)] = after[static_cast<size_t>(slot)];
+  return device == after;
+}
+static bool all_moved(const starc::Graph& before, const starc::Graph& after, const starc::SlackChange& change) {
+  return device_moves_agree(before.targets, after.targets, change.forward) &&
+         device_moves_agree(before.sources, after.sources, change.forward) &&
+         device_moves_agree(before.weights, after.weights, change.forward) &&
+         device_moves_agree(before.rev_sources, after.rev_sources, change.reverse) &&
+         device_moves_agree(before.rev_edge_ids, after.rev_edge_ids, change.reverse);
+}
+// Moves that chain (the second reads what the first wrote; a third writes over the second's
+// destination) are refused, and their slots scattered instead; moves apart are kept.
+static int chained_moves() {
+  starc::SlotChange chain, apart;
+  chain.moves = {{0, 4, 4}, {4, 8, 4}};
+  apart.moves = {{2, 0, 2}, {5, 3, 3}, {12, 20, 4}};
+  starc::SlotChange overwrite;
+  overwrite.moves = {{0, 10, 4}, {20, 12, 4}};
+  std::vector<int> records;
+  int moved = 0;
+  if (chain.move_records(records, moved) || !records.empty() || moved != 0) return 11;
+  if (overwrite.move_records(records, moved)) return 12;
+  if (!apart.move_records(records, moved) || moved != 9 || records.size() != 12 || records[7] != 2) return 13;
+  std::vector<int> before(24);
+  for (int i = 0; i < 24; ++i) before[static_cast<size_t>(i)] = 100 + i;
+  for (const starc::SlotChange* change : {&chain, &apart, &overwrite}) {
+    std::vector<int> after = before;
+    change->carry(after, -1);
+    if (!device_moves_agree(before, after, *change)) return 14;
+  }
+  std::printf("refused %d\n", device_moves_refused);
+  return device_moves_refused == 2 ? 0 : 15;
+}
 static bool all_covered(const starc::Graph& before, const starc::Graph& after, const starc::SlackChange& change) {
   return covered(before.targets, after.targets, change.forward) && covered(before.sources, after.sources, change.forward) &&
          covered(before.weights, after.weights, change.forward) &&
@@ -83,6 +145,7 @@ static bool all_covered(const starc::Graph& before, const starc::Graph& after, c
          covered(before.rev_edge_ids, after.rev_edge_ids, change.reverse);
 }
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "chained") == 0) return chained_moves();
   try {
     bool undirected = std::strcmp(argv[3], "1") == 0;
     starc::Graph g = starc::read_graph(argv[1], undirected);
@@ -105,6 +168,7 @@ int main(int argc, char** argv) {
       starc::Graph before = g;
       starc::SlackChange deletion = starc::delete_edges(g, rows, gone.src, gone.dst);
       if (!all_covered(before, g, deletion)) return 5;
+      if (!all_moved(before, g, deletion)) return 7;
       std::vector<int> origin_before = origin;
       deletion.forward.carry(origin, -1);
       if (!sources_suffice(origin_before, origin, deletion.forward)) return 6;
@@ -114,6 +178,7 @@ int main(int argc, char** argv) {
       before = g;
       starc::SlackChange change = starc::add_edges(g, rows, added.src, added.dst, added.weights);
       if (!all_covered(before, g, change)) return 5;
+      if (!all_moved(before, g, change)) return 7;
       relaid += change.forward.whole();
       moved_rows += !change.forward.whole() && g.offsets.back() > used;
       origin_before = origin;
@@ -150,7 +215,8 @@ int main(int argc, char** argv) {
     std::printf("\ncarried_weights");
     if (g.has_weights)
       for (double w : compacted(weights, g.offsets, rows.ends)) std::printf(" %.17g", w);
-    std::printf("\nrelaid %d\nmoved_rows %d\n", relaid, moved_rows);
+    std::printf("\nrelaid %d\nmoved_rows %d\ndevice_moves %d\nrefused %d\n", relaid, moved_rows,
+                device_moves_done, device_moves_refused);
   } catch (const starc::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
@@ -177,8 +243,10 @@ def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     got = _parsed(done.stdout)
-    counts = {name: int(values[0]) for name, values in got[-2:]}
-    got = got[:-2]
+    counts = {name: int(values[0]) for name, values in got[-4:]}
+    got = got[:-4]
+    # the batches' own moves never chain: the device applies every one from its records
+    assert counts["refused"] == 0, counts
     want = [(name, values) for name, values in
             _expected(graph_path, updates_path, undirected, batch_size, keep_ids)
             if name not in ("deleted", "kept", "binned_order")]
@@ -212,3 +280,13 @@ def test_rows_outgrow_their_room_and_the_slot_space_is_laid_out_again(driver, tm
                                              (False, 250, False)):
         counts = _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
         assert counts["relaid"] >= 2 and counts["moved_rows"] >= 1, counts
+        assert counts["device_moves"] >= 1, counts
+
+
+def test_moves_that_chain_are_refused_and_scattered_instead(driver):
+    """move_records() refuses a change whose move reads or writes a slot an earlier move
+    wrote (the device's scratch copy would read the old value); the program then scatters
+    every written slot, and both paths give the host's slots."""
+    done = subprocess.run([str(driver), "chained"], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout.split() == ["refused", "2"]

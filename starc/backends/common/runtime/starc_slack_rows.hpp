@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +91,49 @@ struct SlotChange {
     for (const auto& range : r)
       for (int slot = std::max(range.first, out.empty() ? range.first : out.back() + 1); slot < range.second; ++slot)
         out.push_back(slot);
+    return out;
+  }
+
+  /// The moves as records for a device that applies them itself (`span_moves` in the plan):
+  /// (from, to, length, first) per move of a non-empty span, `first` its first slot in a
+  /// scratch array of `moved` slots. The device gathers every move's span into the scratch
+  /// array and then writes each to its new place: every move reads the values before the
+  /// change, as the host's in-order moves do when no move reads or writes a slot an earlier
+  /// one wrote. That holds by construction (a deletion closes holes inside its own row, an
+  /// addition shifts spans up from the row's back or copies the row to fresh room) and is
+  /// checked here: false (no records) where it does not hold, and the device falls back to
+  /// the slots() scatter. Meaningless when whole().
+  bool move_records(std::vector<int>& records, int& moved) const {
+    records.clear();
+    moved = 0;
+    std::map<int, int> written;   // the earlier moves' destinations: first -> last, disjoint
+    auto meets = [&written](int first, int last) {
+      auto next = written.lower_bound(last);
+      return next != written.begin() && std::prev(next)->second > first;
+    };
+    for (const Move& m : moves) {
+      if (m.length <= 0) continue;
+      if (meets(m.from, m.from + m.length) || meets(m.to, m.to + m.length)) {
+        records.clear();
+        moved = 0;
+        return false;
+      }
+      written[m.to] = m.to + m.length;   // disjoint from the others: met nothing just above
+      records.insert(records.end(), {m.from, m.to, m.length, moved});
+      moved += m.length;
+    }
+    return true;
+  }
+
+  /// The slots written other than by the moves, ascending: the added edges' and the
+  /// rewritten ones (what a device that applies the moves itself still gets packed and
+  /// scattered). Meaningless when whole().
+  std::vector<int> written_besides_moves() const {
+    std::vector<int> out(added.begin(), added.end());
+    for (const auto& range : rewritten)
+      for (int slot = range.first; slot < range.second; ++slot) out.push_back(slot);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 

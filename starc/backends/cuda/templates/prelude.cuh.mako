@@ -11,6 +11,7 @@
 //   starc_fill / starc_read_element / starc_write_element   host-side array operations
 //   starc_stage_slots / starc_scatter / starc_gather   a batch's changed slots of rows with
 //                                   slack, packed and scattered, or gathered and read back
+//   starc_stage_moves / starc_move  a batch's moves applied on the device (span moves)
 //   starc_atomic_<op>_<type>        op in add sub mul and or min max; type in int long float double
 //                                   (the families the program's kernels use)
 //   starc_lock_try / starc_lock_release        per-element locks (Min/Max with secondaries)
@@ -111,29 +112,57 @@ inline void starc_write_element(T* data, long long index, V value, const char* w
 // --- a batch's changed slots of rows with slack -------------------------------------------------
 
 /// The slots a batch wrote (or its moves read) in rows with slack, on the device, for
-/// starc_scatter / starc_gather: their ids, and room for one array's packed values (freed with it).
+/// starc_scatter / starc_gather, and its moves, for starc_move: their ids and records, room for
+/// one array's packed values and for the moved spans' scratch copy. Kept across the batches:
+/// each buffer grows (by half again at least) only when a batch needs more than it holds.
 struct starc_scatter_staging {
-  int* slots = nullptr;
-  double* values = nullptr;     // sized for the widest element a slot array holds
+  struct buffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  buffer slots, values, moves, scratch;
+  int move_count = 0, moved = 0;
   std::vector<int> host_slots;
+  std::vector<unsigned char> packed;   // the host side of `values`
   starc_scatter_staging() = default;
   starc_scatter_staging(const starc_scatter_staging&) = delete;
   starc_scatter_staging& operator=(const starc_scatter_staging&) = delete;
   ~starc_scatter_staging() {
-    cudaFree(slots);
-    cudaFree(values);
+    for (buffer* b : {&slots, &values, &moves, &scratch}) cudaFree(b->data);
   }
 };
+
+/// `room` holding at least `count` elements of T (the work before that may use it done first).
+template <typename T>
+inline T* starc_staging_room(starc_scatter_staging::buffer& room, std::size_t count, const char* what,
+                             const char* where) {
+  if (sizeof(T) * count > room.bytes) {
+    const std::size_t grown = std::max(sizeof(T) * count, room.bytes + room.bytes / 2);
+    starc_cuda_check(cudaFree(room.data), what, where);   // (cudaFree waits for the device)
+    room.data = nullptr;
+    starc_cuda_check(cudaMalloc(&room.data, grown), what, where);
+    room.bytes = grown;
+  }
+  return static_cast<T*>(room.data);
+}
 
 inline void starc_stage_slots(starc_scatter_staging& staging, const std::vector<int>& slots, const char* where) {
   staging.host_slots = slots;
   if (slots.empty()) return;
-  const std::size_t bytes = sizeof(int) * slots.size();
-  starc_cuda_check(cudaMalloc(&staging.slots, bytes), "cudaMalloc (changed slots)", where);
-  starc_cuda_check(cudaMalloc(&staging.values, sizeof(double) * slots.size()), "cudaMalloc (changed values)",
-                   where);
-  starc_cuda_check(cudaMemcpy(staging.slots, slots.data(), bytes, cudaMemcpyHostToDevice),
+  int* device = starc_staging_room<int>(staging.slots, slots.size(), "cudaMalloc (changed slots)", where);
+  starc_cuda_check(cudaMemcpy(device, slots.data(), sizeof(int) * slots.size(), cudaMemcpyHostToDevice),
                    "cudaMemcpy (changed slots)", where);
+}
+
+/// The moves of SlotChange::move_records (`moved` slots in all), for starc_move.
+inline void starc_stage_moves(starc_scatter_staging& staging, const std::vector<int>& records, int moved,
+                              const char* where) {
+  staging.move_count = static_cast<int>(records.size() / 4);
+  staging.moved = moved;
+  if (moved == 0) return;
+  int* device = starc_staging_room<int>(staging.moves, records.size(), "cudaMalloc (moves)", where);
+  starc_cuda_check(cudaMemcpy(device, records.data(), sizeof(int) * records.size(), cudaMemcpyHostToDevice),
+                   "cudaMemcpy (moves)", where);
 }
 
 template <typename T>
@@ -148,19 +177,47 @@ __global__ void starc_gather_kernel(const T* data, const int* slots, T* values, 
     values[i] = data[slots[i]];
 }
 
+/// The move of a batch's moved slot i (SlotChange::move_records: from, to, length, first): the
+/// last record whose first scratch slot is at most i.
+__device__ inline int starc_move_of(const int* moves, int move_count, int slot) {
+  int low = 0, high = move_count - 1;
+  while (low < high) {
+    const int mid = (low + high + 1) / 2;
+    if (moves[4 * mid + 3] <= slot) low = mid; else high = mid - 1;
+  }
+  return low;
+}
+
+template <typename T>
+__global__ void starc_move_out_kernel(const T* data, const int* moves, int move_count, T* scratch, int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const int m = starc_move_of(moves, move_count, i);
+    scratch[i] = data[moves[4 * m] + i - moves[4 * m + 3]];
+  }
+}
+
+template <typename T>
+__global__ void starc_move_in_kernel(T* data, const int* moves, int move_count, const T* scratch, int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const int m = starc_move_of(moves, move_count, i);
+    data[moves[4 * m + 1] + i - moves[4 * m + 3]] = scratch[i];
+  }
+}
+
 /// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
 /// data[slot] there by one kernel.
 template <typename T>
 inline void starc_scatter(starc_scatter_staging& staging, T* data, const T* host, const char* where) {
-  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
   const int count = static_cast<int>(staging.host_slots.size());
   if (count == 0) return;
-  std::vector<T> packed(count);
+  T* values = starc_staging_room<T>(staging.values, count, "cudaMalloc (changed values)", where);
+  staging.packed.resize(sizeof(T) * count);
+  T* packed = reinterpret_cast<T*>(staging.packed.data());
   for (int i = 0; i < count; ++i) packed[i] = host[staging.host_slots[i]];
-  T* values = reinterpret_cast<T*>(staging.values);
-  starc_cuda_check(cudaMemcpy(values, packed.data(), sizeof(T) * count, cudaMemcpyHostToDevice),
+  starc_cuda_check(cudaMemcpy(values, packed, sizeof(T) * count, cudaMemcpyHostToDevice),
                    "cudaMemcpy (changed values)", where);
-  starc_scatter_kernel<T><<<starc_grid(count, 256), 256>>>(data, staging.slots, values, count);
+  starc_scatter_kernel<T><<<starc_grid(count, 256), 256>>>(data, static_cast<const int*>(staging.slots.data),
+                                                           values, count);
   starc_launch_check("starc_scatter_kernel", where);
 }
 
@@ -168,16 +225,31 @@ inline void starc_scatter(starc_scatter_staging& staging, T* data, const T* host
 /// transfer and written to host[slot].
 template <typename T>
 inline void starc_gather(starc_scatter_staging& staging, T* host, const T* data, const char* where) {
-  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
   const int count = static_cast<int>(staging.host_slots.size());
   if (count == 0) return;
-  T* values = reinterpret_cast<T*>(staging.values);
-  starc_gather_kernel<T><<<starc_grid(count, 256), 256>>>(data, staging.slots, values, count);
+  T* values = starc_staging_room<T>(staging.values, count, "cudaMalloc (gathered values)", where);
+  starc_gather_kernel<T><<<starc_grid(count, 256), 256>>>(data, static_cast<const int*>(staging.slots.data),
+                                                          values, count);
   starc_launch_check("starc_gather_kernel", where);
   std::vector<T> packed(count);
   starc_cuda_check(cudaMemcpy(packed.data(), values, sizeof(T) * count, cudaMemcpyDeviceToHost),
                    "cudaMemcpy (gathered values)", where);
   for (int i = 0; i < count; ++i) host[staging.host_slots[i]] = packed[i];
+}
+
+/// The staged moves applied to `data` on the device: every moved span copied into the scratch
+/// buffer, then each to its new slots (one thread per moved slot; every move reads the values
+/// from before the batch).
+template <typename T>
+inline void starc_move(starc_scatter_staging& staging, T* data, const char* where) {
+  const int count = staging.moved;
+  if (count == 0) return;
+  T* scratch = starc_staging_room<T>(staging.scratch, count, "cudaMalloc (moved spans)", where);
+  const int* moves = static_cast<const int*>(staging.moves.data);
+  starc_move_out_kernel<T><<<starc_grid(count, 256), 256>>>(data, moves, staging.move_count, scratch, count);
+  starc_launch_check("starc_move_out_kernel", where);
+  starc_move_in_kernel<T><<<starc_grid(count, 256), 256>>>(data, moves, staging.move_count, scratch, count);
+  starc_launch_check("starc_move_in_kernel", where);
 }
 
 ${atomic_helpers}

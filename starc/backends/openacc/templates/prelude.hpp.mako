@@ -9,8 +9,10 @@
 //   starc_fill / starc_copy                 host-side array operations: one parallel loop
 //                                           over arrays present on the device
 //   starc_read_element                      one element back to the host (update self)
-//   starc_scatter / starc_gather            a batch's changed slots of rows with slack, packed
-//                                           and written on the device, or gathered and read back
+//   starc_stage_slots / starc_scatter /     a batch's changed slots of rows with slack, packed
+//   starc_gather                            and written on the device, or gathered and read back
+//   starc_stage_moves / starc_move          a batch's moves applied on the device (span moves),
+//                                           the staging (acc_malloc) kept across batches
 //   starc_atomic_<op>_<type>                op in add sub mul and or min max; type in int
 //                                           long float double; returns the old value
 //                                           (`atomic capture`; min/max by CAS loops, on
@@ -62,34 +64,123 @@ inline T starc_read_element(T* a, long long i) {
 // The device copy found by acc_deviceptr (the arrays' lengths, a slot space's capacity, are not
 // needed); the host array `a` gets the same values, so that both copies stay equal.
 
-/// host[slot] for every slot, packed, copied to the device in one transfer and written to
+/// The slots a batch wrote (or its moves read) and its moves, on the device (acc_malloc), with
+/// room for one array's packed values and for the moved spans' scratch copy. Kept across the
+/// batches: each buffer grows (by half again at least) only when a batch needs more.
+struct starc_scatter_staging {
+  struct buffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  buffer slots, values, moves, scratch;
+  std::vector<int> host_slots, host_moves;
+  std::vector<unsigned char> packed, host_scratch;   // the host sides of `values`, `scratch`
+  int moved = 0;
+  starc_scatter_staging() = default;
+  starc_scatter_staging(const starc_scatter_staging&) = delete;
+  starc_scatter_staging& operator=(const starc_scatter_staging&) = delete;
+  ~starc_scatter_staging() {
+    for (buffer* b : {&slots, &values, &moves, &scratch})
+      if (b->data != nullptr) acc_free(b->data);
+  }
+};
+
+/// `room` holding at least `count` elements of T.
+template <typename T>
+inline T* starc_staging_room(starc_scatter_staging::buffer& room, std::size_t count) {
+  if (sizeof(T) * count > room.bytes) {
+    const std::size_t grown = std::max(sizeof(T) * count, room.bytes + room.bytes / 2);
+    if (room.data != nullptr) acc_free(room.data);
+    room.data = acc_malloc(grown);
+    room.bytes = grown;
+  }
+  return static_cast<T*>(room.data);
+}
+
+/// host[0..count) copied into `room` (grown as needed).
+template <typename T>
+inline T* starc_staging_upload(starc_scatter_staging::buffer& room, const T* host, std::size_t count) {
+  T* device = starc_staging_room<T>(room, count);
+  acc_memcpy_to_device(device, const_cast<T*>(host), sizeof(T) * count);
+  return device;
+}
+
+inline void starc_stage_slots(starc_scatter_staging& staging, const std::vector<int>& slots) {
+  staging.host_slots = slots;
+  if (!slots.empty()) starc_staging_upload(staging.slots, slots.data(), slots.size());
+}
+
+/// The moves of SlotChange::move_records (`moved` slots in all), for starc_move.
+inline void starc_stage_moves(starc_scatter_staging& staging, const std::vector<int>& records, int moved) {
+  staging.host_moves = records;
+  staging.moved = moved;
+  if (moved > 0) starc_staging_upload(staging.moves, records.data(), records.size());
+}
+
+/// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
 /// a[slot] there by one parallel loop.
 template <typename T>
-inline void starc_scatter(T* a, const T* host, const std::vector<int>& slots) {
+inline void starc_scatter(T* a, const T* host, starc_scatter_staging& staging) {
+  const std::vector<int>& slots = staging.host_slots;
   const long long count = static_cast<long long>(slots.size());
   if (count == 0) return;
-  std::vector<T> packed(slots.size());
+  staging.packed.resize(sizeof(T) * slots.size());
+  T* packed = reinterpret_cast<T*>(staging.packed.data());
   for (long long i = 0; i < count; ++i) packed[i] = a[slots[i]] = host[slots[i]];
-  const int* at = slots.data();
-  const T* values = packed.data();
+  T* values = starc_staging_upload(staging.values, packed, slots.size());
+  const int* at = static_cast<const int*>(staging.slots.data);
   T* device = static_cast<T*>(acc_deviceptr(a));
-#pragma acc parallel loop deviceptr(device) copyin(at[0:count], values[0:count])
+#pragma acc parallel loop deviceptr(device, at, values)
   for (long long i = 0; i < count; ++i) device[at[i]] = values[i];
 }
 
-/// a[slot] for every slot, gathered on the device by one parallel loop, copied back in one
+/// a[slot] for every staged slot, gathered on the device by one parallel loop, copied back in one
 /// transfer and written to host[slot] (and to the host array `a`).
 template <typename T>
-inline void starc_gather(T* host, T* a, const std::vector<int>& slots) {
+inline void starc_gather(T* host, T* a, starc_scatter_staging& staging) {
+  const std::vector<int>& slots = staging.host_slots;
   const long long count = static_cast<long long>(slots.size());
   if (count == 0) return;
-  std::vector<T> packed(slots.size());
-  const int* at = slots.data();
-  T* values = packed.data();
+  T* values = starc_staging_room<T>(staging.values, slots.size());
+  const int* at = static_cast<const int*>(staging.slots.data);
   const T* device = static_cast<const T*>(acc_deviceptr(a));
-#pragma acc parallel loop deviceptr(device) copyin(at[0:count]) copyout(values[0:count])
+#pragma acc parallel loop deviceptr(device, at, values)
   for (long long i = 0; i < count; ++i) values[i] = device[at[i]];
+  std::vector<T> packed(slots.size());
+  acc_memcpy_from_device(packed.data(), values, sizeof(T) * slots.size());
   for (long long i = 0; i < count; ++i) host[slots[i]] = a[slots[i]] = packed[i];
+}
+
+/// The staged moves applied to `a`, on the device (a gang per move, its span on the vector
+/// lanes: every span copied into the scratch buffer, then each to its new slots, so that every
+/// move reads the values from before the batch) and likewise to the host array, unless the
+/// regions run on the host and the two are one (moving twice would be wrong).
+template <typename T>
+inline void starc_move(T* a, starc_scatter_staging& staging) {
+  const int move_count = static_cast<int>(staging.host_moves.size() / 4), count = staging.moved;
+  if (count == 0) return;
+  T* device = static_cast<T*>(acc_deviceptr(a));
+  if (device != a) {
+    const int* at = staging.host_moves.data();
+    staging.host_scratch.resize(sizeof(T) * static_cast<std::size_t>(count));
+    T* scratch = reinterpret_cast<T*>(staging.host_scratch.data());
+    for (int m = 0; m < move_count; ++m) std::copy_n(a + at[4 * m], at[4 * m + 2], scratch + at[4 * m + 3]);
+    for (int m = 0; m < move_count; ++m) std::copy_n(scratch + at[4 * m + 3], at[4 * m + 2], a + at[4 * m + 1]);
+  }
+  T* scratch = starc_staging_room<T>(staging.scratch, static_cast<std::size_t>(count));
+  const int* at = static_cast<const int*>(staging.moves.data);
+#pragma acc parallel loop gang deviceptr(device, at, scratch)
+  for (int m = 0; m < move_count; ++m) {
+    const int from = at[4 * m], length = at[4 * m + 2], first = at[4 * m + 3];
+#pragma acc loop vector
+    for (int i = 0; i < length; ++i) scratch[first + i] = device[from + i];
+  }
+#pragma acc parallel loop gang deviceptr(device, at, scratch)
+  for (int m = 0; m < move_count; ++m) {
+    const int to = at[4 * m + 1], length = at[4 * m + 2], first = at[4 * m + 3];
+#pragma acc loop vector
+    for (int i = 0; i < length; ++i) device[to + i] = scratch[first + i];
+  }
 }
 
 // --- the compiler's device atomics -----------------------------------------------------------

@@ -19,9 +19,9 @@
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish
 //                              host-side array operations
-//   starc_stage_slots / starc_scatter / starc_gather
+//   starc_stage_slots / starc_scatter / starc_gather / starc_stage_moves / starc_move
 //                              a batch's changed slots of rows with slack, packed and scattered,
-//                              or gathered and read back
+//                              or gathered and read back; its moves applied on the device
 //   starc_block_size           the --block-size option
 //   starc_find_edge            edge lookup on the host's CSR (the kernels' is in the .cl prelude)
 // Every OpenCL call is checked: a failure prints "error: <what> (<CL error name>) at
@@ -435,22 +435,60 @@ inline void starc_copy_to_device(const starc_opencl& device, cl_mem data, const 
       "clEnqueueWriteBuffer", where);
 }
 
-// A batch's changed slots of the slot arrays (rows with slack), for starc_scatter: their ids
-// on the device, and room for one array's packed values; kernels by element type.
+// A batch's changed slots of the slot arrays (rows with slack), for starc_scatter / starc_gather,
+// and its moves, for starc_move: their ids and records on the device, room for one array's packed
+// values and for the moved spans' scratch copy; kernels by element type. Kept across the batches:
+// each buffer grows (by half again at least) only when a batch needs more than it holds.
 struct starc_scatter_staging {
-  starc_cl_handle<cl_mem> slots{nullptr, clReleaseMemObject}, values{nullptr, clReleaseMemObject};
+  struct buffer {
+    starc_cl_handle<cl_mem> mem{nullptr, clReleaseMemObject};
+    std::size_t bytes = 0;
+  };
+  buffer slots, values, moves, scratch;
   std::vector<int> host_slots;
+  std::vector<unsigned char> packed;   // the host side of `values`
+  int move_count = 0, moved = 0;
   std::vector<std::pair<std::string, starc_kernel>> kernels;
 };
+
+// `room` holding at least `bytes` (released work that still uses the old buffer keeps it alive).
+inline cl_mem starc_staging_room(const starc_opencl& device, starc_scatter_staging::buffer& room, std::size_t bytes,
+                                 const char* what, const char* where) {
+  if (bytes > room.bytes) {
+    std::size_t grown = std::max(bytes, room.bytes + room.bytes / 2);
+    cl_int status = CL_SUCCESS;
+    room.mem.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE, grown, nullptr, &status));
+    starc_cl_check(status, what, where);
+    room.bytes = grown;
+  }
+  return room.mem.get();
+}
+
+// host[0..count) copied into `room` (grown as needed); blocking, so `host` may change afterwards.
+template <class T>
+inline cl_mem starc_staging_upload(const starc_opencl& device, starc_scatter_staging::buffer& room, const T* host,
+                                   std::size_t count, const char* what, const char* where) {
+  cl_mem mem = starc_staging_room(device, room, sizeof(T) * count, what, where);
+  starc_cl_check(clEnqueueWriteBuffer(device.queue.get(), mem, CL_TRUE, 0, sizeof(T) * count, host, 0, nullptr,
+                                      nullptr),
+                 what, where);
+  return mem;
+}
 
 inline void starc_stage_slots(const starc_opencl& device, starc_scatter_staging& staging, const std::vector<int>& slots,
                               const char* where) {
   staging.host_slots = slots;
   if (slots.empty()) return;
-  cl_int status = CL_SUCCESS;
-  staging.slots.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                     sizeof(int) * slots.size(), const_cast<int*>(slots.data()), &status));
-  starc_cl_check(status, "clCreateBuffer (changed slots)", where);
+  starc_staging_upload(device, staging.slots, slots.data(), slots.size(), "clCreateBuffer (changed slots)", where);
+}
+
+// The moves of SlotChange::move_records (`moved` slots in all), for starc_move.
+inline void starc_stage_moves(const starc_opencl& device, starc_scatter_staging& staging,
+                              const std::vector<int>& records, int moved, const char* where) {
+  staging.move_count = static_cast<int>(records.size() / 4);
+  staging.moved = moved;
+  if (moved == 0) return;
+  starc_staging_upload(device, staging.moves, records.data(), records.size(), "clCreateBuffer (moves)", where);
 }
 
 // The device type's name in the kernels' names (starc_scatter_int ...).
@@ -474,7 +512,7 @@ inline const starc_kernel& starc_staged_kernel(const starc_opencl& device, starc
 inline void starc_run_staged(const starc_opencl& device, starc_scatter_staging& staging, const std::string& name,
                              cl_mem data, const char* where) {
   const starc_kernel& kernel = starc_staged_kernel(device, staging, name, where);
-  cl_mem slots_mem = staging.slots.get(), values_mem = staging.values.get();
+  cl_mem slots_mem = staging.slots.mem.get(), values_mem = staging.values.mem.get();
   cl_int count = static_cast<cl_int>(staging.host_slots.size());
   starc_set_arg(kernel, 0, data, where);
   starc_set_arg(kernel, 1, slots_mem, where);
@@ -490,14 +528,11 @@ inline void starc_scatter(const starc_opencl& device, starc_scatter_staging& sta
                           const char* where) {
   const std::vector<int>& slots = staging.host_slots;
   if (slots.empty()) return;
-  std::vector<T> packed(slots.size());
+  staging.packed.resize(sizeof(T) * slots.size());
+  T* packed = reinterpret_cast<T*>(staging.packed.data());
   for (std::size_t i = 0; i < slots.size(); ++i) packed[i] = host[slots[i]];
-  cl_int status = CL_SUCCESS;
-  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                      sizeof(T) * packed.size(), packed.data(), &status));
-  starc_cl_check(status, "clCreateBuffer (changed values)", where);
+  starc_staging_upload(device, staging.values, packed, slots.size(), "clCreateBuffer (changed values)", where);
   starc_run_staged(device, staging, std::string("starc_scatter_") + starc_slot_type<T>(), data, where);
-  // (the buffers may be released before the kernel runs: OpenCL keeps them until it has)
 }
 
 // data[slot] for every staged slot, gathered on the device by the program's starc_gather_<type>
@@ -507,16 +542,37 @@ inline void starc_gather(const starc_opencl& device, starc_scatter_staging& stag
                          const char* where) {
   const std::vector<int>& slots = staging.host_slots;
   if (slots.empty()) return;
-  cl_int status = CL_SUCCESS;
-  staging.values.reset(clCreateBuffer(device.context.get(), CL_MEM_WRITE_ONLY, sizeof(T) * slots.size(), nullptr,
-                                      &status));
-  starc_cl_check(status, "clCreateBuffer (gathered values)", where);
+  cl_mem values = starc_staging_room(device, staging.values, sizeof(T) * slots.size(),
+                                     "clCreateBuffer (gathered values)", where);
   starc_run_staged(device, staging, std::string("starc_gather_") + starc_slot_type<T>(), data, where);
   std::vector<T> packed(slots.size());
-  starc_cl_check(clEnqueueReadBuffer(device.queue.get(), staging.values.get(), CL_TRUE, 0, sizeof(T) * packed.size(),
+  starc_cl_check(clEnqueueReadBuffer(device.queue.get(), values, CL_TRUE, 0, sizeof(T) * packed.size(),
                                      packed.data(), 0, nullptr, nullptr),
                  "clEnqueueReadBuffer (gathered values)", where);
   for (std::size_t i = 0; i < slots.size(); ++i) host[slots[i]] = packed[i];
+}
+
+// The staged moves applied to `data` on the device: the program's starc_move_out_<type> copies
+// every moved span into the scratch buffer, then starc_move_in_<type> writes each to its new slots
+// (every move reads the values from before the batch). The kernels split the moved slots into one
+// contiguous run per work item: on a GPU one slot each; on a CPU device, as many items as moves
+// (and at least 16 per compute unit), runs of hundreds of slots: one item per 64 slots made
+// thousands of work-groups, whose overhead on PoCL cost as much as the copies (Kronecker 18).
+template <class T>
+inline void starc_move(const starc_opencl& device, starc_scatter_staging& staging, cl_mem data, const char* where) {
+  if (staging.moved == 0) return;
+  cl_mem scratch = starc_staging_room(device, staging.scratch, sizeof(T) * static_cast<std::size_t>(staging.moved),
+                                      "clCreateBuffer (moved spans)", where);
+  cl_mem moves = staging.moves.mem.get();
+  for (const char* step : {"starc_move_out_", "starc_move_in_"}) {
+    const starc_kernel& kernel = starc_staged_kernel(device, staging, std::string(step) + starc_slot_type<T>(), where);
+    starc_set_arg(kernel, 0, data, where);
+    starc_set_arg(kernel, 1, moves, where);
+    starc_set_arg(kernel, 2, static_cast<cl_int>(staging.move_count), where);
+    starc_set_arg(kernel, 3, scratch, where);
+    starc_set_arg(kernel, 4, static_cast<cl_int>(staging.moved), where);
+    starc_launch(device, kernel, device.runs ? staging.move_count : staging.moved, where);
+  }
 }
 
 template <class T>

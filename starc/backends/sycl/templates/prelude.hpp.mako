@@ -26,8 +26,9 @@
 % endif
 //   starc_malloc / starc_free / starc_copy_to_device / starc_copy_to_host / starc_fill /
 //   starc_copy / starc_read_element / starc_write_element / starc_finish /
-//   starc_stage_slots / starc_scatter / starc_gather (a batch's changed slots of rows with
-//   slack, packed and scattered, or gathered and read back)
+//   starc_stage_slots / starc_scatter / starc_gather / starc_stage_moves / starc_move (a batch's
+//   changed slots of rows with slack, packed and scattered, or gathered and read back; its moves
+//   applied on the device)
 //                                           host-side array operations; each reports a
 //                                           sycl::exception as "error: <what> at <prog.sp>:<line>"
 //                                           and exits with status 3
@@ -405,54 +406,77 @@ inline void starc_write_element(sycl::queue& q, T* data, std::size_t index, T va
 // --- a batch's changed slots of rows with slack -----------------------------------------------------
 
 /// The slots a batch wrote (or its moves read) in rows with slack, on the device, for
-/// starc_scatter / starc_gather: their ids, and room for one array's packed values (freed with it).
+/// starc_scatter / starc_gather, and its moves, for starc_move: their ids and records, room for
+/// one array's packed values and for the moved spans' scratch copy. Kept across the batches:
+/// each buffer grows (by half again at least) only when a batch needs more than it holds.
 struct starc_scatter_staging {
-  const sycl::queue* queue = nullptr;
-  int* slots = nullptr;
-  void* values = nullptr;
+  struct buffer {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  sycl::queue* queue = nullptr;
+  buffer slots, values, moves, scratch;
   std::size_t count = 0;
+  int move_count = 0, moved = 0;
   std::vector<int> host_slots;
+  std::vector<unsigned char> packed;   // the host side of `values`
   starc_scatter_staging() = default;
   starc_scatter_staging(const starc_scatter_staging&) = delete;
   starc_scatter_staging& operator=(const starc_scatter_staging&) = delete;
   ~starc_scatter_staging() {
-    if (slots != nullptr) sycl::free(slots, *queue);
-    if (values != nullptr) sycl::free(values, *queue);
+    for (buffer* b : {&slots, &values, &moves, &scratch})
+      if (b->data != nullptr) sycl::free(b->data, *queue);
   }
 };
 
+/// `room` holding at least `count` elements of T (the work before that may use it done first).
+template <class T>
+inline T* starc_staging_room(sycl::queue& q, starc_scatter_staging& staging, starc_scatter_staging::buffer& room,
+                             std::size_t count, const char* what, const char* where) {
+  staging.queue = &q;
+  if (sizeof(T) * count > room.bytes) {
+    std::size_t grown = std::max(sizeof(T) * count, room.bytes + room.bytes / 2);
+    starc_at(where, [&] { q.wait_and_throw(); });
+    if (room.data != nullptr) sycl::free(room.data, q);
+    room.data = starc_malloc<unsigned char>(q, grown, what, where);
+    room.bytes = grown;
+  }
+  return static_cast<T*>(room.data);
+}
+
 inline void starc_stage_slots(sycl::queue& q, starc_scatter_staging& staging, const std::vector<int>& slots,
                               const char* where) {
-  staging.queue = &q;
   staging.host_slots = slots;
   staging.count = slots.size();
   if (slots.empty()) return;
-  staging.slots = starc_malloc<int>(q, slots.size(), "the changed slots", where);
-  starc_at(where, [&] { q.copy(staging.host_slots.data(), staging.slots, slots.size()); });
+  int* device = starc_staging_room<int>(q, staging, staging.slots, slots.size(), "the changed slots", where);
+  starc_at(where, [&] { q.copy(staging.host_slots.data(), device, slots.size()).wait(); });
 }
 
-/// Room for `count` packed values of type T in `staging` (kept for the next array of the batch).
-template <class T>
-inline T* starc_staged_values(sycl::queue& q, starc_scatter_staging& staging, const char* where) {
-  if (staging.values == nullptr)   // sized for the widest element a slot array holds
-    staging.values = starc_malloc<double>(q, staging.count, "the changed values", where);
-  static_assert(sizeof(T) <= sizeof(double), "a slot array's element is at most a double");
-  return static_cast<T*>(staging.values);
+/// The moves of SlotChange::move_records (`moved` slots in all), for starc_move.
+inline void starc_stage_moves(sycl::queue& q, starc_scatter_staging& staging, const std::vector<int>& records,
+                              int moved, const char* where) {
+  staging.move_count = static_cast<int>(records.size() / 4);
+  staging.moved = moved;
+  if (moved == 0) return;
+  int* device = starc_staging_room<int>(q, staging, staging.moves, records.size(), "the moves", where);
+  starc_at(where, [&] { q.copy(records.data(), device, records.size()).wait(); });
 }
 
 /// host[slot] for every staged slot, packed, copied to the device in one transfer and written to
-/// data[slot] there by one kernel (waits: the packed values live on this function's stack).
+/// data[slot] there by one kernel (waits: the packed values live in the staging's host buffer).
 template <class T>
 inline void starc_scatter(sycl::queue& q, starc_scatter_staging& staging, T* data, const T* host,
                           const char* where) {
   if (staging.count == 0) return;
-  std::vector<T> packed(staging.count);
-  for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = host[staging.host_slots[i]];
-  T* values = starc_staged_values<T>(q, staging, where);
-  const int* slots = staging.slots;
+  T* values = starc_staging_room<T>(q, staging, staging.values, staging.count, "the changed values", where);
+  staging.packed.resize(sizeof(T) * staging.count);
+  T* packed = reinterpret_cast<T*>(staging.packed.data());
+  for (std::size_t i = 0; i < staging.count; ++i) packed[i] = host[staging.host_slots[i]];
+  const int* slots = static_cast<const int*>(staging.slots.data);
   starc_at(where, [&] {
-    q.copy(packed.data(), values, packed.size());
-    q.parallel_for(sycl::range<1>(packed.size()), [=](sycl::id<1> i) { data[slots[i]] = values[i]; });
+    q.copy(packed, values, staging.count);
+    q.parallel_for(sycl::range<1>(staging.count), [=](sycl::id<1> i) { data[slots[i]] = values[i]; });
     q.wait_and_throw();
   });
 }
@@ -464,13 +488,52 @@ inline void starc_gather(sycl::queue& q, starc_scatter_staging& staging, T* host
                          const char* where) {
   if (staging.count == 0) return;
   std::vector<T> packed(staging.count);
-  T* values = starc_staged_values<T>(q, staging, where);
-  const int* slots = staging.slots;
+  T* values = starc_staging_room<T>(q, staging, staging.values, staging.count, "the gathered values", where);
+  const int* slots = static_cast<const int*>(staging.slots.data);
   starc_at(where, [&] {
     q.parallel_for(sycl::range<1>(packed.size()), [=](sycl::id<1> i) { values[i] = data[slots[i]]; });
     q.copy(values, packed.data(), packed.size()).wait();
   });
   for (std::size_t i = 0; i < packed.size(); ++i) host[staging.host_slots[i]] = packed[i];
+}
+
+/// The move of a batch's moved slot i (SlotChange::move_records: from, to, length, first): the
+/// last record whose first scratch slot is at most i.
+inline int starc_move_of(const int* moves, int move_count, int slot) {
+  int low = 0, high = move_count - 1;
+  while (low < high) {
+    const int mid = (low + high + 1) / 2;
+    if (moves[4 * mid + 3] <= slot) low = mid; else high = mid - 1;
+  }
+  return low;
+}
+
+/// The staged moves applied to `data` on the device: every moved span copied into the scratch
+/// buffer, then each to its new slots (every move reads the values from before the batch). The
+/// moved slots are split into one contiguous run per work item, copied move by move: one slot
+/// each on a GPU, as many runs as moves on a CPU device (few long runs, as OpenCL's starc_move).
+template <class T>
+inline void starc_move(sycl::queue& q, starc_scatter_staging& staging, T* data, const char* where) {
+  if (staging.moved == 0) return;
+  T* scratch = starc_staging_room<T>(q, staging, staging.scratch, static_cast<std::size_t>(staging.moved),
+                                     "the moved spans", where);
+  const int* moves = static_cast<const int*>(staging.moves.data);
+  const int move_count = staging.move_count, count = staging.moved;
+  const int items = q.get_device().is_cpu() ? move_count : count, run = (count + items - 1) / items;
+  starc_at(where, [&] {
+    for (const bool out : {true, false})   // the scratch copy, then the moved spans' new slots
+      q.parallel_for(sycl::range<1>(static_cast<std::size_t>(items)), [=](sycl::id<1> id) {
+        const int first = static_cast<int>(id[0]) * run, last = first + run < count ? first + run : count;
+        for (int m = first < last ? starc_move_of(moves, move_count, first) : 0, i = first; i < last; ++m) {
+          const int end = moves[4 * m + 3] + moves[4 * m + 2] < last ? moves[4 * m + 3] + moves[4 * m + 2] : last;
+          const int shift = moves[4 * m + (out ? 0 : 1)] - moves[4 * m + 3];
+          for (; i < end; ++i) {
+            if (out) scratch[i] = data[i + shift];
+            else data[i + shift] = scratch[i];
+          }
+        }
+      });
+  });
 }
 
 /// Waits for all submitted work and reports any error it raised.
