@@ -117,6 +117,7 @@ Dynamic DynTC(Graph g, propNode<long> count, updates<g> updateBatch, int batchSi
     long batch = 0;
     Batch (updateBatch : batchSize) {
         batch = batch + 1;
+        // on the graph before the batch: its updates' endpoints and the edges of their pairs
         OnDelete (u in updateBatch.currentBatch()) : {
             node a = u.source;
             node b = u.destination;
@@ -152,7 +153,7 @@ Dynamic DynTC(Graph g, propNode<long> count, updates<g> updateBatch, int batchSi
         triangles = triangles + ChangeTerms(g, count, touched, updated, batch, -1);
         g.updateCSRDel(updateBatch);
         g.updateCSRAdd(updateBatch);
-        // a pair an addition updated may have a new first copy; a deleted one is gone
+        // an added copy is a new edge, unmarked (a deleted pair has no edge left to mark)
         OnAdd (u in updateBatch.currentBatch()) : {
             node a = u.source;
             node b = u.destination;
