@@ -167,9 +167,9 @@ def test_weights_a_kernel_changes_follow_their_slots(growing, hubs, tmp_path, ty
 @pytest.mark.parametrize("name", ["dyn_tc", "bump_double"])
 def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     """CUDA reads rows with slack where its schedules allow (dyn_tc; dyn_sssp's edges and
-    dyn_pr's binned schedules keep a compact CSR, ``test_batches``): the program's scatter (and
-    for weights a kernel writes, under ``--schedule vertex``, gather) builds under nvcc
-    -arch=sm_75 with every warning an error (its runs, which need a GPU, are
+    dyn_pr's binned schedules keep a compact CSR, ``test_batches``): the program's scatter and
+    gather (of dyn_tc's marks, of the weights a kernel writes under ``--schedule vertex``)
+    build under nvcc -arch=sm_75 with every warning an error (its runs, which need a GPU, are
     test_dynamic_programs')."""
     if name == "dyn_tc":
         program, schedule = DYNAMIC / "dyn_tc.sp", []
@@ -184,7 +184,9 @@ def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     text = (out / f"{program.stem}.cu").read_text()
     assert "starc::SlackRows" in text and "starc_scatter(" in text
     assert "starc_move(" in text and text.count("starc_scatter_staging ") == 1   # kept
-    assert ("starc_gather(" in text) == (name == "bump_double")
+    # both write an edge property on the device (dyn_tc its marks of updated pairs): moved on
+    # the device, or read back at the moved slots where the runtime refuses the moves
+    assert "starc_gather(" in text
     assert (out / program.stem).is_file()
 
 

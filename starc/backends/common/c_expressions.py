@@ -200,6 +200,10 @@ class CExpressionPrinter:
 
     def _expr_CheckedIndex(self, e: CheckedIndex):
         limit = self.ctx.num_edges() if e.extent == "edges" else self.ctx.num_nodes()
+        if e.extent == "edges" and self.ctx.row_ends(True) is not None:
+            # rows with slack: an edge id is a slot, below offsets[n] (the slots in use) but
+            # not always below the edge count
+            limit = self.d.index(self.ctx.graph_array("offsets"), self.ctx.num_nodes())
         index = self.expr(e.index)
         return (f"starc_check_index({index}, {limit}, {self._error_args()}, {e.site + 1})",
                 POSTFIX)

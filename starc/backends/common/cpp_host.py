@@ -102,12 +102,13 @@ class CppHostPrinter(HostStatementPrinter):
                     "it N times")
         body.append("// (as GAPBS's -n), one starc-time line each, and keeps the last run's "
                     "results.")
+        # allocated (printed) before the algorithm, whose batch updates may reallocate them
+        allocations = [line for array in per_run for line in self._allocate(array)]
         algorithm = self._algorithm()
         if fn.return_type is not None:
             body.append(f"{c_name(fn.return_type)} {self._return_var}{{}};")
         trial = self.names.fresh("trial")
         body += self.snapshot_graph()
-        allocations = [line for array in per_run for line in self._allocate(array)]
         timed = self.restore_graph(trial, resident)
         timed += allocations if d.allocates_before_clock else []
         timed += d.timer_start(where)
