@@ -43,3 +43,14 @@ def test_worklist_with_eps_beta_over_2n_stays_within_pr_sp_error_bound():
     fixed_point = oracles.pagerank(graph, 1e-15, model.DELTA, 10_000)
     assert work > 0
     assert np.abs(ranks - fixed_point).sum() <= model.DELTA * model.BETA / (1 - model.DELTA)
+
+
+def test_krylov_solvers_reach_the_bound_in_fewer_products_than_pr_sp_rounds():
+    graph = rmat(8, 8, seed=3)
+    n = graph.num_nodes
+    pull = model.pull_matrix(graph)
+    _, rounds = model.jacobi(pull, np.full(n, 1.0 / n))
+    fixed_point = oracles.pagerank(graph, 1e-15, model.DELTA, 10_000)
+    for method in ("gmres", "bicgstab"):
+        products = model.krylov_matvecs(pull, np.full(n, 1.0 / n), fixed_point, method)
+        assert products is not None and 0 < products < len(rounds)
