@@ -1,5 +1,5 @@
 """dsl/dynamic/dyn_tc.sp on the device backends against the reference (which
-tests/reference/test_dynamic_triangles.py checks against an independent multigraph count), on a
+tests/reference/test_dynamic_triangle_counts.py checks against an independent multigraph count), on a
 multigraph with a hub, duplicate edges and self-loops and a stream whose batches put several
 updates into one triangle; and an edge found by a search (``g.get_edge``) indexes an edge
 property correctly in rows with slack, where slots run past the edge count."""
