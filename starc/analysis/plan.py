@@ -656,6 +656,13 @@ class ApplyUpdates(HostStmt):
     #: the graph is in rows with slack (``Specialization.slack_rows``): the batch moves only
     #: the rows it touches, and the device copies are refreshed in the slot ranges it wrote
     slack_rows: bool = False
+    #: a distributed run (MPI): each rank applies the batch to the rows it owns and lays its
+    #: part out again (``batches.DISTRIBUTED_WHY``); ``local_arrays``, the per-vertex arrays in
+    #: the ranks' local index space, carry their own vertices' values to the new local ids and
+    #: take their ghosts' from the owners; ``edge_props`` (input weights only) are read from
+    #: the rebuilt rows
+    distributed: bool = False
+    local_arrays: Tuple[DeviceArray, ...] = ()
 
 
 @record

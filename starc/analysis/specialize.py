@@ -104,7 +104,7 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     # the arrays a graph update refreshes, from the target's final list (a schedule may add
     # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
     plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays, plan.kernels,
-                                                        slack))
+                                                        slack, distribution))
     appends, appends_why = "", ""
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):

@@ -549,8 +549,11 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
     if (r != d.rank && (d.ghost_displs[static_cast<size_t>(r) + 1] > d.ghost_displs[static_cast<size_t>(r)] ||
                         d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
       peers.push_back(r);
-  // (a rebuilt part keeps its communicator while its peers stay the same ones)
-  if (reuse != nullptr && reuse->sources == peers && reuse->destinations == peers)
+  // A rebuilt part keeps its communicator while every rank's peers stay the same ones
+  // (creating one is collective: all ranks decide alike).
+  int same = reuse != nullptr && reuse->sources == peers && reuse->destinations == peers, all_same = 0;
+  if (reuse != nullptr) MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
+  if (all_same)
     d.peers = *reuse;
   else
     d.peers = detail::neighbourhood(comm, peers, peers);
@@ -657,5 +660,6 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
 
 #include "starc_mpi_program.hpp"
 #include "starc_mpi_degree_order.hpp"
+#include "starc_mpi_updates.hpp"
 
 #endif  // STARC_MPI_HPP
