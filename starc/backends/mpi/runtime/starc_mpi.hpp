@@ -292,11 +292,18 @@ struct Addressed {
   Edge edge;
 };
 
-inline bool by_source(const Edge& a, const Edge& b) {
-  return a.src != b.src ? a.src < b.src : a.dst != b.dst ? a.dst < b.dst : a.key < b.key;
-}
+// (function objects, not functions: a sort inlines their comparisons)
+struct BySource {
+  bool operator()(const Edge& a, const Edge& b) const {
+    return a.src != b.src ? a.src < b.src : a.dst != b.dst ? a.dst < b.dst : a.key < b.key;
+  }
+};
+inline constexpr BySource by_source{};
 
-inline bool by_target(const Edge& a, const Edge& b) { return a.dst != b.dst ? a.dst < b.dst : a.key < b.key; }
+struct ByTarget {
+  bool operator()(const Edge& a, const Edge& b) const { return a.dst != b.dst ? a.dst < b.dst : a.key < b.key; }
+};
+inline constexpr ByTarget by_target{};
 
 /// A rank's edge slots are 32-bit local ids: refuses (on every rank alike) a part that would
 /// need more, naming the way out. Collective.
@@ -460,8 +467,14 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
   std::vector<Edge> incoming;
   if (needs.reverse) {
     std::vector<Edge> copy(owned);
-    incoming = detail::exchange(d, copy, [&](const Edge& e) { return d.owner(e.dst); });
-    std::sort(incoming.begin(), incoming.end(), detail::by_target);
+    std::vector<Edge> arrived = detail::exchange(d, copy, [&](const Edge& e) { return d.owner(e.dst); });
+    // by target, then key: a counting sort over the owned targets, stable, as the edges of one
+    // target arrive in ascending keys (by sender, each sender's in global-id order)
+    std::vector<long long> at(static_cast<size_t>(nown) + 1, 0);
+    for (const Edge& e : arrived) ++at[static_cast<size_t>(e.dst - d.first) + 1];
+    for (size_t v = 0; v < static_cast<size_t>(nown); ++v) at[v + 1] += at[v];
+    incoming.resize(arrived.size());
+    for (const Edge& e : arrived) incoming[static_cast<size_t>(at[static_cast<size_t>(e.dst - d.first)]++)] = e;
     for (const Edge& e : incoming) ++own_in[static_cast<size_t>(e.dst - d.first)];
   }
 
@@ -618,9 +631,11 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
 
   // The reverse CSR of owned vertices (and ghosts, with ghost rows); each in-edge points at
   // the slot that holds it: its place in its source's row, or a copy slot after the rows.
-  incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+  if (!ghost_in.empty()) {  // (incoming is sorted already)
+    incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+    std::sort(incoming.begin(), incoming.end(), detail::by_target);
+  }
   release(ghost_in);
-  std::sort(incoming.begin(), incoming.end(), detail::by_target);
   g.rev_offsets.assign(static_cast<size_t>(d.local_nodes) + 1, 0);
   for (const Edge& e : incoming) ++g.rev_offsets[static_cast<size_t>(d.local_of(e.dst)) + 1];
   for (size_t v = 0; v < static_cast<size_t>(d.local_nodes); ++v) g.rev_offsets[v + 1] += g.rev_offsets[v];

@@ -16,6 +16,7 @@
 #define STARC_MPI_UPDATES_HPP
 
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -52,9 +53,13 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
                                  [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
                   owned.end());
   } else {
+    auto old_end = static_cast<std::ptrdiff_t>(owned.size());
     for (size_t i = 0; i < part.src.size(); ++i)
       if (d.owns(part.src[i])) owned.push_back({part.src[i], part.dst[i], key++, part.weights.empty() ? 0.0 : part.weights[i]});
-    std::sort(owned.begin(), owned.end(), detail::by_source);
+    // the rows are in order already: the additions sorted, then merged in (after equal edges:
+    // their keys are larger)
+    std::sort(owned.begin() + old_end, owned.end(), detail::by_source);
+    std::inplace_merge(owned.begin(), owned.begin() + old_end, owned.end(), detail::by_source);
   }
   long long mine = static_cast<long long>(owned.size());
   MPI_Allreduce(&mine, &d.global_edges, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
