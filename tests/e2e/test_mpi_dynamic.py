@@ -247,3 +247,20 @@ def test_dyn_tc_is_refused_at_its_loop_over_updates(tmp_path):
     assert (f"dyn_tc.sp:{line}:9: error[E0501]: the MPI backend cannot distribute this "
             "program: a loop over a batch's updates that reads the graph's rows") in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
+
+
+def test_every_trial_starts_from_the_input_distribution(cases):
+    """--trials 3: each rank restores its input part (rows, ghosts, mirrors) before each
+    trial's clock, so the results are one trial's (a trial from the updated graph would add
+    the stream's edges twice, and PageRank would tell)."""
+    path, updates, _ = cases["rmat"]
+    argv = [sys.executable, "-m", "starc", "run", str(DYNAMIC / "dyn_pr.sp"), "-b", "mpi",
+            "--np", "3", "--oversubscribe", "--batchSize", "5", "--graph", str(path),
+            "--updates", str(updates), *(f"--{k}={v}" for k, v in PR.items())]
+    once = subprocess.run(argv, capture_output=True, text=True)
+    thrice = subprocess.run(argv + ["--trials", "3", "--time"], capture_output=True, text=True)
+    assert once.returncode == 0 and thrice.returncode == 0, (once.stderr, thrice.stderr)
+    assert thrice.stderr.count("starc-time ") == 3
+    ranks = [line for line in once.stdout.splitlines() if line.startswith("pageRank ")]
+    assert ranks and ranks == [line for line in thrice.stdout.splitlines()
+                               if line.startswith("pageRank ")]
