@@ -3,6 +3,7 @@ goals), on one compiled backend, side by side in one run.
 
     python bench/dynamic_batches.py [--scale 18] [--share 0.001] [--batches 4]
                                     [--backend opencl] [--programs sssp pr tc] [--trials 3]
+                                    [--np 2]   (MPI's ranks, with --backend mpi)
 
 For each of dsl/dynamic/dyn_{sssp,pr,tc}.sp the same built program runs twice on a Kronecker
 graph (`starc.graphs.rmat`, weighted): with an empty update stream (the static function alone,
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--programs", nargs="+", choices=sorted(PROGRAMS),
                         default=["sssp", "pr", "tc"])
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--np", type=int, default=2, help="ranks, with --backend mpi")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,7 +68,8 @@ def main() -> None:
         write_edge_list(rmat(args.scale, 16, seed=1, weights=True), graph_path)
         empty = folder / "none.updates"
         empty.write_text("")
-        print(f"{args.backend}, Kronecker {args.scale}, batches of {args.share:g} of the edges "
+        ranks = f" {args.np} ranks" if args.backend == "mpi" else ""
+        print(f"{args.backend}{ranks}, Kronecker {args.scale}, batches of {args.share:g} of the edges "
               f"(half deletions), {args.batches} batches, median of {args.trials} trials")
         print("| program | static | per batch | batch / static | goal |")
         print("|---|---|---|---|---|")
@@ -80,6 +83,7 @@ def main() -> None:
             write_updates(updates, stream)
             argv = [sys.executable, "-m", "starc", "run", f"dsl/dynamic/dyn_{name}.sp",
                     "-b", args.backend, "--graph", str(graph_path),
+                    *(["--np", str(args.np)] if args.backend == "mpi" else []),
                     "--batchSize", str(per_batch), *params,
                     *(["--undirected"] if undirected else [])]
             static = timed(argv + ["--updates", str(empty)], args.trials)

@@ -25,7 +25,8 @@ from starc.ir.types import Scalar
 from starc.records import Record
 
 __all__ = ["lower_batch", "lower_update_graph", "lower_update_loop", "refresh_lists",
-           "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS", "SPAN_MOVES_WHY"]
+           "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS", "SPAN_MOVES_WHY",
+           "DISTRIBUTED_WHY"]
 
 #: ``currentBatch(part)`` / ``OnDelete`` / ``OnAdd`` -> the kind of update a loop takes
 BATCH_PARTS = {None: "all", 0: "delete", 1: "add", "delete": "delete", "add": "add"}
@@ -110,12 +111,15 @@ def lower_update_loop(s: ir.Loop, host) -> P.UpdateLoop:
 
 def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
                   kernels: Tuple[P.Kernel, ...], slack: bool = False,
-                  span_moves: bool = False) -> P.HostBlock:
+                  span_moves: bool = False, distribution=None) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
     the graph arrays, and the arrays of edge properties (their values carried), with the ones
     to read back first (``kernels``: the plan's, besides those its host statements launch),
     whether the reverse CSR keeps its edge ids, and whether the rows have slack and the batch's
-    moves are applied on the device (``span_moves``, ``SPAN_MOVES_WHY``)."""
+    moves are applied on the device (``span_moves``, ``SPAN_MOVES_WHY``). With a
+    ``distribution`` (``analysis.distribution.Distribution``: MPI) each rank rebuilds its part,
+    and the per-vertex arrays of its local index space are carried
+    (``ApplyUpdates.local_arrays``)."""
     graph = tuple(a for a in arrays if a.role == "graph")
     edge_props = tuple(a for a in arrays if a.extent == "edges" and a.role in _CARRIED_ROLES)
     written = device_written(host, kernels)
@@ -126,18 +130,57 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
     # the host's reverse CSR keeps its edge ids only for a device that reads them: renumbering
     # every entry is most of an update's cost, moving its spans much less
     reverse_ids = any(a.name == "rev_edge_ids" for a in graph)
+    local_arrays: Tuple[P.DeviceArray, ...] = ()
+    if distribution is not None:
+        local_arrays = tuple(a for a in arrays if a.extent == "nodes" and a.role != "graph"
+                             and a.name not in distribution.replicas)
 
     def rewrite(block: P.HostBlock) -> P.HostBlock:
         stmts: List[P.HostStmt] = []
         for stmt in block.stmts:
             if isinstance(stmt, P.ApplyUpdates):
+                if distribution is not None:
+                    _check_distributed(stmt, arrays, edge_props, read_back)
                 stmt = dataclasses.replace(stmt, graph=graph, edge_props=edge_props,
                                            read_back=read_back, reverse_ids=reverse_ids,
-                                           slack_rows=slack, span_moves=span_moves)
+                                           slack_rows=slack, span_moves=span_moves,
+                                           distributed=distribution is not None,
+                                           local_arrays=local_arrays)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(host)
 
+
+def _check_distributed(stmt: P.ApplyUpdates, arrays, edge_props, read_back) -> None:
+    """What a distributed rebuild does not carry yet is a located E0501 naming it: an edge
+    property a kernel writes (its values would have to follow their edges to the new slots),
+    an array of n + 1 elements in the local index space."""
+    method = "updateCSRDel" if stmt.kind == "delete" else "updateCSRAdd"
+    for array in edge_props:
+        if array.role != "weight" or array.name in {a.name for a in read_back}:
+            raise BackendError(f"dynamic graphs: '{method}' with the edge property "
+                               f"'{array.name}', which kernels write, is not supported by the "
+                               "MPI backend yet (a rank's rebuilt rows carry only input edge "
+                               "weights)", stmt.loc)
+    for array in arrays:
+        if array.extent == "nodes+1" and array.role != "graph":
+            raise BackendError(f"dynamic graphs: '{method}' with the array '{array.name}' of "
+                               "n + 1 elements is not supported by the MPI backend yet",
+                               stmt.loc)
+
+
+#: what a distributed run (MPI) does per batch, and why (``slack_rows``'s reason for it)
+DISTRIBUTED_WHY = (
+    "each rank reads the whole update stream (a bad line stops every rank alike) and applies "
+    "a batch to the rows it owns (the updates whose source it owns), then lays its part out "
+    "again on the same partition: its in-rows sent again by their sources' owners, the ghosts "
+    "that new edges reach added and those no edge reaches any more retired (local ids stay in "
+    "global-id order), mirrors, degrees and the peers' communicator (kept while the peers stay "
+    "the same) rebuilt; each per-vertex array of the local index space carries its own "
+    "vertices' values to their new local ids and takes its ghosts' from their owners (one "
+    "exchange per array), input edge weights come with their edges: O((n + m) / ranks + k) "
+    "per rank and batch, a first step that no rank's rows outgrow (rows with slack on each "
+    "rank would move only the rows a batch touches)")
 
 _SLACK_ROWS_WHY = ("a batch moves only the rows it touches (O(k log k + their degrees) on the "
                    "host) and refreshes the device copies at the slots it wrote (packed into "
@@ -167,6 +210,8 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
     if not any(isinstance(s, P.ApplyUpdates) for s in walk_host(plan.host)):
         return False, ""
     title = capabilities.title
+    if capabilities.distributed:
+        return False, DISTRIBUTED_WHY
     if not capabilities.slack_rows:
         return False, (f"a compact CSR: {title}'s kernels read a row's end as offsets[v + 1] "
                        "(its printer has no rows with slack), so each batch moves "

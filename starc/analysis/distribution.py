@@ -58,7 +58,14 @@ from starc.ir import nodes as ir
 from starc.records import Record, record
 from starc.tree import child_nodes
 
-__all__ = ["Superstep", "Distribution", "DistributionError", "distribute"]
+__all__ = ["Superstep", "Distribution", "DistributionError", "distribute", "UPDATE_LOOP_WHY"]
+
+#: why a distributed run's loop over a batch's updates runs on every rank alike (``global``)
+UPDATE_LOOP_WHY = ("every rank holds the whole update stream, so each runs the batch's k "
+                   "updates itself (O(k) work, no message) and what the loop reads and writes "
+                   "stays a full-length replica, the same on every rank; routing each update "
+                   "to the owner of its source would need the destination as a ghost before "
+                   "the loop, a rebuilt part, and a superstep after it")
 
 _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
 #: Row queries a distributed run answers without the row: every rank keeps the out- and
@@ -147,11 +154,18 @@ def distribute(plan: P.Plan) -> Distribution:
     plan = choose_form(plan, worklist=False)
     _check_host_queries(plan)
     kernels = launched_kernels(plan)
-    found: Dict[str, Locality] = {k.name: kernel_locality(k, plan) for k in kernels}
+    per_update = _update_kernels(plan)
+    found: Dict[str, Locality] = {k.name: Locality(k.name, global_=True)
+                                  if k.name in per_update else kernel_locality(k, plan)
+                                  for k in kernels}
     mirrored: Dict[str, str] = {}
     for kernel in kernels:
         local = found[kernel.name]
         if local.global_:
+            if _uses_graph(kernel) and kernel.name in per_update:
+                raise DistributionError(
+                    "a loop over a batch's updates that reads the graph's rows (every rank "
+                    "runs each update, and holds only its own rows)", per_update[kernel.name])
             if _uses_graph(kernel):
                 raise DistributionError(
                     "a sequential loop over the graph outside a forall (it would need the "
@@ -199,7 +213,9 @@ def distribute(plan: P.Plan) -> Distribution:
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
     replicas = _replicas(plan, mirrored, found)
-    local_kernels = tuple(localize(k, plan, frozenset(replicas)) for k in plan.kernels)
+    # (a loop over updates touches only replicas, by global id: nothing to translate)
+    local_kernels = tuple(k if k.name in per_update else localize(k, plan, frozenset(replicas))
+                          for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
     slices = bool(rows) and not reverse and all(_searched_from_below(k) for k in kernels
                                                 if rows_of[k.name])
@@ -207,6 +223,19 @@ def distribute(plan: P.Plan) -> Distribution:
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
                         local_kernels, slices)
+
+
+def _update_kernels(plan: P.Plan) -> Dict[str, object]:
+    """The kernels of loops over a batch's updates (``UpdateLoop``), each with its loop's
+    place: they run on every rank alike, as a single-item kernel does (``global``;
+    ``UPDATE_LOOP_WHY``)."""
+    found: Dict[str, object] = {}
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.UpdateLoop):
+            for inner in walk_host(stmt.body):
+                if isinstance(inner, P.Launch):
+                    found[inner.kernel.name] = stmt.loc
+    return found
 
 
 #: a strict or non-strict comparison ``left op right`` -> whether it puts ``left`` below
@@ -351,6 +380,13 @@ def _replicas(plan: P.Plan, mirrored: Dict[str, str],
             why.setdefault(name, "read at any vertex")
     pairs = [(w.array, w.primary, "updated with") for local in found.values()
              for w in local.remote_writes if w.primary]
+    names = {a.sym.uid: a.name for a in plan.arrays if a.sym is not None}
+    for kernel in plan.kernels:     # a lock is indexed as the array it guards
+        for node in ir.walk(kernel.body):
+            if isinstance(node, P.AtomicMinMax) and node.lock is not None \
+                    and isinstance(node.target, ir.PropRead) \
+                    and node.target.prop.uid in names:
+                pairs.append((node.lock.name, names[node.target.prop.uid], "the lock of"))
     for stmt in walk_host(plan.host):
         if isinstance(stmt, P.CopyArray):
             pairs.append((stmt.dst.name, stmt.src.name, "copied with"))

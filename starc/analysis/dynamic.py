@@ -79,10 +79,12 @@ def refuse_dynamic_graphs(program: ir.Program, entry: ir.Function, title: str) -
         return
     what, loc = found
     error = _refusal(entry, what, loc, f"the {title} backend")
-    error.hint = "'-b reference' runs it, and so do the opencl, cuda, sycl and openacc backends"
+    error.hint = ("'-b reference' runs it, and so do the opencl, cuda, sycl, openacc and mpi "
+                  "backends")
     raise error
 
 
 def refuse_construct(entry: ir.Function, node: ir.Node) -> None:
     """Raise the E0501 for a dynamic-graph construct no device backend lowers yet."""
     raise _refusal(entry, _construct_name(node), node.loc, "the device backends")
+

@@ -661,6 +661,13 @@ class ApplyUpdates(HostStmt):
     #: slot array (``batches.SPAN_MOVES_WHY``); only the slots the batch itself wrote (added
     #: edges) are packed and scattered
     span_moves: bool = False
+    #: a distributed run (MPI): each rank applies the batch to the rows it owns and lays its
+    #: part out again (``batches.DISTRIBUTED_WHY``); ``local_arrays``, the per-vertex arrays in
+    #: the ranks' local index space, carry their own vertices' values to the new local ids and
+    #: take their ghosts' from the owners; ``edge_props`` (input weights only) are read from
+    #: the rebuilt rows
+    distributed: bool = False
+    local_arrays: Tuple[DeviceArray, ...] = ()
 
 
 @record

@@ -105,7 +105,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
     plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays, plan.kernels,
                                                         slack,
-                                                        slack and capabilities.span_moves))
+                                                        slack and capabilities.span_moves,
+                                                        distribution))
     appends, appends_why = "", ""
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):

@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.batches import SPAN_MOVES_WHY
+from starc.analysis.distribution import UPDATE_LOOP_WHY
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
@@ -293,6 +294,10 @@ class _Walk:
                           block=t.block or "N")
             if scheduled is not None and scheduled.schedule == "edges":
                 fields.update(items="m", item="edge of its neighbour loop", plural="edges")
+            step = t.distribution.steps.get(kernel.name) if t.distribution else None
+            if step is not None and step.global_:     # a loop over a batch's updates
+                return Choice(f"function {kernel.name}: every rank runs every {item} alike "
+                              "(an OpenMP loop), with no exchange", UPDATE_LOOP_WHY)
             what = t.backend.launch_shape.format(**fields)
             why = t.backend.launch_why.format(**fields)
             if scheduled is not None and scheduled.schedule_why and \
@@ -569,6 +574,10 @@ class _Walk:
 
         def choose(t) -> Choice:
             target = t.plan.target
+            if target is not None and target.distribution is not None:
+                return Choice(f"each rank applies the batch's {which} to the rows it owns and "
+                              "lays its part out again on the same partition "
+                              "(starc_mpi_updates.hpp)", target.slack_rows_why)
             if target is not None and target.slack_rows and target.capabilities.span_moves:
                 return Choice(moves, f"{target.slack_rows_why}; {SPAN_MOVES_WHY}")
             if target is not None and target.slack_rows:

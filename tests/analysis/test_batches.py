@@ -172,3 +172,40 @@ def test_a_device_reading_reverse_edge_ids_keeps_a_compact_csr():
     plan = get_backend("opencl").specialize(plan_of(PULLED))
     assert not plan.target.slack_rows
     assert "reads the reverse CSR's edge ids" in plan.target.slack_rows_why
+
+
+def test_mpi_rebuilds_each_ranks_part_and_carries_its_local_arrays():
+    """On MPI each update is a distributed rebuild: the per-vertex arrays of the local index
+    space are carried (not the replicas, which keep their global ids), and the reason says
+    what a rank does per batch."""
+    plan = specialize(plan_of((DSL / "dynamic" / "dyn_sssp.sp").read_text(), "DynSSSP"),
+                      get_backend("mpi").capabilities)
+    distribution = plan.target.distribution
+    for update in _updates(plan):
+        assert update.distributed and not update.slack_rows
+        carried = {a.name for a in update.local_arrays}
+        assert carried and not carried & set(distribution.replicas), carried
+        assert all(a.extent == "nodes" and a.role != "graph" for a in update.local_arrays)
+    assert "applies a batch to the rows it owns" in plan.target.slack_rows_why
+    # the loops over a batch's updates run on every rank alike, over replicas
+    loops = host_of(plan, P.UpdateLoop)
+    assert len(loops) == 2
+    for loop in loops:
+        (launch,) = [s for s in loop.body.stmts if isinstance(s, P.Launch)]
+        assert distribution.steps[launch.kernel.name].global_
+    for name in ("gone", "modified", "parent"):
+        assert name in distribution.replicas, distribution.replicas
+    # a lock is indexed as the array it guards: dist is a replica, so its lock is one too
+    assert "dist" in distribution.replicas and "dist_lock" in distribution.replicas
+
+
+def test_a_backend_without_mutable_graphs_refuses_at_the_update_stream():
+    """``Capabilities.dynamic_graphs`` False (no backend today): the E0501 at the stream."""
+    from starc.analysis.capabilities import Capabilities
+    from starc.errors import BackendError
+    with pytest.raises(BackendError) as caught:
+        specialize(plan_of((DSL / "dynamic" / "dyn_pr.sp").read_text(), "DynPR"),
+                   Capabilities("test", "Test"))
+    assert "dynamic graphs: the update stream 'updateBatch'" in str(caught.value)
+    assert "is not supported by the Test backend yet" in str(caught.value)
+    assert caught.value.loc.line > 0

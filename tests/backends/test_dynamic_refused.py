@@ -1,8 +1,6 @@
-"""Device backends whose capabilities keep no mutable graph yet (MPI) refuse dynamic-graph
-programs (issue 31) with a located E0501, writing nothing; the reference executor and the
-OpenCL, CUDA, SYCL and OpenACC backends run them (tests/e2e/test_dynamic_programs.py). What no
-device backend lowers yet (``g.propagateNodeFlags``, a loop over a whole stream) is an E0501
-at its line on those too."""
+"""What no device backend lowers of a dynamic-graph program (issue 31: ``g.propagateNodeFlags``,
+a loop over a whole stream) is a located E0501 at its line on each, writing nothing (what MPI
+alone refuses: tests/e2e/test_mpi_dynamic.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +12,6 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "sema" / "samples" / "dynamic.sp"
-REFUSING = {"mpi": "MPI"}
-
 
 
 def _starc(*args):
@@ -24,29 +20,7 @@ def _starc(*args):
     return proc.returncode, proc.stdout, proc.stderr
 
 
-@pytest.mark.parametrize("backend", sorted(REFUSING))
-def test_dynamic_program_is_refused_at_its_update_stream(backend, tmp_path):
-    out = tmp_path / "out"
-    status, _, err = _starc(SAMPLE, "-b", backend, "-o", out)
-    assert status == 1
-    assert (f"{SAMPLE}:23:15: error[E0501]: dynamic graphs: the update stream 'stream' (an "
-            "'updates<g>' parameter) in the Dynamic function 'Track' is not supported by the "
-            f"{REFUSING[backend]} backend yet") in err
-    assert "'-b reference' runs it, and so do the opencl, cuda, sycl and openacc backends" in err
-    assert "Traceback" not in err and "E0901" not in err
-    assert not out.exists()
-
-
-@pytest.mark.parametrize("backend", sorted(REFUSING))
-def test_the_dsl_dynamic_programs_are_refused_before_lowering(backend, tmp_path):
-    program = ROOT / "dsl" / "dynamic" / "dyn_sssp.sp"
-    status, _, err = _starc(program, "-b", backend, "-o", tmp_path / "out")
-    assert status == 1
-    assert f"not supported by the {REFUSING[backend]} backend yet" in err
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl", "openacc"])
+@pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl", "openacc", "mpi"])
 def test_a_loop_over_a_whole_stream_stops_at_its_line(backend, tmp_path):
     """The sample's Decremental loops over an update variable, not over a batch."""
     status, _, err = _starc(SAMPLE, "-b", backend, "-o", tmp_path / "out")

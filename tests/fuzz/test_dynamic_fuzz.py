@@ -75,14 +75,15 @@ def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
 
 @pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
                                      pytest.param("openacc", marks=pytest.mark.openacc),
-                                     pytest.param("sycl", marks=pytest.mark.sycl)])
+                                     pytest.param("sycl", marks=pytest.mark.sycl),
+                                     pytest.param("mpi", marks=pytest.mark.mpi)])
 @settings(max_examples=budget(5), **SETTINGS)
 @given(program=dynamic_programs(), graph=graphs(), data=st.data())
 def test_dynamic_programs_on_the_device_backends_agree_with_the_reference(backend, program,
                                                                           graph, data):
-    """The same programs and streams on OpenCL (PoCL), OpenACC (g++) and SYCL (the host test
-    double): the reference's results, or its run-time error (few examples: each builds a
-    program)."""
+    """The same programs and streams on OpenCL (PoCL), OpenACC (g++), SYCL (the host test
+    double) and MPI (2 ranks): the reference's results, or its run-time error (few examples:
+    each builds a program)."""
     stream, batch_size = _draw_case(program, graph, data)
     params = {"src": "0", "batchSize": str(batch_size)}
     with tempfile.TemporaryDirectory(prefix="starc-dynfuzz-") as tmp:

@@ -158,6 +158,21 @@ class HostDialect:
         is also the length of the edge arrays, which a distributed graph holds in part)."""
         return f"{graph}.num_edges"
 
+    def graph_state(self, graph: str) -> str:
+        """The host variable a Dynamic program's trials restore: the graph, or what holds it
+        (a distributed run's distribution)."""
+        return graph
+
+    def rebuild_part(self, change: str, part: str, kind: str) -> List[str]:
+        """A distributed graph's batch ``part`` (``kind``: ``'d'``/``'a'``) applied to each
+        rank's rows, its part laid out again; ``change`` names what the arrays of the local
+        index space need to follow (``carry_local``)."""
+        self.missing("a distributed graph update")
+
+    def carry_local(self, var: str, elem, change: str) -> List[str]:
+        """A per-vertex array of the local index space carried through ``rebuild_part``."""
+        self.missing("a distributed graph update")
+
     def guarded_main(self, program: str) -> str:
         """The call that runs main's body (a lambda that follows) and maps errors to exit
         statuses, up to the lambda's opening brace."""

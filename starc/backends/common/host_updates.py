@@ -69,7 +69,8 @@ class UpdateStatements:
         """A Dynamic program's input graph and weights, kept for ``restore_graph``."""
         if self.update_stream_param() is None:
             return []
-        self._snapshots = [(self.graph, self.names.fresh(f"{self.graph}_input"))]
+        state = self.dialect.graph_state(self.graph)
+        self._snapshots = [(state, self.names.fresh(f"{state}_input"))]
         if self.slack_rows:
             self._snapshots.append((self.slack_rows, self.names.fresh(f"{self.slack_rows}_input")))
         self._snapshots += [(self._host_vectors[p.uid],
@@ -180,6 +181,8 @@ class UpdateStatements:
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
         if s.slack_rows:
             return self._apply_to_slack_rows(s, depth)
+        if s.distributed:
+            return self._apply_on_ranks(s, depth)
         d, g, where = self.dialect, self.graph, self.where(s.loc)
         keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
         lines, _, uploads = self._changed_edges(s, "EdgeRenumbering", g, keep, "")
@@ -366,5 +369,32 @@ class UpdateStatements:
                                                self.count(array), where)]
         lines.append("}")
         lines += d.synchronize(where)     # the host data may change once the copies are done
+        pad = INDENT * depth
+        return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
+
+    def _apply_on_ranks(self, s: P.ApplyUpdates, depth: int) -> List[str]:
+        """``ApplyUpdates`` on a distributed graph: each rank applies the batch to the rows it
+        owns and lays its part out again (the dialect's ``rebuild_part``); the per-vertex
+        arrays of its local index space follow (``carry_local``), input edge weights are
+        those of the rebuilt rows, and the graph's arrays are the rebuilt ones."""
+        d, where = self.dialect, self.where(s.loc)
+        part, change = self.names.fresh("part"), self.names.fresh("change")
+        lines = [f"const starc::BatchPart {part} = "
+                 f"{self._part(s.kind, s.stream, s.first, s.last)};"]
+        lines += d.rebuild_part(change, part, _KIND_CHAR[s.kind])
+        for array in s.local_arrays:
+            lines += d.carry_local(self.array_var(array), array.elem, change)
+        uploads = []
+        for array in s.edge_props:      # input weights only (``batches.refresh_lists``)
+            param = next(p for p in self._weight_params if p.uid == array.sym.uid)
+            vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
+            lines.append(f'{vector} = starc::edge_weights<{elem}>({self.graph}, '
+                         f'"{param.name}", "{param.type}");')
+            uploads.append((array, f"{vector}.data()"))
+        lines += self._grow_edge_arrays([array for array, _ in uploads], where)
+        uploads += [(array, self.graph_array_data(array)) for array in s.graph]
+        for array, data in uploads:
+            lines += d.copy_to_device(self.array_var(array), array.elem, data,
+                                      self.count(array), where)
         pad = INDENT * depth
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]

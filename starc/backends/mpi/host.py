@@ -112,6 +112,16 @@ class MPIHostDialect(HostDialect):
                 # an alias, so a program without kernels or results never reads it
                 f"[[maybe_unused]] starc::Graph& {graph} = {DIST}.graph;"]
 
+    def graph_state(self, graph: str) -> str:
+        return DIST     # the graph is the distribution's, with its ghosts and mirrors
+
+    def rebuild_part(self, change: str, part: str, kind: str) -> List[str]:
+        return [f"const starc_mpi::LocalChange {change} = starc_mpi::apply_updates({DIST}, "
+                f"{part}, {kind});"]
+
+    def carry_local(self, var: str, elem: Scalar, change: str) -> List[str]:
+        return [f"starc_mpi::carry_local({DIST}, {change}, {var});"]
+
     def edge_count(self, graph: str) -> str:
         # The local graph's num_edges counts the rank's slots; every rank must see the same
         # count, or host decisions made from it (a BFS's direction) differ between ranks.
@@ -228,13 +238,20 @@ class MPIHostDialect(HostDialect):
         return "Anywhere" if name in self.distribution.replicas else "Neighbour"
 
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
-        sizes = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] == "size"]
-        rest = [arg for arg, spec in zip(args, kernel.args) if spec.source[0] != "size"]
+        sized = [spec.source[0] == "size" and spec.source[1] != "frontier"
+                 for spec in kernel.args]
+        sizes = [arg for arg, size in zip(args, sized) if size]
+        rest = [arg for arg, size in zip(args, sized) if not size]
         rest += [DISTRIBUTION_INPUTS[name][1].format(d=DIST)
                  for name in self.inputs.get(kernel.name, ())]
         step = self.distribution.steps[kernel.name]
         if step.global_:
-            return [f"{kernel.name}({', '.join(sizes + rest)});  // on every rank alike"]
+            # a loop over a batch's updates: every one of them, on every rank alike
+            count = [arg for arg, spec in zip(args, kernel.args) if spec.source == ("size",
+                                                                                 "frontier")]
+            bounds = ["0", count[0]] if kernel.extent == "frontier" else []
+            return [f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
+                    "alike"]
         if kernel.extent == "nodes":
             bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
         else:       # the slots of the rank's own rows

@@ -40,7 +40,7 @@ ATOMICS = directive_atomics("omp", "OpenMP")
 #: the ranks (no worklists; one work item per owned vertex: an edge's source and target may
 #: live on different ranks; a degree renumbering sends the rows to their new owners).
 CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, distributed=True,
-                                      renumbers_graph=True, wraps_signed=True,
+                                      renumbers_graph=True, wraps_signed=True, dynamic_graphs=True,
                                       schedules=frozenset({"vertex"}))
 
 #: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's
@@ -126,12 +126,16 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     names = reducer_names(native, reducer_name)
     dialect = MPIDialect(names)
     code = lower_kernel(kernel, dialect)
-    sizes = [arg.name for arg in code.args if arg.source[0] == "size"]
+    # (a loop over updates takes its count as a plain argument)
+    sizes = [arg.name for arg in code.args if arg.source[0] == "size"
+             and arg.source[1] != "frontier"]
     single = code.extent == "single"
     # (the sizes bound a GPU's threads; here only run-time checks may use them)
     params = ([] if single else ["int lo", "int hi"]) + function_parameters(
         code, sizes, dialect, "[[maybe_unused]] int")
     params += [f"{DISTRIBUTION_INPUTS[name][0]} {name}" for name in dialect.inputs]
+    counts = {f"int {arg.name}" for arg in code.args if arg.source == ("size", "frontier")}
+    params = [f"[[maybe_unused]] {p}" if p in counts else p for p in params]    # (it is hi)
     lines = [code.comment] if code.comment else []
     lines += wrap_list(f"static void {code.name}(", params, ") {")
     for red in native:

@@ -292,11 +292,18 @@ struct Addressed {
   Edge edge;
 };
 
-inline bool by_source(const Edge& a, const Edge& b) {
-  return a.src != b.src ? a.src < b.src : a.dst != b.dst ? a.dst < b.dst : a.key < b.key;
-}
+// (function objects, not functions: a sort inlines their comparisons)
+struct BySource {
+  bool operator()(const Edge& a, const Edge& b) const {
+    return a.src != b.src ? a.src < b.src : a.dst != b.dst ? a.dst < b.dst : a.key < b.key;
+  }
+};
+inline constexpr BySource by_source{};
 
-inline bool by_target(const Edge& a, const Edge& b) { return a.dst != b.dst ? a.dst < b.dst : a.key < b.key; }
+struct ByTarget {
+  bool operator()(const Edge& a, const Edge& b) const { return a.dst != b.dst ? a.dst < b.dst : a.key < b.key; }
+};
+inline constexpr ByTarget by_target{};
 
 /// A rank's edge slots are 32-bit local ids: refuses (on every rank alike) a part that would
 /// need more, naming the way out. Collective.
@@ -327,6 +334,8 @@ inline std::vector<int> tell_owners(const Distribution& d, const std::vector<int
   std::vector<int> out(ids);
   return exchange(d, out, [&](int v) { return d.owner(v); });
 }
+
+inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse);
 
 }  // namespace detail
 
@@ -390,18 +399,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   int n = static_cast<int>(local.num_nodes);
   d.graph.num_nodes = n;
 
-  // The partition (no n-long array: see balanced_splits), and, when the program asks for
-  // them, every vertex's degrees (n each: one Allreduce).
-  if (needs.global_degrees) {
-    d.global_out_degree.assign(static_cast<size_t>(n), 0);
-    d.global_in_degree.assign(static_cast<size_t>(n), 0);
-    for (const Edge& e : edges) {
-      ++d.global_out_degree[static_cast<size_t>(e.src)];
-      ++d.global_in_degree[static_cast<size_t>(e.dst)];
-    }
-    MPI_Allreduce(MPI_IN_PLACE, d.global_out_degree.data(), n, MPI_INT, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, d.global_in_degree.data(), n, MPI_INT, MPI_SUM, comm);
-  }
+  // The partition (no n-long array: see balanced_splits).
   {
     std::vector<int> sources(edges.size());
     for (size_t k = 0; k < edges.size(); ++k) sources[k] = edges[k].src;
@@ -409,21 +407,52 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   }
   d.first = d.splits[static_cast<size_t>(d.rank)];
   d.last = d.splits[static_cast<size_t>(d.rank) + 1];
-  int nown = d.last - d.first;
-
-  // In-degrees of owned vertices: every edge's target to its owner (from the in-edges below
-  // when those are fetched anyway).
-  std::vector<int> own_in(static_cast<size_t>(nown), 0);
-  if (!needs.reverse && needs.in_degrees) {
-    std::vector<int> targets(edges.size());
-    for (size_t k = 0; k < edges.size(); ++k) targets[k] = edges[k].dst;
-    std::vector<int> mine_in = detail::exchange(d, targets, [&](int v) { return d.owner(v); });
-    for (int v : mine_in) ++own_in[static_cast<size_t>(v - d.first)];
-  }
+  d.graph.path = path;
+  d.graph.has_weights = local.has_weights;
+  d.graph.weights_integral = local.weights_integral;
 
   // Edges to the owners of their sources; the owner sorts them into read_graph's order.
   std::vector<Edge> owned = detail::exchange(d, edges, [&](const Edge& e) { return d.owner(e.src); });
   std::sort(owned.begin(), owned.end(), detail::by_source);
+  detail::lay_out(d, std::move(owned), nullptr);
+  detail::map_large_blocks(false);
+  return d;
+}
+
+namespace detail {
+
+/// The rank's local index space, CSR, ghosts, mirrors, degrees and peers built from its owned
+/// edges `owned` (global ids, in read_graph's order: by source, target, then key), on the
+/// partition d.splits (collective). Used by distribute() and, after a batch of updates, to
+/// rebuild the rank's part from its changed rows (starc_mpi_updates.hpp); `reuse`: the
+/// previous peers, kept when the set of peers is the same.
+inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse) {
+  const Needs& needs = d.needs;
+  const std::string& path = d.graph.path;
+  MPI_Comm comm = d.comm;
+  size_t R = static_cast<size_t>(d.ranks);
+  int n = d.graph.num_nodes;
+  int nown = d.last - d.first;
+  // Every vertex's degrees when the program asks for them (n each: one Allreduce).
+  if (needs.global_degrees) {
+    d.global_out_degree.assign(static_cast<size_t>(n), 0);
+    d.global_in_degree.assign(static_cast<size_t>(n), 0);
+    for (const Edge& e : owned) {
+      ++d.global_out_degree[static_cast<size_t>(e.src)];
+      ++d.global_in_degree[static_cast<size_t>(e.dst)];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, d.global_out_degree.data(), n, MPI_INT, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, d.global_in_degree.data(), n, MPI_INT, MPI_SUM, comm);
+  }
+  // In-degrees of owned vertices: every edge's target to its owner (from the in-edges below
+  // when those are fetched anyway).
+  std::vector<int> own_in(static_cast<size_t>(nown), 0);
+  if (!needs.reverse && needs.in_degrees) {
+    std::vector<int> targets(owned.size());
+    for (size_t k = 0; k < owned.size(); ++k) targets[k] = owned[k].dst;
+    std::vector<int> mine_in = detail::exchange(d, targets, [&](int v) { return d.owner(v); });
+    for (int v : mine_in) ++own_in[static_cast<size_t>(v - d.first)];
+  }
   long long owned_count = static_cast<long long>(owned.size());
   MPI_Exscan(&owned_count, &d.edge_base, 1, MPI_LONG_LONG, MPI_SUM, comm);
   if (d.rank == 0) d.edge_base = 0;
@@ -438,8 +467,14 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   std::vector<Edge> incoming;
   if (needs.reverse) {
     std::vector<Edge> copy(owned);
-    incoming = detail::exchange(d, copy, [&](const Edge& e) { return d.owner(e.dst); });
-    std::sort(incoming.begin(), incoming.end(), detail::by_target);
+    std::vector<Edge> arrived = detail::exchange(d, copy, [&](const Edge& e) { return d.owner(e.dst); });
+    // by target, then key: a counting sort over the owned targets, stable, as the edges of one
+    // target arrive in ascending keys (by sender, each sender's in global-id order)
+    std::vector<long long> at(static_cast<size_t>(nown) + 1, 0);
+    for (const Edge& e : arrived) ++at[static_cast<size_t>(e.dst - d.first) + 1];
+    for (size_t v = 0; v < static_cast<size_t>(nown); ++v) at[v + 1] += at[v];
+    incoming.resize(arrived.size());
+    for (const Edge& e : arrived) incoming[static_cast<size_t>(at[static_cast<size_t>(e.dst - d.first)]++)] = e;
     for (const Edge& e : incoming) ++own_in[static_cast<size_t>(e.dst - d.first)];
   }
 
@@ -527,7 +562,14 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
     if (r != d.rank && (d.ghost_displs[static_cast<size_t>(r) + 1] > d.ghost_displs[static_cast<size_t>(r)] ||
                         d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
       peers.push_back(r);
-  d.peers = detail::neighbourhood(comm, peers, peers);
+  // A rebuilt part keeps its communicator while every rank's peers stay the same ones
+  // (creating one is collective: all ranks decide alike).
+  int same = reuse != nullptr && reuse->sources == peers && reuse->destinations == peers, all_same = 0;
+  if (reuse != nullptr) MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
+  if (all_same)
+    d.peers = *reuse;
+  else
+    d.peers = detail::neighbourhood(comm, peers, peers);
 
   // Degrees of owned vertices and ghosts: owners send their mirrors' (out, in) pairs.
   d.out_degree.assign(static_cast<size_t>(d.local_nodes), 0);
@@ -555,9 +597,6 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
 
   // The local CSR: rows in local-id order (owned rows, and ghost rows when asked for).
   starc::Graph& g = d.graph;
-  g.path = path;
-  g.has_weights = local.has_weights;
-  g.weights_integral = local.weights_integral;
   g.offsets.assign(static_cast<size_t>(d.local_nodes) + 1, 0);
   long long rows = static_cast<long long>(owned.size()) + static_cast<long long>(ghost_edges.size());
   detail::check_local_edges(d, path, rows + static_cast<long long>(incoming.size() + ghost_in.size()));
@@ -592,9 +631,11 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
 
   // The reverse CSR of owned vertices (and ghosts, with ghost rows); each in-edge points at
   // the slot that holds it: its place in its source's row, or a copy slot after the rows.
-  incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+  if (!ghost_in.empty()) {  // (incoming is sorted already)
+    incoming.insert(incoming.end(), ghost_in.begin(), ghost_in.end());
+    std::sort(incoming.begin(), incoming.end(), detail::by_target);
+  }
   release(ghost_in);
-  std::sort(incoming.begin(), incoming.end(), detail::by_target);
   g.rev_offsets.assign(static_cast<size_t>(d.local_nodes) + 1, 0);
   for (const Edge& e : incoming) ++g.rev_offsets[static_cast<size_t>(d.local_of(e.dst)) + 1];
   for (size_t v = 0; v < static_cast<size_t>(d.local_nodes); ++v) g.rev_offsets[v + 1] += g.rev_offsets[v];
@@ -627,13 +668,13 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   g.targets = std::move(slot_dst);
   if (needs.sources) g.sources = std::move(slot_src);
   g.weights = std::move(slot_weight);
-  detail::map_large_blocks(false);
-  return d;
 }
 
+}  // namespace detail
 }  // namespace starc_mpi
 
 #include "starc_mpi_program.hpp"
 #include "starc_mpi_degree_order.hpp"
+#include "starc_mpi_updates.hpp"
 
 #endif  // STARC_MPI_HPP

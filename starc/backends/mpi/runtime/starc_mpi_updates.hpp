@@ -1,0 +1,116 @@
+// starc MPI runtime: a batch of graph updates applied to the distributed graph (issue 31).
+//
+// Included at the end of starc_mpi.hpp. Every rank reads the whole update stream (so a bad
+// line stops every rank alike, with the reference's message) and keeps, of each batch, the
+// updates of the rows it owns: the deletions and additions of edges whose source it owns (an
+// --undirected run's stream holds both directions of each update). apply_updates changes those
+// rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
+// goes; an added edge goes after the equal edges its row has, rows stay sorted by target), then
+// lays the rank's part out again on the same partition (detail::lay_out): its in-rows are sent
+// again by their sources' owners, the ghosts new edges reach come in and those no edge reaches
+// any more go (local ids stay in global-id order), mirrors, degrees and the peers'
+// communicator (kept while the peers are the same ranks) follow. The local ids change with the
+// ghosts: carry_local moves a per-vertex array's own vertices' values to their new local ids
+// and gives every ghost its owner's value (one exchange per array).
+#ifndef STARC_MPI_UPDATES_HPP
+#define STARC_MPI_UPDATES_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "starc_mpi.hpp"
+#include "starc_updates.hpp"
+
+namespace starc_mpi {
+
+/// Where a rank's own vertices sat in its local index space before a batch.
+struct LocalChange {
+  int own_begin = 0;
+};
+
+/// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
+/// this rank owns, and the rank's part laid out again (collective; see the file comment).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind) {
+  using detail::Edge;
+  LocalChange before{d.own_begin};
+  const starc::Graph& g = d.graph;
+  std::vector<Edge> owned;
+  owned.reserve(static_cast<size_t>(d.owned_edges) + part.src.size());
+  long long key = 0;  // the rows' order, which equal edges keep
+  for (int v = d.own_begin; v < d.own_end; ++v)
+    for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
+      owned.push_back({d.global_id[static_cast<size_t>(v)], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])],
+                       key++, g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
+  if (kind == 'd') {
+    std::vector<std::pair<int, int>> gone;
+    for (size_t i = 0; i < part.src.size(); ++i)
+      if (d.owns(part.src[i])) gone.emplace_back(part.src[i], part.dst[i]);
+    std::sort(gone.begin(), gone.end());
+    if (!gone.empty())
+      owned.erase(std::remove_if(owned.begin(), owned.end(),
+                                 [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
+                  owned.end());
+  } else {
+    auto old_end = static_cast<std::ptrdiff_t>(owned.size());
+    for (size_t i = 0; i < part.src.size(); ++i)
+      if (d.owns(part.src[i])) owned.push_back({part.src[i], part.dst[i], key++, part.weights.empty() ? 0.0 : part.weights[i]});
+    // the rows are in order already: the additions sorted, then merged in (after equal edges:
+    // their keys are larger)
+    std::sort(owned.begin() + old_end, owned.end(), detail::by_source);
+    std::inplace_merge(owned.begin(), owned.begin() + old_end, owned.end(), detail::by_source);
+  }
+  long long mine = static_cast<long long>(owned.size());
+  MPI_Allreduce(&mine, &d.global_edges, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  // The same partition and run state; everything lay_out builds starts empty.
+  Distribution next;
+  next.comm = d.comm;
+  next.rank = d.rank;
+  next.ranks = d.ranks;
+  next.everyone = d.everyone;
+  next.splits = d.splits;
+  next.first = d.first;
+  next.last = d.last;
+  next.global_edges = d.global_edges;
+  next.stats_enabled = d.stats_enabled;
+  next.stats = d.stats;
+  next.needs = d.needs;
+  next.mirrored = d.mirrored;
+  next.graph.num_nodes = g.num_nodes;
+  next.graph.path = g.path;
+  next.graph.has_weights = g.has_weights;
+  next.graph.weights_integral = g.weights_integral;
+  detail::lay_out(next, std::move(owned), &d.peers);
+  d = std::move(next);
+  return before;
+}
+
+/// A per-vertex array of the local index space after apply_updates: reallocated for the new
+/// local ids, its own vertices' values carried, its ghosts' taken from their owners
+/// (collective).
+template <class T>
+void carry_local(const Distribution& d, const LocalChange& before, T*& array) {
+  T* next = new T[static_cast<size_t>(std::max(d.local_nodes, 1))]();
+  std::copy(array + before.own_begin, array + before.own_begin + d.owned(), next + d.own_begin);
+  delete[] array;
+  array = next;
+  struct Value {  // (bytes: T may be bool)
+    T value;
+  };
+  size_t R = static_cast<size_t>(d.ranks);
+  std::vector<long long> counts(R, 0);
+  std::vector<Value> out(d.mirrors.size());
+  for (size_t r = 0; r < R; ++r) {  // each rank's mirrors in the order of its ghosts
+    counts[r] = d.mirror_displs[r + 1] - d.mirror_displs[r];
+    for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k)
+      out[static_cast<size_t>(k)].value = array[d.mirrors[static_cast<size_t>(k)]];
+  }
+  std::vector<Value> in = detail::exchange_grouped(d, out, counts);
+  for (size_t k = 0; k < in.size(); ++k)  // by owner, as the ghosts are listed
+    array[d.ghost_local[k]] = in[k].value;
+}
+
+}  // namespace starc_mpi
+
+#endif  // STARC_MPI_UPDATES_HPP

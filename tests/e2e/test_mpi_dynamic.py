@@ -1,0 +1,266 @@
+"""Dynamic programs on MPI (issue 31 item 3): every rank reads the update stream, applies a
+batch to the rows it owns and lays its part out again (``starc_mpi_updates.hpp``), and runs a
+loop over a batch's updates on every rank alike. dyn_pr and dyn_sssp with 1-4 ranks give the
+reference's results after every batch (each prefix of the stream's batches run as a stream of
+its own) on the e2e graphs and on a stream of duplicates, self-loops, deletions of missing
+edges, a vertex's first edges (new ghosts) and the deletion of every edge into a vertex
+(ghosts retired, counted by --stats); bad update lines stop every rank with the reference's
+message; the plan says what MPI does per batch, and what it does not lower yet (an edge
+property a kernel writes, dyn_tc's loops over updates that read rows) is a located E0501."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import starc
+from starc.graphs import grid, load_graph, rmat, uniform, write_edge_list
+from starc.graphs.updates import generate_updates, write_updates
+from starc.results import compare_results
+from e2e_cases import compile_for
+
+pytestmark = pytest.mark.mpi
+
+DYNAMIC = pathlib.Path(__file__).resolve().parents[2] / "dsl" / "dynamic"
+PR = {"beta": "0.000001", "delta": "0.85", "maxIter": "100"}
+RANKS = (1, 2, 3, 4)
+
+#: a graph of 12 vertices (11 with only a self-loop) and a stream that adds vertex 11's first
+#: edges to and from other vertices
+#: (ghosts where 11's owner is another rank), repeats an edge, adds and deletes self-loops,
+#: deletes missing edges, and deletes every edge into vertex 10 (its ghost copies retire)
+EDGES = """0 1 3
+0 10 8
+1 2 2
+1 10 5
+2 3 4
+3 4 1
+4 5 6
+5 6 2
+6 7 7
+7 8 3
+8 9 2
+9 0 9
+9 4 4
+5 1 5
+11 11 1
+"""
+UPDATES = """a 0 11 3
+a 6 11 5
+a 11 3 6
+a 1 2 3
+a 1 2 4
+a 3 3 3
+d 5 9
+d 2 7
+d 0 10
+d 1 10
+a 8 8 3
+d 3 3
+d 1 2
+a 10 2 3
+d 11 4
+a 4 11 3
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(name: str, backend: str, ranks=None):
+    return compile_for(DYNAMIC / f"{name}.sp", backend, ranks)
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    """name -> (graph path, update stream path, whether the run is --undirected)."""
+    folder = tmp_path_factory.mktemp("mpi_dynamic")
+    made = {}
+    for name, graph, undirected in [
+            ("rmat", rmat(7, 8, seed=3, weights=True), False),
+            ("uniform", uniform(90, 5, seed=4, weights=True), False),
+            ("grid", grid(8, 9, seed=5, weights=True), True)]:
+        path = folder / f"{name}.el"
+        write_edge_list(graph, path)
+        stream = generate_updates(load_graph(str(path), undirected=undirected),
+                                  24, seed=7, weights=True)
+        updates = folder / f"{name}.updates"
+        write_updates(updates, stream)
+        made[name] = (path, updates, undirected)
+    path, updates = folder / "edges.el", folder / "edges.updates"
+    path.write_text(EDGES)
+    updates.write_text(UPDATES)
+    made["edges"] = (path, updates, False)
+    made["edges-undirected"] = (path, updates, True)
+    return made
+
+
+def _prefixes(updates: pathlib.Path, batch: int, folder: pathlib.Path):
+    """Streams of the first 1, 2, ... batches of ``updates`` (the last one whole): a run of
+    each gives the results after that batch."""
+    lines = [line for line in updates.read_text().splitlines() if line.strip()]
+    for count in range(batch, len(lines) + batch, batch):
+        prefix = folder / f"{updates.stem}-{count}.updates"
+        prefix.write_text("\n".join(lines[:count]) + "\n")
+        yield prefix
+
+
+def _agree_after_every_batch(name, case, batch, ranks, folder, rtol=0.0, atol=0.0, skip=(),
+                             **params):
+    path, updates, undirected = case
+    for prefix in _prefixes(updates, batch, folder):
+        runs = [_compiled(name, "reference").run(path, undirected=undirected,
+                                                 updates=str(prefix), batchSize=batch,
+                                                 **params),
+                _compiled(name, "mpi", ranks).run(path, undirected=undirected,
+                                                  updates=str(prefix), batchSize=batch,
+                                                  **params)]
+        compared = [dataclasses.replace(run, props={k: v for k, v in run.props.items()
+                                                    if k not in skip}) for run in runs]
+        problems = compare_results(*compared, rtol=rtol, atol=atol)
+        assert not problems, (prefix.read_text(), "\n".join(problems))
+
+
+@pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("graph, batch", [("rmat", 9), ("uniform", 12), ("grid", 10),
+                                          ("edges", 3), ("edges-undirected", 5)])
+def test_dynamic_pagerank_after_every_batch(cases, tmp_path, graph, batch, ranks):
+    _agree_after_every_batch("dyn_pr", cases[graph], batch, ranks, tmp_path, rtol=1e-4,
+                             atol=1e-6, **PR)
+
+
+@pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("graph, batch", [("rmat", 7), ("uniform", 12), ("grid", 10),
+                                          ("edges", 3), ("edges-undirected", 4)])
+def test_dynamic_sssp_after_every_batch(cases, tmp_path, graph, batch, ranks):
+    """Distances exactly (a parent may be any vertex a shortest path comes from)."""
+    _agree_after_every_batch("dyn_sssp", cases[graph], batch, ranks, tmp_path,
+                             skip=("parent",), src="0")
+
+
+def _ghosts(cases, tmp_path, text: str) -> int:
+    """The ghosts of both ranks of a dyn_pr run on the 12-vertex graph after stream ``text``
+    (``--stats``)."""
+    updates = tmp_path / "stream.updates"
+    updates.write_text(text)
+    status, err = _run("dyn_pr.sp", cases["edges"][0], updates, "-b", "mpi", "--np", "2",
+                       "--stats", "--batchSize", "1", *(f"--{k}={v}" for k, v in PR.items()))
+    assert status == 0, err
+    stats = [line.split() for line in err.splitlines() if line.startswith("starc-mpi-stats")]
+    assert len(stats) == 2, err
+    return sum(int(field.split("=")[1]) for line in stats for field in line
+               if field.startswith("ghosts="))
+
+
+def test_ghosts_come_with_a_vertexs_first_edge_and_go_with_the_last(cases, tmp_path):
+    """On 2 ranks vertex 0 and 1 are the first rank's, 9, 10 and 11 the second's: 0 -> 11
+    makes 11 a ghost of the first rank (the second holds 0 already, for 9 -> 0); with 0 -> 10
+    and 1 -> 10 deleted, 10 is no ghost of the first rank any more."""
+    before = _ghosts(cases, tmp_path, "")
+    assert _ghosts(cases, tmp_path, "a 0 11 3\n") == before + 1
+    assert _ghosts(cases, tmp_path, "d 0 10\nd 1 10\n") < before
+
+
+def _run(program, graph, updates, *extra):
+    proc = subprocess.run([sys.executable, "-m", "starc", "run", str(DYNAMIC / program), *extra,
+                           "--graph", str(graph), "--updates", str(updates)],
+                          capture_output=True, text=True)
+    return proc.returncode, proc.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a 1 2 5\nx 3 4\n", ":2: an update starts with 'a' (add) or 'd' (delete), not 'x'"),
+    ("a 1 2 5\nd 3 99999\n", ":2: target id 99999 is not a vertex of the graph"),
+])
+def test_bad_update_lines_stop_every_rank_with_the_references_message(cases, tmp_path, text,
+                                                                      message):
+    bad = tmp_path / "bad.updates"
+    bad.write_text(text)
+    options = ["--batchSize", "2", *(f"--{k}={v}" for k, v in PR.items())]
+    results = {}
+    for backend in (["-b", "reference"], ["-b", "mpi", "--np", "2"]):
+        status, err = _run("dyn_pr.sp", cases["uniform"][0], bad, *backend, *options)
+        assert status == 1, (backend, err)
+        assert f"{bad}{message}" in err, (backend, err)
+        assert err.count(message) == 1, err     # printed once, not by every rank
+        assert "Traceback" not in err
+        results[backend[1]] = status
+    assert results["reference"] == results["mpi"]
+
+
+def test_the_plan_says_what_mpi_does_per_batch():
+    proc = subprocess.run([sys.executable, "-m", "starc", str(DYNAMIC / "dyn_pr.sp"), "-b",
+                           "mpi", "--emit", "plan"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = next(line for line in proc.stdout.splitlines() if "graph updates:" in line)
+    assert "applies a batch to the rows it owns" in line
+    assert "lays its part out again on the same partition" in line
+    explained = subprocess.run([sys.executable, "-m", "starc", "explain", str(DYNAMIC / "dyn_pr.sp"),
+                                "-b", "mpi"], capture_output=True, text=True)
+    assert explained.returncode == 0, explained.stderr
+    assert "lays its part out again on the same partition" in " ".join(explained.stdout.split())
+    sssp = subprocess.run([sys.executable, "-m", "starc", "explain",
+                           str(DYNAMIC / "dyn_sssp.sp"), "-b", "mpi"], capture_output=True,
+                          text=True)
+    assert sssp.returncode == 0, sssp.stderr
+    assert "every rank runs every update alike (an OpenMP loop), with no exchange" in \
+        " ".join(sssp.stdout.split())
+
+
+def test_an_edge_property_a_kernel_writes_is_a_located_refusal(tmp_path):
+    program = tmp_path / "written.sp"
+    program.write_text("""Dynamic D(Graph g, propEdge<int> weight, propNode<int> total,
+          updates<g> U, int batchSize) {
+    g.attachNodeProperty(total = 0);
+    Batch (U : batchSize) {
+        g.updateCSRAdd(U);
+        forall (v in g.nodes()) {
+            forall (w in g.neighbors(v)) {
+                edge e = g.get_edge(v, w);
+                e.weight = e.weight + 1;
+                v.total += e.weight;
+            }
+        }
+    }
+}
+""")
+    proc = subprocess.run([sys.executable, "-m", "starc", str(program), "-b", "mpi"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert "written.sp:5:9: error[E0501]" in proc.stderr, proc.stderr
+    assert "'updateCSRAdd' with the edge property 'weight'" in proc.stderr
+    assert "MPI backend" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_dyn_tc_is_refused_at_its_loop_over_updates(tmp_path):
+    """Its loops over updates read rows of the updates' endpoints, which the ranks that run
+    every update do not hold."""
+    program = DYNAMIC / "dyn_tc.sp"
+    line = next(n for n, text in enumerate(program.read_text().splitlines(), 1)
+                if "OnDelete" in text)
+    proc = subprocess.run([sys.executable, "-m", "starc", str(program), "-b", "mpi", "-o",
+                           str(tmp_path / "out")], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert (f"dyn_tc.sp:{line}:9: error[E0501]: the MPI backend cannot distribute this "
+            "program: a loop over a batch's updates that reads the graph's rows") in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "out").exists()
+
+
+def test_every_trial_starts_from_the_input_distribution(cases):
+    """--trials 3: each rank restores its input part (rows, ghosts, mirrors) before each
+    trial's clock, so the results are one trial's (a trial from the updated graph would add
+    the stream's edges twice, and PageRank would tell)."""
+    path, updates, _ = cases["rmat"]
+    argv = [sys.executable, "-m", "starc", "run", str(DYNAMIC / "dyn_pr.sp"), "-b", "mpi",
+            "--np", "3", "--oversubscribe", "--batchSize", "5", "--graph", str(path),
+            "--updates", str(updates), *(f"--{k}={v}" for k, v in PR.items())]
+    once = subprocess.run(argv, capture_output=True, text=True)
+    thrice = subprocess.run(argv + ["--trials", "3", "--time"], capture_output=True, text=True)
+    assert once.returncode == 0 and thrice.returncode == 0, (once.stderr, thrice.stderr)
+    assert thrice.stderr.count("starc-time ") == 3
+    ranks = [line for line in once.stdout.splitlines() if line.startswith("pageRank ")]
+    assert ranks and ranks == [line for line in thrice.stdout.splitlines()
+                               if line.startswith("pageRank ")]
