@@ -61,6 +61,17 @@ def test_program_without_a_kernel(backend, k4):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_the_lowest_int_literal_is_an_int(backend, k4):
+    """-7 * -2147483648 wraps to INT_MIN in 32 bits; -(INT_MIN) is INT_MIN, plus v; on the
+    host, LLONG_MIN - 1 wraps to LLONG_MAX and INT_MIN * 3 to INT_MIN (MPI once computed
+    the kernel's product in 64 bits: C's 2147483648 is a long)."""
+    results = _run("lowest_literal", backend, k4)
+    assert results.props["w"].tolist() == [-2 ** 31] * 4
+    assert results.props["a"].tolist() == [-2 ** 31 + v for v in range(4)]
+    assert results.ret == 2 ** 63 - 1 - 2 ** 31
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_comparisons_of_a_value_with_itself(backend, k4):
     """100 (x >= x) + 2 per vertex (a degree <= itself) + 3 per edge (v / 3 == v / 3);
     never v != v, w + 1 > w + 1 or 1.5 != 1.5. OpenACC and MPI once failed to build."""
@@ -93,7 +104,7 @@ def test_operators_that_do_not_commute_are_one_located_error(backend):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("name", ["self_reading_update", "wrapping_overflow", "no_kernel",
-                                  "self_compare"])
+                                  "self_compare", "lowest_literal"])
 def test_programs_build_with_nvcc(name, tmp_path):
     """Where nvcc is (a GPU need not be): the strict build (-Werror all-warnings)."""
     build_with_nvcc(PROGRAMS / f"{name}.sp", tmp_path / "build")

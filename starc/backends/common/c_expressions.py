@@ -29,6 +29,19 @@ _UNARY, _PRIMARY = 14, 16
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
+def _negated_literal(e: ir.Expr):
+    """The value of an integer literal under one or more unary minuses, wrapped as they wrap
+    (LANGUAGE.md §2), or None for anything else."""
+    if isinstance(e, ir.Const) and e.type in (Scalar.INT, Scalar.LONG):
+        return int(e.value)
+    if isinstance(e, ir.Unary) and e.op == "-" and e.type in (Scalar.INT, Scalar.LONG):
+        inner = _negated_literal(e.operand)
+        if inner is not None:
+            half = 2 ** 63 if e.type is Scalar.LONG else 2 ** 31
+            return (half - inner) % (2 * half) - half
+    return None
+
+
 class CExpressionPrinter:
     """Prints typed-IR expressions through a dialect and a context (a kernel's, or the
     host's, which answers the same questions)."""
@@ -105,6 +118,12 @@ class CExpressionPrinter:
                                         type=inner.type, loc=inner.loc))
         if e.op == "!" and isinstance(e.operand, ir.Unary) and e.operand.op == "!":
             return self._expr(e.operand.operand)
+        value = _negated_literal(e)
+        if value is not None:
+            # the literal of -2147483648 is an int (LANGUAGE.md §2), but C's 2147483648 is a
+            # long and so would be the negation, and -(INT_MIN) a constant overflow that
+            # -Werror rejects: print the (wrapped) value as one constant
+            return self._expr_Const(ir.Const(value, type=e.type, loc=e.loc))
         operand = self._operand(e.operand, _UNARY)
         if e.op == "-" and operand.startswith("-"):
             operand = f"({operand})"
