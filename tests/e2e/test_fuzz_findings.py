@@ -1,5 +1,5 @@
-"""The five classes of issue 32 (found by differential fuzzing), each as a small program with
-its answer worked out by hand: every backend gives that answer, or the same located error."""
+"""The five classes of issue 32 (found by differential fuzzing) and later fuzz findings, each as
+a small program with its answer worked out by hand: every backend gives that answer, or the same located error."""
 
 from __future__ import annotations
 
@@ -72,6 +72,15 @@ def test_the_lowest_int_literal_is_an_int(backend, k4):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_constant_expressions_that_overflow_wrap(backend, k4):
+    """INT_MAX * 2 = -2 (plus v), INT_MAX + 1 = INT_MIN, LLONG_MIN - 1 = LLONG_MAX: a valid
+    program that MPI's strict build once refused (-Woverflow under -Werror)."""
+    results = _run("constant_overflow", backend, k4)
+    assert results.props["a"].tolist() == [-2, -1, 0, 1]
+    assert results.ret == 2 ** 63 - 1 - 2 ** 31
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_comparisons_of_a_value_with_itself(backend, k4):
     """100 (x >= x) + 2 per vertex (a degree <= itself) + 3 per edge (v / 3 == v / 3);
     never v != v, w + 1 > w + 1 or 1.5 != 1.5. OpenACC and MPI once failed to build."""
@@ -104,7 +113,7 @@ def test_operators_that_do_not_commute_are_one_located_error(backend):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("name", ["self_reading_update", "wrapping_overflow", "no_kernel",
-                                  "self_compare", "lowest_literal"])
+                                  "self_compare", "lowest_literal", "constant_overflow"])
 def test_programs_build_with_nvcc(name, tmp_path):
     """Where nvcc is (a GPU need not be): the strict build (-Werror all-warnings)."""
     build_with_nvcc(PROGRAMS / f"{name}.sp", tmp_path / "build")

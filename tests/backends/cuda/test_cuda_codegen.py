@@ -370,8 +370,8 @@ def test_gpu_arch_goes_into_the_build_command():
                         BackendOptions(extra={"gpu_arch": "sm_90"}))
     assert comp.generated.build_hint == "nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -fwrapv -o tc tc.cu"
     assert toolchain.build_command("tc", "sm_90") == [
-        "nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-Xcompiler", "-fwrapv", "-Werror", "all-warnings", "-Xcompiler",
-        "-Wall,-Wextra", "-o", "tc", "tc.cu"]
+        "nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-Xcompiler", "-fwrapv", "-Werror", "all-warnings",
+        "-diag-suppress", "61", "-Xcompiler", "-Wall,-Wextra,-Wno-overflow", "-o", "tc", "tc.cu"]
 
 
 def test_results_and_time_follow_the_program_contract():
