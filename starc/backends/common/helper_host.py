@@ -65,10 +65,6 @@ class HelperHostDialect(HostDialect):
         return self._call("read_element", elem if self.typed_read else None, var, index, where)
 
     # --- a batch's slots of rows with slack (the header's starc_scatter_staging, kept) --------
-    def staging_kept(self, staging: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
-                "their buffers"]
-
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
         return [self._call("stage_slots", None, staging, slots, where) + ";"]
 

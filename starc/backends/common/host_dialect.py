@@ -241,15 +241,16 @@ class HostDialect:
         self.missing("a host-to-device copy")
 
     def staging_kept(self, staging: str) -> List[str]:
-        """The declaration of ``staging`` once, before the batches, where the dialect keeps
-        its device buffers across them (grown only when a batch needs more); none where
-        ``stage_slots`` declares a fresh one per use."""
-        return []
+        """The declaration of ``staging`` once, before the batches: every device runtime's
+        ``starc_scatter_staging`` keeps its buffers across them (grown only when a batch
+        needs more)."""
+        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
+                "their buffers"]
 
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
-        """``staging`` (declared here unless ``staging_kept`` declared it): the device copy of
-        the slot ids in host vector ``slots`` (the slots a batch wrote in rows with slack),
-        for ``scatter_to_device``."""
+        """``staging`` (declared by ``staging_kept``): the device copy of the slot ids in
+        host vector ``slots`` (the slots a batch wrote in rows with slack), for
+        ``scatter_to_device``."""
         self.missing("staging changed slots")
 
     def stage_moves(self, staging: str, records: str, moved: str, where: str) -> List[str]:

@@ -97,11 +97,8 @@ class UpdateStatements:
         return self._edge_capacity
 
     def staging(self) -> str:
-        """The device staging of a batch's slots and moves: one kept across the batches (and
-        the trials) with its buffers' capacities where the dialect keeps one
-        (``staging_kept``), else a fresh one that ``stage_slots`` declares."""
-        if not self.dialect.staging_kept("_"):
-            return self.names.fresh("staging")
+        """The device staging of a batch's slots and moves, declared once (``staging_kept``)
+        and kept across the batches and the trials with its buffers' capacities."""
         if not self._kept_staging:
             self._kept_staging = self.names.fresh("batch_staging")
         return self._kept_staging

@@ -76,10 +76,6 @@ class CUDAHostDialect(HostDialect):
 
     # rows with slack: a batch's slots, packed and scattered (gathered) by the prelude's
     # kernels, and its moves applied there; the staging kept across the batches
-    def staging_kept(self, staging: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
-                "their buffers"]
-
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
         return [f"starc_stage_slots({staging}, {slots}, {where});"]
 

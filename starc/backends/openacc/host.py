@@ -84,10 +84,6 @@ class OpenACCHostDialect(HostDialect):
     # rows with slack: the slots a batch wrote (or its moves read), packed by the prelude and
     # scattered (gathered) by one parallel loop, its moves applied there; the staging (device
     # buffers from acc_malloc) kept across the batches
-    def staging_kept(self, staging: str) -> List[str]:
-        return [f"starc_scatter_staging {staging};  // a batch's slots and moves, kept with "
-                "their buffers"]
-
     def stage_slots(self, staging: str, slots: str, where: str) -> List[str]:
         return [f"starc_stage_slots({staging}, {slots});"]
 
