@@ -10,15 +10,26 @@
 #                                      # OpenMP baselines and GAPBS on all CPU cores (default 20)
 #   bash bench/gpu.sh opencl [SCALES]  # OpenCL on the machine's first OpenCL device (NVIDIA's
 #                                      # where its ICD is installed)
+#   bash bench/gpu.sh mpi [SCALES]     # MPI strong scaling on the host's cores: 1, 2, 4, ...
+#                                      # ranks x 1 thread up to nproc (issue 30)
+#
+# Time on an H100 host (16 cores, 2026-11-26): cuda at scale 20 about 45-70 s per algorithm
+# (the first of each graph variant generates it), tests about 2.5 min, opencl about 50 s per
+# algorithm. A lease of 15 minutes fits cuda and tests; pass --algos to split a phase.
+#
+# Extra arguments after SCALES go to pytest (tests) or bench/harness.py (the others). Outputs go
+# to $GPU_OUT (default bench/out/gpu); $PYTHON names the interpreter (default python3).
 #
 # The ratio in each cell is the GPU time over the CPU baseline's on the same machine: below 1
 # the GPU is faster. The cuda phase measures both schedules side by side, so RESULTS.md shows
 # what one work item per edge buys over one per vertex on that GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase=${1:?usage: bench/gpu.sh tests|cuda|opencl [SCALES]}
+phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|mpi [SCALES] [ARGS...]}
 scales=${2:-20}
-out=${OUT:-bench/out/gpu}
+shift $(( $# > 1 ? 2 : 1 ))
+out=${GPU_OUT:-bench/out/gpu}
+python=${PYTHON:-python3}
 threads=$(nproc)
 mkdir -p "$out"
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1 || true)
@@ -50,26 +61,35 @@ record() {   # append the harness's table to bench/RESULTS.md, headed by the mac
 
 case "$phase" in
   tests)
-    python -m pytest -m gpu -n "$threads" -q
+    "$python" -m pytest -m gpu -n "$threads" -q "$@"
     ;;
   cuda)
     # shellcheck disable=SC2086
-    python bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
+    "$python" bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
       --backends cuda cuda:vertex --threads "$threads" --repeat 3 --reference-max-scale 0 \
-      "${gapbs[@]}" --out "$out/cuda" | tee "$out-cuda.log"
+      "${gapbs[@]}" --out "$out/cuda" "$@" | tee "$out-cuda.log"
     sed -n '/^| graph /,/^$/p' "$out-cuda.log" > "$out-cuda.md"
     record "CUDA, auto schedule and one work item per vertex" "$out-cuda.md"
     ;;
   opencl)
     # shellcheck disable=SC2086
-    python bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
+    "$python" bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
       --backends opencl opencl:edges --threads "$threads" --repeat 3 \
-      --reference-max-scale 0 "${gapbs[@]}" --out "$out/opencl" | tee "$out-opencl.log"
+      --reference-max-scale 0 "${gapbs[@]}" --out "$out/opencl" "$@" | tee "$out-opencl.log"
     sed -n '/^| graph /,/^$/p' "$out-opencl.log" > "$out-opencl.md"
     record "OpenCL on the first OpenCL device" "$out-opencl.md"
     ;;
+  mpi)
+    ranks=(1); while [ $(( ranks[-1] * 2 )) -le "$threads" ]; do ranks+=($(( ranks[-1] * 2 ))); done
+    # shellcheck disable=SC2086
+    "$python" bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
+      --backends mpi --mpi-ranks "${ranks[@]}" --threads 1 --repeat 3 \
+      --reference-max-scale 0 "${gapbs[@]}" --out "$out/mpi" "$@" | tee "$out-mpi.log"
+    sed -n '/^| graph /,/^$/p' "$out-mpi.log" > "$out-mpi.md"
+    record "MPI strong scaling on the host's CPU cores, ${ranks[*]} ranks x 1 thread" "$out-mpi.md"
+    ;;
   *)
-    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda or opencl)" >&2
+    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl or mpi)" >&2
     exit 2
     ;;
 esac
