@@ -89,9 +89,12 @@ def with_local_folds(kernel: P.Kernel) -> P.Kernel:
     return dataclasses.replace(kernel, body=body)
 
 
-def cooperative_body(kernel: P.Kernel) -> Tuple[Optional[P.CooperativeLoop], str]:
+def cooperative_body(kernel: P.Kernel, pushes: bool = False
+                     ) -> Tuple[Optional[P.CooperativeLoop], str]:
     """``(cooperative, "")`` when a group may run ``kernel``'s body (folded locally first:
-    ``with_local_folds``) step by step, else ``(None, why not)``."""
+    ``with_local_folds``) step by step, else ``(None, why not)``. A body that only pushes is
+    shared only where ``pushes`` (one neighbour loop whose per-edge form was refused: a BFS
+    step's expansion, whose filter reads the level it writes)."""
     why = per_vertex_refusal(kernel)
     if why:
         return None, why
@@ -116,7 +119,7 @@ def cooperative_body(kernel: P.Kernel) -> Tuple[Optional[P.CooperativeLoop], str
             return None, why
         loops = [s for s in kernel.body.stmts if _is_neighbour_loop(s)]
     kinds = {s.kind for s in _flat(steps)}
-    if not kinds & {"fold", "search"}:
+    if not kinds & {"fold", "search"} and not pushes:
         return None, "its loops only push (one work item per edge: --schedule edges)"
     folds = {s.accumulator.type for s in _flat(steps) if s.kind == "fold"}
     if len(folds) > 1:

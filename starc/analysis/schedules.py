@@ -207,22 +207,28 @@ def binned_split(kernel: P.Kernel, capabilities: Capabilities
     or, where the target prints it, a body of several loops step by step
     (``cooperative.cooperative_body``); ``(None, why not)``."""
     cooperative, why_pull = pull_loop(kernel)
+    one_loop = _one_loop(kernel)
     if cooperative is not None or (why_pull != "its body has no single neighbour loop at the top"
-                                   and not _one_search(kernel)):
+                                   and one_loop is None):
         return cooperative, why_pull
-    steps, why = cooperative_body(kernel)
+    steps, why = cooperative_body(kernel, pushes=one_loop == "other")
+    if steps is None and one_loop == "other":
+        return None, why_pull
     if steps is not None and not capabilities.cooperative_bodies:
         return None, (f"{why_pull}, and {capabilities.title} prints only one pull loop per "
                       "binned kernel")
     return steps, why
 
 
-def _one_search(kernel: P.Kernel) -> bool:
-    """The body is one neighbour loop that stops at the first edge it finds (a BFS's
-    bottom-up search): no pull loop, but a step a group may share."""
+def _one_loop(kernel: P.Kernel) -> Optional[str]:
+    """Whether the body is one neighbour loop: ``"search"`` where it stops at the first edge
+    it finds (a BFS's bottom-up step), ``"other"`` (a push, say: a BFS's expansion), None where
+    it is not one loop. Neither is a pull loop, but a group may share either as a step."""
     stmts = kernel.body.stmts
-    return len(stmts) == 1 and isinstance(stmts[0], ir.Loop) and isinstance(
-        stmts[0].domain, (ir.Neighbors, ir.InNeighbors)) and search_parts(stmts[0]) is not None
+    if len(stmts) != 1 or not isinstance(stmts[0], ir.Loop) or not isinstance(
+            stmts[0].domain, (ir.Neighbors, ir.InNeighbors)):
+        return None
+    return "search" if search_parts(stmts[0]) is not None else "other"
 
 
 def _tiers_words(capabilities: Capabilities) -> str:
