@@ -12,6 +12,9 @@
 #                                      # where its ICD is installed)
 #   bash bench/gpu.sh mpi [SCALES]     # MPI strong scaling on the host's cores: 1, 2, 4, ...
 #                                      # ranks x 1 thread up to nproc (issue 30)
+#   bash bench/gpu.sh all [SCALES]     # cuda, tests, opencl, mpi in that order, each given
+#                                      # what is left of $GPU_DEADLINE_S seconds (default 780)
+#                                      # less a reserve for the phases after it
 #
 # Time on an H100 host (16 cores, 2026-11-26): cuda at scale 20 about 45-70 s per algorithm
 # (the first of each graph variant generates it), tests about 2.5 min, opencl about 50 s per
@@ -59,7 +62,30 @@ record() {   # append the harness's table to bench/RESULTS.md, headed by the mac
   echo "bench/gpu.sh: appended to bench/RESULTS.md"
 }
 
+# NVIDIA's OpenCL library without its ICD file (a container image): register it, so the
+# opencl phase runs on the GPU rather than on whatever other OpenCL driver is installed.
+register_nvidia_opencl() {
+  local lib
+  lib=$(find /usr/lib /usr/lib64 /usr/local/nvidia -name 'libnvidia-opencl.so*' 2>/dev/null | head -n1)
+  if [ -n "$lib" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd && [ -w /etc ]; then
+    mkdir -p /etc/OpenCL/vendors && echo "$lib" > /etc/OpenCL/vendors/nvidia.icd
+    echo "bench/gpu.sh: registered $lib as an OpenCL ICD"
+  fi
+}
+
 case "$phase" in
+  all)
+    deadline=$(( $(date +%s) + ${GPU_DEADLINE_S:-780} ))
+    register_nvidia_opencl
+    # phase and the seconds kept for the phases after it
+    for step in "cuda 330" "tests 170" "opencl 80" "mpi 5"; do
+      set -- $step
+      left=$(( deadline - $(date +%s) - $2 ))
+      if [ "$left" -lt 30 ]; then echo "bench/gpu.sh: no time left for $1"; continue; fi
+      echo "== bench/gpu.sh $1 $scales: ${left} s"
+      timeout "$left" bash "$0" "$1" "$scales" || echo "bench/gpu.sh: $1 stopped (status $?)"
+    done
+    ;;
   tests)
     "$python" -m pytest -m gpu -n "$threads" -q "$@"
     ;;
