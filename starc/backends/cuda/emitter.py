@@ -29,6 +29,8 @@ class CUDABackend(CppBackend):
                   "in blocks of {block} threads (--block-size)")
     copy_to_device = "cudaMemcpy(..., cudaMemcpyHostToDevice)"
     copy_to_host = "cudaMemcpy(..., cudaMemcpyDeviceToHost)"
+    write_element = ("a one-item fill kernel, queued without waiting: the value travels with "
+                     "the launch")
 
     capabilities = CAPABILITIES
     atomics = ATOMICS

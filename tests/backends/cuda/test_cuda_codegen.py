@@ -240,6 +240,17 @@ def test_no_host_device_copies_inside_loops(path):
             assert re.match(r"( {8}| {12})STARC_CUDA_CHECK\(cudaMemcpy\(", line), line
 
 
+def test_single_element_writes_do_not_wait_for_the_device():
+    """Issue 29, item 3: a host write of one element (a BFS level's counter resets, a
+    source's distance) is queued in stream order, not a cudaMemcpy that first waits for every
+    kernel before it; reads of one element do wait, as the host needs the value."""
+    header = runtime_header()
+    write = _function(header, "inline void starc_write_element(")
+    assert "cudaMemcpy" not in write and "Synchronize" not in write
+    assert "<<<1, 1>>>" in write
+    assert "cudaMemcpy(&value" in _function(header, "inline T starc_read_element(")
+
+
 @pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
 def test_every_allocation_is_freed(path):
     text = main_text(path)

@@ -101,12 +101,13 @@ inline T starc_read_element(const T* data, long long index, const char* where) {
   return value;
 }
 
-/// One element written from the host.
+/// One element written from the host, in stream order without waiting for the device: a
+/// one-item fill, whose value travels with the launch. cudaMemcpy from pageable memory would
+/// first wait for every kernel before it, once per write (a BFS level resets two counters).
 template <typename T, typename V>
 inline void starc_write_element(T* data, long long index, V value, const char* where) {
-  T stored = static_cast<T>(value);
-  starc_cuda_check(cudaMemcpy(data + index, &stored, sizeof(T), cudaMemcpyHostToDevice),
-                   "cudaMemcpy (write one element)", where);
+  starc_fill_kernel<T><<<1, 1>>>(data + index, static_cast<T>(value), 1);
+  starc_launch_check("starc_fill_kernel (write one element)", where);
 }
 
 // --- a batch's changed slots of rows with slack -------------------------------------------------
