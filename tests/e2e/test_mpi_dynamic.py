@@ -21,7 +21,7 @@ import pytest
 import starc
 from starc.graphs import grid, load_graph, rmat, uniform, write_edge_list
 from starc.graphs.updates import generate_updates, write_updates
-from starc.results import compare_results
+from starc.results import compare_results, parse_results
 from e2e_cases import compile_for
 
 pytestmark = pytest.mark.mpi
@@ -264,3 +264,40 @@ def test_every_trial_starts_from_the_input_distribution(cases):
     ranks = [line for line in once.stdout.splitlines() if line.startswith("pageRank ")]
     assert ranks and ranks == [line for line in thrice.stdout.splitlines()
                                if line.startswith("pageRank ")]
+
+
+#: 12 vertices in cycles (0 1 2, 4 5, 6 7, 9 10 11) and self-loops (3, 8) that no rank
+#: boundary cuts at 2, 3 or 4 ranks (3 | 6 | 9, 4 | 8, 6), so no rank starts with a peer, and
+#: a stream whose every batch of one update adds or deletes an edge across ranks: each makes
+#: or retires ghosts and so changes some ranks' peers (a new distributed-graph communicator)
+ISLANDS = "0 1 2\n1 2 1\n2 0 3\n3 3 1\n4 5 2\n5 4 1\n6 7 4\n7 6 1\n8 8 1\n9 10 2\n10 11 1\n11 9 3\n"
+CROSSING = "a 1 10 1\nd 1 10\na 2 6 2\nd 2 6\na 10 1 1\na 7 2 3\nd 10 1\nd 7 2\na 0 6 1\n"
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_communicators_of_changed_peers_are_freed_across_batches_and_trials(tmp_path, ranks):
+    """Issue 31: a part laid out again after a batch whose peers changed gets a new peers'
+    communicator; the old one goes with its last user (the input distribution each --trials
+    run restores holds one too). With 3 trials of 9 batches the results are the reference's
+    and --stats counts at most three live communicators per rank (every rank's, the current
+    peers', the input's peers'), where one per changed batch and trial accumulated before."""
+    graph, updates = tmp_path / "islands.el", tmp_path / "crossing.updates"
+    graph.write_text(ISLANDS)
+    updates.write_text(CROSSING)
+    expected = _compiled("dyn_sssp", "reference").run(graph, updates=str(updates),
+                                                      batchSize=1, src="0")
+    out = tmp_path / "mpi.txt"
+    proc = subprocess.run([sys.executable, "-m", "starc", "run", str(DYNAMIC / "dyn_sssp.sp"),
+                           "-b", "mpi", "--np", str(ranks), "--oversubscribe", "--trials", "3",
+                           "--stats", "--graph", str(graph), "--updates", str(updates),
+                           "--batchSize", "1", "--src", "0", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    actual = parse_results(out.read_text())
+    problems = compare_results(dataclasses.replace(expected, props={"dist": expected.props["dist"]}),
+                               dataclasses.replace(actual, props={"dist": actual.props["dist"]}))
+    assert not problems, "\n".join(problems)
+    live = [int(field.split("=")[1]) for line in proc.stderr.splitlines()
+            if line.startswith("starc-mpi-stats") for field in line.split()
+            if field.startswith("communicators=")]
+    assert len(live) == ranks and max(live) <= 3, proc.stderr

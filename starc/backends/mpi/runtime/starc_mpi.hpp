@@ -563,7 +563,8 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
                         d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
       peers.push_back(r);
   // A rebuilt part keeps its communicator while every rank's peers stay the same ones
-  // (creating one is collective: all ranks decide alike).
+  // (creating one is collective: all ranks decide alike); a replaced one is freed with its
+  // last copy (Neighbours::owner: the input distribution of --trials may still hold it).
   int same = reuse != nullptr && reuse->sources == peers && reuse->destinations == peers, all_same = 0;
   if (reuse != nullptr) MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
   if (all_same)

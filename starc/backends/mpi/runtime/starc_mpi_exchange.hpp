@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <memory>
 #include <vector>
 
 namespace starc_mpi {
@@ -67,11 +68,33 @@ inline ByteSpan byte_span(long long bytes) {
   return span;
 }
 
+/// The distributed-graph communicators made by `neighbourhood` and not freed yet (--stats
+/// prints it: a run keeps a bounded number however many batches change the peers).
+inline long long& live_communicators() {
+  static long long count = 0;
+  return count;
+}
+
 /// The neighbours of a distributed-graph communicator: where messages go and come from.
+/// Copies share the communicator (a dynamic program's part laid out again keeps its peers'
+/// one, and the input distribution each --trials run restores holds its own copy); the last
+/// copy to go frees it. Every rank makes and drops its copies at the same points of the same
+/// program, so the (collective) frees match; the program's distributions go before
+/// MPI_Finalize (guarded_main), and one left after it is not freed.
 struct Neighbours {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<int> sources, destinations;   // ranks in `comm`, in MPI's order
+  std::shared_ptr<const MPI_Comm> owner;    // frees `comm` with its last copy
 };
+
+/// Frees a communicator of `neighbourhood` unless MPI has ended already.
+inline void free_communicator(MPI_Comm* comm) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Comm_free(comm);
+  --live_communicators();
+  delete comm;
+}
 
 /// A distributed-graph communicator over `comm` with these neighbours (collective; every
 /// rank names its own). `sources` must list the ranks that name this one as a destination.
@@ -83,6 +106,8 @@ inline Neighbours neighbourhood(MPI_Comm comm, const std::vector<int>& sources, 
                                  MPI_UNWEIGHTED, static_cast<int>(destinations.size()),
                                  destinations.empty() ? MPI_WEIGHTS_EMPTY : destinations.data(), MPI_UNWEIGHTED,
                                  MPI_INFO_NULL, 0, &n.comm);
+  ++live_communicators();
+  n.owner = std::shared_ptr<const MPI_Comm>(new MPI_Comm(n.comm), free_communicator);
   return n;
 }
 
