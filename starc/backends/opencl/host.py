@@ -114,6 +114,9 @@ class OpenCLHostDialect(HelperHostDialect):
         return lines
 
     # --- kernels ------------------------------------------------------------------------------
+    def on_lockstep_device(self) -> str:
+        return f"{DEVICE}.lockstep"
+
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         call_args = [DEVICE, self.kernel_vars[kernel.name], where, *args]
         return [f"{kernel.name}({', '.join(call_args)});"]

@@ -18,6 +18,14 @@ static void ${k.name}(${k.signature}) {
 //                             of that kind on which the kernels build
 //   --block-size N            launch work-groups of N work-items (default: ${block_default};
 //                             on a CPU device, work-items that each run up to 64 items)
+% if lockstep_variants:
+// Variants for a GPU device (its work items run in lockstep), launched there instead of the
+// kernels they stand in for; STARC_OPENCL_LOCKSTEP=1 (or 0) in the environment runs them (or
+// not) on any device:
+% for name in lockstep_variants:
+//   ${name}
+% endfor
+% endif
 // starc_runtime.hpp and starc_opencl_host.hpp are generated next to this file.
 % for header in includes:
 #include <${header}>
