@@ -108,3 +108,17 @@ def test_the_device_kind_picks_the_variant(tmp_path, hub_files):
     done = run("yes")
     assert done.returncode == 2
     assert "STARC_OPENCL_LOCKSTEP must be 0 or 1, not 'yes'" in done.stderr
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("lockstep", ["1", "0"])
+def test_the_edges_variant_reads_the_renumbered_sources(lockstep, hub_files, monkeypatch):
+    """tc renumbers the graph by degree (--degree-order always): the edges' sources, which
+    only its variant for lockstep devices reads, are filled and copied in only there."""
+    compiled = _compiled("tc", "opencl")
+    text = compiled.compilation.generated.files["tc.cpp"]
+    assert "if (starc_device.lockstep) {\n" in text and "starc::fill_sources(" in text
+    monkeypatch.setenv("STARC_OPENCL_LOCKSTEP", lockstep)
+    path = hub_files[False]
+    actual = compiled.run(path, undirected=True, **{"degree-order": "always"})
+    assert not compare_results(_expected("tc", path), actual)
