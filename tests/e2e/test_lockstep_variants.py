@@ -1,7 +1,9 @@
-"""OpenCL's kernel variants for lockstep devices end to end (specialize.lockstep_variants): the
-auto plan of each dsl program carries, for every kernel whose schedule on a GPU differs, a
-variant the host launches there instead; STARC_OPENCL_LOCKSTEP=1 runs those variants on PoCL,
-=0 the CPU forms, both against the reference on graphs whose hubs fill work-groups."""
+"""OpenCL's and SYCL's kernel variants for lockstep devices end to end
+(specialize.lockstep_variants): the auto plan of each dsl program carries, for every kernel
+whose schedule on a GPU differs, a variant the host launches there instead;
+STARC_OPENCL_LOCKSTEP=1 runs those variants on PoCL (STARC_SYCL_LOCKSTEP=1 on AdaptiveCpp's
+CPU device), =0 the CPU forms, both against the reference on graphs whose hubs fill
+work-groups."""
 
 from __future__ import annotations
 
@@ -66,6 +68,30 @@ def test_the_variant_of_the_device_kind_matches_the_reference(program, lockstep,
                           f"{block_size}):\n" + "\n".join(problems))
 
 
+#: SYCL's variants (no bodies of several loops in its binned kernels: bfs keeps one form)
+SYCL_VARIANT_PROGRAMS = ("pr", "bc", "sssp", "cc", "tc")
+
+
+@pytest.mark.sycl
+@pytest.mark.parametrize("program", SYCL_VARIANT_PROGRAMS)
+@pytest.mark.parametrize("lockstep", ["1", "0"])
+def test_sycl_variants_match_the_reference(program, lockstep, hub_files, monkeypatch):
+    """SYCL picks by sycl::device::is_gpu() the same way (STARC_SYCL_LOCKSTEP overrides)."""
+    case = PROGRAMS[program]
+    compiled = _compiled(program, "sycl")
+    kernels = compiled.compilation.specialized.kernels
+    assert any(k.variant_of for k in kernels)
+    assert "starc_lockstep_device(starc_queue)" in compiled.compilation.generated.files[
+        f"{program}.cpp"]
+    path = hub_files[case.weighted]
+    monkeypatch.setenv("STARC_SYCL_LOCKSTEP", lockstep)
+    actual = compiled.run(path, undirected=case.undirected,
+                          **case.params_for(load_graph(str(path)).num_nodes))
+    problems = compare_results(_expected(program, path), actual, rtol=case.rtol, atol=case.atol)
+    assert not problems, f"{program} (sycl, STARC_SYCL_LOCKSTEP={lockstep}):\n" + \
+        "\n".join(problems)
+
+
 def _sabotaged_pr(folder):
     """pr's OpenCL program with its variant for lockstep devices made wrong (it returns at
     once, so no rank is ever written), built."""
@@ -117,7 +143,7 @@ def test_the_edges_variant_reads_the_renumbered_sources(lockstep, hub_files, mon
     only its variant for lockstep devices reads, are filled and copied in only there."""
     compiled = _compiled("tc", "opencl")
     text = compiled.compilation.generated.files["tc.cpp"]
-    assert "if (starc_device.lockstep) {\n" in text and "starc::fill_sources(" in text
+    assert "if (starc_lockstep) {\n" in text and "starc::fill_sources(" in text
     monkeypatch.setenv("STARC_OPENCL_LOCKSTEP", lockstep)
     path = hub_files[False]
     actual = compiled.run(path, undirected=True, **{"degree-order": "always"})

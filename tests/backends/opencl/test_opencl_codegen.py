@@ -94,13 +94,13 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                 frontier_round += 1;
                 starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    if (starc_device.lockstep) {
+                    if (starc_lockstep) {
                         Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
                     } else {
                         Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
                     }
                 } else {
-                    if (starc_device.lockstep) {
+                    if (starc_lockstep) {
                         Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
                     } else {
                         Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
@@ -130,7 +130,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     assert cpp.count("starc_copy_to_device<") == 4
     assert """
         cl_mem d_sources = nullptr;
-        if (starc_device.lockstep) {
+        if (starc_lockstep) {
             d_sources = starc_malloc<int>(starc_device, g.num_edges, "d_sources", "sssp.sp:4");
             starc_copy_to_device<int>(starc_device, d_sources, g.sources.data(), g.num_edges, "sssp.sp:4");
         }

@@ -163,9 +163,6 @@ struct starc_opencl {
   // Launch runs of items (see starc_launch): a CPU device and no --block-size given.
   bool runs = false;
   std::size_t units = 1;    // CL_DEVICE_MAX_COMPUTE_UNITS
-  // Its work items run in lockstep (a GPU, or STARC_OPENCL_LOCKSTEP=1): a kernel that has a
-  // variant for such devices runs it (see starc_open_device).
-  bool lockstep = false;
 };
 
 /// A string property of a platform or device.
@@ -308,18 +305,6 @@ inline starc_opencl starc_open_device(const std::string& kind, const char* kerne
   starc_opencl_fail("no OpenCL device can run " + path, CL_SUCCESS, where, failures);
 }
 
-/// Whether a device of `type` runs work items in lockstep: a GPU does, unless the environment
-/// says otherwise (STARC_OPENCL_LOCKSTEP=1 or 0, for any device: tests run the variants for
-/// GPUs on a CPU device). A kernel whose schedule for such devices differs has a variant for
-/// them, which the host launches instead.
-inline bool starc_lockstep_device(cl_device_type type) {
-  const char* told = std::getenv("STARC_OPENCL_LOCKSTEP");
-  if (told == nullptr || *told == '\0') return (type & CL_DEVICE_TYPE_GPU) != 0;
-  if (std::strcmp(told, "1") == 0) return true;
-  if (std::strcmp(told, "0") == 0) return false;
-  throw starc::UsageError(std::string("STARC_OPENCL_LOCKSTEP must be 0 or 1, not '") + told + "'");
-}
-
 /// The program's device: the first of --device that builds `kernel_file`, as above. On a CPU
 /// device, unless --block-size is given, launches run each work-item over a contiguous run of
 /// items (starc_launch).
@@ -332,7 +317,6 @@ inline starc_opencl starc_open_device(const starc::CommandLine& cl, const char* 
   clGetDeviceInfo(device.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
   device.units = std::max<cl_uint>(units, 1);
   device.runs = (type & CL_DEVICE_TYPE_CPU) != 0 && cl.get_extra("block-size", "").empty();
-  device.lockstep = starc_lockstep_device(type);
   return device;
 }
 
