@@ -69,6 +69,10 @@ class Capabilities(Record):
     #: in lockstep groups (GPU warps), where a hub holds up the items of its group
     schedules: FrozenSet[str] = frozenset({"vertex", "edges"})
     lockstep: bool = False
+    #: a program learns only at run time whether its device runs work items in lockstep
+    #: (OpenCL's CL_DEVICE_TYPE): where auto would choose another schedule for a lockstep
+    #: device, the kernel gets a variant for it, and the host launches one or the other
+    lockstep_at_run_time: bool = False
     #: the width of lockstep sub-groups whose lanes exchange values (warp shuffles; 0: none):
     #: a binned kernel gives vertices of middling degree to one sub-group
     sub_group_width: int = 0

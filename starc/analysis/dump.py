@@ -308,7 +308,7 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     for shared in k.vector_loops:
         folds = "".join(f", reduction {op} {sym.name}" for op, sym in shared.reductions)
         lines.append(f"  vector loop: {shared.var.name} (line {shared.var.loc.line}){folds}")
-    lines += _schedule(k)
+    lines += _schedule(k, plan)
     if plan is not None:
         lines += _locality(kernel_locality(k, plan))
     if k.guard is not None:
@@ -318,11 +318,23 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
     return lines
 
 
-def _schedule(k: P.Kernel) -> List[str]:
-    """The kernel's schedule and why (once specialized), and a binned body's steps."""
+def _schedule(k: P.Kernel, plan: Optional[P.Plan] = None) -> List[str]:
+    """The kernel's schedule and why (once specialized), and a binned body's steps; both
+    schedules of a kernel with a variant for lockstep devices."""
     if not k.schedule_why:
         return []
-    lines = [f"  schedule: {k.schedule} ({k.schedule_why})"]
+    variant = next((v for v in plan.kernels if v.name == k.lockstep_variant), None) \
+        if plan is not None and k.lockstep_variant else None
+    if k.variant_of:
+        lines = [f"  schedule on a GPU (lockstep) device, in place of {k.variant_of}: "
+                 f"{k.schedule} ({k.schedule_why})"]
+    elif k.lockstep_variant:
+        on_gpu = f"{variant.schedule} ({variant.schedule_why})" if variant is not None \
+            else "another schedule"
+        lines = [f"  schedule on a GPU (lockstep) device: {on_gpu}, as {k.lockstep_variant}",
+                 f"  schedule on other devices: {k.schedule} ({k.schedule_why})"]
+    else:
+        lines = [f"  schedule: {k.schedule} ({k.schedule_why})"]
     split = k.cooperative
     if split is not None and split.steps:
         lines.append(f"  binned steps: {_steps(split.steps)}")

@@ -85,6 +85,10 @@ class DeviceArray(Record):
     sym: Optional[ir.Symbol] = None
     copy_in: bool = False
     copy_out: bool = False
+    #: (the specialize stage) a graph array that only kernels' variants for lockstep devices
+    #: take (``Kernel.lockstep_variant``: a binned order, the edges' sources): built and
+    #: copied in only on such a device
+    lockstep_only: bool = False
 
 
 @record
@@ -188,6 +192,13 @@ class Kernel(Record):
     #: a worklist round's ``edges`` schedule: its group splits its entries' edges
     #: (``analysis.frontier_edges``)
     frontier_edges: Optional["FrontierEdges"] = None
+    #: (the specialize stage, a target that learns its device kind only at run time:
+    #: ``Capabilities.lockstep_at_run_time``) the name of this kernel's variant in
+    #: ``Plan.kernels`` that the host launches instead on a device whose work items run in
+    #: lockstep (a GPU), where auto chooses another schedule there; "" where none
+    lockstep_variant: str = ""
+    #: (on such a variant) the name of the kernel it stands in for on a lockstep device
+    variant_of: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)

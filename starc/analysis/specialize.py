@@ -13,6 +13,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
+| on a target that learns its device kind only at run time, a kernel whose auto schedule differs on a lockstep (GPU) device: a variant for that device, launched there instead | ``Kernel.lockstep_variant``, ``Kernel.variant_of`` (``lockstep_variants``) | ``lockstep_at_run_time``, ``lockstep`` |
 | a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
 | a Dynamic program's graph in rows with slack (a batch touches only its rows) or a compact CSR, and why | ``Specialization.slack_rows`` / ``slack_rows_why``; the kernels take ``ends`` / ``rev_ends`` (``batches.slack_rows``, ``with_row_ends``) | ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
@@ -25,7 +26,7 @@ views (``starc explain``, ``starc compare``) read the same records.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
@@ -43,7 +44,8 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["specialize", "specialize_kernel", "atomic_form", "append_form", "uniform_items", "Capabilities"]
+__all__ = ["specialize", "specialize_kernel", "lockstep_variants", "atomic_form", "append_form",
+           "uniform_items", "Capabilities"]
 
 #: why a distributed target runs every fixedPoint over all vertices
 _NO_WORKLIST_DISTRIBUTED = ("a rank's worklist would miss the vertices other ranks flag: flags "
@@ -91,9 +93,13 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
     kernels = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
+    variants = lockstep_variants(plan.kernels, kernels, capabilities, schedule)
+    kernels = tuple(dataclasses.replace(k, lockstep_variant=variants[k.name].name)
+                    if k.name in variants else k for k in kernels)
     plan = _with_kernels(plan, kernels)
     forms = _loop_forms(plan, capabilities)
     plan = choose_form(plan, worklist=capabilities.worklists)
+    plan = _with_variants(plan, variants, capabilities)
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
@@ -116,6 +122,61 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
                                                        forms, distribution, kernels,
                                                        appends, appends_why, slack,
                                                        slack_why))
+
+
+def lockstep_variants(neutral, kernels, capabilities: Capabilities,
+                      schedule: Optional[str] = None) -> Dict[str, P.Kernel]:
+    """Where the target learns its device kind only at run time
+    (``Capabilities.lockstep_at_run_time``) and auto chooses: each kernel of ``neutral``
+    whose schedule on a lockstep device differs from its specialized form in ``kernels``,
+    specialized for that device and named apart (``Kernel.variant_of``), by the name of the
+    kernel it stands in for. Where they agree the kernel keeps one form, as it prints today."""
+    if not capabilities.lockstep_at_run_time or capabilities.lockstep or \
+            schedule not in (None, "auto"):
+        return {}
+    lockstep = dataclasses.replace(capabilities, lockstep=True)
+    names = {k.name for k in kernels}
+    variants = {}
+    for original, kernel in zip(neutral, kernels):
+        variant = specialize_kernel(original, lockstep, schedule)
+        if variant.schedule == kernel.schedule:
+            continue
+        name = f"{kernel.name}_lockstep"
+        while name in names:
+            name += "_"
+        names.add(name)
+        variants[kernel.name] = dataclasses.replace(variant, name=name,
+                                                    variant_of=kernel.name)
+    return variants
+
+
+def _with_variants(plan: P.Plan, variants: Dict[str, P.Kernel],
+                   capabilities: Capabilities) -> P.Plan:
+    """``plan`` with the ``variants`` of the kernels it kept (after ``choose_form``); with none
+    where they would cost the other devices rows with slack (a binned variant's degree order
+    needs a compact CSR): a Dynamic program's batches then keep touching only their rows."""
+    kept = {k.name for k in plan.kernels}
+    extra = tuple(v for name, v in variants.items() if name in kept)
+    if not extra:
+        return plan
+    with_variants = _with_kernels(plan, plan.kernels + extra)
+    if slack_rows(with_variants, capabilities)[0] or not slack_rows(plan, capabilities)[0]:
+        return _lockstep_only(with_variants)
+    return _with_kernels(plan, tuple(dataclasses.replace(k, lockstep_variant="")
+                                     for k in plan.kernels))
+
+
+def _lockstep_only(plan: P.Plan) -> P.Plan:
+    """``plan`` with the graph arrays that only variants take marked ``lockstep_only``, so
+    that another device neither builds nor copies them; not in a Dynamic program, whose graph
+    updates refresh every graph array of the plan."""
+    if any(isinstance(s, P.ApplyUpdates) for s in walk_host(plan.host)):
+        return plan
+    taken = {p.array.name for k in plan.kernels if not k.variant_of for p in k.params
+             if p.array is not None}
+    return dataclasses.replace(plan, arrays=tuple(
+        dataclasses.replace(a, lockstep_only=True)
+        if a.role == "graph" and a.name not in taken else a for a in plan.arrays))
 
 
 def append_form(capabilities: Capabilities):

@@ -167,6 +167,9 @@ class Backend:
     #: size, "N" where the runtime chooses), and why
     launch_shape: str = ""
     launch_why: str = ""
+    #: how a program of a target that learns its device kind at run time picks a kernel's
+    #: variant for lockstep devices (``Kernel.lockstep_variant``), for ``explain``
+    variant_choice: str = ""
     #: how the host copies an array to the device and back ("": one memory, no copies)
     copy_to_device: str = ""
     copy_to_host: str = ""

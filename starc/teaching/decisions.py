@@ -300,7 +300,15 @@ class _Walk:
                               "(an OpenMP loop), with no exchange", UPDATE_LOOP_WHY)
             what = t.backend.launch_shape.format(**fields)
             why = t.backend.launch_why.format(**fields)
-            if scheduled is not None and scheduled.schedule_why and \
+            variant = next((k for k in t.plan.kernels if scheduled is not None
+                            and k.name == scheduled.lockstep_variant), None)
+            if variant is not None:
+                what += (f"; on a GPU device: schedule {variant.schedule}, as "
+                         f"{variant.name}: {_schedule_words(variant)}; on other devices: "
+                         f"schedule {scheduled.schedule}: {_schedule_words(scheduled)}")
+                why += (f"; on a GPU device: {variant.schedule_why}; on other devices: "
+                        f"{scheduled.schedule_why} ({t.backend.variant_choice})")
+            elif scheduled is not None and scheduled.schedule_why and \
                     scheduled.schedule_why != "no neighbour loop":
                 what += f"; schedule {scheduled.schedule}: " + _schedule_words(scheduled)
                 why += "; " + scheduled.schedule_why

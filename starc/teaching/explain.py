@@ -31,6 +31,11 @@ def report(comp, backends: Sequence[str], options: Optional[BackendOptions] = No
         from starc.teaching.simt import kernel_rows, model_schedule
         chosen = {n: {k.name: model_schedule(k) for k in t.plan.kernels}  # those it launches
                   for n, t in found.items() if t.plan is not None}
+        for n, t in found.items():      # a target that picks kernel variants by device kind
+            variants = {k.variant_of: model_schedule(k)
+                        for k in (t.plan.kernels if t.plan is not None else ()) if k.variant_of}
+            if variants:
+                chosen[f"{n} on a GPU"] = {**chosen[n], **variants}
         data["model"] = {"graph": pathlib.Path(graph.name).name, "warp_width": warp_width,
                          "kernels": kernel_rows(comp.plan, chosen, graph, warp_width)}
     return data

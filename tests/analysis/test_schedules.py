@@ -82,7 +82,10 @@ def test_specialized_plans_carry_the_schedule_and_its_arrays():
     launched = [s.kernel for s in _walk(cuda.host) if isinstance(s, P.Launch)]
     assert dense in launched              # the host launches the rewritten kernel
     opencl = get_backend("opencl").specialize(dsl_plan("sssp"))
-    assert all(k.schedule == "vertex" for k in opencl.kernels)
+    assert all(k.schedule == "vertex" for k in opencl.kernels if not k.variant_of)
+    # its variants for a GPU device, which the host launches there instead
+    assert {k.variant_of: k.schedule for k in opencl.kernels if k.variant_of} == \
+        {k.name: "edges" for k in opencl.kernels if k.lockstep_variant}
     forced = get_backend("opencl").specialize(dsl_plan("sssp"), BackendOptions(schedule="edges"))
     assert any(k.schedule == "edges" for k in forced.kernels)
     mpi = get_backend("mpi").specialize(dsl_plan("sssp"), BackendOptions(schedule="edges"))
@@ -126,3 +129,43 @@ def test_push_loops_whose_order_per_vertex_matters_keep_one_item_per_vertex():
     loops, why = push_loops(computed)
     assert not loops and "reads 'a', which the loop at line 3 stores" in why
     assert len(push_loops(constant)[0]) == 2
+
+
+def test_opencl_carries_a_variant_for_lockstep_devices_with_both_reasons():
+    """OpenCL learns its device's kind at run time: pr's pull kernel keeps one item per vertex
+    for a CPU and gains a binned variant for a GPU, each with its reason; the binned order only
+    the variant reads is built on a lockstep device only; --emit plan says both; a forced
+    schedule keeps one form."""
+    from starc.analysis.dump import plan_dump
+    plan = get_backend("opencl").specialize(dsl_plan("pr"))
+    [pull] = [k for k in plan.kernels if k.lockstep_variant]
+    [variant] = [k for k in plan.kernels if k.variant_of]
+    assert (pull.name, pull.schedule, variant.name, variant.variant_of, variant.schedule) == \
+        ("Compute_PR_forall_13", "vertex", "Compute_PR_forall_13_lockstep",
+         "Compute_PR_forall_13", "binned")
+    assert "do not run in lockstep" in pull.schedule_why
+    assert "a vertex of degree at least the work-group size gets" in variant.schedule_why
+    assert {a.name for a in plan.arrays if a.lockstep_only} == {"in_binned_order"}
+    text = plan_dump(plan)
+    assert ("  schedule on a GPU (lockstep) device: binned (the loop folds its edges into 'sum': "
+            "a vertex of degree at least the work-group size") in text
+    assert "), as Compute_PR_forall_13_lockstep\n" in text
+    assert ("  schedule on other devices: vertex (one work item per vertex: the loop folds its "
+            "edges into 'sum', and OpenCL work items do not run in lockstep") in text
+    for forced in ("vertex", "binned"):
+        one = get_backend("opencl").specialize(dsl_plan("pr"), BackendOptions(schedule=forced))
+        assert not any(k.lockstep_variant or k.variant_of for k in one.kernels)
+        assert not any(a.lockstep_only for a in one.arrays)
+    # CUDA knows its device at compile time: one form
+    cuda = get_backend("cuda").specialize(dsl_plan("pr"))
+    assert not any(k.lockstep_variant or k.variant_of for k in cuda.kernels)
+
+
+def test_a_kernel_whose_schedule_agrees_keeps_one_form():
+    """cc's init kernel has no neighbour loop: one form on every device; its dense round
+    pushes over two loops: one work item per edge on a GPU."""
+    plan = get_backend("opencl").specialize(dsl_plan("cc"))
+    variants = {k.variant_of: k.schedule for k in plan.kernels if k.variant_of}
+    assert variants == {"Compute_CC_forall_12_dense": "edges",
+                        "Compute_CC_forall_12_sparse": "edges"}
+    assert {a.name for a in plan.arrays if a.lockstep_only} == {"sources"}

@@ -319,3 +319,17 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     on_delete = next(n for n, text in enumerate(lines, 1) if "OnDelete" in text)
     assert any(d.line == on_delete and "one work item per update" in d.choices["opencl"].what
                for d in found), [(d.construct, d.line) for d in found if d.line == on_delete]
+
+
+def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
+    """pr's pull loop on OpenCL: binned on a GPU device, one item per vertex elsewhere, each
+    with its reason and how the program picks (specialize.lockstep_variants)."""
+    _, found = pagerank
+    opencl = _find(found, "forall", 13).choices["opencl"]
+    assert "; on a GPU device: schedule binned, as Compute_PR_forall_13_lockstep: " in opencl.what
+    assert "; on other devices: schedule vertex: one item per vertex" in opencl.what
+    assert "; on a GPU device: the loop folds its edges into 'sum': a vertex of degree" \
+        in opencl.why
+    assert "; on other devices: one work item per vertex: the loop folds" in opencl.why
+    assert "CL_DEVICE_TYPE" in opencl.why and "STARC_OPENCL_LOCKSTEP=1 or 0" in opencl.why
+    assert "on a GPU device" not in _find(found, "forall", 13).choices["cuda"].what

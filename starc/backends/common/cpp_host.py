@@ -123,14 +123,14 @@ class CppHostPrinter(HostStatementPrinter):
         timed += d.synchronize(where)
         timed += d.timer_stop(where)
         for array in per_run:
-            timed += d.free(self.array_var(array), array.elem, where)
+            timed += self._free(array, where)
         timed += d.trial_end(where)
         timed += d.report([f"if ({cl}.time) starc::report_time({d.timer_seconds()});"])
         body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
         body += [(INDENT + line) if line else "" for line in timed]
         body.append("}")
         for array in resident:
-            body += d.free(self.array_var(array), array.elem, where)
+            body += self._free(array, where)
         body += d.teardown(where)
         body.append("")
         results = self.names.fresh("results")
@@ -218,6 +218,16 @@ class CppHostPrinter(HostStatementPrinter):
             else:
                 d.missing(f"copying the '{array.role}' array '{array.name}' in")
             lines += d.copy_to_device(var, array.elem, host, count, where)
+        if array.lockstep_only:     # built and copied only where a variant runs
+            lines = lines[:1] + [f"if ({d.on_lockstep_device()}) {{"] + \
+                [INDENT + line for line in lines[1:]] + ["}"]
+        return lines
+
+    def _free(self, array: P.DeviceArray, where: str) -> List[str]:
+        lines = self.dialect.free(self.array_var(array), array.elem, where)
+        if array.lockstep_only:
+            return [f"if ({self.dialect.on_lockstep_device()}) {{"] + \
+                [INDENT + line for line in lines] + ["}"]
         return lines
 
     def graph_array_data(self, array: P.DeviceArray) -> str:

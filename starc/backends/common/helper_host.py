@@ -26,6 +26,21 @@ class HelperHostDialect(HostDialect):
     #: untyped buffer (OpenCL's ``cl_mem``), as it does from a USM pointer (SYCL)
     typed_read = True
 
+    #: the host variable that says whether the device runs work items in lockstep, set at
+    #: start-up where a kernel has a variant for such devices (``Kernel.lockstep_variant``)
+    lockstep = "starc_lockstep"
+
+    def lockstep_setup(self) -> List[str]:
+        """The start-up line that asks the runtime helper ``starc_lockstep_device`` (printed
+        only for a program with kernel variants) for the device's kind, once."""
+        if not any(k.variant_of for k in self.host.plan.kernels):
+            return []
+        return [f"const bool {self.lockstep} = starc_lockstep_device({self.handle});  "
+                "// a GPU: the kernels' variants for lockstep devices run"]
+
+    def on_lockstep_device(self) -> str:
+        return self.lockstep
+
     def _call(self, helper: str, elem, *args: str) -> str:
         typed = f"<{self.storage_type(elem)}>" if elem is not None else ""
         return f"starc_{helper}{typed}({', '.join([self.handle, *args])})"

@@ -308,6 +308,11 @@ class HostDialect:
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         self.missing("a kernel launch")
 
+    def on_lockstep_device(self) -> str:
+        """The C++ condition that the program's device runs work items in lockstep, which
+        picks a kernel's variant for such devices (``Kernel.lockstep_variant``)."""
+        self.missing("a kernel variant for lockstep devices")
+
     def synchronize(self, where: str) -> List[str]:
         return []
 

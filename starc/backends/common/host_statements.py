@@ -9,6 +9,8 @@ as C++ lines; every device operation goes through the backend's ``HostDialect``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import math
 import os
@@ -261,7 +263,16 @@ class HostStatementPrinter(UpdateStatements):
         return self._indent(self.launch(s.kernel, bindings, s.loc), depth)
 
     def launch(self, kernel: P.Kernel, kernel_scalars: Dict[str, str], loc) -> List[str]:
-        """The launch of ``kernel`` with its arguments in the printed kernel's order."""
+        """The launch of ``kernel`` with its arguments in the printed kernel's order; of its
+        variant instead on a lockstep device, where it has one (``Kernel.lockstep_variant``)."""
+        if kernel.lockstep_variant:
+            variant = next(k for k in self.plan.kernels if k.name == kernel.lockstep_variant)
+            lines = [f"if ({self.dialect.on_lockstep_device()}) {{"]
+            lines += self._indent(self.launch(variant, kernel_scalars, loc), 1)
+            lines.append("} else {")
+            lines += self._indent(self.launch(dataclasses.replace(kernel, lockstep_variant=""),
+                                              kernel_scalars, loc), 1)
+            return lines + ["}"]
         d = self.dialect
         code = self.kernels.get(kernel.name)
         if code is None:
@@ -356,11 +367,20 @@ class HostStatementPrinter(UpdateStatements):
         renumber, applied, data = d.order_by_degree(order, self.graph, self._degree_mode)
         lines += renumber
         copies = [(s.offsets, "offsets"), (s.targets, "targets")]
-        if s.sources is not None:
+        sources: List[str] = []
+        if s.sources is not None and s.sources.lockstep_only:
+            # only a variant reads the sources, allocated only where it runs: filled there
+            sources = [f"if ({d.on_lockstep_device()}) {{",
+                       INDENT + f"starc::fill_sources({order});"] + [
+                INDENT + line for line in d.copy_to_device(
+                    self.array_var(s.sources), s.sources.elem, data.format("sources"),
+                    self.count(s.sources), where)] + ["}"]
+        elif s.sources is not None:
             lines.append(f"if ({applied}) starc::fill_sources({order});")
             copies.append((s.sources, "sources"))
         copied = [line for array, host in copies for line in d.copy_to_device(
             self.array_var(array), array.elem, data.format(host), self.count(array), where)]
+        copied += sources
         if applied == "true":
             lines += copied
         else:

@@ -153,6 +153,7 @@ class CppBackend(Backend):
                       builds=builds, run_command=usage_line(plan, program),
                       includes=sorted(set(host.includes()) | self.program_includes),
                       block_default=self._block_default(options), kernels=kernels.shown,
+                      lockstep_variants=[k.name for k in plan.kernels if k.variant_of],
                       main=main)
         main_file = f"{program}{self.extension}"
         own_runtime = sorted((self.package_dir / "runtime").glob("*.hpp"))

@@ -32,6 +32,9 @@ class OpenCLBackend(CppBackend):
                     "a contiguous run of up to 64 {plural}")
     launch_why = ("the forall's iterations are independent, so each becomes one work item, "
                   "in work-groups of {block} (--block-size)")
+    variant_choice = ("the program picks by its device's CL_DEVICE_TYPE (a GPU's work items "
+                      "run in lockstep); STARC_OPENCL_LOCKSTEP=1 or 0 in the environment "
+                      "overrides it")
     copy_to_device = "clEnqueueWriteBuffer"
     copy_to_host = "clEnqueueReadBuffer"
     capabilities = CAPABILITIES

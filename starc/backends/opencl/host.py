@@ -106,6 +106,7 @@ class OpenCLHostDialect(HelperHostDialect):
                  "program) builds; its kernel objects.",
                  f"starc_opencl {DEVICE} = starc_open_device({self.cl}, "
                  f"{json.dumps(self.kernel_file)}, {{{extensions}}}, {where});"]
+        lines += self.lockstep_setup()
         locations = {k.name: k.loc for k in self.host.plan.kernels}
         for name, var in self.kernel_vars.items():
             lines.append(f"starc_kernel {var} = starc_create_kernel({DEVICE}, "

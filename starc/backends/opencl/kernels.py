@@ -55,6 +55,7 @@ CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True, slack_rows=
                             span_moves=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
+                            lockstep_at_run_time=True,
                             converged_group_functions=True, staged_appends=True,
                             group_reductions=group_end.GROUP_REDUCTIONS,
                             **atomic_helpers.atomic_capabilities(ATOMICS))

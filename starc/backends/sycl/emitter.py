@@ -70,6 +70,9 @@ class SYCLBackend(CppBackend):
                   "runs balance work that grows with the id (a degree-ordered graph)")
     #: work-groups of 256 unless --block-size says otherwise (launch_why)
     default_block_size = 256
+    variant_choice = ("the program picks by its device's sycl::device::is_gpu() (a GPU's "
+                      "work items run in lockstep); STARC_SYCL_LOCKSTEP=1 or 0 in the "
+                      "environment overrides it")
     copy_to_device = "q.memcpy (host to USM device memory)"
     copy_to_host = "q.memcpy (USM device memory to host)"
     write_element = "q.fill of one element, not waited for: the in-order queue runs it first"

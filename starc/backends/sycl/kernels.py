@@ -106,7 +106,7 @@ CAPABILITIES = Capabilities(
     group_reductions=group_end.GROUP_REDUCTIONS,
     converged_group_functions=True, staged_appends=True,
     schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
-    sub_groups_without_ballot=True,
+    sub_groups_without_ballot=True, lockstep_at_run_time=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
 
 
@@ -116,6 +116,9 @@ WORK_GROUPS = "work_groups"
 
 #: the feature of a kernel whose appends its work-groups stage (``_staged_shell``)
 STAGED = "staged_append"
+#: the prelude feature of a program with kernel variants for lockstep devices
+#: (``Kernel.lockstep_variant``): ``starc_lockstep_device``
+LOCKSTEP = "lockstep_variants"
 
 #: the work-item of a grouped kernel (``_GROUP``)
 _ITEM = "starc_it"
@@ -232,6 +235,8 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     names = reducer_names(native, _reducer_name)
     dialect = SYCLDialect(names)
     code = lower_kernel(kernel, dialect)
+    if kernel.variant_of:
+        code.features.add(LOCKSTEP)
     if code.cooperative is not None or code.frontier is not None:
         code.features.add(WORK_GROUPS)
         return SYCLKernel(code, native, "\n".join(_group_shell(code, dialect)))
@@ -369,5 +374,6 @@ def runtime_header(features: Optional[Set[str]] = None) -> str:
     return render_prelude("sycl", "prelude.hpp.mako", features, atomics=ATOMICS,
                           work_groups=features is None or WORK_GROUPS in features,
                           staged_append=features is None or STAGED in features,
+                          lockstep_variants=features is None or LOCKSTEP in features,
                           local_queue=group_end.LOCAL_QUEUE,
                           local_queue_default=group_end.LOCAL_QUEUE_DEFAULT)

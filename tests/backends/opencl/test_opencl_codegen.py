@@ -80,7 +80,11 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_group():
             starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
         }
     }""")
-    assert cl.split("// --- kernels")[1].count("starc_atomic_") == 1
+    # one atomic in the kernel and one in its variant for lockstep devices (one per edge)
+    kernels = cl.split("// --- kernels")[1].split("__kernel void ")[1:]
+    assert [k.split("(")[0] for k in kernels] == ["Compute_TC_forall_6",
+                                                  "Compute_TC_forall_6_lockstep"]
+    assert [k.count("starc_atomic_") for k in kernels] == [1, 1]
 
 
 def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
@@ -90,9 +94,17 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                 frontier_round += 1;
                 starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                    if (starc_lockstep) {
+                        Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                    } else {
+                        Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                    }
                 } else {
-                    Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    if (starc_lockstep) {
+                        Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    } else {
+                        Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    }
                 }
                 std::swap(d_modified, d_modified_nxt);
                 std::swap(d_modified_frontier, d_modified_frontier_nxt);
@@ -113,7 +125,16 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     # The graph and the weights go in once; only the result comes back.
     assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \
         '"sssp.sp:4");' in cpp
-    assert cpp.count("starc_copy_to_device<") == 3          # offsets, targets, weight
+    # offsets, targets, weight; the edges' sources, which only the variant for lockstep
+    # devices reads, only on such a device
+    assert cpp.count("starc_copy_to_device<") == 4
+    assert """
+        cl_mem d_sources = nullptr;
+        if (starc_lockstep) {
+            d_sources = starc_malloc<int>(starc_device, g.num_edges, "d_sources", "sssp.sp:4");
+            starc_copy_to_device<int>(starc_device, d_sources, g.sources.data(), g.num_edges, "sssp.sp:4");
+        }
+""" in cpp
     assert cpp.count("starc_copy_to_host<") == 1            # dist
     assert "cl_mem d_modified = nullptr;" in cpp
 

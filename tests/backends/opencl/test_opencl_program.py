@@ -314,8 +314,12 @@ def test_exclusive_and_shared_scalar_reductions_match_the_reference(graph, tmp_p
     from starc.graphs import rmat, uniform, write_edge_list
     comp = compile_text(MIXED_REDUCTIONS, "mixed.sp")
     kernels = comp.generated.files["mixed.cl"].split("// --- kernels")[1]
+    # the kernel and its variant for lockstep devices (one work item per edge): one each
+    each = kernels.split("__kernel void ")[1:]
+    assert [k.split("(")[0] for k in each] == ["Mixed_forall_7", "Mixed_forall_7_lockstep"]
     for name, op in (("edges", "add_long"), ("hi", "max_int"), ("down", "sub_int")):
-        assert kernels.count(f"starc_atomic_{op}(&{name}_dev[0], {name}_local);") == 1
+        assert [k.count(f"starc_atomic_{op}(&{name}_dev[0], {name}_local);")
+                for k in each] == [1, 1]
     assert "starc_atomic_add_int(&x_dev[0], 1);  // mixed.sp:10" in kernels
     assert "starc_atomic_sub_int(&x_dev[0], 2);  // mixed.sp:12" in kernels
     program = build(comp.generated, tmp_path / "mixed")

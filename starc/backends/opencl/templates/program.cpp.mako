@@ -18,6 +18,14 @@ static void ${k.name}(${k.signature}) {
 //                             of that kind on which the kernels build
 //   --block-size N            launch work-groups of N work-items (default: ${block_default};
 //                             on a CPU device, work-items that each run up to 64 items)
+% if lockstep_variants:
+// Variants for a GPU device (its work items run in lockstep), launched there instead of the
+// kernels they stand in for; STARC_OPENCL_LOCKSTEP=1 (or 0) in the environment runs them (or
+// not) on any device:
+% for name in lockstep_variants:
+//   ${name}
+% endfor
+% endif
 // starc_runtime.hpp and starc_opencl_host.hpp are generated next to this file.
 % for header in includes:
 #include <${header}>
@@ -25,6 +33,24 @@ static void ${k.name}(${k.signature}) {
 
 #include "starc_runtime.hpp"
 #include "starc_opencl_host.hpp"
+% if lockstep_variants:
+
+/// Whether the program's device runs work items in lockstep: a GPU does, unless the environment
+/// says otherwise (STARC_OPENCL_LOCKSTEP=1 or 0, for any device: tests run the variants for GPUs
+/// on a CPU device). A kernel whose schedule for such devices differs has a variant for them,
+/// which the host launches instead.
+static bool starc_lockstep_device(const starc_opencl& device) {
+  const char* told = std::getenv("STARC_OPENCL_LOCKSTEP");
+  if (told == nullptr || *told == '\0') {
+    cl_device_type type = 0;
+    clGetDeviceInfo(device.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+    return (type & CL_DEVICE_TYPE_GPU) != 0;
+  }
+  if (std::strcmp(told, "1") == 0) return true;
+  if (std::strcmp(told, "0") == 0) return false;
+  throw starc::UsageError(std::string("STARC_OPENCL_LOCKSTEP must be 0 or 1, not '") + told + "'");
+}
+% endif
 % for k in kernels:
 
 ${launcher(k)}\

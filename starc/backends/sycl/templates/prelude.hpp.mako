@@ -108,6 +108,20 @@ inline sycl::queue starc_make_queue(const std::string& device, const char* where
   throw starc::UsageError("--device expects cpu, gpu or default, got '" + device + "'");
 }
 
+% if lockstep_variants:
+/// Whether the queue's device runs work items in lockstep: a GPU does, unless the environment
+/// says otherwise (STARC_SYCL_LOCKSTEP=1 or 0, for any device: tests run the variants for GPUs
+/// on a CPU device). A kernel whose schedule for such devices differs has a variant for them,
+/// which the host launches instead.
+inline bool starc_lockstep_device(const sycl::queue& queue) {
+  const char* told = std::getenv("STARC_SYCL_LOCKSTEP");
+  if (told == nullptr || *told == '\0') return queue.get_device().is_gpu();
+  if (std::string(told) == "1") return true;
+  if (std::string(told) == "0") return false;
+  throw starc::UsageError(std::string("STARC_SYCL_LOCKSTEP must be 0 or 1, not '") + told + "'");
+}
+
+% endif
 /// The --block-size option, else `fallback` (starc's --block-size when the program was
 /// generated; 0 lets the SYCL runtime choose the work-group size). A power of two only:
 /// other sizes break sycl::reduction on AdaptiveCpp.

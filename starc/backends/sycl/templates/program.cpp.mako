@@ -7,6 +7,14 @@
 //   --device cpu|gpu|default  the SYCL device (default: the runtime's choice)
 //   --block-size N            launch work-groups of N work-items, N a power of two
 //                             (default: ${block_default})
+% if lockstep_variants:
+// Variants for a GPU device (its work items run in lockstep), launched there instead of the
+// kernels they stand in for; STARC_SYCL_LOCKSTEP=1 (or 0) in the environment runs them (or
+// not) on any device:
+% for name in lockstep_variants:
+//   ${name}
+% endfor
+% endif
 // starc_runtime.hpp and starc_sycl.hpp are generated next to this file.
 % for header in includes:
 #include <${header}>
