@@ -35,15 +35,20 @@ binned kernel whose branches differed in their work-group barriers.)
 Reverse kernel (guard ``level[v] == depth && cond``): B2 with every BFS-children loop
 rewritten to an out-neighbour loop filtered on ``level[w] == depth + 1``. The host runs a
 ``BFSLoop``.
+First, a parents loop whose value is provably the depth (``v.level = w.level + 1`` after
+``src.level = 0``: ``depth_values``) leaves B1, and a ``bfs_values`` kernel sets that property
+from each reached vertex's level once the traversal is over (or becomes ``v.P = k + c * depth``
+in place where B1 reads ``P`` elsewhere): no kernel searches for a parent then.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Optional, Tuple
 
+from starc.analysis.depth_values import DepthStore, depth_value, replace_parent_searches
 from starc.analysis.lowering import HostLowerer
-from starc.analysis.plan import BFSLoop, KernelScalar
+from starc.analysis.plan import BFSLoop, Kernel, KernelScalar
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -229,6 +234,9 @@ def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
     table = host.table
     level_array, level_sym = table.bfs_level()
     levels = _Levels(level_sym, stmt.loc)
+    stmt, decisions, stores = replace_parent_searches(stmt, host.statements_before(stmt),
+                                                      levels.depth)
+    host.parent_values.extend(decisions)
     v, loc = stmt.var, stmt.loc
     step = _Step(stmt, levels, host)
 
@@ -257,6 +265,7 @@ def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
     bottom_up = host.outline_kernel("bfs_up", loc, index=v, extent="nodes", guard=guard,
                                     body=pull)
 
+    values = _depth_stores(stores, levels, v, host, loc) if stores else None
     reverse = None
     if stmt.reverse is not None:
         sweep = stmt.reverse
@@ -266,4 +275,19 @@ def lower_bfs(stmt: ir.IterateBFS, host: HostLowerer) -> BFSLoop:
             body=_rewrite_role(sweep.body, "bfs_children", levels, +1, v))
     return BFSLoop(host.expr(stmt.root), level_array, forward, bottom_up, step.awake,
                    step.scout, stmt.graph, reverse, depth_name=DEPTH, alpha=ALPHA, beta=BETA,
-                   pending=pending, expand=expand, fused_name=FUSED, loc=loc)
+                   pending=pending, expand=expand, fused_name=FUSED, values=values, loc=loc)
+
+
+def _depth_stores(stores: Tuple[DepthStore, ...], levels: _Levels, v: ir.Symbol,
+                  host: HostLowerer, loc) -> Kernel:
+    """The kernel that sets, after the traversal, each ``DepthStore``'s property of every
+    reached vertex from its level (``depth_values``)."""
+    ref = ir.VarRef(v, type=v.type, loc=loc)
+    reached = ir.Binary("!=", levels.of(ref), ir.Const(-1, type=_INT, loc=loc), type=_BOOL,
+                        loc=loc)
+    body = tuple(ir.Assign(ir.PropRead(store.prop, ref, type=store.prop.type.elem, loc=loc),
+                           depth_value(store.k, store.c, store.prop.type.elem, levels.of(ref),
+                                       store.loc), loc=store.loc)
+                 for store in stores)
+    return host.outline_kernel("bfs_values", loc, index=v, extent="nodes", guard=reached,
+                               body=ir.Block(body, loc=loc))

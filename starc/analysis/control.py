@@ -33,6 +33,7 @@ A BFS (``BFSLoop``), direction-optimizing as GAPBS's (``bfs.ALPHA``, ``bfs.BETA`
             bfs_depth += 1;
             check errors;                 (only when a step kernel has checks)
         } while (bfs_awake != 0);
+        launch values();                  (only with depth stores, ``depth_values``)
         for (int bfs_depth_back = bfs_depth - 1; bfs_depth_back >= 0; --bfs_depth_back)
             launch reverse(bfs_depth_back);          (only with a reverse sweep)
     }
@@ -287,6 +288,8 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
         step.append(P.CheckErrors(loc=loc))
     stmts.append(P.HostDoWhile(P.HostBlock(tuple(step), loc=loc),
                                binary("!=", awake, _int(0, loc))))
+    if s.values is not None:
+        stmts.append(P.Launch(s.values, loc=loc))
     if s.reverse is not None:
         back = symbols.make(s.depth_name + "_back", Scalar.INT, loc=loc)
         first = ir.Binary("-", depth, _int(1, loc), type=Scalar.INT, loc=loc)

@@ -240,10 +240,12 @@ class PlanPrinter(DSLPrinter):
         fused = (f" running B1 at discovery (host flag {s.fused_name}; the frontier's pending "
                  f"B1 {s.pending.name}, top-down without B1 {s.expand.name})"
                  ) if s.pending is not None else ""
+        values = f", then {s.values.name} (values from the depth)" if s.values is not None \
+            else ""
         return self.line(f"bfs from {self.expr(s.root)}: level {s.level.name}, depth "
                          f"{s.depth_name}, top-down {s.forward.name}, bottom-up "
                          f"{s.bottom_up.name}{fused} (counts {s.awake.name}, {s.scout.name}; "
-                         f"alpha {s.alpha}, beta {s.beta}){reverse};", indent)
+                         f"alpha {s.alpha}, beta {s.beta}){values}{reverse};", indent)
 
 
 # --- whole plan ----------------------------------------------------------------------------------
@@ -426,6 +428,9 @@ def _plan_text(plan: P.Plan, printer: PlanPrinter) -> str:
     lines = [f"plan {fn.name}({params})  // {plan.program.filename}"]
     if plan.target is not None:
         lines += _target(plan.target, plan.kernels)
+    if plan.parent_values:
+        lines += ["", "iterateInBFS parents loops:"]
+        lines.extend(f"  line {p.loc.line}: {p.what} ({p.why})" for p in plan.parent_values)
     lines += ["", "arrays:"]
     lines.extend(_array_line(a) for a in plan.arrays)
     for kernel in plan.kernels:

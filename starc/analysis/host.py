@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from starc.analysis.batches import lower_batch, lower_update_graph, lower_update_loop
 from starc.analysis.bfs import lower_bfs
@@ -22,7 +22,7 @@ from starc.analysis.naming import NameAllocator
 from starc.analysis.plan import (CopyArray, DeviceRead, Fill, HostAssign, HostBlock,
                                  HostBreak, HostCheckedIndex, HostContinue, HostDeclare,
                                  HostDoWhile, HostForSet, HostIf, HostReduce, HostReturn, HostStmt, HostWhile, Kernel,
-                                 Launch, WriteElement)
+                                 Launch, ParentValue, WriteElement)
 from starc.analysis.transfers import ArrayTable
 from starc.diagnostics import tracks_construct
 from starc.errors import BackendError
@@ -63,6 +63,10 @@ class HostLowering:
         self._scopes: Dict[int, FixedPointScope] = {}
         #: (stream, first, last) of the Batch being lowered (``batches``), else None
         self.current_batch = None
+        #: the BFS parents loops ``depth_values`` looked at, in order
+        self.parent_values: List[ParentValue] = []
+        #: the blocks being lowered, innermost last, each with the index of its statement
+        self._open_blocks: List[List] = []
 
     # --- helpers used by the construct modules -----------------------------------------------
 
@@ -83,6 +87,14 @@ class HostLowering:
                          table=self.table, scopes=self._scopes, loc=loc)
         self.kernels.append(kernel)
         return kernel
+
+    def statements_before(self, stmt: ir.Stmt) -> Tuple[ir.Stmt, ...]:
+        """The statements before ``stmt`` in the block being lowered (none when ``stmt`` is
+        not that block's current statement)."""
+        if not self._open_blocks:
+            return ()
+        stmts, index = self._open_blocks[-1]
+        return stmts[:index] if stmts[index] is stmt else ()
 
     def zero_fill(self, prop: ir.Symbol, loc) -> Fill:
         """Every element of ``prop`` set to its type's zero (False, 0, 0.0)."""
@@ -125,11 +137,17 @@ class HostLowering:
 
     def block(self, block: ir.Block) -> HostBlock:
         out: List[HostStmt] = []
-        for i, stmt in enumerate(block.stmts):
-            if isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType) and \
-                    stmt.init is None and attached_next(block.stmts[i + 1:], stmt.sym):
-                continue   # its attach right after sets every element: no zero fill needed
-            out.extend(self.stmt(stmt))
+        position = [block.stmts, 0]
+        self._open_blocks.append(position)
+        try:
+            for i, stmt in enumerate(block.stmts):
+                if isinstance(stmt, ir.Declare) and isinstance(stmt.sym.type, PropType) and \
+                        stmt.init is None and attached_next(block.stmts[i + 1:], stmt.sym):
+                    continue   # its attach right after sets every element: no zero fill
+                position[1] = i
+                out.extend(self.stmt(stmt))
+        finally:
+            self._open_blocks.pop()
         return HostBlock(tuple(out), loc=block.loc)
 
     @tracks_construct

@@ -52,7 +52,7 @@ def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
         return [stmt.kernel]
     if isinstance(stmt, P.BFSLoop):
         return [k for k in (stmt.forward, stmt.bottom_up, stmt.pending, stmt.expand,
-                            stmt.reverse) if k is not None]
+                            stmt.values, stmt.reverse) if k is not None]
     return []
 
 

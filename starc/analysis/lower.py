@@ -71,7 +71,7 @@ def _outline(program: ir.Program, function: ir.Function, symbols: SymbolFactory)
         initial += (Fill(site, released, loc=function.loc),)
     body = HostBlock(initial + tuple(zeros) + body.stmts, loc=body.loc)
     return Plan(function, program, table.arrays(), tuple(host.kernels), body,
-                tuple(host.host_scalars), error)
+                tuple(host.host_scalars), error, parent_values=tuple(host.parent_values))
 
 
 def _on_host(rewrite: Callable[[HostBlock], HostBlock]) -> Callable[[Plan, SymbolFactory], Plan]:

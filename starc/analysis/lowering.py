@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ContextManager, Dict, List, Optional, Protocol, Set, Tuple
 
-from starc.analysis.plan import DeviceArray, HostBlock, Kernel
+from starc.analysis.plan import DeviceArray, HostBlock, Kernel, ParentValue
 from starc.analysis.transfers import ArrayTable
 from starc.ir import nodes as ir
 from starc.records import Record, record
@@ -72,8 +72,11 @@ class HostLowerer(Protocol):
     """What ``fixedpoint`` and ``bfs`` use of the host lowering (``host.HostLowering``)."""
 
     table: ArrayTable
+    parent_values: List[ParentValue]
 
     def block(self, block: ir.Block) -> HostBlock: ...
+
+    def statements_before(self, stmt: ir.Stmt) -> Tuple[ir.Stmt, ...]: ...
 
     def expr(self, expr: Optional[ir.Expr]) -> Optional[ir.Expr]: ...
 

@@ -36,7 +36,8 @@ __all__ = [
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
-    "FixedPointLoop", "BFSLoop", "HostForRange", "CheckErrors", "OrderByDegree", "Plan",
+    "FixedPointLoop", "BFSLoop", "ParentValue", "HostForRange", "CheckErrors", "OrderByDegree",
+    "Plan",
     "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
     "BatchLoop", "ApplyUpdates", "UpdateLoop", "EDGE_ROOM", "ROW_ENDS",
 ]
@@ -805,6 +806,10 @@ class BFSLoop(HostStmt):
             if (bottom_up) { if (!fused) Launch(pending, depth); ...; fused = True }
             else { ...; if (fused) Launch(expand, depth) else Launch(forward, depth)
                    fused = False }
+
+    ``values`` (set when a parents loop's value is its vertex's depth, ``depth_values``):
+    launched once after the traversal, before the reverse sweep; it sets that property of
+    every reached vertex from its level.
     """
 
     root: ir.Expr
@@ -821,6 +826,20 @@ class BFSLoop(HostStmt):
     pending: Optional[Kernel] = None
     expand: Optional[Kernel] = None
     fused_name: str = "bfs_fused"
+    values: Optional[Kernel] = None
+
+
+@record
+class ParentValue(Record):
+    """A BFS parents loop ``v.P = w.P + ...`` (``analysis.depth_values``): ``replaced`` when
+    it became ``v.P = k + c * depth`` and no kernel searches for a parent to read ``P`` from;
+    ``what`` (the outcome, for people) and ``why`` (the proof, or why it keeps its search)."""
+
+    prop: str
+    replaced: bool
+    what: str
+    why: str
+    loc: SourceLoc = field(default=NO_LOC, compare=False)
 
 
 @record
@@ -878,6 +897,8 @@ class Plan(Record):
     read_scalars: FrozenSet[int] = frozenset()
     #: the specialize stage's decisions for one backend; None in the neutral plan
     target: Optional[Specialization] = None
+    #: every BFS parents loop whose value might be the depth, rewritten or not, and why
+    parent_values: Tuple[ParentValue, ...] = ()
 
     # ``error``: the device error word (``starc.analysis.checks.ErrorWord``) when some kernel
     # has run-time checks, else None. Hosts zero it after allocation, read it after the

@@ -263,7 +263,10 @@ def vector_loops_at(kernel: P.Kernel) -> Tuple[Tuple[Tuple[ir.Loop, str, Optiona
                   cooperative.accumulator),)
     else:
         loops, why_push = push_loops(kernel)
-        steps, why_steps = cooperative_body(kernel) if not loops else (None, "")
+        # a lone push loop whose per-edge form was refused (a BFS step's expansion, whose
+        # filter reads the level it writes): its gang tests the filter once, as one item would
+        steps, why_steps = (cooperative_body(kernel, pushes=_one_loop(kernel) == "other")
+                            if not loops else (None, ""))
         if not loops and steps is None:
             return (), f"{why_push}, and {why_pull}"
         found = tuple((loop, "", None) for loop in loops)

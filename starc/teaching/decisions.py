@@ -252,6 +252,8 @@ class _Walk:
                 if stmt.pending is not None:
                     bfs_roles[stmt.pending.name] = "iterateInBFS body, before a bottom-up step"
                     bfs_roles[stmt.expand.name] = "iterateInBFS top-down step, body already run"
+                if stmt.values is not None:
+                    bfs_roles[stmt.values.name] = "iterateInBFS values from the depth"
                 if stmt.reverse is not None:
                     bfs_roles[stmt.reverse.name] = "iterateInReverse body"
         # The foralls as written (a worklist's variants of them and its own kernels are told
@@ -263,6 +265,8 @@ class _Walk:
                 self.fixedpoint(stmt)
             elif isinstance(stmt, P.BFSLoop):
                 self.bfs(stmt)
+        for value in self.plan.parent_values:
+            self.parent_value(value)
         for stmt in walk_host(self.plan.host):
             if isinstance(stmt, P.CopyArray) or (isinstance(stmt, P.SwapArrays)
                                                  and stmt.instead_of_copy):
@@ -611,6 +615,12 @@ class _Walk:
             return Choice(what + alike, why)
         self.add(s, "property copy", choose, span_node=_At(s.loc))
 
+    def parent_value(self, value: P.ParentValue) -> None:
+        """A BFS parents loop whose value may be the depth (``analysis.depth_values``)."""
+        choice = Choice(value.what, value.why)
+        self.add(value, "iterateInBFS parents loop", lambda t: choice,
+                 span_node=_At(value.loc))
+
     def bfs(self, s: P.BFSLoop) -> None:
         level = s.level.name
         reverse = (f"; then {s.reverse.name} once per depth, from the deepest back to 0 (the "
@@ -627,6 +637,10 @@ class _Walk:
                         f"top-down step reached it, and a top-down step after a bottom-up one "
                         f"launches {s.expand.name}, {s.forward.name} without the body (host "
                         f"flag {s.fused_name})")
+
+        if s.values is not None:
+            parents += (f"; after the last step {s.values.name} sets the values the parents "
+                        f"loops would have given from each reached vertex's level")
 
         def choose(t: Target) -> Choice:
             combine = ""

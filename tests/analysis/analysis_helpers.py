@@ -49,8 +49,22 @@ def plan_of(text: str, function: str = None, stop_after: str = None) -> P.Plan:
     return lower_function(program, fn, stop_after=stop_after)
 
 
+#: dsl/bfs.sp with the source's level from a parameter: the parents loop's value is then no
+#: proven depth (``analysis.depth_values``), so its search stays (the last-parent search and
+#: the bottom-up step running B1 at discovery)
+SEARCHED_BFS = "bfs_searched"
+
+
+def dsl_text(name: str) -> str:
+    """The text of dsl/<name>.sp (or of ``SEARCHED_BFS``)."""
+    if name == SEARCHED_BFS:
+        return (DSL / "bfs.sp").read_text().replace("node src)", "node src, int start)") \
+            .replace("src.level = 0;", "src.level = start;")
+    return (DSL / f"{name}.sp").read_text()
+
+
 def dsl_plan(name: str, stop_after: str = None) -> P.Plan:
-    return plan_of((DSL / f"{name}.sp").read_text(), stop_after=stop_after)
+    return plan_of(dsl_text(name), stop_after=stop_after)
 
 
 def kernel(plan: P.Plan, suffix: str) -> P.Kernel:

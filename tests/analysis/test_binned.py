@@ -12,7 +12,7 @@ from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
 
-from analysis_helpers import dsl_plan, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, plan_of
 
 GPU = Capabilities("toy", "Toy", lockstep=True, schedules=frozenset({"vertex", "edges",
                                                                       "binned"}))
@@ -35,7 +35,8 @@ def test_pageranks_sum_is_a_fold_a_group_may_share():
 
 
 @pytest.mark.parametrize("program, kernel_name, why", [
-    ("bfs", "Compute_BFS_bfs_fwd_6", "no single neighbour loop"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_fwd_6", "no single neighbour loop"),
+    ("bfs", "Compute_BFS_bfs_fwd_6", "the loop writes 'bfs_level' at its neighbours (a push"),
     ("cc", "Compute_CC_forall_12_dense", "no single neighbour loop"),
     ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
     ("sssp", "Compute_SSSP_forall_11_dense", "writes 'modified_nxt' at its neighbours"),

@@ -11,7 +11,7 @@ from starc.analysis.schedules import choose
 from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 
-from analysis_helpers import dsl_plan, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, plan_of
 
 GPU = Capabilities("toy", "Toy", lockstep=True, cooperative_bodies=True,
                    schedules=frozenset({"vertex", "edges", "binned"}))
@@ -35,7 +35,8 @@ def _shape(steps):
 
 
 @pytest.mark.parametrize("program, name, shape", [
-    ("bfs", "Compute_BFS_bfs_fwd_6", "search, push"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_fwd_6", "search, push"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_up_6", "search"),
     ("bfs", "Compute_BFS_bfs_up_6", "search"),
     ("bc", "Compute_BC_bfs_fwd_12", "all, fold, leader, push"),
     ("bc", "Compute_BC_bfs_up_12", "if (all, fold, leader) else (search)"),
@@ -90,7 +91,7 @@ def test_what_makes_a_body_unshareable(body, why):
 
 
 def test_auto_bins_the_bfs_steps_where_the_target_prints_them():
-    forward = _kernel("bfs", "Compute_BFS_bfs_fwd_6")
+    forward = _kernel(SEARCHED_BFS, "Compute_BFS_bfs_fwd_6")
     schedule, why = choose(forward, GPU)
     assert schedule == "binned" and "stop at the first edge that passes a test" in why
     schedule, why = choose(forward, ONE_PULL_GPU)
@@ -114,7 +115,8 @@ def test_each_backend_chooses(backend, schedule):
 
 
 def test_openacc_shares_the_folds_and_pushes_and_leaves_the_searches():
-    plan = get_backend("openacc").specialize(dsl_plan("bfs"), BackendOptions(schedule="binned"))
+    plan = get_backend("openacc").specialize(dsl_plan(SEARCHED_BFS),
+                                             BackendOptions(schedule="binned"))
     kernels = {k.name: k for k in plan.kernels}
     forward = kernels["Compute_BFS_bfs_fwd_6"]
     assert forward.schedule == "binned"

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from analysis_helpers import dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, host_nodes, host_of, nodes_of, params, plan_of
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -179,8 +179,9 @@ def _in_edge_searches(kernel):
 
 def test_a_last_parent_assignment_searches_backwards_and_stops_at_the_first_parent():
     # dsl/bfs.sp: v.level = w.level + 1; the outcome is the last parent's, so the in-edges are
-    # searched from the last and the loop breaks after the first parent's assignment.
-    plan = dsl_plan("bfs", "outline")
+    # searched from the last and the loop breaks after the first parent's assignment (with
+    # the source's level from a parameter: at 0, the level is the depth, no search at all).
+    plan = dsl_plan(SEARCHED_BFS, "outline")
     (bfs,) = host_of(plan, P.BFSLoop)
     loops = _parent_loops(plan)
     # B1 in the pending and the top-down kernel; the bottom-up discovery runs it (fused)
@@ -202,7 +203,7 @@ def test_the_bottom_up_step_runs_a_last_parent_b1_at_discovery():
     later). bfs_fwd runs B1 only where the host says it has not run; bfs_pending runs the
     frontier's B1 before a bottom-up step that follows a top-down one, bfs_expand is the
     top-down step after a bottom-up one (B1 already ran)."""
-    plan = dsl_plan("bfs", "outline")
+    plan = dsl_plan(SEARCHED_BFS, "outline")
     (bfs,) = host_of(plan, P.BFSLoop)
     up, level = bfs.bottom_up, bfs.level
     assert up.guard.op == "==" and up.guard.left.prop == level.sym

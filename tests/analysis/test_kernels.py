@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis_helpers import dsl_plan, host_of, kernel, nodes_of, params, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, host_of, kernel, nodes_of, params, plan_of
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.ir import nodes as ir
@@ -26,8 +26,11 @@ from starc.ir import nodes as ir
     ("tc", [("Compute_TC_forall_6", "nodes")]),
     ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
                ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
-    ("bfs", [("Compute_BFS_bfs_pending_6", "nodes"), ("Compute_BFS_bfs_expand_6", "nodes"),
-             ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
+    # the levels are the depth (depth_values): set once after the traversal
+    ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes"),
+             ("Compute_BFS_bfs_values_6", "nodes")]),
+    (SEARCHED_BFS, [("Compute_BFS_bfs_pending_6", "nodes"), ("Compute_BFS_bfs_expand_6", "nodes"),
+                    ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
             ("Compute_BC_bfs_rev_17", "nodes")]),
 ])

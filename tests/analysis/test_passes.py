@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis_helpers import dsl_plan, host_nodes, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, host_nodes, plan_of
 from starc.analysis import plan as P
 from starc.analysis.frontier import choose_form
 from starc.analysis.lower import PASS_NAMES
@@ -200,7 +200,7 @@ def test_bfs_expands_to_levels_a_direction_optimizing_loop_and_a_reverse_sweep()
 
 
 def test_bfs_counts_travel_around_each_step_launch():
-    plan = dsl_plan("bfs")
+    plan = dsl_plan(SEARCHED_BFS)
     loop = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostDoWhile))
     step = loop.body.stmts[3]
     # bottom-up: the frontier's pending B1 first (no counts), then the step; both mark B1 run

@@ -12,7 +12,7 @@ from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
 
-from analysis_helpers import dsl_plan, plan_of
+from analysis_helpers import SEARCHED_BFS, dsl_plan, plan_of
 
 GPU = Capabilities("toy", "Toy", lockstep=True)
 CPU = Capabilities("toy", "Toy")
@@ -27,9 +27,11 @@ def _kernels(name):
     ("tc", "Compute_TC_forall_6", ""),
     ("sssp", "Compute_SSSP_forall_11_sparse", "it runs over a worklist"),
     ("pr", "Compute_PR_forall_13", "not one neighbour loop or a sequence of them"),
-    ("bfs", "Compute_BFS_bfs_fwd_6", "order matters (a BFS parents"),
-    ("bfs", "Compute_BFS_bfs_expand_6", "its filter reads what the kernel writes"),
-    ("bfs", "Compute_BFS_bfs_pending_6", "order matters (a BFS parents"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_fwd_6", "order matters (a BFS parents"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_expand_6", "its filter reads what the kernel writes"),
+    (SEARCHED_BFS, "Compute_BFS_bfs_pending_6", "order matters (a BFS parents"),
+    # the levels are the depth (depth_values): the forward step only expands
+    ("bfs", "Compute_BFS_bfs_fwd_6", "its filter reads what the kernel writes"),
     ("cc", "Compute_CC_forall_12_dense", ""),
     ("cc", "Compute_CC_forall_12_sparse", "it runs over a worklist"),
 ])

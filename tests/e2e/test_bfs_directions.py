@@ -199,24 +199,35 @@ def last_parent_sums(graph: Graph, src: int) -> np.ndarray:
     return x
 
 
+def _supersteps(program: pathlib.Path, path: pathlib.Path, src: int, tmp_path, *more: str):
+    """Each rank's count of supersteps (MPI --stats: one per kernel launch)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "starc", "run", str(program), "-b", "mpi", "--np", "2",
+         "--graph", str(path), "--stats", "--out", str(tmp_path / "out.txt"), "--src",
+         str(src), *more], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return [int(n) for n in re.findall(r"starc-mpi-stats .*? supersteps=(\d+)", proc.stderr)]
+
+
 @pytest.mark.mpi
 @pytest.mark.parametrize("graph_name", ["hubs", "path", "star", "rmat"])
 def test_each_turn_to_bottom_up_runs_the_pending_b1_once(graph_name, tmp_path):
     """The program's own count of supersteps (MPI --stats: one per kernel launch) is one per
     BFS step plus one per bottom-up step that follows a top-down one (bfs_pending: the
     frontier's B1 before the fused discovery): the directions the heuristic takes in the
-    binary are those above, both ways on the hubs graph."""
+    binary are those above, both ways on the hubs graph. (bfs.sp with the source's level from
+    a parameter, so that its parents loop keeps its search; dsl/bfs.sp itself launches only the
+    steps, then one kernel setting the levels from the depth: analysis/depth_values.py.)"""
     graph, src = graphs()[graph_name]
     path = tmp_path / "g.mtx"
     write_mtx(graph, path)
-    proc = subprocess.run(
-        [sys.executable, "-m", "starc", "run", str(DSL / "bfs.sp"), "-b", "mpi", "--np", "2",
-         "--graph", str(path), "--stats", "--out", str(tmp_path / "out.txt"), "--src",
-         str(src)], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    supersteps = [int(n) for n in re.findall(r"starc-mpi-stats .*? supersteps=(\d+)",
-                                             proc.stderr)]
     steps = directions(graph, src)
+    assert _supersteps(DSL / "bfs.sp", path, src, tmp_path) == [len(steps) + 1] * 2
+    searched = tmp_path / "bfs_searched.sp"
+    searched.write_text((DSL / "bfs.sp").read_text().replace(
+        "node src)", "node src, int start)").replace("src.level = 0;", "src.level = start;"))
+    supersteps = _supersteps(searched, path, src, tmp_path, "--start", "0")
     turns = sum(up and not before for before, up in zip([True] + steps, steps))
-    assert supersteps == [len(steps) + turns] * 2, proc.stderr
+    assert supersteps == [len(steps) + turns] * 2
     assert turns == {"hubs": 2, "path": 0, "star": 1}.get(graph_name, turns)

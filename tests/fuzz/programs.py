@@ -3,7 +3,8 @@
 The differential fuzzer runs what these produce on every runnable backend and on both layers
 of the reference executor. Programs are built from *phases*, each a construct the dsl/ library
 uses (own-property forall, push accumulation through atomics, pull from in-neighbours, scalar
-reductions, Min/Max relaxation inside a fixedPoint, BFS with its reverse sweep, host loops),
+reductions, Min/Max relaxation inside a fixedPoint, BFS with its reverse sweep, BFS levels from
+the depth and their near misses, host loops),
 with random expressions, operators, filters and constants inside. Every phase is race-free by
 construction: a forall writes only its own vertex's properties, or other vertices' through a
 reduction or Min/Max, and reads only properties that no iteration of that forall writes. So
@@ -25,7 +26,8 @@ from hypothesis import strategies as st
 
 from starc.graphs import Graph
 
-__all__ = ["programs", "EDGE_PHASES", "host_programs", "non_commuting_programs", "graphs", "FuzzProgram"]
+__all__ = ["programs", "EDGE_PHASES", "bfs_depth_phase", "host_programs",
+           "non_commuting_programs", "graphs", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
              "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)")
@@ -224,6 +226,40 @@ def bfs_phase(draw):
     return name, lines
 
 
+#: what a depth phase changes of the idiom (None: nothing, the rewrite fires)
+DEPTH_MISSES = [None, None, "value", "between", "source", "body", "filter", "reverse"]
+
+
+@st.composite
+def bfs_depth_phase(draw):
+    """`src.a = k` and an iterateInBFS whose parents loop sets `v.a = w.a + c`: the idiom whose
+    value analysis/depth_values.py proves to be k + c * depth (set after the traversal, or in
+    place where the body reads `a`), or a near miss of it that keeps the parent search: another
+    value, a write between, a source value that is no constant, another write in the body, a
+    BFS filter, a reverse sweep that writes `a`."""
+    k, c = draw(st.integers(-3, 9)), draw(st.integers(-3, 9))
+    miss = draw(st.sampled_from(DEPTH_MISSES))
+    value = draw(st.sampled_from([f"w.a + {c}", f"{c} + w.a"]))
+    start, between, head, after, tail = f"src.a = {k};", [], "", [], []
+    if miss == "value":
+        value = draw(st.sampled_from(["w.a + w.b", f"v.a + {c}", "w.a * 2", f"{c} - w.a"]))
+    elif miss == "between":
+        between = ["forall (v in g.nodes()) {", f"    v.a = v.b + {c};", "}"]
+    elif miss == "source":
+        start = "src.a = src.b;"
+    elif miss == "body":
+        after = [f"    v.a = v.a + {c};"]
+    elif miss == "filter":
+        head = f".filter({draw(conditions(['b']))})"
+    elif miss == "reverse":
+        tail = ["iterateInReverse (v != src) {", "    v.a = v.a - 1;", "}"]
+    before = [f"    v.b = v.a + {c};"] if draw(st.booleans()) else []   # read first: in place
+    lines = [start, *between, f"iterateInBFS (v in g.nodes() from src){head} {{", *before,
+             "    for (w in g.neighbors(v)) {", f"        v.a = {value};", "    }", *after,
+             "}", *tail]
+    return f"bfs-depth-{miss or 'idiom'}", lines
+
+
 @st.composite
 def host_loop_phase(draw):
     """A host `while` loop repeating an own-property phase a few times."""
@@ -369,7 +405,7 @@ function Helper(Graph g, propNode<int> a, propNode<int> b, int k) {
 EDGE_PHASES = [self_update_phase(), commuting_updates_phase(), range_edge_phase()]
 
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
-          bfs_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
+          bfs_phase(), bfs_depth_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
           floating_phase(), call_phase(), *EDGE_PHASES]
 
 

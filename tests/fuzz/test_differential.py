@@ -27,8 +27,9 @@ from starc.reference import execute
 from starc.results import compare_results
 
 from fuzzing import SETTINGS, budget
-from programs import (EDGE_PHASES, bfs_phase, flag_phase, fold_phase, graphs, host_programs,
-                      non_commuting_programs, own_phase, programs, push_phase, relax_phase)
+from programs import (EDGE_PHASES, bfs_depth_phase, bfs_phase, flag_phase, fold_phase, graphs,
+                      host_programs, non_commuting_programs, own_phase, programs, push_phase,
+                      relax_phase)
 
 pytestmark = pytest.mark.fuzz
 
@@ -160,6 +161,18 @@ def test_opencl_agrees_with_binned_groups(program, graph_list):
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl",),
             options=BackendOptions(schedule="binned", block_size=2))
+
+
+@pytest.mark.opencl
+@pytest.mark.mpi
+@settings(max_examples=budget(8), **SETTINGS)
+@given(program=programs(phases=[bfs_depth_phase(), own_phase()], max_phases=2),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_backends_agree_on_bfs_depth_values(program, graph_list):
+    """Every example holds a BFS whose parents loop may set `a` from the depth
+    (analysis/depth_values.py) or a near miss of it: drawn among all phases, they are rare."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=("opencl", "mpi"))
 
 
 @pytest.mark.openacc

@@ -261,17 +261,44 @@ def test_backend_titles_are_set():
         assert backend.title and backend.launch_shape and backend.launch_why, name
 
 
-def test_bfs_says_when_a_parents_loop_stops_at_the_last_parent():
-    def text(name):
-        comp = _plan(ROOT / "dsl" / f"{name}.sp")
+def _searched_bfs(tmp_path):
+    """dsl/bfs.sp with the source's level from a parameter: no proven depth, so the parents
+    loop keeps its search (analysis/depth_values.py)."""
+    path = tmp_path / "bfs_searched.sp"
+    path.write_text((ROOT / "dsl" / "bfs.sp").read_text().replace(
+        "node src)", "node src, int start)").replace("src.level = 0;", "src.level = start;"))
+    return path
+
+
+def test_bfs_says_when_a_parents_loop_stops_at_the_last_parent(tmp_path):
+    def text(path):
+        comp = _plan(path)
         choice = _find(decisions(comp, ["opencl"]), "iterateInBFS").choices["opencl"]
         return choice.what
-    assert "searches the in-edges from the last and stops at the first parent" in text("bfs")
-    assert "stops at the first parent" not in text("bc")     # bc sums over every parent
-    # bfs's B1 runs where the bottom-up step finds the vertex; bc's does not
-    assert "one search per vertex, not two" in text("bfs")
-    assert "Compute_BFS_bfs_pending_6 runs the frontier's body first" in text("bfs")
-    assert "one search per vertex" not in text("bc")
+    searched, bc = _searched_bfs(tmp_path), ROOT / "dsl" / "bc.sp"
+    assert "searches the in-edges from the last and stops at the first parent" in text(searched)
+    assert "stops at the first parent" not in text(bc)     # bc sums over every parent
+    # the B1 runs where the bottom-up step finds the vertex; bc's does not
+    assert "one search per vertex, not two" in text(searched)
+    assert "Compute_BFS_bfs_pending_6 runs the frontier's body first" in text(searched)
+    assert "one search per vertex" not in text(bc)
+
+
+def test_bfs_says_its_levels_are_the_depth_and_why_a_variant_keeps_its_search(tmp_path):
+    def parents_loop(path):
+        comp = _plan(path)
+        return _find(decisions(comp, ["opencl", "mpi"]), "iterateInBFS parents loop")
+    found = parents_loop(ROOT / "dsl" / "bfs.sp")
+    for backend in ("opencl", "mpi"):
+        choice = found.choices[backend]
+        assert choice.what.startswith("v.level = 0 + 1 * depth, no parent search")
+        assert choice.why.startswith("the parents all have level 0 + 1 * (depth-1)")
+    comp = _plan(ROOT / "dsl" / "bfs.sp")
+    bfs = _find(decisions(comp, ["opencl"]), "iterateInBFS").choices["opencl"].what
+    assert "Compute_BFS_bfs_values_6 sets the values" in bfs and "pending" not in bfs
+    kept = parents_loop(_searched_bfs(tmp_path)).choices["opencl"]
+    assert kept.what == "v.level from a parent's, searched"
+    assert kept.why == "src.level is not set to a constant before the BFS"
 
 
 def test_the_min_says_how_a_worklist_backend_sets_the_flag(sssp):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
 from starc.teaching.simt import binned_order, efficiencies, lane_efficiency
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_one_hub_among_small_vertices_by_hand():
@@ -156,15 +160,17 @@ def _star(tmp_path):
     return graph
 
 
-def _model_rows(program: str, backends: str, graph):
-    """`starc explain dsl/PROGRAM.sp -b BACKENDS --graph G --format json`'s model, by kernel."""
+def _model_rows(program, backends: str, graph):
+    """`starc explain dsl/PROGRAM.sp -b BACKENDS --graph G --format json`'s model, by kernel
+    (``program`` a name in dsl/, or the path of a program)."""
     import json
     import pathlib
     import subprocess
     import sys
     root = pathlib.Path(__file__).resolve().parents[2]
+    path = program if isinstance(program, pathlib.Path) else root / "dsl" / f"{program}.sp"
     out = subprocess.run([sys.executable, "-m", "starc", "explain",
-                          str(root / "dsl" / f"{program}.sp"), "-b", backends, "--graph",
+                          str(path), "-b", backends, "--graph",
                           str(graph), "--format", "json"],
                          capture_output=True, text=True, check=True).stdout
     return {row["kernel"]: row for row in json.loads(out)["model"]["kernels"]}
@@ -184,10 +190,14 @@ def test_the_binned_order_by_another_loops_degrees_by_hand():
 
 
 def test_the_bfs_steps_are_modelled_as_cuda_bins_them(tmp_path):
-    """bfs's forward step folds over parents (in-edges) and pushes to children (out-edges):
-    CUDA bins it (analysis/cooperative.py), ordered by in-degree, each lane's work its in- plus
-    out-degree; the bottom-up step's branches both walk in-edges."""
-    rows = _model_rows("bfs", "cuda,opencl", _star(tmp_path))
+    """A BFS forward step that searches its parents (in-edges) and pushes to children
+    (out-edges): CUDA bins it (analysis/cooperative.py), ordered by in-degree, each lane's work
+    its in- plus out-degree; the bottom-up step's branches both walk in-edges. (bfs.sp with
+    the source's level from a parameter: at 0 its levels are the depth, no search.)"""
+    searched = tmp_path / "bfs_searched.sp"
+    searched.write_text((ROOT / "dsl" / "bfs.sp").read_text().replace(
+        "node src)", "node src, int start)").replace("src.level = 0;", "src.level = start;"))
+    rows = _model_rows(searched, "cuda,opencl", _star(tmp_path))
     forward, up = rows["Compute_BFS_bfs_fwd_6"], rows["Compute_BFS_bfs_up_6"]
     assert forward["loop"] == "in+out" and up["loop"] == "in"
     # (OpenCL on a GPU: binned in work-groups, no warp tier in OpenCL C 1.2)
@@ -199,6 +209,19 @@ def test_the_bfs_steps_are_modelled_as_cuda_bins_them(tmp_path):
     in_degrees = np.array([0, 1, 2, 2] + [1] * 36)
     assert forward["efficiency"]["binned-warp"] == pytest.approx(lane_efficiency(
         out_degrees + in_degrees, "binned-warp", order_by=in_degrees))
+
+
+def test_bfs_levels_from_the_depth_leave_the_forward_step_its_push(tmp_path):
+    """dsl/bfs.sp's levels are the depth (analysis/depth_values.py): the forward step only
+    expands (out-edges, binned by out-degree on CUDA), the bottom-up step only searches."""
+    rows = _model_rows("bfs", "cuda,opencl", _star(tmp_path))
+    forward, up = rows["Compute_BFS_bfs_fwd_6"], rows["Compute_BFS_bfs_up_6"]
+    assert forward["loop"] == "out" and up["loop"] == "in"
+    assert forward["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
+    assert up["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
+    out_degrees = np.array([39, 1, 1] + [0] * 37)
+    assert forward["efficiency"]["binned-warp"] == pytest.approx(lane_efficiency(
+        out_degrees, "binned-warp", order_by=out_degrees))
 
 
 def test_a_worklists_edges_split_per_group_by_hand():
