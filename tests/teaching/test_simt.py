@@ -217,8 +217,10 @@ def test_bfs_levels_from_the_depth_leave_the_forward_step_its_push(tmp_path):
     rows = _model_rows("bfs", "cuda,opencl", _star(tmp_path))
     forward, up = rows["Compute_BFS_bfs_fwd_6"], rows["Compute_BFS_bfs_up_6"]
     assert forward["loop"] == "out" and up["loop"] == "in"
-    assert forward["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
-    assert up["schedules"] == {"cuda": "binned-warp", "opencl": "vertex"}
+    assert forward["schedules"] == {"cuda": "binned-warp", "opencl": "vertex",
+                                    "opencl on a GPU": "binned-group"}
+    assert up["schedules"] == {"cuda": "binned-warp", "opencl": "vertex",
+                               "opencl on a GPU": "binned-group"}
     out_degrees = np.array([39, 1, 1] + [0] * 37)
     assert forward["efficiency"]["binned-warp"] == pytest.approx(lane_efficiency(
         out_degrees, "binned-warp", order_by=out_degrees))
