@@ -152,7 +152,11 @@ def test_the_plan_and_the_kernels_agree_on_the_forms():
     sssp = _compiled("sssp", "opencl").compilation
     assert sssp.specialized.target.appends == "local"
     text = sssp.generated.files["sssp.cl"]
-    assert text.count("starc_stage_append(starc_staged_") == 2
+    # the worklist's build and the sparse round, and the sparse round's variant for GPUs
+    # (a work-group's split of its entries' edges, wip71's lockstep variants)
+    assert text.count("starc_stage_append(starc_staged_") == 3
+    gpu_form = text[text.index("__kernel void Compute_SSSP_forall_11_sparse_lockstep("):]
+    assert gpu_form.count("starc_stage_append(starc_staged_") == 1
     assert "atomic_inc(&starc_staged_modified_frontier_size_count);" in text
 
 
@@ -277,7 +281,11 @@ def test_sycl_appends_take_one_global_atomic_per_group(program):
     assert staged
     for name, lines in staged:
         text = "\n".join(lines)
-        assert "starc_staged_groups(q, " in text and "starc_parallel_for" not in text, name
+        # in work-groups: the staged launch, or a GPU variant's split of its entries' edges,
+        # which runs in work-groups of its own (starc_groups)
+        grouped = "starc_staged_groups(q, " in text or \
+            (name.endswith("_lockstep") and "parallel_for(starc_groups(" in text)
+        assert grouped and "starc_parallel_for" not in text, name
         assert "sycl::local_accessor<int, 1> starc_staged_" in text, name
         assert "return;" not in text.split("starc_handler.parallel_for")[1], name
         assert _first_items_combines(program, name, lines,
