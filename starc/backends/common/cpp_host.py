@@ -219,16 +219,12 @@ class CppHostPrinter(HostStatementPrinter):
                 d.missing(f"copying the '{array.role}' array '{array.name}' in")
             lines += d.copy_to_device(var, array.elem, host, count, where)
         if array.lockstep_only:     # built and copied only where a variant runs
-            lines = lines[:1] + [f"if ({d.on_lockstep_device()}) {{"] + \
-                [INDENT + line for line in lines[1:]] + ["}"]
+            lines = lines[:1] + self.on_lockstep_device_only(lines[1:])
         return lines
 
     def _free(self, array: P.DeviceArray, where: str) -> List[str]:
         lines = self.dialect.free(self.array_var(array), array.elem, where)
-        if array.lockstep_only:
-            return [f"if ({self.dialect.on_lockstep_device()}) {{"] + \
-                [INDENT + line for line in lines] + ["}"]
-        return lines
+        return self.on_lockstep_device_only(lines) if array.lockstep_only else lines
 
     def graph_array_data(self, array: P.DeviceArray) -> str:
         """The host data of graph array ``array`` (a binned order: built on first use)."""

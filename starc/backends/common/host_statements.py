@@ -182,6 +182,10 @@ class HostStatementPrinter(UpdateStatements):
     def _indent(self, lines: Iterable[str], depth: int) -> List[str]:
         return [INDENT * depth + line for line in lines]
 
+    def on_lockstep_device_only(self, lines: List[str]) -> List[str]:
+        """``lines`` run only on a device whose kernels' variants run (``lockstep_only``)."""
+        return [f"if ({self.dialect.on_lockstep_device()}) {{"] + self._indent(lines, 1) + ["}"]
+
     def _stmt_HostBlock(self, s: P.HostBlock, depth: int):
         return self.block(s, depth)
 
@@ -370,11 +374,10 @@ class HostStatementPrinter(UpdateStatements):
         sources: List[str] = []
         if s.sources is not None and s.sources.lockstep_only:
             # only a variant reads the sources, allocated only where it runs: filled there
-            sources = [f"if ({d.on_lockstep_device()}) {{",
-                       INDENT + f"starc::fill_sources({order});"] + [
-                INDENT + line for line in d.copy_to_device(
+            sources = self.on_lockstep_device_only(
+                [f"starc::fill_sources({order});"] + d.copy_to_device(
                     self.array_var(s.sources), s.sources.elem, data.format("sources"),
-                    self.count(s.sources), where)] + ["}"]
+                    self.count(s.sources), where))
         elif s.sources is not None:
             lines.append(f"if ({applied}) starc::fill_sources({order});")
             copies.append((s.sources, "sources"))
