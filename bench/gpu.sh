@@ -20,6 +20,8 @@
 # (the first of each graph variant generates it), tests about 2.5 min, opencl about 50 s per
 # algorithm. A lease of 15 minutes fits cuda and tests; pass --algos to split a phase.
 #
+# On a machine that cannot download, run bench/gpu_bundle.sh beforehand and carry .gpu-bundle/.
+#
 # Extra arguments after SCALES go to pytest (tests) or bench/harness.py (the others). Outputs go
 # to $GPU_OUT (default bench/out/gpu); $PYTHON names the interpreter (default python3).
 #
@@ -39,6 +41,27 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
 if [ -z "$gpu" ]; then
   echo "bench/gpu.sh: no NVIDIA GPU here (nvidia-smi lists none)" >&2
   exit 2
+fi
+# What bench/gpu_bundle.sh gathered for a machine that cannot download (.gpu-bundle/): the
+# Python wheels starc needs where the image lacks them, GAPBS's sources where no GAPBS_ROOT is
+# given (built outside the tree), the OpenCL headers and loader where the image has none.
+bundle=$PWD/.gpu-bundle
+if [ -d "$bundle" ]; then
+  if ! "$python" -c "import ply, mako" 2>/dev/null; then
+    site=${TMPDIR:-/tmp}/starc-gpu-site
+    "$python" -m pip install -q --no-index --find-links "$bundle/wheels" --target "$site" \
+      "ply==3.11" mako
+    export PYTHONPATH="$site:$PWD${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  if [ -z "${GAPBS_ROOT:-}" ] && [ -d "$bundle/gapbs" ]; then
+    GAPBS_ROOT=${TMPDIR:-/tmp}/starc-gpu-gapbs
+    [ -d "$GAPBS_ROOT" ] || cp -r "$bundle/gapbs" "$GAPBS_ROOT"
+  fi
+  if ! echo '#include <CL/cl.h>' | cpp -o /dev/null 2>/dev/null; then
+    export CPATH="$bundle/opencl/include${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$bundle/opencl/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$bundle/opencl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
 fi
 gapbs=()
 if [ -n "${GAPBS_ROOT:-}" ]; then
