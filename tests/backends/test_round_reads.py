@@ -25,6 +25,7 @@ DEVICE_BACKENDS = ("cuda", "sycl", "opencl", "openacc")
 #: ``bfs_scout``. Worklist rounds (cc, sssp, sswp, ...): the round after a dense round reads the
 #: append counter, and when it switches to sparse, builds the queue and reads it again; scalar
 #: reductions in the round (frontier_reach_sum's ``total`` and ``deepest``) add one read each.
+#: sssp_dslV3 (a general fixedPoint): the error word's site, then the flag.
 KNOWN = {(name, "HostDoWhile", line): reads for name, line, reads in (
     ("bc", 0, 2), ("bfs", 0, 2), ("cc", 11, 2), ("dyn_sssp", 12, 2), ("sssp", 10, 2),
     ("sswp", 10, 2), ("frontier_reach", 9, 2), ("frontier_reach_sum", 12, 4),
