@@ -1,0 +1,100 @@
+"""Device->host reads per round of every host loop (issue 29 item 3: at most one per round)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from starc import driver
+from starc.analysis import plan as P
+from starc.analysis.host_tree import LOOPS, host_exprs, walk_host
+from starc.diagnostics import DiagnosticSink
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = sorted([*(ROOT / "dsl").glob("*.sp"), *(ROOT / "dsl" / "dynamic").glob("*.sp"),
+                   *(ROOT / "tests" / "e2e" / "programs").glob("*.sp")])
+DEVICE_BACKENDS = ("cuda", "sycl", "opencl", "openacc")
+
+#: The rounds that still read more than one value back, found by this test's audit (the same
+#: on the four device backends): (program, loop, loop's line) -> reads on the round's worst path.
+#: Each entry is asserted exactly, so a change that packs the round's values into one buffer
+#: must remove it here. BFS levels (bfs, bc): the top-down step reads ``bfs_awake`` and
+#: ``bfs_scout``. Worklist rounds (cc, sssp, sswp, ...): the round after a dense round reads the
+#: append counter, and when it switches to sparse, builds the queue and reads it again; scalar
+#: reductions in the round (frontier_reach_sum's ``total`` and ``deepest``) add one read each.
+#: sssp_dslV3 (a general fixedPoint): the error word's site, then the flag.
+KNOWN = {(name, "HostDoWhile", line): reads for name, line, reads in (
+    ("bc", 0, 2), ("bfs", 0, 2), ("cc", 11, 2), ("dyn_sssp", 12, 2), ("sssp", 10, 2),
+    ("sswp", 10, 2), ("frontier_reach", 9, 2), ("frontier_reach_sum", 12, 4),
+    ("sssp_dslV3", 12, 2))}
+
+ROUND_LOOPS = LOOPS + (P.HostWhile, P.HostDoWhile)
+
+
+def _own_reads(stmt: P.HostStmt) -> int:
+    """Reads one statement does itself: a scalar copied back, the error word's site (its
+    value is read only when a check failed, and then the program stops), each ``DeviceRead``."""
+    return (isinstance(stmt, (P.FromDevice, P.CheckErrors))
+            + sum(isinstance(x, P.DeviceRead) for x in host_exprs(stmt)))
+
+
+def _worst_path(block: P.HostBlock, loops: List[Tuple[P.HostStmt, int]]) -> int:
+    """Reads on the worst path through ``block`` (an ``if`` counts its costlier branch); a
+    nested loop is a round loop of its own, recorded in ``loops``, not counted here."""
+    reads = 0
+    for stmt in block.stmts:
+        if isinstance(stmt, P.HostBlock):
+            reads += _worst_path(stmt, loops)
+        elif isinstance(stmt, ROUND_LOOPS):
+            loops.append((stmt, _own_reads(stmt) + _worst_path(stmt.body, loops)))
+        elif isinstance(stmt, P.HostIf):
+            branches = [_worst_path(b, loops) for b in (stmt.then, stmt.orelse) if b is not None]
+            reads += _own_reads(stmt) + max(branches, default=0)
+        else:
+            reads += _own_reads(stmt)
+    return reads
+
+
+def round_reads(plan: P.Plan) -> List[Tuple[P.HostStmt, int]]:
+    """(loop, reads per round on its worst path) for every host loop of a specialized plan."""
+    loops: List[Tuple[P.HostStmt, int]] = []
+    _worst_path(plan.host, loops)
+    return loops
+
+
+def _compile(path: Path, backend: str):
+    comp = driver.compile_source(path.read_text(), str(path), DiagnosticSink(), backend=backend)
+    assert comp.generated is not None, (path.name, backend)
+    return comp
+
+
+@pytest.mark.parametrize("backend", DEVICE_BACKENDS)
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_at_most_one_read_per_round(path, backend):
+    comp = _compile(path, backend)
+    # the plan's read sites are what the host code prints: one single-element read each
+    # (the error word two: its site, and its value where a check failed; the host program
+    # checks it once more after the last kernel)
+    plan = comp.specialized
+    sites = sum(_own_reads(s) + isinstance(s, P.CheckErrors) for s in walk_host(plan.host))
+    sites += 2 * (plan.error is not None)
+    text = "".join(comp.generated.files[f] for f in comp.generated.program_files)
+    assert len(re.findall(r"\bstarc_read_element\s*[(<]", text)) == sites
+    for loop, reads in round_reads(plan):
+        known = KNOWN.get((path.stem, type(loop).__name__, loop.loc.line))
+        if known is not None:
+            assert reads == known, (path.stem, backend, loop.loc.line)
+        else:
+            assert reads <= 1, (path.stem, backend, type(loop).__name__, loop.loc.line)
+
+
+def test_bfs_top_down_step_reads_awake_and_scout():
+    """The audit counts what the CUDA host code does: a top-down level reads both counters."""
+    comp = _compile(ROOT / "dsl" / "bfs.sp", "cuda")
+    text = comp.generated.files[comp.generated.program_files[0]]
+    loop = text[text.index("do {"):text.index("} while (bfs_awake != 0);")]
+    top_down = loop[loop.index("} else {"):]
+    assert re.findall(r"(\w+) = starc_read_element", top_down) == ["bfs_awake", "bfs_scout"]
