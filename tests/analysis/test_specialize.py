@@ -52,7 +52,7 @@ def test_fixedpoint_form_follows_the_worklist_capability():
     [loop] = cuda.target.loop_forms
     assert loop.form == "worklist"
     [loop] = mpi.target.loop_forms
-    assert loop.form == "topology" and "other ranks flag" in loop.why
+    assert loop.form == "topology" and "measured slower" in loop.why
     assert not any(isinstance(s, P.DataDrivenLoop) for s in walk_host(mpi.host))
     assert any(k.extent == "frontier" for k in cuda.kernels)
     assert not any(k.extent == "frontier" for k in mpi.kernels)
