@@ -48,8 +48,8 @@ __all__ = ["specialize", "specialize_kernel", "lockstep_variants", "atomic_form"
            "uniform_items", "Capabilities"]
 
 #: why a distributed target runs every fixedPoint over all vertices
-_NO_WORKLIST_DISTRIBUTED = ("a round tests the flag of each vertex the rank owns: a worklist "
-                            "(winners received at the owner appended, the queue sorted) was "
+_NO_WORKLIST_DISTRIBUTED = ("a worklist of a rank's own vertices (winners received at the "
+                            "owner appended, the queue sorted) was "
                             "measured slower on Kronecker 18, and on a 1500x1500 grid at best "
                             "5-30% faster, where the relaxations take the time, not the scan")
 _NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
