@@ -182,6 +182,10 @@ class PlanPrinter(DSLPrinter):
     def _stmt_FromDevice(self, s: P.FromDevice, indent: int) -> List[str]:
         return self.line(f"from device {s.sym.name} <- {s.array.name};", indent)
 
+    def _stmt_FromDeviceMany(self, s: P.FromDeviceMany, indent: int) -> List[str]:
+        pairs = ", ".join(f"{sym.name} <- {a.name}" for a, sym in zip(s.arrays, s.syms))
+        return self.line(f"from device {pairs};  (one copy of {s.pack.name})", indent)
+
     def _stmt_OrderByDegree(self, s: P.OrderByDegree, indent: int) -> List[str]:
         if s.keeps_ids:
             return self.line(f"order by degree {s.offsets.name}, {s.targets.name}: not done "

@@ -36,6 +36,7 @@ __all__ = [
     "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce", "HostIf", "HostWhile",
     "HostDoWhile", "HostForSet", "HostReturn", "HostBreak", "HostContinue",
     "Launch", "Fill", "CopyArray", "SwapArrays", "WriteElement", "ToDevice", "FromDevice",
+    "FromDeviceMany", "ScalarPack",
     "FixedPointLoop", "BFSLoop", "ParentValue", "HostForRange", "CheckErrors", "OrderByDegree",
     "Plan",
     "QueueAppend", "QueueCount", "Worklist", "DataDrivenLoop",
@@ -601,6 +602,28 @@ class FromDevice(HostStmt):
 
 
 @record
+class ScalarPack(Record):
+    """One device block holding one-value arrays that the host reads back together (the
+    specialize stage's ``scalar_packs``): ``members[i]`` lives in slot ``i``, each slot 8
+    bytes or the device's base address alignment if larger (OpenCL sub-buffers), so one copy
+    of the block reads every member."""
+
+    name: str
+    members: Tuple[DeviceArray, ...]
+
+
+@record
+class FromDeviceMany(HostStmt):
+    """Read one-value arrays ``arrays`` (all members of ``pack``) back into host scalars
+    ``syms``, pairwise, with one copy of the whole block: the consecutive ``FromDevice``s after
+    a launch that carries several scalars back."""
+
+    pack: ScalarPack
+    arrays: Tuple[DeviceArray, ...]
+    syms: Tuple[ir.Symbol, ...]
+
+
+@record
 class OrderByDegree(HostStmt):
     """Renumber the vertices by degree (ascending, ties by id) and replace the device CSR
     (``offsets``, ``targets``: rows sorted by the new ids) with the renumbered graph, when the
@@ -875,6 +898,8 @@ class Specialization(Record):
     #: for a program without graph updates
     slack_rows: bool = False
     slack_rows_why: str = ""
+    #: the blocks of one-value arrays read back with one copy (``FromDeviceMany``)
+    scalar_packs: Tuple[ScalarPack, ...] = ()
 
     def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
         return next((f for f in self.loop_forms if f.loc == loc), None)

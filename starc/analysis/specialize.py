@@ -39,6 +39,7 @@ from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.row_scans import scan_rows
+from starc.analysis.scalar_packs import pack_scalar_reads
 from starc.analysis.wrapping import wrap_arithmetic
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -118,11 +119,14 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):
         appends, appends_why = append_form(capabilities)
+    packs = ()
+    if not capabilities.distributed:    # a rank's scalars are host memory: nothing to copy
+        plan, packs = pack_scalar_reads(plan)
     return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels,
                                                        appends, appends_why, slack,
-                                                       slack_why))
+                                                       slack_why, packs))
 
 
 def lockstep_variants(neutral, kernels, capabilities: Capabilities,

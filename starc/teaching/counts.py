@@ -62,7 +62,7 @@ def _host_transfers(plan: P.Plan):
     reads = sum(1 for a in plan.arrays if a.copy_out)
     for stmt in walk_host(plan.host):
         writes += isinstance(stmt, (P.ToDevice, P.WriteElement))
-        reads += isinstance(stmt, P.FromDevice)
+        reads += isinstance(stmt, (P.FromDevice, P.FromDeviceMany))
         reads += sum(isinstance(x, P.DeviceRead) for x in host_exprs(stmt))
     return writes, reads
 

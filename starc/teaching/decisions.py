@@ -692,6 +692,8 @@ class _Walk:
                 moves.append(("in", stmt.sym.name))
             elif isinstance(stmt, P.FromDevice):
                 moves.append(("out", stmt.sym.name))
+            elif isinstance(stmt, P.FromDeviceMany):
+                moves += [("out", sym.name) for sym in stmt.syms]
             elif isinstance(stmt, P.WriteElement) and stmt.array.role not in ("flag", "level"):
                 moves.append(("in", f"one element of {stmt.array.name}"))
             for node in host_exprs(stmt):

@@ -21,15 +21,20 @@ DEVICE_BACKENDS = ("cuda", "sycl", "opencl", "openacc")
 #: The rounds that still read more than one value back, found by this test's audit (the same
 #: on the four device backends): (program, loop, loop's line) -> reads on the round's worst path.
 #: Each entry is asserted exactly, so a change that packs the round's values into one buffer
-#: must remove it here. BFS levels (bfs, bc): the top-down step reads ``bfs_awake`` and
-#: ``bfs_scout``. Worklist rounds (cc, sssp, sswp, ...): the round after a dense round reads the
-#: append counter, and when it switches to sparse, builds the queue and reads it again; scalar
-#: reductions in the round (frontier_reach_sum's ``total`` and ``deepest``) add one read each.
-#: sssp_dslV3 (a general fixedPoint): the error word's site, then the flag.
+#: must remove it here. The scalars one launch carries back are one read already (a BFS level's
+#: ``bfs_awake`` and ``bfs_scout``, frontier_reach_sum's ``total`` and ``deepest``: a
+#: ``FromDeviceMany`` of their scalar pack). Worklist rounds (cc, sssp, sswp, ...): the round
+#: after a dense round reads the append counter, and when it switches to sparse, builds the
+#: queue and reads it again. sssp_dslV3 (a general fixedPoint): the error word's site, then the
+#: flag.
 KNOWN = {(name, "HostDoWhile", line): reads for name, line, reads in (
-    ("bc", 0, 2), ("bfs", 0, 2), ("cc", 11, 2), ("dyn_sssp", 12, 2), ("sssp", 10, 2),
-    ("sswp", 10, 2), ("frontier_reach", 9, 2), ("frontier_reach_sum", 12, 4),
+    ("cc", 11, 2), ("dyn_sssp", 12, 2), ("sssp", 10, 2),
+    ("sswp", 10, 2), ("frontier_reach", 9, 2), ("frontier_reach_sum", 12, 3),
     ("sssp_dslV3", 12, 2))}
+
+#: How each device backend prints the one copy of a scalar pack (``FromDeviceMany``): into its
+#: host staging (CUDA, SYCL, OpenCL), or ``update self`` of the whole block (OpenACC).
+PACK_READ = r"\bh_scalars\d*\.data\(\), d_scalars\d*\b|update self\(d_scalars\d*\["
 
 ROUND_LOOPS = LOOPS + (P.HostWhile, P.HostDoWhile)
 
@@ -37,7 +42,7 @@ ROUND_LOOPS = LOOPS + (P.HostWhile, P.HostDoWhile)
 def _own_reads(stmt: P.HostStmt) -> int:
     """Reads one statement does itself: a scalar copied back, the error word's site (its
     value is read only when a check failed, and then the program stops), each ``DeviceRead``."""
-    return (isinstance(stmt, (P.FromDevice, P.CheckErrors))
+    return (isinstance(stmt, (P.FromDevice, P.FromDeviceMany, P.CheckErrors))
             + sum(isinstance(x, P.DeviceRead) for x in host_exprs(stmt)))
 
 
@@ -79,10 +84,13 @@ def test_at_most_one_read_per_round(path, backend):
     # (the error word two: its site, and its value where a check failed; the host program
     # checks it once more after the last kernel)
     plan = comp.specialized
+    packed = sum(isinstance(s, P.FromDeviceMany) for s in walk_host(plan.host))
     sites = sum(_own_reads(s) + isinstance(s, P.CheckErrors) for s in walk_host(plan.host))
-    sites += 2 * (plan.error is not None)
+    sites += 2 * (plan.error is not None) - packed
     text = "".join(comp.generated.files[f] for f in comp.generated.program_files)
     assert len(re.findall(r"\bstarc_read_element\s*[(<]", text)) == sites
+    # a pack is read by one copy of its whole block
+    assert len(re.findall(PACK_READ, text)) == packed
     for loop, reads in round_reads(plan):
         known = KNOWN.get((path.stem, type(loop).__name__, loop.loc.line))
         if known is not None:
@@ -91,10 +99,18 @@ def test_at_most_one_read_per_round(path, backend):
             assert reads <= 1, (path.stem, backend, type(loop).__name__, loop.loc.line)
 
 
-def test_bfs_top_down_step_reads_awake_and_scout():
-    """The audit counts what the CUDA host code does: a top-down level reads both counters."""
+def test_bfs_top_down_step_reads_awake_and_scout_in_one_copy():
+    """The audit counts what the CUDA host code does: a top-down level reads both counters
+    with one cudaMemcpy of their block, then takes each from its slot of the host copy."""
     comp = _compile(ROOT / "dsl" / "bfs.sp", "cuda")
     text = comp.generated.files[comp.generated.program_files[0]]
     loop = text[text.index("do {"):text.index("} while (bfs_awake != 0);")]
     top_down = loop[loop.index("} else {"):]
-    assert re.findall(r"(\w+) = starc_read_element", top_down) == ["bfs_awake", "bfs_scout"]
+    assert "starc_read_element" not in top_down
+    assert len(re.findall(r"cudaMemcpy\(h_scalars\.data\(\), d_scalars, sizeof\(long long\) "
+                          r"\* 2, cudaMemcpyDeviceToHost\)", top_down)) == 1
+    assert re.findall(r"std::memcpy\(&(\w+), h_scalars\.data\(\) \+ (\d)", top_down) == [
+        ("bfs_awake", "0"), ("bfs_scout", "1")]
+    # the kernels' two counters are slots of that one block
+    assert "d_bfs_awake_dev = reinterpret_cast<int*>(d_scalars + 0);" in text
+    assert "d_bfs_scout_dev = reinterpret_cast<int*>(d_scalars + 1);" in text

@@ -60,7 +60,8 @@ class CppHostPrinter(HostStatementPrinter):
     # --- the program -------------------------------------------------------------------------
     def includes(self) -> List[str]:
         """Standard headers the printed code needs."""
-        return ["cstdio", "vector"]
+        # std::memcpy reads a scalar pack's slots
+        return ["cstdio", "vector"] + (["cstring"] if self._packs else [])
 
     def main(self) -> str:
         d, g, cl, fn = self.dialect, self.graph, self.cl, self.function
@@ -207,6 +208,8 @@ class CppHostPrinter(HostStatementPrinter):
         d = self.dialect
         var, count = self.array_var(array), self.count(array)
         where = self.where(array.sym.loc if array.sym is not None else self.function.loc)
+        if array.name in self._packs:
+            return self._allocate_member(array, where)
         lines = [d.array_declaration(var, array.elem)]
         lines += d.allocate(var, array.elem, count, where)
         if array.copy_in:
@@ -222,7 +225,36 @@ class CppHostPrinter(HostStatementPrinter):
             lines = lines[:1] + self.on_lockstep_device_only(lines[1:])
         return lines
 
+    def _pack_order(self, pack: P.ScalarPack) -> List[str]:
+        members = {a.name for a in pack.members}
+        return [a.name for a in self.plan.arrays if a.name in members]
+
+    def _allocate_member(self, array: P.DeviceArray, where: str) -> List[str]:
+        """A member of a scalar pack: the block (and its host staging) with its first member
+        in the plan's order, then the member as a slot of it."""
+        d = self.dialect
+        pack, slot = self._packs[array.name]
+        block, staging, size = self._pack_vars[pack.name]
+        lines: List[str] = []
+        if self._pack_order(pack)[0] == array.name:
+            count = self.pack_count(pack)
+            lines += d.pack_slot_lines(size, where)
+            lines.append(d.array_declaration(block, Scalar.LONG))
+            lines += d.allocate(block, Scalar.LONG, count, where)
+            lines.append(f"std::vector<{d.storage_type(Scalar.LONG)}> {staging}({count});  "
+                         "// its copy, read back in one transfer")
+        var = self.array_var(array)
+        lines.append(d.array_declaration(var, array.elem))
+        return lines + d.pack_member(var, array.elem, block, self.pack_offset(pack, slot),
+                                     where)
+
     def _free(self, array: P.DeviceArray, where: str) -> List[str]:
+        if array.name in self._packs:
+            pack = self._packs[array.name][0]
+            lines = self.dialect.free_member(self.array_var(array), array.elem, where)
+            if self._pack_order(pack)[-1] == array.name:
+                lines += self.dialect.free(self._pack_vars[pack.name][0], Scalar.LONG, where)
+            return lines
         lines = self.dialect.free(self.array_var(array), array.elem, where)
         return self.on_lockstep_device_only(lines) if array.lockstep_only else lines
 

@@ -296,6 +296,26 @@ class HostDialect:
     def read_element(self, var: str, elem: Scalar, index: str, where: str) -> str:
         self.missing("reading one device element")
 
+    # --- blocks of one-value arrays read back together (``Specialization.scalar_packs``) -------
+    def pack_slot_words(self, size: str) -> str:
+        """A block slot's size in 8-byte words as C++ text: ``"1"``, or ``size``, the variable
+        ``pack_slot_lines`` declares where the device decides it at run time."""
+        return "1"
+
+    def pack_slot_lines(self, size: str, where: str) -> List[str]:
+        """The lines that declare ``size`` (see ``pack_slot_words``), before the block."""
+        return []
+
+    def pack_member(self, var: str, elem: Scalar, block: str, offset: str,
+                    where: str) -> List[str]:
+        """Array ``var`` (declared) made the slot of ``block`` (8-byte words) at ``offset``:
+        a pointer into it, where device arrays are pointers."""
+        return [f"{var} = reinterpret_cast<{self.storage_type(elem)}*>({block} + {offset});"]
+
+    def free_member(self, var: str, elem: Scalar, where: str) -> List[str]:
+        """What releases member ``var`` of a block before the block is freed."""
+        return []
+
     def order_by_degree(self, order: str, graph: str, mode: str) -> Tuple[List[str], str, str]:
         """The plan's ``OrderByDegree``: the lines that renumber ``graph`` by degree (``mode``:
         the ``--degree-order`` variable) into a variable named ``order``, the C++ condition

@@ -14,7 +14,7 @@ import dataclasses
 import json
 import math
 import os
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.frontier import FRONTIER_COUNT
@@ -66,6 +66,16 @@ class HostStatementPrinter(UpdateStatements):
                            if target is not None and target.slack_rows else "")
         for array in self.plan.arrays:
             self._array_vars[array.name] = self.names.fresh("d_" + array.name)
+        # the blocks of one-value arrays read back with one copy: member name -> (pack, slot);
+        # pack name -> its device block, host staging and slot size variables
+        self._packs: Dict[str, Tuple[P.ScalarPack, int]] = {}
+        self._pack_vars: Dict[str, Tuple[str, str, str]] = {}
+        for pack in target.scalar_packs if target is not None else ():
+            self._pack_vars[pack.name] = (self.names.fresh("d_" + pack.name),
+                                          self.names.fresh("h_" + pack.name),
+                                          self.names.fresh(pack.name + "_slot"))
+            for slot, array in enumerate(pack.members):
+                self._packs[array.name] = (pack, slot)
         self._weight_params = [p for p in self.function.params
                                if isinstance(p.type, PropType) and p.type.kind == "edge"]
         for p in self._weight_params:
@@ -346,6 +356,28 @@ class HostStatementPrinter(UpdateStatements):
     def _stmt_FromDevice(self, s: P.FromDevice, depth: int):
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
                 f"{self._read_element(s.array, '0', self.where(s.loc))};"]
+
+    def _stmt_FromDeviceMany(self, s: P.FromDeviceMany, depth: int):
+        # one copy of the whole block into its host staging, then each slot to its scalar
+        block, staging, _ = self._pack_vars[s.pack.name]
+        lines = self.dialect.copy_to_host(f"{staging}.data()", block, Scalar.LONG,
+                                          self.pack_count(s.pack), self.where(s.loc))
+        for array, sym in zip(s.arrays, s.syms):
+            var = self.scalar(sym)
+            offset = self.pack_offset(s.pack, self._packs[array.name][1])
+            lines.append(f"std::memcpy(&{var}, {staging}.data() + {offset}, sizeof({var}));")
+        return self._indent(lines, depth)
+
+    def pack_count(self, pack: P.ScalarPack) -> Count:
+        """The block's length in 8-byte words: its slots times a slot's words."""
+        size = self.dialect.pack_slot_words(self._pack_vars[pack.name][2])
+        k = len(pack.members)
+        return Count(str(k) if size == "1" else f"{k} * {size}")
+
+    def pack_offset(self, pack: P.ScalarPack, slot: int) -> str:
+        """Where slot ``slot`` of ``pack`` starts, in 8-byte words from the block's start."""
+        size = self.dialect.pack_slot_words(self._pack_vars[pack.name][2])
+        return str(slot) if size == "1" else f"{slot} * {size}"
 
     def degree_order_option(self) -> List[str]:
         """The ``--degree-order`` option, checked with the command line (outside the timed

@@ -92,6 +92,32 @@ class OpenCLHostDialect(HelperHostDialect):
     def array_declaration(self, var: str, elem: Scalar) -> str:
         return f"cl_mem {var} = nullptr;"     # a buffer: its element type is the helpers'
 
+    # --- a block of one-value arrays: kernels keep a cl_mem each, a sub-buffer of the block ----
+    def pack_slot_words(self, size: str) -> str:
+        return size
+
+    def pack_slot_lines(self, size: str, where: str) -> List[str]:
+        bits = self.host.names.fresh(f"{size}_bits")
+        return [f"// a slot per member, at an origin the device accepts for a sub-buffer",
+                f"cl_uint {bits} = 0;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bits",
+                f"starc_cl_check(clGetDeviceInfo({DEVICE}.device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "
+                f"sizeof {bits}, &{bits}, nullptr), \"clGetDeviceInfo\", {where});",
+                f"const std::size_t {size} = std::max<std::size_t>(1, {bits} / 64);  "
+                "// in 8-byte words"]
+
+    def pack_member(self, var: str, elem: Scalar, block: str, offset: str,
+                    where: str) -> List[str]:
+        status = self.host.names.fresh(f"{var}_status")
+        return [f"cl_int {status} = CL_SUCCESS;",
+                f"{{ cl_buffer_region region{{sizeof(long long) * {offset}, "
+                f"sizeof({self.storage_type(elem)})}};",
+                f"  {var} = clCreateSubBuffer({block}, CL_MEM_READ_WRITE, "
+                f"CL_BUFFER_CREATE_TYPE_REGION, &region, &{status}); }}",
+                f"starc_cl_check({status}, \"clCreateSubBuffer\", {where});"]
+
+    def free_member(self, var: str, elem: Scalar, where: str) -> List[str]:
+        return self.free(var, elem, where)
+
     # --- program phases -----------------------------------------------------------------------
     def options(self, cl: str) -> List[str]:
         self.cl = cl
