@@ -225,14 +225,23 @@ def test_every_cuda_call_and_launch_is_checked(path):
             assert re.search(rf'"{path.stem}\.sp:\d+"\);$', line), line
 
 
+#: the one copy of a scalar pack's block (a constant number of slots) into its host staging
+SCALAR_PACK_READ = re.compile(r"cudaMemcpy\(h_scalars\d*\.data\(\), d_scalars\d*, "
+                              r"sizeof\(long long\) \* \d+, cudaMemcpyDeviceToHost\)")
+
+
 @pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
 def test_no_host_device_copies_inside_loops(path):
     """The graph and the inputs go in once before the algorithm, results come back once
     after it: every bulk copy is at the top level of main's body (eight spaces) or of one
     trial's timed span (twelve, inside the --trials loop), except the degree-ordered CSR of a
-    triangle count, copied once, first thing in the algorithm."""
+    triangle count, copied once, first thing in the algorithm. A round's one read of the
+    scalars its launch carries back (a scalar pack: a fixed few 8-byte slots, issue 29 item 3)
+    is not a bulk copy."""
     text = main_text(path)
     for line in text.splitlines():
+        if SCALAR_PACK_READ.search(line):
+            continue
         if "cudaMemcpyHostToDevice" in line or "cudaMemcpyDeviceToHost" in line:
             if "degree_order." in line:
                 assert line.startswith(" " * 20 + "STARC_CUDA_CHECK(cudaMemcpy("), line

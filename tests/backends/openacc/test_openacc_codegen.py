@@ -29,6 +29,8 @@ _DATA_DIRECTIVE = re.compile(r"#pragma acc\b.*\b(enter data|exit data|data|copy|
 #: an update directive and its array sections: ``update self(a[i:1], b[0:n])``
 _UPDATE = re.compile(r"#pragma acc update \w+\((.*)\)")
 _SECTION = re.compile(r"\w+\[([^\]:]+):([^\]]+)\]")
+#: a scalar pack's block: its section is a constant count of slots from 0
+_SCALAR_PACK = re.compile(r"\bd_scalars\d*\[0:\d+\]")
 _LOOP_HEAD = re.compile(r"^(\}\s*)?(for|while|do)\b")
 # The --trials loop around the timed span repeats the whole algorithm, per-run data included:
 # not a loop of the program's host code.
@@ -53,7 +55,10 @@ def moves_inside_loops(text: str) -> List[Tuple[int, str]]:
         if stripped.startswith("#pragma acc") and any(loops):
             update = _UPDATE.match(stripped)
             if update is not None:
-                if any(length.strip() != "1" for _, length in _SECTION.findall(update.group(1))):
+                # a scalar pack's block (a constant few slots, read once a round: issue 29
+                # item 3) is not a whole-array move
+                moved = _SCALAR_PACK.sub("", update.group(1))
+                if any(length.strip() != "1" for _, length in _SECTION.findall(moved)):
                     found.append((number, stripped))
             elif _DATA_DIRECTIVE.search(stripped):
                 found.append((number, stripped))
