@@ -86,7 +86,13 @@ def _isolated_build_cache(tmp_path_factory):
     programs start under mpirun with the ranks each test asks for, whatever launcher the
     user's shell names for their own runs."""
     if "STARC_CACHE_DIR" not in os.environ:
-        os.environ["STARC_CACHE_DIR"] = str(tmp_path_factory.mktemp("starc-cache"))
+        # One cache for the whole run, shared by pytest-xdist's workers (the build cache is
+        # safe across processes): a program two workers need is compiled once.
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        cache = shared / "starc-cache"
+        cache.mkdir(exist_ok=True)
+        os.environ["STARC_CACHE_DIR"] = str(cache)
     os.environ.pop("STARC_MPI_LAUNCHER", None)
     yield
 
