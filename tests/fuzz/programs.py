@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from starc.graphs import Graph
 
 __all__ = ["programs", "EDGE_PHASES", "bfs_depth_phase", "host_programs",
-           "non_commuting_programs", "graphs", "FuzzProgram"]
+           "non_commuting_programs", "graphs", "witness_graph", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
              "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)")
@@ -410,11 +410,13 @@ PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phas
 
 
 @st.composite
-def programs(draw, max_phases: int = 3, phases=None) -> FuzzProgram:
-    """A whole program: attach initial values, 1..max_phases phases (of ``phases``, default
-    every phase), return `total`."""
+def programs(draw, max_phases: int = 3, phases=None, min_phases: int = 1) -> FuzzProgram:
+    """A whole program: attach initial values, min_phases..max_phases phases (of ``phases``,
+    default every phase), return `total`. The fuzzers that build each example ask for more
+    phases per program and fewer examples: one build then checks several phases (CI time)."""
     a0, b0 = draw(st.integers(0, 5)), draw(st.integers(0, 5))
-    phases = draw(st.lists(st.one_of(phases or PHASES), min_size=1, max_size=max_phases))
+    phases = draw(st.lists(st.one_of(phases or PHASES), min_size=min_phases,
+                           max_size=max_phases))
     lines = ["propNode<bool> active;", "bool done = False;", "int total = 0;",
              "int round = 0;",
              f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False, "
@@ -512,3 +514,16 @@ def graphs(draw, max_nodes: int = 9) -> Graph:
     w = draw(st.lists(st.integers(1, 9), min_size=m, max_size=m))
     return Graph.from_edges(n, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
                             np.array(w, dtype=np.float64), True, "fuzz")
+
+
+def witness_graph() -> Graph:
+    """A fixed small graph every built example also runs on (a run is milliseconds, the build
+    is the cost): Hypothesis's first example is its simplest, a graph of one vertex, so with
+    the few examples of the CI budget each build still meets a cycle, a self-loop, a
+    duplicate edge of another weight, a vertex of several in-neighbours, a second component
+    and an isolated vertex."""
+    src = [0, 0, 1, 2, 2, 1, 3, 4, 0]
+    dst = [1, 2, 2, 0, 2, 2, 4, 3, 3]
+    w = [3, 1, 4, 1, 5, 9, 2, 6, 5]
+    return Graph.from_edges(6, np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
+                            np.array(w, dtype=np.float64), True, "witness")

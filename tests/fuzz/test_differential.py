@@ -9,6 +9,12 @@ every backend too, and updates of one shared target with operators that do not c
 be the same located compile error. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
 --hypothesis-profile=long`` runs the long campaign and prints its figures (the README records
 them).
+
+CI time: every example of a fuzzer with a backend is a build (7 to 14 s), so the 'ci' budgets
+are a few examples each, and each example batches more phases into its one program (2 to 5
+rather than 1 to 3: one build checks several phases) and runs on a fixed witness graph
+besides its random ones (``programs.witness_graph``: Hypothesis's first example is its
+simplest, a graph of one vertex). The long profile's example counts are unchanged.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from starc.results import compare_results
 from fuzzing import SETTINGS, budget
 from programs import (EDGE_PHASES, bfs_depth_phase, bfs_phase, flag_phase, fold_phase, graphs,
                       host_programs, non_commuting_programs, own_phase, programs, push_phase,
-                      relax_phase)
+                      relax_phase, witness_graph)
 
 pytestmark = pytest.mark.fuzz
 
@@ -89,7 +95,7 @@ def run_all(program_text, graph_list, backends, options=None):
     # the programs of host_programs() may take no source vertex
     params = {"src": "0"} if "node src" in program_text else {}
     with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
-        for index, graph in enumerate(graph_list):
+        for index, graph in enumerate([*graph_list, witness_graph()]):
             # Matrix Market keeps the vertex count and the weight field even with no edges.
             path = pathlib.Path(tmp) / f"g{index}.mtx"
             write_mtx(graph, path)
@@ -118,16 +124,17 @@ def test_reference_layers_agree(program, graph_list):
 
 
 @pytest.mark.opencl
-@settings(max_examples=budget(30), **SETTINGS)
-@given(program=programs(), graph_list=st.lists(graphs(), min_size=1, max_size=3))
+@settings(max_examples=budget(6), **SETTINGS)
+@given(program=programs(min_phases=2, max_phases=5),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_with_reference(program, graph_list):
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl",))
 
 
 @pytest.mark.opencl
-@settings(max_examples=budget(10), **SETTINGS)
-@given(program=programs(phases=EDGE_PHASES + [own_phase()]),
+@settings(max_examples=budget(3), **SETTINGS)
+@given(program=programs(phases=EDGE_PHASES + [own_phase()], min_phases=2, max_phases=5),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_on_edge_shapes(program, graph_list):
     """Every example holds a shape of issue 32 (updates reading their own target, mixed
@@ -137,8 +144,9 @@ def test_opencl_agrees_on_edge_shapes(program, graph_list):
 
 
 @pytest.mark.opencl
-@settings(max_examples=budget(10), **SETTINGS)
-@given(program=programs(phases=[push_phase(), relax_phase(), flag_phase()]),
+@settings(max_examples=budget(3), **SETTINGS)
+@given(program=programs(phases=[push_phase(), relax_phase(), flag_phase()], min_phases=2,
+                        max_phases=5),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_with_one_item_per_edge(program, graph_list):
     """--schedule edges (analysis/schedules.py) on the phases whose loops push to their
@@ -150,8 +158,9 @@ def test_opencl_agrees_with_one_item_per_edge(program, graph_list):
 
 
 @pytest.mark.opencl
-@settings(max_examples=budget(10), **SETTINGS)
-@given(program=programs(phases=[fold_phase(), own_phase(), bfs_phase()]),
+@settings(max_examples=budget(3), **SETTINGS)
+@given(program=programs(phases=[fold_phase(), own_phase(), bfs_phase()], min_phases=2,
+                        max_phases=5),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_opencl_agrees_with_binned_groups(program, graph_list):
     """--schedule binned (analysis/binned.py) with work-groups of 2, so every vertex of degree
@@ -165,8 +174,8 @@ def test_opencl_agrees_with_binned_groups(program, graph_list):
 
 @pytest.mark.opencl
 @pytest.mark.mpi
-@settings(max_examples=budget(8), **SETTINGS)
-@given(program=programs(phases=[bfs_depth_phase(), own_phase()], max_phases=2),
+@settings(max_examples=budget(2), **SETTINGS)
+@given(program=programs(phases=[bfs_depth_phase(), own_phase()], min_phases=2, max_phases=4),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_backends_agree_on_bfs_depth_values(program, graph_list):
     """Every example holds a BFS whose parents loop may set `a` from the depth
@@ -176,9 +185,9 @@ def test_backends_agree_on_bfs_depth_values(program, graph_list):
 
 
 @pytest.mark.openacc
-@settings(max_examples=budget(6), **SETTINGS)
+@settings(max_examples=budget(2), **SETTINGS)
 @given(program=programs(phases=[fold_phase(), own_phase(), push_phase(), relax_phase(),
-                                flag_phase()], max_phases=2),
+                                flag_phase()], min_phases=2, max_phases=4),
        graph_list=st.lists(graphs(), min_size=1, max_size=3))
 def test_openacc_agrees_with_vector_loops(program, graph_list):
     """--schedule binned on OpenACC (analysis/schedules.py, vector_loops): the folds and the
@@ -190,26 +199,36 @@ def test_openacc_agrees_with_vector_loops(program, graph_list):
             options=BackendOptions(schedule="binned"))
 
 
+#: per forced schedule, the phases it rewrites first: Hypothesis's simplest example (the one
+#: example of the CI budget) is made of the first phase
+_SCHEDULED_PHASES = {"binned": [fold_phase(), own_phase(), push_phase(), relax_phase(),
+                                flag_phase()],
+                     "edges": [push_phase(), relax_phase(), flag_phase(), fold_phase(),
+                               own_phase()]}
+
+
 @pytest.mark.sycl
-@settings(max_examples=budget(4), **SETTINGS)
-@given(program=programs(phases=[fold_phase(), own_phase(), push_phase(), relax_phase(),
-                                flag_phase()], max_phases=2),
-       graph_list=st.lists(graphs(), min_size=1, max_size=3),
-       schedule=st.sampled_from(["binned", "edges"]))
-def test_sycl_agrees_with_forced_schedules(program, graph_list, schedule):
+@pytest.mark.parametrize("schedule", sorted(_SCHEDULED_PHASES))
+@settings(max_examples=budget(1), **SETTINGS)
+@given(data=st.data(), graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_sycl_agrees_with_forced_schedules(schedule, data, graph_list):
     """--schedule binned (work-groups of 2: every vertex of degree 2 or more is shared by its
     group, the fold tree and the per-group reduction run) and --schedule edges on SYCL, whose
     grouped kernels are command groups with local memory and barriers; each example a g++
-    build on the test double (real work-groups), so few of them."""
+    build on the test double (real work-groups), so one per schedule in CI (its program the
+    schedule's own phases, run on the witness graph too); the long profile fuzzes them."""
     from starc.backends.base import BackendOptions
+    program = data.draw(programs(phases=_SCHEDULED_PHASES[schedule], min_phases=2,
+                                 max_phases=4))
     note(program.text)
     run_all(program.text, graph_list, backends=("sycl",),
             options=BackendOptions(schedule=schedule, block_size=2))
 
 
 @pytest.mark.sycl
-@settings(max_examples=budget(6), **SETTINGS)
-@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+@settings(max_examples=budget(2), **SETTINGS)
+@given(program=programs(min_phases=2, max_phases=4),
+       graph_list=st.lists(graphs(), min_size=2, max_size=3))
 def test_sycl_agrees_with_reference(program, graph_list):
     """Each SYCL example costs a g++ build, so fewer of them."""
     note(program.text)
@@ -218,8 +237,9 @@ def test_sycl_agrees_with_reference(program, graph_list):
 
 @pytest.mark.cuda
 @pytest.mark.gpu
-@settings(max_examples=budget(6), **SETTINGS)
-@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+@settings(max_examples=budget(2), **SETTINGS)
+@given(program=programs(min_phases=2, max_phases=4),
+       graph_list=st.lists(graphs(), min_size=2, max_size=3))
 def test_cuda_agrees_with_reference(program, graph_list):
     """Each CUDA example costs an nvcc build, so few of them; runs only where a GPU is."""
     note(program.text)
@@ -231,8 +251,9 @@ _STRICT_BACKENDS = [pytest.param("openacc", marks=pytest.mark.openacc),
 
 
 @pytest.mark.parametrize("backend", _STRICT_BACKENDS)
-@settings(max_examples=budget(4), **SETTINGS)
-@given(program=programs(max_phases=2), graph_list=st.lists(graphs(), min_size=2, max_size=3))
+@settings(max_examples=budget(2), **SETTINGS)
+@given(program=programs(min_phases=2, max_phases=4),
+       graph_list=st.lists(graphs(), min_size=2, max_size=3))
 def test_strict_builds_agree_with_reference(backend, program, graph_list):
     """OpenACC and MPI (2 ranks) build with -Wall -Wextra -Werror: a program they reject is a
     finding (a comparison of a value with itself once was one). Each example costs a build."""
@@ -243,7 +264,7 @@ def test_strict_builds_agree_with_reference(backend, program, graph_list):
 @pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),
                                      pytest.param("sycl", marks=pytest.mark.sycl),
                                      *_STRICT_BACKENDS])
-@settings(max_examples=budget(3), **SETTINGS)
+@settings(max_examples=budget(2), **SETTINGS)
 @given(program=host_programs(), graph_list=st.lists(graphs(), min_size=1, max_size=2))
 def test_programs_without_kernels_agree(backend, program, graph_list):
     """An MPI program without a kernel once failed to build (its graph alias unused)."""
