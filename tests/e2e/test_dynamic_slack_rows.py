@@ -5,11 +5,19 @@ keep rows with slack where they apply to no kernel that walks edge ids and a com
 they do; and on hub rows whose deletions shift long spans (applied on the device from their
 move records: span moves), with rows moved to fresh room and re-layouts in the same batches;
 the plan lays the graph out in rows with slack on each of them, and CUDA's program of rows
-with slack (its moves and kept staging included) compiles with nvcc."""
+with slack (its moves and kept staging included) compiles with nvcc.
+
+CI time: the reference's results are computed once per program, stream and batch size and
+compared with every backend's (and schedule's) run; the forced schedules cover backends x
+schedules x programs (dyn_sssp, dyn_pr) pairwise (tests/pairwise.py's all_pairs: every backend
+under each schedule, each program under each schedule and on each backend), one build a case;
+the weights a kernel changes run each backend's build (floats or doubles, both types on OpenCL)
+on both streams."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pathlib
 import random
 import re
@@ -23,6 +31,8 @@ from starc.backends.base import BackendOptions
 from starc.graphs import grid, load_graph, rmat, write_edge_list
 from starc.graphs.updates import generate_updates, write_updates
 from starc.results import compare_results
+
+from pairwise import all_pairs
 
 DYNAMIC = pathlib.Path(__file__).resolve().parents[2] / "dsl" / "dynamic"
 PR = {"beta": "0.000001", "delta": "0.85", "maxIter": "100"}
@@ -79,13 +89,20 @@ def hubs(tmp_path_factory):
     return path, updates, False
 
 
+@functools.lru_cache(maxsize=None)
+def _reference(name, case, batch, params):
+    """The reference's results of ``name`` on ``case`` (once for all backends)."""
+    path, updates, undirected = case
+    return starc.compile(str(DYNAMIC / f"{name}.sp"), "reference").run(
+        path, undirected=undirected, updates=str(updates), batchSize=batch, **dict(params))
+
+
 def _agree(name, case, batch, backend, schedule=None, rtol=0.0, atol=0.0, skip=(), **params):
     path, updates, undirected = case
     options = BackendOptions(schedule=schedule)
-    runs = [starc.compile(str(DYNAMIC / f"{name}.sp"), which,
-                          options=options if which != "reference" else None)
-            .run(path, undirected=undirected, updates=str(updates), batchSize=batch, **params)
-            for which in ("reference", backend)]
+    runs = [_reference(name, case, batch, tuple(sorted(params.items()))),
+            starc.compile(str(DYNAMIC / f"{name}.sp"), backend, options=options)
+            .run(path, undirected=undirected, updates=str(updates), batchSize=batch, **params)]
     compared = [dataclasses.replace(run, props={k: v for k, v in run.props.items()
                                                 if k not in skip}) for run in runs]
     problems = compare_results(*compared, rtol=rtol, atol=atol)
@@ -113,13 +130,20 @@ def test_growing_rows_give_the_references_triangle_count(growing, backend):
     _agree("dyn_tc", growing["grid"], 40, backend)
 
 
-@pytest.mark.parametrize("backend", SLACK_BACKENDS)
-@pytest.mark.parametrize("schedule", ["binned", "edges"])
-def test_forced_schedules_give_the_references_results(growing, schedule, backend):
-    _agree("dyn_sssp", growing["rmat"], 150, backend, schedule=schedule, skip=("parent",),
-           src="0")
-    _agree("dyn_pr", growing["rmat"], 150, backend, schedule=schedule, rtol=1e-4, atol=1e-6,
-           **PR)
+#: (backend, schedule, program): pairwise, one build each (CI time)
+FORCED = [pytest.param(backend.values[0], schedule, name, marks=backend.marks)
+          for backend, schedule, name in all_pairs(SLACK_BACKENDS, ["binned", "edges"],
+                                                   ["dyn_sssp", "dyn_pr"])]
+
+
+@pytest.mark.parametrize("backend, schedule, name", FORCED)
+def test_forced_schedules_give_the_references_results(growing, schedule, backend, name):
+    if name == "dyn_sssp":
+        _agree("dyn_sssp", growing["rmat"], 150, backend, schedule=schedule, skip=("parent",),
+               src="0")
+    else:
+        _agree("dyn_pr", growing["rmat"], 150, backend, schedule=schedule, rtol=1e-4,
+               atol=1e-6, **PR)
 
 
 #: a kernel changes the (floating-point) weights in every batch: they are read back before
@@ -147,20 +171,24 @@ Dynamic Bump(Graph g, propEdge<{type}> weight, propNode<{type}> total, updates<g
 """
 
 
-@pytest.mark.parametrize("backend", SLACK_BACKENDS)
-@pytest.mark.parametrize("type_name", ["float", "double"])
-@pytest.mark.parametrize("stream", ["growing", "hubs"])
-def test_weights_a_kernel_changes_follow_their_slots(growing, hubs, tmp_path, type_name, backend,
-                                                     stream):
-    """(moved on the device with the batch's spans, where the plan applies them there: no
-    read back)"""
-    path, updates, _ = growing["rmat"] if stream == "growing" else hubs
+#: (backend, weight type): every backend, both types on OpenCL (a move kernel pair per
+#: element type) and one on each other backend (CI time: a build a case)
+BUMPED_CASES = [pytest.param(*backend.values, type_name, marks=backend.marks)
+                for backend, type_name in zip(SLACK_BACKENDS + SLACK_BACKENDS[:1],
+                                              ["double", "float", "double", "float"])]
+
+
+@pytest.mark.parametrize("backend, type_name", BUMPED_CASES)
+def test_weights_a_kernel_changes_follow_their_slots(growing, hubs, tmp_path, type_name, backend):
+    """On the growing stream and the hubs' (moved on the device with the batch's spans, where
+    the plan applies them there: no read back)"""
     program = tmp_path / f"bump_{type_name}.sp"
     program.write_text(BUMPED.format(type=type_name))
-    runs = [starc.compile(str(program), which).run(path, updates=str(updates), batchSize=150)
-            for which in ("reference", backend)]
-    problems = compare_results(*runs, rtol=1e-5)
-    assert not problems, "\n".join(problems)
+    for stream, (path, updates, _) in (("growing", growing["rmat"]), ("hubs", hubs)):
+        runs = [starc.compile(str(program), which).run(path, updates=str(updates), batchSize=150)
+                for which in ("reference", backend)]
+        problems = compare_results(*runs, rtol=1e-5)
+        assert not problems, f"{stream}:\n" + "\n".join(problems)
 
 
 @pytest.mark.cuda

@@ -5,7 +5,14 @@ atomic after the vector loop. Against the reference on the hub graphs of the Ope
 (``test_group_combining``: the star's centre appends 300 vertices from one item) at chunks of
 1, 3 and the default, with the gang queue (STARC_LOCAL_QUEUE) shrunk until it overflows and
 on the big star that overflows the default one; scalar reductions in an appending kernel keep
-their clauses on both loops."""
+their clauses on both loops.
+
+CI time: every gang chunk and every gang queue is a macro of the build, so each case is a build
+of its own; the appending programs x chunks x gang queues (the default, and shrunk to 1 and to 5
+entries until it overflows) are covered pairwise (tests/pairwise.py's all_pairs: every program
+at every chunk and every queue, every chunk with every queue), bfs (which does not append) at
+chunks of 1 beside them, rather than the full product of the first two and a separate build
+per overflow case."""
 
 from __future__ import annotations
 
@@ -19,9 +26,12 @@ import pytest
 import starc
 from starc.backends.common.group_end import LOCAL_QUEUE, LOCAL_QUEUE_DEFAULT
 from starc.backends.openacc.kernels import GANG_CHUNK, GANG_CHUNK_DEFAULT
+from starc.diagnostics import DiagnosticSink
 from starc.results import compare_results
+from starc.runner import build
 
 from e2e_cases import PROGRAMS
+from pairwise import all_pairs
 from test_group_combining import (APPENDING_PROGRAMS, _expected, _openers,  # noqa: F401
                                   _run_matches_the_reference, big_star, hub_files, run_built)
 
@@ -30,6 +40,10 @@ pytestmark = pytest.mark.openacc
 #: appending programs (dense and sparse rounds) and bfs, whose kernels do not append
 GANG_PROGRAMS = APPENDING_PROGRAMS + ("bfs",)
 CHUNKS = (1, 3, GANG_CHUNK_DEFAULT)
+#: the gang queue's capacity: the default (None), or shrunk until the hub's round overflows it
+QUEUES = (None, 1, 5)
+#: (program, chunk, queue): the appending programs pairwise, and bfs
+STAGED_CASES = all_pairs(APPENDING_PROGRAMS, CHUNKS, QUEUES) + [("bfs", 1, None)]
 #: a worklist kernel with a sum and a Max reduction beside its appends
 REACH_SUM = pathlib.Path(__file__).resolve().parent / "programs" / "frontier_reach_sum.sp"
 
@@ -45,6 +59,10 @@ def _built(path, tmp_path, **macros):
     compiled = _openacc(str(path))
     if not compiled.backend.availability().can_run:
         pytest.skip(f"no OpenACC compiler: {compiled.backend.availability().detail}")
+    if not macros:      # the program as generated: the session's build cache's (CI time)
+        built = build(compiled.compilation, DiagnosticSink(), compiled.options)
+        assert built is not None
+        return built
     generated = compiled.compilation.generated
     defines = "".join(f"#define {name} {value}\n" for name, value in macros.items())
     files = dict(generated.files, **{generated.main: defines + generated.files[generated.main]})
@@ -57,25 +75,22 @@ def _chunk(size: int):
     return {} if size == GANG_CHUNK_DEFAULT else {GANG_CHUNK: size}
 
 
-@pytest.mark.parametrize("chunk", CHUNKS)
-@pytest.mark.parametrize("program", GANG_PROGRAMS)
-def test_gang_staged_appends_match_the_reference(program, chunk, hub_files, tmp_path):
-    built = _built(PROGRAMS[program].path, tmp_path, **_chunk(chunk))
+@pytest.mark.parametrize("program, chunk, capacity", STAGED_CASES)
+def test_gang_staged_appends_match_the_reference(program, chunk, capacity, hub_files, tmp_path):
+    """Gangs of ``chunk`` items against the reference; with the gang queue shrunk to
+    ``capacity`` entries (not None) the hub's round (and cc's dense rounds) overflow it, and
+    every entry past it takes a global slot of its own."""
+    assert {p for p, _, _ in STAGED_CASES} == set(GANG_PROGRAMS)
+    macros = _chunk(chunk)
+    if capacity is not None:
+        generated = _openacc(str(PROGRAMS[program].path)).compilation.generated
+        assert f"#define {LOCAL_QUEUE} {LOCAL_QUEUE_DEFAULT}" in \
+            generated.files["starc_openacc.hpp"]
+        macros[LOCAL_QUEUE] = capacity
+    built = _built(PROGRAMS[program].path, tmp_path, **macros)
+    queue = "" if capacity is None else f", gang queue of {capacity}"
     _run_matches_the_reference(built, program, hub_files[PROGRAMS[program].weighted], tmp_path,
-                               f"OpenACC, gangs of {chunk} items")
-
-
-@pytest.mark.parametrize("program", ("sssp", "cc"))
-@pytest.mark.parametrize("capacity, chunk", ((1, GANG_CHUNK_DEFAULT), (5, 3)))
-def test_appends_past_the_gang_queue_take_their_own_slots(program, capacity, chunk, hub_files,
-                                                          tmp_path):
-    """The gang queue shrunk to ``capacity`` entries: the hub's round (and cc's dense rounds)
-    overflow it, and every entry past it takes a global slot of its own."""
-    generated = _openacc(str(PROGRAMS[program].path)).compilation.generated
-    assert f"#define {LOCAL_QUEUE} {LOCAL_QUEUE_DEFAULT}" in generated.files["starc_openacc.hpp"]
-    built = _built(PROGRAMS[program].path, tmp_path, **{LOCAL_QUEUE: capacity}, **_chunk(chunk))
-    _run_matches_the_reference(built, program, hub_files[PROGRAMS[program].weighted], tmp_path,
-                               f"OpenACC, gang queue of {capacity}, gangs of {chunk} items")
+                               f"OpenACC, gangs of {chunk} items{queue}")
 
 
 def test_a_hub_overflows_the_gang_queue_by_itself(tmp_path):

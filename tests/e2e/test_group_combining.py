@@ -6,13 +6,21 @@ appends 300 vertices from one work item), in real work-groups (--block-size give
 device gets no runs of one item). On SYCL the appending kernels stage through the same code:
 on the test double as a CPU device (work-groups of one running a run of items), as a GPU
 (STARC_SYCL_DOUBLE_GPU=1: real work-groups of --block-size items), and on AdaptiveCpp's CPU
-device where acpp is on PATH."""
+device where acpp is on PATH.
+
+CI time: the work-group size is the built program's own run-time option (``--block-size N``;
+starc's --block-size only sets its default), so each (program, backend) is built once, at
+work-groups of ``BUILT_BLOCK`` (run without the option: the built-in default), and run at every
+size of the test's matrix with ``--block-size``, on the SYCL double as a CPU and as a GPU (an
+environment variable of the run, not of the build); OpenCL's local-queue overflow edits the
+kernel file, which the program reads when it starts, in a copy of the one build."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
 import re
+import shutil
 import subprocess
 
 import numpy as np
@@ -21,14 +29,17 @@ import pytest
 import starc
 from starc.backends.base import BackendOptions
 from starc.backends.common.group_end import LOCAL_QUEUE_DEFAULT
+from starc.diagnostics import DiagnosticSink
 from starc.graphs import Graph, load_graph, rmat, write_edge_list
 from starc.results import compare_results, parse_results
-from starc.runner import _program_argv
+from starc.runner import _program_argv, build
 
 from e2e_cases import PROGRAMS, hub_graph
 
 GROUP_PROGRAMS = ("sssp", "cc", "bfs", "pr", "bc", "tc")
 GROUP_SIZES = (2, 3, 64, 256)
+#: the work-group size the programs are built with; the others are given with --block-size
+BUILT_BLOCK = 64
 
 
 @pytest.fixture(scope="module")
@@ -52,16 +63,22 @@ def _compiled(program: str, backend: str, block_size=None):
     return starc.compile(str(PROGRAMS[program].path), backend, options=options)
 
 
+def _block_option(block_size: int):
+    """The run's options for work-groups of ``block_size`` items (none for the built-in one)."""
+    return {} if block_size == BUILT_BLOCK else {"block-size": block_size}
+
+
+@functools.lru_cache(maxsize=None)
 def _expected(program: str, path):
     case = PROGRAMS[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
     return _compiled(program, "reference").run(path, undirected=case.undirected, **params)
 
 
-@pytest.mark.parametrize("block_size", GROUP_SIZES)
 @pytest.mark.parametrize("program", GROUP_PROGRAMS)
-def test_group_combining_matches_the_reference(program, block_size, hub_files):
-    _matches_the_reference(program, "opencl", block_size, hub_files, "no OpenCL device")
+def test_group_combining_matches_the_reference(program, hub_files):
+    for block_size in GROUP_SIZES:
+        _matches_the_reference(program, "opencl", block_size, hub_files, "no OpenCL device")
 
 
 def _matches_the_reference(program: str, backend: str, block_size: int, hub_files, missing: str,
@@ -70,11 +87,12 @@ def _matches_the_reference(program: str, backend: str, block_size: int, hub_file
     its hub graph (skipped, saying ``missing``, where the backend cannot run)."""
     case = PROGRAMS[program]
     path = hub_files[case.weighted]
-    compiled = _compiled(program, backend, block_size)
+    compiled = _compiled(program, backend, BUILT_BLOCK)
     if not compiled.backend.availability().can_run:
         pytest.skip(f"{missing}: {compiled.backend.availability().detail}")
     params = case.params_for(load_graph(str(path)).num_nodes)
-    actual = compiled.run(path, undirected=case.undirected, **params)
+    actual = compiled.run(path, undirected=case.undirected, **params,
+                          **_block_option(block_size))
     problems = compare_results(_expected(program, path), actual, rtol=case.rtol, atol=case.atol)
     assert not problems, f"{program} {device}, --block-size {block_size}:\n" + \
         "\n".join(problems)
@@ -163,26 +181,31 @@ def test_the_plan_and_the_kernels_agree_on_the_forms():
 # --- the local queue's overflow ------------------------------------------------------------------
 
 @pytest.mark.parametrize("program", ("sssp", "cc"))
-@pytest.mark.parametrize("capacity", (1, 5))
-def test_appends_past_the_local_queue_take_their_own_slots(program, capacity, hub_files,
-                                                           tmp_path):
-    """The local queue's capacity shrunk to ``capacity`` (the kernel file's STARC_LOCAL_QUEUE,
+def test_appends_past_the_local_queue_take_their_own_slots(program, hub_files, tmp_path):
+    """The local queue's capacity shrunk to 1 and to 5 (the kernel file's STARC_LOCAL_QUEUE,
     set before the prelude's default): the hub's round overflows it at once, and every entry
     past it takes a global slot of its own; the results are still the reference's."""
     compiled, path = _runnable(program, "opencl", hub_files, "no OpenCL device")
-    backend = compiled.backend
-    built = backend.build(compiled.compilation.generated, tmp_path, compiled.options)
-    # the program reads its kernel file from its own folder when it starts
-    kernels = tmp_path / f"{program}.cl"
-    assert "#define STARC_LOCAL_QUEUE 2048" in kernels.read_text()   # (sssp's, cc's worklists)
-    kernels.write_text(f"#define STARC_LOCAL_QUEUE {capacity}\n" + kernels.read_text())
-    _run_matches_the_reference(built, program, path, tmp_path, f"local queue of {capacity}")
+    cached = build(compiled.compilation, DiagnosticSink(), compiled.options)
+    assert cached is not None
+    # the program reads its kernel file from its own folder when it starts: a copy of the
+    # build, whose kernel file each capacity edits
+    copy = tmp_path / "built"
+    shutil.copytree(cached.directory, copy)
+    built = dataclasses.replace(cached, directory=copy, argv_prefix=[
+        arg.replace(str(cached.directory), str(copy)) for arg in cached.argv_prefix])
+    kernels = copy / f"{program}.cl"
+    original = kernels.read_text()
+    assert "#define STARC_LOCAL_QUEUE 2048" in original   # (sssp's, cc's worklists)
+    for capacity in (1, 5):
+        kernels.write_text(f"#define STARC_LOCAL_QUEUE {capacity}\n" + original)
+        _run_matches_the_reference(built, program, path, tmp_path, f"local queue of {capacity}")
 
 
 def _runnable(program: str, backend: str, hub_files, missing: str):
     """``program`` compiled for ``backend`` at work-groups of 64, and its hub graph (skipped,
     saying ``missing``, where the backend cannot run)."""
-    compiled = _compiled(program, backend, 64)
+    compiled = _compiled(program, backend, BUILT_BLOCK)
     if not compiled.backend.availability().can_run:
         pytest.skip(f"{missing}: {compiled.backend.availability().detail}")
     return compiled, hub_files[PROGRAMS[program].weighted]
@@ -229,7 +252,7 @@ def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
     """The big star (``big_star``): the last of the centre's appends take their own slots;
     the distances are still the reference's."""
     path = big_star(tmp_path)
-    compiled = _compiled("sssp", "opencl", 64)
+    compiled = _compiled("sssp", "opencl", BUILT_BLOCK)
     if not compiled.backend.availability().can_run:
         pytest.skip(f"no OpenCL device: {compiled.backend.availability().detail}")
     actual = compiled.run(path, src="0")
@@ -239,25 +262,29 @@ def test_a_hub_overflows_the_local_queue_by_itself(tmp_path):
 
 # --- SYCL: the same staging, in command groups ----------------------------------------------------
 
-@pytest.fixture(params=("cpu", "gpu"))
-def sycl_device(request, monkeypatch):
-    """The device a SYCL program runs on: the toolchain's CPU, or the test double saying it is a
-    GPU (one work-item per item, real work-groups of --block-size)."""
+@pytest.fixture
+def sycl_devices(monkeypatch):
+    """The devices a SYCL program runs on, one after the other (iterate): the toolchain's CPU,
+    then, on the test double only, the double saying it is a GPU (one work-item per item, real
+    work-groups of --block-size; STARC_SYCL_DOUBLE_GPU is read when the program runs)."""
     kind = starc.compile(str(PROGRAMS["bfs"].path), "sycl").backend.availability().detail
-    on_double = "test double" in kind
-    if request.param == "gpu":
-        if not on_double:
-            pytest.skip(f"only the SYCL test double plays a GPU ({kind})")
-        monkeypatch.setenv("STARC_SYCL_DOUBLE_GPU", "1")
-    return request.param
+
+    def devices():
+        yield "cpu"
+        if "test double" in kind:
+            monkeypatch.setenv("STARC_SYCL_DOUBLE_GPU", "1")
+            yield "gpu"
+            monkeypatch.delenv("STARC_SYCL_DOUBLE_GPU")
+    return devices
 
 
 @pytest.mark.sycl
-@pytest.mark.parametrize("block_size", SYCL_GROUP_SIZES)
 @pytest.mark.parametrize("program", APPENDING_PROGRAMS + ("bfs",))
-def test_sycl_staged_appends_match_the_reference(program, block_size, sycl_device, hub_files):
-    _matches_the_reference(program, "sycl", block_size, hub_files, "no SYCL toolchain",
-                           f"on SYCL ({sycl_device})")
+def test_sycl_staged_appends_match_the_reference(program, sycl_devices, hub_files):
+    for device in sycl_devices():
+        for block_size in SYCL_GROUP_SIZES:
+            _matches_the_reference(program, "sycl", block_size, hub_files,
+                                   "no SYCL toolchain", f"on SYCL ({device})")
 
 
 def _sycl_kernels(program: str):
@@ -293,12 +320,13 @@ def test_sycl_appends_take_one_global_atomic_per_group(program):
 
 
 @pytest.mark.sycl
-@pytest.mark.parametrize("program", ("sssp", "cc"))
-@pytest.mark.parametrize("capacity", (1, 5))
-def test_sycl_appends_past_the_local_queue_take_their_own_slots(program, capacity, sycl_device,
+@pytest.mark.parametrize("program, capacity", (("sssp", 1), ("cc", 5)))
+def test_sycl_appends_past_the_local_queue_take_their_own_slots(program, capacity, sycl_devices,
                                                                 hub_files, tmp_path):
     """As OpenCL's: STARC_LOCAL_QUEUE shrunk to ``capacity`` before the program's includes; the
-    hub's round overflows it and every entry past it takes a global slot of its own."""
+    hub's round overflows it and every entry past it takes a global slot of its own. (CI time:
+    the capacity is a macro of the build, so each program runs one of OpenCL's two capacities,
+    each capacity once; OpenCL, whose kernel file is read at run time, runs all four.)"""
     compiled, path = _runnable(program, "sycl", hub_files, "no SYCL toolchain")
     backend = compiled.backend
     generated = compiled.compilation.generated
@@ -308,5 +336,6 @@ def test_sycl_appends_past_the_local_queue_take_their_own_slots(program, capacit
     assert "#define STARC_LOCAL_QUEUE 2048" in generated.files["starc_sycl.hpp"]
     built = backend.build(dataclasses.replace(generated, files=files), tmp_path,
                           compiled.options)
-    _run_matches_the_reference(built, program, path, tmp_path,
-                               f"SYCL ({sycl_device}), local queue of {capacity}")
+    for device in sycl_devices():
+        _run_matches_the_reference(built, program, path, tmp_path,
+                                   f"SYCL ({device}), local queue of {capacity}")
