@@ -1,10 +1,17 @@
-"""CUDA builds: every program compiles with nvcc (sm_75 and sm_90, warnings as errors; the
-focused test programs and dsl/dynamic's with sm_75); the
-built host rejects bad input before touching the GPU; with a GPU, results match the reference."""
+"""CUDA builds: every program compiles with nvcc (warnings as errors): the dsl programs for
+sm_75 and sm_90 and with both kernel schedules (auto's edges and binned kernels, --schedule
+vertex), the focused test programs and dsl/dynamic's with sm_75; the built host rejects bad
+input before touching the GPU; with a GPU, results match the reference.
+
+CI time: an nvcc build is ~15 s (most of it the host compiler at -O3), so the dsl programs x
+archs x schedules product is covered pairwise (tests/pairwise.py): every program is built for
+both archs and with both schedules, and both schedules are built for both archs (16 builds
+where the full product is 32). Builds go through starc's build cache (``runner.build``, shared
+by the xdist workers), so the one sssp build the host-side tests run is built once.
+"""
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import pathlib
 import subprocess
@@ -13,17 +20,26 @@ import pytest
 
 import starc
 from cuda_helpers import compile_path, dsl_sources, dynamic_sources, extra_sources
+from pairwise import all_pairs
+from starc import runner
 from starc.backends.base import BackendError, BackendOptions
 from starc.backends.cuda.emitter import CUDABackend
+from starc.diagnostics import DiagnosticSink
 from starc.results import compare_results
 from starc.toolchains import nvidia_gpus
 
 pytestmark = pytest.mark.cuda
 
 ARCHS = ("sm_75", "sm_90")
-# Every dsl program for both architectures; the focused test programs for one.
-BUILDS = [(path, arch) for path in dsl_sources() for arch in ARCHS] + \
-    [(path, "sm_75") for path in extra_sources() + dynamic_sources()]
+SCHEDULES = (None, "vertex")      # None: auto (edges and binned kernels where a loop allows)
+# The dsl programs x ARCHS x SCHEDULES pairwise (see the docstring); the focused test
+# programs and dsl/dynamic's with sm_75 and auto.
+BUILDS = all_pairs(dsl_sources(), ARCHS, SCHEDULES) + \
+    [(path, "sm_75", None) for path in extra_sources() + dynamic_sources()]
+assert {(p, a) for p, a, _ in BUILDS} >= {(p, a) for p in dsl_sources() for a in ARCHS}
+assert {(p, s) for p, _, s in BUILDS} >= {(p, s) for p in dsl_sources() for s in SCHEDULES}
+# The one build the host-side tests run: sssp for sm_75 (whichever schedule the pairs give it).
+SSSP = next(case for case in BUILDS if case[0].stem == "sssp" and case[1] == "sm_75")
 
 # Parameters of each dsl program on the small test graph (vertex ids < 7).
 PARAMS = {"sssp": {"src": "0"}, "sswp": {"src": "0"}, "bfs": {"src": "0"}, "cc": {},
@@ -47,54 +63,35 @@ WEIGHTED_EDGES = """\
 """
 
 
-def _build_one(path: pathlib.Path, arch: str, root: pathlib.Path, schedule=None):
-    outdir = root / f"{path.stem}-{arch}-{schedule or 'auto'}"
-    try:
-        return CUDABackend().build(compile_path(path, schedule).generated, outdir,
-                                   BackendOptions(extra={"gpu_arch": arch}))
-    except BackendError as error:
-        return error
+def _build(path: pathlib.Path, arch: str, schedule=None):
+    """The program at ``path`` built for ``arch`` (with ``schedule`` forced) through starc's
+    build cache; the ``BuiltProgram``, or the ``BackendError`` nvcc's log makes."""
+    comp = compile_path(path, schedule)
+    sink = DiagnosticSink()
+    built = runner.build(comp, sink, BackendOptions(schedule=schedule,
+                                                     extra={"gpu_arch": arch}))
+    return built if built is not None else BackendError("\n".join(map(str, sink.diagnostics)))
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    """Every build, run in parallel threads (nvcc is slow and mostly single-threaded)."""
-    root = tmp_path_factory.mktemp("cuda-builds")
-    workers = max(8, 2 * (os.cpu_count() or 1))  # nvcc waits on I/O as much as it computes
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {(path.stem, arch): pool.submit(_build_one, path, arch, root)
-                   for path, arch in BUILDS}
-        return {key: future.result() for key, future in futures.items()}
+def _case_id(case) -> str:
+    path, arch, schedule = case
+    return f"{path.stem}-{arch}-{schedule or 'auto'}"
 
 
-@pytest.mark.parametrize("name, arch", [(p.stem, a) for p, a in BUILDS],
-                         ids=[f"{p.stem}-{a}" for p, a in BUILDS])
-def test_compiles_with_warnings_as_errors(builds, name, arch):
-    built = builds[(name, arch)]
+@pytest.mark.parametrize("path, arch, schedule", BUILDS, ids=[_case_id(c) for c in BUILDS])
+def test_compiles_with_warnings_as_errors(path, arch, schedule):
+    built = _build(path, arch, schedule)
     assert not isinstance(built, BackendError), str(built)
     executable = pathlib.Path(built.argv_prefix[0])
-    assert executable.name == name and os.access(executable, os.X_OK)
+    assert executable.name == path.stem and os.access(executable, os.X_OK)
     assert not list(built.directory.glob("*.partial")) and not list(built.directory.glob("*.tmp"))
 
 
 @pytest.fixture(scope="module")
-def vertex_builds(tmp_path_factory):
-    """Every dsl program with one thread per vertex forced (auto prints edges and binned
-    kernels where a loop allows them), for sm_75."""
-    root = tmp_path_factory.mktemp("cuda-vertex-builds")
-    workers = max(8, 2 * (os.cpu_count() or 1))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {path.stem: pool.submit(_build_one, path, "sm_75", root, "vertex")
-                   for path in dsl_sources()}
-        return {key: future.result() for key, future in futures.items()}
-
-
-@pytest.mark.parametrize("name", [p.stem for p in dsl_sources()])
-def test_compiles_with_every_schedule(builds, vertex_builds, name):
-    """Both forms of every kernel build: auto's (edges, binned) and --schedule vertex."""
-    for built in (builds[(name, "sm_75")], vertex_builds[name]):
-        assert not isinstance(built, BackendError), str(built)
-        assert os.access(pathlib.Path(built.argv_prefix[0]), os.X_OK)
+def builds():
+    """The sssp build the host-side tests run (sm_75), by (name, arch) as _run looks it up."""
+    built = _build(*SSSP)
+    return {("sssp", "sm_75"): built}
 
 
 def test_compiler_errors_raise_with_the_log(tmp_path):
@@ -130,7 +127,8 @@ def _run(builds, name, *args):
                           text=True, timeout=120)
 
 
-@pytest.mark.parametrize("args, status, message", [
+# Each bad input, the exit status and the message it gets: all fed to the one sssp build.
+BAD_INPUTS = [
     ((), 2, "missing GRAPH_FILE"),
     (("{weighted}",), 2, "missing required option --src"),
     (("{weighted}", "--src", "9"), 2, "--src: node id 9 is out of range"),
@@ -138,13 +136,18 @@ def _run(builds, name, *args):
     (("{weighted}", "--src", "0", "--sorce", "1"), 2, "unknown option '--sorce'"),
     (("{plain}", "--src", "0"), 1, "the program reads edge weights (propEdge<int> weight)"),
     (("missing.el", "--src", "0"), 1, "missing.el"),
-])
-def test_bad_input_is_rejected_before_the_gpu(builds, graphs, args, status, message):
-    args = [a.format(**graphs) for a in args]
-    proc = _run(builds, "sssp", *args)
-    assert proc.returncode == status, proc.stderr
-    assert message in proc.stderr
-    assert proc.stdout == ""
+]
+
+
+def test_bad_input_is_rejected_before_the_gpu(builds, graphs):
+    problems = []
+    for args, status, message in BAD_INPUTS:
+        args = [a.format(**graphs) for a in args]
+        proc = _run(builds, "sssp", *args)
+        if proc.returncode != status or message not in proc.stderr or proc.stdout != "":
+            problems.append(f"{args}: exit {proc.returncode} (want {status}), want "
+                            f"{message!r} in stderr {proc.stderr!r}, stdout {proc.stdout!r}")
+    assert not problems, "\n".join(problems)
 
 
 def test_help_lists_the_parameters(builds):
