@@ -1,5 +1,9 @@
 """Who is a BFS parent (in iterateInBFS) and a BFS child (in iterateInReverse), on every
-runnable backend, against the reference and networkx's BFS levels: the source has no parents."""
+runnable backend, against the reference and networkx's BFS levels: the source has no parents.
+
+Each (variant or program, backend) builds once and runs all its graphs. The edge-case graphs
+run backends x variants x graphs pairwise (CI time: half the runs, MPI's about a second each):
+every graph on every backend and with each variant, each variant on every backend."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from starc.graphs import write_mtx
 from starc.results import compare_results
 
 from e2e_cases import small_graphs
+from pairwise import all_pairs
 from test_matrix import edge_lists
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
@@ -71,18 +76,30 @@ def _check(variant: str, backend: str, graph, src: int, tmp_path: pathlib.Path) 
 
 
 def _cases():
-    for backend, marks in BACKENDS.items():
-        for variant in VARIANTS:
-            for graph in small_graphs():
-                yield pytest.param(backend, variant, graph, marks=marks,
-                                   id=f"{backend}-{variant}-{graph}")
+    """(backend, variant) -> the edge-case graphs it runs: all pairs of the three axes."""
+    cases = {}
+    for backend, variant, graph in all_pairs(BACKENDS, VARIANTS, small_graphs()):
+        cases.setdefault((backend, variant), []).append(graph)
+    for (backend, variant), graphs in cases.items():
+        yield pytest.param(backend, variant, tuple(graphs), marks=BACKENDS[backend],
+                           id=f"{backend}-{variant}")
 
 
-@pytest.mark.parametrize("backend, variant, graph_name", list(_cases()))
-def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    for src in sorted({0, graph.num_nodes - 1}):
-        _check(variant, backend, graph, src, tmp_path)
+@pytest.mark.parametrize("backend, variant, graph_names", list(_cases()))
+def test_edge_case_graphs(backend, variant, graph_names, tmp_path):
+    for graph_name in graph_names:
+        graph = small_graphs()[graph_name]
+        for src in sorted({0, graph.num_nodes - 1}):
+            _check(variant, backend, graph, src, tmp_path)
+
+
+def test_the_edge_case_runs_cover_every_pair():
+    runs = [(param.values[0], param.values[1], graph) for param in _cases()
+            for graph in param.values[2]]
+    graphs = list(small_graphs())
+    assert {(b, g) for b, _, g in runs} == {(b, g) for b in BACKENDS for g in graphs}
+    assert {(v, g) for _, v, g in runs} == {(v, g) for v in VARIANTS for g in graphs}
+    assert {(b, v) for b, v, _ in runs} == {(b, v) for b in BACKENDS for v in VARIANTS}
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
@@ -118,19 +135,20 @@ def compiled_text(text: str, backend: str):
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
-@pytest.mark.parametrize("graph_name", ["source_in_edges", "unreached_in_nbr", "rmat"])
-def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    path = tmp_path / "g.mtx"
-    write_mtx(graph, path)
-    src, other = 0, graph.num_nodes - 2
-    expected = compiled_text(TWO, "reference").run(path, src=src, other=other)
-    actual = compiled_text(TWO, backend).run(path, src=src, other=other)
-    assert not compare_results(expected, actual)
-    first = oracles.bfs_relation(graph, src)
-    second = oracles.bfs_relation(graph, other)
-    assert expected.props["a"].tolist() == first["parents"].tolist()
-    assert expected.props["b"].tolist() == (second["parents"] + 10 * second["children"]).tolist()
+def test_consecutive_traversals_start_afresh(backend, tmp_path):
+    for graph_name in ("source_in_edges", "unreached_in_nbr", "rmat"):   # one build
+        graph = small_graphs()[graph_name]
+        path = tmp_path / "g.mtx"
+        write_mtx(graph, path)
+        src, other = 0, graph.num_nodes - 2
+        expected = compiled_text(TWO, "reference").run(path, src=src, other=other)
+        actual = compiled_text(TWO, backend).run(path, src=src, other=other)
+        assert not compare_results(expected, actual), graph_name
+        first = oracles.bfs_relation(graph, src)
+        second = oracles.bfs_relation(graph, other)
+        assert expected.props["a"].tolist() == first["parents"].tolist(), graph_name
+        assert expected.props["b"].tolist() == \
+            (second["parents"] + 10 * second["children"]).tolist(), graph_name
 
 
 # Loops whose outcome is their last parent's assignment: the plan searches the in-edges
@@ -165,14 +183,15 @@ def _last_parent_oracle(graph, src):
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
-@pytest.mark.parametrize("graph_name", ["rmat", "source_in_edges", "unreached_in_nbr"])
-def test_last_parent_loops_keep_the_last_parents_value(backend, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    path = tmp_path / "g.mtx"
-    write_mtx(graph, path)
-    for src in sorted({0, graph.num_nodes // 2}):
-        expected = compiled_text(LAST_PARENT, "reference").run(path, src=src)
-        for name, values in _last_parent_oracle(graph, src).items():
-            assert expected.props[name].tolist() == values.tolist(), (name, src)
-        actual = compiled_text(LAST_PARENT, backend).run(path, src=src)
-        assert not compare_results(expected, actual), (backend, src)
+def test_last_parent_loops_keep_the_last_parents_value(backend, tmp_path):
+    for graph_name in ("rmat", "source_in_edges", "unreached_in_nbr"):   # one build
+        graph = small_graphs()[graph_name]
+        path = tmp_path / "g.mtx"
+        write_mtx(graph, path)
+        for src in sorted({0, graph.num_nodes // 2}):
+            expected = compiled_text(LAST_PARENT, "reference").run(path, src=src)
+            for name, values in _last_parent_oracle(graph, src).items():
+                assert expected.props[name].tolist() == values.tolist(), \
+                    (graph_name, name, src)
+            actual = compiled_text(LAST_PARENT, backend).run(path, src=src)
+            assert not compare_results(expected, actual), (backend, graph_name, src)
