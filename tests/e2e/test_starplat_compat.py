@@ -148,8 +148,7 @@ function Push_Start(Graph g, propNode<int> excess, propNode<int> seen, int sourc
 """
 
 
-
-def _body(text: str) -> str:
+def _body(text: str):
     """The statements of a one-function program, up to its return, and its return value."""
     body = text[text.index("{") + 1:text.rindex("}")]
     statements, returned = body.rsplit("return ", 1)
