@@ -1,7 +1,11 @@
 """BFS parents loops whose value is the depth (analysis/depth_values.py) on every runnable
 backend: where the rewrite fires (k + c * depth, wrapping ints and longs, in place or after the
 traversal) the results equal networkx's levels run through the formula and the reference's;
-near misses (the rewrite must not fire) keep their search and equal the reference's."""
+near misses (the rewrite must not fire) keep their search and equal the reference's.
+
+CI time: the backends build the two programs as one, BOTH (the near misses' traversals after
+the formulas', each with its own properties), and each build runs every graph; a reference test
+checks BOTH's results against each program's own."""
 
 from __future__ import annotations
 
@@ -110,7 +114,23 @@ NEAR_MISSES = """function NearMisses(Graph g, propNode<int> body, propNode<int> 
     }
 }
 """
-PROGRAMS = {"fires": _fires(), "near_misses": NEAR_MISSES}
+
+
+def _both() -> str:
+    """_fires() and NEAR_MISSES in one function, the near misses' statements after the
+    formulas' (every property and local its own)."""
+    params, bodies = [], []
+    for text in (_fires(), NEAR_MISSES):
+        head, body = text.split("{", 1)
+        params += [p.strip() for p in head[head.index("(") + 1:head.rindex(")")].split(",")
+                   if p.strip() not in ("Graph g", "node src")]
+        bodies.append(body[:body.rindex("}")].rstrip() + "\n")
+    return f"function Both(Graph g, {', '.join(params)}, node src) {{" + "".join(bodies) + "}\n"
+
+
+PROGRAMS = {"fires": _fires(), "near_misses": NEAR_MISSES, "both": _both()}
+#: what the backends build
+ON_BACKENDS = ("both",)
 
 BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
             "openacc": [pytest.mark.openacc], "mpi": [pytest.mark.mpi],
@@ -164,23 +184,43 @@ def test_the_reference_gives_the_depth_formulas(files):
         assert results.props["before"].tolist() == before.tolist(), name
 
 
+def test_both_programs_together_give_each_ones_results(files):
+    """BOTH decides every parents loop as the program it comes from does (the formulas are
+    rewritten, the near misses keep their search: OpenCL's plan, built only at a first run),
+    and its reference run gives each program's results."""
+    def decisions(program):
+        plan = _compiled(files[program], "opencl").compilation.plan
+        return sorted((d.prop, d.replaced) for d in plan.parent_values)
+    assert decisions("both") == sorted(decisions("fires") + decisions("near_misses"))
+    assert {replaced for _, replaced in decisions("fires")} == {True}
+    assert {replaced for _, replaced in decisions("near_misses")} == {False}
+    for name in GRAPHS:
+        _, src = graphs()[name]
+        together = _compiled(files["both"], "reference").run(files[name], src=src)
+        for program in ("fires", "near_misses"):
+            alone = _compiled(files[program], "reference").run(files[name], src=src)
+            for prop, values in alone.props.items():
+                assert together.props[prop].tolist() == values.tolist(), (name, program, prop)
+
+
 def _cases():
     for backend, marks in BACKENDS.items():
-        for program in PROGRAMS:
-            for graph in GRAPHS:
-                yield pytest.param(backend, program, graph, None, marks=marks,
-                                   id=f"{backend}-{program}-{graph}")
+        for program in ON_BACKENDS:
+            yield pytest.param(backend, program, GRAPHS, None, marks=marks,
+                               id=f"{backend}-{program}")
     for ranks in (1, 3, 4):
-        for program in PROGRAMS:
-            yield pytest.param("mpi", program, "rmat", ranks, marks=[pytest.mark.mpi],
+        for program in ON_BACKENDS:
+            yield pytest.param("mpi", program, ("rmat",), ranks, marks=[pytest.mark.mpi],
                                id=f"mpi{ranks}-{program}-rmat")
 
 
-@pytest.mark.parametrize("backend, program, graph, ranks", list(_cases()))
-def test_backends_match_the_reference(backend, program, graph, ranks, files):
-    _, src = graphs()[graph]
-    expected = _compiled(files[program], "reference").run(files[graph], src=src)
-    actual = _compiled(files[program], backend, ranks).run(files[graph], src=src)
-    problems = compare_results(expected, actual)
-    assert not problems, f"{program} on {graph} ({backend}, {ranks} ranks):\n" + \
-        "\n".join(problems)
+@pytest.mark.parametrize("backend, program, graph_names, ranks", list(_cases()))
+def test_backends_match_the_reference(backend, program, graph_names, ranks, files):
+    """One build, each graph."""
+    for graph in graph_names:
+        _, src = graphs()[graph]
+        expected = _compiled(files[program], "reference").run(files[graph], src=src)
+        actual = _compiled(files[program], backend, ranks).run(files[graph], src=src)
+        problems = compare_results(expected, actual)
+        assert not problems, f"{program} on {graph} ({backend}, {ranks} ranks):\n" + \
+            "\n".join(problems)

@@ -1,10 +1,16 @@
 """Who is a BFS parent (in iterateInBFS) and a BFS child (in iterateInReverse), on every
-runnable backend, against the reference and networkx's BFS levels: the source has no parents."""
+runnable backend, against the reference and networkx's BFS levels: the source has no parents.
+
+CI time: each program builds once per backend and runs all its graphs; the two variants of
+PROGRAM (plain, filtered) are one program, BOTH, one traversal and sweep after the other with
+their own properties, so a backend builds them once and one run checks both against their
+oracles."""
 
 from __future__ import annotations
 
 import functools
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -52,37 +58,61 @@ BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
             "cuda": [pytest.mark.cuda, pytest.mark.gpu]}
 
 
+#: the properties of PROGRAM, which BOTH suffixes with the variant's name
+_PROPS = re.compile(r"\b(parents|children|pweight|cweight)\b")
+
+
+def _both() -> str:
+    """PROGRAM's variants as one function: each one's traversal and sweep in turn, its
+    properties suffixed with its name ('parents_plain', 'cweight_filtered', ...)."""
+    params, fills, bodies = [], [], []
+    for variant, (bfs_filter, cond, *_) in VARIANTS.items():
+        text = _PROPS.sub(lambda m: f"{m.group(1)}_{variant}",
+                          PROGRAM.replace("FILTER", bfs_filter).replace("COND", cond))
+        head, body = text.split("{", 1)
+        params += [p.strip() for p in head[head.index("(") + 1:head.rindex(")")].split(",")
+                   if p.strip() not in ("Graph g", "propEdge<int> weight", "node src")]
+        attach, body = body.split(";", 1)
+        fills.append(attach[attach.index("(") + 1:attach.rindex(")")])
+        bodies.append(body[:body.rindex("}")].rstrip() + "\n")
+    return (f"function F(Graph g, propEdge<int> weight, {', '.join(params)}, node src) {{\n"
+            f"  g.attachNodeProperty({', '.join(fills)});" + "".join(bodies) + "}\n")
+
+
+BOTH = _both()
+
+
 @functools.lru_cache(maxsize=None)
-def compiled(variant: str, backend: str):
-    bfs_filter, cond = VARIANTS[variant][:2]
-    return starc.compile(PROGRAM.replace("FILTER", bfs_filter).replace("COND", cond), backend)
+def compiled(backend: str):
+    return starc.compile(BOTH, backend)
 
 
-def _check(variant: str, backend: str, graph, src: int, tmp_path: pathlib.Path) -> None:
+def _check(backend: str, graph, src: int, tmp_path: pathlib.Path) -> None:
     path = tmp_path / "g.mtx"          # .mtx keeps the vertex count of isolated vertices
     write_mtx(graph, path)
-    expected = compiled(variant, "reference").run(path, src=src)
-    actual = compiled(variant, backend).run(path, src=src)
+    expected = compiled("reference").run(path, src=src)
+    actual = compiled(backend).run(path, src=src)
     problems = compare_results(expected, actual)
-    assert not problems, f"{variant} from {src} ({backend}):\n" + "\n".join(problems)
-    oracle = oracles.bfs_relation(graph, src, *VARIANTS[variant][2:])
-    for name, values in oracle.items():
-        assert expected.props[name].tolist() == values.tolist(), name
+    assert not problems, f"from {src} ({backend}):\n" + "\n".join(problems)
+    for variant, (_, _, *filters) in VARIANTS.items():
+        oracle = oracles.bfs_relation(graph, src, *filters)
+        for name, values in oracle.items():
+            assert expected.props[f"{name}_{variant}"].tolist() == values.tolist(), \
+                (variant, name, src)
 
 
-def _cases():
-    for backend, marks in BACKENDS.items():
-        for variant in VARIANTS:
-            for graph in small_graphs():
-                yield pytest.param(backend, variant, graph, marks=marks,
-                                   id=f"{backend}-{variant}-{graph}")
+def test_both_variants_run_as_written():
+    assert BOTH.count("iterateInBFS") == BOTH.count("iterateInReverse") == 2
+    assert "from src).filter(v != 1)" in BOTH and "iterateInReverse (v != 2)" in BOTH
+    assert "v.pweight_filtered += e.weight;" in BOTH and "v.children_plain += 1;" in BOTH
 
 
-@pytest.mark.parametrize("backend, variant, graph_name", list(_cases()))
-def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    for src in sorted({0, graph.num_nodes - 1}):
-        _check(variant, backend, graph, src, tmp_path)
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+def test_edge_case_graphs(backend, tmp_path):
+    """One build, every edge-case graph from its first and its last vertex."""
+    for graph in small_graphs().values():
+        for src in sorted({0, graph.num_nodes - 1}):
+            _check(backend, graph, src, tmp_path)
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
@@ -90,8 +120,7 @@ def test_edge_case_graphs(backend, variant, graph_name, tmp_path):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(graph=edge_lists())
 def test_generated_graphs(backend, graph, tmp_path):
-    for variant in VARIANTS:
-        _check(variant, backend, graph, graph.num_nodes // 2, tmp_path)
+    _check(backend, graph, graph.num_nodes // 2, tmp_path)
 
 
 # Two traversals in a row: the second starts from fresh levels (nothing of the first's levels
@@ -118,19 +147,20 @@ def compiled_text(text: str, backend: str):
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
-@pytest.mark.parametrize("graph_name", ["source_in_edges", "unreached_in_nbr", "rmat"])
-def test_consecutive_traversals_start_afresh(backend, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    path = tmp_path / "g.mtx"
-    write_mtx(graph, path)
-    src, other = 0, graph.num_nodes - 2
-    expected = compiled_text(TWO, "reference").run(path, src=src, other=other)
-    actual = compiled_text(TWO, backend).run(path, src=src, other=other)
-    assert not compare_results(expected, actual)
-    first = oracles.bfs_relation(graph, src)
-    second = oracles.bfs_relation(graph, other)
-    assert expected.props["a"].tolist() == first["parents"].tolist()
-    assert expected.props["b"].tolist() == (second["parents"] + 10 * second["children"]).tolist()
+def test_consecutive_traversals_start_afresh(backend, tmp_path):
+    for graph_name in ("source_in_edges", "unreached_in_nbr", "rmat"):   # one build
+        graph = small_graphs()[graph_name]
+        path = tmp_path / "g.mtx"
+        write_mtx(graph, path)
+        src, other = 0, graph.num_nodes - 2
+        expected = compiled_text(TWO, "reference").run(path, src=src, other=other)
+        actual = compiled_text(TWO, backend).run(path, src=src, other=other)
+        assert not compare_results(expected, actual), graph_name
+        first = oracles.bfs_relation(graph, src)
+        second = oracles.bfs_relation(graph, other)
+        assert expected.props["a"].tolist() == first["parents"].tolist(), graph_name
+        assert expected.props["b"].tolist() == \
+            (second["parents"] + 10 * second["children"]).tolist(), graph_name
 
 
 # Loops whose outcome is their last parent's assignment: the plan searches the in-edges
@@ -165,14 +195,15 @@ def _last_parent_oracle(graph, src):
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
-@pytest.mark.parametrize("graph_name", ["rmat", "source_in_edges", "unreached_in_nbr"])
-def test_last_parent_loops_keep_the_last_parents_value(backend, graph_name, tmp_path):
-    graph = small_graphs()[graph_name]
-    path = tmp_path / "g.mtx"
-    write_mtx(graph, path)
-    for src in sorted({0, graph.num_nodes // 2}):
-        expected = compiled_text(LAST_PARENT, "reference").run(path, src=src)
-        for name, values in _last_parent_oracle(graph, src).items():
-            assert expected.props[name].tolist() == values.tolist(), (name, src)
-        actual = compiled_text(LAST_PARENT, backend).run(path, src=src)
-        assert not compare_results(expected, actual), (backend, src)
+def test_last_parent_loops_keep_the_last_parents_value(backend, tmp_path):
+    for graph_name in ("rmat", "source_in_edges", "unreached_in_nbr"):   # one build
+        graph = small_graphs()[graph_name]
+        path = tmp_path / "g.mtx"
+        write_mtx(graph, path)
+        for src in sorted({0, graph.num_nodes // 2}):
+            expected = compiled_text(LAST_PARENT, "reference").run(path, src=src)
+            for name, values in _last_parent_oracle(graph, src).items():
+                assert expected.props[name].tolist() == values.tolist(), \
+                    (graph_name, name, src)
+            actual = compiled_text(LAST_PARENT, backend).run(path, src=src)
+            assert not compare_results(expected, actual), (backend, graph_name, src)
