@@ -22,6 +22,7 @@ import pytest
 
 import starc
 from starc.analysis import plan as P
+from starc.analysis.host_tree import walk_host
 from starc.results import compare_results
 
 from e2e_cases import compile_for, write_graph_files
@@ -65,17 +66,12 @@ CASES = {"swaps": {"rounds": "3"}, "hoist_terms": {}}
 
 def _moves(plan: P.Plan):
     """(kind, dst, src) of every copy and every swap made for a copy in ``plan``'s host."""
-    found, todo = [], [plan.host]
-    while todo:
-        stmt = todo.pop()
+    found = []
+    for stmt in walk_host(plan.host):
         if isinstance(stmt, P.CopyArray):
             found.append(("copy", stmt.dst.name, stmt.src.name))
         elif isinstance(stmt, P.SwapArrays) and stmt.instead_of_copy:
             found.append(("swap", stmt.a.name, stmt.b.name))
-        for name in ("stmts", "then", "orelse", "body", "worklist", "topology"):
-            value = getattr(stmt, name, None)
-            todo += list(value) if isinstance(value, tuple) else \
-                [value] if isinstance(value, P.HostStmt) else []
     return sorted(found)
 
 
