@@ -106,6 +106,9 @@ struct Distribution {
   // The entries of `mirrors` of each distinct mirror: mirror_uses[mirror_use_displs[s] ..
   // mirror_use_displs[s + 1]) for mirror_set[s], ascending.
   std::vector<int> mirror_uses, mirror_use_displs;
+  // For each entry of mirror_uses, the rank that holds it as a ghost and its place in that
+  // rank's list (what a refresh names it by): looked up once, not per change.
+  std::vector<int> mirror_use_rank, mirror_use_name;
   // Whole-graph out- and in-degrees of every local vertex but far ones (count_outNbrs and
   // count_inNbrs of an own vertex or a ghost read them instead of a row).
   std::vector<int> out_degree, in_degree;
@@ -152,6 +155,17 @@ inline void index_mirrors(Distribution& d) {
   std::vector<int> next(d.mirror_use_displs.begin(), d.mirror_use_displs.end() - 1);
   for (size_t k = 0; k < d.mirrors.size(); ++k)
     d.mirror_uses[static_cast<size_t>(next[static_cast<size_t>(d.mirror_slot[k])]++)] = static_cast<int>(k);
+  std::vector<int> rank_of(d.mirrors.size());
+  for (int r = 0; r < d.ranks; ++r)
+    for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k)
+      rank_of[static_cast<size_t>(k)] = r;
+  d.mirror_use_rank.resize(d.mirrors.size());
+  d.mirror_use_name.resize(d.mirrors.size());
+  for (size_t u = 0; u < d.mirror_uses.size(); ++u) {
+    int m = d.mirror_uses[u], r = rank_of[static_cast<size_t>(m)];
+    d.mirror_use_rank[u] = r;
+    d.mirror_use_name[u] = m - d.mirror_displs[static_cast<size_t>(r)];
+  }
 }
 
 /// How many of the rank's own vertices other ranks hold as ghosts.

@@ -188,7 +188,8 @@ class Superstep {
     std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
-    std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
+    bool (*apply)(char*, const char*, Op) = nullptr;     // cell, value: whether it won (a plain
+                                                         // pointer: it runs per received entry)
 
     char* cell(int v) const { return data + static_cast<size_t>(v) * size; }
     const char* before(int v) const { return snapshot.data() + static_cast<size_t>(v) * size; }
@@ -207,7 +208,7 @@ class Superstep {
     f.gather = detail::gather<T>;
     f.scatter = detail::scatter<T>;
     f.compare = detail::compare<T>;
-    f.apply = [](char* cell, const char* value, Op op) {
+    f.apply = [](char* cell, const char* value, Op op) -> bool {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
       std::memcpy(&v, value, sizeof(T));
@@ -325,11 +326,12 @@ class Superstep {
     for (Field& f : fields_)
       if (f.updated && f.primary < 0 && f.scope == Scope::Neighbour && !f.is_identity)
         f.compare(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data(), f.ghost_changes);
-    std::vector<std::vector<char>> out(n.destinations.size());
+    std::vector<char> buf;   // every destination's message, one after the other
+    std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
       if (r == d_.rank) continue;
-      std::vector<char>& buf = out[k];
+      size_t start = buf.size();
       long long entries = 0;
       int base = -1;
       std::vector<std::vector<std::pair<int, int>>> chosen(fields_.size());
@@ -360,9 +362,9 @@ class Superstep {
         else put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
-      close_buffer(buf, entries);
+      send_bytes[k] = close_buffer(buf, start, entries);
     }
-    exchange(n, out, sent, nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, nullptr, [&](int r, const char* p) {
       int base = -1;
       std::vector<std::vector<char>> won(fields_.size());
       std::vector<std::vector<int>> at(fields_.size());
@@ -404,31 +406,48 @@ class Superstep {
   // changed own vertex, to every rank).
   void exchange_refreshes(std::vector<long long>& sent) {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
-    // a local array's changed mirrors, per destination (in each, ascending: the shared order)
+    // a local array's changed mirrors, per destination (in each, ascending: the shared order),
+    // counted first so that each list is allocated once
     std::vector<std::vector<std::vector<std::pair<int, int>>>> to(fields_.size());
+    std::vector<size_t> per_rank(static_cast<size_t>(d_.ranks));
     for (size_t i = 0; i < fields_.size(); ++i) {
       Field& f = fields_[i];
       if (!f.refreshed || f.every || f.scope != Scope::Neighbour) continue;
       f.compare(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data(), f.mirror_changes);
-      to[i].resize(static_cast<size_t>(d_.ranks));
+      const int* use_displs = d_.mirror_use_displs.data();
+      const int* use_rank = d_.mirror_use_rank.data();
+      const int* use_name = d_.mirror_use_name.data();
+      std::fill(per_rank.begin(), per_rank.end(), 0);
       for (int slot : f.mirror_changes)
-        for (int u = d_.mirror_use_displs[static_cast<size_t>(slot)]; u < d_.mirror_use_displs[static_cast<size_t>(slot) + 1]; ++u) {
-          int m = d_.mirror_uses[static_cast<size_t>(u)];
-          size_t r = static_cast<size_t>(std::upper_bound(d_.mirror_displs.begin(), d_.mirror_displs.end(), m) -
-                                         d_.mirror_displs.begin()) - 1;
-          to[i][r].push_back({m - d_.mirror_displs[r], d_.mirror_set[static_cast<size_t>(slot)]});
-        }
+        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u) ++per_rank[static_cast<size_t>(use_rank[u])];
+      to[i].resize(static_cast<size_t>(d_.ranks));
+      for (size_t r = 0; r < per_rank.size(); ++r) to[i][r].reserve(per_rank[r]);
+      for (int slot : f.mirror_changes) {
+        int v = d_.mirror_set[static_cast<size_t>(slot)];
+        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u)
+          to[i][static_cast<size_t>(use_rank[u])].emplace_back(use_name[u], v);
+      }
     }
     std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
       if (fields_[i].refreshed && fields_[i].scope == Scope::Anywhere)
         for (int v = d_.first; v < d_.last; ++v)
           if (fields_[i].changed(v)) changed[i].push_back({v, v});
-    std::vector<std::vector<char>> out(n.destinations.size());
+    std::vector<char> buf;   // every destination's message, one after the other
+    size_t room = 0;         // the most it can take: one allocation
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const Field& f = fields_[i];
+      if (!f.refreshed) continue;
+      size_t values = f.every ? d_.mirrors.size() : f.scope == Scope::Anywhere ? changed[i].size() * n.destinations.size() : 0;
+      for (const auto& list : to[i]) values += list.size();
+      room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size);
+    }
+    buf.reserve(room);
+    std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
       if (r == d_.rank) continue;
-      std::vector<char>& buf = out[k];
+      size_t start = buf.size();
       long long entries = 0;
       int base = -1;
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -447,7 +466,7 @@ class Superstep {
         put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
-      close_buffer(buf, entries);
+      send_bytes[k] = close_buffer(buf, start, entries);
     }
     // sizes both sides know when every refreshed array sends every mirror: the ghosts' values
     bool known = !any([](const Field& f) { return f.refreshed && !f.every; });
@@ -460,7 +479,7 @@ class Superstep {
         expected.push_back(static_cast<long long>(values) *
                            (d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]));
     }
-    exchange(n, out, sent, known ? &expected : nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, known ? &expected : nullptr, [&](int r, const char* p) {
       int base = -1;
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
@@ -482,31 +501,28 @@ class Superstep {
     });
   }
 
-  /// Ends the buffer to one rank: one with counts alone (no entries) is not sent.
-  void close_buffer(std::vector<char>& buf, long long entries) {
-    if (entries == 0) buf.clear();
+  /// Ends the message to one rank, which began at `start` of `buf`; returns its size. One with
+  /// counts alone (no entries) is not sent.
+  long long close_buffer(std::vector<char>& buf, size_t start, long long entries) {
+    if (entries == 0) buf.resize(start);
     d_.stats.entries += entries;
+    return static_cast<long long>(buf.size() - start);
   }
 
-  /// One personalised exchange over `n`: byte counts (unless `known` gives what each source
-  /// sends), then the data; then read(r, p) for each message that came, p at its first byte,
-  /// r the rank that sent it. An empty buffer to a rank is not a message (close_buffer).
+  /// One personalised exchange over `n` of `data`, destination k's message the next
+  /// send_bytes[k] bytes: byte counts (unless `known` gives what each source sends), then the
+  /// data; then read(r, p) for each message that came, p at its first byte, r the rank that
+  /// sent it. An empty message to a rank is not a message (close_buffer).
   template <class Read>
-  void exchange(const detail::Neighbours& n, std::vector<std::vector<char>>& out,
+  void exchange(const detail::Neighbours& n, const std::vector<char>& data, const std::vector<long long>& send_bytes,
                 std::vector<long long>& sent, const std::vector<long long>* known, Read read) {
-    std::vector<long long> send_bytes(out.size()), send_displs(out.size() + 1, 0);
-    for (size_t k = 0; k < out.size(); ++k) {
-      send_bytes[k] = static_cast<long long>(out[k].size());
-      send_displs[k + 1] = send_displs[k] + send_bytes[k];
-      if (!out[k].empty()) {
+    std::vector<long long> send_displs = detail::prefix(send_bytes);
+    for (size_t k = 0; k < send_bytes.size(); ++k)
+      if (send_bytes[k] > 0) {
         ++d_.stats.messages;
         ++sent[static_cast<size_t>(n.destinations[k])];
         d_.stats.bytes += send_bytes[k];
       }
-    }
-    std::vector<char> data(static_cast<size_t>(send_displs.back()));
-    for (size_t k = 0; k < out.size(); ++k)
-      if (!out[k].empty()) std::memcpy(data.data() + send_displs[k], out[k].data(), out[k].size());
     ++d_.stats.exchanges;
     std::vector<long long> recv_bytes = known ? *known : detail::exchange_counts(n, send_bytes);
     std::vector<long long> displs = detail::prefix(recv_bytes);
