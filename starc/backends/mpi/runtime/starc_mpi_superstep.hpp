@@ -50,6 +50,7 @@
 #define STARC_MPI_SUPERSTEP_HPP
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -66,7 +67,7 @@ namespace starc_mpi {
 
 class Superstep {
  public:
-  explicit Superstep(Distribution& dist) : d_(dist) {}
+  explicit Superstep(Distribution& dist) : d_(dist), started_(Clock::now()) {}
 
   /// Remote updates of `a` with `op` at ghosts (Scope::Neighbour, a local array) or anywhere
   /// (a replica).
@@ -77,6 +78,7 @@ class Superstep {
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
     if (accumulates) {
+      Spent spent{registering_ns_};
       T zero = detail::identity<T>(op);
       for_targets(f, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
@@ -136,6 +138,7 @@ class Superstep {
   /// The run-time error word: every rank ends with the first failed check's site and value.
   void errors(int* site, long long* value) {
     scalars_.push_back([this, site, value] {
+      Spent spent{d_.stats.mpi_ns};
       struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
       MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
       ++d_.stats.reductions;
@@ -147,6 +150,9 @@ class Superstep {
 
   /// Exchanges everything registered (collective; every rank registered the same fields).
   void finish() {
+    Clock::time_point finishing = Clock::now();
+    d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
+    long long mpi_before = d_.stats.mpi_ns;
     ++d_.stats.supersteps;
     long long bytes_before = d_.stats.bytes;
     std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
@@ -155,7 +161,7 @@ class Superstep {
     // kernel again; the owners' refreshes bring what really changed.
     for (Field& f : fields_) {
       if (!f.updated || f.keeps) continue;
-      if (f.scope == Scope::Neighbour) f.scatter(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+      if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
       else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
     }
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
@@ -164,6 +170,7 @@ class Superstep {
     d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
     reduce_scalars();
     for (auto& combine : scalars_) combine();
+    d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
   }
 
  private:
@@ -181,6 +188,10 @@ class Superstep {
     void (*gather)(const char*, const int*, size_t, char*) = nullptr;
     void (*scatter)(char*, const int*, size_t, const char*) = nullptr;
     void (*compare)(const char*, const int*, size_t, const char*, std::vector<int>&) = nullptr;
+    // the same over the ghosts, given as runs (Distribution::ghost_runs)
+    void (*gather_ghosts)(const char*, const std::vector<IdRun>&, char*) = nullptr;
+    void (*scatter_ghosts)(char*, const std::vector<IdRun>&, const char*) = nullptr;
+    void (*compare_ghosts)(const char*, const std::vector<IdRun>&, const char*, std::vector<int>&) = nullptr;
     Op op = Op::Store;
     bool updated = false, refreshed = false;
     bool every = false;                   // refresh_every: every mirror, values only
@@ -208,6 +219,9 @@ class Superstep {
     f.gather = detail::gather<T>;
     f.scatter = detail::scatter<T>;
     f.compare = detail::compare<T>;
+    f.gather_ghosts = detail::gather_runs<T>;
+    f.scatter_ghosts = detail::scatter_runs<T>;
+    f.compare_ghosts = detail::compare_runs<T>;
     f.apply = [](char* cell, const char* value, Op op) -> bool {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
@@ -222,6 +236,7 @@ class Superstep {
   /// The field's values before the kernel, for change detection and restores (once).
   void take_snapshot(Field& f) {
     if (f.snapshot_taken) return;
+    Spent spent{registering_ns_};
     size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
     f.snapshot.assign(f.data, f.data + count * f.size);
     f.snapshot_taken = true;
@@ -233,8 +248,10 @@ class Superstep {
   void watch_targets(Field& f) {
     if (f.scope == Scope::Anywhere) return take_snapshot(f);
     if (f.ghosts_watched) return;
+    Spent spent{registering_ns_};
+    index_ghost_runs(d_);
     f.ghosts_before.resize(d_.ghost_local.size() * f.size);
-    f.gather(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+    f.gather_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
     f.ghosts_watched = true;
     d_.stats.watched += static_cast<long long>(d_.ghost_local.size());
   }
@@ -242,6 +259,7 @@ class Superstep {
   /// The values of a local array's distinct mirrors, for the refresh to find those that changed.
   void watch_mirrors(Field& f) {
     if (f.mirrors_watched) return;
+    Spent spent{registering_ns_};
     index_mirrors(d_);
     f.mirrors_before.resize(d_.mirror_set.size() * f.size);
     f.gather(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data());
@@ -325,7 +343,7 @@ class Superstep {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.updated; });
     for (Field& f : fields_)
       if (f.updated && f.primary < 0 && f.scope == Scope::Neighbour && !f.is_identity)
-        f.compare(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data(), f.ghost_changes);
+        f.compare_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data(), f.ghost_changes);
     std::vector<char> buf;   // every destination's message, one after the other
     std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
@@ -524,10 +542,19 @@ class Superstep {
         d_.stats.bytes += send_bytes[k];
       }
     ++d_.stats.exchanges;
-    std::vector<long long> recv_bytes = known ? *known : detail::exchange_counts(n, send_bytes);
+    std::vector<long long> recv_bytes;
+    if (known) {
+      recv_bytes = *known;
+    } else {
+      Spent spent{d_.stats.mpi_ns};
+      recv_bytes = detail::exchange_counts(n, send_bytes);
+    }
     std::vector<long long> displs = detail::prefix(recv_bytes);
     std::vector<char> in(static_cast<size_t>(displs.back()));
-    detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    {
+      Spent spent{d_.stats.mpi_ns};
+      detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    }
     for (size_t k = 0; k < n.sources.size(); ++k)
       if (displs[k + 1] > displs[k]) read(n.sources[k], in.data() + displs[k]);
   }
@@ -547,6 +574,7 @@ class Superstep {
   /// The value of the last rank that stored one.
   template <class T> void combine_stored(T* a, T before) {
     int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
+    Spent spent{d_.stats.mpi_ns};
     MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
     ++d_.stats.reductions;
     if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
@@ -567,8 +595,11 @@ class Superstep {
       size_t size = reductions_[i].size;
       std::vector<char> values(group.size() * size);
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(values.data() + k * size, reductions_[group[k]].value, size);
-      MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type, reductions_[i].op,
-                    d_.comm);
+      {
+        Spent spent{d_.stats.mpi_ns};
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type,
+                      reductions_[i].op, d_.comm);
+      }
       ++d_.stats.reductions;
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(reductions_[group[k]].value, values.data() + k * size, size);
     }
@@ -581,7 +612,22 @@ class Superstep {
     size_t size;
   };
 
+  using Clock = std::chrono::steady_clock;
+
+  static long long since(Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+  }
+
+  /// Adds the time from its construction to its end of scope to `total` (Stats' times).
+  struct Spent {
+    long long& total;
+    Clock::time_point from = Clock::now();
+    ~Spent() { total += since(from); }
+  };
+
   Distribution& d_;
+  Clock::time_point started_;              // the superstep's start (its kernel follows)
+  long long registering_ns_ = 0;           // of that, registering arrays (watching values)
   std::deque<Field> fields_;               // stable addresses
   std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
   std::vector<Reduction> reductions_;
