@@ -12,6 +12,8 @@
 #                                      # where its ICD is installed)
 #   bash bench/gpu.sh mpi [SCALES]     # MPI strong scaling on the host's cores: 1, 2, 4, ...
 #                                      # ranks x 1 thread up to nproc (issue 30)
+#   bash bench/gpu.sh mpi-split [SCALES] # bfs, sssp, cc on nproc ranks x 1 thread with --stats:
+#                                      # each rank's kernels / runtime / MPI calls (issue 30)
 #   bash bench/gpu.sh all [SCALES]     # cuda, tests, opencl, mpi in that order, each given
 #                                      # what is left of $GPU_DEADLINE_S seconds (default 780)
 #                                      # less a reserve for the phases after it
@@ -30,7 +32,7 @@
 # what one work item per edge buys over one per vertex on that GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|mpi [SCALES] [ARGS...]}
+phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|mpi|mpi-split [SCALES] [ARGS...]}
 scales=${2:-20}
 shift $(( $# > 1 ? 2 : 1 ))
 out=${GPU_OUT:-bench/out/gpu}
@@ -137,8 +139,30 @@ case "$phase" in
     sed -n '/^| graph /,/^$/p' "$out-mpi.log" > "$out-mpi.md"
     record "MPI strong scaling on the host's CPU cores, ${ranks[*]} ranks x 1 thread" "$out-mpi.md"
     ;;
+  mpi-split)
+    # Where a superstep's time goes at the most ranks (--stats: kernel_us, runtime_us, mpi_us
+    # per rank, summed over 10 trials, the first included), on the harness's own graphs of
+    # the first scale.
+    scale=${scales%% *}
+    graph() {   # the harness's graph of that variant (generated once): its path and source
+      "$python" -c "import pathlib, sys; sys.path.insert(0, 'bench'); import harness
+g = harness.generate_graph('rmat', $scale, '$1', pathlib.Path('$out/mpi')); print(g.path, g.src)"
+    }
+    read -r sym sym_src < <(graph symmetric)
+    read -r wtd wtd_src < <(graph weighted)
+    for run in "bfs $sym --undirected --src $sym_src" "cc $sym --undirected" "sssp $wtd --src $wtd_src"; do
+      set -- $run
+      algo=$1; shift
+      echo "== $algo, R-MAT $scale, $threads ranks x 1 thread"
+      OMP_NUM_THREADS=1 "$python" -m starc run "dsl/$algo.sp" -b mpi --np "$threads" --graph "$@" \
+        --time --trials 10 --stats --out /dev/null 2>&1 |
+        grep -E "^starc-time|^starc-mpi-stats" | sed -E 's/starc-mpi-stats (rank=[0-9]+) .*(kernel_us=[0-9]+ runtime_us=[0-9]+ mpi_us=[0-9]+)/\1 \2/'
+    done | tee "$out-mpi-split.log"
+    { echo '```'; cat "$out-mpi-split.log"; echo '```'; } > "$out-mpi-split.md"
+    record "MPI supersteps' time split on the host's CPU cores ($threads ranks x 1 thread)" "$out-mpi-split.md"
+    ;;
   *)
-    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl or mpi)" >&2
+    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl, mpi or mpi-split)" >&2
     exit 2
     ;;
 esac

@@ -125,6 +125,32 @@ def test_stats_give_peak_memory_and_bytes_per_superstep(graph_files):
     assert any(int(rank["max_superstep_bytes"]) > 0 for rank in stats)
 
 
+def test_stats_split_the_supersteps_time(graph_files):
+    """--stats splits each rank's superstep time into its kernels, the runtime's own work and
+    its MPI calls (transfers and waiting): all inside the timed trials, so on every rank their
+    sum is at most the trials' times (each the slowest rank's), and the kernels took some."""
+    built = compiled("sssp", "mpi", 2)
+    params = PROGRAMS["sssp"].params_for(64)
+    if built._built is None:
+        built.run(graph_files["rmat"], **params)
+    argv = (built.launcher + built._built.argv_prefix
+            + [str(graph_files["rmat"]), "--stats", "--time", "--trials", "3"]
+            + [x for k, v in params.items() for x in (f"--{k}", str(v))])
+    proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    trials = [float(line.split()[1]) for line in proc.stderr.splitlines()
+              if line.startswith("starc-time ")]
+    assert len(trials) == 3
+    stats = [dict(re.findall(r"(\w+)=(\d+)", line)) for line in proc.stderr.splitlines()
+             if line.startswith("starc-mpi-stats")]
+    assert len(stats) == 2
+    for rank in stats:
+        spent = sum(int(rank[key]) for key in ("kernel_us", "runtime_us", "mpi_us"))
+        assert spent <= sum(trials) * 1e6 + 3, (rank, trials)    # + the microseconds rounded
+    assert sum(int(rank["kernel_us"]) for rank in stats) > 0
+
+
 def _write_sparse_mtx(path, num_nodes: int, ring: int) -> None:
     """A weighted .mtx of ``num_nodes`` vertices whose only edges are a ring over the first
     ``ring`` vertices and one edge from the last vertex: the vertex count dominates."""

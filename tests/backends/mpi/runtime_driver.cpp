@@ -12,6 +12,10 @@
 //   runtime_driver encoding X...      for each integer X, "varint X: its bytes (hex) | decoded";
 //                                     then "changed: the positions compare<int> lists" for the
 //                                     values X against X with every third one incremented
+//   runtime_driver runs ID... -- P... the ghosts at local ids ID (in that order): "runs: first+length
+//                                     ...", then "changed: ..." from compare_runs and "indexed:
+//                                     ..." from compare after the values at positions P changed,
+//                                     and "restored 1" when scatter_runs put every value back
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -128,6 +132,39 @@ int encoding(int argc, char** argv) {
   return 0;
 }
 
+int runs(int argc, char** argv) {
+  starc_mpi::Distribution d;
+  int k = 1;
+  for (; k < argc && std::string(argv[k]) != "--"; ++k) d.ghost_local.push_back(std::stoi(argv[k]));
+  std::vector<int> positions;
+  for (++k; k < argc; ++k) positions.push_back(std::stoi(argv[k]));
+  starc_mpi::index_ghost_runs(d);
+  std::printf("runs:");
+  for (const starc_mpi::IdRun& run : d.ghost_runs) std::printf(" %d+%d", run.first, run.length);
+  std::printf("\n");
+  int size = 1;
+  for (int v : d.ghost_local) size = std::max(size, v + 1);
+  std::vector<long long> data(static_cast<size_t>(size));
+  for (int v = 0; v < size; ++v) data[static_cast<size_t>(v)] = 7LL * v - 3;
+  const std::vector<long long> original = data;
+  char* bytes = reinterpret_cast<char*>(data.data());
+  std::vector<long long> before(d.ghost_local.size());
+  starc_mpi::detail::gather_runs<long long>(bytes, d.ghost_runs, reinterpret_cast<char*>(before.data()));
+  for (int p : positions) data[static_cast<size_t>(d.ghost_local[static_cast<size_t>(p)])] += 1LL << 40;
+  std::vector<int> changed = {7}, indexed;   // compare_runs replaces what `changed` held
+  starc_mpi::detail::compare_runs<long long>(bytes, d.ghost_runs, reinterpret_cast<const char*>(before.data()), changed);
+  starc_mpi::detail::compare<long long>(bytes, d.ghost_local.data(), d.ghost_local.size(),
+                                        reinterpret_cast<const char*>(before.data()), indexed);
+  for (auto [name, list] : {std::make_pair("changed", &changed), std::make_pair("indexed", &indexed)}) {
+    std::printf("%s:", name);
+    for (int p : *list) std::printf(" %d", p);
+    std::printf("\n");
+  }
+  starc_mpi::detail::scatter_runs<long long>(bytes, d.ghost_runs, reinterpret_cast<const char*>(before.data()));
+  std::printf("restored %d\n", data == original ? 1 : 0);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,6 +177,7 @@ int main(int argc, char** argv) {
       starc::read_graph(cl.graph_path, cl.undirected);
     });
   if (mode == "encoding") return encoding(argc - 1, argv + 1);
+  if (mode == "runs") return runs(argc - 1, argv + 1);
   if (mode == "dump") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", dump);
   if (mode == "values") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", values);
   return 2;

@@ -561,3 +561,21 @@ def test_varints_and_compared_changes_match_an_independent_encoder(driver):
     assert max(len(python_varint(x)) for x in numbers if x < 2**32) == 5   # kMaxIntVarint
     assert max(len(python_varint(x)) for x in numbers) == 10                # kMaxVarint
     assert lines[-1] == "changed: " + " ".join(str(k) for k in range(0, len(numbers), 3))
+
+
+def test_ghost_runs_copy_and_compare_as_the_indexed_ghosts_do(driver):
+    """A superstep copies, compares and restores the ghosts' values a run of consecutive local
+    ids at a time (index_ghost_runs, gather/scatter/compare_runs): on ghosts in several runs
+    (far vertices between them, runs longer and shorter than the 8-value blocks the comparison
+    skips with one memcmp), the changed positions are exactly those changed, as the indexed
+    compare lists them, and the restore puts every value back."""
+    ghosts = [*range(0, 5), *range(9, 40), 41, *range(50, 67), 70, 71]
+    changed = [0, 4, 5, 12, 13, 20, 35, 36, 37, 38, 40, 54, 55]
+    result = subprocess.run([str(driver), "runs", *map(str, ghosts), "--", *map(str, changed)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    runs, listed, indexed, restored = result.stdout.splitlines()
+    assert runs == "runs: 0+5 9+31 41+1 50+17 70+2"
+    assert listed == "changed: " + " ".join(map(str, changed))
+    assert indexed == listed.replace("changed", "indexed")
+    assert restored == "restored 1"

@@ -76,6 +76,17 @@ struct Stats {
   // compares, not whole arrays (a replica's are whole).
   long long watched = 0;
   long long reductions = 0;   // MPI_Allreduce calls of the supersteps' scalars
+  // Where the supersteps' time went (steady clock, summed; --stats prints microseconds): the
+  // kernels (a superstep's start to its finish, less what registering its arrays took), the
+  // runtime's own work (registering, finding and encoding changes, applying what came), and
+  // its MPI calls (the transfers and the waiting for the other ranks). What a rank cannot
+  // scale shows in the second; its imbalance and the network's latency in the third.
+  long long kernel_ns = 0, runtime_ns = 0, mpi_ns = 0;
+};
+
+/// A run of consecutive local ids, `length` of them from `first` (the ghosts' runs).
+struct IdRun {
+  int first, length;
 };
 
 struct Distribution {
@@ -96,7 +107,12 @@ struct Distribution {
   std::vector<int> remote;      // global ids of the non-owned local vertices, ascending
   std::vector<int> ghosts;      // global ids of the ghosts, ascending (so grouped by owner)
   std::vector<int> ghost_local; // local id of each ghost
-  std::vector<int> ghost_displs;   // ranks + 1: ghosts owned by r are [ghost_displs[r], ghost_displs[r + 1])
+  std::vector<int> ghost_displs;   // ranks + 1: ghost_local[ghost_displs[r] .. ghost_displs[r + 1]) are r's
+  // ghost_local as runs of consecutive local ids (index_ghost_runs): the ghosts lie in one or
+  // two blocks around the owned vertices unless far vertices come between, so a superstep
+  // copies and compares them a block at a time rather than an id at a time.
+  std::vector<IdRun> ghost_runs;
+  size_t ghost_runs_cover = 0;     // how many ghosts ghost_runs describes
   std::vector<int> mirrors;        // local ids of own vertices other ranks hold as ghosts, by rank
   std::vector<int> mirror_displs;  // ranks + 1
   // The distinct mirrors (local ids, ascending) and, for each entry of `mirrors`, its place
@@ -106,6 +122,9 @@ struct Distribution {
   // The entries of `mirrors` of each distinct mirror: mirror_uses[mirror_use_displs[s] ..
   // mirror_use_displs[s + 1]) for mirror_set[s], ascending.
   std::vector<int> mirror_uses, mirror_use_displs;
+  // For each entry of mirror_uses, the rank that holds it as a ghost and its place in that
+  // rank's list (what a refresh names it by): looked up once, not per change.
+  std::vector<int> mirror_use_rank, mirror_use_name;
   // Whole-graph out- and in-degrees of every local vertex but far ones (count_outNbrs and
   // count_inNbrs of an own vertex or a ghost read them instead of a row).
   std::vector<int> out_degree, in_degree;
@@ -152,6 +171,29 @@ inline void index_mirrors(Distribution& d) {
   std::vector<int> next(d.mirror_use_displs.begin(), d.mirror_use_displs.end() - 1);
   for (size_t k = 0; k < d.mirrors.size(); ++k)
     d.mirror_uses[static_cast<size_t>(next[static_cast<size_t>(d.mirror_slot[k])]++)] = static_cast<int>(k);
+  std::vector<int> rank_of(d.mirrors.size());
+  for (int r = 0; r < d.ranks; ++r)
+    for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k)
+      rank_of[static_cast<size_t>(k)] = r;
+  d.mirror_use_rank.resize(d.mirrors.size());
+  d.mirror_use_name.resize(d.mirrors.size());
+  for (size_t u = 0; u < d.mirror_uses.size(); ++u) {
+    int m = d.mirror_uses[u], r = rank_of[static_cast<size_t>(m)];
+    d.mirror_use_rank[u] = r;
+    d.mirror_use_name[u] = m - d.mirror_displs[static_cast<size_t>(r)];
+  }
+}
+
+/// Fills d.ghost_runs (see Distribution) unless it is current.
+inline void index_ghost_runs(Distribution& d) {
+  if (d.ghost_runs_cover == d.ghost_local.size() && (d.ghost_local.empty() || !d.ghost_runs.empty())) return;
+  d.ghost_runs.clear();
+  for (size_t k = 0; k < d.ghost_local.size(); ++k) {
+    int v = d.ghost_local[k];
+    if (!d.ghost_runs.empty() && d.ghost_runs.back().first + d.ghost_runs.back().length == v) ++d.ghost_runs.back().length;
+    else d.ghost_runs.push_back({v, 1});
+  }
+  d.ghost_runs_cover = d.ghost_local.size();
 }
 
 /// How many of the rank's own vertices other ranks hold as ghosts.

@@ -50,6 +50,7 @@
 #define STARC_MPI_SUPERSTEP_HPP
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -66,7 +67,7 @@ namespace starc_mpi {
 
 class Superstep {
  public:
-  explicit Superstep(Distribution& dist) : d_(dist) {}
+  explicit Superstep(Distribution& dist) : d_(dist), started_(Clock::now()) {}
 
   /// Remote updates of `a` with `op` at ghosts (Scope::Neighbour, a local array) or anywhere
   /// (a replica).
@@ -77,6 +78,7 @@ class Superstep {
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
     if (accumulates) {
+      Spent spent{registering_ns_};
       T zero = detail::identity<T>(op);
       for_targets(f, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
@@ -136,6 +138,7 @@ class Superstep {
   /// The run-time error word: every rank ends with the first failed check's site and value.
   void errors(int* site, long long* value) {
     scalars_.push_back([this, site, value] {
+      Spent spent{d_.stats.mpi_ns};
       struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
       MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
       ++d_.stats.reductions;
@@ -147,6 +150,9 @@ class Superstep {
 
   /// Exchanges everything registered (collective; every rank registered the same fields).
   void finish() {
+    Clock::time_point finishing = Clock::now();
+    d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
+    long long mpi_before = d_.stats.mpi_ns;
     ++d_.stats.supersteps;
     long long bytes_before = d_.stats.bytes;
     std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
@@ -155,7 +161,7 @@ class Superstep {
     // kernel again; the owners' refreshes bring what really changed.
     for (Field& f : fields_) {
       if (!f.updated || f.keeps) continue;
-      if (f.scope == Scope::Neighbour) f.scatter(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+      if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
       else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
     }
     if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
@@ -164,6 +170,7 @@ class Superstep {
     d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
     reduce_scalars();
     for (auto& combine : scalars_) combine();
+    d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
   }
 
  private:
@@ -181,6 +188,10 @@ class Superstep {
     void (*gather)(const char*, const int*, size_t, char*) = nullptr;
     void (*scatter)(char*, const int*, size_t, const char*) = nullptr;
     void (*compare)(const char*, const int*, size_t, const char*, std::vector<int>&) = nullptr;
+    // the same over the ghosts, given as runs (Distribution::ghost_runs)
+    void (*gather_ghosts)(const char*, const std::vector<IdRun>&, char*) = nullptr;
+    void (*scatter_ghosts)(char*, const std::vector<IdRun>&, const char*) = nullptr;
+    void (*compare_ghosts)(const char*, const std::vector<IdRun>&, const char*, std::vector<int>&) = nullptr;
     Op op = Op::Store;
     bool updated = false, refreshed = false;
     bool every = false;                   // refresh_every: every mirror, values only
@@ -188,7 +199,8 @@ class Superstep {
     std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
     int primary = -1;                     // secondary: index of the primary field
     std::function<bool(int)> is_identity;
-    std::function<bool(char*, const char*, Op)> apply;   // cell, value: whether it won
+    bool (*apply)(char*, const char*, Op) = nullptr;     // cell, value: whether it won (a plain
+                                                         // pointer: it runs per received entry)
 
     char* cell(int v) const { return data + static_cast<size_t>(v) * size; }
     const char* before(int v) const { return snapshot.data() + static_cast<size_t>(v) * size; }
@@ -207,7 +219,10 @@ class Superstep {
     f.gather = detail::gather<T>;
     f.scatter = detail::scatter<T>;
     f.compare = detail::compare<T>;
-    f.apply = [](char* cell, const char* value, Op op) {
+    f.gather_ghosts = detail::gather_runs<T>;
+    f.scatter_ghosts = detail::scatter_runs<T>;
+    f.compare_ghosts = detail::compare_runs<T>;
+    f.apply = [](char* cell, const char* value, Op op) -> bool {
       T c, v;
       std::memcpy(&c, cell, sizeof(T));
       std::memcpy(&v, value, sizeof(T));
@@ -221,6 +236,7 @@ class Superstep {
   /// The field's values before the kernel, for change detection and restores (once).
   void take_snapshot(Field& f) {
     if (f.snapshot_taken) return;
+    Spent spent{registering_ns_};
     size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
     f.snapshot.assign(f.data, f.data + count * f.size);
     f.snapshot_taken = true;
@@ -232,8 +248,10 @@ class Superstep {
   void watch_targets(Field& f) {
     if (f.scope == Scope::Anywhere) return take_snapshot(f);
     if (f.ghosts_watched) return;
+    Spent spent{registering_ns_};
+    index_ghost_runs(d_);
     f.ghosts_before.resize(d_.ghost_local.size() * f.size);
-    f.gather(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data());
+    f.gather_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
     f.ghosts_watched = true;
     d_.stats.watched += static_cast<long long>(d_.ghost_local.size());
   }
@@ -241,6 +259,7 @@ class Superstep {
   /// The values of a local array's distinct mirrors, for the refresh to find those that changed.
   void watch_mirrors(Field& f) {
     if (f.mirrors_watched) return;
+    Spent spent{registering_ns_};
     index_mirrors(d_);
     f.mirrors_before.resize(d_.mirror_set.size() * f.size);
     f.gather(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data());
@@ -324,12 +343,13 @@ class Superstep {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.updated; });
     for (Field& f : fields_)
       if (f.updated && f.primary < 0 && f.scope == Scope::Neighbour && !f.is_identity)
-        f.compare(f.data, d_.ghost_local.data(), d_.ghost_local.size(), f.ghosts_before.data(), f.ghost_changes);
-    std::vector<std::vector<char>> out(n.destinations.size());
+        f.compare_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data(), f.ghost_changes);
+    std::vector<char> buf;   // every destination's message, one after the other
+    std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
       if (r == d_.rank) continue;
-      std::vector<char>& buf = out[k];
+      size_t start = buf.size();
       long long entries = 0;
       int base = -1;
       std::vector<std::vector<std::pair<int, int>>> chosen(fields_.size());
@@ -360,9 +380,9 @@ class Superstep {
         else put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
-      close_buffer(buf, entries);
+      send_bytes[k] = close_buffer(buf, start, entries);
     }
-    exchange(n, out, sent, nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, nullptr, [&](int r, const char* p) {
       int base = -1;
       std::vector<std::vector<char>> won(fields_.size());
       std::vector<std::vector<int>> at(fields_.size());
@@ -404,31 +424,48 @@ class Superstep {
   // changed own vertex, to every rank).
   void exchange_refreshes(std::vector<long long>& sent) {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
-    // a local array's changed mirrors, per destination (in each, ascending: the shared order)
+    // a local array's changed mirrors, per destination (in each, ascending: the shared order),
+    // counted first so that each list is allocated once
     std::vector<std::vector<std::vector<std::pair<int, int>>>> to(fields_.size());
+    std::vector<size_t> per_rank(static_cast<size_t>(d_.ranks));
     for (size_t i = 0; i < fields_.size(); ++i) {
       Field& f = fields_[i];
       if (!f.refreshed || f.every || f.scope != Scope::Neighbour) continue;
       f.compare(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data(), f.mirror_changes);
-      to[i].resize(static_cast<size_t>(d_.ranks));
+      const int* use_displs = d_.mirror_use_displs.data();
+      const int* use_rank = d_.mirror_use_rank.data();
+      const int* use_name = d_.mirror_use_name.data();
+      std::fill(per_rank.begin(), per_rank.end(), 0);
       for (int slot : f.mirror_changes)
-        for (int u = d_.mirror_use_displs[static_cast<size_t>(slot)]; u < d_.mirror_use_displs[static_cast<size_t>(slot) + 1]; ++u) {
-          int m = d_.mirror_uses[static_cast<size_t>(u)];
-          size_t r = static_cast<size_t>(std::upper_bound(d_.mirror_displs.begin(), d_.mirror_displs.end(), m) -
-                                         d_.mirror_displs.begin()) - 1;
-          to[i][r].push_back({m - d_.mirror_displs[r], d_.mirror_set[static_cast<size_t>(slot)]});
-        }
+        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u) ++per_rank[static_cast<size_t>(use_rank[u])];
+      to[i].resize(static_cast<size_t>(d_.ranks));
+      for (size_t r = 0; r < per_rank.size(); ++r) to[i][r].reserve(per_rank[r]);
+      for (int slot : f.mirror_changes) {
+        int v = d_.mirror_set[static_cast<size_t>(slot)];
+        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u)
+          to[i][static_cast<size_t>(use_rank[u])].emplace_back(use_name[u], v);
+      }
     }
     std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
       if (fields_[i].refreshed && fields_[i].scope == Scope::Anywhere)
         for (int v = d_.first; v < d_.last; ++v)
           if (fields_[i].changed(v)) changed[i].push_back({v, v});
-    std::vector<std::vector<char>> out(n.destinations.size());
+    std::vector<char> buf;   // every destination's message, one after the other
+    size_t room = 0;         // the most it can take: one allocation
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const Field& f = fields_[i];
+      if (!f.refreshed) continue;
+      size_t values = f.every ? d_.mirrors.size() : f.scope == Scope::Anywhere ? changed[i].size() * n.destinations.size() : 0;
+      for (const auto& list : to[i]) values += list.size();
+      room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size);
+    }
+    buf.reserve(room);
+    std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
       if (r == d_.rank) continue;
-      std::vector<char>& buf = out[k];
+      size_t start = buf.size();
       long long entries = 0;
       int base = -1;
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -447,7 +484,7 @@ class Superstep {
         put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
-      close_buffer(buf, entries);
+      send_bytes[k] = close_buffer(buf, start, entries);
     }
     // sizes both sides know when every refreshed array sends every mirror: the ghosts' values
     bool known = !any([](const Field& f) { return f.refreshed && !f.every; });
@@ -460,7 +497,7 @@ class Superstep {
         expected.push_back(static_cast<long long>(values) *
                            (d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]));
     }
-    exchange(n, out, sent, known ? &expected : nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, known ? &expected : nullptr, [&](int r, const char* p) {
       int base = -1;
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
@@ -482,36 +519,42 @@ class Superstep {
     });
   }
 
-  /// Ends the buffer to one rank: one with counts alone (no entries) is not sent.
-  void close_buffer(std::vector<char>& buf, long long entries) {
-    if (entries == 0) buf.clear();
+  /// Ends the message to one rank, which began at `start` of `buf`; returns its size. One with
+  /// counts alone (no entries) is not sent.
+  long long close_buffer(std::vector<char>& buf, size_t start, long long entries) {
+    if (entries == 0) buf.resize(start);
     d_.stats.entries += entries;
+    return static_cast<long long>(buf.size() - start);
   }
 
-  /// One personalised exchange over `n`: byte counts (unless `known` gives what each source
-  /// sends), then the data; then read(r, p) for each message that came, p at its first byte,
-  /// r the rank that sent it. An empty buffer to a rank is not a message (close_buffer).
+  /// One personalised exchange over `n` of `data`, destination k's message the next
+  /// send_bytes[k] bytes: byte counts (unless `known` gives what each source sends), then the
+  /// data; then read(r, p) for each message that came, p at its first byte, r the rank that
+  /// sent it. An empty message to a rank is not a message (close_buffer).
   template <class Read>
-  void exchange(const detail::Neighbours& n, std::vector<std::vector<char>>& out,
+  void exchange(const detail::Neighbours& n, const std::vector<char>& data, const std::vector<long long>& send_bytes,
                 std::vector<long long>& sent, const std::vector<long long>* known, Read read) {
-    std::vector<long long> send_bytes(out.size()), send_displs(out.size() + 1, 0);
-    for (size_t k = 0; k < out.size(); ++k) {
-      send_bytes[k] = static_cast<long long>(out[k].size());
-      send_displs[k + 1] = send_displs[k] + send_bytes[k];
-      if (!out[k].empty()) {
+    std::vector<long long> send_displs = detail::prefix(send_bytes);
+    for (size_t k = 0; k < send_bytes.size(); ++k)
+      if (send_bytes[k] > 0) {
         ++d_.stats.messages;
         ++sent[static_cast<size_t>(n.destinations[k])];
         d_.stats.bytes += send_bytes[k];
       }
-    }
-    std::vector<char> data(static_cast<size_t>(send_displs.back()));
-    for (size_t k = 0; k < out.size(); ++k)
-      if (!out[k].empty()) std::memcpy(data.data() + send_displs[k], out[k].data(), out[k].size());
     ++d_.stats.exchanges;
-    std::vector<long long> recv_bytes = known ? *known : detail::exchange_counts(n, send_bytes);
+    std::vector<long long> recv_bytes;
+    if (known) {
+      recv_bytes = *known;
+    } else {
+      Spent spent{d_.stats.mpi_ns};
+      recv_bytes = detail::exchange_counts(n, send_bytes);
+    }
     std::vector<long long> displs = detail::prefix(recv_bytes);
     std::vector<char> in(static_cast<size_t>(displs.back()));
-    detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    {
+      Spent spent{d_.stats.mpi_ns};
+      detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    }
     for (size_t k = 0; k < n.sources.size(); ++k)
       if (displs[k + 1] > displs[k]) read(n.sources[k], in.data() + displs[k]);
   }
@@ -531,6 +574,7 @@ class Superstep {
   /// The value of the last rank that stored one.
   template <class T> void combine_stored(T* a, T before) {
     int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
+    Spent spent{d_.stats.mpi_ns};
     MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
     ++d_.stats.reductions;
     if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
@@ -551,8 +595,11 @@ class Superstep {
       size_t size = reductions_[i].size;
       std::vector<char> values(group.size() * size);
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(values.data() + k * size, reductions_[group[k]].value, size);
-      MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type, reductions_[i].op,
-                    d_.comm);
+      {
+        Spent spent{d_.stats.mpi_ns};
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type,
+                      reductions_[i].op, d_.comm);
+      }
       ++d_.stats.reductions;
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(reductions_[group[k]].value, values.data() + k * size, size);
     }
@@ -565,7 +612,22 @@ class Superstep {
     size_t size;
   };
 
+  using Clock = std::chrono::steady_clock;
+
+  static long long since(Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+  }
+
+  /// Adds the time from its construction to its end of scope to `total` (Stats' times).
+  struct Spent {
+    long long& total;
+    Clock::time_point from = Clock::now();
+    ~Spent() { total += since(from); }
+  };
+
   Distribution& d_;
+  Clock::time_point started_;              // the superstep's start (its kernel follows)
+  long long registering_ns_ = 0;           // of that, registering arrays (watching values)
   std::deque<Field> fields_;               // stable addresses
   std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
   std::vector<Reduction> reductions_;

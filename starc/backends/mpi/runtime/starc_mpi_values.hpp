@@ -113,6 +113,55 @@ template <class T> void compare(const char* data, const int* at, size_t count, c
   out.resize(static_cast<size_t>(next - out.data()));
 }
 
+/// gather, scatter and compare over `runs` of consecutive positions (IdRun) instead of a list
+/// of them: copies of whole blocks, and a comparison that skips a block of equal values with
+/// one memcmp (most of a superstep's ghosts do not change).
+template <class T> void gather_runs(const char* data, const std::vector<IdRun>& runs, char* out) {
+  for (const IdRun& run : runs) {
+    size_t bytes = static_cast<size_t>(run.length) * sizeof(T);
+    std::memcpy(out, data + static_cast<size_t>(run.first) * sizeof(T), bytes);
+    out += bytes;
+  }
+}
+
+template <class T> void scatter_runs(char* data, const std::vector<IdRun>& runs, const char* in) {
+  for (const IdRun& run : runs) {
+    size_t bytes = static_cast<size_t>(run.length) * sizeof(T);
+    std::memcpy(data + static_cast<size_t>(run.first) * sizeof(T), in, bytes);
+    in += bytes;
+  }
+}
+
+template <class T> void compare_runs(const char* data, const std::vector<IdRun>& runs, const char* before,
+                                     std::vector<int>& out) {
+  constexpr int kBlock = sizeof(T) >= 64 ? 1 : static_cast<int>(64 / sizeof(T));
+  size_t count = 0;
+  for (const IdRun& run : runs) count += static_cast<size_t>(run.length);
+  out.resize(count);
+  int* next = out.data();
+  int at = 0;   // the position of the run's first value among all of them
+  for (const IdRun& run : runs) {
+    const char* now = data + static_cast<size_t>(run.first) * sizeof(T);
+    const char* was = before + static_cast<size_t>(at) * sizeof(T);
+    int k = 0;
+    for (; k + kBlock <= run.length; k += kBlock) {
+      if (std::memcmp(now + static_cast<size_t>(k) * sizeof(T), was + static_cast<size_t>(k) * sizeof(T),
+                      kBlock * sizeof(T)) == 0)
+        continue;
+      for (int j = k; j < k + kBlock; ++j) {
+        *next = at + j;
+        next += differs<T>(now + static_cast<size_t>(j) * sizeof(T), was + static_cast<size_t>(j) * sizeof(T));
+      }
+    }
+    for (; k < run.length; ++k) {
+      *next = at + k;
+      next += differs<T>(now + static_cast<size_t>(k) * sizeof(T), was + static_cast<size_t>(k) * sizeof(T));
+    }
+    at += run.length;
+  }
+  out.resize(static_cast<size_t>(next - out.data()));
+}
+
 /// The most bytes put_varint writes for any integer, and for one below 2^32 (an entry's step).
 constexpr size_t kMaxVarint = 10, kMaxIntVarint = 5;
 
