@@ -282,6 +282,13 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
         lines.append(f"  hoisted: per-vertex terms of the neighbour loops of {k.hoisted_for}")
     if k.uniform_items:
         lines.append("  uniform items: no loop, search, call or lock (long runs on a CPU)")
+    if k.renumbered_variant:
+        lines.append(f"  on a graph renumbered by degree: {k.renumbered_variant} instead "
+                     f"({k.row_swap_why})")
+    elif k.renumbered_of:
+        lines.append(f"  in place of {k.renumbered_of} on a graph renumbered by degree")
+    elif k.row_swap_why:
+        lines.append(f"  on a graph renumbered by degree: as written ({k.row_swap_why})")
     params = []
     for p in k.params:
         if p.array is not None:

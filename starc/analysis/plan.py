@@ -201,6 +201,15 @@ class Kernel(Record):
     lockstep_variant: str = ""
     #: (on such a variant) the name of the kernel it stands in for on a lockstep device
     variant_of: str = ""
+    #: (``analysis.row_swap``) the name of this triangle count's variant in ``Plan.kernels``
+    #: that walks the shorter row, launched instead where the run renumbered the graph by
+    #: degree (a symmetric simple graph); "" where none
+    renumbered_variant: str = ""
+    #: (on such a variant) the name of the kernel it stands in for on a renumbered graph
+    renumbered_of: str = ""
+    #: (an ordered triangle count under an ``OrderByDegree``) why its innermost loop walks
+    #: the other row on a renumbered graph, or why not
+    row_swap_why: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
