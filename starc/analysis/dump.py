@@ -314,7 +314,10 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
                  f"{printer.expr(b.value)}" for b in scan.bounds]
         if scan.bounds and scan.hoist:
             parts.append(f"searched {scan.hoist} loop(s) further out")
-        parts += [f"cursor in {row.name}'s row" for row, _ in scan.cursors]
+        hoists = scan.cursor_hoists or (0,) * len(scan.cursors)
+        parts += [f"cursor in {row.name}'s row" + (f" (started {k} loop(s) further out)"
+                                                    if k else "")
+                  for (row, _), k in zip(scan.cursors, hoists)]
         if scan.exhausted is not None:
             parts.append(f"stops past {scan.exhausted.name}'s row")
         lines.append(f"  row scan of {scan.var.name}: " + ", ".join(parts))

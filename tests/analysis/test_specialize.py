@@ -170,6 +170,13 @@ def test_row_scans_are_decided_before_printing():
     assert [b.side for b in inner.bounds] == ["start"] and inner.hoist == 1
     assert [row.name for row, _ in inner.cursors] == ["u"] and inner.exhausted.name == "u"
     assert [q.query.op for q in nodes_of(kernel.body, P.CursorQuery)] == ["is_an_edge"]
+    assert inner.cursor_hoists == (0,)      # u's row: a search per u
+    # the swapped rows' (row_swap) cursor in v's row starts past v: searched once per v
+    [swapped] = [k for k in _for("tc", "opencl").kernels if k.renumbered_of
+                 and not k.variant_of]
+    inner = {scan.var.name: scan for scan in swapped.row_scans}["w"]
+    assert [row.name for row, _ in inner.cursors] == ["v"] and inner.cursor_hoists == (1,)
+    assert inner.hoist == 0 and [b.side for b in inner.bounds] == ["start"]
     assert not (ROOT / "starc" / "backends" / "common" / "sorted_ranges.py").exists()
 
 
