@@ -278,6 +278,18 @@ class HostStatementPrinter(UpdateStatements):
         bindings = {name: self.expr(value) for name, value in s.scalar_args}
         return self._indent(self.launch(s.kernel, bindings, s.loc), depth)
 
+    def _either(self, condition: str, comment: str, variant: str, kernel: P.Kernel,
+                kernel_scalars: Dict[str, str], loc) -> List[str]:
+        """``if (condition)`` launch the kernel named ``variant``, else ``kernel``. A lockstep
+        variant inherits its kernel's ``renumbered_variant``, which the enclosing choice has
+        decided already."""
+        chosen = next(k for k in self.plan.kernels if k.name == variant)
+        chosen = dataclasses.replace(chosen, renumbered_variant="")
+        return ([f"if ({condition}) {{{comment}"]
+                + self._indent(self.launch(chosen, kernel_scalars, loc), 1)
+                + ["} else {"] + self._indent(self.launch(kernel, kernel_scalars, loc), 1)
+                + ["}"])
+
     def launch(self, kernel: P.Kernel, kernel_scalars: Dict[str, str], loc) -> List[str]:
         """The launch of ``kernel`` with its arguments in the printed kernel's order; of its
         variant instead on a lockstep device, where it has one (``Kernel.lockstep_variant``);
@@ -287,22 +299,15 @@ class HostStatementPrinter(UpdateStatements):
             if not self._renumbered:
                 raise BackendError(f"the kernel '{kernel.name}' has a variant for a renumbered "
                                    "graph but the graph is never renumbered", kernel.loc)
-            variant = next(k for k in self.plan.kernels if k.name == kernel.renumbered_variant)
-            lines = [f"if ({self._renumbered}) {{  // symmetric and simple: walk the shorter row"]
-            lines += self._indent(self.launch(variant, kernel_scalars, loc), 1)
-            lines.append("} else {")
-            lines += self._indent(self.launch(dataclasses.replace(kernel, renumbered_variant=""),
-                                              kernel_scalars, loc), 1)
-            return lines + ["}"]
+            return self._either(self._renumbered,
+                                "  // symmetric and simple: walk the shorter row",
+                                kernel.renumbered_variant,
+                                dataclasses.replace(kernel, renumbered_variant=""),
+                                kernel_scalars, loc)
         if kernel.lockstep_variant:
-            variant = next(k for k in self.plan.kernels if k.name == kernel.lockstep_variant)
-            variant = dataclasses.replace(variant, renumbered_variant="")  # decided above
-            lines = [f"if ({self.dialect.on_lockstep_device()}) {{"]
-            lines += self._indent(self.launch(variant, kernel_scalars, loc), 1)
-            lines.append("} else {")
-            lines += self._indent(self.launch(dataclasses.replace(kernel, lockstep_variant=""),
-                                              kernel_scalars, loc), 1)
-            return lines + ["}"]
+            return self._either(self.dialect.on_lockstep_device(), "", kernel.lockstep_variant,
+                                dataclasses.replace(kernel, lockstep_variant=""),
+                                kernel_scalars, loc)
         d = self.dialect
         code = self.kernels.get(kernel.name)
         if code is None:
