@@ -26,7 +26,7 @@ from starc.analysis.naming import SymbolFactory
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, Scalar
 
-__all__ = ["order_by_degree", "is_triangle_count"]
+__all__ = ["order_by_degree", "is_triangle_count", "only_loop", "strict_pair"]
 
 #: scalar parameter and return types that cannot carry a vertex id into or out of the program
 _ID_FREE_SCALARS = (Scalar.INT, Scalar.LONG, Scalar.FLOAT, Scalar.DOUBLE, Scalar.BOOL)
@@ -75,11 +75,11 @@ def is_triangle_count(kernel: P.Kernel) -> bool:
             or kernel.stores or kernel.hoisted_for:
         return False
     x = kernel.index
-    outer = _only_loop(kernel.body)
+    outer = only_loop(kernel.body)
     if outer is None or not _rows_of(outer, (x,)):
         return False
     y = outer.var
-    inner = _only_loop(outer.body)
+    inner = only_loop(outer.body)
     if inner is None or not _rows_of(inner, (x, y)):
         return False
     z = inner.var
@@ -87,13 +87,13 @@ def is_triangle_count(kernel: P.Kernel) -> bool:
     if len(names) != 3:
         return False
     linked = {frozenset((x.uid, y.uid)), frozenset((inner.domain.of.sym.uid, z.uid))}
-    order = [_comparison(outer.filter, names), _comparison(inner.filter, names)]
+    order = [strict_pair(outer.filter, names), strict_pair(inner.filter, names)]
     if None in order or not _chain(order[0], order[1]):
         return False
     return _counts_edge(inner.body, kernel, names, linked)
 
 
-def _only_loop(block: ir.Block) -> Optional[ir.Loop]:
+def only_loop(block: ir.Block) -> Optional[ir.Loop]:
     if len(block.stmts) != 1 or not isinstance(block.stmts[0], ir.Loop):
         return None
     return block.stmts[0]
@@ -106,7 +106,7 @@ def _rows_of(loop: ir.Loop, rows: Tuple[ir.Symbol, ...]) -> bool:
             and isinstance(domain.of, ir.VarRef) and domain.of.sym in rows)
 
 
-def _comparison(e: Optional[ir.Expr], names: FrozenSet[int]) -> Optional[Tuple[int, int]]:
+def strict_pair(e: Optional[ir.Expr], names: FrozenSet[int]) -> Optional[Tuple[int, int]]:
     """``(smaller, larger)`` uids for a filter that is one strict comparison of two of the
     loop variables, else None."""
     if not isinstance(e, ir.Binary) or e.op not in _STRICT:

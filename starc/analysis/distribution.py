@@ -51,6 +51,7 @@ import dataclasses
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.degree_order import is_triangle_count
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
@@ -247,18 +248,26 @@ def _searched_from_below(kernel: P.Kernel) -> bool:
     ``g.is_an_edge(a, b)`` where ``a`` and ``b`` are neighbours of the work item's vertex
     ``x`` with filters ``a < x`` and ``b > x`` (``<=``/``>=`` too). A ghost ``a`` then lies
     below the rank's first vertex, and ``b`` is one of the rank's vertices or ghosts above
-    its first vertex: only that part of ``a``'s row can hold it."""
+    its first vertex: only that part of ``a``'s row can hold it. Or walked: a loop over the
+    row of such an ``a`` filtered to ``b > x`` in a triangle count (its swapped rows,
+    ``row_swap``): a ``b`` missing from that part of ``a``'s row (no neighbour of the rank's
+    vertices) is no neighbour of ``x`` either, which the count asks of ``x``'s own row."""
     if kernel.extent != "nodes" or kernel.guard is not None:
         return False
     x = kernel.index.uid
+    counts = is_triangle_count(kernel)  # whose walked b only ever meets a search of x's row
     side: Dict[int, bool] = {}          # neighbour loop variable -> below x
     for node in ir.walk(kernel.body):
         if isinstance(node, ir.Loop) and isinstance(node.domain, (ir.Neighbors,
                                                                   ir.InNeighbors)):
             of = node.domain.of
-            if not (isinstance(of, ir.VarRef) and of.sym.uid == x):
-                return False            # a loop over another vertex's row
             below = _filter_side(node.filter, node.var.uid, x)
+            own = isinstance(of, ir.VarRef) and of.sym.uid == x
+            slice_above = (counts and isinstance(node.domain, ir.Neighbors)
+                           and isinstance(of, ir.VarRef) and side.get(of.sym.uid) is True
+                           and below is False)
+            if not (own or slice_above):
+                return False            # a loop over another vertex's row, not its slice
             if below is not None:
                 side[node.var.uid] = below
         elif isinstance(node, ir.GraphQuery) and node.op in _HOST_ROW_QUERIES:

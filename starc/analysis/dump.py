@@ -282,6 +282,13 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
         lines.append(f"  hoisted: per-vertex terms of the neighbour loops of {k.hoisted_for}")
     if k.uniform_items:
         lines.append("  uniform items: no loop, search, call or lock (long runs on a CPU)")
+    if k.renumbered_variant:
+        lines.append(f"  on a graph renumbered by degree: {k.renumbered_variant} instead "
+                     f"({k.row_swap_why})")
+    elif k.renumbered_of:
+        lines.append(f"  in place of {k.renumbered_of} on a graph renumbered by degree")
+    elif k.row_swap_why:
+        lines.append(f"  on a graph renumbered by degree: as written ({k.row_swap_why})")
     params = []
     for p in k.params:
         if p.array is not None:
@@ -307,7 +314,10 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
                  f"{printer.expr(b.value)}" for b in scan.bounds]
         if scan.bounds and scan.hoist:
             parts.append(f"searched {scan.hoist} loop(s) further out")
-        parts += [f"cursor in {row.name}'s row" for row, _ in scan.cursors]
+        hoists = scan.cursor_hoists or (0,) * len(scan.cursors)
+        parts += [f"cursor in {row.name}'s row" + (f" (started {k} loop(s) further out)"
+                                                    if k else "")
+                  for (row, _), k in zip(scan.cursors, hoists)]
         if scan.exhausted is not None:
             parts.append(f"stops past {scan.exhausted.name}'s row")
         lines.append(f"  row scan of {scan.var.name}: " + ", ".join(parts))

@@ -18,6 +18,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   (``swap.swap_copies``);
 - ``order``: the ordered triangle count runs on the graph renumbered by degree
   (``degree_order.order_by_degree``: only where no result can tell the ids);
+- ``rows``: there, a second form of the count that walks the shorter row, launched where the
+  run renumbered the graph (``row_swap.swap_rows``);
 - ``transfers``: the scalar values each launch carries, as explicit host statements;
 - ``elide``: statements that only set scalars nothing reads are dropped (``elide``), and
   arrays nothing uses (``transfers.used_arrays``): the plan lists what is allocated.
@@ -43,6 +45,7 @@ from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
+from starc.analysis.row_swap import swap_rows
 from starc.analysis.swap import swap_copies
 from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
 from starc.ir import nodes as ir
@@ -103,6 +106,7 @@ PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("hoist", hoist_terms),
     ("swap", _on_host(swap_copies)),
     ("order", order_by_degree),
+    ("rows", swap_rows),
     ("transfers", _on_host(explicit_scalar_transfers)),
     ("elide", _elide),
 )

@@ -201,6 +201,15 @@ class Kernel(Record):
     lockstep_variant: str = ""
     #: (on such a variant) the name of the kernel it stands in for on a lockstep device
     variant_of: str = ""
+    #: (``analysis.row_swap``) the name of this triangle count's variant in ``Plan.kernels``
+    #: that walks the shorter row, launched instead where the run renumbered the graph by
+    #: degree (a symmetric simple graph); "" where none
+    renumbered_variant: str = ""
+    #: (on such a variant) the name of the kernel it stands in for on a renumbered graph
+    renumbered_of: str = ""
+    #: (an ordered triangle count under an ``OrderByDegree``) why its innermost loop walks
+    #: the other row on a renumbered graph, or why not
+    row_swap_why: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
@@ -296,13 +305,16 @@ class RowScan(Record):
     further out (0: just before the loop); each of ``cursors`` (a row ``u`` and its first edge
     query ``(u, var)``, ``edge_cursors``) is a forward cursor into u's row, declared before
     the loop; ``exhausted``: the row whose cursor, once past its end, stops the loop (the body
-    only acts on an edge to it)."""
+    only acts on an edge to it); ``cursor_hoists``: for each cursor, how many enclosing loops
+    further out the search for its first position past the loop's start bound runs (0: just
+    before the loop; tc's swapped rows search v's row once per v, not once per u)."""
 
     var: ir.Symbol
     bounds: Tuple[object, ...] = ()
     hoist: int = 0
     cursors: Tuple[Tuple[ir.Symbol, ir.Expr], ...] = ()
     exhausted: Optional[ir.Symbol] = None
+    cursor_hoists: Tuple[int, ...] = ()
 
 
 # --- lowered kernel statements and expressions ---------------------------------------------------

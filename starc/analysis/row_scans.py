@@ -87,8 +87,14 @@ def _scan(loop: ir.Loop, enclosing: List[ir.Loop], private, scans: List[P.RowSca
     exhausted = _only_edge_test(loop, cursors)
     if cursors:
         loop = _answered(loop, tuple(cursors))
+    # a cursor starts at its row's first id past the loop's start bound: searched further
+    # out where neither its row nor the bound changes there
+    start = tuple(b for b in bounds if b.side == "start")
+    cursor_hoists = tuple(_hoist(ir.VarRef(row, type=row.type), start, enclosing) if start
+                          else 0 for row in cursors)
     if bounds or cursors:
-        scans.append(P.RowScan(loop.var, bounds, hoist, tuple(cursors.items()), exhausted))
+        scans.append(P.RowScan(loop.var, bounds, hoist, tuple(cursors.items()), exhausted,
+                               cursor_hoists))
     return loop
 
 

@@ -7,7 +7,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 |---|---|---|
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
-| an ordered triangle count renumbers the graph, or keeps the file's ids and why | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
+| an ordered triangle count renumbers the graph, or keeps the file's ids and why (then without its swapped-row variant, ``row_swap.drop_swaps``) | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``native_reductions_in_groups``, ``group_reductions`` |
 | how a worklist's appends take their slots (and a dense round counts its flags): one atomic per lockstep group of the work items appending together, one per work-group staging them in local memory, one per gang staging a chunk of items in gang-private memory (not in a binned kernel, whose gang is one vertex), or one per work item, and why | ``QueueAppend.form``, ``QueueCount.per_group``, ``.staged``, ``Specialization.appends``, ``.appends_why`` | ``divergent_exchange``, ``staged_appends``, ``gang_staged_appends``, ``vector_loops``, ``converged_group_functions``, ``lockstep``, ``distributed`` |
 | each atomic's form: instruction, directive, result-less update, compare-and-swap loop, plain store, or the work item's private accumulator | ``AtomicReduce.form``, ``AtomicMinMax.form``, ``QueueCount.form`` | ``atomic_*``, ``byte_atomics`` |
@@ -39,6 +39,7 @@ from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.row_scans import scan_rows
+from starc.analysis.row_swap import drop_swaps
 from starc.analysis.scalar_packs import pack_scalar_reads
 from starc.analysis.wrapping import wrap_arithmetic
 from starc.errors import BackendError
@@ -106,6 +107,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
+    if any(isinstance(s, P.OrderByDegree) and s.keeps_ids for s in walk_host(plan.host)):
+        plan = drop_swaps(plan)     # the graph is never known simple: the count as written
     slack, slack_why = slack_rows(plan, capabilities)
     if slack:
         plan = _with_kernels(plan, with_row_ends(plan.kernels))

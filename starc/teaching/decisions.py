@@ -259,7 +259,8 @@ class _Walk:
         # The foralls as written (a worklist's variants of them and its own kernels are told
         # in the fixedPoint's phrase).
         for kernel in launched_kernels(choose_form(self.plan, worklist=False)):
-            self.kernel(kernel, bfs_roles.get(kernel.name))
+            if not kernel.renumbered_of:     # a count's swapped rows: told with the count
+                self.kernel(kernel, bfs_roles.get(kernel.name))
         for stmt in walk_host(structured.host):
             if isinstance(stmt, P.FixedPointLoop):
                 self.fixedpoint(stmt)
@@ -324,6 +325,12 @@ class _Walk:
                          "; vertices renumbered by degree first when the graph is symmetric, "
                          "simple and skewed (an ordered triangle count: no result depends on "
                          "ids)")
+            if ordered and not t.keeps_ids and scheduled is not None and scheduled.row_swap_why:
+                swapped = scheduled.renumbered_variant
+                what += (f"; on the renumbered graph {swapped} runs instead, its innermost "
+                         "loop walking the other (shorter) row" if swapped else
+                         "; on the renumbered graph the innermost loop as written")
+                why += "; " + scheduled.row_swap_why
             return Choice(what, why)
         self.add(kernel, role or "forall", launch)
         atomic = 0      # the index of an atomic among the kernel's (``Target.atomics``)

@@ -14,13 +14,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DSL = ROOT / "dsl"
 T = TypeVar("T")
 
-#: An ordered triangle count whose inner loop walks a neighbour's row: a distributed run needs
-#: the whole rows of its ghosts (``Distribution.ghost_row_slices`` False)
+#: An ordered triangle count whose inner loop walks a neighbour's row below it (GAPBS's
+#: shape): a distributed run needs the whole rows of its ghosts
+#: (``Distribution.ghost_row_slices`` False)
 TRIANGLES_OVER_A_NEIGHBOURS_ROW = """function F(Graph g) {
     long count = 0;
     forall (v in g.nodes()) {
         forall (u in g.neighbors(v).filter(u < v)) {
-            forall (w in g.neighbors(u).filter(w > v)) {
+            forall (w in g.neighbors(u).filter(w < u)) {
                 if (g.is_an_edge(v, w)) { count += 1; }
             }
         }
@@ -28,6 +29,10 @@ TRIANGLES_OVER_A_NEIGHBOURS_ROW = """function F(Graph g) {
     return count;
 }
 """
+
+#: dsl/tc.sp with its rows swapped (``row_swap``): the inner loop walks a lower neighbour's
+#: row above the vertex, only the part of a ghost's row a rank holds as a slice
+TRIANGLES_OVER_A_NEIGHBOURS_SLICE = TRIANGLES_OVER_A_NEIGHBOURS_ROW.replace("w < u", "w > v")
 
 
 def program_of(text: str, filename: str = "test.sp") -> ir.Program:

@@ -98,3 +98,73 @@ def test_node_parameters_results_and_other_kernels_keep_the_ids():
     local = "propNode<int> seen; g.attachNodeProperty(seen = 0);"
     assert not _orders(plan_of(_count(TC).replace("long count = 0;", local +
                                                   " long count = 0;")))
+
+
+def _inner(kernel: P.Kernel):
+    (outer,) = kernel.body.stmts
+    (inner,) = outer.body.stmts
+    return inner
+
+
+def _swap(plan: P.Plan):
+    """The count's swapped-row variant: (its walked row, its query's pair) by name, else
+    None; and the count's ``row_swap_why``."""
+    [count] = [k for k in plan.kernels if not k.renumbered_of]
+    variants = [k for k in plan.kernels if k.renumbered_of]
+    if not variants:
+        assert not count.renumbered_variant
+        return None, count.row_swap_why
+    [variant] = variants
+    assert count.renumbered_variant == variant.name and variant.renumbered_of == count.name
+    inner = _inner(variant)
+    (test,) = inner.body.stmts
+    return (inner.domain.of.sym.name, tuple(a.sym.name for a in test.cond.args)), \
+        count.row_swap_why
+
+
+def test_the_dsl_count_walks_the_lower_row_on_a_renumbered_graph():
+    plan = dsl_plan("tc")
+    swap, why = _swap(plan)
+    assert swap == ("u", ("v", "w")) and "u is below v" in why
+    assert "on a graph renumbered by degree: Compute_TC_forall_6_swapped instead" in \
+        plan_dump(plan)
+
+
+@pytest.mark.parametrize("loops, swap, refused", [
+    (TC, ("u", ("v", "w")), ""),
+    (TC.replace("u < v", "v > u").replace("w > v", "v < w"), ("u", ("v", "w")), ""),
+    (TC.replace("is_an_edge(u, w)", "is_an_edge(w, u)").replace("+= 1", "+= 2"),
+     ("u", ("v", "w")), ""),
+    # the mirrored chain w < v < u: v's row is the lower one already
+    (TC.replace("u < v", "u > v").replace("w > v", "w < v"), None, "lower vertex v"),
+    # v < u < w walking u's row: v's is the lower (generalized past tc.sp's shape)
+    ("""forall (u in g.neighbors(v).filter(u > v)) {
+            forall (w in g.neighbors(u).filter(w > u)) {
+                if (g.is_an_edge(v, w)) { count += 1; }
+            }
+        }""", ("v", ("u", "w")), ""),
+    # GAPBS's shape w < u < v walks u's row, the lower one
+    ("""forall (u in g.neighbors(v).filter(u < v)) {
+            forall (w in g.neighbors(u).filter(w < u)) {
+                if (g.is_an_edge(v, w)) { count += 1; }
+            }
+        }""", None, "lower vertex u"),
+    # tc.sp swapped by hand: nothing more to swap
+    ("""forall (u in g.neighbors(v).filter(u < v)) {
+            forall (w in g.neighbors(u).filter(w > v)) {
+                if (g.is_an_edge(v, w)) { count += 1; }
+            }
+        }""", None, "lower vertex u"),
+])
+def test_the_swap_walks_the_lower_of_the_two_rows(loops, swap, refused):
+    found, why = _swap(plan_of(_count(loops)))
+    assert found == swap
+    assert refused in why and why
+
+
+def test_no_swap_where_the_graph_is_never_renumbered():
+    loops = TC.replace("count += 1;", "count += 1; v.tri += 1;")
+    plan = plan_of(_count(loops, params=", propNode<long> tri"))
+    assert not _orders(plan)
+    assert not any(k.renumbered_of or k.renumbered_variant or k.row_swap_why
+                   for k in plan.kernels)

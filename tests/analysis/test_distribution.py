@@ -7,7 +7,8 @@ import pytest
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.locality import RemoteWrite
 
-from analysis_helpers import TRIANGLES_OVER_A_NEIGHBOURS_ROW, dsl_plan, plan_of
+from analysis_helpers import (TRIANGLES_OVER_A_NEIGHBOURS_ROW, TRIANGLES_OVER_A_NEIGHBOURS_SLICE,
+                              dsl_plan, plan_of)
 
 
 def _step(distribution, suffix):
@@ -233,3 +234,13 @@ def test_a_loop_over_a_neighbours_row_needs_whole_rows():
     text = TRIANGLES_OVER_A_NEIGHBOURS_ROW
     found = distribute(plan_of(text))
     assert found.ghost_rows and not found.ghost_row_slices
+
+
+def test_a_count_walking_a_lower_neighbours_row_above_its_vertex_needs_only_slices():
+    """tc's swapped rows (``row_swap``): u < v's row walked for w > v, v's row searched."""
+    found = distribute(plan_of(TRIANGLES_OVER_A_NEIGHBOURS_SLICE))
+    assert found.ghost_rows and found.ghost_row_slices
+    # the same walk in a kernel that is no triangle count could use what the slice drops
+    other = TRIANGLES_OVER_A_NEIGHBOURS_SLICE.replace("if (g.is_an_edge(v, w)) { count += 1; }",
+                                                      "count += 1;")
+    assert not distribute(plan_of(other)).ghost_row_slices

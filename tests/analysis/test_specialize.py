@@ -17,7 +17,8 @@ from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-from analysis_helpers import ROOT, TRIANGLES_OVER_A_NEIGHBOURS_ROW, dsl_plan, nodes_of, plan_of
+from analysis_helpers import (ROOT, TRIANGLES_OVER_A_NEIGHBOURS_ROW,
+                              TRIANGLES_OVER_A_NEIGHBOURS_SLICE, dsl_plan, nodes_of, plan_of)
 
 ALL = ("cuda", "sycl", "opencl", "openacc", "mpi")
 
@@ -92,6 +93,20 @@ def test_mpi_keeps_the_ids_of_a_count_that_reads_whole_ghost_rows():
     assert _order(get_backend("opencl").specialize(plan)).keeps_ids == ""
     assert "reads whole rows of other ranks' vertices" in \
         _order(get_backend("mpi").specialize(plan)).keeps_ids
+    # a walk of a lower neighbour's row above the vertex reads only the ghost slices
+    assert _order(get_backend("mpi").specialize(plan_of(TRIANGLES_OVER_A_NEIGHBOURS_SLICE))
+                  ).keeps_ids == ""
+
+
+def test_a_target_that_keeps_the_ids_drops_the_swapped_rows():
+    """The swapped-row variant runs only on a renumbered graph (``row_swap``): where MPI keeps
+    the file's ids (here the count walks the row of a neighbour above v), it is not printed."""
+    plan = plan_of(TRIANGLES_OVER_A_NEIGHBOURS_ROW.replace("u < v", "u > v").replace(
+        "w < u", "w > u"))
+    opencl, mpi = (get_backend(b).specialize(plan) for b in ("opencl", "mpi"))
+    assert _order(opencl).keeps_ids == "" and _order(mpi).keeps_ids
+    assert any(k.renumbered_of for k in opencl.kernels)
+    assert not any(k.renumbered_of or k.renumbered_variant for k in mpi.kernels)
 
 
 @pytest.mark.parametrize("backend, strategy, combine", [
@@ -147,13 +162,21 @@ def test_row_scans_are_decided_before_printing():
     """tc's `w > v` over v's row inside the loop over u: a searched run, searched once per v
     (one loop further out), with u's cursor answering `is_an_edge(u, w)`; the printer reads
     it (backends/common no longer holds these analyses)."""
-    [kernel] = [k for k in _for("tc", "opencl").kernels if k.row_scans and not k.variant_of]
+    [kernel] = [k for k in _for("tc", "opencl").kernels if k.row_scans and not k.variant_of
+                and not k.renumbered_of]
     scans = {scan.var.name: scan for scan in kernel.row_scans}
     assert [b.side for b in scans["u"].bounds] == ["stop"] and scans["u"].hoist == 0
     inner = scans["w"]
     assert [b.side for b in inner.bounds] == ["start"] and inner.hoist == 1
     assert [row.name for row, _ in inner.cursors] == ["u"] and inner.exhausted.name == "u"
     assert [q.query.op for q in nodes_of(kernel.body, P.CursorQuery)] == ["is_an_edge"]
+    assert inner.cursor_hoists == (0,)      # u's row: a search per u
+    # the swapped rows' (row_swap) cursor in v's row starts past v: searched once per v
+    [swapped] = [k for k in _for("tc", "opencl").kernels if k.renumbered_of
+                 and not k.variant_of]
+    inner = {scan.var.name: scan for scan in swapped.row_scans}["w"]
+    assert [row.name for row, _ in inner.cursors] == ["v"] and inner.cursor_hoists == (1,)
+    assert inner.hoist == 0 and [b.side for b in inner.bounds] == ["start"]
     assert not (ROOT / "starc" / "backends" / "common" / "sorted_ranges.py").exists()
 
 

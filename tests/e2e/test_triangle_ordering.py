@@ -9,6 +9,7 @@ numbering; the other backends run every graph in every numbering."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import pathlib
 
@@ -17,6 +18,8 @@ import numpy as np
 import pytest
 
 from starc.analysis import plan as P
+from starc.analysis import row_swap
+from starc.ir import nodes as ir
 from starc.graphs import Graph, grid, load_graph, rmat, write_edge_list
 from starc.results import compare_results
 
@@ -141,3 +144,37 @@ def test_a_per_vertex_count_keeps_the_ids(backend, ranks, graphs):
         actual = _compiled("tc_per_vertex", backend, ranks).run(graphs[name], undirected=True)
         problems = compare_results(expected, actual)
         assert not problems, f"tc_per_vertex on {name} ({backend}):\n" + "\n".join(problems)
+
+
+#: how many times a marked swapped-row variant counts each triangle
+_MARK = 1000
+
+
+def _marked(swapped):
+    """``row_swap._swapped`` whose variant counts ``_MARK`` per triangle: its result shows which
+    kernel ran."""
+    def mark(kernel):
+        variant, why = swapped(kernel)
+        if variant is None:
+            return variant, why
+        add = next(n for n in ir.walk(variant.body) if isinstance(n, P.AtomicReduce))
+        marked = dataclasses.replace(add, value=ir.Const(_MARK, type=add.value.type))
+        body = ir.transform(variant.body, lambda n: marked if n is add else None)
+        return dataclasses.replace(variant, body=body), why
+    return mark
+
+
+@pytest.mark.parametrize("backend, ranks", [BACKENDS[0], BACKENDS[3]])
+def test_the_swapped_rows_run_exactly_where_the_graph_is_renumbered(backend, ranks, graphs,
+                                                                   monkeypatch):
+    """The count's swapped-row variant (``row_swap``) runs where the run renumbered the graph
+    (``always`` on a simple graph), the count as written where it did not (``never``; a graph
+    with repeated edges, which the renumbering refuses): marked to count each triangle
+    ``_MARK`` times, its result tells them apart (the unmarked runs above check its count)."""
+    monkeypatch.setattr(row_swap, "_swapped", _marked(row_swap._swapped))
+    program = compile_for(str(PROGRAMS["tc"]), backend, ranks)
+    for name, mode, scale in (("rmat", "always", _MARK), ("rmat", "never", 1),
+                              ("rmat_repeats", "always", 1)):
+        expected = int(_compiled("tc", "reference").run(graphs[name], undirected=True).ret)
+        actual = program.run(graphs[name], undirected=True, **{"degree-order": mode})
+        assert int(actual.ret) == scale * expected, (name, mode)

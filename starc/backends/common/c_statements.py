@@ -347,8 +347,10 @@ class CPrinter(CExpressionPrinter):
                 else:
                     outer.hoisted += bounds
             cursors = dict(scan.cursors)
-            for row, query in scan.cursors:
-                prologue += self._edge_cursor(s.var, var, row, query, start, depth)
+            hoists = scan.cursor_hoists or (0,) * len(scan.cursors)
+            for (row, query), hoist in zip(scan.cursors, hoists):
+                outer = self._enclosing[-1 - hoist] if hoist else None
+                prologue += self._edge_cursor(s.var, var, row, query, start, depth, outer)
             if isinstance(dom, ir.InNeighbors) and dom.descending:   # no cursor here
                 head = f"for (int {pos} = {end} - 1; {pos} >= {begin}; {pos}--)"
             else:
@@ -415,23 +417,31 @@ class CPrinter(CExpressionPrinter):
         return lines, begin, end
 
     def _edge_cursor(self, loop_var: ir.Symbol, var: str, row: ir.Symbol,
-                     query: ir.GraphQuery, start, depth: int) -> List[str]:
+                     query: ir.GraphQuery, start, depth: int, outer=None) -> List[str]:
         """Declares the cursor answering the loop's edge queries (row, var): u's row
         (``offsets`` is read here, before the loop), from the loop's ``start`` bound when
         the loop has one (every w queried passes it, so no id before it is an answer: ordered
         triangle counting skips u's lower neighbours in one search instead of a gallop per
-        u); registers it for the body."""
+        u); registers it for the body. With ``outer`` (the enclosing loop's frame, from
+        ``RowScan.cursor_hoists``) that search runs before that loop, and the cursor starts
+        at its result."""
         u = self.expr(ir.VarRef(row, type=row.type))
         pos = self.ctx.names.fresh(f"{var}_in_{u}_pos")
         end = self.ctx.names.fresh(f"{var}_in_{u}_end")
         self._cursors[(loop_var, row)] = (pos, end)
         first, row_end = self.ctx.row_bounds(True, u)
-        lines = [self._line(depth, f"int {end} = {row_end};")]
+        at = depth if outer is None or start is None else outer.depth
+        lines = [self._line(at, f"int {end} = {row_end};")]
         if start is not None:
             helper = "starc_upper_bound" if not start.inclusive else "starc_lower_bound"
             first = (f"{helper}({self.ctx.graph_array('targets')}, {first}, {end}, "
                      f"{self.expr(start.value)})")
-        return lines + [self._line(depth, f"int {pos} = {first};{self.comment(query)}")]
+        if at == depth:
+            return lines + [self._line(depth, f"int {pos} = {first};{self.comment(query)}")]
+        searched = self.ctx.names.fresh(f"{var}_in_{u}_first")
+        outer.hoisted += lines + [self._line(at, f"int {searched} = {first};"
+                                                 f"{self.comment(query)}")]
+        return [self._line(depth, f"int {pos} = {searched};")]
 
     def _filtered(self, s: ir.Loop, depth: int) -> List[str]:
         if s.filter is None:

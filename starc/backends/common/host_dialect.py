@@ -324,6 +324,11 @@ class HostDialect:
         return ([f"starc::DegreeOrder {order} = starc::order_by_degree({graph}, {mode});"],
                 f"{order}.applied", f"{order}.{{}}.data()")
 
+    def renumbered(self, order: str) -> str:
+        """The C++ condition that ``order_by_degree``'s ``order`` renumbered the graph (it was
+        then symmetric and simple), which launches a count's swapped-row variant."""
+        return f"{order}.applied"
+
     # --- kernels -----------------------------------------------------------------------------
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         self.missing("a kernel launch")

@@ -87,6 +87,8 @@ class HostStatementPrinter(UpdateStatements):
         self.exprs = HostExprPrinter(self)
         self._return_var = ""
         self._degree_mode = ""
+        #: the C++ condition that the run renumbered the graph (``_stmt_OrderByDegree``)
+        self._renumbered = ""
         dialect.attach(self)
 
     # --- names and locations -----------------------------------------------------------------
@@ -276,17 +278,36 @@ class HostStatementPrinter(UpdateStatements):
         bindings = {name: self.expr(value) for name, value in s.scalar_args}
         return self._indent(self.launch(s.kernel, bindings, s.loc), depth)
 
+    def _either(self, condition: str, comment: str, variant: str, kernel: P.Kernel,
+                kernel_scalars: Dict[str, str], loc) -> List[str]:
+        """``if (condition)`` launch the kernel named ``variant``, else ``kernel``. A lockstep
+        variant inherits its kernel's ``renumbered_variant``, which the enclosing choice has
+        decided already."""
+        chosen = next(k for k in self.plan.kernels if k.name == variant)
+        chosen = dataclasses.replace(chosen, renumbered_variant="")
+        return ([f"if ({condition}) {{{comment}"]
+                + self._indent(self.launch(chosen, kernel_scalars, loc), 1)
+                + ["} else {"] + self._indent(self.launch(kernel, kernel_scalars, loc), 1)
+                + ["}"])
+
     def launch(self, kernel: P.Kernel, kernel_scalars: Dict[str, str], loc) -> List[str]:
         """The launch of ``kernel`` with its arguments in the printed kernel's order; of its
-        variant instead on a lockstep device, where it has one (``Kernel.lockstep_variant``)."""
+        variant instead on a lockstep device, where it has one (``Kernel.lockstep_variant``);
+        of its swapped-row variant where the run renumbered the graph
+        (``Kernel.renumbered_variant``)."""
+        if kernel.renumbered_variant:
+            if not self._renumbered:
+                raise BackendError(f"the kernel '{kernel.name}' has a variant for a renumbered "
+                                   "graph but the graph is never renumbered", kernel.loc)
+            return self._either(self._renumbered,
+                                "  // symmetric and simple: walk the shorter row",
+                                kernel.renumbered_variant,
+                                dataclasses.replace(kernel, renumbered_variant=""),
+                                kernel_scalars, loc)
         if kernel.lockstep_variant:
-            variant = next(k for k in self.plan.kernels if k.name == kernel.lockstep_variant)
-            lines = [f"if ({self.dialect.on_lockstep_device()}) {{"]
-            lines += self._indent(self.launch(variant, kernel_scalars, loc), 1)
-            lines.append("} else {")
-            lines += self._indent(self.launch(dataclasses.replace(kernel, lockstep_variant=""),
-                                              kernel_scalars, loc), 1)
-            return lines + ["}"]
+            return self._either(self.dialect.on_lockstep_device(), "", kernel.lockstep_variant,
+                                dataclasses.replace(kernel, lockstep_variant=""),
+                                kernel_scalars, loc)
         d = self.dialect
         code = self.kernels.get(kernel.name)
         if code is None:
@@ -401,6 +422,7 @@ class HostStatementPrinter(UpdateStatements):
                  "skewed (no result",
                  "// depends on ids): timed, as GAPBS times its relabelling."]
         renumber, applied, data = d.order_by_degree(order, self.graph, self._degree_mode)
+        self._renumbered = d.renumbered(order)
         lines += renumber
         copies = [(s.offsets, "offsets"), (s.targets, "targets")]
         sources: List[str] = []

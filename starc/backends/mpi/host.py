@@ -231,6 +231,9 @@ class MPIHostDialect(HostDialect):
         return ([f"const bool {order} = starc_mpi::order_by_degree({DIST}, {mode});",
                  f"static_cast<void>({order});"], "true", f"{DIST}.graph.{{}}.data()")
 
+    def renumbered(self, order):
+        return order
+
     # --- kernels ------------------------------------------------------------------------------
     def _scope(self, name: str) -> str:
         """How the superstep exchanges array ``name``: at ghosts in the local index space, or

@@ -80,11 +80,14 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_group():
             starc_atomic_add_long(&triangle_count_dev[0], triangle_count_local);  // tc.sp:10
         }
     }""")
-    # one atomic in the kernel and one in its variant for lockstep devices (one per edge)
+    # one atomic in the kernel and one in its variant for lockstep devices (one per edge),
+    # and the same in each of their swapped-row forms for a renumbered graph (row_swap)
     kernels = cl.split("// --- kernels")[1].split("__kernel void ")[1:]
     assert [k.split("(")[0] for k in kernels] == ["Compute_TC_forall_6",
-                                                  "Compute_TC_forall_6_lockstep"]
-    assert [k.count("starc_atomic_") for k in kernels] == [1, 1]
+                                                  "Compute_TC_forall_6_swapped",
+                                                  "Compute_TC_forall_6_lockstep",
+                                                  "Compute_TC_forall_6_swapped_lockstep"]
+    assert [k.count("starc_atomic_") for k in kernels] == [1, 1, 1, 1]
 
 
 def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():

@@ -185,8 +185,11 @@ inline double log2_approx(double x) {
 /// the hubs and most of the pairs (Kronecker 18: 4x the first rank's kernel time); balanced
 /// by the earlier model (pairs x 16 + a full walk of upper(v) per pair that can walk), the
 /// first rank took 1.4x the second's: the hubs' walks along short ghost slices cost less per
-/// step than the light vertices' searches in cold rows. `new_id` holds the new ids of the
-/// rank's own vertices and ghosts (collective).
+/// step than the light vertices' searches in cold rows. On the renumbered graph the count runs
+/// with its rows swapped (analysis/row_swap.py: u's row walked above v, v's searched); the
+/// model, fitted to the count as written, still splits that kernel's CPU time within 4% at 2
+/// ranks (R-MAT 18, bench/RESULTS.md), so it stays. `new_id` holds the new ids of the rank's
+/// own vertices and ghosts (collective).
 inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id, const DegreeGroups& groups) {
   const double kVertexCost = 9, kSearchCost = 6;
   struct Weighted {
