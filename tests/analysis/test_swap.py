@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from starc.analysis import plan as P
-
-from analysis_helpers import ROOT, dsl_plan, host_nodes, plan_of
+from analysis_helpers import ROOT, dsl_plan, plan_of
+from plan_moves import moves as _moves
 
 PROGRAMS = ROOT / "tests" / "e2e" / "programs"
-
-
-def _moves(plan: P.Plan):
-    """(kind, dst, src) of every copy and every swap made for a copy."""
-    found = []
-    for stmt in host_nodes(plan.host):
-        if isinstance(stmt, P.CopyArray):
-            found.append(("copy", stmt.dst.name, stmt.src.name))
-        elif isinstance(stmt, P.SwapArrays) and stmt.instead_of_copy:
-            found.append(("swap", stmt.a.name, stmt.b.name))
-    return found
 
 
 def test_pagerank_swaps_its_next_buffer():

@@ -21,12 +21,11 @@ import re
 import pytest
 
 import starc
-from starc.analysis import plan as P
-from starc.analysis.host_tree import walk_host
 from starc.results import compare_results
 
 from e2e_cases import compile_for, write_graph_files
 from pairwise import all_pairs
+from plan_moves import moves
 
 PROGRAMS = pathlib.Path(__file__).resolve().parent / "programs"
 BACKENDS = [pytest.param("opencl", None, marks=pytest.mark.opencl, id="opencl"),
@@ -64,22 +63,11 @@ SWAPS = _swaps()
 CASES = {"swaps": {"rounds": "3"}, "hoist_terms": {}}
 
 
-def _moves(plan: P.Plan):
-    """(kind, dst, src) of every copy and every swap made for a copy in ``plan``'s host."""
-    found = []
-    for stmt in walk_host(plan.host):
-        if isinstance(stmt, P.CopyArray):
-            found.append(("copy", stmt.dst.name, stmt.src.name))
-        elif isinstance(stmt, P.SwapArrays) and stmt.instead_of_copy:
-            found.append(("swap", stmt.a.name, stmt.b.name))
-    return sorted(found)
-
-
 def test_the_swaps_together_swap_and_copy_as_each_alone(graph_files):
     """SWAPS keeps each program's decision in the plan the backends generate (so every
     backend runs a swap and the kept copies; OpenCL's plan: the build waits for a first run),
     and its reference run gives each program's results under its own names."""
-    assert _moves(_compiled("swaps", "opencl").compilation.plan) == sorted(
+    assert sorted(moves(_compiled("swaps", "opencl").compilation.plan)) == sorted(
         [("swap", "out_safe", "nxt_safe")] + [("copy", f"out_{n}", f"nxt_{n}")
                                               for n in ("filtered", "conditional", "read_after")])
     for graph in GRAPHS:
