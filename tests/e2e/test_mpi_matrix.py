@@ -82,9 +82,8 @@ def test_generated_graphs(program, ranks, graph, tmp_path):
     _check(program, "mpi", path, graph.num_nodes, ranks)
 
 
-def _stats(program: str, ranks: int, path, params, extra=()) -> list:
-    """Per rank, the key=value pairs of the program's --stats line (``extra``: more of the
-    program's options)."""
+def _stats_run(program: str, ranks: int, path, params, extra=()) -> str:
+    """The standard error of the program run with --stats (``extra``: more of its options)."""
     built = compiled(program, "mpi", ranks)
     if built._built is None:
         built.run(path, **params)       # builds once (cached)
@@ -93,9 +92,19 @@ def _stats(program: str, ranks: int, path, params, extra=()) -> list:
     proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.startswith("starc-mpi-stats")]
-    assert len(lines) == ranks, proc.stderr
+    return proc.stderr
+
+
+def _parsed_stats(stderr: str, ranks: int) -> list:
+    """Per rank, the key=value pairs of its --stats line in ``stderr``."""
+    lines = [line for line in stderr.splitlines() if line.startswith("starc-mpi-stats")]
+    assert len(lines) == ranks, stderr
     return [dict(re.findall(r"(\w+)=(\d+)", line)) for line in lines]
+
+
+def _stats(program: str, ranks: int, path, params, extra=()) -> list:
+    """Per rank, the key=value pairs of the program's --stats line."""
+    return _parsed_stats(_stats_run(program, ranks, path, params, extra), ranks)
 
 
 @pytest.mark.parametrize("program", ["sssp", "pr", "bc", "cc"])
@@ -129,22 +138,12 @@ def test_stats_split_the_supersteps_time(graph_files):
     """--stats splits each rank's superstep time into its kernels, the runtime's own work and
     its MPI calls (transfers and waiting): all inside the timed trials, so on every rank their
     sum is at most the trials' times (each the slowest rank's), and the kernels took some."""
-    built = compiled("sssp", "mpi", 2)
-    params = PROGRAMS["sssp"].params_for(64)
-    if built._built is None:
-        built.run(graph_files["rmat"], **params)
-    argv = (built.launcher + built._built.argv_prefix
-            + [str(graph_files["rmat"]), "--stats", "--time", "--trials", "3"]
-            + [x for k, v in params.items() for x in (f"--{k}", str(v))])
-    proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    trials = [float(line.split()[1]) for line in proc.stderr.splitlines()
+    stderr = _stats_run("sssp", 2, graph_files["rmat"], PROGRAMS["sssp"].params_for(64),
+                        ("--time", "--trials", "3"))
+    trials = [float(line.split()[1]) for line in stderr.splitlines()
               if line.startswith("starc-time ")]
     assert len(trials) == 3
-    stats = [dict(re.findall(r"(\w+)=(\d+)", line)) for line in proc.stderr.splitlines()
-             if line.startswith("starc-mpi-stats")]
-    assert len(stats) == 2
+    stats = _parsed_stats(stderr, 2)
     for rank in stats:
         spent = sum(int(rank[key]) for key in ("kernel_us", "runtime_us", "mpi_us"))
         assert spent <= sum(trials) * 1e6 + 3, (rank, trials)    # + the microseconds rounded

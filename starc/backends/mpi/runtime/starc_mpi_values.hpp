@@ -8,6 +8,7 @@
 #ifndef STARC_MPI_VALUES_HPP
 #define STARC_MPI_VALUES_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -143,19 +144,15 @@ template <class T> void compare_runs(const char* data, const std::vector<IdRun>&
   for (const IdRun& run : runs) {
     const char* now = data + static_cast<size_t>(run.first) * sizeof(T);
     const char* was = before + static_cast<size_t>(at) * sizeof(T);
-    int k = 0;
-    for (; k + kBlock <= run.length; k += kBlock) {
-      if (std::memcmp(now + static_cast<size_t>(k) * sizeof(T), was + static_cast<size_t>(k) * sizeof(T),
-                      kBlock * sizeof(T)) == 0)
+    for (int k = 0; k < run.length; k += kBlock) {
+      int stop = std::min(k + kBlock, run.length);
+      if (stop - k == kBlock && std::memcmp(now + static_cast<size_t>(k) * sizeof(T),
+                                            was + static_cast<size_t>(k) * sizeof(T), kBlock * sizeof(T)) == 0)
         continue;
-      for (int j = k; j < k + kBlock; ++j) {
+      for (int j = k; j < stop; ++j) {
         *next = at + j;
         next += differs<T>(now + static_cast<size_t>(j) * sizeof(T), was + static_cast<size_t>(j) * sizeof(T));
       }
-    }
-    for (; k < run.length; ++k) {
-      *next = at + k;
-      next += differs<T>(now + static_cast<size_t>(k) * sizeof(T), was + static_cast<size_t>(k) * sizeof(T));
     }
     at += run.length;
   }
