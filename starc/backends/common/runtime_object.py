@@ -60,8 +60,11 @@ class RuntimeEntries:
         """The entries' object file for ``compiler`` (its words and flags), from starc's build
         cache or compiled into it; None where it does not compile."""
         headers = self.headers()
+        # the compiler's own file too: an upgrade under the same name compiles it again
+        found = shutil.which(compiler[0])
+        stamp = (os.stat(found).st_size, os.stat(found).st_mtime_ns) if found else None
         key = hashlib.sha256(json.dumps(
-            [compiler, self.source(), [(p.name, p.read_text()) for p in headers]]).encode())
+            [compiler, stamp, self.source(), [(p.name, p.read_text()) for p in headers]]).encode())
         cached = cache_root() / f"runtime-{key.hexdigest()[:24]}"
         if (cached / _OBJECT).exists():
             return cached / _OBJECT
