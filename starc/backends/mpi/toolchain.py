@@ -27,7 +27,7 @@ from starc.backends.mpi import MPI_COMPILER
 from starc.errors import UsageError
 
 #: The runtime entry points its programs call (compiled once: runtime_object.py).
-ENTRIES = RuntimeEntries(("starc_mpi.hpp",),
+ENTRIES = RuntimeEntries(("starc_mpi.hpp", "starc_mpi_superstep.hpp"),
                          (pathlib.Path(__file__).resolve().parent / "runtime",))
 
 __all__ = ["DEFAULT_RANKS", "LAUNCHER_VARIABLE", "find", "find_launcher", "implementation",
