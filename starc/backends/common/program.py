@@ -19,12 +19,13 @@ from starc.backends.base import (Availability, Backend, BackendError, BackendOpt
 from starc.backends.common.cpp_host import CppHostPrinter
 from starc.backends.common.host_dialect import HostDialect
 from starc.backends.common.kernel_arguments import KernelCode
+from starc.backends.common.runtime_object import RuntimeEntries
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.common.templating import template_lookup
 from starc.ir.types import Scalar, SetType, UpdatesType
 
 __all__ = ["CppBackend", "PrintedKernels", "program_name", "usage_line", "templates",
-           "compile_executable"]
+           "compile_executable", "RuntimeEntries"]
 
 #: how the usage line shows each kind of parameter value
 _VALUE_WORDS = {Scalar.NODE: "NODE", Scalar.BOOL: "0|1", Scalar.FLOAT: "NUMBER",
@@ -59,13 +60,16 @@ def templates(package_dir: str):
 
 
 def compile_executable(argv: Sequence[str], outdir: pathlib.Path, program: str, what: str,
-                       explain: Optional[Callable[[str], str]] = None) -> pathlib.Path:
+                       explain: Optional[Callable[[str], str]] = None,
+                       entries: Optional[RuntimeEntries] = None) -> pathlib.Path:
     """Run ``argv`` (a compiler command whose ``-o`` names ``program``) in ``outdir``. The
     compiler writes ``program.partial``, renamed when it succeeds, so no half-built
     executable is ever left; a failure is a ``BackendError`` with the compiler's log,
     headed by ``what`` ("nvcc failed to build sssp.cu") and followed by ``explain(log)``
-    (a hint such as which package to install; empty for none)."""
-    argv: List[str] = list(argv)
+    (a hint such as which package to install; empty for none). ``entries``: the runtime's
+    entry points the program links compiled (once per toolchain and flags) instead of
+    compiling them with it."""
+    argv = entries.link(argv) if entries is not None else list(argv)
     partial = f"{program}.partial"
     argv[argv.index("-o") + 1] = partial
     ok, log = toolchains.run_compiler(argv, cwd=outdir)

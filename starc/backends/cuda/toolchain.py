@@ -9,7 +9,7 @@ from typing import List
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError, BackendOptions
-from starc.backends.common.program import compile_executable
+from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.cuda import GPU_ARCH
 
 __all__ = ["availability", "build_command", "build_lines", "compile_program"]
@@ -56,4 +56,5 @@ def compile_program(outdir: pathlib.Path, program: str,
         raise BackendError(f"cannot build CUDA: {_MISSING}", code="E0502")
     argv = build_command(program, options.value(GPU_ARCH))
     argv[0] = nvcc
-    return compile_executable(argv, outdir, program, f"nvcc failed to build {program}.cu")
+    return compile_executable(argv, outdir, program, f"nvcc failed to build {program}.cu",
+                              entries=RuntimeEntries())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import re
 import shlex
 import subprocess
@@ -21,9 +22,13 @@ from typing import List, Optional, Tuple
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError, BackendOptions, Launch
-from starc.backends.common.program import compile_executable
+from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.mpi import MPI_COMPILER
 from starc.errors import UsageError
+
+#: The runtime entry points its programs call (compiled once: runtime_object.py).
+ENTRIES = RuntimeEntries(("starc_mpi.hpp", "starc_mpi_superstep.hpp"),
+                         (pathlib.Path(__file__).resolve().parent / "runtime",))
 
 __all__ = ["DEFAULT_RANKS", "LAUNCHER_VARIABLE", "find", "find_launcher", "implementation",
            "availability", "build_command", "build_lines", "compile_program", "check_ranks",
@@ -134,7 +139,8 @@ def compile_program(outdir, program: str, options: BackendOptions):
                            f"found ({_INSTALL_HINT})", code="E0502")
     command = argv + build_command(program, argv[0], strict=True)[1:]
     return compile_executable(command, outdir, program,
-                              f"{os.path.basename(argv[0])} failed to build {program}.cpp")
+                              f"{os.path.basename(argv[0])} failed to build {program}.cpp",
+                              entries=ENTRIES)
 
 
 def check_ranks(ranks) -> int:

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError, BackendOptions
-from starc.backends.common.program import compile_executable
+from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.openacc import OPENACC_COMPILER, OPENACC_TARGET
 
 __all__ = ["find", "availability", "build_command", "compile_program", "nvptx_offload",
@@ -190,4 +190,4 @@ def compile_program(outdir: pathlib.Path, program: str,
     command = argv + build_command(program, argv[0], strict=True, target=target)[1:]
     return compile_executable(command, outdir, program,
                               f"the OpenACC compiler failed to build {program}.cpp",
-                              _explain(target))
+                              _explain(target), RuntimeEntries())

@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError, BackendOptions
-from starc.backends.common.program import compile_executable
+from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 
 __all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "build_lines", "compile_program",
@@ -26,6 +26,9 @@ __all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "build_lines", "comp
 
 #: The OpenCL host helpers generated next to every program.
 HOST_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_opencl_host.hpp"
+
+#: The runtime entry points its programs call (compiled once: runtime_object.py).
+ENTRIES = RuntimeEntries(("starc_runtime.hpp", HOST_RUNTIME.name), (HOST_RUNTIME.parent,))
 
 INSTALL_HINT = "apt install opencl-headers ocl-icd-opencl-dev"
 
@@ -65,7 +68,8 @@ def compile_program(outdir: pathlib.Path, program: str,
     if compiler is None:
         raise BackendError("cannot build OpenCL: no C++ compiler (g++) found", code="E0502")
     return compile_executable(build_command(program, compiler), outdir, program,
-                              f"the C++ compiler failed to build {program}.cpp", _install_hint)
+                              f"the C++ compiler failed to build {program}.cpp", _install_hint,
+                              ENTRIES)
 
 
 def _install_hint(log: str) -> str:

@@ -11,7 +11,7 @@ from typing import List, Optional, Tuple
 
 from starc import toolchains
 from starc.backends.base import Availability, BackendError, BackendOptions
-from starc.backends.common.program import compile_executable
+from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.sycl import SYCL_COMPILER
 
 __all__ = ["TEST_DOUBLE_VARIABLE", "double_include_dir", "find", "availability",
@@ -90,4 +90,5 @@ def compile_program(outdir: pathlib.Path, program: str,
                            code="E0502")
     flags = (["-O2"] if kind == "double" else [_OPTIMIZE]) + [_WRAP]
     return compile_executable(argv + flags + ["-o", program, f"{program}.cpp"], outdir, program,
-                              f"the SYCL compiler failed to build {program}.cpp")
+                              f"the SYCL compiler failed to build {program}.cpp",
+                              entries=RuntimeEntries())

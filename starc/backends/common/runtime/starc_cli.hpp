@@ -29,6 +29,7 @@
 
 #include <sys/stat.h>
 
+#include "starc_entry.hpp"
 #include "starc_graph.hpp"
 
 namespace starc {
@@ -135,87 +136,10 @@ inline bool parse_bool(const std::string& text, bool& out) {
 
 class CommandLine {
  public:
+  /// Parses and checks the command line (see the top of this file); --help prints the help
+  /// and exits.
   CommandLine(int argc, char** argv, std::vector<ParamSpec> params, const char* function_name,
-              std::vector<std::string> backend_flags = {})
-      : params_(std::move(params)), values_(params_.size()), given_(params_.size(), false) {
-    for (size_t k = 0; k < params_.size(); ++k)
-      if (params_[k].fallback != nullptr) values_[k] = params_[k].fallback;
-    backend_flags.push_back("device");
-    backend_flags.push_back("block-size");
-    program_ = argc > 0 && argv[0] ? argv[0] : "prog";
-    size_t slash = program_.find_last_of('/');
-    if (slash != std::string::npos) program_ = program_.substr(slash + 1);
-    detail::usage_line() = synopsis();
-    for (int i = 1; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg == "--help" || arg == "-h") {
-        print_help(function_name);
-        std::exit(0);
-      }
-      if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
-        if (!arg.empty() && arg[0] == '-' && arg != "-") throw UsageError("unknown option '" + arg + "'");
-        if (!graph_path.empty()) throw UsageError("unexpected argument '" + arg + "' (the graph file is '" + graph_path + "')");
-        graph_path = arg;
-        continue;
-      }
-      std::string name = arg.substr(2), value;
-      bool inline_value = false;
-      size_t equals = name.find('=');
-      if (equals != std::string::npos) {
-        value = name.substr(equals + 1);
-        name = name.substr(0, equals);
-        inline_value = true;
-      }
-      if (name == "undirected" || name == "time") {
-        if (inline_value) throw UsageError("--" + name + " takes no value");
-        (name == "time" ? time : undirected) = true;
-        continue;
-      }
-      bool has_next = i + 1 < argc;
-      int index = find(name.c_str());
-      if (!inline_value) {
-        // A declared parameter takes the next word even when it looks like "-1".
-        bool next_is_value = has_next && (index >= 0 || name == "out" || std::strncmp(argv[i + 1], "--", 2) != 0);
-        if (!next_is_value) {
-          if (index >= 0) throw UsageError("--" + name + " needs a value (" + detail::kind_description(params_[static_cast<size_t>(index)].kind) + ")");
-          throw UsageError("--" + name + " needs a value");
-        }
-        value = argv[++i];
-      }
-      if (name == "out") {
-        if (value.empty()) throw UsageError("--out needs a file name");
-        check_output_file(value);
-        out_path = value;
-      } else if (name == "trials" && index < 0) {
-        long long count = 0;
-        if (!detail::parse_full_integer(value, count) || count < 1 || count > INT_MAX)
-          throw UsageError("--trials expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
-        trials = static_cast<int>(count);
-      } else if (name == "max-vertices") {
-        long long limit = 0;
-        if (!detail::parse_full_integer(value, limit) || limit < 1 || limit > INT_MAX)
-          throw UsageError("--max-vertices expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
-        detail::vertex_limit() = limit;
-      } else if (index >= 0) {
-        validate(params_[static_cast<size_t>(index)], value);
-        values_[static_cast<size_t>(index)] = value;
-        given_[static_cast<size_t>(index)] = true;
-      } else if (std::find(backend_flags.begin(), backend_flags.end(), name) != backend_flags.end()) {
-        extra.push_back("--" + name);
-        extra.push_back(value);
-      } else {
-        std::string known;
-        for (const ParamSpec& p : params_) known += std::string(known.empty() ? "" : ", ") + "--" + p.name;
-        throw UsageError("unknown option '--" + name + "' (" + function_name + " takes: " +
-                         (known.empty() ? std::string("no parameters") : known) + ")");
-      }
-    }
-    if (graph_path.empty()) throw UsageError("missing GRAPH_FILE");
-    for (size_t k = 0; k < params_.size(); ++k)
-      if (params_[k].required && !given_[k])
-        throw UsageError(std::string("missing required option --") + params_[k].name + " (" +
-                         detail::kind_description(params_[k].kind) + ")");
-  }
+              std::vector<std::string> backend_flags = {});
 
   std::string graph_path;
   bool undirected = false;
@@ -380,6 +304,90 @@ class CommandLine {
     std::printf("  %-24s %s\n", "--help", "show this help");
   }
 };
+
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY CommandLine::CommandLine(int argc, char** argv, std::vector<ParamSpec> params,
+                                     const char* function_name, std::vector<std::string> backend_flags)
+    : params_(std::move(params)), values_(params_.size()), given_(params_.size(), false) {
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (params_[k].fallback != nullptr) values_[k] = params_[k].fallback;
+  backend_flags.push_back("device");
+  backend_flags.push_back("block-size");
+  program_ = argc > 0 && argv[0] ? argv[0] : "prog";
+  size_t slash = program_.find_last_of('/');
+  if (slash != std::string::npos) program_ = program_.substr(slash + 1);
+  detail::usage_line() = synopsis();
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      print_help(function_name);
+      std::exit(0);
+    }
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      if (!arg.empty() && arg[0] == '-' && arg != "-") throw UsageError("unknown option '" + arg + "'");
+      if (!graph_path.empty()) throw UsageError("unexpected argument '" + arg + "' (the graph file is '" + graph_path + "')");
+      graph_path = arg;
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    bool inline_value = false;
+    size_t equals = name.find('=');
+    if (equals != std::string::npos) {
+      value = name.substr(equals + 1);
+      name = name.substr(0, equals);
+      inline_value = true;
+    }
+    if (name == "undirected" || name == "time") {
+      if (inline_value) throw UsageError("--" + name + " takes no value");
+      (name == "time" ? time : undirected) = true;
+      continue;
+    }
+    bool has_next = i + 1 < argc;
+    int index = find(name.c_str());
+    if (!inline_value) {
+      // A declared parameter takes the next word even when it looks like "-1".
+      bool next_is_value = has_next && (index >= 0 || name == "out" || std::strncmp(argv[i + 1], "--", 2) != 0);
+      if (!next_is_value) {
+        if (index >= 0) throw UsageError("--" + name + " needs a value (" + detail::kind_description(params_[static_cast<size_t>(index)].kind) + ")");
+        throw UsageError("--" + name + " needs a value");
+      }
+      value = argv[++i];
+    }
+    if (name == "out") {
+      if (value.empty()) throw UsageError("--out needs a file name");
+      check_output_file(value);
+      out_path = value;
+    } else if (name == "trials" && index < 0) {
+      long long count = 0;
+      if (!detail::parse_full_integer(value, count) || count < 1 || count > INT_MAX)
+        throw UsageError("--trials expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
+      trials = static_cast<int>(count);
+    } else if (name == "max-vertices") {
+      long long limit = 0;
+      if (!detail::parse_full_integer(value, limit) || limit < 1 || limit > INT_MAX)
+        throw UsageError("--max-vertices expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
+      detail::vertex_limit() = limit;
+    } else if (index >= 0) {
+      validate(params_[static_cast<size_t>(index)], value);
+      values_[static_cast<size_t>(index)] = value;
+      given_[static_cast<size_t>(index)] = true;
+    } else if (std::find(backend_flags.begin(), backend_flags.end(), name) != backend_flags.end()) {
+      extra.push_back("--" + name);
+      extra.push_back(value);
+    } else {
+      std::string known;
+      for (const ParamSpec& p : params_) known += std::string(known.empty() ? "" : ", ") + "--" + p.name;
+      throw UsageError("unknown option '--" + name + "' (" + function_name + " takes: " +
+                       (known.empty() ? std::string("no parameters") : known) + ")");
+    }
+  }
+  if (graph_path.empty()) throw UsageError("missing GRAPH_FILE");
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (params_[k].required && !given_[k])
+      throw UsageError(std::string("missing required option --") + params_[k].name + " (" +
+                       detail::kind_description(params_[k].kind) + ")");
+}
+#endif
 
 }  // namespace starc
 

@@ -31,6 +31,8 @@
 
 #include <unistd.h>  // sysconf: the available memory
 
+#include "starc_entry.hpp"
+
 namespace starc {
 
 /// A bad graph file; the message reads "path:line: what".
@@ -586,7 +588,10 @@ inline Graph read_binary_graph(const std::string& path, bool undirected);
 
 /// Reads an edge list, Matrix Market or .sg file; `undirected` adds the reverse of every
 /// non-loop edge (a .sg file written symmetrised gets none).
-inline Graph read_graph(const std::string& path, bool undirected) {
+STARC_ENTRY Graph read_graph(const std::string& path, bool undirected);
+
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY Graph read_graph(const std::string& path, bool undirected) {
   if (detail::has_extension(path, ".npz"))
     detail::input_error(path, 0,
                         "an .npz graph is for the Python tools; convert it to the binary graph every "
@@ -611,6 +616,7 @@ inline Graph read_graph(const std::string& path, bool undirected) {
   g.mirrored = undirected;
   return g;
 }
+#endif
 
 }  // namespace starc
 

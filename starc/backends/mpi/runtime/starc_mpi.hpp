@@ -383,8 +383,11 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
 
 /// Reads `path` and distributes it over the ranks of `comm` (collective). Bad input raises on
 /// every rank the InputError starc::read_graph gives for the same file.
-inline Distribution distribute(const std::string& path, bool undirected, Needs needs, bool stats,
-                               MPI_Comm comm = MPI_COMM_WORLD) {
+STARC_ENTRY Distribution distribute(const std::string& path, bool undirected, Needs needs, bool stats,
+                                    MPI_Comm comm = MPI_COMM_WORLD);
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY Distribution distribute(const std::string& path, bool undirected, Needs needs, bool stats,
+                                    MPI_Comm comm) {
   using detail::Edge;
   using detail::release;
   Distribution d;
@@ -460,6 +463,7 @@ inline Distribution distribute(const std::string& path, bool undirected, Needs n
   detail::map_large_blocks(false);
   return d;
 }
+#endif
 
 namespace detail {
 

@@ -172,7 +172,9 @@ inline long long peak_memory_bytes() {
 /// memory is the rank's resident high-water mark over the whole process (reading the graph
 /// included); bytes_per_superstep is the mean over the supersteps, max_superstep_bytes the
 /// largest.
-inline void report_stats(const Distribution& d) {
+STARC_ENTRY void report_stats(const Distribution& d);
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY void report_stats(const Distribution& d) {
   if (!d.stats_enabled) return;
   const Stats& s = d.stats;
   char line[768];
@@ -198,6 +200,7 @@ inline void report_stats(const Distribution& d) {
     std::fflush(stderr);
   }
 }
+#endif
 
 namespace detail {
 

@@ -149,29 +149,7 @@ class Superstep {
   }
 
   /// Exchanges everything registered (collective; every rank registered the same fields).
-  void finish() {
-    Clock::time_point finishing = Clock::now();
-    d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
-    long long mpi_before = d_.stats.mpi_ns;
-    ++d_.stats.supersteps;
-    long long bytes_before = d_.stats.bytes;
-    std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
-    if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
-    // Every copy of another rank's vertex that the kernel updated holds its value before the
-    // kernel again; the owners' refreshes bring what really changed.
-    for (Field& f : fields_) {
-      if (!f.updated || f.keeps) continue;
-      if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
-      else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
-    }
-    if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
-    for (long long count : sent)
-      if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
-    d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
-    reduce_scalars();
-    for (auto& combine : scalars_) combine();
-    d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
-  }
+  void finish();
 
  private:
   struct Field {
@@ -632,6 +610,32 @@ class Superstep {
   std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
   std::vector<Reduction> reductions_;
 };
+
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY void Superstep::finish() {
+  Clock::time_point finishing = Clock::now();
+  d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
+  long long mpi_before = d_.stats.mpi_ns;
+  ++d_.stats.supersteps;
+  long long bytes_before = d_.stats.bytes;
+  std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
+  if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
+  // Every copy of another rank's vertex that the kernel updated holds its value before the
+  // kernel again; the owners' refreshes bring what really changed.
+  for (Field& f : fields_) {
+    if (!f.updated || f.keeps) continue;
+    if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
+    else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
+  }
+  if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
+  for (long long count : sent)
+    if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
+  d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
+  reduce_scalars();
+  for (auto& combine : scalars_) combine();
+  d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
+}
+#endif
 
 }  // namespace starc_mpi
 

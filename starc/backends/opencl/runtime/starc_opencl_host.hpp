@@ -290,8 +290,11 @@ inline std::string starc_try_device(starc_opencl& out, cl_device_id device, cons
 /// The first device of --device `kind` that has `extensions` and builds `kernel_file` (read
 /// from the program's folder). Not just the first device: a PoCL whose LLVM does not know the
 /// host CPU lists a device that cannot compile, and a second installed platform may work.
-inline starc_opencl starc_open_device(const std::string& kind, const char* kernel_file,
-                                      const std::vector<std::string>& extensions, const char* where) {
+STARC_ENTRY starc_opencl starc_open_device(const std::string& kind, const char* kernel_file,
+                                           const std::vector<std::string>& extensions, const char* where);
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY starc_opencl starc_open_device(const std::string& kind, const char* kernel_file,
+                                           const std::vector<std::string>& extensions, const char* where) {
   std::vector<cl_device_id> candidates = starc_candidate_devices(kind, where);
   std::string path = starc_beside_program(kernel_file);
   std::string source = starc_read_kernels(path, where);
@@ -304,12 +307,16 @@ inline starc_opencl starc_open_device(const std::string& kind, const char* kerne
   }
   starc_opencl_fail("no OpenCL device can run " + path, CL_SUCCESS, where, failures);
 }
+#endif
 
 /// The program's device: the first of --device that builds `kernel_file`, as above. On a CPU
 /// device, unless --block-size is given, launches run each work-item over a contiguous run of
 /// items (starc_launch).
-inline starc_opencl starc_open_device(const starc::CommandLine& cl, const char* kernel_file,
-                                      const std::vector<std::string>& extensions, const char* where) {
+STARC_ENTRY starc_opencl starc_open_device(const starc::CommandLine& cl, const char* kernel_file,
+                                           const std::vector<std::string>& extensions, const char* where);
+#if STARC_DEFINE_ENTRIES
+STARC_ENTRY starc_opencl starc_open_device(const starc::CommandLine& cl, const char* kernel_file,
+                                           const std::vector<std::string>& extensions, const char* where) {
   starc_opencl device = starc_open_device(cl.get_extra("device", "default"), kernel_file, extensions, where);
   cl_device_type type = 0;
   cl_uint units = 1;
@@ -319,6 +326,7 @@ inline starc_opencl starc_open_device(const starc::CommandLine& cl, const char* 
   device.runs = (type & CL_DEVICE_TYPE_CPU) != 0 && cl.get_extra("block-size", "").empty();
   return device;
 }
+#endif
 
 /// A kernel object of the device's program and the work-group size of its launches:
 /// --block-size, lowered to what the device allows for this kernel.
