@@ -12,6 +12,11 @@
 // touches), the reverse edge ids included (the moved edges' entries are rewritten by a search
 // in their targets' reverse rows), and says which slots it wrote (`SlotChange::slots`), so
 // that a device copy is refreshed at those slots only.
+//
+// Rows in any order (`SlackRows::sorted` false: the plan found no kernel that reads a row as
+// sorted, `batches.unsorted_rows`): a deletion fills each hole with one of the row's last
+// live slots and an addition appends into the row's room, so a batch moves one slot per
+// deleted edge instead of the spans between its holes and the row's end.
 #pragma once
 
 #include <algorithm>
@@ -167,6 +172,9 @@ struct SlackRows {
   std::vector<int> ends, rooms, rev_ends, rev_rooms;
   int capacity = 0, rev_capacity = 0;   // kept equal: the length of every slot array
   bool keep_rev_edge_ids = true;
+  /// whether each row stays sorted by its key (a kernel searches it or scans it in order);
+  /// false: its edges in any order, a batch moving O(1) slots per update
+  bool sorted = true;
   /// with the reverse edge ids: the reverse CSR position of each forward slot's edge, so that
   /// a moved edge's reverse entry is rewritten without a search
   std::vector<int> twins;
@@ -266,8 +274,11 @@ inline int delete_in_row(SlackSide side, size_t v, const std::vector<int>& gone,
   return deleted;
 }
 
-/// Deletes the edges (row, key) of the pairs from one side.
-inline int delete_from_side(SlackSide side, std::vector<std::pair<int, int>> pairs, SlotChange& change) {
+inline int delete_in_unsorted_row(SlackSide side, size_t v, const std::vector<int>& gone, SlotChange& change);
+
+/// Deletes the edges (row, key) of the pairs from one side (its rows `sorted` or not).
+inline int delete_from_side(SlackSide side, std::vector<std::pair<int, int>> pairs, SlotChange& change,
+                            bool sorted) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   std::vector<int> gone;
@@ -277,7 +288,7 @@ inline int delete_from_side(SlackSide side, std::vector<std::pair<int, int>> pai
     gone.clear();
     while (last < pairs.size() && pairs[last].first == pairs[j].first) gone.push_back(pairs[last++].second);
     size_t v = static_cast<size_t>(pairs[j].first);
-    removed += delete_in_row(side, v, gone, change);
+    removed += sorted ? delete_in_row(side, v, gone, change) : delete_in_unsorted_row(side, v, gone, change);
     j = last;
   }
   return removed;
@@ -348,16 +359,63 @@ inline void add_in_row(SlackSide side, size_t v, const std::vector<int>& keys, c
   side.starts.back() = side.rooms[v];
 }
 
-/// Adds the edges (rows[i], keys[i]), in `order` (row_order's), to one side.
+inline void append_in_row(SlackSide side, size_t v, const std::vector<size_t>& order, size_t first, size_t last,
+                          SlotChange& change);
+
+/// Adds the edges (rows[i], keys[i]), in `order` (row_order's), to one side (its rows
+/// `sorted` or not).
 inline void add_to_side(SlackSide side, const std::vector<int>& rows, const std::vector<int>& keys,
-                        const std::vector<size_t>& order, SlotChange& change) {
+                        const std::vector<size_t>& order, SlotChange& change, bool sorted) {
   change.added.assign(rows.size(), -1);
   for (size_t j = 0; j < order.size();) {
     size_t last = j;
     while (last < order.size() && rows[order[last]] == rows[order[j]]) ++last;
-    add_in_row(side, static_cast<size_t>(rows[order[j]]), keys, order, j, last, change);
+    if (sorted)
+      add_in_row(side, static_cast<size_t>(rows[order[j]]), keys, order, j, last, change);
+    else
+      append_in_row(side, static_cast<size_t>(rows[order[j]]), order, j, last, change);
     j = last;
   }
+}
+
+/// Deletes from the unsorted row v every edge whose key is in the sorted, distinct `gone`:
+/// one scan finds the holes, and each hole below the row's new end takes one of the live
+/// edges above it (a one-slot move: they read only slots above the new end and write only
+/// below it, so no move reads what another wrote). Returns the edges deleted.
+inline int delete_in_unsorted_row(SlackSide side, size_t v, const std::vector<int>& gone, SlotChange& change) {
+  int begin = side.starts[v], end = side.ends[v];
+  std::vector<int> holes;
+  for (int e = begin; e < end; ++e)
+    if (std::binary_search(gone.begin(), gone.end(), side.keys[static_cast<size_t>(e)])) holes.push_back(e);
+  int deleted = static_cast<int>(holes.size()), kept_end = end - deleted;
+  // the live edges at or above kept_end fill the holes below it, from the back
+  size_t low = 0, high = holes.size();
+  for (int from = end - 1; from >= kept_end && low < high && holes[low] < kept_end; --from) {
+    if (high > 0 && holes[high - 1] == from) {   // a hole itself: nothing to keep
+      --high;
+      continue;
+    }
+    change.moves.push_back({from, holes[low++], 1});
+  }
+  side.ends[v] = kept_end;
+  return deleted;
+}
+
+/// Adds to the unsorted row v the edges of order[j], j in [first, last), after its edges: in
+/// its room when it holds them, else the row moves whole to fresh room (one move).
+inline void append_in_row(SlackSide side, size_t v, const std::vector<size_t>& order, size_t first, size_t last,
+                          SlotChange& change) {
+  int begin = side.starts[v], end = side.ends[v], c = static_cast<int>(last - first);
+  if (end + c > side.rooms[v]) {
+    int degree = end - begin, fresh = side.starts.back();
+    if (degree > 0) change.moves.push_back({begin, fresh, degree});
+    side.starts[v] = fresh;
+    side.ends[v] = end = fresh + degree;
+    side.rooms[v] = fresh + moved_room(degree + c);
+    side.starts.back() = side.rooms[v];
+  }
+  for (int j = 0; j < c; ++j) change.added[order[first + static_cast<size_t>(j)]] = end + j;
+  side.ends[v] = end + c;
 }
 
 /// `rev_edge_ids` of the reverse entries u -> t for every run of equal targets t of forward
@@ -393,6 +451,23 @@ inline void rewrite_moved_reverse_ids(Graph& g, const SlackRows& s, const SlotCh
     rewrite_reverse_ids(g, s, g.sources[static_cast<size_t>(m.to)], m.to, m.to + m.length, written);
   for (int slot : change.added)
     rewrite_reverse_ids(g, s, g.sources[static_cast<size_t>(slot)], slot, slot + 1, written);
+}
+
+/// After a re-layout of unsorted rows (the reverse edge ids, carried, still name the old
+/// forward slots): each id renamed to its edge's new slot, and the twins indexed again, so
+/// that the batch's in-place part fixes the ids as without a re-layout (a search in a row
+/// needs it sorted).
+inline void index_twins(Graph& g, SlackRows& s);
+inline void relaid_reverse_ids(Graph& g, SlackRows& s, const SlotChange& forward) {
+  std::vector<int> renamed(s.twins.size(), -1);
+  for (const SlotChange::Move& m : forward.relaid)
+    for (int i = 0; i < m.length; ++i) renamed[static_cast<size_t>(m.from + i)] = m.to + i;
+  for (size_t v = 0; v < s.rev_ends.size(); ++v)
+    for (int p = g.rev_offsets[v]; p < s.rev_ends[v]; ++p) {
+      int& id = g.rev_edge_ids[static_cast<size_t>(p)];
+      id = renamed[static_cast<size_t>(id)];
+    }
+  index_twins(g, s);
 }
 
 /// Every forward slot's reverse position (`SlackRows::twins`), from the reverse edge ids.
@@ -468,9 +543,11 @@ inline void relay_both(Graph& g, SlackRows& s, const std::vector<int>& extra, co
 
 /// Lays a compact Graph out in slack rows (its edge ids become slots); the returned change
 /// carries edge properties from the compact ids to the slots. `keep_rev_edge_ids` false: the
-/// reverse edge ids are dropped (a program whose device never reads them).
-inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids = true) {
+/// reverse edge ids are dropped (a program whose device never reads them); `sorted` false:
+/// the batches leave the rows in any order (`SlackRows::sorted`).
+inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids = true, bool sorted = true) {
   s.keep_rev_edge_ids = keep_rev_edge_ids;
+  s.sorted = sorted;
   s.ends.assign(g.offsets.begin() + 1, g.offsets.end());
   s.rooms = s.ends;
   s.rev_ends.assign(g.rev_offsets.begin() + 1, g.rev_offsets.end());
@@ -496,8 +573,8 @@ inline SlackChange delete_edges(Graph& g, SlackRows& s, const std::vector<int>& 
     reverse[i] = {dst[i], src[i]};
   }
   SlackChange change;
-  int removed = detail::delete_from_side(detail::forward_side(g, s), std::move(forward), change.forward);
-  detail::delete_from_side(detail::reverse_side(g, s), std::move(reverse), change.reverse);
+  int removed = detail::delete_from_side(detail::forward_side(g, s), std::move(forward), change.forward, s.sorted);
+  detail::delete_from_side(detail::reverse_side(g, s), std::move(reverse), change.reverse, s.sorted);
   if (removed == 0) return change;
   detail::carry_forward(g, change.forward, false);
   detail::carry_reverse(g, change.reverse, false);
@@ -526,14 +603,15 @@ inline SlackChange add_edges(Graph& g, SlackRows& s, const std::vector<int>& src
       ++rev_extra[static_cast<size_t>(dst[i])];
     }
     detail::relay_both(g, s, extra, rev_extra, change);
+    if (s.keep_rev_edge_ids && !s.sorted) detail::relaid_reverse_ids(g, s, change.forward);
   }
-  detail::add_to_side(detail::forward_side(g, s), src, dst, order, change.forward);
-  detail::add_to_side(detail::reverse_side(g, s), dst, src, rev_order, change.reverse);
+  detail::add_to_side(detail::forward_side(g, s), src, dst, order, change.forward, s.sorted);
+  detail::add_to_side(detail::reverse_side(g, s), dst, src, rev_order, change.reverse, s.sorted);
   std::vector<double> given = weights;
   given.resize(k, 0.0);   // additions without weights: 0
   detail::carry_forward(g, change.forward, false, src, dst, &given);
   detail::carry_reverse(g, change.reverse, false, src);
-  if (s.keep_rev_edge_ids && change.forward.whole()) {   // every id again, by searches
+  if (s.keep_rev_edge_ids && change.forward.whole() && s.sorted) {   // every id again, by searches
     detail::rewrite_moved_reverse_ids(g, s, change.forward, &change.reverse);
     detail::index_twins(g, s);
   } else if (s.keep_rev_edge_ids) {
