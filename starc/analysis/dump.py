@@ -389,6 +389,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         lines.append(f"  graph updates: {graph}{target.slack_rows_why}")
         if target.slack_rows and target.capabilities.span_moves:
             lines.append(f"  batch moves on the device (span moves): {SPAN_MOVES_WHY}")
+        if target.slack_rows:
+            order = "any order" if target.unsorted_rows else "sorted"
+            lines.append(f"  rows' order: {order} ({target.unsorted_rows_why})")
     distribution = target.distribution
     if distribution is None:
         return lines

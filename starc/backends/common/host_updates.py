@@ -55,10 +55,12 @@ class UpdateStatements:
             return []
         rows, laid = self.slack_rows, self.names.fresh("laid")
         keep = "true" if self._keeps_reverse_ids() else "false"
+        # rows in any order (Specialization.unsorted_rows): no kernel reads them as sorted
+        sort = "false" if self.plan.target.unsorted_rows else "true"
         lines = ["// Rows with slack: a batch moves only the rows it touches (edge ids are slots).",
                  f"starc::SlackRows {rows};",
                  f"const starc::SlotChange {laid} = starc::make_slack_rows({self.graph}, {rows}, "
-                 f"/*keep_rev_edge_ids=*/{keep});"]
+                 f"/*keep_rev_edge_ids=*/{keep}, /*sorted=*/{sort});"]
         return lines + [f"{laid}.carry({self._host_vectors[p.uid]});"
                         for p in self._weight_params]
 
