@@ -580,7 +580,7 @@ class _Walk:
         slack = (f"the host applies the batch's {which} to its rows with slack in place "
                  "(starc_slack_rows.hpp): only the rows it touches move, and the device "
                  "copies of the slot arrays are refreshed in the slot ranges it wrote (whole "
-                 "after a re-layout), the row starts and ends whole"
+                 "after a re-layout), and the row starts and ends of the rows it touched"
                  + (f"; edge properties {', '.join(read)} read back at the slots the batch "
                     "moves (gathered on the device)" if read else "")
                  + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "

@@ -152,6 +152,24 @@ static int chained_moves() {
   std::printf("refused %d\n", device_moves_refused);
   return device_moves_refused == 2 ? 0 : 15;
 }
+// Device copies of the row starts and ends refreshed as the generated programs do (the rows
+// of bound_rows() scattered, the slot count in use written apart) equal the host's.
+static bool bounds_agree(const std::vector<int>& starts_before, const std::vector<int>& ends_before,
+                         const std::vector<int>& starts, const std::vector<int>& ends, const starc::SlotChange& change) {
+  if (change.whole()) return true;
+  std::vector<int> device_starts = starts_before, device_ends = ends_before;
+  for (int v : change.bound_rows()) {
+    device_starts[static_cast<size_t>(v)] = starts[static_cast<size_t>(v)];
+    device_ends[static_cast<size_t>(v)] = ends[static_cast<size_t>(v)];
+  }
+  device_starts.back() = starts.back();
+  return device_starts == starts && device_ends == ends;
+}
+static bool all_bounds(const starc::Graph& before, const starc::SlackRows& rows_before, const starc::Graph& g,
+                       const starc::SlackRows& rows, const starc::SlackChange& change) {
+  return bounds_agree(before.offsets, rows_before.ends, g.offsets, rows.ends, change.forward) &&
+         bounds_agree(before.rev_offsets, rows_before.rev_ends, g.rev_offsets, rows.rev_ends, change.reverse);
+}
 static bool all_covered(const starc::Graph& before, const starc::Graph& after, const starc::SlackChange& change) {
   return covered(before.targets, after.targets, change.forward) && covered(before.sources, after.sources, change.forward) &&
          covered(before.weights, after.weights, change.forward) &&
@@ -187,7 +205,9 @@ int main(int argc, char** argv) {
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
       starc::Graph before = g;
+      starc::SlackRows rows_before = rows;
       starc::SlackChange deletion = starc::delete_edges(g, rows, gone.src, gone.dst);
+      if (!all_bounds(before, rows_before, g, rows, deletion)) return 8;
       deleted += 2LL * (before.num_edges - g.num_edges);
       for (const auto* side : {&deletion.forward, &deletion.reverse})
         for (const auto& m : side->moves) deletion_moved += m.length;
@@ -201,7 +221,9 @@ int main(int argc, char** argv) {
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
       int used = g.offsets.back();
       before = g;
+      rows_before = rows;
       starc::SlackChange change = starc::add_edges(g, rows, added.src, added.dst, added.weights);
+      if (!all_bounds(before, rows_before, g, rows, change)) return 8;
       if (!all_covered(before, g, change)) return 5;
       if (!all_moved(before, g, change)) return 7;
       relaid += change.forward.whole();

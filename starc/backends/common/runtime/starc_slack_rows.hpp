@@ -44,6 +44,18 @@ struct SlotChange {
   std::vector<int> added;
   /// ranges [first, last) written otherwise (the reverse edge ids of moved forward edges)
   std::vector<std::pair<int, int>> rewritten;
+  /// the rows whose start or end changed (repeats allowed: bound_rows())
+  std::vector<int> rows;
+
+  /// The rows whose bounds changed, ascending, each once: what a device copy of the row
+  /// starts and ends scatters instead of uploading them whole (the slot count in use,
+  /// starts[n], is written apart). Meaningless when whole().
+  std::vector<int> bound_rows() const {
+    std::vector<int> out = rows;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
 
   /// `values` (one per slot) carried to the new slots: kept edges keep their values, added
   /// ones get `fill` or the values given (in update order).
@@ -253,6 +265,7 @@ inline int delete_in_row(SlackSide side, size_t v, const std::vector<int>& gone,
     deleted += holes.back().second - holes.back().first;
   }
   if (holes.empty()) return 0;
+  change.rows.push_back(static_cast<int>(v));
   int after_first = end - holes.front().first - deleted, before_last = holes.back().second - begin - deleted;
   if (after_first <= before_last) {
     int out = holes.front().first;
@@ -326,6 +339,7 @@ inline void add_in_row(SlackSide side, size_t v, const std::vector<int>& keys, c
                        size_t first, size_t last, SlotChange& change) {
   auto row = side.keys.begin();
   int begin = side.starts[v], end = side.ends[v], c = static_cast<int>(last - first);
+  change.rows.push_back(static_cast<int>(v));
   std::vector<int> at(static_cast<size_t>(c));
   for (int j = 0; j < c; ++j)
     at[static_cast<size_t>(j)] =
@@ -380,6 +394,7 @@ inline void add_to_side(SlackSide side, const std::vector<int>& rows, const std:
 /// slots at or above the new end and write only below it, so none reads what another wrote).
 inline void fill_holes(SlackSide side, size_t v, const std::vector<int>& holes, SlotChange& change) {
   int end = side.ends[v], kept_end = end - static_cast<int>(holes.size());
+  change.rows.push_back(static_cast<int>(v));
   size_t low = 0, high = holes.size();
   for (int from = end - 1; from >= kept_end && low < high && holes[low] < kept_end; --from) {
     if (high > 0 && holes[high - 1] == from) {   // a hole itself: nothing to keep
@@ -442,6 +457,7 @@ inline int delete_unsorted(Graph& g, SlackRows& s, const std::vector<int>& src, 
 inline void append_in_row(SlackSide side, size_t v, const std::vector<size_t>& order, size_t first, size_t last,
                           SlotChange& change) {
   int begin = side.starts[v], end = side.ends[v], c = static_cast<int>(last - first);
+  change.rows.push_back(static_cast<int>(v));
   if (end + c > side.rooms[v]) {
     int degree = end - begin, fresh = side.starts.back();
     if (degree > 0) change.moves.push_back({begin, fresh, degree});
