@@ -339,14 +339,19 @@ def test_batches_on_slack_rows_give_the_references_graph(
                  sorted_rows)
 
 
-def test_rows_outgrow_their_room_and_the_slot_space_is_laid_out_again(driver, tmp_path):
-    graph = rmat(8, edge_factor=4, seed=3, weights=True)
-    graph_path = tmp_path / "g.el"
+def _rmat_case(tmp_path, scale, edge_factor, updates, delete_share, seed):
+    """An R-MAT graph and a stream of its updates, written to ``tmp_path``: their paths."""
+    graph = rmat(scale, edge_factor=edge_factor, seed=seed, weights=True)
+    graph_path, updates_path = tmp_path / "g.el", tmp_path / "u.txt"
     write_edge_list(graph, graph_path)
-    updates_path = tmp_path / "u.txt"
+    write_updates(updates_path, generate_updates(graph, updates, delete_share=delete_share,
+                                                 seed=seed + 1, weights=True))
+    return graph_path, updates_path
+
+
+def test_rows_outgrow_their_room_and_the_slot_space_is_laid_out_again(driver, tmp_path):
     # mostly additions, so that rows overflow and the slot space runs out more than once
-    write_updates(updates_path, generate_updates(graph, 2500, delete_share=0.2, seed=4,
-                                                 weights=True))
+    graph_path, updates_path = _rmat_case(tmp_path, 8, 4, 2500, 0.2, 3)
     for undirected, batch_size, keep_ids, sorted_rows in (
             (False, 100, True, True), (True, 333, True, True), (False, 250, False, True),
             (False, 100, True, False), (True, 333, False, False)):
@@ -360,12 +365,7 @@ def test_unsorted_rows_move_one_slot_per_deleted_edge(driver, tmp_path):
     """Rows in any order: a deletion fills its hole from the row's back, so a batch moves at
     most one slot per deleted edge, where sorted rows shift the spans between their holes
     and the row's end (hub rows of an R-MAT graph: many per deleted edge)."""
-    graph = rmat(10, edge_factor=16, seed=5, weights=True)
-    graph_path = tmp_path / "g.el"
-    write_edge_list(graph, graph_path)
-    updates_path = tmp_path / "u.txt"
-    write_updates(updates_path, generate_updates(graph, 800, delete_share=0.5, seed=6,
-                                                 weights=True))
+    graph_path, updates_path = _rmat_case(tmp_path, 10, 16, 800, 0.5, 5)
     moved = {}
     for sorted_rows in (True, False):
         counts = _assert_same(driver, graph_path, updates_path, False, 200, True, sorted_rows)
