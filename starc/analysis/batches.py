@@ -184,8 +184,8 @@ DISTRIBUTED_WHY = (
 
 _SLACK_ROWS_WHY = ("a batch moves only the rows it touches (O(k log k + their degrees) on the "
                    "host) and refreshes the device copies at the slots it wrote (packed into "
-                   "one transfer, scattered by a kernel), plus the n-long row starts and ends: "
-                   "each row v is [offsets[v], ends[v]) with free "
+                   "one transfer, scattered by a kernel), plus the starts and ends of the "
+                   "rows it touched: each row v is [offsets[v], ends[v]) with free "
                    "slots after it (max(2, degree/8) when laid out), edge ids are slots, a row "
                    "that outgrows its room moves to fresh room with twice its edges, and the "
                    "slot space is laid out again when it runs out")

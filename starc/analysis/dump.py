@@ -208,7 +208,8 @@ class PlanPrinter(DSLPrinter):
                              f"in place; move the spans it moved on the device, from their "
                              f"records, in {slots}; upload the slots it added (packed, "
                              "scattered; every written slot where a move chains; whole after "
-                             "a re-layout) and the row starts and ends;", indent)
+                             "a re-layout) and the starts and ends of the rows it touched;",
+                             indent)
         if s.slack_rows:
             return self.line(f"apply the batch's {s.kind}s to the host graph's rows with slack "
                              f"in place; upload the slots it wrote of {graph} (packed, "
@@ -389,6 +390,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         lines.append(f"  graph updates: {graph}{target.slack_rows_why}")
         if target.slack_rows and target.capabilities.span_moves:
             lines.append(f"  batch moves on the device (span moves): {SPAN_MOVES_WHY}")
+        if target.slack_rows:
+            order = "any order" if target.unsorted_rows else "sorted"
+            lines.append(f"  rows' order: {order} ({target.unsorted_rows_why})")
     distribution = target.distribution
     if distribution is None:
         return lines

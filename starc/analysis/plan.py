@@ -912,6 +912,11 @@ class Specialization(Record):
     slack_rows_why: str = ""
     #: the blocks of one-value arrays read back with one copy (``FromDeviceMany``)
     scalar_packs: Tuple[ScalarPack, ...] = ()
+    #: with ``slack_rows``: a batch may leave each row's edges in any order (no kernel reads a
+    #: row as sorted: ``analysis.row_order``), filling a deletion's hole from the row's back
+    #: and appending an addition; why (or which kernel reads the rows sorted)
+    unsorted_rows: bool = False
+    unsorted_rows_why: str = ""
 
     def loop_form(self, loc: SourceLoc) -> Optional[LoopForm]:
         return next((f for f in self.loop_forms if f.loc == loc), None)

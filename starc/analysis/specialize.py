@@ -16,6 +16,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | on a target that learns its device kind only at run time, a kernel whose auto schedule differs on a lockstep (GPU) device: a variant for that device, launched there instead | ``Kernel.lockstep_variant``, ``Kernel.variant_of`` (``lockstep_variants``) | ``lockstep_at_run_time``, ``lockstep`` |
 | a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
 | a Dynamic program's graph in rows with slack (a batch touches only its rows) or a compact CSR, and why | ``Specialization.slack_rows`` / ``slack_rows_why``; the kernels take ``ends`` / ``rev_ends`` (``batches.slack_rows``, ``with_row_ends``) | ``slack_rows`` |
+| whether a batch may leave rows with slack in any order (no kernel reads a row as sorted), and why | ``Specialization.unsorted_rows`` / ``unsorted_rows_why`` (``row_order.unsorted_rows``) | none: the same on every backend with ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
@@ -38,6 +39,7 @@ from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
 from starc.analysis.row_swap import drop_swaps
 from starc.analysis.scalar_packs import pack_scalar_reads
@@ -125,11 +127,14 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     packs = ()
     if not capabilities.distributed:    # a rank's scalars are host memory: nothing to copy
         plan, packs = pack_scalar_reads(plan)
-    return dataclasses.replace(plan, kernels=tuple(scan_rows(k) for k in plan.kernels),
+    scanned = tuple(scan_rows(k) for k in plan.kernels)
+    unsorted, unsorted_why = unsorted_rows(scanned, slack)
+    return dataclasses.replace(plan, kernels=scanned,
                                target=P.Specialization(capabilities.backend, capabilities,
                                                        forms, distribution, kernels,
                                                        appends, appends_why, slack,
-                                                       slack_why, packs))
+                                                       slack_why, packs, unsorted,
+                                                       unsorted_why))
 
 
 def lockstep_variants(neutral, kernels, capabilities: Capabilities,

@@ -580,7 +580,7 @@ class _Walk:
         slack = (f"the host applies the batch's {which} to its rows with slack in place "
                  "(starc_slack_rows.hpp): only the rows it touches move, and the device "
                  "copies of the slot arrays are refreshed in the slot ranges it wrote (whole "
-                 "after a re-layout), the row starts and ends whole"
+                 "after a re-layout), and the row starts and ends of the rows it touched"
                  + (f"; edge properties {', '.join(read)} read back at the slots the batch "
                     "moves (gathered on the device)" if read else "")
                  + (f"; edge properties {', '.join(kept)} carried from the host's copy (nothing "
@@ -597,10 +597,14 @@ class _Walk:
                 return Choice(f"each rank applies the batch's {which} to the rows it owns and "
                               "lays its part out again on the same partition "
                               "(starc_mpi_updates.hpp)", target.slack_rows_why)
-            if target is not None and target.slack_rows and target.capabilities.span_moves:
-                return Choice(moves, f"{target.slack_rows_why}; {SPAN_MOVES_WHY}")
+            order = ""
             if target is not None and target.slack_rows:
-                return Choice(slack, target.slack_rows_why)
+                order = (f"; the rows are left in any order: {target.unsorted_rows_why}"
+                         if target.unsorted_rows else f"; {target.unsorted_rows_why}")
+            if target is not None and target.slack_rows and target.capabilities.span_moves:
+                return Choice(moves + order, f"{target.slack_rows_why}; {SPAN_MOVES_WHY}")
+            if target is not None and target.slack_rows:
+                return Choice(slack + order, target.slack_rows_why)
             # the plan's reason for a compact CSR, where it has one
             reason = target.slack_rows_why if target is not None else ""
             return Choice(what, why + (f"; {reason}" if reason else ""))

@@ -328,6 +328,8 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
             # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
             moved = "the spans the batch moved are moved from their records" in what
             assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
+            # no kernel reads dyn_sssp's rows as sorted (analysis.row_order)
+            assert "the rows are left in any order: no kernel reads a row as sorted" in what
             assert "O(k log k + their degrees)" in why, why
         else:
             assert what.startswith("the host applies the batch's deletions to its CSR and "

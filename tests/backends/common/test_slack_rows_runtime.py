@@ -34,19 +34,33 @@ static void ints(const char* name, const std::vector<int>& a) {
   for (int x : a) std::printf(" %d", x);
   std::printf("\n");
 }
-// the compact id of every slot in use (-1: a dead or free slot)
-static std::vector<int> compact_ids(const std::vector<int>& starts, const std::vector<int>& ends, size_t slots) {
-  std::vector<int> id(slots, -1);
-  int next = 0;
-  for (size_t v = 0; v < ends.size(); ++v)
-    for (int e = starts[v]; e < ends[v]; ++e) id[static_cast<size_t>(e)] = next++;
-  return id;
-}
 template <class T>
 static std::vector<T> compacted(const std::vector<T>& a, const std::vector<int>& starts, const std::vector<int>& ends) {
   std::vector<T> out;
   for (size_t v = 0; v < ends.size(); ++v)
     for (int e = starts[v]; e < ends[v]; ++e) out.push_back(a[static_cast<size_t>(e)]);
+  return out;
+}
+// Each row's slots in the reference's order: by key, then by `order` (an input edge's id, an
+// added edge's place after every input edge in update order), so that rows left in any
+// order (`SlackRows::sorted` false) read as the sorted ones; `keys` the row's key per slot.
+static std::vector<int> canonical_slots(const std::vector<int>& starts, const std::vector<int>& ends,
+                                        const std::vector<int>& keys, const std::vector<long long>& order) {
+  std::vector<int> out;
+  for (size_t v = 0; v < ends.size(); ++v) {
+    size_t first = out.size();
+    for (int e = starts[v]; e < ends[v]; ++e) out.push_back(e);
+    std::sort(out.begin() + static_cast<long>(first), out.end(), [&](int a, int b) {
+      size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
+      return keys[x] != keys[y] ? keys[x] < keys[y] : order[x] < order[y];
+    });
+  }
+  return out;
+}
+template <class T>
+static std::vector<T> at(const std::vector<T>& a, const std::vector<int>& slots) {
+  std::vector<T> out;
+  for (int e : slots) out.push_back(a[static_cast<size_t>(e)]);
   return out;
 }
 static std::vector<int> compact_offsets(const std::vector<int>& starts, const std::vector<int>& ends) {
@@ -138,6 +152,24 @@ static int chained_moves() {
   std::printf("refused %d\n", device_moves_refused);
   return device_moves_refused == 2 ? 0 : 15;
 }
+// Device copies of the row starts and ends refreshed as the generated programs do (the rows
+// of bound_rows() scattered, the slot count in use written apart) equal the host's.
+static bool bounds_agree(const std::vector<int>& starts_before, const std::vector<int>& ends_before,
+                         const std::vector<int>& starts, const std::vector<int>& ends, const starc::SlotChange& change) {
+  if (change.whole()) return true;
+  std::vector<int> device_starts = starts_before, device_ends = ends_before;
+  for (int v : change.bound_rows()) {
+    device_starts[static_cast<size_t>(v)] = starts[static_cast<size_t>(v)];
+    device_ends[static_cast<size_t>(v)] = ends[static_cast<size_t>(v)];
+  }
+  device_starts.back() = starts.back();
+  return device_starts == starts && device_ends == ends;
+}
+static bool all_bounds(const starc::Graph& before, const starc::SlackRows& rows_before, const starc::Graph& g,
+                       const starc::SlackRows& rows, const starc::SlackChange& change) {
+  return bounds_agree(before.offsets, rows_before.ends, g.offsets, rows.ends, change.forward) &&
+         bounds_agree(before.rev_offsets, rows_before.rev_ends, g.rev_offsets, rows.rev_ends, change.reverse);
+}
 static bool all_covered(const starc::Graph& before, const starc::Graph& after, const starc::SlackChange& change) {
   return covered(before.targets, after.targets, change.forward) && covered(before.sources, after.sources, change.forward) &&
          covered(before.weights, after.weights, change.forward) &&
@@ -153,20 +185,33 @@ int main(int argc, char** argv) {
     if (undirected) s = starc::symmetrised(s);
     long long size = std::atoll(argv[4]);
     bool keep_ids = argc < 6 || std::strcmp(argv[5], "1") == 0;
+    bool sorted = argc < 7 || std::strcmp(argv[6], "1") == 0;
     // edge properties carried through every change: each edge's id in the file's graph (-1
     // for an added one), and a copy of the weights (an added edge: its update's weight)
     std::vector<int> origin(static_cast<size_t>(g.num_edges));
     for (int e = 0; e < g.num_edges; ++e) origin[static_cast<size_t>(e)] = e;
     std::vector<double> weights = g.weights;
+    // each edge's place in the reference's order of equal edges (canonical_slots)
+    std::vector<long long> order(origin.begin(), origin.end());
+    long long next_added = g.num_edges;
     starc::SlackRows rows;
-    starc::SlotChange laid = starc::make_slack_rows(g, rows, keep_ids);
+    starc::SlotChange laid = starc::make_slack_rows(g, rows, keep_ids, sorted);
     laid.carry(origin, -1);
+    laid.carry(order, -1LL);
+    // the slots the deletions moved, against the edges they deleted (both directions)
+    long long deletion_moved = 0, deleted = 0;
     if (g.has_weights) laid.carry(weights);
     int relaid = 0, moved_rows = 0;
     for (long long first = 0; first < s.line_count(); first += size) {
       starc::BatchPart gone = starc::batch_part(s, first, first + size, 'd');
       starc::Graph before = g;
+      starc::SlackRows rows_before = rows;
       starc::SlackChange deletion = starc::delete_edges(g, rows, gone.src, gone.dst);
+      if (!all_bounds(before, rows_before, g, rows, deletion)) return 8;
+      deleted += 2LL * (before.num_edges - g.num_edges);
+      for (const auto* side : {&deletion.forward, &deletion.reverse})
+        for (const auto& m : side->moves) deletion_moved += m.length;
+      deletion.forward.carry(order, -1LL);
       if (!all_covered(before, g, deletion)) return 5;
       if (!all_moved(before, g, deletion)) return 7;
       std::vector<int> origin_before = origin;
@@ -176,20 +221,27 @@ int main(int argc, char** argv) {
       starc::BatchPart added = starc::batch_part(s, first, first + size, 'a');
       int used = g.offsets.back();
       before = g;
+      rows_before = rows;
       starc::SlackChange change = starc::add_edges(g, rows, added.src, added.dst, added.weights);
+      if (!all_bounds(before, rows_before, g, rows, change)) return 8;
       if (!all_covered(before, g, change)) return 5;
       if (!all_moved(before, g, change)) return 7;
       relaid += change.forward.whole();
       moved_rows += !change.forward.whole() && g.offsets.back() > used;
       origin_before = origin;
       change.forward.carry(origin, -1);
+      std::vector<long long> added_order;
+      for (size_t i = 0; i < added.src.size(); ++i) added_order.push_back(next_added++);
+      change.forward.carry(order, -1LL, &added_order);
       if (!sources_suffice(origin_before, origin, change.forward)) return 6;
       if (g.has_weights) {
         std::vector<double> given = added.weights;
         given.resize(added.src.size(), 0.0);   // additions without weights: 0
         change.forward.carry(weights, 0.0, &given);
       }
-      std::vector<int> ids = compact_ids(g.offsets, rows.ends, g.targets.size()), added_ids;
+      std::vector<int> ids(g.targets.size(), -1), added_ids;
+      std::vector<int> in_order = canonical_slots(g.offsets, rows.ends, g.targets, order);
+      for (size_t i = 0; i < in_order.size(); ++i) ids[static_cast<size_t>(in_order[i])] = static_cast<int>(i);
       for (int slot : change.forward.added) added_ids.push_back(ids[static_cast<size_t>(slot)]);
       ints("added", added_ids);
       if (static_cast<int>(compacted(g.targets, g.offsets, rows.ends).size()) != g.num_edges) return 3;
@@ -199,24 +251,34 @@ int main(int argc, char** argv) {
           g.rev_sources.size() != slots || origin.size() != slots || (keep_ids && g.rev_edge_ids.size() != slots))
         return 4;
     }
-    ints("origin", compacted(origin, g.offsets, rows.ends));
-    ints("offsets", compact_offsets(g.offsets, rows.ends));
-    ints("targets", compacted(g.targets, g.offsets, rows.ends));
-    ints("sources", compacted(g.sources, g.offsets, rows.ends));
-    ints("rev_offsets", compact_offsets(g.rev_offsets, rows.rev_ends));
-    ints("rev_sources", compacted(g.rev_sources, g.rev_offsets, rows.rev_ends));
-    std::vector<int> ids = compact_ids(g.offsets, rows.ends, g.targets.size()), rev_ids;
+    // read in the reference's order: the forward rows by (target, order), the reverse rows
+    // by (source, the forward edge's place) where they keep edge ids, else by source
+    std::vector<int> in_order = canonical_slots(g.offsets, rows.ends, g.targets, order);
+    std::vector<int> ids(g.targets.size(), -1);
+    for (size_t i = 0; i < in_order.size(); ++i) ids[static_cast<size_t>(in_order[i])] = static_cast<int>(i);
+    std::vector<long long> rev_order(g.rev_sources.size(), 0);
     if (keep_ids)
-      for (int slot : compacted(g.rev_edge_ids, g.rev_offsets, rows.rev_ends)) rev_ids.push_back(ids[static_cast<size_t>(slot)]);
+      for (size_t q = 0; q < rev_order.size(); ++q)
+        if (g.rev_edge_ids[q] >= 0) rev_order[q] = ids[static_cast<size_t>(g.rev_edge_ids[q])];
+    std::vector<int> rev_in_order = canonical_slots(g.rev_offsets, rows.rev_ends, g.rev_sources, rev_order);
+    ints("origin", at(origin, in_order));
+    ints("offsets", compact_offsets(g.offsets, rows.ends));
+    ints("targets", at(g.targets, in_order));
+    ints("sources", at(g.sources, in_order));
+    ints("rev_offsets", compact_offsets(g.rev_offsets, rows.rev_ends));
+    ints("rev_sources", at(g.rev_sources, rev_in_order));
+    std::vector<int> rev_ids;
+    if (keep_ids)
+      for (int slot : at(g.rev_edge_ids, rev_in_order)) rev_ids.push_back(ids[static_cast<size_t>(slot)]);
     ints("rev_edge_ids", rev_ids);
     std::printf("weights");
     if (g.has_weights)
-      for (double w : compacted(g.weights, g.offsets, rows.ends)) std::printf(" %.17g", w);
+      for (double w : at(g.weights, in_order)) std::printf(" %.17g", w);
     std::printf("\ncarried_weights");
     if (g.has_weights)
-      for (double w : compacted(weights, g.offsets, rows.ends)) std::printf(" %.17g", w);
-    std::printf("\nrelaid %d\nmoved_rows %d\ndevice_moves %d\nrefused %d\n", relaid, moved_rows,
-                device_moves_done, device_moves_refused);
+      for (double w : at(weights, in_order)) std::printf(" %.17g", w);
+    std::printf("\ndeletion_moved %lld\ndeleted %lld\nrelaid %d\nmoved_rows %d\ndevice_moves %d\nrefused %d\n",
+                deletion_moved, deleted, relaid, moved_rows, device_moves_done, device_moves_refused);
   } catch (const starc::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
@@ -235,16 +297,22 @@ def driver(tmp_path_factory):
     return folder / "driver"
 
 
-def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids):
-    """The slack rows read row by row against the reference's graph; returns the driver's
-    counts of re-layouts and of rows moved to fresh room."""
+def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids,
+                 sorted_rows=True):
+    """The slack rows read row by row against the reference's graph (rows left in any order,
+    ``sorted_rows`` false, read in the reference's order: the same edges per row, with their
+    properties and reverse ids); returns the driver's counts of re-layouts, of rows moved to
+    fresh room, and of the slots the deletions moved against the edges they deleted."""
     done = subprocess.run([str(driver), str(graph_path), str(updates_path),
-                           "1" if undirected else "0", str(batch_size), "1" if keep_ids else "0"],
+                           "1" if undirected else "0", str(batch_size), "1" if keep_ids else "0",
+                           "1" if sorted_rows else "0"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     got = _parsed(done.stdout)
-    counts = {name: int(values[0]) for name, values in got[-4:]}
-    got = got[:-4]
+    counts = {name: int(values[0]) for name, values in got[-6:]}
+    got = got[:-6]
+    if not sorted_rows:     # each hole filled by one slot from the row's back
+        assert counts["deletion_moved"] <= counts["deleted"], counts
     # the batches' own moves never chain: the device applies every one from its records
     assert counts["refused"] == 0, counts
     want = [(name, values) for name, values in
@@ -261,26 +329,49 @@ def _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edges=edges_strategy, updates=update_strategy, undirected=st.booleans(),
-       weighted=st.booleans(), batch_size=st.integers(1, 12), keep_ids=st.booleans())
+       weighted=st.booleans(), batch_size=st.integers(1, 12), keep_ids=st.booleans(),
+       sorted_rows=st.booleans())
 def test_batches_on_slack_rows_give_the_references_graph(
-        driver, tmp_path, edges, updates, undirected, weighted, batch_size, keep_ids):
+        driver, tmp_path, edges, updates, undirected, weighted, batch_size, keep_ids,
+        sorted_rows):
     graph_path, updates_path = write_example(tmp_path, edges, updates, weighted)
-    _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
+    _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids,
+                 sorted_rows)
+
+
+def _rmat_case(tmp_path, scale, edge_factor, updates, delete_share, seed):
+    """An R-MAT graph and a stream of its updates, written to ``tmp_path``: their paths."""
+    graph = rmat(scale, edge_factor=edge_factor, seed=seed, weights=True)
+    graph_path, updates_path = tmp_path / "g.el", tmp_path / "u.txt"
+    write_edge_list(graph, graph_path)
+    write_updates(updates_path, generate_updates(graph, updates, delete_share=delete_share,
+                                                 seed=seed + 1, weights=True))
+    return graph_path, updates_path
 
 
 def test_rows_outgrow_their_room_and_the_slot_space_is_laid_out_again(driver, tmp_path):
-    graph = rmat(8, edge_factor=4, seed=3, weights=True)
-    graph_path = tmp_path / "g.el"
-    write_edge_list(graph, graph_path)
-    updates_path = tmp_path / "u.txt"
     # mostly additions, so that rows overflow and the slot space runs out more than once
-    write_updates(updates_path, generate_updates(graph, 2500, delete_share=0.2, seed=4,
-                                                 weights=True))
-    for undirected, batch_size, keep_ids in ((False, 100, True), (True, 333, True),
-                                             (False, 250, False)):
-        counts = _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids)
+    graph_path, updates_path = _rmat_case(tmp_path, 8, 4, 2500, 0.2, 3)
+    for undirected, batch_size, keep_ids, sorted_rows in (
+            (False, 100, True, True), (True, 333, True, True), (False, 250, False, True),
+            (False, 100, True, False), (True, 333, False, False)):
+        counts = _assert_same(driver, graph_path, updates_path, undirected, batch_size, keep_ids,
+                              sorted_rows)
         assert counts["relaid"] >= 2 and counts["moved_rows"] >= 1, counts
         assert counts["device_moves"] >= 1, counts
+
+
+def test_unsorted_rows_move_one_slot_per_deleted_edge(driver, tmp_path):
+    """Rows in any order: a deletion fills its hole from the row's back, so a batch moves at
+    most one slot per deleted edge, where sorted rows shift the spans between their holes
+    and the row's end (hub rows of an R-MAT graph: many per deleted edge)."""
+    graph_path, updates_path = _rmat_case(tmp_path, 10, 16, 800, 0.5, 5)
+    moved = {}
+    for sorted_rows in (True, False):
+        counts = _assert_same(driver, graph_path, updates_path, False, 200, True, sorted_rows)
+        moved[sorted_rows] = counts["deletion_moved"]
+        assert counts["deleted"] > 0, counts
+    assert moved[False] <= counts["deleted"] < moved[True] / 4, moved
 
 
 def test_moves_that_chain_are_refused_and_scattered_instead(driver):

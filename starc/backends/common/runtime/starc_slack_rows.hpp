@@ -12,6 +12,11 @@
 // touches), the reverse edge ids included (the moved edges' entries are rewritten by a search
 // in their targets' reverse rows), and says which slots it wrote (`SlotChange::slots`), so
 // that a device copy is refreshed at those slots only.
+//
+// Rows in any order (`SlackRows::sorted` false: the plan found no kernel that reads a row as
+// sorted, `batches.unsorted_rows`): a deletion fills each hole with one of the row's last
+// live slots and an addition appends into the row's room, so a batch moves one slot per
+// deleted edge instead of the spans between its holes and the row's end.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +44,18 @@ struct SlotChange {
   std::vector<int> added;
   /// ranges [first, last) written otherwise (the reverse edge ids of moved forward edges)
   std::vector<std::pair<int, int>> rewritten;
+  /// the rows whose start or end changed (repeats allowed: bound_rows())
+  std::vector<int> rows;
+
+  /// The rows whose bounds changed, ascending, each once: what a device copy of the row
+  /// starts and ends scatters instead of uploading them whole (the slot count in use,
+  /// starts[n], is written apart). Meaningless when whole().
+  std::vector<int> bound_rows() const {
+    std::vector<int> out = rows;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
 
   /// `values` (one per slot) carried to the new slots: kept edges keep their values, added
   /// ones get `fill` or the values given (in update order).
@@ -167,6 +184,9 @@ struct SlackRows {
   std::vector<int> ends, rooms, rev_ends, rev_rooms;
   int capacity = 0, rev_capacity = 0;   // kept equal: the length of every slot array
   bool keep_rev_edge_ids = true;
+  /// whether each row stays sorted by its key (a kernel searches it or scans it in order);
+  /// false: its edges in any order, a batch moving O(1) slots per update
+  bool sorted = true;
   /// with the reverse edge ids: the reverse CSR position of each forward slot's edge, so that
   /// a moved edge's reverse entry is rewritten without a search
   std::vector<int> twins;
@@ -245,6 +265,7 @@ inline int delete_in_row(SlackSide side, size_t v, const std::vector<int>& gone,
     deleted += holes.back().second - holes.back().first;
   }
   if (holes.empty()) return 0;
+  change.rows.push_back(static_cast<int>(v));
   int after_first = end - holes.front().first - deleted, before_last = holes.back().second - begin - deleted;
   if (after_first <= before_last) {
     int out = holes.front().first;
@@ -266,7 +287,7 @@ inline int delete_in_row(SlackSide side, size_t v, const std::vector<int>& gone,
   return deleted;
 }
 
-/// Deletes the edges (row, key) of the pairs from one side.
+/// Deletes the edges (row, key) of the pairs from one side (rows sorted by key).
 inline int delete_from_side(SlackSide side, std::vector<std::pair<int, int>> pairs, SlotChange& change) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
@@ -318,6 +339,7 @@ inline void add_in_row(SlackSide side, size_t v, const std::vector<int>& keys, c
                        size_t first, size_t last, SlotChange& change) {
   auto row = side.keys.begin();
   int begin = side.starts[v], end = side.ends[v], c = static_cast<int>(last - first);
+  change.rows.push_back(static_cast<int>(v));
   std::vector<int> at(static_cast<size_t>(c));
   for (int j = 0; j < c; ++j)
     at[static_cast<size_t>(j)] =
@@ -348,16 +370,104 @@ inline void add_in_row(SlackSide side, size_t v, const std::vector<int>& keys, c
   side.starts.back() = side.rooms[v];
 }
 
-/// Adds the edges (rows[i], keys[i]), in `order` (row_order's), to one side.
+inline void append_in_row(SlackSide side, size_t v, const std::vector<size_t>& order, size_t first, size_t last,
+                          SlotChange& change);
+
+/// Adds the edges (rows[i], keys[i]), in `order` (row_order's), to one side (its rows
+/// `sorted` or not).
 inline void add_to_side(SlackSide side, const std::vector<int>& rows, const std::vector<int>& keys,
-                        const std::vector<size_t>& order, SlotChange& change) {
+                        const std::vector<size_t>& order, SlotChange& change, bool sorted) {
   change.added.assign(rows.size(), -1);
   for (size_t j = 0; j < order.size();) {
     size_t last = j;
     while (last < order.size() && rows[order[last]] == rows[order[j]]) ++last;
-    add_in_row(side, static_cast<size_t>(rows[order[j]]), keys, order, j, last, change);
+    if (sorted)
+      add_in_row(side, static_cast<size_t>(rows[order[j]]), keys, order, j, last, change);
+    else
+      append_in_row(side, static_cast<size_t>(rows[order[j]]), order, j, last, change);
     j = last;
   }
+}
+
+/// Closes the holes (slots, ascending, distinct) of the unsorted row v: each hole below the
+/// row's new end takes one of the live edges above it (a one-slot move: the moves read only
+/// slots at or above the new end and write only below it, so none reads what another wrote).
+inline void fill_holes(SlackSide side, size_t v, const std::vector<int>& holes, SlotChange& change) {
+  int end = side.ends[v], kept_end = end - static_cast<int>(holes.size());
+  change.rows.push_back(static_cast<int>(v));
+  size_t low = 0, high = holes.size();
+  for (int from = end - 1; from >= kept_end && low < high && holes[low] < kept_end; --from) {
+    if (high > 0 && holes[high - 1] == from) {   // a hole itself: nothing to keep
+      --high;
+      continue;
+    }
+    change.moves.push_back({from, holes[low++], 1});
+  }
+  side.ends[v] = kept_end;
+}
+
+/// The holes (row, slot) of one side, grouped by row, each row's closed (fill_holes).
+inline void fill_side(SlackSide side, std::vector<std::pair<int, int>>& holes, SlotChange& change) {
+  std::sort(holes.begin(), holes.end());
+  std::vector<int> slots;
+  for (size_t j = 0; j < holes.size();) {
+    slots.clear();
+    size_t last = j;
+    while (last < holes.size() && holes[last].first == holes[j].first) slots.push_back(holes[last++].second);
+    fill_holes(side, static_cast<size_t>(holes[j].first), slots, change);
+    j = last;
+  }
+}
+
+/// Deletes every edge src[i] -> dst[i] from rows in any order (both directions, the reverse
+/// edge ids kept: `SlackRows::sorted` false keeps them): each distinct edge is found by a scan
+/// of the shorter of its forward row and its reverse row, its other direction's slot through
+/// the twins (forward slot -> reverse position) or the reverse edge ids (R-MAT: the shorter
+/// row is ~1/5 of the two rows' slots a scan of each would read). Returns the edges deleted.
+inline int delete_unsorted(Graph& g, SlackRows& s, const std::vector<int>& src, const std::vector<int>& dst,
+                           SlackChange& change) {
+  std::vector<std::pair<int, int>> pairs(src.size()), forward, reverse;
+  for (size_t i = 0; i < src.size(); ++i) pairs[i] = {src[i], dst[i]};
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (const auto& [u, v] : pairs) {
+    size_t a = static_cast<size_t>(u), b = static_cast<size_t>(v);
+    int begin = g.offsets[a], end = s.ends[a], rev_begin = g.rev_offsets[b], rev_end = s.rev_ends[b];
+    if (end - begin <= rev_end - rev_begin) {
+      for (int e = begin; e < end; ++e)
+        if (g.targets[static_cast<size_t>(e)] == v) {
+          forward.emplace_back(u, e);
+          reverse.emplace_back(v, s.twins[static_cast<size_t>(e)]);
+        }
+    } else {
+      for (int q = rev_begin; q < rev_end; ++q)
+        if (g.rev_sources[static_cast<size_t>(q)] == u) {
+          reverse.emplace_back(v, q);
+          forward.emplace_back(u, g.rev_edge_ids[static_cast<size_t>(q)]);
+        }
+    }
+  }
+  fill_side(forward_side(g, s), forward, change.forward);
+  fill_side(reverse_side(g, s), reverse, change.reverse);
+  return static_cast<int>(forward.size());
+}
+
+/// Adds to the unsorted row v the edges of order[j], j in [first, last), after its edges: in
+/// its room when it holds them, else the row moves whole to fresh room (one move).
+inline void append_in_row(SlackSide side, size_t v, const std::vector<size_t>& order, size_t first, size_t last,
+                          SlotChange& change) {
+  int begin = side.starts[v], end = side.ends[v], c = static_cast<int>(last - first);
+  change.rows.push_back(static_cast<int>(v));
+  if (end + c > side.rooms[v]) {
+    int degree = end - begin, fresh = side.starts.back();
+    if (degree > 0) change.moves.push_back({begin, fresh, degree});
+    side.starts[v] = fresh;
+    side.ends[v] = end = fresh + degree;
+    side.rooms[v] = fresh + moved_room(degree + c);
+    side.starts.back() = side.rooms[v];
+  }
+  for (int j = 0; j < c; ++j) change.added[order[first + static_cast<size_t>(j)]] = end + j;
+  side.ends[v] = end + c;
 }
 
 /// `rev_edge_ids` of the reverse entries u -> t for every run of equal targets t of forward
@@ -393,6 +503,23 @@ inline void rewrite_moved_reverse_ids(Graph& g, const SlackRows& s, const SlotCh
     rewrite_reverse_ids(g, s, g.sources[static_cast<size_t>(m.to)], m.to, m.to + m.length, written);
   for (int slot : change.added)
     rewrite_reverse_ids(g, s, g.sources[static_cast<size_t>(slot)], slot, slot + 1, written);
+}
+
+/// After a re-layout of unsorted rows (the reverse edge ids, carried, still name the old
+/// forward slots): each id renamed to its edge's new slot, and the twins indexed again, so
+/// that the batch's in-place part fixes the ids as without a re-layout (a search in a row
+/// needs it sorted).
+inline void index_twins(Graph& g, SlackRows& s);
+inline void relaid_reverse_ids(Graph& g, SlackRows& s, const SlotChange& forward) {
+  std::vector<int> renamed(s.twins.size(), -1);
+  for (const SlotChange::Move& m : forward.relaid)
+    for (int i = 0; i < m.length; ++i) renamed[static_cast<size_t>(m.from + i)] = m.to + i;
+  for (size_t v = 0; v < s.rev_ends.size(); ++v)
+    for (int p = g.rev_offsets[v]; p < s.rev_ends[v]; ++p) {
+      int& id = g.rev_edge_ids[static_cast<size_t>(p)];
+      id = renamed[static_cast<size_t>(id)];
+    }
+  index_twins(g, s);
 }
 
 /// Every forward slot's reverse position (`SlackRows::twins`), from the reverse edge ids.
@@ -468,9 +595,13 @@ inline void relay_both(Graph& g, SlackRows& s, const std::vector<int>& extra, co
 
 /// Lays a compact Graph out in slack rows (its edge ids become slots); the returned change
 /// carries edge properties from the compact ids to the slots. `keep_rev_edge_ids` false: the
-/// reverse edge ids are dropped (a program whose device never reads them).
-inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids = true) {
+/// reverse edge ids are dropped (a program whose device never reads them); `sorted` false:
+/// the batches leave the rows in any order (`SlackRows::sorted`), and the host keeps the
+/// reverse edge ids whatever `keep_rev_edge_ids` says.
+inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids = true, bool sorted = true) {
+  keep_rev_edge_ids = keep_rev_edge_ids || !sorted;   // (delete_unsorted finds edges through them)
   s.keep_rev_edge_ids = keep_rev_edge_ids;
+  s.sorted = sorted;
   s.ends.assign(g.offsets.begin() + 1, g.offsets.end());
   s.rooms = s.ends;
   s.rev_ends.assign(g.rev_offsets.begin() + 1, g.rev_offsets.end());
@@ -490,14 +621,19 @@ inline SlotChange make_slack_rows(Graph& g, SlackRows& s, bool keep_rev_edge_ids
 /// nothing).
 inline SlackChange delete_edges(Graph& g, SlackRows& s, const std::vector<int>& src, const std::vector<int>& dst) {
   size_t k = src.size();
-  std::vector<std::pair<int, int>> forward(k), reverse(k);
-  for (size_t i = 0; i < k; ++i) {
-    forward[i] = {src[i], dst[i]};
-    reverse[i] = {dst[i], src[i]};
-  }
   SlackChange change;
-  int removed = detail::delete_from_side(detail::forward_side(g, s), std::move(forward), change.forward);
-  detail::delete_from_side(detail::reverse_side(g, s), std::move(reverse), change.reverse);
+  int removed = 0;
+  if (s.sorted) {
+    std::vector<std::pair<int, int>> forward(k), reverse(k);
+    for (size_t i = 0; i < k; ++i) {
+      forward[i] = {src[i], dst[i]};
+      reverse[i] = {dst[i], src[i]};
+    }
+    removed = detail::delete_from_side(detail::forward_side(g, s), std::move(forward), change.forward);
+    detail::delete_from_side(detail::reverse_side(g, s), std::move(reverse), change.reverse);
+  } else {
+    removed = detail::delete_unsorted(g, s, src, dst, change);
+  }
   if (removed == 0) return change;
   detail::carry_forward(g, change.forward, false);
   detail::carry_reverse(g, change.reverse, false);
@@ -526,14 +662,15 @@ inline SlackChange add_edges(Graph& g, SlackRows& s, const std::vector<int>& src
       ++rev_extra[static_cast<size_t>(dst[i])];
     }
     detail::relay_both(g, s, extra, rev_extra, change);
+    if (s.keep_rev_edge_ids && !s.sorted) detail::relaid_reverse_ids(g, s, change.forward);
   }
-  detail::add_to_side(detail::forward_side(g, s), src, dst, order, change.forward);
-  detail::add_to_side(detail::reverse_side(g, s), dst, src, rev_order, change.reverse);
+  detail::add_to_side(detail::forward_side(g, s), src, dst, order, change.forward, s.sorted);
+  detail::add_to_side(detail::reverse_side(g, s), dst, src, rev_order, change.reverse, s.sorted);
   std::vector<double> given = weights;
   given.resize(k, 0.0);   // additions without weights: 0
   detail::carry_forward(g, change.forward, false, src, dst, &given);
   detail::carry_reverse(g, change.reverse, false, src);
-  if (s.keep_rev_edge_ids && change.forward.whole()) {   // every id again, by searches
+  if (s.keep_rev_edge_ids && change.forward.whole() && s.sorted) {   // every id again, by searches
     detail::rewrite_moved_reverse_ids(g, s, change.forward, &change.reverse);
     detail::index_twins(g, s);
   } else if (s.keep_rev_edge_ids) {
