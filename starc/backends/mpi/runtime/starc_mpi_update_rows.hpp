@@ -21,7 +21,9 @@
 #define STARC_MPI_UPDATE_ROWS_HPP
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -84,7 +86,10 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   }
 
   // Forward slots: the owned rows (slots [0, rows): no ghost rows precede), then the copy
-  // slots of in-edges whose source another rank owns. moved[old slot] = its new slot, or -1.
+  // slots of in-edges whose source another rank owns. A slot of an unchanged row moves with
+  // its row (the two offsets tell where); moved[] holds the new slots of the changed rows'
+  // only: an in-row names slots all over the rows, and looking each up in an array as long as
+  // the slots missed the cache (most of a part's time, perf).
   const size_t L = static_cast<size_t>(d.local_nodes), rows = static_cast<size_t>(g.offsets[L]);
   const size_t slots = static_cast<size_t>(g.num_edges);
   long long grow = 0;
@@ -95,15 +100,19 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   const long long new_slots = static_cast<long long>(slots) + grow + copies_grow;
   detail::check_local_edges(d, g.path, new_slots);
   const bool sources = d.needs.sources, weights = g.has_weights;
-  std::vector<int> moved(slots, -1), added(K, -1);  // added: the slot of an added edge
+  std::unique_ptr<int[]> moved(new int[std::max<size_t>(slots, 1)]);  // (not cleared: see above)
+  std::vector<int> added(K, -1);  // the slot of an added edge
+  std::vector<char> changed(L, 0);
+  for (const RowChange& c : out_rows) changed[static_cast<size_t>(c.row)] = 1;
   std::vector<int> offsets(L + 1), targets(static_cast<size_t>(new_slots)), srcs(sources ? targets.size() : 0);
   std::vector<double> wts(weights ? targets.size() : 0);
   size_t out = 0;
-  auto keep = [&](size_t from, size_t count) {  // old slots [from, from + count) to `out`
+  auto keep = [&](size_t from, size_t count, bool track = false) {  // old slots [from, from + count) to `out`
     std::copy_n(g.targets.begin() + static_cast<std::ptrdiff_t>(from), count, targets.begin() + static_cast<std::ptrdiff_t>(out));
     if (sources) std::copy_n(g.sources.begin() + static_cast<std::ptrdiff_t>(from), count, srcs.begin() + static_cast<std::ptrdiff_t>(out));
     if (weights) std::copy_n(g.weights.begin() + static_cast<std::ptrdiff_t>(from), count, wts.begin() + static_cast<std::ptrdiff_t>(out));
-    for (size_t s = 0; s < count; ++s) moved[from + s] = static_cast<int>(out + s);
+    if (track)
+      for (size_t s = 0; s < count; ++s) moved[from + s] = static_cast<int>(out + s);
     out += count;
   };
   auto put = [&](int src, int dst, size_t index) {  // an added edge at `out`
@@ -129,16 +138,16 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
         size_t upto = static_cast<size_t>(std::upper_bound(g.targets.begin() + static_cast<std::ptrdiff_t>(s),
                                                            g.targets.begin() + static_cast<std::ptrdiff_t>(e), out_rows[j].other) -
                                           g.targets.begin());
-        keep(s, upto - s);
+        keep(s, upto - s, true);
         s = upto;
         put(v, out_rows[j].other, static_cast<size_t>(out_rows[j].index));
       }
-      keep(s, e - s);
+      keep(s, e - s, true);
     } else {  // every copy of a deleted edge goes
       for (; s < e; ++s) {
         while (j < end && out_rows[j].other < g.targets[s]) ++j;
         if (j < end && out_rows[j].other == g.targets[s]) continue;
-        keep(s, 1);
+        keep(s, 1, true);
       }
       j = end;
     }
@@ -149,16 +158,25 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   if (out != rows + static_cast<size_t>(grow)) throw std::logic_error("apply_in_place: the rows miscounted");
   // Copy slots: a deleted in-edge's copy goes with its in-row entry (below), an added one
   // whose source another rank owns gets a new copy slot at the end.
-  std::vector<char> gone(slots - rows, 0);
+  std::vector<int> gone;  // old copy slots, ascending
   if (!add) {
     for (const RowChange& c : in_rows) {
       if (c.other < 0 || d.owns(part.src[static_cast<size_t>(c.index)])) continue;
       for (int x = g.rev_offsets[static_cast<size_t>(c.row)]; x < g.rev_offsets[static_cast<size_t>(c.row) + 1]; ++x)
-        if (g.rev_sources[static_cast<size_t>(x)] == c.other) gone[static_cast<size_t>(g.rev_edge_ids[static_cast<size_t>(x)]) - rows] = 1;
+        if (g.rev_sources[static_cast<size_t>(x)] == c.other) gone.push_back(g.rev_edge_ids[static_cast<size_t>(x)]);
     }
   }
-  for (size_t s = rows; s < slots; ++s)
-    if (!gone[s - rows]) keep(s, 1);
+  std::sort(gone.begin(), gone.end());  // (an edge deleted twice in one part is gone once)
+  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+  const size_t new_rows = out;
+  {
+    size_t from = rows;
+    for (int s : gone) {
+      keep(from, static_cast<size_t>(s) - from);
+      from = static_cast<size_t>(s) + 1;
+    }
+    keep(from, slots - from);
+  }
   if (add)
     for (const RowChange& c : in_rows)
       if (!d.owns(part.src[static_cast<size_t>(c.index)])) put(c.other, c.row, static_cast<size_t>(c.index));
@@ -167,35 +185,54 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   // In-rows of owned vertices: by source, an added edge after the equal ones (its id is
   // larger); every entry names its edge's new slot.
   if (reverse) {
-    std::vector<int> rev_offsets(L + 1, 0), rev_sources, rev_ids;
-    rev_sources.reserve(static_cast<size_t>(new_slots));
-    rev_ids.reserve(static_cast<size_t>(new_slots));
-    size_t k = 0;
-    for (size_t v = 0; v < L; ++v) {
-      rev_offsets[v] = static_cast<int>(rev_sources.size());
-      int b = g.rev_offsets[v], e = g.rev_offsets[v + 1];
-      for (int x = b; x < e; ++x) {
+    // The new slot of an in-edge in old slot `s` from `u`: by the shift of u's row, unless
+    // that row changed; a copy slot by the copy slots gone before it.
+    const int changed_row = INT_MIN, irows = static_cast<int>(rows);
+    std::vector<int> shift(L, changed_row);
+    for (size_t u = static_cast<size_t>(d.own_begin); u < static_cast<size_t>(d.own_end); ++u)
+      if (!changed[u]) shift[u] = offsets[u] - g.offsets[u];
+    auto new_slot = [&](int s, int u) {
+      if (s < irows) return shift[static_cast<size_t>(u)] != changed_row ? s + shift[static_cast<size_t>(u)] : moved[static_cast<size_t>(s)];
+      return s - irows + static_cast<int>(new_rows) - static_cast<int>(std::lower_bound(gone.begin(), gone.end(), s) - gone.begin());
+    };
+    std::vector<int> rev_offsets(L + 1, 0), rev_sources(static_cast<size_t>(new_slots)), rev_ids(static_cast<size_t>(new_slots));
+    size_t w = 0, pending = 0;  // pending: the first row whose offset is not written
+    int done = 0;               // old entries before it are written
+    auto copy_to = [&](size_t row) {  // unchanged in-rows [pending, row) and their entries
+      for (size_t x = pending; x < row; ++x) rev_offsets[x] = g.rev_offsets[x] - done + static_cast<int>(w);
+      int upto = g.rev_offsets[row];
+      for (int x = done; x < upto; ++x) {
+        int u = g.rev_sources[static_cast<size_t>(x)];
+        rev_sources[w] = u;
+        rev_ids[w++] = new_slot(g.rev_edge_ids[static_cast<size_t>(x)], u);
+      }
+      done = upto;
+      pending = row;
+    };
+    auto emit = [&](int u, int slot) {
+      rev_sources[w] = u;
+      rev_ids[w++] = slot;
+    };
+    for (size_t k = 0; k < in_rows.size();) {  // the changed in-rows
+      const size_t v = static_cast<size_t>(in_rows[k].row);
+      copy_to(v);
+      rev_offsets[v] = static_cast<int>(w);
+      for (int x = g.rev_offsets[v]; x < g.rev_offsets[v + 1]; ++x) {
         int u = g.rev_sources[static_cast<size_t>(x)];
         for (; k < in_rows.size() && static_cast<size_t>(in_rows[k].row) == v && in_rows[k].other < u + (add ? 0 : 1); ++k)
-          if (add) {
-            rev_sources.push_back(in_rows[k].other);
-            rev_ids.push_back(added[static_cast<size_t>(in_rows[k].index)]);
-          }
+          if (add) emit(in_rows[k].other, added[static_cast<size_t>(in_rows[k].index)]);
         if (!add && k > 0 && static_cast<size_t>(in_rows[k - 1].row) == v && in_rows[k - 1].other == u) continue;
-        rev_sources.push_back(u);
-        rev_ids.push_back(moved[static_cast<size_t>(g.rev_edge_ids[static_cast<size_t>(x)])]);
+        emit(u, new_slot(g.rev_edge_ids[static_cast<size_t>(x)], u));
       }
       for (; k < in_rows.size() && static_cast<size_t>(in_rows[k].row) == v; ++k)
-        if (add) {
-          rev_sources.push_back(in_rows[k].other);
-          rev_ids.push_back(added[static_cast<size_t>(in_rows[k].index)]);
-        }
+        if (add) emit(in_rows[k].other, added[static_cast<size_t>(in_rows[k].index)]);
+      done = g.rev_offsets[v + 1];
+      pending = v + 1;
     }
-    rev_offsets[L] = static_cast<int>(rev_sources.size());
-    rev_sources.resize(static_cast<size_t>(new_slots));  // as long as the slots (lay_out)
-    rev_ids.resize(static_cast<size_t>(new_slots));
+    copy_to(L);
+    rev_offsets[L] = static_cast<int>(w);
     g.rev_offsets = std::move(rev_offsets);
-    g.rev_sources = std::move(rev_sources);
+    g.rev_sources = std::move(rev_sources);  // as long as the slots, as lay_out leaves them
     g.rev_edge_ids = std::move(rev_ids);
   }
   g.offsets = std::move(offsets);
