@@ -83,7 +83,8 @@ def main() -> None:
             write_updates(updates, stream)
             argv = [sys.executable, "-m", "starc", "run", f"dsl/dynamic/dyn_{name}.sp",
                     "-b", args.backend, "--graph", str(graph_path),
-                    *(["--np", str(args.np)] if args.backend == "mpi" else []),
+                    # (more ranks than cores share them, as a 4-rank run on 2 cores must)
+                    *(["--np", str(args.np), "--oversubscribe"] if args.backend == "mpi" else []),
                     "--batchSize", str(per_batch), *params,
                     *(["--undirected"] if undirected else [])]
             static = timed(argv + ["--updates", str(empty)], args.trials)

@@ -594,9 +594,11 @@ class _Walk:
         def choose(t) -> Choice:
             target = t.plan.target
             if target is not None and target.distribution is not None:
-                return Choice(f"each rank applies the batch's {which} to the rows it owns and "
-                              "lays its part out again on the same partition "
-                              "(starc_mpi_updates.hpp)", target.slack_rows_why)
+                return Choice(f"each rank applies the batch's {which} to the rows it owns, in "
+                              "place where its local index space holds them "
+                              "(starc_mpi_update_rows.hpp), otherwise it lays its part out again "
+                              "on the same partition (starc_mpi_updates.hpp)",
+                              target.slack_rows_why)
             order = ""
             if target is not None and target.slack_rows:
                 order = (f"; the rows are left in any order: {target.unsorted_rows_why}"

@@ -4,7 +4,9 @@
 //                                [--ghostRowSlices 1] [--order K] [--stats]
 //       every rank writes its Distribution to PREFIX.<rank>, one "name values..." line each
 //       (local ids as the rank holds them; `mirrors` as global ids); with --order K, after K
-//       calls of order_by_degree (DegreeOrderMode::Always), and a line "ordered 0|1"
+//       calls of order_by_degree (DegreeOrderMode::Always), and a line "ordered 0|1"; with
+//       --updates FILE --batchSize B, after apply_updates of each batch's deletions, then its
+//       additions, and a line "in_place K": how many of those parts kept the local ids
 //   mpirun -np N runtime_driver values GRAPH [--stats] [--out FILE]
 //       the results of the property v * 3 + 1 (owners' values, streamed to rank 0), then rank 0
 //       prints read_node of every vertex
@@ -16,6 +18,7 @@
 //                                     ...", then "changed: ..." from compare_runs and "indexed:
 //                                     ..." from compare after the values at positions P changed,
 //                                     and "restored 1" when scatter_runs put every value back
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -40,7 +43,8 @@ int dump(int argc, char** argv) {
   starc::CommandLine cl(argc, argv,
                         {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false},
                          {"globalDegrees", ParamKind::Bool, false}, {"ghostRowSlices", ParamKind::Bool, false},
-                         {"order", ParamKind::Int, false}},
+                         {"order", ParamKind::Int, false}, {"updates", ParamKind::File, false},
+                         {"batchSize", ParamKind::Int, false}},
                         "dump");
   bool stats = starc_mpi::options(cl);
   starc_mpi::Needs needs;
@@ -52,6 +56,16 @@ int dump(int argc, char** argv) {
   bool ordered = false;
   for (long long k = 0; cl.has("order") && k < cl.get_int("order"); ++k)
     ordered = starc_mpi::order_by_degree(d, starc::DegreeOrderMode::Always);
+  int in_place = 0;
+  if (cl.has("updates")) {
+    starc::UpdateStream stream = starc::read_updates(cl.get_text("updates"), d.graph.num_nodes);
+    if (cl.undirected) stream = starc::symmetrised(stream);
+    for (long long first = 0; first < stream.line_count(); first += cl.get_int("batchSize")) {
+      long long last = std::min(first + cl.get_int("batchSize"), stream.line_count());
+      for (char kind : {'d', 'a'})
+        in_place += starc_mpi::apply_updates(d, starc::batch_part(stream, first, last, kind), kind).moved ? 0 : 1;
+    }
+  }
   std::string name = cl.out_path + "." + std::to_string(d.rank);
   std::FILE* f = std::fopen(name.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + name);
@@ -62,6 +76,7 @@ int dump(int argc, char** argv) {
                d.own_end, d.local_nodes);
   std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\ncut_edges %lld\n",
                d.owned_begin, d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0, d.stats.cut_edges);
+  std::fprintf(f, "in_place %d\n", in_place);
   std::vector<int> mirrors;
   for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {

@@ -92,22 +92,24 @@ def parse_dump(text: str) -> dict:
 
 
 def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False,
-               global_degrees=False, slices=False, order=0):
+               global_degrees=False, slices=False, order=0, extra=()):
     prefix = tmp_path / f"dump{ranks}"
     args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows),
-            "--globalDegrees", int(global_degrees), "--ghostRowSlices", int(slices), "--order", order]
+            "--globalDegrees", int(global_degrees), "--ghostRowSlices", int(slices), "--order", order,
+            *extra]
     result = mpirun(driver, ranks, *args, *(["--undirected"] if undirected else []))
     assert result.returncode == 0, result.stderr
     return [parse_dump(Path(f"{prefix}.{r}").read_text()) for r in range(ranks)]
 
 
 def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slices=False,
-                       weights=True):
+                       weights=True, kept_ghosts=False):
     """Every rank's local graph, in its local index space, against the whole graph g
     (starc.graphs.Graph); no array on a rank is n long unless global degrees were asked for.
     With ``slices`` a ghost's row holds only what a search from below needs: ghosts below the
     rank's first vertex, their entries at or above it that the rank knows (no far vertices).
-    ``weights``: whether the ranks keep the edge weights."""
+    ``weights``: whether the ranks keep the edge weights; ``kept_ghosts``: a rank may hold
+    ghosts no edge reaches any more (updates applied in place keep them)."""
     n, ranks = g.num_nodes, len(dumps)
     offsets, targets = np.asarray(g.offsets), np.asarray(g.targets)
     weights = None if g.weights is None or not weights else np.asarray(g.weights)
@@ -134,7 +136,12 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
         if reverse:
             expected_ghosts |= {int(s) for s in rev_sources[rev_offsets[first]:rev_offsets[last]]}
         ghosts = sorted(expected_ghosts - owned)
-        assert d["ghosts"].tolist() == ghosts
+        if kept_ghosts:
+            assert set(ghosts) <= set(d["ghosts"].tolist()) and np.all(np.diff(d["ghosts"]) > 0)
+            assert not owned & set(d["ghosts"].tolist())
+            ghosts = d["ghosts"].tolist()
+        else:
+            assert d["ghosts"].tolist() == ghosts
         if slices:
             assert L == len(owned) + len(ghosts)
         np.testing.assert_array_equal(gid[d["ghost_local"]], d["ghosts"])

@@ -3,8 +3,10 @@
 // Included at the end of starc_mpi.hpp. Every rank reads the whole update stream (so a bad
 // line stops every rank alike, with the reference's message) and keeps, of each batch, the
 // updates of the rows it owns: the deletions and additions of edges whose source it owns (an
-// --undirected run's stream holds both directions of each update). apply_updates changes those
-// rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
+// --undirected run's stream holds both directions of each update). apply_updates applies a
+// part in place where the rank's local index space holds it (starc_mpi_update_rows.hpp: every
+// deletion, and additions whose ends the ranks know, without ghost rows); otherwise it changes
+// those rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
 // goes; an added edge goes after the equal edges its row has, rows stay sorted by target), then
 // lays the rank's part out again on the same partition (detail::lay_out): its in-rows are sent
 // again by their sources' owners, the ghosts new edges reach come in and those no edge reaches
@@ -22,18 +24,21 @@
 
 #include "starc_mpi.hpp"
 #include "starc_updates.hpp"
+#include "starc_mpi_update_rows.hpp"
 
 namespace starc_mpi {
 
 /// Where a rank's own vertices sat in its local index space before a batch.
 struct LocalChange {
   int own_begin = 0;
+  bool moved = true;  // false: applied in place, every local id where it was
 };
 
 /// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
 /// this rank owns, and the rank's part laid out again (collective; see the file comment).
 inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind) {
   using detail::Edge;
+  if (detail::apply_in_place(d, part, kind)) return LocalChange{d.own_begin, false};
   LocalChange before{d.own_begin};
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
@@ -91,6 +96,9 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
 /// (collective).
 template <class T>
 void carry_local(const Distribution& d, const LocalChange& before, T*& array) {
+  // In place, the ghosts kept their local ids and their values: the supersteps keep every
+  // ghost its owner's value, as they do between any two loops of a static program.
+  if (!before.moved) return;
   T* next = new T[static_cast<size_t>(std::max(d.local_nodes, 1))]();
   std::copy(array + before.own_begin, array + before.own_begin + d.owned(), next + d.own_begin);
   delete[] array;
