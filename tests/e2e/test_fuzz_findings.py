@@ -132,3 +132,14 @@ def test_programs_build_with_nvcc(name, tmp_path):
     findings a compiler may warn about; self_reading_update and lowest_literal were wrong
     values, which a build without a GPU does not see (CI time: an nvcc build is ~14 s)."""
     build_with_nvcc(PROGRAMS / f"{name}.sp", tmp_path / "build")
+
+
+@pytest.mark.parametrize("backend", backends(("opencl",), "sycl"))
+def test_a_batch_refreshes_row_bounds_that_only_degrees_read(backend, k4, tmp_path):
+    """k4's out-degrees 3 2 1 1; batch 1 deletes 0->1 and adds 2->0 (2 2 2 1), batch 2 adds
+    2->1 and deletes 3->0 (2 2 3 0). OpenCL's .cl once lacked the int scatter kernel that
+    refreshes the touched rows' bounds (the program holds no int slot array)."""
+    updates = tmp_path / "u.txt"
+    updates.write_text("d 0 1\na 2 0\na 2 1\nd 3 0\n")
+    results = _run("degrees_on_slack_rows", backend, k4, updates=str(updates), batchSize="2")
+    assert results.props["deg"].tolist() == [2, 2, 3, 0]

@@ -13,10 +13,13 @@ from starc.backends.common.host_dialect import Count, HostValue
 from starc.ir import nodes as ir
 from starc.ir.types import UpdatesType
 
-__all__ = ["UpdateStatements", "UPDATES_OPTION"]
+__all__ = ["UpdateStatements", "UPDATES_OPTION", "ROW_BOUNDS"]
 
 #: the generated program's option for the update stream, as ``starc run --updates FILE``
 UPDATES_OPTION = "updates"
+
+#: the row starts and ends of rows with slack: after a batch, scattered at the rows it touched
+ROW_BOUNDS = ("offsets", "ends", "rev_offsets", "rev_ends")
 _KIND_CHAR = {"delete": "'d'", "add": "'a'", "all": "0", "none": "'-'"}
 
 
@@ -392,7 +395,7 @@ class UpdateStatements:
                     lines += d.write_element(self.array_var(array), array.elem, HostValue(n),
                                              HostValue(f"{data}[{n}]"), where)
         for array, data in uploads:
-            if array.name not in ("offsets", "ends", "rev_offsets", "rev_ends"):
+            if array.name not in ROW_BOUNDS:
                 rest += d.copy_to_device(self.array_var(array), array.elem, data,
                                          self.count(array), where)
         return lines + rest

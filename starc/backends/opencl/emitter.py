@@ -12,6 +12,7 @@ from __future__ import annotations
 from starc.analysis import plan as P
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.backends.base import BackendOptions
+from starc.backends.common.host_updates import ROW_BOUNDS
 from starc.backends.common.program import CppBackend, PrintedKernels, program_name
 from starc.backends.opencl import toolchain
 from starc.backends.opencl.host import Launcher, OpenCLHostDialect
@@ -56,11 +57,12 @@ class OpenCLBackend(CppBackend):
 
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         # every kernel goes into the .cl file; the host has a launcher for each one it launches
-        # rows with slack: a batch's changed slots are scattered by type, the slots its
-        # moves read gathered from the arrays read back, and its moves applied on the device
-        # (span moves) to every slot array
+        # rows with slack: a batch's changed slots (and the bounds of the rows it touched) are
+        # scattered by type, the slots its moves read gathered from the arrays read back, and
+        # its moves applied on the device (span moves) to every slot array
         slack = plan.target is not None and plan.target.slack_rows
-        scattered = [a.elem for a in plan.arrays if a.extent == "edges"] if slack else []
+        scattered = [a.elem for a in plan.arrays
+                     if a.extent == "edges" or a.name in ROW_BOUNDS] if slack else []
         gathered = [a.elem for s in walk_host(plan.host) if isinstance(s, P.ApplyUpdates)
                     for a in s.read_back] if slack else []
         moved = [a.elem for a in plan.arrays if a.extent == "edges"] if any(
