@@ -3,6 +3,7 @@ batch's deletions and additions into the CSR (runtime/starc_updates.hpp) against
 CSR from scratch from the same edges, both in one process, on an R-MAT graph.
 
     python bench/updates_apply.py [--scale 18] [--share 0.001] [--repeat 5] [--slack]
+                                  [--unsorted] [--reverse-ids]
 
 Prints the median of each and their ratio (the goal: a batch of 0.1% of the edges costs at
 most 1/10 of a build), in wall-clock time and in the thread's CPU time (steadier on a shared
@@ -51,6 +52,7 @@ int main(int, char** argv) {
   int repeat = std::atoi(argv[3]);
   bool keep_ids = std::atoi(argv[4]) != 0;   // the reverse CSR's edge ids
   bool slack = std::atoi(argv[5]) != 0;      // rows with slack (starc_slack_rows.hpp)
+  bool sorted = std::atoi(argv[6]) != 0;     // slack rows kept sorted (else in any order)
   std::vector<double> build, apply, build_cpu, apply_cpu;
   for (int r = 0; r < repeat; ++r) {
     starc::detail::EdgeList edges;   // the graph's edges, as a reader leaves them
@@ -69,7 +71,7 @@ int main(int, char** argv) {
                    // property carried and the changed slots to upload listed, as a program does
       starc::SlackRows rows;
       std::vector<double> property = fresh.weights;
-      starc::make_slack_rows(fresh, rows, keep_ids).carry(property);
+      starc::make_slack_rows(fresh, rows, keep_ids, sorted).carry(property);
       t0 = now();
       c0 = cpu_now();
       starc::SlackChange deletion = starc::delete_edges(fresh, rows, gone.src, gone.dst);
@@ -102,10 +104,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reverse-ids", action="store_true",
                         help="keep the reverse CSR's edge ids (a program whose device reads "
-                             "them; dsl/dynamic's do not)")
+                             "them: dyn_sssp's Decremental)")
     parser.add_argument("--slack", action="store_true",
                         help="apply the batch to rows with slack (starc_slack_rows.hpp), an "
                              "edge property carried and the changed slots to upload listed")
+    parser.add_argument("--unsorted", action="store_true",
+                        help="with --slack: rows in any order (SlackRows::sorted false, which "
+                             "keeps the reverse edge ids whatever --reverse-ids says)")
     args = parser.parse_args()
     gxx = shutil.which("g++")
     if gxx is None:
@@ -121,14 +126,15 @@ def main() -> None:
                         str(folder / "apply"), str(folder / "apply.cpp")], check=True)
         out = subprocess.run([str(folder / "apply"), str(folder / "g.el"), str(folder / "u.txt"),
                               str(args.repeat), "1" if args.reverse_ids else "0",
-                              "1" if args.slack else "0"],
+                              "1" if args.slack else "0", "0" if args.unsorted else "1"],
                              capture_output=True, text=True, check=True)
         n, m, k, build, apply, build_cpu, apply_cpu = out.stdout.split()
         print(f"R-MAT {args.scale}: {n} vertices, {m} edges; a batch of {k} updates "
               f"({float(k) / int(m):.2%} of the edges, half deletions)")
         print(f"build the CSR from the edges: {float(build) * 1e3:.1f} ms (median of "
               f"{args.repeat})")
-        where = "slack rows" if args.slack else "the CSR"
+        where = ("slack rows in any order" if args.unsorted else "slack rows") if args.slack \
+            else "the CSR"
         print(f"apply the batch to {where}: {float(apply) * 1e3:.1f} ms")
         print(f"apply / build: {float(apply) / float(build):.3f}")
         print(f"CPU time (the thread's): build {float(build_cpu) * 1e3:.1f} ms, apply "

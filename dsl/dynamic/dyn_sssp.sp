@@ -1,9 +1,9 @@
 // Dynamic single-source shortest paths (StarPlat's dynamicBatchSSSP, issue 31) over a stream
 // of edge deletions and additions, for non-negative weights. Each vertex keeps the parent its
-// distance came from (itself when it has none: the source, unreached vertices). A batch's deletions cut the edge to a parent: that vertex and its
-// subtree forget their distance and are reached again from their in-neighbours (Decremental);
-// its additions restart the relaxation at their sources (Incremental). After every batch
-// dist equals dsl/sssp.sp's on the updated graph.
+// distance came from (itself when it has none: the source, unreached vertices). A deletion
+// cuts the edge to a parent: that subtree pulls its distance from the in-neighbours outside it
+// and relaxes on from there (Decremental); the additions restart the relaxation at their
+// sources (Incremental). After every batch dist equals dsl/sssp.sp's on the updated graph.
 // Run: starc run dsl/dynamic/dyn_sssp.sp -b reference --graph g.el --updates u.txt
 //          --batchSize 100 --src 0
 function Relax(Graph g, propNode<int> dist, propNode<node> parent, propEdge<int> weight,
@@ -50,18 +50,21 @@ Decremental(Graph g, propNode<int> dist, propNode<node> parent, propEdge<int> we
             }
         }
     }
-    forall (v in g.nodes().filter(gone == True)) {
-        v.dist = INF;
-        v.parent = v;
-    }
-    // the reached in-neighbours of gone vertices relax again
+    // the gone vertices pull their distance from their in-neighbours that kept theirs (a
+    // path the deletions left); Relax pushes on from those that got one
     propNode<bool> modified;
     g.attachNodeProperty(modified = False);
     forall (v in g.nodes().filter(gone == True)) {
+        v.dist = INF;
+        v.parent = v;
         for (w in g.nodes_to(v)) {
-            if (w.dist != INF) {
-                w.modified = True;
+            if (w.gone == False && w.dist != INF) {
+                edge e = g.get_edge(w, v);
+                <v.dist, v.parent> = <Min(v.dist, w.dist + e.weight), w>;
             }
+        }
+        if (v.dist != INF) {
+            v.modified = True;
         }
     }
     Relax(g, dist, parent, weight, modified);

@@ -19,6 +19,8 @@ from typing import Dict, List, Set, Tuple
 from starc.analysis import plan as P
 from starc.analysis.frontier import FRONTIER_COUNT
 from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.row_order import unsorted_rows
+from starc.analysis.row_scans import scan_rows
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -227,13 +229,15 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
             return False, (f"a compact CSR: kernel {kernel.name} walks the edge ids "
                            f"({'the edges schedule' if kernel.schedule == 'edges' else 'edges by id'}"
                            "), which in rows with slack include free and dead slots")
-        if "rev_edge_ids" in graph:
+        if "rev_edge_ids" in graph and not _any_order(plan):
             # measured (bench/updates_apply.py --reverse-ids, Kronecker 18): rewriting and
-            # listing the reverse ids of every edge a batch moves costs 0.34 of a build,
-            # the compact CSR's renumbering 0.26
+            # listing the reverse ids of every edge a batch moves costs 0.34 of a build in
+            # sorted rows, the compact CSR's renumbering 0.26; rows in any order move about
+            # one edge per deletion and keep the reverse ids anyway (they find edges by them)
             return False, (f"a compact CSR: kernel {kernel.name} reads the reverse CSR's edge "
-                           "ids, which rows with slack rewrite for every edge a batch moves "
-                           "(a hub row's tail): slower than the compact CSR's renumbering")
+                           "ids, which sorted rows with slack rewrite for every edge a batch "
+                           "moves (a hub row's tail): slower than the compact CSR's "
+                           "renumbering")
         if kernel.schedule == "binned" or graph & {"in_binned_order", "out_binned_order"}:
             return False, (f"a compact CSR: kernel {kernel.name} is binned, and its degree "
                            "order is built from a compact CSR's offsets")
@@ -246,6 +250,12 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
     if any(a.extent == "edges" and a.copy_out for a in plan.arrays):
         return False, "a compact CSR: a result is an edge property, printed by edge id"
     return True, _SLACK_ROWS_WHY
+
+
+def _any_order(plan: P.Plan) -> bool:
+    """Whether rows with slack would be left in any order: no kernel of ``plan`` reads a row
+    as sorted (``row_order.unsorted_rows``, asked here before the kernels take row ends)."""
+    return unsorted_rows(tuple(scan_rows(k) for k in plan.kernels), True)[0]
 
 
 def _reads_rows(stmt: P.HostStmt) -> bool:

@@ -59,19 +59,37 @@ def _order_shows(loop: ir.Loop) -> Optional[str]:
     in, or None: a descending walk, a sequential loop that leaves early, or one whose plain
     assignment of a computed value to something other than the neighbour's own elements
     keeps the last neighbour's (a reduction, a fold ``x = x + e``, Min/Max and a constant
-    store do not: their order shows at most in a float's rounding, as a forall's atomics')."""
+    store do not: their order shows at most in a float's rounding, or a Min's companion
+    between ties, as a forall's atomics')."""
     if getattr(loop.domain, "descending", False):
         return f"walks the row of its loop over {loop.var.name} backwards"
     if loop.parallel:       # a forall's iterations are unordered already
         return None
+    guarded = {id(stmt) for node in ir.walk(loop.body) if _is_min_max(node)
+               for stmt in node.then.stmts}
     for node in ir.walk(loop.body):
         if isinstance(node, (ir.Break, ir.Return)):
             return f"leaves its sequential loop over {loop.var.name} early"
         if isinstance(node, ir.Assign) and not isinstance(node.value, (ir.Const, ir.Inf)) \
+                and id(node) not in guarded \
                 and not _of_neighbour(node.target, loop) and not _folds(node):
             return (f"keeps the last neighbour's value in its sequential loop over "
                     f"{loop.var.name}")
     return None
+
+
+def _is_min_max(node: ir.Node) -> bool:
+    """Whether ``node`` is a Min/Max assignment as a work item that owns its target runs it
+    (``reductions.lower_minmax``): ``if (c < t) { t = c; o1 = e1; ... }`` (``>`` for Max).
+    The minimum is the same in any order; the companions ``o1, ...`` (a parent) differ only
+    between ties, as they do under a forall's atomic Min."""
+    if not isinstance(node, ir.If) or node.orelse is not None or not node.then.stmts:
+        return False
+    cond, first = node.cond, node.then.stmts[0]
+    return isinstance(cond, ir.Binary) and cond.op in ("<", ">") \
+        and isinstance(first, ir.Assign) and first.target == cond.right \
+        and first.value == cond.left \
+        and all(isinstance(stmt, ir.Assign) for stmt in node.then.stmts)
 
 
 def _of_neighbour(target, loop: ir.Loop) -> bool:

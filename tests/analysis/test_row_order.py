@@ -83,6 +83,19 @@ def test_order_free_loops_leave_rows_in_any_order(body):
     assert plan.target.slack_rows and plan.target.unsorted_rows, plan.target.unsorted_rows_why
 
 
+def test_a_min_with_a_companion_in_a_sequential_loop_leaves_rows_in_any_order():
+    """``<v.a, v.b> = <Min(v.a, ...), w>`` over a row: the minimum is the same in any order,
+    the companion differs only between ties (dyn_sssp's Decremental pull); a look-alike whose
+    stored value is not the one compared keeps the last neighbour's, so rows stay sorted."""
+    pull = "        for (w in g.nodes_to(v)) { <v.a, v.b> = <Min(v.a, w.a + 1), w>; }"
+    plan = _specialized(_with_kernel(pull, ", propNode<node> b"))
+    assert plan.target.slack_rows and plan.target.unsorted_rows, plan.target.unsorted_rows_why
+    other = "        for (w in g.nodes_to(v)) { if (w.a + 1 < v.a) { v.a = w.a; v.b = w; } }"
+    plan = _specialized(_with_kernel(other, ", propNode<node> b"))
+    assert not plan.target.unsorted_rows
+    assert "keeps the last neighbour's value" in plan.target.unsorted_rows_why
+
+
 @pytest.mark.parametrize("backend", ["opencl", "sycl", "openacc", "cuda"])
 def test_the_host_asks_the_runtime_for_the_rows_order(backend):
     """(CUDA: dyn_tc's rows with slack; its dyn_sssp walks edge ids, a compact CSR.)"""

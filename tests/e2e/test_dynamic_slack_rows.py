@@ -231,8 +231,9 @@ def test_the_batch_staging_is_kept_and_the_moves_printed(tmp_path, backend, kern
     host = next(p for p in out.iterdir() if p.suffix == ".cpp").read_text()
     assert host.count("starc_scatter_staging ") == 1
     assert host.index("starc_scatter_staging ") < host.index("for (int trial = 0;")
-    # targets and weight, rev_sources, in each of the two updates
-    assert len(re.findall(r"starc_move(<int>)?\(", host)) == 6
+    # targets and weight, rev_sources and rev_edge_ids (Decremental's pull reads the in-edges'
+    # weights), in each of the two updates
+    assert len(re.findall(r"starc_move(<int>)?\(", host)) == 8
     assert "written_besides_moves()" in host and "move_records(" in host
     if kernel_file:
         text = (out / kernel_file).read_text()
