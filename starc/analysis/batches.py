@@ -174,10 +174,11 @@ def _check_distributed(stmt: P.ApplyUpdates, arrays, edge_props, read_back) -> N
 #: what a distributed run (MPI) does per batch, and why (``slack_rows``'s reason for it)
 DISTRIBUTED_WHY = (
     "each rank reads the whole update stream (a bad line stops every rank alike) and applies "
-    "a batch to the rows it owns (the updates whose source it owns): in place where its local "
-    "index space holds the batch's part (every deletion, and additions whose ends the ranks "
-    "know, without ghost rows: one pass over the rank's slots, no rows exchanged, the local ids "
-    "kept, a ghost no edge reaches any more kept until a relayout), otherwise it lays its part "
+    "a batch to the rows it owns (the updates whose source it owns): in place unless the "
+    "program holds ghost rows (one pass over the rank's slots, no rows exchanged; the ghosts "
+    "an addition brings inserted in global-id order, the owners' mirrors alongside, only their "
+    "values and degrees fetched; a ghost no edge reaches any more kept until a relayout), "
+    "otherwise it lays its part "
     "out again on the same partition: its in-rows sent again by their sources' owners, the ghosts "
     "that new edges reach added and those no edge reaches any more retired (local ids stay in "
     "global-id order), mirrors, degrees and the peers' communicator (kept while the peers stay "

@@ -595,8 +595,9 @@ class _Walk:
             target = t.plan.target
             if target is not None and target.distribution is not None:
                 return Choice(f"each rank applies the batch's {which} to the rows it owns, in "
-                              "place where its local index space holds them "
-                              "(starc_mpi_update_rows.hpp), otherwise it lays its part out again "
+                              "place unless the program holds ghost rows, new ghosts "
+                              "inserted in its local index space (starc_mpi_update_rows.hpp), "
+                              "otherwise it lays its part out again "
                               "on the same partition (starc_mpi_updates.hpp)",
                               target.slack_rows_why)
             order = ""

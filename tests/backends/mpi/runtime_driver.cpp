@@ -6,7 +6,12 @@
 //       (local ids as the rank holds them; `mirrors` as global ids); with --order K, after K
 //       calls of order_by_degree (DegreeOrderMode::Always), and a line "ordered 0|1"; with
 //       --updates FILE --batchSize B, after apply_updates of each batch's deletions, then its
-//       additions, and a line "in_place K": how many of those parts kept the local ids
+//       additions, and a line "in_place K": how many of those parts were applied in place
+//       ("grew K": how many inserted new ghosts);
+//       "carried 1" when a per-vertex array (3 * global id + 1, carried by carry_local after
+//       each part) holds that value at every owned vertex and ghost, "indexed 1" when the
+//       ghost runs and mirror indexes built before the updates are current after them, and
+//       the peers' ranks
 //   mpirun -np N runtime_driver values GRAPH [--stats] [--out FILE]
 //       the results of the property v * 3 + 1 (owners' values, streamed to rank 0), then rank 0
 //       prints read_node of every vertex
@@ -56,15 +61,43 @@ int dump(int argc, char** argv) {
   bool ordered = false;
   for (long long k = 0; cl.has("order") && k < cl.get_int("order"); ++k)
     ordered = starc_mpi::order_by_degree(d, starc::DegreeOrderMode::Always);
-  int in_place = 0;
+  int in_place = 0, grew = 0, carried = 1, indexed = 1;
+  std::vector<int> peers = d.peers.sources;
   if (cl.has("updates")) {
+    starc_mpi::index_ghost_runs(d);  // so that the updates find them built
+    starc_mpi::index_mirrors(d);
+    long long* values = new long long[static_cast<size_t>(std::max(d.local_nodes, 1))]();
+    for (int v = 0; v < d.local_nodes; ++v) values[v] = 3LL * d.global_id[static_cast<size_t>(v)] + 1;
     starc::UpdateStream stream = starc::read_updates(cl.get_text("updates"), d.graph.num_nodes);
     if (cl.undirected) stream = starc::symmetrised(stream);
     for (long long first = 0; first < stream.line_count(); first += cl.get_int("batchSize")) {
       long long last = std::min(first + cl.get_int("batchSize"), stream.line_count());
-      for (char kind : {'d', 'a'})
-        in_place += starc_mpi::apply_updates(d, starc::batch_part(stream, first, last, kind), kind).moved ? 0 : 1;
+      for (char kind : {'d', 'a'}) {
+        const starc_mpi::LocalChange change = starc_mpi::apply_updates(d, starc::batch_part(stream, first, last, kind), kind);
+        in_place += change.moved ? 0 : 1;
+        grew += change.growth.grew ? 1 : 0;
+        starc_mpi::carry_local(d, change, values);
+      }
     }
+    for (int v = d.own_begin; v < d.own_end; ++v) carried &= values[v] == 3LL * d.global_id[static_cast<size_t>(v)] + 1;
+    for (int v : d.ghost_local) carried &= values[v] == 3LL * d.global_id[static_cast<size_t>(v)] + 1;
+    delete[] values;
+    starc_mpi::Distribution fresh = d;  // the indexes built anew, against those kept
+    fresh.ghost_runs.clear();
+    fresh.ghost_runs_cover = 0;
+    fresh.mirror_slot.clear();
+    starc_mpi::index_ghost_runs(fresh);
+    starc_mpi::index_mirrors(fresh);
+    starc_mpi::index_ghost_runs(d);
+    starc_mpi::index_mirrors(d);
+    indexed = fresh.ghost_runs.size() == d.ghost_runs.size() && fresh.mirror_set == d.mirror_set &&
+              fresh.mirror_slot == d.mirror_slot && fresh.mirror_uses == d.mirror_uses &&
+              fresh.mirror_use_displs == d.mirror_use_displs && fresh.mirror_use_rank == d.mirror_use_rank &&
+              fresh.mirror_use_name == d.mirror_use_name;
+    for (size_t k = 0; indexed && k < d.ghost_runs.size(); ++k)
+      indexed = fresh.ghost_runs[k].first == d.ghost_runs[k].first && fresh.ghost_runs[k].length == d.ghost_runs[k].length;
+    peers = d.peers.sources;
+    indexed &= d.peers.sources == d.peers.destinations;
   }
   std::string name = cl.out_path + "." + std::to_string(d.rank);
   std::FILE* f = std::fopen(name.c_str(), "w");
@@ -76,7 +109,7 @@ int dump(int argc, char** argv) {
                d.own_end, d.local_nodes);
   std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\ncut_edges %lld\n",
                d.owned_begin, d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0, d.stats.cut_edges);
-  std::fprintf(f, "in_place %d\n", in_place);
+  std::fprintf(f, "in_place %d\ngrew %d\ncarried %d\nindexed %d\n", in_place, grew, carried, indexed);
   std::vector<int> mirrors;
   for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {
@@ -85,7 +118,7 @@ int dump(int argc, char** argv) {
       {"rev_edge_ids", &g.rev_edge_ids}, {"global_id", &d.global_id},  {"ghosts", &d.ghosts},
       {"ghost_local", &d.ghost_local}, {"ghost_displs", &d.ghost_displs}, {"mirrors", &mirrors},
       {"mirror_displs", &d.mirror_displs}, {"out_degree", &d.out_degree}, {"in_degree", &d.in_degree},
-      {"global_out_degree", &d.global_out_degree}, {"global_in_degree", &d.global_in_degree}};
+      {"global_out_degree", &d.global_out_degree}, {"global_in_degree", &d.global_in_degree}, {"peers", &peers}};
   for (const auto& array : arrays) dump_values(f, array.first, *array.second);
   dump_values(f, "weights", g.weights);
   std::fclose(f);

@@ -84,7 +84,7 @@ def parse_dump(text: str) -> dict:
         elif name in ("splits", "offsets", "targets", "sources", "rev_offsets", "rev_sources",
                       "rev_edge_ids", "global_id", "ghosts", "ghost_local", "ghost_displs",
                       "mirrors", "mirror_displs", "out_degree", "in_degree",
-                      "global_out_degree", "global_in_degree"):
+                      "global_out_degree", "global_in_degree", "peers"):
             out[name] = np.array([int(v) for v in values], dtype=np.int64)
         else:
             out[name] = int(values[0])
@@ -220,6 +220,12 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
             theirs = dumps[s]["ghosts"][dumps[s]["ghost_displs"][r]:dumps[s]["ghost_displs"][r + 1]]
             np.testing.assert_array_equal(
                 d["mirrors"][d["mirror_displs"][s]:d["mirror_displs"][s + 1]], theirs)
+        if not d["ordered"]:  # the ranks it shares ghosts with, either way (order_by_degree's
+            # are every rank: a superset)
+            shared = [s for s in range(ranks) if s != r and (
+                d["ghost_displs"][s + 1] > d["ghost_displs"][s]
+                or d["mirror_displs"][s + 1] > d["mirror_displs"][s])]
+            assert d["peers"].tolist() == shared, f"rank {r}: peers"
 
 
 def _random_edge_list(seed: int, n: int, m: int) -> str:

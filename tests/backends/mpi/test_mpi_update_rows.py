@@ -2,7 +2,9 @@
 after every batch of a stream the runtime driver's distribution is that of the updated graph
 (starc.graphs.updates applied in Python), whether a part was applied in place or laid out
 again; deletions (every copy, missing edges, a vertex's last edges) and additions whose ends the
-ranks know are applied in place, with in-rows, global degrees, both readings and 1-8 ranks."""
+ranks know are applied in place, with in-rows, global degrees, both readings and 1-8 ranks; so
+are additions that bring new ghosts (inserted in the local index space, the owners' mirrors
+alongside), and only ghost-row programs lay their part out again."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from starc.graphs import load_graph
 from starc.graphs.updates import ADD, DELETE, UpdateStream, add_edges, delete_edges, write_updates
 
 from pairwise import all_pairs
-from test_mpi_runtime import GRAPHS, check_distribution, distribute, driver  # noqa: F401
+from test_mpi_runtime import GRAPHS, _random_edge_list, check_distribution, distribute, driver  # noqa: F401
 
 pytestmark = pytest.mark.mpi
 
@@ -22,7 +24,7 @@ def _stream(g, seed: int, how: str) -> UpdateStream:
     """``deletions``: existing edges (each with all its copies, some twice), missing edges and
     every out-edge of one vertex; ``known``: those deletions with additions of edges the graph
     has (so each end knows the other) and self-loops, in place on every rank; ``new``: random
-    additions as well (new ghosts: laid out again)."""
+    additions as well (new ghosts)."""
     rng = np.random.default_rng(seed)
     n, m = g.num_nodes, g.num_edges
     picks = rng.integers(0, m, max(1, m // 8)) if m else np.zeros(0, np.int64)
@@ -67,8 +69,24 @@ CASES = [pytest.param(*case, id="-".join(map(str, case))) for case in all_pairs(
 @pytest.mark.parametrize("name, how, ranks, reading, needs", CASES)
 def test_batches_in_place_give_the_updated_graphs_distribution(driver, tmp_path, name, how,
                                                               ranks, reading, needs):
+    _check_in_place(driver, tmp_path, name, how, ranks, reading, needs)
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4, 8])
+@pytest.mark.parametrize("needs", ["reverse", "neither"])
+def test_additions_bring_new_ghosts_in_place(driver, tmp_path, ranks, needs):
+    """Random additions give ranks vertices they did not know: inserted in place (owners'
+    mirrors, degrees, the carried array's values and the peers follow), never laid out."""
+    sparse = _random_edge_list(11, 300, 240)    # (few vertices a rank knows)
+    grew = _check_in_place(driver, tmp_path, "sparse.el", "new", ranks, "directed", needs, sparse)
+    assert grew > 0
+
+
+def _check_in_place(driver, tmp_path, name, how, ranks, reading, needs, text=None) -> int:
+    """The distribution after every batch against a fresh layout of the updated graph (ghosts
+    no edge reaches may stay); how many parts inserted new ghosts."""
     path = tmp_path / name
-    path.write_text(GRAPHS[name])
+    path.write_text(GRAPHS[name] if text is None else text)
     undirected = reading == "undirected"
     g = load_graph(str(path), undirected=undirected)
     stream = _stream(g, sum(map(ord, name)) + ranks, how)
@@ -83,10 +101,14 @@ def test_batches_in_place_give_the_updated_graphs_distribution(driver, tmp_path,
     check_distribution(dumps, expected, reverse=reverse, ghost_rows=False,
                        global_degrees=global_degrees, kept_ghosts=True)
     parts = 2 * -(-stream.line_count // batch)
-    in_place = {d["in_place"] for d in dumps}
-    assert len(in_place) == 1, "every rank decides alike"
-    if how != "new" or ranks == 1:     # every end of an addition known: no part laid out again
-        assert in_place == {parts}
+    assert {d["in_place"] for d in dumps} == {parts}, "no ghost rows: every part in place"
+    grew = {d["grew"] for d in dumps}
+    assert len(grew) == 1, "every rank decides alike"
+    if how != "new" or ranks == 1:     # every end of an addition known: no new ghost
+        assert grew == {0}
+    assert all(d["carried"] == 1 for d in dumps), "the arrays' values, new ghosts' included"
+    assert all(d["indexed"] == 1 for d in dumps), "ghost runs and mirror indexes current"
+    return grew.pop()
 
 
 @pytest.mark.parametrize("ranks", [2, 3])

@@ -467,6 +467,25 @@ STARC_ENTRY Distribution distribute(const std::string& path, bool undirected, Ne
 
 namespace detail {
 
+/// d.peers, the ranks d shares ghosts with (either way), from its ghosts and mirrors
+/// (collective). A rebuilt part keeps its communicator `reuse` (the previous peers) while every
+/// rank's peers stay the same ones (creating one is collective: all ranks decide alike); a
+/// replaced one is freed with its last copy (Neighbours::owner: the input distribution of
+/// --trials may still hold it).
+inline void refresh_peers(Distribution& d, const Neighbours* reuse) {
+  std::vector<int> peers;
+  for (int r = 0; r < d.ranks; ++r)
+    if (r != d.rank && (d.ghost_displs[static_cast<size_t>(r) + 1] > d.ghost_displs[static_cast<size_t>(r)] ||
+                        d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
+      peers.push_back(r);
+  int same = reuse != nullptr && reuse->sources == peers && reuse->destinations == peers, all_same = 0;
+  if (reuse != nullptr) MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, d.comm);
+  if (!all_same)
+    d.peers = detail::neighbourhood(d.comm, peers, peers);
+  else if (reuse != &d.peers)
+    d.peers = *reuse;
+}
+
 /// The rank's local index space, CSR, ghosts, mirrors, degrees and peers built from its owned
 /// edges `owned` (global ids, in read_graph's order: by source, target, then key), on the
 /// partition d.splits (collective). Used by distribute() and, after a batch of updates, to
@@ -603,20 +622,7 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
   for (size_t k = 0; k < d.ghosts.size(); ++k) d.ghost_local[k] = d.local_of(d.ghosts[k]);
   d.mirrors.resize(mirror_ids.size());
   for (size_t k = 0; k < mirror_ids.size(); ++k) d.mirrors[k] = d.own_begin + (mirror_ids[k] - d.first);
-  std::vector<int> peers;
-  for (int r = 0; r < d.ranks; ++r)
-    if (r != d.rank && (d.ghost_displs[static_cast<size_t>(r) + 1] > d.ghost_displs[static_cast<size_t>(r)] ||
-                        d.mirror_displs[static_cast<size_t>(r) + 1] > d.mirror_displs[static_cast<size_t>(r)]))
-      peers.push_back(r);
-  // A rebuilt part keeps its communicator while every rank's peers stay the same ones
-  // (creating one is collective: all ranks decide alike); a replaced one is freed with its
-  // last copy (Neighbours::owner: the input distribution of --trials may still hold it).
-  int same = reuse != nullptr && reuse->sources == peers && reuse->destinations == peers, all_same = 0;
-  if (reuse != nullptr) MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
-  if (all_same)
-    d.peers = *reuse;
-  else
-    d.peers = detail::neighbourhood(comm, peers, peers);
+  refresh_peers(d, reuse);
 
   // Degrees of owned vertices and ghosts: owners send their mirrors' (out, in) pairs.
   d.out_degree.assign(static_cast<size_t>(d.local_nodes), 0);

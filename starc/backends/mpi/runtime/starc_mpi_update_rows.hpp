@@ -4,14 +4,15 @@
 // as it is, apply_in_place rewrites the rank's slots in one linear pass instead of laying its
 // part out again: no edge or in-row crosses the network, no ghost, mirror, run or peer moves,
 // so the per-vertex arrays keep their local ids (carry_local has nothing to do). It holds when
-//   - the program holds no ghost rows (Needs::ghost_rows: a ghost's row belongs to another
-//     rank, which alone sees it change; those programs lay their part out again), and
-//   - for additions, every endpoint an added edge gives this rank (the target of an owned
-//     source; with in-rows, the source of an owned target) is owned or a ghost already. Every
-//     rank reads the whole stream, so each tells whether it would need a new ghost; if any
-//     rank would, all lay out again (collective), which also drops the ghosts no edge reaches.
+// the program holds no ghost rows (Needs::ghost_rows: a ghost's row belongs to another rank,
+// which alone sees it change, and the vertices it reaches get local ids; those programs lay
+// their part out again). An addition may give this rank an endpoint it does not know (the
+// target of an owned source; with in-rows, the source of an owned target): every rank reads
+// the whole stream, so each tells whether it would need a new ghost; if any rank would, all
+// insert their new ghosts first (starc_mpi_new_ghosts.hpp, collective): the local ids move,
+// and carry_local moves the arrays and fetches the new ghosts' values.
 // Deletions always fit: a deleted edge's ghost stays (its values are still exchanged, which is
-// harmless) until such a relayout compacts the index space.
+// harmless) until a relayout (a ghost-row program's) compacts the index space.
 //
 // Degrees follow without an exchange of rows: an addition adds one edge; a deletion removes
 // every copy, which only the source's owner can count, so the counts of one part are summed
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "starc_mpi.hpp"
+#include "starc_mpi_new_ghosts.hpp"
 #include "starc_updates.hpp"
 
 namespace starc_mpi {
@@ -41,10 +43,10 @@ struct RowChange {
   bool operator<(const RowChange& o) const { return std::tie(row, other, index) < std::tie(o.row, o.other, o.index); }
 };
 
-/// The batch part (`kind` 'd' or 'a') applied to d's slots in place; false, with d unchanged,
-/// where the local index space cannot hold it (collective: every rank answers alike; see the
-/// file comment).
-inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char kind) {
+/// The batch part (`kind` 'd' or 'a') applied to d's slots in place, with the new ghosts its
+/// additions bring (`growth`); false, with d unchanged, where the program holds ghost rows
+/// (collective: every rank answers alike; see the file comment).
+inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char kind, Growth& growth) {
   if (d.needs.ghost_rows) return false;
   starc::Graph& g = d.graph;
   const bool reverse = d.needs.reverse, add = kind == 'a';
@@ -59,7 +61,13 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   if (add) {
     int anyone = 0;
     MPI_Allreduce(&fresh, &anyone, 1, MPI_INT, MPI_LOR, d.comm);
-    if (anyone) return false;
+    if (anyone) {
+      insert_ghosts(d, part, growth);
+      for (size_t i = 0; i < K; ++i) {
+        lsrc[i] = d.local_of(part.src[i]);
+        ldst[i] = d.local_of(part.dst[i]);
+      }
+    }
   }
   // The rows this rank holds that change (out-rows of owned sources; in-rows of owned targets).
   std::vector<RowChange> out_rows, in_rows;

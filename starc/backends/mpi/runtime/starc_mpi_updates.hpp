@@ -4,8 +4,8 @@
 // line stops every rank alike, with the reference's message) and keeps, of each batch, the
 // updates of the rows it owns: the deletions and additions of edges whose source it owns (an
 // --undirected run's stream holds both directions of each update). apply_updates applies a
-// part in place where the rank's local index space holds it (starc_mpi_update_rows.hpp: every
-// deletion, and additions whose ends the ranks know, without ghost rows); otherwise it changes
+// part in place unless the program holds ghost rows (starc_mpi_update_rows.hpp; the ghosts
+// additions bring are inserted in place, starc_mpi_new_ghosts.hpp); otherwise it changes
 // those rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
 // goes; an added edge goes after the equal edges its row has, rows stay sorted by target), then
 // lays the rank's part out again on the same partition (detail::lay_out): its in-rows are sent
@@ -31,15 +31,20 @@ namespace starc_mpi {
 /// Where a rank's own vertices sat in its local index space before a batch.
 struct LocalChange {
   int own_begin = 0;
-  bool moved = true;  // false: applied in place, every local id where it was
+  bool moved = true;  // false: applied in place, every local id where it was or in `growth`
+  detail::Growth growth;  // in place: the new ghosts inserted (growth.grew on every rank)
 };
 
 /// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
-/// this rank owns, and the rank's part laid out again (collective; see the file comment).
+/// this rank owns, in place or by laying the rank's part out again (collective; see the file
+/// comment).
 inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind) {
   using detail::Edge;
-  if (detail::apply_in_place(d, part, kind)) return LocalChange{d.own_begin, false};
-  LocalChange before{d.own_begin};
+  {
+    LocalChange in_place{d.own_begin, false, {}};
+    if (detail::apply_in_place(d, part, kind, in_place.growth)) return in_place;
+  }
+  LocalChange before{d.own_begin, true, {}};
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
   owned.reserve(static_cast<size_t>(d.owned_edges) + part.src.size());
@@ -96,16 +101,26 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
 /// (collective).
 template <class T>
 void carry_local(const Distribution& d, const LocalChange& before, T*& array) {
-  // In place, the ghosts kept their local ids and their values: the supersteps keep every
-  // ghost its owner's value, as they do between any two loops of a static program.
-  if (!before.moved) return;
+  struct Value {  // (bytes: T may be bool)
+    T value;
+  };
+  // In place, the ghosts kept their values (the supersteps keep every ghost its owner's value,
+  // as they do between any two loops of a static program); only new ghosts fetch theirs.
+  if (!before.moved) {
+    const detail::Growth& growth = before.growth;
+    if (!growth.grew) return;
+    T* moved = new T[static_cast<size_t>(std::max(d.local_nodes, 1))]();
+    for (size_t x = 0; x < growth.remap.size(); ++x) moved[growth.remap[x]] = array[x];
+    delete[] array;
+    array = moved;
+    detail::fill_new_ghosts<Value>(
+        d, growth, [&](int v) { return Value{array[v]}; }, [&](int v, const Value& x) { array[v] = x.value; });
+    return;
+  }
   T* next = new T[static_cast<size_t>(std::max(d.local_nodes, 1))]();
   std::copy(array + before.own_begin, array + before.own_begin + d.owned(), next + d.own_begin);
   delete[] array;
   array = next;
-  struct Value {  // (bytes: T may be bool)
-    T value;
-  };
   size_t R = static_cast<size_t>(d.ranks);
   std::vector<long long> counts(R, 0);
   std::vector<Value> out(d.mirrors.size());
