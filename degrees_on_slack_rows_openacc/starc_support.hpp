@@ -1,0 +1,60 @@
+// starc runtime: host helpers the generated algorithm calls (edge-weight parameters, minWt/maxWt).
+//
+// Part of the shared, header-only C++17 runtime of starc-generated programs (CUDA, SYCL,
+// OpenACC and MPI hosts), included through starc_runtime.hpp. Everything is a template, so a
+// program pays only for what it calls.
+#ifndef STARC_SUPPORT_HPP
+#define STARC_SUPPORT_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "starc_graph.hpp"
+
+namespace starc {
+
+/// The file's edge weights as the elements of propEdge parameter `name` (of DSL type `type`,
+/// e.g. "propEdge<int>"), in CSR order. Throws InputError when the file has no weights, or,
+/// for an integer element type, when a weight is not an integer or does not fit.
+template <typename T>
+std::vector<T> edge_weights(const Graph& g, const char* name, const char* type) {
+  if (!g.has_weights)
+    throw InputError(g.path + ": the program reads edge weights (" + type + " " + name +
+                     ") but the file has none");
+  std::vector<T> weights(g.weights.size());
+  for (std::size_t e = 0; e < weights.size(); ++e) {
+    double w = g.weights[e];
+    // bool elements are stored as unsigned char: any weight converts, as in C.
+    if constexpr (std::is_integral<T>::value && !std::is_same<T, unsigned char>::value) {
+      if (!g.weights_integral)
+        throw InputError(g.path + ": " + type + " " + name +
+                         " needs integer weights but the file has non-integer ones");
+      if (w < static_cast<double>(std::numeric_limits<T>::lowest()) ||
+          w > static_cast<double>(std::numeric_limits<T>::max()))
+        throw InputError(g.path + ": edge weight " + std::to_string(w) + " does not fit in " +
+                         type);
+    }
+    weights[e] = static_cast<T>(w);
+  }
+  return weights;
+}
+
+/// minWt: the smallest edge weight, or `empty` when there are no edges.
+template <typename T>
+T min_weight(const std::vector<T>& w, T empty) {
+  return w.empty() ? empty : *std::min_element(w.begin(), w.end());
+}
+
+/// maxWt: the largest edge weight, or `empty` when there are no edges.
+template <typename T>
+T max_weight(const std::vector<T>& w, T empty) {
+  return w.empty() ? empty : *std::max_element(w.begin(), w.end());
+}
+
+}  // namespace starc
+
+#endif  // STARC_SUPPORT_HPP
