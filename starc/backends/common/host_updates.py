@@ -18,8 +18,10 @@ __all__ = ["UpdateStatements", "UPDATES_OPTION", "ROW_BOUNDS"]
 #: the generated program's option for the update stream, as ``starc run --updates FILE``
 UPDATES_OPTION = "updates"
 
-#: the row starts and ends of rows with slack: after a batch, scattered at the rows it touched
-ROW_BOUNDS = ("offsets", "ends", "rev_offsets", "rev_ends")
+#: each side's row starts and ends of rows with slack: after a batch, scattered at the rows it
+#: touched
+_SIDE_BOUNDS = (("forward", ("offsets", "ends")), ("reverse", ("rev_offsets", "rev_ends")))
+ROW_BOUNDS = tuple(name for _, names in _SIDE_BOUNDS for name in names)
 _KIND_CHAR = {"delete": "'d'", "add": "'a'", "all": "0", "none": "'-'"}
 
 
@@ -379,8 +381,7 @@ class UpdateStatements:
         (``offsets[n]``) written apart, instead of four n-long uploads per update (a batch
         touches a few thousand rows of Kronecker 18's 262 k); any other array whole."""
         d, lines, rest = self.dialect, [], []
-        for side, (start, end) in (("forward", ("offsets", "ends")),
-                                   ("reverse", ("rev_offsets", "rev_ends"))):
+        for side, (start, end) in _SIDE_BOUNDS:
             bounds = [(a, data) for a, data in uploads if a.name in (start, end)]
             if not bounds:
                 continue
