@@ -82,6 +82,10 @@ struct Stats {
   // its MPI calls (the transfers and the waiting for the other ranks). What a rank cannot
   // scale shows in the second; its imbalance and the network's latency in the third.
   long long kernel_ns = 0, runtime_ns = 0, mpi_ns = 0;
+  // Slot arrays the in-place graph updates had to allocate (a spare outgrown; see
+  // Distribution::spare): a few for the first batches, then none while the slots stay within
+  // the spares' headroom, however many batches follow.
+  long long update_allocations = 0;
 };
 
 /// A run of consecutive local ids, `length` of them from `first` (the ghosts' runs).
@@ -130,6 +134,14 @@ struct Distribution {
   std::vector<int> out_degree, in_degree;
   // Needs::global_degrees: every vertex's, indexed by global id.
   std::vector<int> global_out_degree, global_in_degree;
+  // Spares of the slot arrays for the in-place updates (starc_mpi_update_rows.hpp): a batch
+  // part writes the graph's new arrays into them and swaps, so the next part writes into the
+  // old arrays' memory. Fresh arrays each part cost a third of it in page faults and zeroing
+  // (perf, Kronecker 18, 2 ranks), more than the copying itself.
+  struct Spare {
+    std::vector<int> offsets, targets, sources, rev_offsets, rev_sources, rev_edge_ids, moved;
+    std::vector<double> weights;
+  } spare;
   bool stats_enabled = false;
   Stats stats;
   Needs needs;                  // what distribute() was asked for
