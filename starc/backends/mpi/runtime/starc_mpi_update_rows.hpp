@@ -212,14 +212,21 @@ inline bool apply_in_place(Distribution& d, const starc::BatchPart& part, char k
   // larger); every entry names its edge's new slot.
   if (reverse) {
     // The new slot of an in-edge in old slot `s` from `u`: by the shift of u's row, unless
-    // that row changed; a copy slot by the copy slots gone before it.
+    // that row changed (then moved[s]); a copy slot by moved[s] too, which the rows leave
+    // free past `rows`: filled here in one pass (the copy slots gone before each counted),
+    // where a search in `gone` per in-row entry was a tenth of a part (perf). The in-rows
+    // read the copy slots in about the order they were laid out in (by target).
     const int changed_row = INT_MIN, irows = static_cast<int>(rows);
     std::vector<int> shift(L, changed_row);
     for (size_t u = static_cast<size_t>(d.own_begin); u < static_cast<size_t>(d.own_end); ++u)
       if (!changed[u]) shift[u] = offsets[u] - g.offsets[u];
+    for (size_t s = rows, k = 0; s < slots; ++s) {
+      while (k < gone.size() && static_cast<size_t>(gone[k]) < s) ++k;
+      moved[s] = static_cast<int>(s - rows + new_rows - k);
+    }
     auto new_slot = [&](int s, int u) {
-      if (s < irows) return shift[static_cast<size_t>(u)] != changed_row ? s + shift[static_cast<size_t>(u)] : moved[static_cast<size_t>(s)];
-      return s - irows + static_cast<int>(new_rows) - static_cast<int>(std::lower_bound(gone.begin(), gone.end(), s) - gone.begin());
+      if (s < irows && shift[static_cast<size_t>(u)] != changed_row) return s + shift[static_cast<size_t>(u)];
+      return moved[static_cast<size_t>(s)];
     };
     std::vector<int>& rev_offsets = reuse(spare.rev_offsets, L + 1, allocations);
     std::vector<int>& rev_sources = reuse(spare.rev_sources, static_cast<size_t>(new_slots), allocations);
