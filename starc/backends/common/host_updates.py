@@ -417,7 +417,7 @@ class UpdateStatements:
         for array in s.edge_props:      # input weights only (``batches.refresh_lists``)
             param = next(p for p in self._weight_params if p.uid == array.sym.uid)
             vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
-            lines.append(f'{vector} = starc::edge_weights<{elem}>({self.graph}, '
+            lines.append(f'starc::assign_edge_weights<{elem}>({vector}, {self.graph}, '
                          f'"{param.name}", "{param.type}");')
             uploads.append((array, f"{vector}.data()"))
         lines += self._grow_edge_arrays([array for array, _ in uploads], where)
