@@ -19,10 +19,13 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar, c_name
 
 __all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect",
-           "TIMER", "location"]
+           "TIMER", "UPDATE_TIMER", "location"]
 
 #: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
 TIMER = "starc_timer"
+#: a Dynamic program's second stopwatch: the part of the timed span spent applying its batches
+#: to the graph (``starc-update-time``)
+UPDATE_TIMER = "starc_update_timer"
 
 #: C++17 keywords and names a generated C++ program must not shadow.
 CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
@@ -228,6 +231,11 @@ class HostDialect:
 
     def timer_seconds(self) -> str:
         return f"{TIMER}.seconds()"
+
+    def update_seconds(self) -> Tuple[List[str], str]:
+        """After ``trial_end``: the statements and the expression of the run's time applying
+        its batches to the graph (MPI: the slowest rank's, a collective)."""
+        return [], f"{UPDATE_TIMER}.seconds()"
 
     # --- device memory -----------------------------------------------------------------------
     def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:

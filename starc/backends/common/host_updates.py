@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import INDENT
-from starc.backends.common.host_dialect import Count, HostValue
+from starc.backends.common.host_dialect import UPDATE_TIMER, Count, HostValue
 from starc.ir import nodes as ir
 from starc.ir.types import UpdatesType
 
@@ -183,10 +183,20 @@ class UpdateStatements:
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
+        """The batch applied to the graph, on the update stopwatch (``starc-update-time``):
+        started once the device has finished what came before, stopped after the block's own
+        final synchronise."""
         if s.slack_rows:
-            return self._apply_to_slack_rows(s, depth)
-        if s.distributed:
-            return self._apply_on_ranks(s, depth)
+            lines = self._apply_to_slack_rows(s, depth)
+        elif s.distributed:
+            lines = self._apply_on_ranks(s, depth)
+        else:
+            lines = self._apply_to_compact_rows(s, depth)
+        pad = INDENT * depth
+        start = self.dialect.synchronize(self.where(s.loc)) + [f"{UPDATE_TIMER}.start();"]
+        return [pad + line for line in start] + lines + [f"{pad}{UPDATE_TIMER}.stop();"]
+
+    def _apply_to_compact_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         d, g, where = self.dialect, self.graph, self.where(s.loc)
         keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
         lines, _, uploads = self._changed_edges(s, "EdgeRenumbering", g, keep, "")

@@ -20,7 +20,7 @@ one-value arrays.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
@@ -34,6 +34,7 @@ __all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
 DIST = "starc_dist"
 _STATS = "starc_stats"
 _SECONDS = "starc_seconds"
+_UPDATE_SECONDS = "starc_update_seconds"
 
 _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
         "Max": "Max"}
@@ -149,6 +150,11 @@ class MPIHostDialect(HostDialect):
 
     def timer_seconds(self) -> str:
         return _SECONDS     # the slowest rank's time (trial_end agrees on it)
+
+    def update_seconds(self) -> Tuple[List[str], str]:
+        _, rank_seconds = super().update_seconds()
+        return ([f"const double {_UPDATE_SECONDS} = starc_mpi::max_seconds({DIST}, "
+                 f"{rank_seconds});"], _UPDATE_SECONDS)
 
     def report(self, lines: List[str]) -> List[str]:
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]
