@@ -430,21 +430,25 @@ inline int delete_unsorted(Graph& g, SlackRows& s, const std::vector<int>& src, 
   for (size_t i = 0; i < src.size(); ++i) pairs[i] = {src[i], dst[i]};
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  forward.reserve(pairs.size());
+  reverse.reserve(pairs.size());
   for (const auto& [u, v] : pairs) {
     size_t a = static_cast<size_t>(u), b = static_cast<size_t>(v);
     int begin = g.offsets[a], end = s.ends[a], rev_begin = g.rev_offsets[b], rev_end = s.rev_ends[b];
     if (end - begin <= rev_end - rev_begin) {
-      for (int e = begin; e < end; ++e)
-        if (g.targets[static_cast<size_t>(e)] == v) {
-          forward.emplace_back(u, e);
-          reverse.emplace_back(v, s.twins[static_cast<size_t>(e)]);
-        }
+      const int* row = g.targets.data();
+      for (const int* at = std::find(row + begin, row + end, v); at != row + end; at = std::find(at + 1, row + end, v)) {
+        int e = static_cast<int>(at - row);
+        forward.emplace_back(u, e);
+        reverse.emplace_back(v, s.twins[static_cast<size_t>(e)]);
+      }
     } else {
-      for (int q = rev_begin; q < rev_end; ++q)
-        if (g.rev_sources[static_cast<size_t>(q)] == u) {
-          reverse.emplace_back(v, q);
-          forward.emplace_back(u, g.rev_edge_ids[static_cast<size_t>(q)]);
-        }
+      const int* row = g.rev_sources.data();
+      for (const int* at = std::find(row + rev_begin, row + rev_end, u); at != row + rev_end; at = std::find(at + 1, row + rev_end, u)) {
+        int q = static_cast<int>(at - row);
+        reverse.emplace_back(v, q);
+        forward.emplace_back(u, g.rev_edge_ids[static_cast<size_t>(q)]);
+      }
     }
   }
   fill_side(forward_side(g, s), forward, change.forward);
