@@ -6,8 +6,10 @@ graphs x ranks pairwise, for CI time) give the reference's results after every b
 prefix of the stream's batches run as a stream of its own) on the e2e graphs and on a stream of duplicates, self-loops, deletions of missing
 edges, a vertex's first edges (new ghosts) and the deletion of every edge into a vertex
 (ghosts inserted and kept in place, counted by --stats); bad update lines stop every rank with the reference's
-message; the plan says what MPI does per batch, and what it does not lower yet (an edge
-property a kernel writes, dyn_tc's loops over updates that read rows) is a located E0501."""
+message; the plan says what MPI does per batch. dyn_tc (--undirected, 1-3 ranks) runs its
+loops over an update endpoint's row on the row's owner, and reads the marks those write on
+ghost rows, refreshed by their owners; an edge property a kernel writes follows its edges
+through a batch; a loop over updates that reads any other row is a located E0501."""
 
 from __future__ import annotations
 
@@ -232,6 +234,11 @@ def test_the_plan_says_what_mpi_does_per_batch():
     assert sssp.returncode == 0, sssp.stderr
     assert "every rank runs every update alike (an OpenMP loop), with no exchange" in \
         " ".join(sssp.stdout.split())
+    tc = subprocess.run([sys.executable, "-m", "starc", "explain", str(DYNAMIC / "dyn_tc.sp"),
+                         "-b", "mpi"], capture_output=True, text=True)
+    assert tc.returncode == 0, tc.stderr
+    assert ("a loop over an update endpoint's row on the row's owner only; then the ghost "
+            "rows' copies of updated refreshed from their owners") in " ".join(tc.stdout.split())
 
 
 #: a propEdge bound to the file's weights that kernels write before and after each batch's
