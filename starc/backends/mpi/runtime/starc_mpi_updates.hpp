@@ -189,7 +189,9 @@ void carry_edges(const Distribution& d, const LocalChange& before, T*& array, in
   }
   delete[] array;
   array = next;
-  if (d.needs.ghost_rows) refresh_ghost_edges(d, array);
+  // (a program that reads an edge property on ghost rows holds them whole: Distribution's
+  // ghost_edges turn the slices off)
+  if (d.needs.ghost_rows && !d.needs.ghost_row_slices) refresh_ghost_edges(d, array);
 }
 
 }  // namespace starc_mpi
