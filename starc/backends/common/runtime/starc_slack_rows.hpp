@@ -432,22 +432,32 @@ inline int delete_unsorted(Graph& g, SlackRows& s, const std::vector<int>& src, 
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   forward.reserve(pairs.size());
   reverse.reserve(pairs.size());
-  for (const auto& [u, v] : pairs) {
-    size_t a = static_cast<size_t>(u), b = static_cast<size_t>(v);
+  // Each pair reaches two random rows (a batch's ~2,000 at Kronecker 18 cost more in cache
+  // misses than in the slots scanned): first every pair's row to scan, found by independent
+  // loads the CPU overlaps, then the scans, the next pair's row prefetched.
+  struct Scan { int first, last; bool reverse; };
+  std::vector<Scan> scans(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    size_t a = static_cast<size_t>(pairs[i].first), b = static_cast<size_t>(pairs[i].second);
     int begin = g.offsets[a], end = s.ends[a], rev_begin = g.rev_offsets[b], rev_end = s.rev_ends[b];
-    if (end - begin <= rev_end - rev_begin) {
-      const int* row = g.targets.data();
-      for (const int* at = std::find(row + begin, row + end, v); at != row + end; at = std::find(at + 1, row + end, v)) {
-        int e = static_cast<int>(at - row);
-        forward.emplace_back(u, e);
-        reverse.emplace_back(v, s.twins[static_cast<size_t>(e)]);
-      }
-    } else {
-      const int* row = g.rev_sources.data();
-      for (const int* at = std::find(row + rev_begin, row + rev_end, u); at != row + rev_end; at = std::find(at + 1, row + rev_end, u)) {
-        int q = static_cast<int>(at - row);
-        reverse.emplace_back(v, q);
-        forward.emplace_back(u, g.rev_edge_ids[static_cast<size_t>(q)]);
+    scans[i] = end - begin <= rev_end - rev_begin ? Scan{begin, end, false} : Scan{rev_begin, rev_end, true};
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i + 1 < pairs.size())
+      __builtin_prefetch((scans[i + 1].reverse ? g.rev_sources : g.targets).data() + scans[i + 1].first);
+    const auto [u, v] = pairs[i];
+    const Scan& scan = scans[i];
+    const int* row = (scan.reverse ? g.rev_sources : g.targets).data();
+    const int key = scan.reverse ? u : v;
+    for (const int* at = std::find(row + scan.first, row + scan.last, key); at != row + scan.last;
+         at = std::find(at + 1, row + scan.last, key)) {
+      int slot = static_cast<int>(at - row);
+      if (scan.reverse) {
+        reverse.emplace_back(v, slot);
+        forward.emplace_back(u, g.rev_edge_ids[static_cast<size_t>(slot)]);
+      } else {
+        forward.emplace_back(u, slot);
+        reverse.emplace_back(v, s.twins[static_cast<size_t>(slot)]);
       }
     }
   }
