@@ -154,16 +154,10 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
 
 
 def _check_distributed(stmt: P.ApplyUpdates, arrays, edge_props, read_back) -> None:
-    """What a distributed rebuild does not carry yet is a located E0501 naming it: an edge
-    property a kernel writes (its values would have to follow their edges to the new slots),
-    an array of n + 1 elements in the local index space."""
+    """What a distributed rebuild does not carry yet is a located E0501 naming it: an array
+    of n + 1 elements in the local index space. (An edge property a kernel writes is carried
+    to its edge's new slot by the edge's owner, its ghost-row copies refreshed.)"""
     method = "updateCSRDel" if stmt.kind == "delete" else "updateCSRAdd"
-    for array in edge_props:
-        if array.role != "weight" or array.name in {a.name for a in read_back}:
-            raise BackendError(f"dynamic graphs: '{method}' with the edge property "
-                               f"'{array.name}', which kernels write, is not supported by the "
-                               "MPI backend yet (a rank's rebuilt rows carry only input edge "
-                               "weights)", stmt.loc)
     for array in arrays:
         if array.extent == "nodes+1" and array.role != "graph":
             raise BackendError(f"dynamic graphs: '{method}' with the array '{array.name}' of "
@@ -184,7 +178,10 @@ DISTRIBUTED_WHY = (
     "global-id order), mirrors, degrees and the peers' communicator (kept while the peers stay "
     "the same) rebuilt; each per-vertex array of the local index space carries its own "
     "vertices' values to their new local ids and takes its ghosts' from their owners (one "
-    "exchange per array), input edge weights come with their edges: O((n + m) / ranks + k) "
+    "exchange per array), input edge weights come with their edges, and an edge property a "
+    "kernel writes is carried to its edge's new slot by the owner (then the batch is always "
+    "laid out again: the slot map is the rows' order) and its ghost-row copies refreshed: "
+    "O((n + m) / ranks + k) "
     "per rank and batch, a first step that no rank's rows outgrow (rows with slack on each "
     "rank would move only the rows a batch touches)")
 

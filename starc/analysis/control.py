@@ -53,7 +53,7 @@ after one that turns back is top-down, as in GAPBS.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
@@ -84,20 +84,30 @@ def place_loop_checks(host: P.HostBlock) -> P.HostBlock:
     return rewrite(host)
 
 
+#: host statements whose body may run many times: a fixedPoint inside one keeps its worklist's
+#: round count across its runs (``expand_worklist``'s ``hoisted``)
+_REPEATING = LOOPS + (P.BatchLoop,)
+
+
 def expand_loops(host: P.HostBlock, symbols: SymbolFactory) -> P.HostBlock:
-    """``host`` with every ``FixedPointLoop`` and ``BFSLoop`` expanded (innermost first)."""
-    def rewrite(block: P.HostBlock) -> P.HostBlock:
+    """``host`` with every ``FixedPointLoop`` and ``BFSLoop`` expanded (innermost first); the
+    round counts of the worklists that run many times declared at its top."""
+    hoisted: List[P.HostStmt] = []
+
+    def rewrite(block: P.HostBlock, repeats: bool) -> P.HostBlock:
         stmts: List[P.HostStmt] = []
         for stmt in block.stmts:
-            stmt = map_blocks(stmt, rewrite)
+            inner = repeats or isinstance(stmt, _REPEATING)
+            stmt = map_blocks(stmt, lambda b, inner=inner: rewrite(b, inner))
             if isinstance(stmt, P.FixedPointLoop):
-                stmts += expand_fixedpoint(stmt)
+                stmts += expand_fixedpoint(stmt, hoisted if repeats else None)
             elif isinstance(stmt, P.BFSLoop):
                 stmts.append(expand_bfs(stmt, symbols))
             else:
                 stmts.append(stmt)
         return P.HostBlock(tuple(stmts), loc=block.loc)
-    return rewrite(host)
+    body = rewrite(host, False)
+    return P.HostBlock(tuple(hoisted) + body.stmts, loc=body.loc)
 
 
 def flag_raised(flag: P.DeviceArray, loc) -> ir.Expr:
@@ -108,17 +118,23 @@ def flag_raised(flag: P.DeviceArray, loc) -> ir.Expr:
     return ir.Binary("!=", read, ir.Const(0, type=flag.elem, loc=loc), type=Scalar.BOOL, loc=loc)
 
 
-def expand_fixedpoint(s: P.FixedPointLoop) -> List[P.HostStmt]:
+def expand_fixedpoint(s: P.FixedPointLoop,
+                      hoisted: Optional[List[P.HostStmt]] = None) -> List[P.HostStmt]:
     """The host loop of ``s``; with a ``Worklist``, a ``DataDrivenLoop`` holding it and the
-    worklist form (``expand_worklist``)."""
+    worklist form (``expand_worklist``, ``hoisted`` as there)."""
     topology = _expand_topology(s)
     if s.worklist is None:
         return topology
-    return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s)), loc=s.loc),
+    return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
                              P.HostBlock(tuple(topology), loc=s.loc), loc=s.loc)]
 
 
-def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
+#: a round count a worklist kept across its runs starts again (its stamps refilled) past this
+_ROUND_LIMIT = 1 << 30
+
+
+def expand_worklist(s: P.FixedPointLoop,
+                    hoisted: Optional[List[P.HostStmt]] = None) -> List[P.HostStmt]:
     """A data-driven fixedPoint (``frontier.py``; the body is kernel launches only)::
 
         fill stamp = -1;  size[0] = 0;  launch build;  int count = size[0];  int round = 0;
@@ -144,6 +160,13 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
     is the queue's length. After the swaps ``next`` holds the flags of the round just run,
     set exactly at the old queue's entries after a sparse round, so that one clears only
     those.
+
+    So every run ends with ``next`` all False, and its stamps below its last round. A
+    fixedPoint that runs many times (inside a loop, a Dynamic program's batches) therefore
+    fills them only on its first run: its ``round`` is declared once, in ``hoisted`` (the
+    function's top), and the prologue becomes ``if (round == 0 || round > LIMIT) { fill stamp
+    = -1;  fill next = False;  round = 0; }`` (two n-long fills fewer per run; the stamps of
+    earlier runs lose to every later round's).
     """
     from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
     loc, w = s.loc, s.worklist
@@ -181,11 +204,21 @@ def expand_worklist(s: P.FixedPointLoop) -> List[P.HostStmt]:
              choice((P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc), read_count),
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
-    return [P.Fill(w.stamp, _int(-1, loc), loc=loc), reset, P.Launch(w.build, loc=loc),
-            P.HostDeclare(w.count, size, loc=loc), P.HostDeclare(w.round, _int(0, loc), loc=loc),
-            P.Fill(s.next, _bool(False, loc), loc=loc),
-            P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
-            P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
+    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(s.next, _bool(False, loc), loc=loc))
+    if hoisted is None:
+        prologue = [fills[0], reset, P.Launch(w.build, loc=loc),
+                    P.HostDeclare(w.count, size, loc=loc),
+                    P.HostDeclare(w.round, _int(0, loc), loc=loc), fills[1]]
+    else:
+        hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
+        first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
+                          ir.Binary(">", rounds, _int(_ROUND_LIMIT, loc), type=Scalar.BOOL,
+                                    loc=loc), type=Scalar.BOOL, loc=loc)
+        prologue = [P.HostIf(first, block(*fills, P.HostAssign(w.round, _int(0, loc), loc=loc)),
+                             None, loc=loc),
+                    reset, P.Launch(w.build, loc=loc), P.HostDeclare(w.count, size, loc=loc)]
+    return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
+                       P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
 
 
 def _expand_topology(s: P.FixedPointLoop) -> List[P.HostStmt]:

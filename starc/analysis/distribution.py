@@ -55,6 +55,7 @@ from starc.analysis.degree_order import is_triangle_count
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
+from starc.analysis.owner_rows import OwnerRows, owner_rows
 from starc.ir import nodes as ir
 from starc.records import Record, record
 from starc.tree import child_nodes
@@ -99,6 +100,8 @@ class Superstep(Record):
     every: Tuple[str, ...] = ()       # of refresh: every mirror's value, values only
     bounds: Tuple[str, ...] = ()      # ghost copies keep the candidates sent (no refresh)
     constants: Tuple[Tuple[str, object], ...] = ()   # (secondary, the constant it is set to)
+    #: edge properties it writes that kernels read on ghost rows: their copies refreshed
+    ghost_edges: Tuple[str, ...] = ()
 
 
 @record
@@ -115,6 +118,9 @@ class Distribution(Record):
     kernels: Tuple[P.Kernel, ...] = ()   # the plan's kernels in the local index space
     #: the ghost rows are only searched from below for a vertex above (see the docstring)
     ghost_row_slices: bool = False
+    #: edge properties kernels read at edges of ghosts' rows (``locality.ghost_edge_reads``):
+    #: owners refresh the ghost rows' copies after each kernel that writes them
+    ghost_edges: Tuple[str, ...] = ()
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -156,6 +162,8 @@ def distribute(plan: P.Plan) -> Distribution:
     _check_host_queries(plan)
     kernels = launched_kernels(plan)
     per_update = _update_kernels(plan)
+    rowed = {k.name: owner_rows(k, plan, DistributionError) for k in kernels
+             if k.name in per_update and _uses_graph(k)}
     found: Dict[str, Locality] = {k.name: Locality(k.name, global_=True)
                                   if k.name in per_update else kernel_locality(k, plan)
                                   for k in kernels}
@@ -163,16 +171,15 @@ def distribute(plan: P.Plan) -> Distribution:
     for kernel in kernels:
         local = found[kernel.name]
         if local.global_:
-            if _uses_graph(kernel) and kernel.name in per_update:
-                raise DistributionError(
-                    "a loop over a batch's updates that reads the graph's rows (every rank "
-                    "runs each update, and holds only its own rows)", per_update[kernel.name])
-            if _uses_graph(kernel):
+            if _uses_graph(kernel) and kernel.name not in per_update:
                 raise DistributionError(
                     "a sequential loop over the graph outside a forall (it would need the "
                     "whole graph on every rank)", kernel.loc)
-            for p in kernel.params:
-                if p.array is not None and p.array.extent in ("nodes", "edges"):
+            on_rows = rowed[kernel.name].edges_used if kernel.name in rowed else ()
+            for p in kernel.params:     # (an edge property of the owners' rows stays there)
+                if p.array is not None and p.array.extent in ("nodes", "edges") \
+                        and p.name not in on_rows \
+                        and not (kernel.name in rowed and p.array.role == "graph"):
                     _widen(mirrored, p.name, "anywhere")
             continue
         for what, loc in local.anywhere_rows:
@@ -192,11 +199,14 @@ def distribute(plan: P.Plan) -> Distribution:
     _check_edges(plan, kernels, mirrored, found)
     names = {a.sym.uid: a.name for a in plan.arrays if a.sym is not None}
     bounds = _bounds(plan, kernels, mirrored, found, names)
+    ghost_edges = tuple(dict.fromkeys(name for local in found.values()
+                                      for name in local.ghost_edge_reads))
     steps = {}
     for kernel in kernels:
         local = found[kernel.name]
+        refreshed = tuple(p.name for p in kernel.params if p.written and p.name in ghost_edges)
         if local.global_:
-            steps[kernel.name] = Superstep(kernel.name, True)
+            steps[kernel.name] = Superstep(kernel.name, True, ghost_edges=refreshed)
             continue
         written = [p.name for p in kernel.params if p.written and p.name in mirrored]
         kept = tuple(name for name in written
@@ -206,7 +216,8 @@ def distribute(plan: P.Plan) -> Distribution:
                       and _stores_every_own_vertex(kernel, name, names))
         steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, refresh,
                                        tuple(_combine(kernel)), every, kept,
-                                       _constant_secondaries(kernel, local, names))
+                                       _constant_secondaries(kernel, local, names),
+                                       refreshed)
     rows_of = {name: [row for row in local.remote_rows if row not in _KEPT_QUERIES]
                for name, local in found.items()}
     rows = [row for name in rows_of for row in rows_of[name]]
@@ -214,16 +225,31 @@ def distribute(plan: P.Plan) -> Distribution:
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
     replicas = _replicas(plan, mirrored, found)
-    # (a loop over updates touches only replicas, by global id: nothing to translate)
-    local_kernels = tuple(k if k.name in per_update else localize(k, plan, frozenset(replicas))
+    local_kernels = tuple(_localized(k, plan, replicas, per_update, rowed)
                           for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
-    slices = bool(rows) and not reverse and all(_searched_from_below(k) for k in kernels
+    # (a ghost edge's value is refreshed row by row: whole rows)
+    slices = bool(rows) and not reverse and not ghost_edges and all(_searched_from_below(k) for k in kernels
                                                 if rows_of[k.name])
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
-                        local_kernels, slices)
+                        local_kernels, slices, ghost_edges)
+
+
+def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,
+               rowed: Dict[str, OwnerRows]) -> P.Kernel:
+    """``kernel`` in the ranks' local index space. A loop over updates touches replicas only,
+    by global id (nothing to translate), except in the loops over its endpoints' rows
+    (``owner_rows``), which read local rows: those kernels are translated with every
+    per-vertex array and the update fields indexed by global id."""
+    if kernel.name in rowed:
+        fields = {a.name for a in plan.arrays if a.extent == "updates"}
+        return localize(rowed[kernel.name].kernel, plan,
+                        frozenset(replicas) | frozenset(fields))
+    if kernel.name in per_update:
+        return kernel
+    return localize(kernel, plan, frozenset(replicas))
 
 
 def _update_kernels(plan: P.Plan) -> Dict[str, object]:

@@ -273,6 +273,8 @@ def _locality(found: Locality) -> List[str]:
             for name in found.neighbour_reads))
     if found.remote_rows:
         lines.append("  remote rows: " + ", ".join(found.remote_rows))
+    if found.ghost_edge_reads:
+        lines.append("  ghost-row edge reads: " + ", ".join(found.ghost_edge_reads))
     return lines
 
 
@@ -407,12 +409,19 @@ def _target(target: P.Specialization, kernels) -> List[str]:
                  f"knows (its own, its ghosts), by local id in global-id order{except_replicas}")
     for name, why in distribution.replicas.items():
         lines.append(f"  replica (full length, by global id): {name}: {why}")
+    if distribution.ghost_edges:
+        lines.append("  edge properties read on ghost rows (copies kept there): "
+                     + ", ".join(distribution.ghost_edges))
     if distribution.mirrored:
         lines.append("  mirrored: " + ", ".join(f"{name} ({scope})" for name, scope
                                                   in sorted(distribution.mirrored.items())))
     for step in distribution.steps.values():
+        refreshed = (f"; then the ghost rows' copies of {', '.join(step.ghost_edges)} "
+                     "refreshed from their owners" if step.ghost_edges else "")
         if step.global_:
-            lines.append(f"  superstep {step.kernel}: every rank alike, nothing exchanged")
+            lines.append(f"  superstep {step.kernel}: every rank alike, " + (
+                "a loop over an update endpoint's row on the row's owner only" + refreshed
+                if refreshed else "nothing exchanged"))
             continue
         constants = dict(step.constants)
         parts = [f"{w.array} {w.op}{' after ' + w.primary if w.primary else ''} ({w.at}"
@@ -430,7 +439,8 @@ def _target(target: P.Specialization, kernels) -> List[str]:
                 for name in step.refresh))
         if step.scalars:
             what.append("allreduce " + ", ".join(f"{a} ({how})" for a, how in step.scalars))
-        lines.append(f"  superstep {step.kernel}: " + ("; ".join(what) or "nothing to exchange"))
+        lines.append(f"  superstep {step.kernel}: " + ("; ".join(what) or "nothing to exchange")
+                     + refreshed)
     return lines
 
 

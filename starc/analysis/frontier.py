@@ -309,6 +309,10 @@ def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
     host = rewrite(plan.host)
     if not dropped:
         return plan
+    if not worklist:    # the round counts hoisted for the worklists (control.expand_loops)
+        host = dataclasses.replace(host, stmts=tuple(
+            s for s in host.stmts
+            if not (isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND)))
     kept = {k.name for s in walk_host(host) for k in kernels_launched_by(s)}
     gone = {k.name for block in dropped for s in walk_host(block)
             for k in kernels_launched_by(s)} - kept

@@ -36,6 +36,7 @@ RANK_TABLES = {
     "local_id": "the local id of a global vertex (-1: the rank has none)",
     "global_out_degree": "the out-degree of any vertex, by global id",
     "global_in_degree": "the in-degree of any vertex, by global id",
+    "owns": "whether the rank owns a vertex, by global id (owner_rows)",
 }
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")

@@ -20,10 +20,14 @@ from __future__ import annotations
 from typing import Dict, List, Set, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.checks import CheckedIndex
 from starc.ir import nodes as ir
+from starc.ir.types import PropType
 from starc.records import Record, record
 
 __all__ = ["RemoteWrite", "Locality", "kernel_locality"]
+
+_CLASSES = ("own", "neighbour", "own edge", "ghost edge")
 
 #: graph queries that read a vertex's adjacency row
 _ROW_QUERIES = ("count_outNbrs", "count_inNbrs", "is_an_edge", "get_edge")
@@ -56,35 +60,78 @@ class Locality(Record):
     #: adjacency queries/loops of a vertex that is neither own nor a neighbour, with where
     #: they are (a distributed backend holds no such row): ("g.count_outNbrs", loc), ...
     anywhere_rows: Tuple[Tuple[str, object], ...] = ()
+    #: edge properties read at edges of a neighbour's row (held with the ghost's row)
+    ghost_edge_reads: Tuple[str, ...] = ()
 
     @property
     def local(self) -> bool:
         return not (self.global_ or self.remote_writes or self.neighbour_reads
-                    or self.remote_rows)
+                    or self.remote_rows or self.ghost_edge_reads)
 
 
 def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
     """The ``Locality`` of ``kernel`` (whose arrays are named as in ``plan``)."""
     if kernel.extent == "single":
         return Locality(kernel.name, global_=True)
-    scan = _Scan(kernel, {a.sym.uid: a.name for a in plan.arrays if a.sym is not None
-                          and a.role != "scalar"})
+    arrays = {a.sym.uid: a.name for a in plan.arrays if a.sym is not None
+              and a.role != "scalar"}
     nodes = [kernel.body] + ([kernel.guard] if kernel.guard is not None else [])
-    for node in nodes:
-        scan.visit(node)
+    defs = _local_values(nodes)
+    classes: Dict[int, str] = {}
+    # a fixpoint from no class at all: a variable gets one once every value it gets has it
+    for _ in range(len(defs) + 2):
+        scan = _Scan(kernel, arrays, classes)
+        for node in nodes:
+            scan.visit(node)
+        found = scan.classify(defs)
+        if found == classes:
+            break
+        classes = found
     return Locality(kernel.name, False, tuple(dict.fromkeys(scan.writes)),
                     tuple(dict.fromkeys(scan.reads)), tuple(dict.fromkeys(scan.rows)),
-                    tuple(dict.fromkeys(scan.anywhere)), tuple(scan.anywhere_rows))
+                    tuple(dict.fromkeys(scan.anywhere)), tuple(scan.anywhere_rows),
+                    tuple(dict.fromkeys(scan.ghost_reads)))
+
+
+def _local_values(nodes) -> Dict[int, List[ir.Expr]]:
+    """Every value each local variable of the kernel gets (its initialiser, assignments);
+    a variable declared without one is left out (it holds no vertex or edge to class)."""
+    defs: Dict[int, List[ir.Expr]] = {}
+    bare: Set[int] = set()
+    for part in nodes:
+        for node in ir.walk(part):
+            if isinstance(node, ir.Declare) and not isinstance(node.sym.type, PropType):
+                if node.init is None:
+                    bare.add(node.sym.uid)
+                else:
+                    defs.setdefault(node.sym.uid, []).append(node.init)
+            elif isinstance(node, ir.Assign) and isinstance(node.target, ir.VarRef):
+                defs.setdefault(node.target.sym.uid, []).append(node.value)
+    return {uid: values for uid, values in defs.items() if uid not in bare}
+
+
+def _bare(e: ir.Expr) -> ir.Expr:
+    """``e`` without its bounds check (a checked vertex is the vertex)."""
+    while isinstance(e, CheckedIndex):
+        e = e.index
+    return e
 
 
 class _Scan:
-    def __init__(self, kernel: P.Kernel, arrays: Dict[int, str]) -> None:
+    def __init__(self, kernel: P.Kernel, arrays: Dict[int, str],
+                 classes: Dict[int, str]) -> None:
         self.kernel = kernel
         self.arrays = arrays
-        self.own_vertices: Set[int] = {kernel.index.uid} if kernel.extent == "nodes" else set()
-        self.own_edges: Set[int] = {kernel.index.uid} if kernel.extent == "edges" else set()
+        by = {c: {uid for uid, k in classes.items() if k == c} for c in _CLASSES}
+        self.own_vertices: Set[int] = by["own"] | ({kernel.index.uid}
+                                                   if kernel.extent == "nodes" else set())
+        self.own_edges: Set[int] = by["own edge"] | ({kernel.index.uid}
+                                                     if kernel.extent == "edges" else set())
         #: vertices at the other end of an own row (neighbour loop variables and their copies)
-        self.neighbours: Set[int] = set()
+        self.neighbours: Set[int] = by["neighbour"]
+        #: edges of a neighbour's row (held with the ghost's row)
+        self.ghost_edges: Set[int] = by["ghost edge"]
+        self.ghost_reads: List[str] = []
         self.anywhere: List[str] = []
         self.writes: List[RemoteWrite] = []
         self.reads: List[str] = []
@@ -93,6 +140,7 @@ class _Scan:
 
     # --- ownership ----------------------------------------------------------------------------
     def _own_vertex(self, e: ir.Expr) -> bool:
+        e = _bare(e)
         if isinstance(e, ir.VarRef):
             return e.sym.uid in self.own_vertices
         return isinstance(e, ir.EdgeEndpoint) and e.end == "source" and self._own_edge(e.edge)
@@ -104,10 +152,32 @@ class _Scan:
         return self._own_vertex(read.index) or self._own_edge(read.index)
 
     def _neighbour(self, e: ir.Expr) -> bool:
+        e = _bare(e)
         if isinstance(e, ir.VarRef):
             return e.sym.uid in self.neighbours
         return isinstance(e, ir.EdgeEndpoint) and e.end == "destination" \
             and self._own_edge(e.edge)
+
+    def _ghost_edge(self, e: ir.Expr) -> bool:
+        if isinstance(e, ir.GraphQuery) and e.op == "get_edge":
+            return self._neighbour(e.args[0])
+        return isinstance(e, ir.VarRef) and e.sym.uid in self.ghost_edges
+
+    def classify(self, defs: Dict[int, List[ir.Expr]]) -> Dict[int, str]:
+        """The class of each local variable all of whose values have one (own, neighbour:
+        own or neighbour, own edge, ghost edge: own or a neighbour's row's)."""
+        found: Dict[int, str] = {}
+        for uid, values in defs.items():
+            if all(self._own_vertex(v) for v in values):
+                found[uid] = "own"
+            elif all(self._own_vertex(v) or self._neighbour(v) for v in values):
+                found[uid] = "neighbour"
+            elif all(self._own_edge(v) or _own_row_edge(v, self) for v in values):
+                found[uid] = "own edge"
+            elif all(self._own_edge(v) or _own_row_edge(v, self) or self._ghost_edge(v)
+                     for v in values):
+                found[uid] = "ghost edge"
+        return found
 
     def _at(self, read: ir.PropRead) -> str:
         return "neighbour" if self._neighbour(read.index) else "anywhere"
@@ -124,8 +194,6 @@ class _Scan:
             self.visit(target.index)
 
     def visit(self, node: ir.Node) -> None:
-        if isinstance(node, ir.Declare) and node.init is not None:
-            self._declare(node.sym, node.init)
         if isinstance(node, ir.Assign):
             self._write(node.target, "=")
             self.visit(node.value)
@@ -148,6 +216,10 @@ class _Scan:
             return
         if isinstance(node, ir.Loop):
             self._loop(node)
+        elif isinstance(node, ir.PropRead) and not self._own_element(node) \
+                and self._ghost_edge(node.index) and isinstance(node.prop.type, PropType) \
+                and node.prop.type.kind == "edge":
+            self.ghost_reads.append(self._name(node.prop))
         elif isinstance(node, ir.PropRead) and not self._own_element(node):
             self.reads.append(self._name(node.prop))
             if self._at(node) == "anywhere":
@@ -157,17 +229,6 @@ class _Scan:
             self._row(node.op, f"g.{node.op}", node.args[0], node.loc)
         for child in ir.children(node):
             self.visit(child)
-
-    def _declare(self, sym: ir.Symbol, init: ir.Expr) -> None:
-        if self._own_vertex(init):
-            self.own_vertices.add(sym.uid)
-        elif self._neighbour(init):
-            self.neighbours.add(sym.uid)
-        elif self._own_edge(init):
-            self.own_edges.add(sym.uid)
-        elif isinstance(init, ir.GraphQuery) and init.op == "get_edge" \
-                and self._own_vertex(init.args[0]):
-            self.own_edges.add(sym.uid)          # an edge of the work item's own row
 
     def _row(self, row: str, shown: str, vertex: ir.Expr, loc) -> None:
         """A query or loop (``shown`` as written) of another vertex's adjacency: a ghost's
@@ -187,6 +248,8 @@ class _Scan:
         elif isinstance(domain, ir.Neighbors):
             if not self._own_vertex(domain.of):
                 self._row("neighbours", "g.neighbors", domain.of, loop.loc)
+                if self._neighbour(domain.of) and domain.edge is not None:
+                    self.ghost_edges.add(domain.edge.uid)
             else:
                 self.neighbours.add(loop.var.uid)
                 if domain.edge is not None:
@@ -198,3 +261,8 @@ class _Scan:
                 self.neighbours.add(loop.var.uid)
         elif not isinstance(domain, ir.SetMembers):
             self.rows.append(type(domain).__name__)
+
+
+def _own_row_edge(e: ir.Expr, scan: _Scan) -> bool:
+    """``g.get_edge(v, w)`` of the work item's own vertex ``v``: an edge of its own row."""
+    return isinstance(e, ir.GraphQuery) and e.op == "get_edge" and scan._own_vertex(e.args[0])

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from starc.analysis import plan as P
 from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.distribution import UPDATE_LOOP_WHY
+from starc.analysis.owner_rows import OWNER_ROWS_WHY
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
@@ -301,6 +302,13 @@ class _Walk:
                 fields.update(items="m", item="edge of its neighbour loop", plural="edges")
             step = t.distribution.steps.get(kernel.name) if t.distribution else None
             if step is not None and step.global_:     # a loop over a batch's updates
+                if step.ghost_edges:
+                    return Choice(
+                        f"function {kernel.name}: every rank runs every {item} alike (an "
+                        "OpenMP loop), a loop over an update endpoint's row on the row's "
+                        "owner only; then the ghost rows' copies of "
+                        f"{', '.join(step.ghost_edges)} refreshed from their owners",
+                        f"{UPDATE_LOOP_WHY}; {OWNER_ROWS_WHY}")
                 return Choice(f"function {kernel.name}: every rank runs every {item} alike "
                               "(an OpenMP loop), with no exchange", UPDATE_LOOP_WHY)
             what = t.backend.launch_shape.format(**fields)

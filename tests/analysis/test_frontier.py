@@ -9,7 +9,7 @@ from starc.analysis import plan as P
 from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
 from starc.ir import nodes as ir
 
-from analysis_helpers import ROOT, dsl_plan, host_nodes, plan_of
+from analysis_helpers import ROOT, dsl_plan, dsl_text, host_nodes, plan_of
 
 PROGRAMS = ROOT / "tests" / "e2e" / "programs"
 
@@ -156,3 +156,31 @@ def test_the_plan_dump_shows_both_forms_and_why_not():
     structured = plan_dump(plan_of((PROGRAMS / "frontier_unsafe.sp").read_text(),
                                    stop_after="frontier"))
     assert "topology-driven: the body launches a kernel not filtered" in structured
+
+
+def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first_run_only():
+    """dyn_sssp's three fixedPoints inside its batch loop keep their round counts across
+    batches (declared once, at the top) and fill their stamps and next flags only when the
+    count is 0 (their first run) or past the limit; a target without worklists (MPI) keeps
+    no round count."""
+    plan = plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP")
+    chosen = choose_form(plan, worklist=True)
+    top = {s.sym for s in chosen.host.stmts if isinstance(s, P.HostDeclare)}
+    [batch] = [s for s in host_nodes(chosen.host) if isinstance(s, P.BatchLoop)]
+
+    def stamp_fill(s):
+        return isinstance(s, P.Fill) and s.array.name.endswith("_queued")
+    assert sum(map(stamp_fill, host_nodes(batch))) == 3
+    firsts = [s for s in host_nodes(batch) if isinstance(s, P.HostIf)
+              and any(map(stamp_fill, s.then.stmts))]
+    assert len(firsts) == 3
+    rounds = {first.cond.left.left.sym for first in firsts}
+    assert len(rounds) == 3 and rounds <= top
+    assert not any(isinstance(s, P.HostDeclare) and s.sym in rounds for s in host_nodes(batch))
+    for first in firsts:
+        assert first.cond.op == "||" and first.cond.left.left.sym.name == FRONTIER_ROUND
+        assert sorted(s.array.name.endswith("_nxt") for s in first.then.stmts
+                      if isinstance(s, P.Fill)) == [False, True]
+    topology = choose_form(plan, worklist=False)
+    assert not any(isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND
+                   for s in host_nodes(topology.host))

@@ -88,3 +88,31 @@ function F(Graph g, propNode<int> a, propNode<int> b, node src) {
     found = kernel_locality(plan.kernels[0], plan)
     assert found.remote_writes == (RemoteWrite("b", "+"), RemoteWrite("b", "=", "anywhere"))
     assert found.neighbour_reads == ("a",) and found.anywhere_reads == ("a",)
+
+
+def test_a_variable_is_classed_by_every_value_it_gets():
+    """``node s = v`` then ``s = w`` (a neighbour): a write at ``s`` may reach the neighbour,
+    and an edge of the row of a variable that is ``v`` or a neighbour is a ghost row's."""
+    text = """
+function F(Graph g, propNode<int> val, propEdge<int> mark) {
+    g.attachNodeProperty(val = 0);
+    forall (v in g.nodes()) {
+        node s = v;
+        for (w in g.neighbors(v)) {
+            if (w > v) {
+                s = w;
+            }
+        }
+        s.val += 1;
+        for (x in g.neighbors(s)) {
+            edge e = g.get_edge(s, x);
+            v.val += e.mark;
+        }
+    }
+}
+"""
+    plan = plan_of(text)
+    found = kernel_locality(plan.kernels[-1], plan)
+    assert found.remote_writes == (RemoteWrite("val", "+"),)      # a neighbour, not anywhere
+    assert found.ghost_edge_reads == ("mark",) and found.neighbour_reads == ()
+    assert "neighbours" in found.remote_rows and found.anywhere_rows == ()

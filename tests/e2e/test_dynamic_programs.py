@@ -195,6 +195,21 @@ def test_every_trial_starts_from_the_input_graph(cases):
     assert err.count("starc-time ") == 3
     assert [line for line in thrice.splitlines() if line.startswith("dist ")] == \
         [line for line in once.splitlines() if line.startswith("dist ")]
+    # each trial's time applying its batches to the graph, a part of its starc-time
+    times, updates_times = _seconds(err, "starc-time"), _seconds(err, "starc-update-time")
+    assert len(updates_times) == 3 and all(0 < u < t for u, t in zip(updates_times, times)), err
+    status, err, _ = _run("opencl", path, _empty_stream(path), "--batchSize", "9", "--time")
+    assert status == 0 and _seconds(err, "starc-update-time") == [0.0], err
+
+
+def _seconds(stderr: str, tag: str):
+    return [float(line.split()[1]) for line in stderr.splitlines() if line.startswith(tag + " ")]
+
+
+def _empty_stream(graph: pathlib.Path) -> pathlib.Path:
+    empty = graph.with_name("empty.updates")
+    empty.write_text("")
+    return empty
 
 
 @pytest.mark.parametrize("backend", OTHER_BACKENDS)

@@ -1,4 +1,4 @@
-"""dsl/dynamic/dyn_tc.sp on the device backends against the reference (which
+"""dsl/dynamic/dyn_tc.sp on the device backends and MPI (2 ranks) against the reference (which
 tests/reference/test_dynamic_triangle_counts.py checks against an independent multigraph count), on a
 multigraph with a hub, duplicate edges and self-loops and a stream whose batches put several
 updates into one triangle; and an edge found by a search (``g.get_edge``) indexes an edge
@@ -26,7 +26,8 @@ from test_dynamic_programs import DYNAMIC
 BACKENDS = [pytest.param("opencl", marks=pytest.mark.opencl),
             pytest.param("sycl", marks=pytest.mark.sycl),
             pytest.param("openacc", marks=pytest.mark.openacc),
-            pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu])]
+            pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.gpu]),
+            pytest.param("mpi", marks=pytest.mark.mpi)]
 
 #: lines a generated stream does not have: a triangle's three new pairs (10-11, 11-12, 10-12),
 #: a duplicate addition, a deletion and re-addition of one pair, self-loops, hub edges

@@ -26,8 +26,8 @@ from typing import List, Optional
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT
-from starc.backends.common.host_dialect import (CXX_KEYWORDS, HostDialect, HostExprDialect,
-                                                location)
+from starc.backends.common.host_dialect import (CXX_KEYWORDS, UPDATE_TIMER, HostDialect,
+                                                HostExprDialect, location)
 from starc.backends.common.host_statements import HostStatementPrinter
 from starc.backends.common.host_updates import UPDATES_OPTION
 from starc.analysis.host_tree import walk_host
@@ -113,6 +113,9 @@ class CppHostPrinter(HostStatementPrinter):
         timed = self.restore_graph(trial, resident)
         timed += allocations if d.allocates_before_clock else []
         timed += d.timer_start(where)
+        dynamic = self.update_stream_param() is not None
+        if dynamic:
+            timed.append(f"starc::Timer {UPDATE_TIMER};")
         if not d.allocates_before_clock:
             timed += allocations
         timed += algorithm
@@ -126,7 +129,12 @@ class CppHostPrinter(HostStatementPrinter):
         for array in per_run:
             timed += self._free(array, where)
         timed += d.trial_end(where)
-        timed += d.report([f"if ({cl}.time) starc::report_time({d.timer_seconds()});"])
+        reports = [f"if ({cl}.time) starc::report_time({d.timer_seconds()});"]
+        if dynamic:
+            update_lines, update_seconds = d.update_seconds()
+            timed += update_lines
+            reports.append(f"if ({cl}.time) starc::report_update_time({update_seconds});")
+        timed += d.report(reports)
         body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
         body += [(INDENT + line) if line else "" for line in timed]
         body.append("}")

@@ -19,10 +19,13 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar, c_name
 
 __all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect",
-           "TIMER", "location"]
+           "TIMER", "UPDATE_TIMER", "location"]
 
 #: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
 TIMER = "starc_timer"
+#: a Dynamic program's second stopwatch: the part of the timed span spent applying its batches
+#: to the graph (``starc-update-time``)
+UPDATE_TIMER = "starc_update_timer"
 
 #: C++17 keywords and names a generated C++ program must not shadow.
 CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
@@ -163,14 +166,24 @@ class HostDialect:
         (a distributed run's distribution)."""
         return graph
 
-    def rebuild_part(self, change: str, part: str, kind: str) -> List[str]:
+    def rebuild_part(self, change: str, part: str, kind: str,
+                     in_place: bool = True) -> List[str]:
         """A distributed graph's batch ``part`` (``kind``: ``'d'``/``'a'``) applied to each
-        rank's rows, its part laid out again; ``change`` names what the arrays of the local
-        index space need to follow (``carry_local``)."""
+        rank's rows, in place where it can (``in_place``) or its part laid out again;
+        ``change`` names what the arrays of the local index space need to follow
+        (``carry_local``, ``carry_edges``)."""
         self.missing("a distributed graph update")
 
     def carry_local(self, var: str, elem, change: str) -> List[str]:
         """A per-vertex array of the local index space carried through ``rebuild_part``."""
+        self.missing("a distributed graph update")
+
+    def carry_edges(self, var: str, elem, change: str, capacity: str,
+                    added=None) -> List[str]:
+        """An edge property carried through ``rebuild_part`` to its edges' new slots, in an
+        array of at least ``capacity`` (the host variable of the edge arrays' length, raised
+        where the slots outgrow it); an added edge's value from host vector ``added`` by slot
+        (its update's weight) if given, else 0 / False."""
         self.missing("a distributed graph update")
 
     def guarded_main(self, program: str) -> str:
@@ -228,6 +241,11 @@ class HostDialect:
 
     def timer_seconds(self) -> str:
         return f"{TIMER}.seconds()"
+
+    def update_seconds(self) -> Tuple[List[str], str]:
+        """After ``trial_end``: the statements and the expression of the run's time applying
+        its batches to the graph (MPI: the slowest rank's, a collective)."""
+        return [], f"{UPDATE_TIMER}.seconds()"
 
     # --- device memory -----------------------------------------------------------------------
     def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:

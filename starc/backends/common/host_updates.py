@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import INDENT
-from starc.backends.common.host_dialect import Count, HostValue
+from starc.backends.common.host_dialect import UPDATE_TIMER, Count, HostValue
 from starc.ir import nodes as ir
 from starc.ir.types import UpdatesType
 
@@ -183,10 +183,20 @@ class UpdateStatements:
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
+        """The batch applied to the graph, on the update stopwatch (``starc-update-time``):
+        started once the device has finished what came before, stopped after the block's own
+        final synchronise."""
         if s.slack_rows:
-            return self._apply_to_slack_rows(s, depth)
-        if s.distributed:
-            return self._apply_on_ranks(s, depth)
+            lines = self._apply_to_slack_rows(s, depth)
+        elif s.distributed:
+            lines = self._apply_on_ranks(s, depth)
+        else:
+            lines = self._apply_to_compact_rows(s, depth)
+        pad = INDENT * depth
+        start = self.dialect.synchronize(self.where(s.loc)) + [f"{UPDATE_TIMER}.start();"]
+        return [pad + line for line in start] + lines + [f"{pad}{UPDATE_TIMER}.stop();"]
+
+    def _apply_to_compact_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         d, g, where = self.dialect, self.graph, self.where(s.loc)
         keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
         lines, _, uploads = self._changed_edges(s, "EdgeRenumbering", g, keep, "")
@@ -405,22 +415,35 @@ class UpdateStatements:
         """``ApplyUpdates`` on a distributed graph: each rank applies the batch to the rows it
         owns and lays its part out again (the dialect's ``rebuild_part``); the per-vertex
         arrays of its local index space follow (``carry_local``), input edge weights are
-        those of the rebuilt rows, and the graph's arrays are the rebuilt ones."""
+        those of the rebuilt rows, the edge properties kernels write are carried to their
+        edges' new slots (``carry_edges``), and the graph's arrays are the rebuilt ones."""
         d, where = self.dialect, self.where(s.loc)
         part, change = self.names.fresh("part"), self.names.fresh("change")
         lines = [f"const starc::BatchPart {part} = "
                  f"{self._part(s.kind, s.stream, s.first, s.last)};"]
-        lines += d.rebuild_part(change, part, _KIND_CHAR[s.kind])
+        read_back = {a.name for a in s.read_back}
+        # input weights come with the rebuilt rows; what kernels write is carried by slot
+        carried = [a for a in s.edge_props if a.role != "weight" or a.name in read_back]
+        lines += d.rebuild_part(change, part, _KIND_CHAR[s.kind], in_place=not carried)
         for array in s.local_arrays:
             lines += d.carry_local(self.array_var(array), array.elem, change)
-        uploads = []
-        for array in s.edge_props:      # input weights only (``batches.refresh_lists``)
-            param = next(p for p in self._weight_params if p.uid == array.sym.uid)
-            vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
-            lines.append(f'starc::assign_edge_weights<{elem}>({vector}, {self.graph}, '
-                         f'"{param.name}", "{param.type}");')
-            uploads.append((array, f"{vector}.data()"))
+        uploads, moves = [], []
+        for array in s.edge_props:
+            param = next((p for p in self._weight_params if p.uid == array.sym.uid), None)
+            vector = None
+            if param is not None:   # the rebuilt rows' input weights (an added edge's)
+                vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
+                lines.append(f'starc::assign_edge_weights<{elem}>({vector}, {self.graph}, '
+                             f'"{param.name}", "{param.type}");')
+            if array in carried:
+                moves.append((array, vector))
+            else:
+                uploads.append((array, f"{vector}.data()"))
+        # (grown first: a carry raises the capacity the other edge arrays compare with)
         lines += self._grow_edge_arrays([array for array, _ in uploads], where)
+        for array, vector in moves:
+            lines += d.carry_edges(self.array_var(array), array.elem, change,
+                                   self.edge_capacity(), vector)
         uploads += [(array, self.graph_array_data(array)) for array in s.graph]
         for array, data in uploads:
             lines += d.copy_to_device(self.array_var(array), array.elem, data,

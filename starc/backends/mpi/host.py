@@ -20,7 +20,7 @@ one-value arrays.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.analysis.distribution import Distribution
 from starc.backends.common.cfamily import INDENT, KernelCode
@@ -34,6 +34,7 @@ __all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
 DIST = "starc_dist"
 _STATS = "starc_stats"
 _SECONDS = "starc_seconds"
+_UPDATE_SECONDS = "starc_update_seconds"
 
 _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
         "Max": "Max"}
@@ -115,12 +116,19 @@ class MPIHostDialect(HostDialect):
     def graph_state(self, graph: str) -> str:
         return DIST     # the graph is the distribution's, with its ghosts and mirrors
 
-    def rebuild_part(self, change: str, part: str, kind: str) -> List[str]:
+    def rebuild_part(self, change: str, part: str, kind: str,
+                     in_place: bool = True) -> List[str]:
+        relayout = "" if in_place else ", false"
         return [f"const starc_mpi::LocalChange {change} = starc_mpi::apply_updates({DIST}, "
-                f"{part}, {kind});"]
+                f"{part}, {kind}{relayout});"]
 
     def carry_local(self, var: str, elem: Scalar, change: str) -> List[str]:
         return [f"starc_mpi::carry_local({DIST}, {change}, {var});"]
+
+    def carry_edges(self, var: str, elem: Scalar, change: str, capacity: str,
+                    added=None) -> List[str]:
+        weights = f", &{added}" if added else ""
+        return [f"starc_mpi::carry_edges({DIST}, {change}, {var}, {capacity}{weights});"]
 
     def edge_count(self, graph: str) -> str:
         # The local graph's num_edges counts the rank's slots; every rank must see the same
@@ -149,6 +157,11 @@ class MPIHostDialect(HostDialect):
 
     def timer_seconds(self) -> str:
         return _SECONDS     # the slowest rank's time (trial_end agrees on it)
+
+    def update_seconds(self) -> Tuple[List[str], str]:
+        _, rank_seconds = super().update_seconds()
+        return ([f"const double {_UPDATE_SECONDS} = starc_mpi::max_seconds({DIST}, "
+                 f"{rank_seconds});"], _UPDATE_SECONDS)
 
     def report(self, lines: List[str]) -> List[str]:
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]
@@ -254,7 +267,7 @@ class MPIHostDialect(HostDialect):
                                                                                  "frontier")]
             bounds = ["0", count[0]] if kernel.extent == "frontier" else []
             return [f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
-                    "alike"]
+                    "alike"] + self._ghost_edges(step)
         if kernel.extent == "nodes":
             bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
         else:       # the slots of the rank's own rows
@@ -289,4 +302,9 @@ class MPIHostDialect(HostDialect):
                          f"{self.variables[error.value.name]});")
         lines.append(f"{kernel.name}({', '.join(bounds + sizes + rest)});")
         lines.append("starc_step.finish();")
-        return ["{"] + [INDENT + line for line in lines] + ["}"]
+        return ["{"] + [INDENT + line for line in lines] + ["}"] + self._ghost_edges(step)
+
+    def _ghost_edges(self, step) -> List[str]:
+        """The ghost rows' copies of the edge properties the kernel wrote, from their owners."""
+        return [f"starc_mpi::refresh_ghost_edges({DIST}, {self.variables[name]});"
+                for name in step.ghost_edges]

@@ -66,7 +66,8 @@ DISTRIBUTION_INPUTS = {
 _RANK_TABLES = {"global_id": ("starc_global", "starc_global[{}]"),
                 "local_id": ("starc_dist", "starc_dist.local_of({})"),
                 "global_out_degree": ("starc_global_out_degree", "starc_global_out_degree[{}]"),
-                "global_in_degree": ("starc_global_in_degree", "starc_global_in_degree[{}]")}
+                "global_in_degree": ("starc_global_in_degree", "starc_global_in_degree[{}]"),
+                "owns": ("starc_dist", "starc_dist.owns({})")}
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"

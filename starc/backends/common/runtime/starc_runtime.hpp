@@ -67,6 +67,13 @@ inline void report_time(double seconds) {
   std::fflush(stderr);
 }
 
+/// Prints "starc-update-time <seconds>" on stderr: the part of a Dynamic program's starc-time
+/// spent applying its batches to the graph (its host copy and the device's).
+inline void report_update_time(double seconds) {
+  std::fprintf(stderr, "starc-update-time %.6f\n", seconds);
+  std::fflush(stderr);
+}
+
 /// Runs `algorithm` `trials` times (--trials N, as GAPBS's -n), timing each run alone and, when
 /// `print` is set, reporting it on its own starc-time line; returns the last run's result. The
 /// timed span of a program whose algorithm is one call (the bench baselines); generated

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -33,18 +34,23 @@ struct LocalChange {
   int own_begin = 0;
   bool moved = true;  // false: applied in place, every local id where it was or in `growth`
   detail::Growth growth;  // in place: the new ghosts inserted (growth.grew on every rank)
+  // Laid out again: for each new owned slot (from owned_begin), the old slot of its edge, or
+  // -1 for an added edge (carry_edges).
+  std::vector<int> slot_from;
 };
 
 /// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
 /// this rank owns, in place or by laying the rank's part out again (collective; see the file
-/// comment).
-inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind) {
+/// comment). `in_place` false: always laid out again (an edge property carried by slot needs
+/// the slot map, LocalChange::slot_from).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind, bool in_place = true) {
   using detail::Edge;
-  {
-    LocalChange in_place{d.own_begin, false, {}};
-    if (detail::apply_in_place(d, part, kind, in_place.growth)) return in_place;
+  if (in_place) {
+    LocalChange change{d.own_begin, false, {}, {}};
+    if (detail::apply_in_place(d, part, kind, change.growth)) return change;
   }
-  LocalChange before{d.own_begin, true, {}};
+  LocalChange before{d.own_begin, true, {}, {}};
+  const int old_owned_begin = d.owned_begin;
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
   owned.reserve(static_cast<size_t>(d.owned_edges) + part.src.size());
@@ -71,6 +77,10 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
     std::sort(owned.begin() + old_end, owned.end(), detail::by_source);
     std::inplace_merge(owned.begin(), owned.begin() + old_end, owned.end(), detail::by_source);
   }
+  // (the keys of kept edges are their old places among the owned slots: see above)
+  before.slot_from.resize(owned.size());
+  for (size_t i = 0; i < owned.size(); ++i)
+    before.slot_from[i] = owned[i].key < d.owned_edges ? old_owned_begin + static_cast<int>(owned[i].key) : -1;
   long long mine = static_cast<long long>(owned.size());
   MPI_Allreduce(&mine, &d.global_edges, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
   // The same partition and run state; everything lay_out builds starts empty.
@@ -132,6 +142,56 @@ void carry_local(const Distribution& d, const LocalChange& before, T*& array) {
   std::vector<Value> in = detail::exchange_grouped(d, out, counts);
   for (size_t k = 0; k < in.size(); ++k)  // by owner, as the ghosts are listed
     array[d.ghost_local[k]] = in[k].value;
+}
+
+/// The copies of an edge property on the rows of this rank's ghosts (Needs::ghost_rows, whole
+/// rows) refreshed from their owners: each owner sends its mirrors' rows' values, in the order
+/// of the ghosts of the rank that holds them, each row in its order (collective).
+template <class T>
+void refresh_ghost_edges(const Distribution& d, T* array) {
+  struct Value {  // (bytes: T may be bool)
+    T value;
+  };
+  if (!d.needs.ghost_rows || d.needs.ghost_row_slices) throw std::logic_error("refresh_ghost_edges: no whole ghost rows");
+  const starc::Graph& g = d.graph;
+  size_t R = static_cast<size_t>(d.ranks);
+  std::vector<long long> counts(R, 0);
+  std::vector<Value> out;
+  for (size_t r = 0; r < R; ++r)
+    for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
+      int v = d.mirrors[static_cast<size_t>(k)];
+      for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e) out.push_back({array[e]});
+      counts[r] += g.offsets[static_cast<size_t>(v) + 1] - g.offsets[static_cast<size_t>(v)];
+    }
+  std::vector<Value> in = detail::exchange_grouped(d, out, counts);
+  size_t at = 0;
+  for (int v : d.ghost_local)  // by owner, as the ghosts are listed
+    for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e) array[e] = in.at(at++).value;
+  if (at != in.size()) throw std::logic_error("refresh_ghost_edges: rows differ from their owners'");
+}
+
+/// An edge property after apply_updates(..., false): reallocated for the rank's new slots,
+/// each kept owned edge's value carried from its old slot, an added edge's its update's
+/// weight where `added` (the rebuilt rows' weights, by slot) is given, else 0 / false (the
+/// language's rule), the ghost rows' copies taken from their owners (collective). The host's
+/// edge arrays are `capacity` long, which only grows (a trial restores the input's values
+/// into them): the new array is too, `capacity` raised to the slots where they outgrow it.
+template <class T>
+void carry_edges(const Distribution& d, const LocalChange& before, T*& array, int& capacity,
+                 const std::vector<T>* added = nullptr) {
+  if (!before.moved) throw std::logic_error("carry_edges: applied in place");
+  capacity = std::max({capacity, d.graph.num_edges, 1});
+  T* next = new T[static_cast<size_t>(capacity)]();
+  for (size_t i = 0; i < before.slot_from.size(); ++i) {
+    size_t slot = static_cast<size_t>(d.owned_begin) + i;
+    if (before.slot_from[i] >= 0) next[slot] = array[before.slot_from[i]];
+    else if (added != nullptr) next[slot] = (*added)[slot];
+  }
+  delete[] array;
+  array = next;
+  // (a program that reads an edge property on ghost rows holds them whole: Distribution's
+  // ghost_edges turn the slices off)
+  if (d.needs.ghost_rows && !d.needs.ghost_row_slices) refresh_ghost_edges(d, array);
 }
 
 }  // namespace starc_mpi
