@@ -433,7 +433,7 @@ class UpdateStatements:
             vector = None
             if param is not None:   # the rebuilt rows' input weights (an added edge's)
                 vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
-                lines.append(f'{vector} = starc::edge_weights<{elem}>({self.graph}, '
+                lines.append(f'starc::assign_edge_weights<{elem}>({vector}, {self.graph}, '
                              f'"{param.name}", "{param.type}");')
             if array in carried:
                 moves.append((array, vector))

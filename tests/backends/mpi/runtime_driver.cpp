@@ -94,6 +94,12 @@ int dump(int argc, char** argv) {
               fresh.mirror_slot == d.mirror_slot && fresh.mirror_uses == d.mirror_uses &&
               fresh.mirror_use_displs == d.mirror_use_displs && fresh.mirror_use_rank == d.mirror_use_rank &&
               fresh.mirror_use_name == d.mirror_use_name;
+    std::vector<int> distinct = d.mirrors;  // the mirror index against a sort of the lists
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    indexed &= distinct == d.mirror_set;
+    for (size_t k = 0; indexed && k < d.mirrors.size(); ++k)
+      indexed = d.mirror_set[static_cast<size_t>(d.mirror_slot[k])] == d.mirrors[k];
     for (size_t k = 0; indexed && k < d.ghost_runs.size(); ++k)
       indexed = fresh.ghost_runs[k].first == d.ghost_runs[k].first && fresh.ghost_runs[k].length == d.ghost_runs[k].length;
     peers = d.peers.sources;

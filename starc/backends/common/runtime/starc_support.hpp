@@ -18,14 +18,16 @@
 namespace starc {
 
 /// The file's edge weights as the elements of propEdge parameter `name` (of DSL type `type`,
-/// e.g. "propEdge<int>"), in CSR order. Throws InputError when the file has no weights, or,
-/// for an integer element type, when a weight is not an integer or does not fit.
+/// e.g. "propEdge<int>"), in CSR order, written into `weights` (in the memory it holds where
+/// that is enough: MPI's ranks convert their weights again after every batch part, where a
+/// fresh vector each time cost page faults). Throws InputError when the file has no weights,
+/// or, for an integer element type, when a weight is not an integer or does not fit.
 template <typename T>
-std::vector<T> edge_weights(const Graph& g, const char* name, const char* type) {
+void assign_edge_weights(std::vector<T>& weights, const Graph& g, const char* name, const char* type) {
   if (!g.has_weights)
     throw InputError(g.path + ": the program reads edge weights (" + type + " " + name +
                      ") but the file has none");
-  std::vector<T> weights(g.weights.size());
+  weights.resize(g.weights.size());
   for (std::size_t e = 0; e < weights.size(); ++e) {
     double w = g.weights[e];
     // bool elements are stored as unsigned char: any weight converts, as in C.
@@ -40,6 +42,13 @@ std::vector<T> edge_weights(const Graph& g, const char* name, const char* type) 
     }
     weights[e] = static_cast<T>(w);
   }
+}
+
+/// assign_edge_weights into a new vector.
+template <typename T>
+std::vector<T> edge_weights(const Graph& g, const char* name, const char* type) {
+  std::vector<T> weights;
+  assign_edge_weights(weights, g, name, type);
   return weights;
 }
 
