@@ -145,3 +145,20 @@ def test_a_batch_refreshes_row_bounds_that_only_degrees_read(backend, k4, tmp_pa
     program = starc.compile(str(PROGRAMS / "dynamic" / "degrees_on_slack_rows.sp"), backend)
     results = program.run(k4, updates=str(updates), batchSize="2")
     assert results.props["deg"].tolist() == [2, 2, 3, 0]
+
+
+@pytest.mark.parametrize("backend", backends(("sycl",), "opencl"))
+def test_a_graph_without_edges_takes_its_first_edges_in_a_batch(backend, tmp_path):
+    """Three vertices, no edge; batch 1 adds 0->1 (5) and 1->2 (2): dist 0 5 7; batch 2
+    deletes 0->1 and adds 0->2 (9): dist 0 INF 9, vertex 1 its own parent again. The first
+    re-layout of rows with slack left the reverse edge ids unsized (an empty vector was taken
+    for ids not kept), and the additions wrote past them: a crash (fuzzed on SYCL, also
+    OpenCL's)."""
+    graph, updates = tmp_path / "empty.mtx", tmp_path / "u.txt"
+    graph.write_text("%%MatrixMarket matrix coordinate integer general\n3 3 0\n")
+    updates.write_text("a 0 1 5\na 1 2 2\nd 0 1\na 0 2 9\n")
+    dsl = PROGRAMS.parents[2] / "dsl" / "dynamic" / "dyn_sssp.sp"
+    results = starc.compile(str(dsl), backend).run(graph, updates=str(updates), batchSize="2",
+                                                   src="0")
+    assert results.props["dist"].tolist() == [0, 2**31 - 1, 9]
+    assert results.props["parent"].tolist() == [0, 1, 0]

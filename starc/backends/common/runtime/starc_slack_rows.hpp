@@ -587,14 +587,17 @@ inline void carry_forward(Graph& g, const SlotChange& change, bool relay_part,
   if (g.has_weights) change.move(g.weights, 0.0, weights);
 }
 
-inline void carry_reverse(Graph& g, const SlotChange& change, bool relay_part, const std::vector<int>& src = {}) {
+/// (`ids`: the reverse edge ids are kept, `SlackRows::keep_rev_edge_ids`; not "non-empty": a
+/// graph without edges has none yet, and its first re-layout must size them)
+inline void carry_reverse(Graph& g, const SlotChange& change, bool relay_part, bool ids,
+                          const std::vector<int>& src = {}) {
   if (relay_part) {
     change.relay(g.rev_sources, -1);
-    if (!g.rev_edge_ids.empty()) change.relay(g.rev_edge_ids, -1);
+    if (ids) change.relay(g.rev_edge_ids, -1);
     return;
   }
   change.move(g.rev_sources, -1, &src);
-  if (!g.rev_edge_ids.empty()) change.move(g.rev_edge_ids, -1);
+  if (ids) change.move(g.rev_edge_ids, -1);
 }
 
 inline void relay_both(Graph& g, SlackRows& s, const std::vector<int>& extra, const std::vector<int>& rev_extra,
@@ -604,7 +607,7 @@ inline void relay_both(Graph& g, SlackRows& s, const std::vector<int>& extra, co
   s.capacity = s.rev_capacity = std::max(s.capacity, s.rev_capacity);
   change.forward.relaid_capacity = change.reverse.relaid_capacity = s.capacity;
   carry_forward(g, change.forward, true);
-  carry_reverse(g, change.reverse, true);
+  carry_reverse(g, change.reverse, true, s.keep_rev_edge_ids);
 }
 
 }  // namespace detail
@@ -653,7 +656,7 @@ inline SlackChange delete_edges(Graph& g, SlackRows& s, const std::vector<int>& 
   }
   if (removed == 0) return change;
   detail::carry_forward(g, change.forward, false);
-  detail::carry_reverse(g, change.reverse, false);
+  detail::carry_reverse(g, change.reverse, false, s.keep_rev_edge_ids);
   if (s.keep_rev_edge_ids) detail::fix_reverse_ids(g, s, change);
   g.num_edges -= removed;
   g.edges_changed();
@@ -686,7 +689,7 @@ inline SlackChange add_edges(Graph& g, SlackRows& s, const std::vector<int>& src
   std::vector<double> given = weights;
   given.resize(k, 0.0);   // additions without weights: 0
   detail::carry_forward(g, change.forward, false, src, dst, &given);
-  detail::carry_reverse(g, change.reverse, false, src);
+  detail::carry_reverse(g, change.reverse, false, s.keep_rev_edge_ids, src);
   if (s.keep_rev_edge_ids && change.forward.whole() && s.sorted) {   // every id again, by searches
     detail::rewrite_moved_reverse_ids(g, s, change.forward, &change.reverse);
     detail::index_twins(g, s);
