@@ -184,8 +184,9 @@ class UpdateStatements:
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, depth: int):
         """The batch applied to the graph, on the update stopwatch (``starc-update-time``):
-        started once the device has finished what came before, stopped after the block's own
-        final synchronise."""
+        started once the device has finished what came before (which the update needs anyway:
+        those kernels may use the arrays it frees and the host data it changes), stopped after
+        the block's own final synchronise."""
         if s.slack_rows:
             lines = self._apply_to_slack_rows(s, depth)
         elif s.distributed:
@@ -217,10 +218,10 @@ class UpdateStatements:
         values back once the change is known (None: whole, before it)."""
         d, where = self.dialect, self.where(s.loc)
         part, change = self.names.fresh("part"), self.names.fresh("change")
-        # the kernels before it may still use the arrays it frees and the host data it changes
-        lines = d.synchronize(where)
-        lines.append(f"const starc::BatchPart {part} = "
-                     f"{self._part(s.kind, s.stream, s.first, s.last)};")
+        # (the device already finished the kernels before it, which may use the arrays it frees
+        # and the host data it changes: ``_stmt_ApplyUpdates`` synchronises first)
+        lines = [f"const starc::BatchPart {part} = "
+                 f"{self._part(s.kind, s.stream, s.first, s.last)};"]
         carried = self._edge_vectors(s, lines, where, read_back is None)
         args = f"{part}.src, {part}.dst" + (f", {part}.weights" if s.kind == "add" else "")
         lines.append(f"const starc::{change_type} {change} = starc::{s.kind}_edges({graph}, "
