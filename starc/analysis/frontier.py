@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
-from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
+from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.transfers import used_arrays
@@ -289,6 +289,17 @@ def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
                                kernels=plan.kernels + state["kernels"])
 
 
+def _referenced(blocks) -> set:
+    """The host symbols the statements of ``blocks`` read or assign (declarations apart)."""
+    found = set()
+    for block in blocks:
+        for s in walk_host(block):
+            found.update(n.sym for n in host_exprs(s) if isinstance(n, ir.VarRef))
+            if isinstance(s, (P.HostAssign, P.HostReduce)):
+                found.add(s.sym)
+    return found
+
+
 def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
     """``plan`` with each ``DataDrivenLoop`` replaced by its worklist form (``worklist``) or
     its topology-driven form, listing only the arrays and kernels that form uses."""
@@ -309,10 +320,11 @@ def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
     host = rewrite(plan.host)
     if not dropped:
         return plan
-    if not worklist:    # the round counts hoisted for the worklists (control.expand_loops)
-        host = dataclasses.replace(host, stmts=tuple(
-            s for s in host.stmts
-            if not (isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND)))
+    # the round counts hoisted to the top for the dropped worklists (control.expand_loops):
+    # declared there, used only in the form that is gone
+    gone = _referenced(dropped) - _referenced([host])
+    host = dataclasses.replace(host, stmts=tuple(
+        s for s in host.stmts if not (isinstance(s, P.HostDeclare) and s.sym in gone)))
     kept = {k.name for s in walk_host(host) for k in kernels_launched_by(s)}
     gone = {k.name for block in dropped for s in walk_host(block)
             for k in kernels_launched_by(s)} - kept

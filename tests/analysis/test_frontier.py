@@ -184,3 +184,33 @@ def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first
     topology = choose_form(plan, worklist=False)
     assert not any(isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND
                    for s in host_nodes(topology.host))
+
+
+def test_only_the_hoisted_round_counts_go_with_the_worklist_form():
+    """A program's own variable named like the round count stays in both forms; the hoisted
+    count of the fixedPoint inside its loop is dropped with the worklist form alone."""
+    plan = plan_of("""
+function F(Graph g, propNode<bool> m, propNode<int> d) {
+    int frontier_round = 0;
+    while (frontier_round < 3) {
+        g.attachNodeProperty(m = True, d = 0);
+        bool fin = False;
+        fixedPoint until (fin : !m) {
+            forall (v in g.nodes().filter(m == True)) {
+                forall (w in g.neighbors(v)) {
+                    <w.d, w.m> = <Min(w.d, v.d + 1), True>;
+                }
+            }
+        }
+        frontier_round = frontier_round + 1;
+    }
+}
+""")
+
+    def declared(p):
+        return [s.sym for s in p.host.stmts if isinstance(s, P.HostDeclare)
+                and s.sym.name == FRONTIER_ROUND]
+    worklist, topology = choose_form(plan, worklist=True), choose_form(plan, worklist=False)
+    assert len(declared(worklist)) == 2
+    [own] = declared(topology)
+    assert own in declared(worklist)
