@@ -48,6 +48,7 @@ distributed yet is a ``DistributionError`` naming the construct.
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
@@ -271,7 +272,8 @@ def _update_step(kernel: P.Kernel, owned: "OwnerUpdates | None", mirrored: Dict[
     if owned is None or not owned.arrays:
         why = ""
         if owned is not None and owned.why:
-            where = f"{owned.loc.file}:{owned.loc.line}: " if owned.loc is not None else ""
+            where = (f"{pathlib.PurePath(owned.loc.file).name}:{owned.loc.line}: "
+                     if owned.loc is not None else "")
             why = f"{where}{owned.why}"
         return Superstep(kernel.name, True, ghost_edges=ghost_edges, replicas_why=why)
     refresh = tuple(name for name in owned.written if name in mirrored)

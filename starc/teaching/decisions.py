@@ -829,7 +829,8 @@ def _update_loop(name: str, item: str, step) -> Choice:
     if step.ghost_edges:
         what += ", a loop over an update endpoint's row on the row's owner only"
         why += "; " + OWNER_ROWS_WHY
-    refreshed = [f"the ghost copies of {', '.join(step.refresh)}"] if step.refresh else []
+    refreshed = [f"the other ranks' copies of {', '.join(step.refresh)}"] if step.refresh \
+        else []
     if step.ghost_edges:
         refreshed.append(f"the ghost rows' copies of {', '.join(step.ghost_edges)}")
     if refreshed:

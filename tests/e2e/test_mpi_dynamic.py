@@ -264,8 +264,8 @@ def test_the_plan_says_what_mpi_does_per_batch():
     assert sssp.returncode == 0, sssp.stderr
     said = " ".join(sssp.stdout.split())
     assert ("every rank runs every update alike (an OpenMP loop), its statements at one "
-            "endpoint (of parent, gone) on the endpoint's owner only; then the ghost copies "
-            "of gone refreshed from their owners") in said
+            "endpoint (of parent, gone) on the endpoint's owner only; then the other ranks' "
+            "copies of gone refreshed from their owners") in said
     assert "full-length replicas on every rank" not in said     # (no array of dyn_sssp is)
     tc = subprocess.run([sys.executable, "-m", "starc", "explain", str(DYNAMIC / "dyn_tc.sp"),
                          "-b", "mpi"], capture_output=True, text=True)

@@ -13,31 +13,35 @@ import sys
 
 import pytest
 
+from starc.analysis.local_index import RankTable
+from starc.analysis.lower import lower_function
 from starc.analysis.specialize import specialize
 from starc.backends import get_backend
+from starc.diagnostics import DiagnosticSink
+from starc.frontend.parser import parse
+from starc.ir import nodes as ir
+from starc.ir.sema import analyze
 from starc.results import compare_results
 from e2e_cases import compile_for
 
-pytestmark = pytest.mark.mpi
 
-#: each update loop counts at one endpoint and reads what it counted there; a kernel then
-#: reads the counts at neighbours (ghosts: refreshed after the loops) and the last batch's
-#: marks at own vertices
-OWNER = """Dynamic D(Graph g, propNode<int> hits, propNode<int> seen, propNode<int> near,
+#: each update loop counts at one endpoint and reads what it counted there (STATEMENT: the
+#: additions' loop); a kernel then reads the counts at neighbours (ghosts: refreshed after the
+#: loops)
+PROGRAM = """Dynamic D(Graph g, propNode<int> hits, propNode<int> seen, propNode<int> near,
           updates<g> U, int batchSize) {
     g.attachNodeProperty(hits = 0, seen = 0, near = 0);
     Batch (U : batchSize) {
         OnDelete (u in U.currentBatch()) : {
             node d = u.destination;
             d.hits += 2;
-            if (d.hits > 3 && u.source != d) {
-                d.seen = d.seen + 1;
+            if (u.source != d) {
+                d.seen += 1;
             }
         }
         g.updateCSRDel(U);
         OnAdd (u in U.currentBatch()) : {
-            node s = u.source;
-            <s.hits> = <Max(s.hits, s.seen + 5)>;
+            STATEMENT
         }
         g.updateCSRAdd(U);
         forall (v in g.nodes()) {
@@ -49,10 +53,11 @@ OWNER = """Dynamic D(Graph g, propNode<int> hits, propNode<int> seen, propNode<i
     }
 }
 """
-
+OWNER = PROGRAM.replace("STATEMENT", "node s = u.source;\n<s.hits> = <Max(s.hits, s.seen + 5)>;")
 #: one statement reads at the source and writes at the destination: no one rank holds both
-BOTH = OWNER.replace("<s.hits> = <Max(s.hits, s.seen + 5)>;",
-                     "node t = u.destination;\n            <t.hits> = <Max(t.hits, s.seen + 5)>;")
+BOTH = PROGRAM.replace("STATEMENT", "node s = u.source;\nnode t = u.destination;\n"
+                       "<t.hits> = <Max(t.hits, s.seen + 5)>;")
+
 
 #: 12 vertices: 10 has no edge at all, 11 only a self-loop; the stream adds and deletes
 #: self-loops (also at 10), edges out of and into 10, duplicates, and deletes missing edges
@@ -91,6 +96,7 @@ def files(tmp_path_factory):
     return folder, graph, prefixes
 
 
+@pytest.mark.mpi
 @pytest.mark.parametrize("name", ["owner", "both"])
 def test_update_loops_agree_with_the_reference_after_every_batch(files, name):
     folder, graph, prefixes = files
@@ -104,3 +110,78 @@ def test_update_loops_agree_with_the_reference_after_every_batch(files, name):
             actual = built.run(graph, updates=str(prefix), batchSize=BATCH)
             problems = compare_results(expected, actual)
             assert not problems, (ranks, prefix.read_text(), "\n".join(problems))
+
+
+# --- the plan: which statements run on an owner, and why the others cannot --------------
+def _distribution(statement: str):
+    text = PROGRAM.replace("STATEMENT", statement)
+    sink = DiagnosticSink()
+    sink.add_source("test.sp", text)
+    program = analyze(parse(text, "test.sp"), sink)
+    assert program is not None and not sink.has_errors, [d.header() for d in sink.diagnostics]
+    plan = specialize(lower_function(program, program.functions[0]),
+                      get_backend("mpi").capabilities)
+    return plan.target.distribution
+
+
+def _update_steps(distribution):
+    return [step for name, step in distribution.steps.items() if "_updates_" in name]
+
+
+def test_statements_at_one_endpoint_run_on_its_owner_and_leave_the_replicas():
+    distribution = _distribution("node s = u.source;\n<s.hits> = <Max(s.hits, s.seen + 5)>;")
+    assert distribution.replicas == {}
+    deleted, added = _update_steps(distribution)
+    assert set(deleted.owner_computes) == {"hits", "seen"}
+    assert set(added.owner_computes) == {"hits", "seen"}
+    # hits is read at neighbours: its ghost copies are refreshed after each loop; seen is not
+    assert deleted.refresh == ("hits",) and added.refresh == ("hits",)
+    # each statement holding a node property is guarded by its endpoint's owner, and indexes
+    # the local arrays by the endpoint's local id
+    kernel = next(k for k in distribution.kernels if "_updates_" in k.name)
+    # (the second inside the condition every rank evaluates alike)
+    guards = [s for s in ir.walk(kernel.body) if isinstance(s, ir.If)
+              and isinstance(s.cond, RankTable) and s.cond.table == "owns"]
+    assert len(guards) == 2 and guards[0] in kernel.body.stmts, kernel.body
+    assert any(isinstance(n, RankTable) and n.table == "local_id"
+               for n in ir.walk(kernel.body))
+
+
+@pytest.mark.parametrize("statement, reason", [
+    ("node s = u.source;\nnode t = u.destination;\n<t.hits> = <Max(t.hits, s.seen + 5)>;",
+     "reads or writes node properties at both endpoints of an update"),
+    ("node s = u.source;\nnode p = s.seen;\np.hits = 1;",
+     "'hits' is read or written at a vertex that is not one update endpoint"),
+    ("node s = u.source;\nint k = 0;\nif (s.seen > 0) { k = 1; }\ns.hits = k;",
+     "writes something other than the endpoint's node properties and its own variables"),
+])
+def test_a_statement_no_one_owner_can_run_keeps_the_loops_properties_replicas(statement,
+                                                                               reason):
+    distribution = _distribution(statement)
+    added = _update_steps(distribution)[1]
+    assert not added.owner_computes and reason in added.replicas_why, added.replicas_why
+    line = next(n for n, text in enumerate(PROGRAM.splitlines(), 1) if "STATEMENT" in text)
+    # located at the offending statement, each case's third line
+    assert added.replicas_why.startswith(f"test.sp:{line + 2}: "), added.replicas_why
+    for name in ("hits", "seen"):
+        assert reason in distribution.replicas[name], distribution.replicas
+
+
+def test_explain_shows_where_each_loops_statements_run_and_why_properties_stay_replicas(
+        tmp_path):
+    program = tmp_path / "both.sp"
+    program.write_text(BOTH)
+    proc = subprocess.run([sys.executable, "-m", "starc", "explain", str(program), "-b", "mpi"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert ("every rank runs every update alike (an OpenMP loop), its statements at one "
+            "endpoint (of hits, seen) on the endpoint's owner only; then the other ranks' "
+            "copies of hits, seen refreshed from their owners") in said
+    line = next(n for n, text in enumerate(BOTH.splitlines(), 1) if "<t.hits>" in text)
+    assert ("its node properties stay full-length replicas why: every rank holds the whole "
+            "update stream") in said
+    assert (f"they stay replicas because at both.sp:{line}: a statement reads or writes node "
+            "properties at both endpoints of an update") in said
+    assert (f"hits (used in a loop over a batch's updates whose statements cannot run on an "
+            f"endpoint's owner (line {line}:") in said
