@@ -102,6 +102,10 @@ class _Owner(Endpoints):
             # a condition every rank evaluates alike: each branch's statements on their own
             return dataclasses.replace(s, then=self.block(s.then),
                                        orelse=None if s.orelse is None else self.block(s.orelse))
+        if isinstance(s, ir.Declare):
+            # (guarded, its variable would be the owner's alone, and out of scope after it)
+            raise _NotOwner("a variable declared from a node property (every rank would need "
+                            "its value)", s.loc)
         ends = {self.endpoint(access.index) for access in found}
         if len(ends) != 1 or None in ends:
             bad = next((a for a in found if self.endpoint(a.index) is None), found[0])

@@ -150,10 +150,12 @@ def test_statements_at_one_endpoint_run_on_its_owner_and_leave_the_replicas():
 @pytest.mark.parametrize("statement, reason", [
     ("node s = u.source;\nnode t = u.destination;\n<t.hits> = <Max(t.hits, s.seen + 5)>;",
      "reads or writes node properties at both endpoints of an update"),
-    ("node s = u.source;\nnode p = s.seen;\np.hits = 1;",
+    ("node s = u.source;\nnode p = s;\np.hits = s.seen;",
      "'hits' is read or written at a vertex that is not one update endpoint"),
     ("node s = u.source;\nint k = 0;\nif (s.seen > 0) { k = 1; }\ns.hits = k;",
      "writes something other than the endpoint's node properties and its own variables"),
+    ("node s = u.source;\nint z = 1;\nint k = s.seen + z;\ns.hits = k;",
+     "a variable declared from a node property"),
 ])
 def test_a_statement_no_one_owner_can_run_keeps_the_loops_properties_replicas(statement,
                                                                                reason):
