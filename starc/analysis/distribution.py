@@ -41,14 +41,17 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   ``in_degrees`` / ``sources``: whether anything reads in-degrees or edges' sources.
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
-then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
+then be the same everywhere (every array it reads is mirrored ``anywhere``). So does a loop over
+a batch's updates, except its loops over an endpoint's row (``owner_rows``) and its statements
+whose node properties are all at one endpoint (``owner_updates``), which run on the endpoint's
+owner alone: what those touch needs no replica, and one superstep after the loop refreshes the
+other ranks' copies of what the owners wrote (``Superstep.owner_computes``). What cannot be
 distributed yet is a ``DistributionError`` naming the construct.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
@@ -270,12 +273,8 @@ def _update_step(kernel: P.Kernel, owned: "OwnerUpdates | None", mirrored: Dict[
     """The superstep after a loop over updates: none, or the refresh of the ghost copies (or
     replicas) of what its owners computed, where other ranks read them."""
     if owned is None or not owned.arrays:
-        why = ""
-        if owned is not None and owned.why:
-            where = (f"{pathlib.PurePath(owned.loc.file).name}:{owned.loc.line}: "
-                     if owned.loc is not None else "")
-            why = f"{where}{owned.why}"
-        return Superstep(kernel.name, True, ghost_edges=ghost_edges, replicas_why=why)
+        return Superstep(kernel.name, True, ghost_edges=ghost_edges,
+                         replicas_why=owned.located if owned is not None else "")
     refresh = tuple(name for name in owned.written if name in mirrored)
     # a failed check on one owner must stop every rank; the loop's other one-value arrays
     # are the same on every rank (its statements on owners write none)
@@ -441,14 +440,10 @@ def _replicas(plan: P.Plan, mirrored: Dict[str, str], found: Dict[str, Locality]
     why: Dict[str, str] = {}
     kernels = {k.name: k for k in plan.kernels}
     for name, scan in owned.items():
-        if scan.why:
-            where = f"line {scan.loc.line}: " if scan.loc is not None else ""
-            for p in kernels[name].params:
-                if p.array is None or p.array.extent != "nodes" or p.array.role == "graph":
-                    continue
+        for p in kernels[name].params if scan.why else ():
+            if p.array is not None and p.array.extent == "nodes" and p.array.role != "graph":
                 why.setdefault(p.name, "used in a loop over a batch's updates whose "
-                               f"statements cannot run on an endpoint's owner ({where}"
-                               f"{scan.why})")
+                               f"statements cannot run on an endpoint's owner ({scan.located})")
     for local in found.values():
         for w in local.remote_writes:
             if w.at == "anywhere":

@@ -21,6 +21,7 @@ on every rank alike, its node properties full-length replicas, with the reason (
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from typing import Dict, List, Optional, Set, Tuple
 
 from starc.analysis import plan as P
@@ -52,6 +53,13 @@ class OwnerUpdates(Record):
     written: Tuple[str, ...] = ()
     why: str = ""
     loc: object = None
+
+    @property
+    def located(self) -> str:
+        """``why`` after its file's name and line, or "" where owners compute."""
+        if not self.why or self.loc is None:
+            return self.why
+        return f"{pathlib.PurePath(self.loc.file).name}:{self.loc.line}: {self.why}"
 
 
 class _NotOwner(Exception):

@@ -186,4 +186,4 @@ def test_explain_shows_where_each_loops_statements_run_and_why_properties_stay_r
     assert (f"they stay replicas because at both.sp:{line}: a statement reads or writes node "
             "properties at both endpoints of an update") in said
     assert (f"hits (used in a loop over a batch's updates whose statements cannot run on an "
-            f"endpoint's owner (line {line}:") in said
+            f"endpoint's owner (both.sp:{line}:") in said
