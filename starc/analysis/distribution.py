@@ -278,7 +278,8 @@ def _update_step(kernel: P.Kernel, owned: "OwnerUpdates | None", mirrored: Dict[
     refresh = tuple(name for name in owned.written if name in mirrored)
     # a failed check on one owner must stop every rank; the loop's other one-value arrays
     # are the same on every rank (its statements on owners write none)
-    errors = tuple((name, how) for name, how in _combine(kernel) if how == "error")
+    errors = tuple((name, how) for name, how in _combine(kernel)
+                   if how == "error" and owned.checks)
     return Superstep(kernel.name, True, refresh=refresh, scalars=errors,
                      ghost_edges=ghost_edges, owner_computes=owned.arrays)
 

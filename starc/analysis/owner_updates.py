@@ -25,6 +25,7 @@ import pathlib
 from typing import Dict, List, Optional, Set, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.checks import CheckedDivide, CheckedIndex
 from starc.analysis.local_index import RankTable
 from starc.analysis.owner_rows import Endpoints, update_fields
 from starc.ir import nodes as ir
@@ -53,6 +54,9 @@ class OwnerUpdates(Record):
     written: Tuple[str, ...] = ()
     why: str = ""
     loc: object = None
+    #: whether a guarded statement may fail a run-time check (then the ranks must agree on
+    #: it); an endpoint as an index cannot: the stream reader checked every id
+    checks: bool = False
 
     @property
     def located(self) -> str:
@@ -83,7 +87,8 @@ def owner_updates(kernel: P.Kernel, plan: P.Plan) -> OwnerUpdates:
     except _NotOwner as exc:
         return OwnerUpdates(kernel, why=exc.why, loc=exc.loc or kernel.loc)
     return OwnerUpdates(dataclasses.replace(kernel, body=body),
-                        tuple(dict.fromkeys(scan.arrays)), tuple(dict.fromkeys(scan.written)))
+                        tuple(dict.fromkeys(scan.arrays)), tuple(dict.fromkeys(scan.written)),
+                        checks=scan.checks)
 
 
 class _Owner(Endpoints):
@@ -92,6 +97,7 @@ class _Owner(Endpoints):
         self.nodes = nodes
         self.arrays: List[str] = []
         self.written: List[str] = []
+        self.checks = False
 
     def accesses(self, node: ir.Node) -> List[ir.PropRead]:
         """The node-property elements ``node`` reads or writes."""
@@ -125,6 +131,9 @@ class _Owner(Endpoints):
         self._check_writes(s)
         (end,) = ends
         self.arrays += [self.nodes[a.prop.uid] for a in found]
+        self.checks |= any(isinstance(n, CheckedDivide) or isinstance(n, CheckedIndex)
+                           and (n.extent != "nodes" or self.endpoint(n.index) is None)
+                           for n in ir.walk(s))
         owns = RankTable("owns", self.reads[end], type=Scalar.BOOL, loc=s.loc)
         return ir.If(owns, ir.Block((s,), loc=s.loc), loc=s.loc)
 

@@ -187,3 +187,26 @@ def test_explain_shows_where_each_loops_statements_run_and_why_properties_stay_r
             "properties at both endpoints of an update") in said
     assert (f"hits (used in a loop over a batch's updates whose statements cannot run on an "
             f"endpoint's owner (both.sp:{line}:") in said
+
+
+@pytest.mark.mpi
+def test_a_check_failing_on_one_owner_stops_every_rank_with_the_references_message(files):
+    """A guarded statement's division by zero happens on the endpoint's owner alone: the
+    superstep after the loop gives every rank the error word (no hang, one message), as the
+    reference words it; an endpoint as an index needs no such superstep (the stream reader
+    checked every id)."""
+    from starc.reference import ExecutionError
+    folder, graph, prefixes = files
+    program = folder / "divides.sp"
+    program.write_text(PROGRAM.replace("STATEMENT", "node s = u.source;\n"
+                                       "s.hits = 10 / (s.seen - s.seen);"))
+    with pytest.raises(ExecutionError) as expected:
+        compile_for(program, "reference").run(graph, updates=str(prefixes[0]), batchSize=BATCH)
+    for ranks in (2, 3):
+        with pytest.raises(ExecutionError) as raised:
+            compile_for(program, "mpi", ranks).run(graph, updates=str(prefixes[0]),
+                                                   batchSize=BATCH)
+        assert str(raised.value) == str(expected.value)
+    steps = _update_steps(_distribution("node s = u.source;\ns.hits = 10 / (s.seen + 1);"))
+    assert [bool(step.scalars) for step in steps] == [False, True]
+    assert not any(step.scalars for step in _update_steps(_distribution("node s = u.source;")))

@@ -268,7 +268,7 @@ class MPIHostDialect(HostDialect):
             bounds = ["0", count[0]] if kernel.extent == "frontier" else []
             call = (f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
                     "alike")
-            if not step.owner_computes:
+            if not (step.refresh or step.scalars):
                 return [call] + self._ghost_edges(step)
             # its statements at one endpoint ran on the endpoint's owner: the ghost copies
             # (or replicas) of what they wrote come from there (owner_updates), and so may
