@@ -41,7 +41,11 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   ``in_degrees`` / ``sources``: whether anything reads in-degrees or edges' sources.
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
-then be the same everywhere (every array it reads is mirrored ``anywhere``). What cannot be
+then be the same everywhere (every array it reads is mirrored ``anywhere``). So does a loop over
+a batch's updates, except its loops over an endpoint's row (``owner_rows``) and its statements
+whose node properties are all at one endpoint (``owner_updates``), which run on the endpoint's
+owner alone: what those touch needs no replica, and one superstep after the loop refreshes the
+other ranks' copies of what the owners wrote (``Superstep.owner_computes``). What cannot be
 distributed yet is a ``DistributionError`` naming the construct.
 """
 
@@ -56,6 +60,7 @@ from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
 from starc.analysis.owner_rows import OwnerRows, owner_rows
+from starc.analysis.owner_updates import OwnerUpdates, owner_updates
 from starc.ir import nodes as ir
 from starc.records import Record, record
 from starc.tree import child_nodes
@@ -64,10 +69,9 @@ __all__ = ["Superstep", "Distribution", "DistributionError", "distribute", "UPDA
 
 #: why a distributed run's loop over a batch's updates runs on every rank alike (``global``)
 UPDATE_LOOP_WHY = ("every rank holds the whole update stream, so each runs the batch's k "
-                   "updates itself (O(k) work, no message) and what the loop reads and writes "
-                   "stays a full-length replica, the same on every rank; routing each update "
-                   "to the owner of its source would need the destination as a ghost before "
-                   "the loop, a rebuilt part, and a superstep after it")
+                   "updates itself (O(k) work, no message); routing each update to the owner "
+                   "of its source would need the destination as a ghost before the loop, a "
+                   "rebuilt part, and a superstep after it")
 
 _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
 #: Row queries a distributed run answers without the row: every rank keeps the out- and
@@ -102,6 +106,10 @@ class Superstep(Record):
     constants: Tuple[Tuple[str, object], ...] = ()   # (secondary, the constant it is set to)
     #: edge properties it writes that kernels read on ghost rows: their copies refreshed
     ghost_edges: Tuple[str, ...] = ()
+    #: a loop over updates: the node properties its statements at one endpoint touch on the
+    #: endpoint's owner only (``owner_updates``), or why they stay replicas
+    owner_computes: Tuple[str, ...] = ()
+    replicas_why: str = ""
 
 
 @record
@@ -164,6 +172,8 @@ def distribute(plan: P.Plan) -> Distribution:
     per_update = _update_kernels(plan)
     rowed = {k.name: owner_rows(k, plan, DistributionError) for k in kernels
              if k.name in per_update and _uses_graph(k)}
+    owned = {k.name: owner_updates(rowed[k.name].kernel if k.name in rowed else k, plan)
+             for k in kernels if k.name in per_update}
     found: Dict[str, Locality] = {k.name: Locality(k.name, global_=True)
                                   if k.name in per_update else kernel_locality(k, plan)
                                   for k in kernels}
@@ -176,7 +186,10 @@ def distribute(plan: P.Plan) -> Distribution:
                     "a sequential loop over the graph outside a forall (it would need the "
                     "whole graph on every rank)", kernel.loc)
             on_rows = rowed[kernel.name].edges_used if kernel.name in rowed else ()
-            for p in kernel.params:     # (an edge property of the owners' rows stays there)
+            # (an edge property of the owners' rows stays there, and so does a node property
+            # at an endpoint its owner computes)
+            on_rows += owned[kernel.name].arrays if kernel.name in owned else ()
+            for p in kernel.params:
                 if p.array is not None and p.array.extent in ("nodes", "edges") \
                         and p.name not in on_rows \
                         and not (kernel.name in rowed and p.array.role == "graph"):
@@ -206,7 +219,8 @@ def distribute(plan: P.Plan) -> Distribution:
         local = found[kernel.name]
         refreshed = tuple(p.name for p in kernel.params if p.written and p.name in ghost_edges)
         if local.global_:
-            steps[kernel.name] = Superstep(kernel.name, True, ghost_edges=refreshed)
+            steps[kernel.name] = _update_step(kernel, owned.get(kernel.name), mirrored,
+                                              refreshed)
             continue
         written = [p.name for p in kernel.params if p.written and p.name in mirrored]
         kept = tuple(name for name in written
@@ -224,8 +238,8 @@ def distribute(plan: P.Plan) -> Distribution:
     reverse = any(p.array is not None and p.array.role == "graph"
                   and p.array.name in _REVERSE
                   for k in kernels for p in k.params)
-    replicas = _replicas(plan, mirrored, found)
-    local_kernels = tuple(_localized(k, plan, replicas, per_update, rowed)
+    replicas = _replicas(plan, mirrored, found, owned)
+    local_kernels = tuple(_localized(k, plan, replicas, per_update, rowed, owned)
                           for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
     # (a ghost edge's value is refreshed row by row: whole rows)
@@ -238,18 +252,36 @@ def distribute(plan: P.Plan) -> Distribution:
 
 
 def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,
-               rowed: Dict[str, OwnerRows]) -> P.Kernel:
+               rowed: Dict[str, OwnerRows], owned: Dict[str, OwnerUpdates]) -> P.Kernel:
     """``kernel`` in the ranks' local index space. A loop over updates touches replicas only,
     by global id (nothing to translate), except in the loops over its endpoints' rows
-    (``owner_rows``), which read local rows: those kernels are translated with every
-    per-vertex array and the update fields indexed by global id."""
+    (``owner_rows``), which read local rows, and in its statements on an endpoint's owner
+    (``owner_updates``), which read local arrays there: those kernels are translated with
+    the replicas and the update fields indexed by global id."""
+    fields = frozenset(a.name for a in plan.arrays if a.extent == "updates")
+    if kernel.name in owned and owned[kernel.name].arrays:
+        return localize(owned[kernel.name].kernel, plan, frozenset(replicas) | fields)
     if kernel.name in rowed:
-        fields = {a.name for a in plan.arrays if a.extent == "updates"}
-        return localize(rowed[kernel.name].kernel, plan,
-                        frozenset(replicas) | frozenset(fields))
+        return localize(rowed[kernel.name].kernel, plan, frozenset(replicas) | fields)
     if kernel.name in per_update:
         return kernel
     return localize(kernel, plan, frozenset(replicas))
+
+
+def _update_step(kernel: P.Kernel, owned: "OwnerUpdates | None", mirrored: Dict[str, str],
+                 ghost_edges: Tuple[str, ...]) -> Superstep:
+    """The superstep after a loop over updates: none, or the refresh of the ghost copies (or
+    replicas) of what its owners computed, where other ranks read them."""
+    if owned is None or not owned.arrays:
+        return Superstep(kernel.name, True, ghost_edges=ghost_edges,
+                         replicas_why=owned.located if owned is not None else "")
+    refresh = tuple(name for name in owned.written if name in mirrored)
+    # a failed check on one owner must stop every rank; the loop's other one-value arrays
+    # are the same on every rank (its statements on owners write none)
+    errors = tuple((name, how) for name, how in _combine(kernel)
+                   if how == "error" and owned.checks)
+    return Superstep(kernel.name, True, refresh=refresh, scalars=errors,
+                     ghost_edges=ghost_edges, owner_computes=owned.arrays)
 
 
 def _update_kernels(plan: P.Plan) -> Dict[str, object]:
@@ -399,13 +431,20 @@ def _stores_every_own_vertex(kernel: P.Kernel, name: str, names: Dict[int, str])
                for stmt in kernel.body.stmts)
 
 
-def _replicas(plan: P.Plan, mirrored: Dict[str, str],
-              found: Dict[str, Locality]) -> Dict[str, str]:
+def _replicas(plan: P.Plan, mirrored: Dict[str, str], found: Dict[str, Locality],
+              owned: Dict[str, OwnerUpdates]) -> Dict[str, str]:
     """The per-vertex arrays that stay full-length replicas, each with why: those read or
-    written at arbitrary vertices, and every array copied, swapped or updated together with
+    written at arbitrary vertices (in a loop over updates that cannot run on an endpoint's
+    owner: ``owner_updates``), and every array copied, swapped or updated together with
     one (the two must index alike)."""
     nodes = {a.name for a in plan.arrays if a.extent == "nodes"}
     why: Dict[str, str] = {}
+    kernels = {k.name: k for k in plan.kernels}
+    for name, scan in owned.items():
+        for p in kernels[name].params if scan.why else ():
+            if p.array is not None and p.array.extent == "nodes" and p.array.role != "graph":
+                why.setdefault(p.name, "used in a loop over a batch's updates whose "
+                               f"statements cannot run on an endpoint's owner ({scan.located})")
     for local in found.values():
         for w in local.remote_writes:
             if w.at == "anywhere":

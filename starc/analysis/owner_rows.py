@@ -26,7 +26,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 from starc.records import Record, record
 
-__all__ = ["OwnerRows", "owner_rows", "OWNER_ROWS_WHY"]
+__all__ = ["OwnerRows", "owner_rows", "OWNER_ROWS_WHY", "Endpoints", "update_fields"]
 
 #: why a loop over an update endpoint's row runs on the row's owner only
 OWNER_ROWS_WHY = ("only the owner of an update's endpoint holds its row and the values of "
@@ -51,14 +51,18 @@ def owner_rows(kernel: P.Kernel, plan: P.Plan, error) -> OwnerRows:
     """``kernel`` (a loop over a batch's updates) with each loop over an endpoint's row run
     by the endpoint's owner only; ``error(message, loc)`` builds the exception raised where
     a row is read otherwise (see the module docstring)."""
-    fields = {a.sym.uid: a.name for a in plan.arrays
-              if a.sym is not None and a.extent == "updates"}
-    scan = _Rows(kernel, fields, error)
+    scan = _Rows(kernel, update_fields(plan), error)
     body = scan.block(kernel.body)
     if kernel.guard is not None:
         scan.outside(kernel.guard)
     return OwnerRows(dataclasses.replace(kernel, body=body),
                      tuple(dict.fromkeys(scan.written)), tuple(dict.fromkeys(scan.used)))
+
+
+def update_fields(plan: P.Plan):
+    """The plan's update field arrays (``u.source``, ...): symbol uid -> array name."""
+    return {a.sym.uid: a.name for a in plan.arrays
+            if a.sym is not None and a.extent == "updates"}
 
 
 def _bare(e: ir.Expr) -> ir.Expr:
@@ -71,15 +75,18 @@ def _edge_prop(prop: ir.Symbol) -> bool:
     return isinstance(prop.type, PropType) and prop.type.kind == "edge"
 
 
-class _Rows:
-    def __init__(self, kernel: P.Kernel, fields, error) -> None:
+class Endpoints:
+    """Which expressions of a loop over a batch's updates are one of the work item's update
+    endpoints (``u.source``, ``u.destination``, or a local variable every value of which
+    reads one), each named by its update field array."""
+
+    def __init__(self, kernel: P.Kernel, fields) -> None:
         self.k = kernel
         self.fields = fields
-        self.error = error
-        self.written: List[str] = []
-        self.used: List[str] = []
         #: local variable -> the update field array every value it gets reads
         self.endpoints = {}
+        #: update field array -> a read of it at the work item's update
+        self.reads = {}
         values = {}
         for node in ir.walk(kernel.body):
             if isinstance(node, ir.Declare) and not isinstance(node.sym.type, PropType):
@@ -97,6 +104,7 @@ class _Rows:
         if isinstance(e, ir.PropRead) and e.prop.uid in self.fields \
                 and isinstance(_bare(e.index), ir.VarRef) \
                 and _bare(e.index).sym.uid == self.k.index.uid:
+            self.reads.setdefault(self.fields[e.prop.uid], e)
             return self.fields[e.prop.uid]
         return None
 
@@ -106,6 +114,14 @@ class _Rows:
         if isinstance(e, ir.VarRef):
             return self.endpoints.get(e.sym.uid)
         return self._field(e)
+
+
+class _Rows(Endpoints):
+    def __init__(self, kernel: P.Kernel, fields, error) -> None:
+        super().__init__(kernel, fields)
+        self.error = error
+        self.written: List[str] = []
+        self.used: List[str] = []
 
     # --- outside the row loops: no row, no edge property ------------------------------------
     def block(self, block: ir.Block) -> ir.Block:

@@ -23,6 +23,7 @@ from starc.analysis import plan as P
 from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.distribution import UPDATE_LOOP_WHY
 from starc.analysis.owner_rows import OWNER_ROWS_WHY
+from starc.analysis.owner_updates import OWNER_UPDATES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, launched_kernels, walk_host
 from starc.backends import get_backend
@@ -302,15 +303,7 @@ class _Walk:
                 fields.update(items="m", item="edge of its neighbour loop", plural="edges")
             step = t.distribution.steps.get(kernel.name) if t.distribution else None
             if step is not None and step.global_:     # a loop over a batch's updates
-                if step.ghost_edges:
-                    return Choice(
-                        f"function {kernel.name}: every rank runs every {item} alike (an "
-                        "OpenMP loop), a loop over an update endpoint's row on the row's "
-                        "owner only; then the ghost rows' copies of "
-                        f"{', '.join(step.ghost_edges)} refreshed from their owners",
-                        f"{UPDATE_LOOP_WHY}; {OWNER_ROWS_WHY}")
-                return Choice(f"function {kernel.name}: every rank runs every {item} alike "
-                              "(an OpenMP loop), with no exchange", UPDATE_LOOP_WHY)
+                return _update_loop(kernel.name, item, step)
             what = t.backend.launch_shape.format(**fields)
             why = t.backend.launch_why.format(**fields)
             variant = next((k for k in t.plan.kernels if scheduled is not None
@@ -823,6 +816,31 @@ def _shared_words(split: P.CooperativeLoop) -> str:
         if step.kind in words and words[step.kind] not in kinds:
             kinds.append(words[step.kind])
     return "each of its steps: " + "; ".join(kinds)
+
+
+def _update_loop(name: str, item: str, step) -> Choice:
+    """How a distributed run places a loop over a batch's updates (``distribution``)."""
+    what, why = f"function {name}: every rank runs every {item} alike (an OpenMP loop)", \
+        UPDATE_LOOP_WHY
+    if step.owner_computes:
+        what += (", its statements at one endpoint (of "
+                 f"{', '.join(step.owner_computes)}) on the endpoint's owner only")
+        why += "; " + OWNER_UPDATES_WHY
+    if step.ghost_edges:
+        what += ", a loop over an update endpoint's row on the row's owner only"
+        why += "; " + OWNER_ROWS_WHY
+    refreshed = [f"the other ranks' copies of {', '.join(step.refresh)}"] if step.refresh \
+        else []
+    if step.ghost_edges:
+        refreshed.append(f"the ghost rows' copies of {', '.join(step.ghost_edges)}")
+    if refreshed:
+        what += f"; then {' and '.join(refreshed)} refreshed from their owners"
+    elif not step.owner_computes:
+        what += ", with no exchange"
+    if step.replicas_why:
+        what += "; its node properties stay full-length replicas"
+        why += f"; they stay replicas because at {step.replicas_why}"
+    return Choice(what, why)
 
 
 def _schedule_words(kernel: P.Kernel) -> str:

@@ -196,16 +196,21 @@ def test_mpi_rebuilds_each_ranks_part_and_carries_its_local_arrays():
         assert carried and not carried & set(distribution.replicas), carried
         assert all(a.extent == "nodes" and a.role != "graph" for a in update.local_arrays)
     assert "applies a batch to the rows it owns" in plan.target.slack_rows_why
-    # the loops over a batch's updates run on every rank alike, over replicas
+    # the loops over a batch's updates run on every rank alike, their statements at one
+    # endpoint on its owner only (owner_updates): nothing of dyn_sssp is a replica
     loops = host_of(plan, P.UpdateLoop)
     assert len(loops) == 2
+    steps = []
     for loop in loops:
         (launch,) = [s for s in loop.body.stmts if isinstance(s, P.Launch)]
-        assert distribution.steps[launch.kernel.name].global_
-    for name in ("gone", "modified", "parent"):
-        assert name in distribution.replicas, distribution.replicas
-    # a lock is indexed as the array it guards: dist is a replica, so its lock is one too
-    assert "dist" in distribution.replicas and "dist_lock" in distribution.replicas
+        steps.append(distribution.steps[launch.kernel.name])
+        assert steps[-1].global_
+    assert [set(step.owner_computes) for step in steps] == [{"parent", "gone"},
+                                                            {"dist", "modified"}]
+    # gone is read at in-neighbours by Decremental: its ghost copies are refreshed after
+    # OnDelete; modified is read at own vertices only
+    assert [step.refresh for step in steps] == [("gone",), ()]
+    assert distribution.replicas == {}, distribution.replicas
 
 
 def test_a_backend_without_mutable_graphs_refuses_at_the_update_stream():

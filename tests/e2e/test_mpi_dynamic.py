@@ -262,8 +262,11 @@ def test_the_plan_says_what_mpi_does_per_batch():
                            str(DYNAMIC / "dyn_sssp.sp"), "-b", "mpi"], capture_output=True,
                           text=True)
     assert sssp.returncode == 0, sssp.stderr
-    assert "every rank runs every update alike (an OpenMP loop), with no exchange" in \
-        " ".join(sssp.stdout.split())
+    said = " ".join(sssp.stdout.split())
+    assert ("every rank runs every update alike (an OpenMP loop), its statements at one "
+            "endpoint (of parent, gone) on the endpoint's owner only; then the other ranks' "
+            "copies of gone refreshed from their owners") in said
+    assert "full-length replicas on every rank" not in said     # (no array of dyn_sssp is)
     tc = subprocess.run([sys.executable, "-m", "starc", "explain", str(DYNAMIC / "dyn_tc.sp"),
                          "-b", "mpi"], capture_output=True, text=True)
     assert tc.returncode == 0, tc.stderr

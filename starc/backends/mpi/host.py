@@ -266,8 +266,18 @@ class MPIHostDialect(HostDialect):
             count = [arg for arg, spec in zip(args, kernel.args) if spec.source == ("size",
                                                                                  "frontier")]
             bounds = ["0", count[0]] if kernel.extent == "frontier" else []
-            return [f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
-                    "alike"] + self._ghost_edges(step)
+            call = (f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
+                    "alike")
+            if not (step.refresh or step.scalars):
+                return [call] + self._ghost_edges(step)
+            # its statements at one endpoint ran on the endpoint's owner: the ghost copies
+            # (or replicas) of what they wrote come from there (owner_updates), and so may
+            # a failed check
+            lines = [f"starc_mpi::Superstep starc_step({DIST});"]
+            lines += [f"starc_step.refresh({self.variables[name]}, "
+                      f"starc_mpi::Scope::{self._scope(name)});" for name in step.refresh]
+            lines += self._errors(step) + [call, "starc_step.finish();"]
+            return ["{"] + [INDENT + line for line in lines] + ["}"] + self._ghost_edges(step)
         if kernel.extent == "nodes":
             bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
         else:       # the slots of the rank's own rows
@@ -292,17 +302,22 @@ class MPIHostDialect(HostDialect):
             else:
                 lines.append(f"starc_step.refresh({self.variables[name]}, "
                              f"starc_mpi::Scope::{self._scope(name)});")
-        error = self.host.plan.error
         for name, how in step.scalars:
             if how != "error":
                 lines.append(f"starc_step.scalar({self.variables[name]}, "
                              f"starc_mpi::Combine::{_COMBINE[how]});")
-        if any(how == "error" for _, how in step.scalars):
-            lines.append(f"starc_step.errors({self.variables[error.site.name]}, "
-                         f"{self.variables[error.value.name]});")
+        lines += self._errors(step)
         lines.append(f"{kernel.name}({', '.join(bounds + sizes + rest)});")
         lines.append("starc_step.finish();")
         return ["{"] + [INDENT + line for line in lines] + ["}"] + self._ghost_edges(step)
+
+    def _errors(self, step) -> List[str]:
+        """The run-time error word combined across ranks, where the kernel may set it."""
+        if not any(how == "error" for _, how in step.scalars):
+            return []
+        error = self.host.plan.error
+        return [f"starc_step.errors({self.variables[error.site.name]}, "
+                f"{self.variables[error.value.name]});"]
 
     def _ghost_edges(self, step) -> List[str]:
         """The ghost rows' copies of the edge properties the kernel wrote, from their owners."""
