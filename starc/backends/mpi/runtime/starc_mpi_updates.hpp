@@ -39,27 +39,32 @@ struct LocalChange {
   std::vector<int> slot_from;
 };
 
-/// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
-/// this rank owns, in place or by laying the rank's part out again (collective; see the file
-/// comment). `in_place` false: always laid out again (an edge property carried by slot needs
-/// the slot map, LocalChange::slot_from).
-inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind, bool in_place = true) {
+/// A batch's deletions `deleted` then its additions `added` (either may be null) applied to
+/// the rows this rank owns, in place or by laying the rank's part out again once for both
+/// (collective; see the file comment): the plan fuses a program's adjacent updateCSRDel and
+/// updateCSRAdd into one call (batches.FUSED_WHY). `in_place` false: always laid out again
+/// (an edge property carried by slot needs the slot map, LocalChange::slot_from).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart* deleted, const starc::BatchPart* added, bool in_place = true) {
   using detail::Edge;
   if (in_place) {
+    // (apply_in_place answers alike for both parts: false only where ghost rows are held)
     LocalChange change{d.own_begin, false, {}, {}};
-    if (detail::apply_in_place(d, part, kind, change.growth)) return change;
+    if ((deleted == nullptr || detail::apply_in_place(d, *deleted, 'd', change.growth)) &&
+        (added == nullptr || detail::apply_in_place(d, *added, 'a', change.growth)))
+      return change;
   }
   LocalChange before{d.own_begin, true, {}, {}};
   const int old_owned_begin = d.owned_begin;
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
-  owned.reserve(static_cast<size_t>(d.owned_edges) + part.src.size());
+  owned.reserve(static_cast<size_t>(d.owned_edges) + (added != nullptr ? added->src.size() : 0));
   long long key = 0;  // the rows' order, which equal edges keep
   for (int v = d.own_begin; v < d.own_end; ++v)
     for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
       owned.push_back({d.global_id[static_cast<size_t>(v)], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])],
                        key++, g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
-  if (kind == 'd') {
+  if (deleted != nullptr) {
+    const starc::BatchPart& part = *deleted;
     std::vector<std::pair<int, int>> gone;
     for (size_t i = 0; i < part.src.size(); ++i)
       if (d.owns(part.src[i])) gone.emplace_back(part.src[i], part.dst[i]);
@@ -68,7 +73,9 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
       owned.erase(std::remove_if(owned.begin(), owned.end(),
                                  [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
                   owned.end());
-  } else {
+  }
+  if (added != nullptr) {
+    const starc::BatchPart& part = *added;
     auto old_end = static_cast<std::ptrdiff_t>(owned.size());
     for (size_t i = 0; i < part.src.size(); ++i)
       if (d.owns(part.src[i])) owned.push_back({part.src[i], part.dst[i], key++, part.weights.empty() ? 0.0 : part.weights[i]});
@@ -104,6 +111,11 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
   detail::lay_out(next, std::move(owned), &d.peers);
   d = std::move(next);
   return before;
+}
+
+/// The batch part `part` (deletions for `kind` 'd', additions for 'a') alone (see above).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind, bool in_place = true) {
+  return kind == 'd' ? apply_updates(d, &part, nullptr, in_place) : apply_updates(d, nullptr, &part, in_place);
 }
 
 /// A per-vertex array of the local index space after apply_updates: reallocated for the new
