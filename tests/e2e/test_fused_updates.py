@@ -4,22 +4,27 @@ slot) or rewrites it in place twice with no relayout, on OpenCL's compact CSR (t
 schedule) the host applies both and uploads once. After every batch the results are the
 reference's, on streams that delete and add the same edge in one batch (the deletions go
 first: one copy, with the addition's weight and a fresh mark, is left), add then delete an
-edge, add a vertex's first edges (new ghosts) and repeat an edge.
+edge, add a vertex's first edges (new ghosts) and repeat an edge. A part laid out again keeps
+the whole ghost rows it held up to date from the stream (``KeptRows``): the owners send only
+new ghosts' rows.
 
 CI time: the two programs x MPI with 1-3 ranks and OpenCL x the two graphs, all pairs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from e2e_cases import compile_for
-from test_mpi_dynamic import _prefixes
+from test_mpi_dynamic import DYNAMIC, _prefixes
 from pairwise import all_pairs
 from starc.analysis import plan as P
 from starc.analysis.host_tree import walk_host
 from starc.graphs import load_graph, rmat, write_edge_list
 from starc.graphs.updates import generate_updates, write_updates
-from starc.results import compare_results
+from starc.results import compare_results, parse_results
 
 #: a kernel writes an edge property before the two updates and reads it after them: on MPI
 #: the part is laid out again (the mark carried by slot); an added edge's mark starts at 0
@@ -120,3 +125,38 @@ def test_fused_updates_give_the_references_results_after_every_batch(streams, tm
         actual = built.run(path, updates=str(prefix), batchSize=batch)
         problems = compare_results(expected, actual)
         assert not problems, (prefix.read_text(), "\n".join(problems))
+
+
+def _ghost_row_edges(graph, updates, out):
+    """Per rank, the ghost-row edges its owners sent it in a run of dsl/dynamic/dyn_tc.sp on 2
+    ranks (--stats), and its results."""
+    proc = subprocess.run([sys.executable, "-m", "starc", "run", str(DYNAMIC / "dyn_tc.sp"),
+                           "-b", "mpi", "--np", "2", "--stats", "--graph", str(graph),
+                           "--undirected", "--updates", str(updates), "--batchSize", "5",
+                           "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return [int(field.split("=")[1]) for line in proc.stderr.splitlines()
+            if line.startswith("starc-mpi-stats") for field in line.split()
+            if field.startswith("ghost_row_edges=")], parse_results(out.read_text())
+
+
+@pytest.mark.mpi
+def test_a_batch_sends_no_ghost_row_again(streams, tmp_path):
+    """dyn_tc holds whole ghost rows, and each batch lays the ranks' parts out again: the rows
+    of the ghosts a rank keeps are brought up to date from the stream it holds, so batches
+    that bring no new ghost (deletions only) make the owners send no row again, and the
+    results are the reference's."""
+    path = streams["rmat"][0]
+    sources, targets, _ = load_graph(str(path)).edge_list()
+    deletions = [f"d {u} {v}" for u, v in list(zip(sources, targets))[::7][:20]]
+    updates, empty = tmp_path / "deletions.updates", tmp_path / "none.updates"
+    updates.write_text("\n".join(deletions) + "\n")
+    empty.write_text("")
+    before, _ = _ghost_row_edges(path, empty, tmp_path / "none.out")
+    after, results = _ghost_row_edges(path, updates, tmp_path / "deletions.out")
+    assert len(before) == 2 and all(count > 0 for count in before)
+    assert after == before
+    expected = compile_for(DYNAMIC / "dyn_tc.sp", "reference").run(
+        path, undirected=True, updates=str(updates), batchSize=5)
+    problems = compare_results(expected, results)
+    assert not problems, "\n".join(problems)

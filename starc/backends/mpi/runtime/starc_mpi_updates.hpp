@@ -39,6 +39,55 @@ struct LocalChange {
   std::vector<int> slot_from;
 };
 
+namespace detail {
+
+/// The whole ghost rows d holds, with a batch's deletions `deleted` then its additions `added`
+/// applied to them as their owners apply them to their own rows (below): every copy of a
+/// deleted edge goes, an added edge goes after the equal edges of its row, additions in
+/// stream order. lay_out takes these rows for the ghosts the rank keeps instead of the
+/// owners sending them again.
+inline KeptRows kept_rows(const Distribution& d, const starc::BatchPart* deleted, const starc::BatchPart* added) {
+  KeptRows kept;
+  const starc::Graph& g = d.graph;
+  kept.ghosts = d.ghosts;
+  long long key = 0;  // the rows' order, which equal edges keep
+  for (size_t k = 0; k < d.ghosts.size(); ++k) {
+    int v = d.ghost_local[k];
+    for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
+      kept.rows.push_back({d.ghosts[k], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])], key++,
+                           g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
+  }
+  if (deleted != nullptr) {
+    std::vector<std::pair<int, int>> gone;
+    for (size_t i = 0; i < deleted->src.size(); ++i)
+      if (kept.held(deleted->src[i])) gone.emplace_back(deleted->src[i], deleted->dst[i]);
+    std::sort(gone.begin(), gone.end());
+    if (!gone.empty())
+      kept.rows.erase(std::remove_if(kept.rows.begin(), kept.rows.end(),
+                                     [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
+                      kept.rows.end());
+  }
+  if (added != nullptr) {
+    auto old_end = static_cast<std::ptrdiff_t>(kept.rows.size());
+    for (size_t i = 0; i < added->src.size(); ++i)
+      if (kept.held(added->src[i]))
+        kept.rows.push_back({added->src[i], added->dst[i], key++, added->weights.empty() ? 0.0 : added->weights[i]});
+    std::sort(kept.rows.begin() + old_end, kept.rows.end(), by_source);
+    std::inplace_merge(kept.rows.begin(), kept.rows.begin() + old_end, kept.rows.end(), by_source);
+  }
+  kept.starts.assign(kept.ghosts.size() + 1, 0);
+  for (size_t k = 0, at = 0; k < kept.ghosts.size(); ++k) {
+    while (at < kept.rows.size() && kept.rows[at].src == kept.ghosts[k]) ++at;
+    kept.starts[k + 1] = at;
+  }
+  kept.mirror_displs = d.mirror_displs;
+  kept.mirrors.resize(d.mirrors.size());
+  for (size_t k = 0; k < d.mirrors.size(); ++k) kept.mirrors[k] = d.global_id[static_cast<size_t>(d.mirrors[k])];
+  return kept;
+}
+
+}  // namespace detail
+
 /// A batch's deletions `deleted` then its additions `added` (either may be null) applied to
 /// the rows this rank owns, in place or by laying the rank's part out again once for both
 /// (collective; see the file comment): the plan fuses a program's adjacent updateCSRDel and
@@ -54,6 +103,12 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart* delete
       return change;
   }
   LocalChange before{d.own_begin, true, {}, {}};
+  // Whole ghost rows are brought up to date here from the stream, not sent again (their
+  // owners send only new ghosts' rows); with in-rows, lay_out's slots need the rows' global
+  // edge ids, which only the owners know.
+  detail::KeptRows kept;
+  const bool keep = d.needs.ghost_rows && !d.needs.ghost_row_slices && !d.needs.reverse;
+  if (keep) kept = detail::kept_rows(d, deleted, added);
   const int old_owned_begin = d.owned_begin;
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
@@ -108,7 +163,7 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart* delete
   next.graph.path = g.path;
   next.graph.has_weights = g.has_weights;
   next.graph.weights_integral = g.weights_integral;
-  detail::lay_out(next, std::move(owned), &d.peers);
+  detail::lay_out(next, std::move(owned), &d.peers, keep ? &kept : nullptr);
   d = std::move(next);
   return before;
 }
