@@ -9,7 +9,9 @@
 // those rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
 // goes; an added edge goes after the equal edges its row has, rows stay sorted by target), then
 // lays the rank's part out again on the same partition (detail::lay_out): its in-rows are sent
-// again by their sources' owners, the ghosts new edges reach come in and those no edge reaches
+// again by their sources' owners (whole ghost rows of a program without in-rows are brought up
+// to date from the stream instead, detail::kept_rows: only new ghosts' rows are sent), the
+// ghosts new edges reach come in and those no edge reaches
 // any more go (local ids stay in global-id order), mirrors, degrees and the peers'
 // communicator (kept while the peers are the same ranks) follow. The local ids change with the
 // ghosts: carry_local moves a per-vertex array's own vertices' values to their new local ids
@@ -41,11 +43,37 @@ struct LocalChange {
 
 namespace detail {
 
+/// `rows` (global ids, by source, target, then key; every key below `key`) with a batch's
+/// deletions `deleted` then its additions `added` (either may be null) of the rows whose
+/// source `mine` accepts applied, as starc::delete_edges / add_edges change a whole graph's:
+/// every copy of a deleted edge goes; an added edge goes after the equal edges its row has
+/// (a larger key), additions in stream order, rows stay sorted by target.
+template <class Mine>
+void apply_to_rows(std::vector<Edge>& rows, const starc::BatchPart* deleted, const starc::BatchPart* added,
+                   long long key, Mine mine) {
+  if (deleted != nullptr) {
+    std::vector<std::pair<int, int>> gone;
+    for (size_t i = 0; i < deleted->src.size(); ++i)
+      if (mine(deleted->src[i])) gone.emplace_back(deleted->src[i], deleted->dst[i]);
+    std::sort(gone.begin(), gone.end());
+    if (!gone.empty())
+      rows.erase(std::remove_if(rows.begin(), rows.end(),
+                                [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
+                 rows.end());
+  }
+  if (added != nullptr) {
+    auto old_end = static_cast<std::ptrdiff_t>(rows.size());
+    for (size_t i = 0; i < added->src.size(); ++i)
+      if (mine(added->src[i])) rows.push_back({added->src[i], added->dst[i], key++, added->weights.empty() ? 0.0 : added->weights[i]});
+    // the rows are in order already: the additions sorted, then merged in
+    std::sort(rows.begin() + old_end, rows.end(), by_source);
+    std::inplace_merge(rows.begin(), rows.begin() + old_end, rows.end(), by_source);
+  }
+}
+
 /// The whole ghost rows d holds, with a batch's deletions `deleted` then its additions `added`
-/// applied to them as their owners apply them to their own rows (below): every copy of a
-/// deleted edge goes, an added edge goes after the equal edges of its row, additions in
-/// stream order. lay_out takes these rows for the ghosts the rank keeps instead of the
-/// owners sending them again.
+/// applied to them as their owners apply them to their own rows (apply_to_rows). lay_out
+/// takes these rows for the ghosts the rank keeps instead of the owners sending them again.
 inline KeptRows kept_rows(const Distribution& d, const starc::BatchPart* deleted, const starc::BatchPart* added) {
   KeptRows kept;
   const starc::Graph& g = d.graph;
@@ -57,24 +85,7 @@ inline KeptRows kept_rows(const Distribution& d, const starc::BatchPart* deleted
       kept.rows.push_back({d.ghosts[k], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])], key++,
                            g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
   }
-  if (deleted != nullptr) {
-    std::vector<std::pair<int, int>> gone;
-    for (size_t i = 0; i < deleted->src.size(); ++i)
-      if (kept.held(deleted->src[i])) gone.emplace_back(deleted->src[i], deleted->dst[i]);
-    std::sort(gone.begin(), gone.end());
-    if (!gone.empty())
-      kept.rows.erase(std::remove_if(kept.rows.begin(), kept.rows.end(),
-                                     [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
-                      kept.rows.end());
-  }
-  if (added != nullptr) {
-    auto old_end = static_cast<std::ptrdiff_t>(kept.rows.size());
-    for (size_t i = 0; i < added->src.size(); ++i)
-      if (kept.held(added->src[i]))
-        kept.rows.push_back({added->src[i], added->dst[i], key++, added->weights.empty() ? 0.0 : added->weights[i]});
-    std::sort(kept.rows.begin() + old_end, kept.rows.end(), by_source);
-    std::inplace_merge(kept.rows.begin(), kept.rows.begin() + old_end, kept.rows.end(), by_source);
-  }
+  apply_to_rows(kept.rows, deleted, added, key, [&](int v) { return kept.held(v); });
   kept.starts.assign(kept.ghosts.size() + 1, 0);
   for (size_t k = 0, at = 0; k < kept.ghosts.size(); ++k) {
     while (at < kept.rows.size() && kept.rows[at].src == kept.ghosts[k]) ++at;
@@ -118,27 +129,7 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart* delete
     for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
       owned.push_back({d.global_id[static_cast<size_t>(v)], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])],
                        key++, g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
-  if (deleted != nullptr) {
-    const starc::BatchPart& part = *deleted;
-    std::vector<std::pair<int, int>> gone;
-    for (size_t i = 0; i < part.src.size(); ++i)
-      if (d.owns(part.src[i])) gone.emplace_back(part.src[i], part.dst[i]);
-    std::sort(gone.begin(), gone.end());
-    if (!gone.empty())
-      owned.erase(std::remove_if(owned.begin(), owned.end(),
-                                 [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
-                  owned.end());
-  }
-  if (added != nullptr) {
-    const starc::BatchPart& part = *added;
-    auto old_end = static_cast<std::ptrdiff_t>(owned.size());
-    for (size_t i = 0; i < part.src.size(); ++i)
-      if (d.owns(part.src[i])) owned.push_back({part.src[i], part.dst[i], key++, part.weights.empty() ? 0.0 : part.weights[i]});
-    // the rows are in order already: the additions sorted, then merged in (after equal edges:
-    // their keys are larger)
-    std::sort(owned.begin() + old_end, owned.end(), detail::by_source);
-    std::inplace_merge(owned.begin(), owned.begin() + old_end, owned.end(), detail::by_source);
-  }
+  detail::apply_to_rows(owned, deleted, added, key, [&](int v) { return d.owns(v); });
   // (the keys of kept edges are their old places among the owned slots: see above)
   before.slot_from.resize(owned.size());
   for (size_t i = 0; i < owned.size(); ++i)
