@@ -27,6 +27,7 @@ from starc.ir.types import Scalar
 from starc.records import Record
 
 __all__ = ["lower_batch", "lower_update_graph", "lower_update_loop", "refresh_lists",
+           "fuse_updates", "FUSED_WHY",
            "device_written", "slack_rows", "with_row_ends", "BATCH_PARTS", "SPAN_MOVES_WHY",
            "DISTRIBUTED_WHY"]
 
@@ -113,7 +114,8 @@ def lower_update_loop(s: ir.Loop, host) -> P.UpdateLoop:
 
 def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
                   kernels: Tuple[P.Kernel, ...], slack: bool = False,
-                  span_moves: bool = False, distribution=None) -> P.HostBlock:
+                  span_moves: bool = False, distribution=None,
+                  fuse: bool = False) -> P.HostBlock:
     """Every ``ApplyUpdates`` given the arrays an update changes, from the plan's final list:
     the graph arrays, and the arrays of edge properties (their values carried), with the ones
     to read back first (``kernels``: the plan's, besides those its host statements launch),
@@ -121,7 +123,8 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
     moves are applied on the device (``span_moves``, ``SPAN_MOVES_WHY``). With a
     ``distribution`` (``analysis.distribution.Distribution``: MPI) each rank rebuilds its part,
     and the per-vertex arrays of its local index space are carried
-    (``ApplyUpdates.local_arrays``)."""
+    (``ApplyUpdates.local_arrays``). ``fuse`` (the specialize stage's, for a target's
+    final layout): adjacent deletions and additions made one update (``fuse_updates``)."""
     graph = tuple(a for a in arrays if a.role == "graph")
     edge_props = tuple(a for a in arrays if a.extent == "edges" and a.role in _CARRIED_ROLES)
     written = device_written(host, kernels)
@@ -150,7 +153,33 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
                                            local_arrays=local_arrays)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
-    return rewrite(host)
+    return rewrite(fuse_updates(host) if fuse else host)
+
+
+#: why a batch's adjacent deletions and additions are one graph update (``fuse_updates``)
+FUSED_WHY = ("the program's updateCSRDel and updateCSRAdd of one batch are adjacent (nothing "
+             "runs between them that could see the graph with the deletions only), so the "
+             "host applies the deletions, then the additions, and the device copies are "
+             "refreshed once (on MPI each rank's part is laid out, or rewritten in place, "
+             "once): one O(n + m) refresh or relayout a batch instead of two, with the "
+             "same meaning (deletions first, then additions)")
+
+
+def fuse_updates(block: P.HostBlock) -> P.HostBlock:
+    """``block`` with each ``ApplyUpdates`` of a batch's deletions followed directly by one of
+    the same batch's additions (the same stream and lines) made one statement (``fused``:
+    ``FUSED_WHY``); everything else as it was, nested blocks too."""
+    stmts: List[P.HostStmt] = []
+    for stmt in block.stmts:
+        previous = stmts[-1] if stmts else None
+        if (isinstance(stmt, P.ApplyUpdates) and stmt.kind == "add"
+                and isinstance(previous, P.ApplyUpdates) and previous.kind == "delete"
+                and not previous.fused and previous.stream.uid == stmt.stream.uid
+                and previous.first.uid == stmt.first.uid and previous.last.uid == stmt.last.uid):
+            stmts[-1] = dataclasses.replace(previous, fused=FUSED_WHY)
+            continue
+        stmts.append(map_blocks(stmt, fuse_updates))
+    return P.HostBlock(tuple(stmts), loc=block.loc)
 
 
 def _check_distributed(stmt: P.ApplyUpdates, arrays, edge_props, read_back) -> None:
@@ -173,7 +202,9 @@ DISTRIBUTED_WHY = (
     "an addition brings inserted in global-id order, the owners' mirrors alongside, only their "
     "values and degrees fetched; a ghost no edge reaches any more kept until a relayout), "
     "otherwise it lays its part "
-    "out again on the same partition: its in-rows sent again by their sources' owners, the ghosts "
+    "out again on the same partition: its in-rows sent again by their sources' owners (the whole "
+    "ghost rows it keeps brought up to date from the stream it holds, only new ghosts' rows "
+    "sent, where it holds no in-rows), the ghosts "
     "that new edges reach added and those no edge reaches any more retired (local ids stay in "
     "global-id order), mirrors, degrees and the peers' communicator (kept while the peers stay "
     "the same) rebuilt; each per-vertex array of the local index space carries its own "

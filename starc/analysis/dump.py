@@ -215,7 +215,15 @@ class PlanPrinter(DSLPrinter):
                              f"in place; upload the slots it wrote of {graph} (packed, "
                              "scattered; whole after a re-layout); edge properties carried: "
                              f"{props} (read back at the slots moved: {read});", indent)
-        return self.line(f"apply the batch's {s.kind}s to the host graph in place; upload "
+        if s.distributed:
+            fused = " (one relayout or in-place pass: fused)" if s.fused else ""
+            return self.line(f"apply the batch's {' then '.join(k + 's' for k in s.kinds)} to "
+                             f"each rank's rows{fused}; local arrays carried: "
+                             f"{', '.join(a.name for a in s.local_arrays) or 'none'}; edge "
+                             f"properties carried: {props} (by slot: {read});", indent)
+        kinds = " then ".join(k + "s" for k in s.kinds)
+        fused = " (fused: refreshed once)" if s.fused else ""
+        return self.line(f"apply the batch's {kinds} to the host graph in place{fused}; upload "
                          f"{graph} again (whole arrays); edge properties carried: {props} "
                          f"(read back first: {read}); reverse edge ids "
                          f"{'renumbered' if s.reverse_ids else 'not kept'};", indent)

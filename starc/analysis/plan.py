@@ -715,6 +715,16 @@ class ApplyUpdates(HostStmt):
     #: the rebuilt rows
     distributed: bool = False
     local_arrays: Tuple[DeviceArray, ...] = ()
+    #: with ``kind`` ``delete``: the program's ``updateCSRAdd`` of the same batch came right
+    #: after, and this one statement applies the deletions then the additions, the device
+    #: copies refreshed (on MPI: the part laid out) once for both; why
+    #: (``batches.fuse_updates``); "": one kind
+    fused: str = ""
+
+    @property
+    def kinds(self) -> Tuple[str, ...]:
+        """The kinds of update applied, in order: ``("delete", "add")`` when ``fused``."""
+        return ("delete", "add") if self.fused else (self.kind,)
 
 
 @record

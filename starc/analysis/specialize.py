@@ -14,7 +14,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | signed arithmetic that must wrap | ``WrappingArith`` (``analysis.wrapping``) | ``wraps_signed`` |
 | a forall's work items: one per vertex, one per edge of a push loop, or a work-group per heavy vertex of a pull or of a body of several loops; a worklist round's edges split per work-group | ``Kernel.schedule``, ``Kernel.cooperative``, ``Kernel.vector_loops``, ``Kernel.frontier_edges`` (``analysis.schedules``, ``analysis.binned``, ``analysis.cooperative``, ``analysis.frontier_edges``) | ``lockstep``, ``schedules``, ``sub_group_width``, ``vector_loops``, ``cooperative_bodies``, ``frontier_edges`` |
 | on a target that learns its device kind only at run time, a kernel whose auto schedule differs on a lockstep (GPU) device: a variant for that device, launched there instead | ``Kernel.lockstep_variant``, ``Kernel.variant_of`` (``lockstep_variants``) | ``lockstep_at_run_time``, ``lockstep`` |
-| a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays) | ``dynamic_graphs`` |
+| a Dynamic program runs (the shared lowering's batch operations) or is refused with E0501; which arrays a graph update refreshes | the refusal; ``ApplyUpdates.graph``, ``.edge_props`` (``batches.refresh_lists``, from the target's final arrays); a batch's adjacent deletions and additions as one update, except on rows with slack (``ApplyUpdates.fused``, ``batches.fuse_updates``) | ``dynamic_graphs`` |
 | a Dynamic program's graph in rows with slack (a batch touches only its rows) or a compact CSR, and why | ``Specialization.slack_rows`` / ``slack_rows_why``; the kernels take ``ends`` / ``rev_ends`` (``batches.slack_rows``, ``with_row_ends``) | ``slack_rows`` |
 | whether a batch may leave rows with slack in any order (no kernel reads a row as sorted), and why | ``Specialization.unsorted_rows`` / ``unsorted_rows_why`` (``row_order.unsorted_rows``) | none: the same on every backend with ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
@@ -115,11 +115,14 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     if slack:
         plan = _with_kernels(plan, with_row_ends(plan.kernels))
     # the arrays a graph update refreshes, from the target's final list (a schedule may add
-    # or drop graph arrays: binned orders, the reverse CSR of a pull turned push)
+    # or drop graph arrays: binned orders, the reverse CSR of a pull turned push); adjacent
+    # updates fused, except on rows with slack, which refresh only the slots each update
+    # wrote (O(batch) each) and whose additions' moves start from the slots the deletions
+    # left: one refresh for both would compose the two on the device
     plan = dataclasses.replace(plan, host=refresh_lists(plan.host, plan.arrays, plan.kernels,
                                                         slack,
                                                         slack and capabilities.span_moves,
-                                                        distribution))
+                                                        distribution, fuse=not slack))
     appends, appends_why = "", ""
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):

@@ -612,7 +612,17 @@ class _Walk:
             # the plan's reason for a compact CSR, where it has one
             reason = target.slack_rows_why if target is not None else ""
             return Choice(what, why + (f"; {reason}" if reason else ""))
-        self.add(s, "graph update", choose)
+        def fused_or(t) -> Choice:
+            # the target's own statement: the specialize stage fuses adjacent updates
+            fused = next((x for x in walk_host(t.plan.host) if isinstance(x, P.ApplyUpdates)
+                          and x.fused and x.first.uid == s.first.uid), None)
+            choice = choose(t)
+            if fused is None:
+                return choice
+            other = "additions" if s.kind == "delete" else "deletions"
+            return Choice(f"{choice.what}; one update with the batch's {other}, applied "
+                          "deletions first, the copies refreshed once", fused.fused)
+        self.add(s, "graph update", fused_or)
 
     def property_copy(self, s) -> None:
         if isinstance(s, P.SwapArrays):

@@ -11,6 +11,7 @@ import pytest
 
 from analysis_helpers import DSL, host_of, plan_of
 from starc.analysis import plan as P
+from starc.analysis.batches import FUSED_WHY
 from starc.analysis.dump import plan_dump
 from starc.analysis.specialize import specialize
 from starc.backends import get_backend
@@ -33,7 +34,8 @@ Dynamic Bump(Graph g, propEdge<int> weight, updates<g> U, int batchSize) {
 
 def _updates(plan: P.Plan):
     found = host_of(plan, P.ApplyUpdates)
-    assert len(found) == 2, found        # the deletions' and the additions'
+    # the deletions' and the additions', in order (one fused update where the target fuses)
+    assert [kind for update in found for kind in update.kinds] == ["delete", "add"], found
     return found
 
 
@@ -223,3 +225,43 @@ def test_a_backend_without_mutable_graphs_refuses_at_the_update_stream():
     assert "dynamic graphs: the update stream 'updateBatch'" in str(caught.value)
     assert "is not supported by the Test backend yet" in str(caught.value)
     assert caught.value.loc.line > 0
+
+
+#: BUMPED with its kernel between its two graph updates
+SEPARATED = """\
+Dynamic Bump(Graph g, propEdge<int> weight, updates<g> U, int batchSize) {
+    Batch (U : batchSize) {
+        g.updateCSRDel(U);
+        forall (v in g.nodes()) {
+            for (w in g.neighbors(v)) { edge e = g.get_edge(v, w); e.weight = e.weight + v; }
+        }
+        g.updateCSRAdd(U);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["mpi", "cuda"])
+def test_adjacent_updates_are_one_update_where_the_rows_are_compact_or_distributed(backend):
+    """A batch's updateCSRDel then updateCSRAdd with nothing between them are one graph update
+    on a compact CSR (CUDA walks BUMPED's edge ids) and on MPI: the deletions, then the
+    additions, the copies refreshed (the part laid out) once; --emit plan and explain say so
+    and why. A statement between them keeps them apart."""
+    plan = get_backend(backend).specialize(plan_of(BUMPED))
+    assert not plan.target.slack_rows
+    (update,) = host_of(plan, P.ApplyUpdates)
+    assert update.kind == "delete" and update.kinds == ("delete", "add")
+    assert update.fused == FUSED_WHY
+    assert "deletes then adds" in plan_dump(plan) and "fused" in plan_dump(plan)
+    separated = get_backend(backend).specialize(plan_of(SEPARATED))
+    assert [(u.kind, u.fused) for u in host_of(separated, P.ApplyUpdates)] == \
+        [("delete", ""), ("add", "")]
+    # the neutral plan keeps them apart: fusing is the target's choice
+    assert len(host_of(plan_of(BUMPED), P.ApplyUpdates)) == 2
+
+
+def test_rows_with_slack_keep_adjacent_updates_apart():
+    plan = get_backend("opencl").specialize(_dynamic_plan("dyn_tc"))
+    assert plan.target.slack_rows
+    assert [(u.kind, u.fused) for u in host_of(plan, P.ApplyUpdates)] == \
+        [("delete", ""), ("add", "")]

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from starc.analysis.batches import FUSED_WHY
 from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.cli import main
@@ -348,6 +349,21 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     on_delete = next(n for n, text in enumerate(lines, 1) if "OnDelete" in text)
     assert any(d.line == on_delete and "one work item per update" in d.choices["opencl"].what
                for d in found), [(d.construct, d.line) for d in found if d.line == on_delete]
+
+
+def test_adjacent_graph_updates_say_they_are_one_update_and_why():
+    """dsl/dynamic/dyn_tc.sp's updateCSRDel and updateCSRAdd are adjacent: on MPI one update
+    (batches.FUSED_WHY), on OpenCL's rows with slack two."""
+    comp = _plan(ROOT / "dsl" / "dynamic" / "dyn_tc.sp")
+    found = decisions(comp, ["mpi", "opencl"])
+    lines = comp.source.splitlines()
+    for method, other in (("updateCSRDel", "additions"), ("updateCSRAdd", "deletions")):
+        line = next(n for n, text in enumerate(lines, 1) if method in text)
+        update = _find(found, "graph update", line)
+        mpi = update.choices["mpi"]
+        assert f"one update with the batch's {other}, applied deletions first" in mpi.what
+        assert mpi.why == FUSED_WHY
+        assert "one update" not in update.choices["opencl"].what
 
 
 def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):

@@ -166,12 +166,13 @@ class HostDialect:
         (a distributed run's distribution)."""
         return graph
 
-    def rebuild_part(self, change: str, part: str, kind: str,
+    def rebuild_part(self, change: str, parts: List[Tuple[str, str]],
                      in_place: bool = True) -> List[str]:
-        """A distributed graph's batch ``part`` (``kind``: ``'d'``/``'a'``) applied to each
-        rank's rows, in place where it can (``in_place``) or its part laid out again;
-        ``change`` names what the arrays of the local index space need to follow
-        (``carry_local``, ``carry_edges``)."""
+        """A distributed graph's batch ``parts`` ((C++ part, kind ``'d'``/``'a'``): one, or
+        the deletions then the additions of a fused update) applied to each rank's rows, in
+        place where it can (``in_place``) or its part laid out again once; ``change`` names
+        what the arrays of the local index space need to follow (``carry_local``,
+        ``carry_edges``)."""
         self.missing("a distributed graph update")
 
     def carry_local(self, var: str, elem, change: str) -> List[str]:

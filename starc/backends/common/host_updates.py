@@ -200,7 +200,11 @@ class UpdateStatements:
     def _apply_to_compact_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         d, g, where = self.dialect, self.graph, self.where(s.loc)
         keep = "" if s.reverse_ids else ", /*keep_rev_edge_ids=*/false"
-        lines, _, uploads = self._changed_edges(s, "EdgeRenumbering", g, keep, "")
+        lines, uploads, carried = [], [], None
+        for kind in s.kinds:    # (fused: the additions carry what the deletions carried)
+            changed, _, uploads, carried = self._changed_edges(s, "EdgeRenumbering", g, keep, "",
+                                                               kind=kind, carried=carried)
+            lines += changed
         lines += self._grow_edge_arrays([array for array, _ in uploads], where)
         for array, data in uploads:
             lines += d.copy_to_device(self.array_var(array), array.elem, data,
@@ -210,26 +214,29 @@ class UpdateStatements:
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
 
     def _changed_edges(self, s: P.ApplyUpdates, change_type: str, graph: str, options: str,
-                       edges_change: str, read_back=None):
-        """The lines applying ``s``'s batch part to ``graph`` (the runtime's ``delete_edges`` /
-        ``add_edges`` of a ``change_type`` with ``options``), then carrying the edge properties
-        through ``change{edges_change}``; also the change's name and the (array, host data)
-        pairs to upload. ``read_back(change, carried)``: the lines that read the device's
-        values back once the change is known (None: whole, before it)."""
-        d, where = self.dialect, self.where(s.loc)
+                       edges_change: str, read_back=None, kind: str = "", carried=None):
+        """The lines applying ``s``'s batch part of ``kind`` (its own by default) to ``graph``
+        (the runtime's ``delete_edges`` / ``add_edges`` of a ``change_type`` with
+        ``options``), then carrying the edge properties through ``change{edges_change}``; also
+        the change's name, the (array, host data) pairs to upload and the carried host vectors
+        (given ``carried``, a fused update's second part's: current, nothing read back).
+        ``read_back(change, carried)``: the lines that read the device's values back once the
+        change is known (None: whole, before it)."""
+        d, where, kind = self.dialect, self.where(s.loc), kind or s.kind
         part, change = self.names.fresh("part"), self.names.fresh("change")
         # (the device already finished the kernels before it, which may use the arrays it frees
         # and the host data it changes: ``_stmt_ApplyUpdates`` synchronises first)
         lines = [f"const starc::BatchPart {part} = "
-                 f"{self._part(s.kind, s.stream, s.first, s.last)};"]
-        carried = self._edge_vectors(s, lines, where, read_back is None)
-        args = f"{part}.src, {part}.dst" + (f", {part}.weights" if s.kind == "add" else "")
-        lines.append(f"const starc::{change_type} {change} = starc::{s.kind}_edges({graph}, "
+                 f"{self._part(kind, s.stream, s.first, s.last)};"]
+        if carried is None:
+            carried = self._edge_vectors(s, lines, where, read_back is None)
+        args = f"{part}.src, {part}.dst" + (f", {part}.weights" if kind == "add" else "")
+        lines.append(f"const starc::{change_type} {change} = starc::{kind}_edges({graph}, "
                      f"{args}{options});")
         if read_back is not None:
             lines += read_back(change, carried)
         for array, vector, elem in carried:
-            if s.kind == "add" and array.role == "weight":   # an added edge: its own weight
+            if kind == "add" and array.role == "weight":   # an added edge: its own weight
                 added = self.names.fresh("added")
                 lines.append(f"const std::vector<{elem}> {added} = "
                              f"starc::part_weights<{elem}>({part});")
@@ -238,7 +245,7 @@ class UpdateStatements:
                 lines.append(f"{change}{edges_change}.carry({vector});")
         uploads = [(array, f"{vector}.data()") for array, vector, _ in carried]
         uploads += [(array, self.graph_array_data(array)) for array in s.graph]
-        return lines, change, uploads
+        return lines, change, uploads, carried
 
     def _read_moved_slots(self, s: P.ApplyUpdates, change: str, carried,
                           on_device: str = "") -> List[str]:
@@ -356,12 +363,14 @@ class UpdateStatements:
         re-layout), the row bounds at the rows it touched; with ``span_moves``, the moves are applied
         on the device from their records and only the other written slots scattered."""
         d, rows, where = self.dialect, self.slack_rows, self.where(s.loc)
+        if s.fused:     # (the plan keeps them apart on rows with slack: refresh_lists)
+            raise ValueError("a fused graph update on rows with slack")
         moves = {}
 
         def after_change(change, carried):
             return (self._move_records(s, change, moves)
                     + self._read_moved_slots(s, change, carried, moves.get("forward", ("",) * 3)[2]))
-        lines, change, uploads = self._changed_edges(
+        lines, change, uploads, _ = self._changed_edges(
             s, "SlackChange", f"{self.graph}, {rows}", "", ".forward", after_change)
         whole = [INDENT + line for array, data in uploads for line in d.copy_to_device(
             self.array_var(array), array.elem, data, self.count(array), where)]
@@ -419,13 +428,16 @@ class UpdateStatements:
         those of the rebuilt rows, the edge properties kernels write are carried to their
         edges' new slots (``carry_edges``), and the graph's arrays are the rebuilt ones."""
         d, where = self.dialect, self.where(s.loc)
-        part, change = self.names.fresh("part"), self.names.fresh("change")
-        lines = [f"const starc::BatchPart {part} = "
-                 f"{self._part(s.kind, s.stream, s.first, s.last)};"]
+        change, lines, parts = self.names.fresh("change"), [], []
+        for kind in s.kinds:    # (fused: the deletions and the additions in one rebuild)
+            part = self.names.fresh("part")
+            lines.append(f"const starc::BatchPart {part} = "
+                         f"{self._part(kind, s.stream, s.first, s.last)};")
+            parts.append((part, _KIND_CHAR[kind]))
         read_back = {a.name for a in s.read_back}
         # input weights come with the rebuilt rows; what kernels write is carried by slot
         carried = [a for a in s.edge_props if a.role != "weight" or a.name in read_back]
-        lines += d.rebuild_part(change, part, _KIND_CHAR[s.kind], in_place=not carried)
+        lines += d.rebuild_part(change, parts, in_place=not carried)
         for array in s.local_arrays:
             lines += d.carry_local(self.array_var(array), array.elem, change)
         uploads, moves = [], []

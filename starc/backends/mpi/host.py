@@ -116,11 +116,15 @@ class MPIHostDialect(HostDialect):
     def graph_state(self, graph: str) -> str:
         return DIST     # the graph is the distribution's, with its ghosts and mirrors
 
-    def rebuild_part(self, change: str, part: str, kind: str,
+    def rebuild_part(self, change: str, parts: List[Tuple[str, str]],
                      in_place: bool = True) -> List[str]:
         relayout = "" if in_place else ", false"
+        if len(parts) == 1:
+            args = f"{parts[0][0]}, {parts[0][1]}"
+        else:   # the deletions, then the additions, in one pass
+            args = f"&{parts[0][0]}, &{parts[1][0]}"
         return [f"const starc_mpi::LocalChange {change} = starc_mpi::apply_updates({DIST}, "
-                f"{part}, {kind}{relayout});"]
+                f"{args}{relayout});"]
 
     def carry_local(self, var: str, elem: Scalar, change: str) -> List[str]:
         return [f"starc_mpi::carry_local({DIST}, {change}, {var});"]

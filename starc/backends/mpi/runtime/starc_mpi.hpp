@@ -32,6 +32,7 @@
 #include <climits>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -86,6 +87,9 @@ struct Stats {
   // Distribution::spare): a few for the first batches, then none while the slots stay within
   // the spares' headroom, however many batches follow.
   long long update_allocations = 0;
+  // Ghost-row edges this rank's owners sent it (laying its part out: all at the start, after
+  // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows).
+  long long ghost_row_edges = 0;
 };
 
 /// A run of consecutive local ids, `length` of them from `first` (the ghosts' runs).
@@ -372,6 +376,23 @@ struct Addressed {
   Edge edge;
 };
 
+/// The whole ghost rows a rank held before a batch, with the batch applied to them as their
+/// owners apply it (every rank reads the whole stream; starc_mpi_updates.hpp's kept_rows):
+/// lay_out takes a ghost's row from here when the rank held it before, and only the rows of
+/// new ghosts cross the network. Keys are not global ids: only for programs without in-rows.
+struct KeptRows {
+  std::vector<int> ghosts;        // the ghosts before the batch, ascending
+  std::vector<size_t> starts;     // ghosts.size() + 1: ghosts[k]'s row is rows[starts[k], starts[k + 1])
+  std::vector<Edge> rows;         // global ids, each row in the owner's order
+  std::vector<int> mirrors;       // per rank (mirror_displs), the own vertices it held, ascending
+  std::vector<int> mirror_displs;  // ranks + 1
+  bool held(int ghost) const { return std::binary_search(ghosts.begin(), ghosts.end(), ghost); }
+  bool held_by(size_t rank, int mirror) const {  // whether `rank` held `mirror` as a ghost before
+    auto begin = mirrors.begin() + mirror_displs[rank], end = mirrors.begin() + mirror_displs[rank + 1];
+    return std::binary_search(begin, end, mirror);
+  }
+};
+
 // (function objects, not functions: a sort inlines their comparisons)
 struct BySource {
   bool operator()(const Edge& a, const Edge& b) const {
@@ -415,7 +436,8 @@ inline std::vector<int> tell_owners(const Distribution& d, const std::vector<int
   return exchange(d, out, [&](int v) { return d.owner(v); });
 }
 
-inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse);
+inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse,
+                    const KeptRows* kept = nullptr);
 
 }  // namespace detail
 
@@ -528,8 +550,9 @@ inline void refresh_peers(Distribution& d, const Neighbours* reuse) {
 /// edges `owned` (global ids, in read_graph's order: by source, target, then key), on the
 /// partition d.splits (collective). Used by distribute() and, after a batch of updates, to
 /// rebuild the rank's part from its changed rows (starc_mpi_updates.hpp); `reuse`: the
-/// previous peers, kept when the set of peers is the same.
-inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse) {
+/// previous peers, kept when the set of peers is the same; `kept`: the whole ghost rows held
+/// before the batch, brought up to date (KeptRows; whole rows, no in-rows).
+inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* reuse, const KeptRows* kept) {
   const Needs& needs = d.needs;
   const std::string& path = d.graph.path;
   MPI_Comm comm = d.comm;
@@ -604,6 +627,7 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
     for (size_t r = 0; r < R; ++r)
       for (int k = d.mirror_displs[r]; k < d.mirror_displs[r + 1]; ++k) {
         int mirror = mirror_ids[static_cast<size_t>(k)];
+        if (kept != nullptr && kept->held_by(r, mirror)) continue;  // rank r has it up to date
         size_t v = static_cast<size_t>(mirror - d.first);
         long long begin = own_row[v];
         if (slices) {
@@ -622,10 +646,24 @@ inline void lay_out(Distribution& d, std::vector<Edge> owned, const Neighbours* 
     release(out);
     release(to);
     std::vector<detail::Addressed> got = detail::exchange(d, tagged, [](const detail::Addressed& x) { return x.to; });
-    ghost_edges.reserve(got.size());
-    for (const auto& x : got)  // ascending ghosts, each row in order
-      if (!slices || d.owns(x.edge.dst) || std::binary_search(d.ghosts.begin(), d.ghosts.end(), x.edge.dst))
-        ghost_edges.push_back(x.edge);
+    d.stats.ghost_row_edges += static_cast<long long>(got.size());
+    if (kept != nullptr) {  // each ghost's row: kept if held before, else the next one got
+      size_t at = 0;
+      for (int ghost : d.ghosts) {
+        auto k = static_cast<size_t>(std::lower_bound(kept->ghosts.begin(), kept->ghosts.end(), ghost) - kept->ghosts.begin());
+        if (k < kept->ghosts.size() && kept->ghosts[k] == ghost)
+          ghost_edges.insert(ghost_edges.end(), kept->rows.begin() + static_cast<std::ptrdiff_t>(kept->starts[k]),
+                             kept->rows.begin() + static_cast<std::ptrdiff_t>(kept->starts[k + 1]));
+        else
+          for (; at < got.size() && got[at].edge.src == ghost; ++at) ghost_edges.push_back(got[at].edge);
+      }
+      if (at != got.size()) throw std::logic_error("lay_out: a ghost row came for no new ghost");
+    } else {
+      ghost_edges.reserve(got.size());
+      for (const auto& x : got)  // ascending ghosts, each row in order
+        if (!slices || d.owns(x.edge.dst) || std::binary_search(d.ghosts.begin(), d.ghosts.end(), x.edge.dst))
+          ghost_edges.push_back(x.edge);
+    }
     if (needs.reverse) {
       std::vector<detail::Addressed> in_out;
       for (size_t r = 0; r < R; ++r)

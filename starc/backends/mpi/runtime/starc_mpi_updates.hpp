@@ -9,7 +9,9 @@
 // those rows as starc::delete_edges / add_edges change a whole graph's (every copy of a deleted edge
 // goes; an added edge goes after the equal edges its row has, rows stay sorted by target), then
 // lays the rank's part out again on the same partition (detail::lay_out): its in-rows are sent
-// again by their sources' owners, the ghosts new edges reach come in and those no edge reaches
+// again by their sources' owners (whole ghost rows of a program without in-rows are brought up
+// to date from the stream instead, detail::kept_rows: only new ghosts' rows are sent), the
+// ghosts new edges reach come in and those no edge reaches
 // any more go (local ids stay in global-id order), mirrors, degrees and the peers'
 // communicator (kept while the peers are the same ranks) follow. The local ids change with the
 // ghosts: carry_local moves a per-vertex array's own vertices' values to their new local ids
@@ -39,44 +41,95 @@ struct LocalChange {
   std::vector<int> slot_from;
 };
 
-/// The batch part `part` (deletions for `kind` 'd', additions for 'a') applied to the rows
-/// this rank owns, in place or by laying the rank's part out again (collective; see the file
-/// comment). `in_place` false: always laid out again (an edge property carried by slot needs
-/// the slot map, LocalChange::slot_from).
-inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind, bool in_place = true) {
+namespace detail {
+
+/// `rows` (global ids, by source, target, then key; every key below `key`) with a batch's
+/// deletions `deleted` then its additions `added` (either may be null) of the rows whose
+/// source `mine` accepts applied, as starc::delete_edges / add_edges change a whole graph's:
+/// every copy of a deleted edge goes; an added edge goes after the equal edges its row has
+/// (a larger key), additions in stream order, rows stay sorted by target.
+template <class Mine>
+void apply_to_rows(std::vector<Edge>& rows, const starc::BatchPart* deleted, const starc::BatchPart* added,
+                   long long key, Mine mine) {
+  if (deleted != nullptr) {
+    std::vector<std::pair<int, int>> gone;
+    for (size_t i = 0; i < deleted->src.size(); ++i)
+      if (mine(deleted->src[i])) gone.emplace_back(deleted->src[i], deleted->dst[i]);
+    std::sort(gone.begin(), gone.end());
+    if (!gone.empty())
+      rows.erase(std::remove_if(rows.begin(), rows.end(),
+                                [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
+                 rows.end());
+  }
+  if (added != nullptr) {
+    auto old_end = static_cast<std::ptrdiff_t>(rows.size());
+    for (size_t i = 0; i < added->src.size(); ++i)
+      if (mine(added->src[i])) rows.push_back({added->src[i], added->dst[i], key++, added->weights.empty() ? 0.0 : added->weights[i]});
+    // the rows are in order already: the additions sorted, then merged in
+    std::sort(rows.begin() + old_end, rows.end(), by_source);
+    std::inplace_merge(rows.begin(), rows.begin() + old_end, rows.end(), by_source);
+  }
+}
+
+/// The whole ghost rows d holds, with a batch's deletions `deleted` then its additions `added`
+/// applied to them as their owners apply them to their own rows (apply_to_rows). lay_out
+/// takes these rows for the ghosts the rank keeps instead of the owners sending them again.
+inline KeptRows kept_rows(const Distribution& d, const starc::BatchPart* deleted, const starc::BatchPart* added) {
+  KeptRows kept;
+  const starc::Graph& g = d.graph;
+  kept.ghosts = d.ghosts;
+  long long key = 0;  // the rows' order, which equal edges keep
+  for (size_t k = 0; k < d.ghosts.size(); ++k) {
+    int v = d.ghost_local[k];
+    for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
+      kept.rows.push_back({d.ghosts[k], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])], key++,
+                           g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
+  }
+  apply_to_rows(kept.rows, deleted, added, key, [&](int v) { return kept.held(v); });
+  kept.starts.assign(kept.ghosts.size() + 1, 0);
+  for (size_t k = 0, at = 0; k < kept.ghosts.size(); ++k) {
+    while (at < kept.rows.size() && kept.rows[at].src == kept.ghosts[k]) ++at;
+    kept.starts[k + 1] = at;
+  }
+  kept.mirror_displs = d.mirror_displs;
+  kept.mirrors.resize(d.mirrors.size());
+  for (size_t k = 0; k < d.mirrors.size(); ++k) kept.mirrors[k] = d.global_id[static_cast<size_t>(d.mirrors[k])];
+  return kept;
+}
+
+}  // namespace detail
+
+/// A batch's deletions `deleted` then its additions `added` (either may be null) applied to
+/// the rows this rank owns, in place or by laying the rank's part out again once for both
+/// (collective; see the file comment): the plan fuses a program's adjacent updateCSRDel and
+/// updateCSRAdd into one call (batches.FUSED_WHY). `in_place` false: always laid out again
+/// (an edge property carried by slot needs the slot map, LocalChange::slot_from).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart* deleted, const starc::BatchPart* added, bool in_place = true) {
   using detail::Edge;
   if (in_place) {
+    // (apply_in_place answers alike for both parts: false only where ghost rows are held)
     LocalChange change{d.own_begin, false, {}, {}};
-    if (detail::apply_in_place(d, part, kind, change.growth)) return change;
+    if ((deleted == nullptr || detail::apply_in_place(d, *deleted, 'd', change.growth)) &&
+        (added == nullptr || detail::apply_in_place(d, *added, 'a', change.growth)))
+      return change;
   }
   LocalChange before{d.own_begin, true, {}, {}};
+  // Whole ghost rows are brought up to date here from the stream, not sent again (their
+  // owners send only new ghosts' rows); with in-rows, lay_out's slots need the rows' global
+  // edge ids, which only the owners know.
+  detail::KeptRows kept;
+  const bool keep = d.needs.ghost_rows && !d.needs.ghost_row_slices && !d.needs.reverse;
+  if (keep) kept = detail::kept_rows(d, deleted, added);
   const int old_owned_begin = d.owned_begin;
   const starc::Graph& g = d.graph;
   std::vector<Edge> owned;
-  owned.reserve(static_cast<size_t>(d.owned_edges) + part.src.size());
+  owned.reserve(static_cast<size_t>(d.owned_edges) + (added != nullptr ? added->src.size() : 0));
   long long key = 0;  // the rows' order, which equal edges keep
   for (int v = d.own_begin; v < d.own_end; ++v)
     for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
       owned.push_back({d.global_id[static_cast<size_t>(v)], d.global_id[static_cast<size_t>(g.targets[static_cast<size_t>(e)])],
                        key++, g.has_weights ? g.weights[static_cast<size_t>(e)] : 0.0});
-  if (kind == 'd') {
-    std::vector<std::pair<int, int>> gone;
-    for (size_t i = 0; i < part.src.size(); ++i)
-      if (d.owns(part.src[i])) gone.emplace_back(part.src[i], part.dst[i]);
-    std::sort(gone.begin(), gone.end());
-    if (!gone.empty())
-      owned.erase(std::remove_if(owned.begin(), owned.end(),
-                                 [&](const Edge& e) { return std::binary_search(gone.begin(), gone.end(), std::make_pair(e.src, e.dst)); }),
-                  owned.end());
-  } else {
-    auto old_end = static_cast<std::ptrdiff_t>(owned.size());
-    for (size_t i = 0; i < part.src.size(); ++i)
-      if (d.owns(part.src[i])) owned.push_back({part.src[i], part.dst[i], key++, part.weights.empty() ? 0.0 : part.weights[i]});
-    // the rows are in order already: the additions sorted, then merged in (after equal edges:
-    // their keys are larger)
-    std::sort(owned.begin() + old_end, owned.end(), detail::by_source);
-    std::inplace_merge(owned.begin(), owned.begin() + old_end, owned.end(), detail::by_source);
-  }
+  detail::apply_to_rows(owned, deleted, added, key, [&](int v) { return d.owns(v); });
   // (the keys of kept edges are their old places among the owned slots: see above)
   before.slot_from.resize(owned.size());
   for (size_t i = 0; i < owned.size(); ++i)
@@ -101,9 +154,14 @@ inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, 
   next.graph.path = g.path;
   next.graph.has_weights = g.has_weights;
   next.graph.weights_integral = g.weights_integral;
-  detail::lay_out(next, std::move(owned), &d.peers);
+  detail::lay_out(next, std::move(owned), &d.peers, keep ? &kept : nullptr);
   d = std::move(next);
   return before;
+}
+
+/// The batch part `part` (deletions for `kind` 'd', additions for 'a') alone (see above).
+inline LocalChange apply_updates(Distribution& d, const starc::BatchPart& part, char kind, bool in_place = true) {
+  return kind == 'd' ? apply_updates(d, &part, nullptr, in_place) : apply_updates(d, nullptr, &part, in_place);
 }
 
 /// A per-vertex array of the local index space after apply_updates: reallocated for the new
