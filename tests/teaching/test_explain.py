@@ -13,6 +13,8 @@ from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
 from starc.teaching.counts import backend_counts
 from starc.teaching.decisions import decisions, targets
+from starc.teaching.simt import kernel_rows
+from starc.graphs import rmat
 from starc.backends import device_backend_names as device_backends
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -348,6 +350,21 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     on_delete = next(n for n, text in enumerate(lines, 1) if "OnDelete" in text)
     assert any(d.line == on_delete and "one work item per update" in d.choices["opencl"].what
                for d in found), [(d.construct, d.line) for d in found if d.line == on_delete]
+    # a loop over the updates has no vertex schedule to speak of (it said "schedule vertex:
+    # one item per vertex, its edges in a loop" on CUDA)
+    (loop,) = [d for d in found if d.line == on_delete and d.construct == "forall"]
+    for backend in ("cuda", "opencl", "sycl", "openacc"):
+        assert "schedule" not in loop.choices[backend].what, loop.choices[backend].what
+        assert "per vertex" not in loop.choices[backend].what, loop.choices[backend].what
+
+
+def test_the_lane_model_leaves_out_the_loops_over_updates():
+    """dyn_tc's update loops read their endpoints' rows, but their items are updates: the SIMT
+    model (per-vertex degrees) has nothing to say about them, so they get no row."""
+    comp = _plan(ROOT / "dsl" / "dynamic" / "dyn_tc.sp")
+    graph = rmat(6, 8, seed=1)
+    rows = kernel_rows(comp.plan, {}, graph)
+    assert rows and not any("updates" in row["kernel"] for row in rows), rows
 
 
 def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
