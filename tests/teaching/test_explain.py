@@ -323,22 +323,17 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     update = _find(found, "graph update", delete)
     for backend in ("cuda", "opencl", "sycl", "openacc"):
         what, why = update.choices[backend].what, update.choices[backend].why
-        if backend in ("opencl", "sycl", "openacc"):     # rows with slack: only its rows move
-            assert what.startswith("the host applies the batch's deletions to its rows with "
-                                   "slack in place (starc_slack_rows.hpp): only the rows it "
-                                   "touches move"), what
-            # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
-            moved = "the spans the batch moved are moved from their records" in what
-            assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
-            # no kernel reads dyn_sssp's rows as sorted (analysis.row_order)
-            assert "the rows are left in any order: no kernel reads a row as sorted" in what
-            assert "O(k log k + their degrees)" in why, why
-        else:
-            assert what.startswith("the host applies the batch's deletions to its CSR and "
-                                   "reverse CSR in place (starc_updates.hpp), then uploads "
-                                   "offsets"), what
-            # CUDA: its edges schedule walks the edge ids, which keeps a compact CSR
-            assert "walks the edge ids" in why, why
+        # rows with slack: only its rows move (CUDA's edges kernels too: they walk the slots
+        # in use, each testing its own)
+        assert what.startswith("the host applies the batch's deletions to its rows with "
+                               "slack in place (starc_slack_rows.hpp): only the rows it "
+                               "touches move"), what
+        # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
+        moved = "the spans the batch moved are moved from their records" in what
+        assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
+        # no kernel reads dyn_sssp's rows as sorted (analysis.row_order)
+        assert "the rows are left in any order: no kernel reads a row as sorted" in what
+        assert "O(k log k + their degrees)" in why, why
         # the input weights: no kernel writes them, so their host copy is current
         assert "edge properties weight carried from the host's copy (nothing on the device " \
                "writes them: no read back)" in what, what
