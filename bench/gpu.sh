@@ -10,11 +10,13 @@
 #                                      # OpenMP baselines and GAPBS on all CPU cores (default 20)
 #   bash bench/gpu.sh opencl [SCALES]  # OpenCL on the machine's first OpenCL device (NVIDIA's
 #                                      # where its ICD is installed)
+#   bash bench/gpu.sh openacc [SCALES] # OpenACC offloaded by g++'s nvptx compiler (auto and
+#                                      # binned schedules), programs built by gpu_bundle.sh
 #   bash bench/gpu.sh mpi [SCALES]     # MPI strong scaling on the host's cores: 1, 2, 4, ...
 #                                      # ranks x 1 thread up to nproc (issue 30)
 #   bash bench/gpu.sh mpi-split [SCALES] # bfs, sssp, cc on nproc ranks x 1 thread with --stats:
 #                                      # each rank's kernels / runtime / MPI calls (issue 30)
-#   bash bench/gpu.sh all [SCALES]     # cuda, tests, opencl, mpi in that order, each given
+#   bash bench/gpu.sh all [SCALES]     # cuda, tests, opencl, openacc, mpi in that order, each given
 #                                      # what is left of $GPU_DEADLINE_S seconds (default 780)
 #                                      # less a reserve for the phases after it
 #
@@ -32,7 +34,7 @@
 # what one work item per edge buys over one per vertex on that GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|mpi|mpi-split [SCALES] [ARGS...]}
+phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|openacc|mpi|mpi-split [SCALES] [ARGS...]}
 scales=${2:-20}
 shift $(( $# > 1 ? 2 : 1 ))
 out=${GPU_OUT:-bench/out/gpu}
@@ -103,7 +105,7 @@ case "$phase" in
     deadline=$(( $(date +%s) + ${GPU_DEADLINE_S:-780} ))
     register_nvidia_opencl
     # phase and the seconds kept for the phases after it
-    for step in "cuda 330" "tests 170" "opencl 80" "mpi 5"; do
+    for step in "cuda 390" "tests 230" "opencl 140" "openacc 60" "mpi 5"; do
       set -- $step
       left=$(( deadline - $(date +%s) - $2 ))
       if [ "$left" -lt 30 ]; then echo "bench/gpu.sh: no time left for $1"; continue; fi
@@ -129,6 +131,24 @@ case "$phase" in
       --reference-max-scale 0 "${gapbs[@]}" --out "$out/opencl" "$@" | tee "$out-opencl.log"
     sed -n '/^| graph /,/^$/p' "$out-opencl.log" > "$out-opencl.md"
     record "OpenCL on the first OpenCL device" "$out-opencl.md"
+    ;;
+  openacc)
+    # The image has no g++ nvptx offload compiler: the programs (and the libgomp that runs
+    # them) come from bench/gpu_bundle.sh, built from the commit it records.
+    acc=$bundle/openacc
+    if [ ! -x "$acc/auto/pr" ]; then
+      echo "bench/gpu.sh: no OpenACC programs in $acc (bench/gpu_bundle.sh builds them where" \
+        "g++ can offload to nvptx)" >&2
+      exit 2
+    fi
+    # shellcheck disable=SC2086
+    "$python" bench/harness.py --scales $scales --kinds rmat --algos pr sssp tc bc bfs cc \
+      --backends openacc openacc:binned --prebuilt "openacc=$acc/auto" \
+      --prebuilt "openacc:binned=$acc/binned" --threads "$threads" --repeat 3 \
+      --reference-max-scale 0 "${gapbs[@]}" --out "$out/openacc" "$@" | tee "$out-openacc.log"
+    sed -n '/^| graph /,/^$/p' "$out-openacc.log" > "$out-openacc.md"
+    record "OpenACC offloaded by g++ to nvptx (built at $(cat "$acc/commit")), auto and binned" \
+      "$out-openacc.md"
     ;;
   mpi)
     ranks=(1); while [ $(( ranks[-1] * 2 )) -le "$threads" ]; do ranks+=($(( ranks[-1] * 2 ))); done
@@ -162,7 +182,7 @@ g = harness.generate_graph('rmat', $scale, '$1', pathlib.Path('$out/mpi')); prin
     record "MPI supersteps' time split on the host's CPU cores ($threads ranks x 1 thread)" "$out-mpi-split.md"
     ;;
   *)
-    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl, mpi or mpi-split)" >&2
+    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl, openacc, mpi or mpi-split)" >&2
     exit 2
     ;;
 esac

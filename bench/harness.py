@@ -14,8 +14,11 @@ GAPBS's ``-n``). Each cell shows their medians as ``algorithm / end-to-end``, th
 ratio of algorithm times backend / baseline measured in the same run, and whether starc's
 results equal the baseline's (exact for integers, a tolerance for floats). The mpi backend gets one column per --mpi-ranks count (``mpi-2``: 2 ranks, each
 with --threads / ranks OpenMP threads), and one extra untimed run with --stats whose counters
-(messages, bytes, combined entries, cut edges) go into a second table. Results go to
-bench/out/results.json and bench/out/ratios.png. See bench/README.md.
+(messages, bytes, combined entries, cut edges) go into a second table. A ``--prebuilt
+COLUMN=DIR`` column runs programs built elsewhere (``DIR/ALGO``, from ``starc build``), for a
+toolchain the measuring machine lacks (OpenACC offloaded to a GPU by g++'s nvptx compiler:
+bench/gpu_bundle.sh). Results go to bench/out/results.json and bench/out/ratios.png. See
+bench/README.md.
 """
 
 from __future__ import annotations
@@ -414,6 +417,27 @@ def warm_build_cache(algo: str, backend: str, timeout: float,
         pass
 
 
+def prebuilt_dirs(specs: List[str]) -> Dict[str, pathlib.Path]:
+    """``--prebuilt COLUMN=DIR`` arguments as {column: DIR}; ValueError names a bad one."""
+    dirs = {}
+    for spec in specs:
+        column, sep, folder = spec.partition("=")
+        if not sep or not column or not folder or column.startswith("mpi"):
+            raise ValueError(f"--prebuilt {spec!r}: expected BACKEND[:SCHEDULE]=DIR (not mpi)")
+        if not pathlib.Path(folder).is_dir():
+            raise ValueError(f"--prebuilt {spec!r}: {folder} is not a directory")
+        dirs[column] = pathlib.Path(folder).resolve()
+    return dirs
+
+
+def prebuilt_refusal(folder: pathlib.Path, algo: str) -> str:
+    """Why a --prebuilt column cannot run ALGO ("" when it can): no program ``folder/ALGO``."""
+    path = folder / algo
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return f"no prebuilt program {path}"
+    return ""
+
+
 def program_params(algo: str, graph: GraphInfo) -> List[str]:
     _, params = ALGORITHM_SETUP[algo]
     return [p.format(src=graph.src, sources=",".join(map(str, graph.sources))) for p in params]
@@ -594,6 +618,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--gapbs", default=os.environ.get("GAPBS_ROOT"), metavar="DIR",
                    help="a built GAPBS checkout (default $GAPBS_ROOT): adds a GAPBS column and "
                         "ratios to it for pr, sssp, bfs, bc, cc (cc_sv) and tc")
+    p.add_argument("--prebuilt", action="append", default=[], metavar="COLUMN=DIR",
+                   help="run the --backends column COLUMN (BACKEND or BACKEND:SCHEDULE, not mpi) "
+                        "from DIR/ALGO, programs built elsewhere by starc build (with that "
+                        "schedule), e.g. for a toolchain this machine lacks, instead of starc "
+                        "run (repeatable)")
     p.add_argument("--gapbs-pr", default="pr", choices=["pr", "pr_spmv"],
                    help="GAPBS's PageRank kernel: pr (its default, Gauss-Seidel: a vertex's new "
                         "score counts in the same round, so it converges in fewer rounds) or "
@@ -611,10 +640,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     reference_max = (args.reference_max_scale if args.reference_max_scale is not None
                      else min(args.scales))
+    try:
+        prebuilt = prebuilt_dirs(args.prebuilt)
+    except ValueError as exc:
+        print(f"harness: {exc}", file=sys.stderr)
+        return 2
     build_errors = build_baselines(args.algos, out)
     gapbs_setup = gapbs_kernels(args.gapbs_pr)
+    # a prebuilt column's toolchain is where its programs were built, not here
     unavailable = {b: backend_availability(b)
-                   for b in {spec.split(":", 1)[0] for spec in args.backends}}
+                   for b in {spec.split(":", 1)[0] for spec in args.backends
+                             if spec not in prebuilt}}
     measured = columns(args.backends, args.mpi_ranks)
     names = [column for column, _, _ in measured]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
@@ -651,18 +687,26 @@ def main(argv: Optional[List[str]] = None) -> int:
                     if gapbs is not None:
                         row["gapbs"] = asdict(gapbs)
                 for column, backend, ranks in measured:
-                    if unavailable[backend]:
+                    if column not in prebuilt and unavailable[backend]:
                         m = Measurement(column).failed("error", unavailable[backend])
                     elif backend == "reference" and scale > reference_max:
                         m = Measurement(column).failed(
                             "skipped", f"reference executor only up to scale {reference_max}")
+                    elif column in prebuilt and prebuilt_refusal(prebuilt[column], algo):
+                        m = Measurement(column).failed(
+                            "error", prebuilt_refusal(prebuilt[column], algo))
                     else:
                         schedule = schedule_of(column)
-                        warm_build_cache(algo, backend, args.timeout, schedule)
-                        np_args = [] if ranks is None else ["--np", str(ranks)]
-                        np_args += [] if schedule is None else ["--schedule", schedule]
-                        argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp", "-b",
-                                  backend, *np_args, "--graph", graph.path, *undirected, *params]
+                        if column in prebuilt:     # its schedule was chosen at its build
+                            argv_b = [str(prebuilt[column] / algo), graph.path, *undirected,
+                                      *params]
+                        else:
+                            warm_build_cache(algo, backend, args.timeout, schedule)
+                            np_args = [] if ranks is None else ["--np", str(ranks)]
+                            np_args += [] if schedule is None else ["--schedule", schedule]
+                            argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp",
+                                      "-b", backend, *np_args, "--graph", graph.path,
+                                      *undirected, *params]
                         env_b = env
                         if ranks is not None:    # the same cores: threads split among ranks
                             env_b = dict(env, OMP_NUM_THREADS=str(max(1, args.threads // ranks)))

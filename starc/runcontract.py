@@ -243,6 +243,33 @@ def _check_updates(fn: ir.Function, specs: List[ParamSpec], graph, updates) -> N
     if weighted is not None and graph.weights is not None and adds and updates.weights is None:
         raise DataError(f"{updates.name}: the additions carry no weights, and {fn.name} "
                         f"needs edge weights for {weighted.name!r} (write 'a u v w')")
+    if weighted is not None and updates.weights is not None and is_integer(weighted.scalar) \
+            and weighted.scalar is not Scalar.BOOL:     # (any weight converts to a bool)
+        _check_update_weights(fn, weighted, updates)
+
+
+def _check_update_weights(fn: ir.Function, spec: ParamSpec, updates) -> None:
+    """An integer edge property takes an addition's weight as it takes the graph file's: a
+    whole number in its type's range (``_bind_weights``), else an error at the line."""
+    import numpy as np
+
+    from starc.graphs.updates import ADD, first_update_weight_line
+    from starc.results import numpy_dtype
+
+    def at(bad) -> str:
+        found = first_update_weight_line(updates.name, bad)
+        return "" if found is None else f"{updates.name}:{found[0]}: weight {found[1]!r}: "
+
+    weights = updates.weights[updates.kinds == ADD]
+    if not updates.weights_integral:
+        raise DataError(at(lambda w: not w.is_integer()) +
+                        f"{fn.name} needs integer edge weights for {spec.name!r} "
+                        f"(propEdge<{spec.scalar}>) but {updates.name} has non-integer weights")
+    info = np.iinfo(numpy_dtype(spec.scalar))
+    if weights.size and (weights.min() < info.min or weights.max() > info.max):
+        raise DataError(at(lambda w: not info.min <= w <= info.max) +
+                        f"{fn.name}: a weight of {updates.name} does not fit "
+                        f"propEdge<{spec.scalar}> {spec.name!r}")
 
 
 def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],

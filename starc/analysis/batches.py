@@ -21,6 +21,8 @@ from starc.analysis.frontier import FRONTIER_COUNT
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
+from starc.analysis.schedules import with_graph_array
+from starc.analysis.transfers import graph_arrays_for_expr
 from starc.errors import BackendError
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -253,11 +255,13 @@ def slack_rows(plan: P.Plan, capabilities) -> Tuple[bool, str]:
     for kernel in plan.kernels:
         graph = {p.array.name for p in kernel.params
                  if p.array is not None and p.array.role == "graph"}
-        walks = (kernel.extent == "edges" or kernel.schedule == "edges" or "sources" in graph)
-        if walks:
-            return False, (f"a compact CSR: kernel {kernel.name} walks the edge ids "
-                           f"({'the edges schedule' if kernel.schedule == 'edges' else 'edges by id'}"
-                           "), which in rows with slack include free and dead slots")
+        # (a kernel over the edge ids walks the slots in use, each tested: ``with_row_ends``)
+        if kernel.extent == "edges" and any(isinstance(node, ir.GraphQuery) and
+                                            node.op == "num_edges"
+                                            for node in ir.walk(kernel.body)):
+            return False, (f"a compact CSR: kernel {kernel.name} walks the edge ids and reads "
+                           "g.num_edges(), which in rows with slack is not the count of the "
+                           "slots it walks")
         if "rev_edge_ids" in graph and not _any_order(plan):
             # measured (bench/updates_apply.py --reverse-ids, Kronecker 18): rewriting and
             # listing the reverse ids of every edge a batch moves costs 0.34 of a build in
@@ -301,9 +305,13 @@ def _reads_rows(stmt: P.HostStmt) -> bool:
 
 def with_row_ends(kernels: Tuple[P.Kernel, ...]) -> Tuple[P.Kernel, ...]:
     """The kernels of a graph in rows with slack: each that reads row starts (``offsets``,
-    ``rev_offsets``) also takes the rows' ends (``P.ROW_ENDS``)."""
+    ``rev_offsets``) also takes the rows' ends (``P.ROW_ENDS``); each over the edge ids (the
+    ``edges`` schedule) walks every slot in use and runs where the slot holds an edge
+    (``P.LiveSlot``)."""
     out = []
     for kernel in kernels:
+        if kernel.extent == "edges":
+            kernel = _over_live_slots(kernel)
         names = {p.array.name for p in kernel.params if p.array is not None}
         extra = tuple(P.KernelParam(end, Scalar.INT, array=P.DeviceArray(
             end, Scalar.INT, P.GRAPH_ARRAYS[end], "graph", copy_in=True))
@@ -311,6 +319,18 @@ def with_row_ends(kernels: Tuple[P.Kernel, ...]) -> Tuple[P.Kernel, ...]:
         out.append(dataclasses.replace(kernel, params=kernel.params + extra) if extra
                    else kernel)
     return tuple(out)
+
+
+def _over_live_slots(kernel: P.Kernel) -> P.Kernel:
+    """``kernel`` (over edge ids) guarded by its slot holding an edge, taking what the test
+    reads."""
+    index = ir.VarRef(kernel.index, type=kernel.index.type, loc=kernel.loc)
+    live = P.LiveSlot(index, type=Scalar.BOOL, loc=kernel.loc)
+    guard = live if kernel.guard is None else ir.Binary("&&", live, kernel.guard,
+                                                        type=Scalar.BOOL, loc=kernel.loc)
+    for name in graph_arrays_for_expr(live):
+        kernel = with_graph_array(kernel, name)
+    return dataclasses.replace(kernel, guard=guard)
 
 
 def device_written(host: P.HostBlock, kernels: Tuple[P.Kernel, ...]) -> Set[str]:

@@ -63,6 +63,9 @@ class PlanPrinter(DSLPrinter):
     def _expr_RankTable(self, e) -> Tuple[str, int]:
         return f"{e.table}[{self.expr(e.index)}]", POSTFIX
 
+    def _expr_LiveSlot(self, e: P.LiveSlot) -> Tuple[str, int]:
+        return f"live_slot({self.expr(e.edge)})", POSTFIX
+
     def _expr_CursorQuery(self, e: P.CursorQuery) -> Tuple[str, int]:
         return f"cursor {self.expr(e.query)}", POSTFIX
 

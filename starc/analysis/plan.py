@@ -434,6 +434,18 @@ class CursorQuery(ir.Expr):
 
 
 @record
+class LiveSlot(ir.Expr):
+    """Kernel expression: whether slot ``edge`` of rows with slack holds an edge (a free or
+    dead slot holds none): ``v = sources[edge]`` is a vertex whose row ``[offsets[v],
+    ends[v])`` holds the slot. A kernel over the graph's edge ids walks every slot in use
+    and runs only where this holds (``batches.with_row_ends``). Exact: the graph update writes
+    a live slot's source whenever it writes the slot, so a stale source names a row that no
+    longer holds it."""
+
+    edge: ir.Expr
+
+
+@record
 class KernelScalar(ir.Expr):
     """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
 

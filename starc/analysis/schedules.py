@@ -48,7 +48,7 @@ from starc.analysis.transfers import graph_arrays_for_domain, graph_arrays_for_e
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["SCHEDULES", "choose", "push_loops", "pull_loop", "local_fold", "with_local_folds",
+__all__ = ["SCHEDULES", "choose", "over_updates", "push_loops", "pull_loop", "local_fold", "with_local_folds",
            "binned_split", "warp_from",
            "by_edges", "with_graph_array", "vector_loops_at", "vector_loops"]
 
@@ -91,6 +91,8 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
            forced: Optional[str] = None) -> Tuple[str, str]:
     """``(schedule, why)`` of ``kernel`` on the target of ``capabilities``; ``forced`` is
     ``--schedule`` (None or ``auto``: choose)."""
+    if over_updates(kernel):
+        return "vertex", ""     # its items are a batch's updates: no schedule applies
     if kernel.extent == "frontier":
         return _frontier_choice(kernel, capabilities, forced)
     loops, why_not = push_loops(kernel)
@@ -150,6 +152,12 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
     return "edges", ("the loop pushes to its neighbours, one iteration independent of the "
                      "others: one work item per edge keeps every lane of a warp busy, where "
                      "one per vertex waits for the warp's largest degree")
+
+
+def over_updates(kernel: P.Kernel) -> bool:
+    """Whether ``kernel`` runs one work item per update of a batch (OnAdd/OnDelete, a forall
+    over ``currentBatch()``): it reads the updates' fields."""
+    return any(p.array is not None and p.array.extent == "updates" for p in kernel.params)
 
 
 def _frontier_choice(kernel: P.Kernel, capabilities: Capabilities,

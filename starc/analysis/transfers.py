@@ -20,7 +20,7 @@ from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.host_tree import (arrays_of, host_exprs, kernels_launched_by, map_blocks,
                                       walk_host)
 from starc.analysis.plan import (GRAPH_ARRAYS, DeviceArray, DeviceRead, FromDevice, HostBlock, HostStmt, Launch,
-                                 ToDevice)
+                                 LiveSlot, ToDevice)
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
@@ -46,6 +46,8 @@ def graph_arrays_for_expr(expr: ir.Node) -> Tuple[str, ...]:
     """The CSR arrays one expression node reads on the device (not its children)."""
     if isinstance(expr, ir.EdgeEndpoint):
         return ("sources",) if expr.end == "source" else ("targets",)
+    if isinstance(expr, LiveSlot):
+        return ("offsets", "sources")
     if isinstance(expr, ir.GraphQuery):
         return {"count_outNbrs": ("offsets",), "count_inNbrs": ("rev_offsets",),
                 "is_an_edge": ("offsets", "targets"),

@@ -21,7 +21,7 @@ from .errors import GraphFormatError
 from .readers import _check_weight, _chunks
 
 __all__ = ["UpdateStream", "read_updates", "write_updates", "delete_edges", "add_edges",
-           "generate_updates", "DELETE", "ADD"]
+           "generate_updates", "first_update_weight_line", "DELETE", "ADD"]
 
 DELETE, ADD = 0, 1
 _KINDS = {b"d": DELETE, b"a": ADD}
@@ -118,6 +118,21 @@ def read_updates(path, num_nodes: int) -> UpdateStream:
                         np.array(dst, dtype=np.int64),
                         np.array(weights, dtype=np.float64) if has_weights else None,
                         integral, path)
+
+
+def first_update_weight_line(path: str, bad) -> Optional[Tuple[int, str]]:
+    """(line number, token) of the first addition's weight for which ``bad(value)`` holds;
+    None when there is none or the file cannot be read again. For messages about weights a
+    program cannot take: the stream keeps no line numbers."""
+    try:
+        for piece, lines_before in _chunks(path):
+            for number, raw in enumerate(piece.split(b"\n"), start=lines_before + 1):
+                tokens = raw.split()
+                if len(tokens) == 4 and tokens[0] == b"a" and bad(float(tokens[3])):
+                    return number, tokens[3].decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _parse_line(path: str, number: int, tokens, num_nodes: int):

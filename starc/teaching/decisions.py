@@ -860,8 +860,12 @@ def _schedule_words(kernel: P.Kernel) -> str:
                 "memory and walks the group's edges a group at a time, each item finding its "
                 "entry by a binary search over the sums")
     if kernel.schedule == "edges":
+        slots = (" (rows with slack: the items are the slots in use, and one whose slot holds "
+                 "no edge, free or dead, does nothing)"
+                 if kernel.guard is not None and any(isinstance(node, P.LiveSlot)
+                                                     for node in ir.walk(kernel.guard)) else "")
         return ("each item finds its vertex as the edge's endpoint and tests the forall's "
-                "filter there")
+                f"filter there{slots}")
     if kernel.schedule == "binned" and kernel.cooperative is not None:
         split = kernel.cooperative
         size = "the group's size" if split.group_from == 1 else \

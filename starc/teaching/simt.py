@@ -56,6 +56,7 @@ import numpy as np
 
 from starc.analysis import plan as P
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS, warp_from
+from starc.analysis.schedules import over_updates
 from starc.ir import nodes as ir
 
 __all__ = ["SCHEDULES", "lane_efficiency", "efficiencies", "kernel_rows", "model_schedule",
@@ -186,7 +187,8 @@ def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
     rows = []
     for kernel in plan.kernels:
         directions = _loop_directions(kernel)
-        if not directions:
+        # (a kernel over a batch's updates has no per-vertex items to model)
+        if not directions or over_updates(kernel):
             continue
         degrees = sum(out_degrees if d == "out" else in_degrees for d in directions)
         # (the binned order sorts by the first loop's degrees: ``binned.order_array``)

@@ -134,8 +134,9 @@ def test_span_moves_are_a_plan_decision_with_their_reason(span_moves):
     dump = plan_dump(plan)
     assert ("batch moves on the device (span moves): a deletion closes its hole from the "
             "shorter side" in dump) == span_moves
+    # (sources: the GPU variants' edges kernels find an edge's vertex by it)
     assert ("move the spans it moved on the device, from their records, in targets, "
-            "rev_sources, rev_edge_ids, weight;" in dump) == span_moves
+            "sources, rev_sources, rev_edge_ids, weight;" in dump) == span_moves
 
 
 def test_a_backend_whose_printer_has_no_rows_with_slack_keeps_a_compact_csr_and_says_why():
@@ -147,24 +148,48 @@ def test_a_backend_whose_printer_has_no_rows_with_slack_keeps_a_compact_csr_and_
     assert "ends" not in {a.name for a in plan.arrays}
 
 
-@pytest.mark.parametrize("name, reason", [("dyn_sssp", "walks the edge ids"),
-                                          ("dyn_pr", "is binned")])
-def test_cudas_default_schedules_keep_a_compact_csr_where_they_walk_ids_or_bins(name, reason):
-    plan = get_backend("cuda").specialize(_dynamic_plan(name))
-    assert not plan.target.slack_rows and reason in plan.target.slack_rows_why
-    assert not any(update.slack_rows for update in _updates(plan))
+def test_cudas_binned_default_keeps_a_compact_csr_and_its_edges_schedule_takes_rows_with_slack():
+    """dyn_pr's binned pull needs a compact CSR's degree order; dyn_sssp's edges and worklist
+    edges schedules (CUDA's defaults) run on rows with slack: a kernel over the edge ids walks
+    every slot in use and tests its own (``P.LiveSlot``), a worklist round's split reads the
+    rows' ends. Before, they kept a compact CSR: every batch moved every later edge and
+    uploaded the graph whole."""
+    plan = get_backend("cuda").specialize(_dynamic_plan("dyn_pr"))
+    assert not plan.target.slack_rows and "is binned" in plan.target.slack_rows_why
+    plan = get_backend("cuda").specialize(_dynamic_plan("dyn_sssp"))
+    assert plan.target.slack_rows and all(update.slack_rows for update in _updates(plan))
+    over_ids = [k for k in plan.kernels if k.extent == "edges"]
+    assert over_ids and all(isinstance(k.guard, P.LiveSlot) for k in over_ids)
+    assert all({"offsets", "ends", "sources"} <= {p.name for p in k.params} for k in over_ids)
+    assert any(k.frontier_edges is not None for k in plan.kernels)
 
 
-@pytest.mark.parametrize("name, schedule, reason", [("dyn_sssp", "edges", "walks the edge ids"),
-                                                    ("dyn_pr", "binned", "is binned")])
-def test_a_schedule_over_edge_ids_or_degree_bins_keeps_a_compact_csr(name, schedule, reason):
-    """(Where the schedule applies: dyn_pr's pull loops take no edges schedule, dyn_sssp's
-    worklist rounds no binned one.)"""
+@pytest.mark.parametrize("name, schedule, reason", [("dyn_pr", "binned", "is binned")])
+def test_a_schedule_over_degree_bins_keeps_a_compact_csr(name, schedule, reason):
+    """(Where the schedule applies: dyn_pr's pull loops take no edges schedule.)"""
     from starc.backends.base import BackendOptions
     plan = get_backend("opencl").specialize(_dynamic_plan(name),
                                             BackendOptions(schedule=schedule))
     assert not plan.target.slack_rows and reason in plan.target.slack_rows_why
     assert not any(update.slack_rows for update in _updates(plan))
+
+
+def test_a_kernel_over_edge_ids_that_reads_the_edge_count_keeps_a_compact_csr():
+    """With slack its items are the slots in use, not g.num_edges() of them."""
+    source = """Dynamic D(Graph g, propNode<int> c, updates<g> U, int k) {
+  g.attachNodeProperty(c = 0);
+  Batch (U : k) {
+    g.updateCSRAdd(U);
+    forall (e in g.edges()) {
+      node s = e.source;
+      if (g.num_edges() > 1) { s.c += 1; }
+    }
+  }
+}
+"""
+    plan = get_backend("opencl").specialize(plan_of(source))
+    assert not plan.target.slack_rows
+    assert "reads g.num_edges()" in plan.target.slack_rows_why, plan.target.slack_rows_why
 
 
 def test_a_program_without_updates_has_no_slack_rows_decision():

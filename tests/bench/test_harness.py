@@ -173,3 +173,34 @@ def test_the_gpu_campaign_refuses_a_machine_without_a_gpu(monkeypatch):
                           text=True)
     assert proc.returncode == 2 and "no NVIDIA GPU here" in proc.stderr
     assert (root / "bench" / "RESULTS.md").read_text() == before
+
+
+def test_a_prebuilt_column_runs_programs_built_elsewhere_against_the_baseline(tmp_path):
+    """--prebuilt COLUMN=DIR runs DIR/ALGO, a program starc built before (bench/gpu.sh runs
+    OpenACC offloaded to a GPU from programs built where g++'s nvptx compiler is): here the
+    OpenACC program built for this machine's host, checked against the OpenMP baseline."""
+    import shutil
+    import subprocess
+    if not shutil.which("g++"):
+        pytest.skip("no g++ here to build the OpenACC program (toolchain missing)")
+    build = tmp_path / "build"
+    proc = subprocess.run([sys.executable, "-m", "starc", "build", str(ROOT / "dsl" / "sssp.sp"),
+                           "-b", "openacc", "--openacc-target", "host", "-o", str(build)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / "prebuilt"
+    folder.mkdir()
+    shutil.copy(build / "sssp", folder / "sssp")
+    status = harness.main(["--scales", "6", "--kinds", "rmat", "--algos", "sssp", "bfs",
+                           "--backends", "openacc:binned", "--repeat", "1",
+                           "--prebuilt", f"openacc:binned={folder}", "--out", str(tmp_path)])
+    assert status == 0
+    report = json.loads((tmp_path / "results.json").read_text())
+    sssp, bfs = report["rows"]
+    assert sssp["backends"]["openacc:binned"]["status"] == "ok", sssp["backends"]
+    assert sssp["backends"]["openacc:binned"]["median"] > 0
+    missing = bfs["backends"]["openacc:binned"]
+    assert missing["status"] == "error" and "no prebuilt program" in missing["detail"]
+    for bad in ("openacc", f"mpi={folder}", f"openacc={tmp_path / 'none'}"):
+        assert harness.main(["--scales", "6", "--algos", "sssp", "--prebuilt", bad,
+                             "--out", str(tmp_path)]) == 2

@@ -159,6 +159,11 @@ def _run(backend, graph, updates, *extra):
     ("a 1 2 5\nd 3 99999\n", ":2: target id 99999 is not a vertex of the graph"),
     ("d 1 2\na 1 2\n", ": the additions carry no weights, and DynSSSP needs edge weights for "
                        "'weight' (write 'a u v w')"),
+    # an int weight takes what a graph file's may: a whole number that fits
+    ("a 1 2 5\n# a comment\n\na 3 4 5.5\n",
+     ":4: weight '5.5': DynSSSP needs integer edge weights for 'weight' (propEdge<int>) but "),
+    ("a 1 2 5.0\nd 3 4\na 1 2 99999999999\n",
+     ":3: weight '99999999999': DynSSSP: a weight of "),
 ])
 def test_bad_update_files_stop_both_at_the_same_line(cases, tmp_path, text, message):
     bad = tmp_path / "bad.updates"

@@ -14,6 +14,8 @@ from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
 from starc.teaching.counts import backend_counts
 from starc.teaching.decisions import decisions, targets
+from starc.teaching.simt import kernel_rows
+from starc.graphs import rmat
 from starc.backends import device_backend_names as device_backends
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -322,22 +324,17 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     update = _find(found, "graph update", delete)
     for backend in ("cuda", "opencl", "sycl", "openacc"):
         what, why = update.choices[backend].what, update.choices[backend].why
-        if backend in ("opencl", "sycl", "openacc"):     # rows with slack: only its rows move
-            assert what.startswith("the host applies the batch's deletions to its rows with "
-                                   "slack in place (starc_slack_rows.hpp): only the rows it "
-                                   "touches move"), what
-            # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
-            moved = "the spans the batch moved are moved from their records" in what
-            assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
-            # no kernel reads dyn_sssp's rows as sorted (analysis.row_order)
-            assert "the rows are left in any order: no kernel reads a row as sorted" in what
-            assert "O(k log k + their degrees)" in why, why
-        else:
-            assert what.startswith("the host applies the batch's deletions to its CSR and "
-                                   "reverse CSR in place (starc_updates.hpp), then uploads "
-                                   "offsets"), what
-            # CUDA: its edges schedule walks the edge ids, which keeps a compact CSR
-            assert "walks the edge ids" in why, why
+        # rows with slack: only its rows move (CUDA's edges kernels too: they walk the slots
+        # in use, each testing its own)
+        assert what.startswith("the host applies the batch's deletions to its rows with "
+                               "slack in place (starc_slack_rows.hpp): only the rows it "
+                               "touches move"), what
+        # span moves (the plan's ApplyUpdates.span_moves): the moved spans by records
+        moved = "the spans the batch moved are moved from their records" in what
+        assert moved == get_backend(backend).capabilities.span_moves, (backend, what)
+        # no kernel reads dyn_sssp's rows as sorted (analysis.row_order)
+        assert "the rows are left in any order: no kernel reads a row as sorted" in what
+        assert "O(k log k + their degrees)" in why, why
         # the input weights: no kernel writes them, so their host copy is current
         assert "edge properties weight carried from the host's copy (nothing on the device " \
                "writes them: no read back)" in what, what
@@ -349,6 +346,21 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
     on_delete = next(n for n, text in enumerate(lines, 1) if "OnDelete" in text)
     assert any(d.line == on_delete and "one work item per update" in d.choices["opencl"].what
                for d in found), [(d.construct, d.line) for d in found if d.line == on_delete]
+    # a loop over the updates has no vertex schedule to speak of (it said "schedule vertex:
+    # one item per vertex, its edges in a loop" on CUDA)
+    (loop,) = [d for d in found if d.line == on_delete and d.construct == "forall"]
+    for backend in ("cuda", "opencl", "sycl", "openacc"):
+        assert "schedule" not in loop.choices[backend].what, loop.choices[backend].what
+        assert "per vertex" not in loop.choices[backend].what, loop.choices[backend].what
+
+
+def test_the_lane_model_leaves_out_the_loops_over_updates():
+    """dyn_tc's update loops read their endpoints' rows, but their items are updates: the SIMT
+    model (per-vertex degrees) has nothing to say about them, so they get no row."""
+    comp = _plan(ROOT / "dsl" / "dynamic" / "dyn_tc.sp")
+    graph = rmat(6, 8, seed=1)
+    rows = kernel_rows(comp.plan, {}, graph)
+    assert rows and not any("updates" in row["kernel"] for row in rows), rows
 
 
 def test_adjacent_graph_updates_say_they_are_one_update_and_why():

@@ -249,5 +249,11 @@ class CExpressionPrinter:
         # a distributed backend's table (analysis.local_index): the global id of a local vertex...
         return self.d.rank_table(e.table, self.expr(e.index)), POSTFIX
 
+    def _expr_LiveSlot(self, e: P.LiveSlot):
+        slot = self._operand(e.edge, PRECEDENCE["<"])
+        row = self.d.index(self.ctx.graph_array("sources"), self.expr(e.edge))
+        begin, end = self.ctx.row_bounds(True, row)
+        return f"{row} >= 0 && {begin} <= {slot} && {slot} < {end}", PRECEDENCE["&&"]
+
     def _expr_KernelScalar(self, e: P.KernelScalar):
         return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

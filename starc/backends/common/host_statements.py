@@ -278,6 +278,15 @@ class HostStatementPrinter(UpdateStatements):
         bindings = {name: self.expr(value) for name, value in s.scalar_args}
         return self._indent(self.launch(s.kernel, bindings, s.loc), depth)
 
+    def edge_bound(self, extent: str) -> str:
+        """A kernel's ``m``: the edge count, or for a kernel over the edge ids of rows with
+        slack every slot in use (``offsets[n]``), each item testing its own
+        (``P.LiveSlot``; the plan keeps a compact CSR where such a kernel reads
+        ``g.num_edges()``)."""
+        if extent == "edges" and self.slack_rows:
+            return f"{self.graph}.offsets[{self.graph}.num_nodes]"
+        return f"{self.graph}.num_edges"
+
     def _either(self, condition: str, comment: str, variant: str, kernel: P.Kernel,
                 kernel_scalars: Dict[str, str], loc) -> List[str]:
         """``if (condition)`` launch the kernel named ``variant``, else ``kernel``. A lockstep
@@ -323,7 +332,7 @@ class HostStatementPrinter(UpdateStatements):
                 args.append(kernel_scalars[FRONTIER_COUNT])
             elif kind == "size":
                 args.append(f"{self.graph}.num_nodes" if what == "nodes"
-                            else f"{self.graph}.num_edges")
+                            else self.edge_bound(kernel.extent))
             elif kind == "array":
                 args.append(self.array_var(what))
             elif kind == "graph":

@@ -49,8 +49,9 @@ class UpdateStatements:
                  f'"{UPDATES_OPTION}"), {g}.num_nodes);',
                  f"if ({cl}.undirected) {var} = starc::symmetrised({var});"]
         for p in self._weight_params:
-            lines.append(f'starc::check_update_weights({var}, {g}, "{self.function.name}", '
-                         f'"{p.name}");')
+            elem = self.dialect.storage_type(p.type.elem)
+            lines.append(f'starc::check_update_weights<{elem}>({var}, {g}, '
+                         f'"{self.function.name}", "{p.name}", "{p.type}");')
         return lines + self._lay_out_slack_rows()
 
     def _lay_out_slack_rows(self) -> List[str]:

@@ -95,7 +95,7 @@ class CUDAHostDialect(HostDialect):
         if kernel.extent == "single":
             config = "1, 1"
         else:
-            count = {"nodes": f"{self.host.graph}.num_nodes", "edges": f"{self.host.graph}.num_edges",
+            count = {"nodes": f"{self.host.graph}.num_nodes", "edges": self.host.edge_bound("edges"),
                      "frontier": next((value for value, arg in zip(args, kernel.args)
                                        if arg.source == ("size", "frontier")), "")}[kernel.extent]
             config = f"starc_grid({count}, {self.block}), {self.block}"

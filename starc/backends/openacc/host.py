@@ -102,7 +102,7 @@ class OpenACCHostDialect(HostDialect):
     # --- kernels ------------------------------------------------------------------------------
     def launch(self, kernel: KernelCode, args: Sequence[str], where: str) -> List[str]:
         graph = self.host.graph
-        sizes = [f"{graph}.num_nodes" if size == "n" else f"{graph}.num_edges"
+        sizes = [f"{graph}.num_nodes" if size == "n" else self.host.edge_bound(kernel.extent)
                  for size in self.sizes[kernel.name]]
         rest = [arg for arg, spec in zip(args, kernel.args)
                 if spec.source[0] != "size" or spec.source[1] == "frontier"]

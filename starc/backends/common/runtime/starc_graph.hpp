@@ -143,11 +143,23 @@ inline bool has_extension(const std::string& path, const char* extension) {
   return true;
 }
 
-/// A token [begin, end) of the buffer, quoted for messages (long tokens are shortened).
+/// A token [begin, end) of the buffer, quoted for messages (long tokens are shortened) with
+/// its control bytes escaped as Python's repr shows them (a NUL would cut the message short,
+/// others garble the terminal).
 inline std::string quoted(const char* begin, const char* end) {
   std::string t(begin, static_cast<size_t>(end - begin));
   if (t.size() > 40) t = t.substr(0, 37) + "...";
-  return "'" + t + "'";
+  std::string out = "'";
+  for (unsigned char c : t) {
+    static const char hex[] = "0123456789abcdef";
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else out += static_cast<char>(c);
+  }
+  return out + "'";
 }
 
 /// The most vertices a graph may have: 2^31-1 (32-bit ids), or less after --max-vertices.

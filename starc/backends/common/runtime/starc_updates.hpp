@@ -12,8 +12,10 @@
 #include <cmath>
 #include <cstring>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -207,13 +209,59 @@ inline std::vector<T> part_weights(const BatchPart& part) {
   return out;
 }
 
-/// A program with edge weights (`prop`, a propEdge parameter) on a weighted graph needs every
-/// addition's weight: the reference's message when the stream's additions carry none.
-inline void check_update_weights(const UpdateStream& s, const Graph& g, const char* function, const char* prop) {
+namespace detail {
+
+/// The line number and the weight token of the update with `index` (the file's update lines
+/// counted from 0), read back from the file on a weight's error path: the stream keeps no
+/// line numbers.
+struct UpdateLineFinder {
+  long long index;
+  long long seen = 0;
+  long number = 0;
+  std::string token;
+
+  void line(long n, const char* s, const char* le) {
+    while (s < le && is_blank(*s)) ++s;
+    if (number != 0 || s == le || *s == '#' || *s == '%' || seen++ != index) return;
+    const char* b[4];
+    const char* e[4];
+    number = n;
+    if (split_tokens(s, le, b, e, 4) == 4) token = quoted(b[3], e[3]);
+  }
+};
+
+/// "path:line: weight 'w': " of the update with `index`.
+inline std::string update_weight_at(const UpdateStream& s, long long index) {
+  UpdateLineFinder finder{index, 0, 0, {}};
+  for_each_line(s.path, finder);
+  return s.path + ":" + std::to_string(finder.number) + ": weight " + finder.token + ": ";
+}
+
+}  // namespace detail
+
+/// A program with edge weights (`prop`, a propEdge parameter of DSL type `type` and element
+/// type T) on a weighted graph needs every addition's weight, and an integer element type
+/// takes only whole weights in its range, as from the graph file (assign_edge_weights): the
+/// reference's messages, located at the first addition whose weight it cannot take.
+template <class T>
+inline void check_update_weights(const UpdateStream& s, const Graph& g, const char* function, const char* prop,
+                                 const char* type) {
   bool adds = std::find(s.kinds.begin(), s.kinds.end(), 'a') != s.kinds.end();
   if (g.has_weights && adds && !s.has_weights)
     throw InputError(s.path + ": the additions carry no weights, and " + function +
                      " needs edge weights for '" + prop + "' (write 'a u v w')");
+  if constexpr (std::is_integral<T>::value && !std::is_same<T, unsigned char>::value) {
+    if (!s.has_weights) return;
+    for (size_t i = 0; i < s.size() && !s.weights_integral; ++i)
+      if (s.kinds[i] == 'a' && std::floor(s.weights[i]) != s.weights[i])
+        throw InputError(detail::update_weight_at(s, s.origin[i]) + function + " needs integer edge weights for '" +
+                         prop + "' (" + type + ") but " + s.path + " has non-integer weights");
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s.kinds[i] == 'a' && (s.weights[i] < static_cast<double>(std::numeric_limits<T>::lowest()) ||
+                                s.weights[i] > static_cast<double>(std::numeric_limits<T>::max())))
+        throw InputError(detail::update_weight_at(s, s.origin[i]) + function + ": a weight of " + s.path +
+                         " does not fit " + type + " '" + prop + "'");
+  }
 }
 
 /// What a change did to the edge ids, as the k places where it changed rather than an m-long
