@@ -15,6 +15,7 @@ from starc.analysis.batches import FUSED_WHY
 from starc.analysis.dump import plan_dump
 from starc.analysis.specialize import specialize
 from starc.backends import get_backend
+from starc.backends.base import BackendOptions
 
 DEVICE_BACKENDS = ("opencl", "cuda", "sycl", "openacc")
 
@@ -167,7 +168,6 @@ def test_cudas_binned_default_keeps_a_compact_csr_and_its_edges_schedule_takes_r
 @pytest.mark.parametrize("name, schedule, reason", [("dyn_pr", "binned", "is binned")])
 def test_a_schedule_over_degree_bins_keeps_a_compact_csr(name, schedule, reason):
     """(Where the schedule applies: dyn_pr's pull loops take no edges schedule.)"""
-    from starc.backends.base import BackendOptions
     plan = get_backend("opencl").specialize(_dynamic_plan(name),
                                             BackendOptions(schedule=schedule))
     assert not plan.target.slack_rows and reason in plan.target.slack_rows_why
@@ -269,16 +269,17 @@ Dynamic Bump(Graph g, propEdge<int> weight, updates<g> U, int batchSize) {
 @pytest.mark.parametrize("backend", ["mpi", "cuda"])
 def test_adjacent_updates_are_one_update_where_the_rows_are_compact_or_distributed(backend):
     """A batch's updateCSRDel then updateCSRAdd with nothing between them are one graph update
-    on a compact CSR (CUDA walks BUMPED's edge ids) and on MPI: the deletions, then the
+    on a compact CSR (BUMPED's binned pull on CUDA) and on MPI: the deletions, then the
     additions, the copies refreshed (the part laid out) once; --emit plan and explain say so
     and why. A statement between them keeps them apart."""
-    plan = get_backend(backend).specialize(plan_of(BUMPED))
+    options = BackendOptions(schedule="binned" if backend == "cuda" else None)
+    plan = get_backend(backend).specialize(plan_of(BUMPED), options)
     assert not plan.target.slack_rows
     (update,) = host_of(plan, P.ApplyUpdates)
     assert update.kind == "delete" and update.kinds == ("delete", "add")
     assert update.fused == FUSED_WHY
     assert "deletes then adds" in plan_dump(plan) and "fused" in plan_dump(plan)
-    separated = get_backend(backend).specialize(plan_of(SEPARATED))
+    separated = get_backend(backend).specialize(plan_of(SEPARATED), options)
     assert [(u.kind, u.fused) for u in host_of(separated, P.ApplyUpdates)] == \
         [("delete", ""), ("add", "")]
     # the neutral plan keeps them apart: fusing is the target's choice

@@ -1,6 +1,6 @@
 """A batch's adjacent updateCSRDel and updateCSRAdd as one graph update (``batches.fuse_updates``):
 on MPI each rank lays its part out once for both (an edge property a kernel writes carried by
-slot) or rewrites it in place twice with no relayout, on OpenCL's compact CSR (the edges
+slot) or rewrites it in place twice with no relayout, on OpenCL's compact CSR (the binned
 schedule) the host applies both and uploads once. After every batch the results are the
 reference's, on streams that delete and add the same edge in one batch (the deletions go
 first: one copy, with the addition's weight and a fresh mark, is left), add then delete an
@@ -112,9 +112,10 @@ def test_fused_updates_give_the_references_results_after_every_batch(streams, tm
     source = tmp_path / f"{program}.sp"
     source.write_text(PROGRAMS[program])
     backend, ranks = target
-    # OpenCL: the edges schedule walks edge ids, which keeps a compact CSR (rows with slack
-    # keep the two updates apart)
-    built = compile_for(source, backend, ranks, schedule="edges" if backend == "opencl" else None)
+    # OpenCL: a binned kernel's degree order keeps a compact CSR (rows with slack keep the
+    # two updates apart)
+    built = compile_for(source, backend, ranks,
+                        schedule="binned" if backend == "opencl" else None)
     (update,) = [s for s in walk_host(built.compilation.specialized.host)
                  if isinstance(s, P.ApplyUpdates)]
     assert update.kinds == ("delete", "add")      # the fused path
