@@ -12,6 +12,8 @@
 #                                      # where its ICD is installed)
 #   bash bench/gpu.sh openacc [SCALES] # OpenACC offloaded by g++'s nvptx compiler (auto and
 #                                      # binned schedules), programs built by gpu_bundle.sh
+#   bash bench/gpu.sh dynamic [SCALES] # CUDA's dynamic programs: a batch of 0.1% of the edges
+#                                      # against the static run (issue 31: pass 18, its scale)
 #   bash bench/gpu.sh mpi [SCALES]     # MPI strong scaling on the host's cores: 1, 2, 4, ...
 #                                      # ranks x 1 thread up to nproc (issue 30)
 #   bash bench/gpu.sh mpi-split [SCALES] # bfs, sssp, cc on nproc ranks x 1 thread with --stats:
@@ -34,7 +36,7 @@
 # what one work item per edge buys over one per vertex on that GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|openacc|mpi|mpi-split [SCALES] [ARGS...]}
+phase=${1:?usage: bench/gpu.sh tests|cuda|opencl|openacc|dynamic|mpi|mpi-split [SCALES] [ARGS...]}
 scales=${2:-20}
 shift $(( $# > 1 ? 2 : 1 ))
 out=${GPU_OUT:-bench/out/gpu}
@@ -150,6 +152,15 @@ case "$phase" in
     record "OpenACC offloaded by g++ to nvptx (built at $(cat "$acc/commit")), auto and binned" \
       "$out-openacc.md"
     ;;
+  dynamic)
+    # dsl/dynamic/dyn_{sssp,pr,tc}.sp on CUDA: static run, whole batch, its graph update
+    # (starc-update-time) and the algorithm's part against issue 31's goals
+    for scale in $scales; do
+      "$python" bench/dynamic_batches.py --backend cuda --scale "$scale" --trials 3 "$@"
+    done | tee "$out-dynamic.log"
+    grep -E '^(cuda|\|)' "$out-dynamic.log" > "$out-dynamic.md"
+    record "CUDA's dynamic programs: a batch against the static run" "$out-dynamic.md"
+    ;;
   mpi)
     ranks=(1); while [ $(( ranks[-1] * 2 )) -le "$threads" ]; do ranks+=($(( ranks[-1] * 2 ))); done
     # shellcheck disable=SC2086
@@ -182,7 +193,7 @@ g = harness.generate_graph('rmat', $scale, '$1', pathlib.Path('$out/mpi')); prin
     record "MPI supersteps' time split on the host's CPU cores ($threads ranks x 1 thread)" "$out-mpi-split.md"
     ;;
   *)
-    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl, openacc, mpi or mpi-split)" >&2
+    echo "bench/gpu.sh: unknown phase '$phase' (tests, cuda, opencl, openacc, dynamic, mpi or mpi-split)" >&2
     exit 2
     ;;
 esac
