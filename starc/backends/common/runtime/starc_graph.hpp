@@ -150,7 +150,8 @@ inline std::string quoted(const char* begin, const char* end) {
   std::string t(begin, static_cast<size_t>(end - begin));
   if (t.size() > 40) t = t.substr(0, 37) + "...";
   std::string out = "'";
-  for (unsigned char c : t) {
+  for (char ch : t) {
+    const unsigned char c = static_cast<unsigned char>(ch);
     static const char hex[] = "0123456789abcdef";
     if (c == '\\') out += "\\\\";
     else if (c == '\t') out += "\\t";
