@@ -210,21 +210,33 @@ def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
     if spec.scalar is Scalar.BOOL:
         return weights != 0
     if is_integer(spec.scalar):
-        if not graph.weights_integral or not np.all(np.isfinite(weights)) or not np.array_equal(
-                weights, np.trunc(weights)):
-            raise DataError(_weight_location(graph, lambda token: not _INTEGER.match(token)) +
-                            f"{fn.name} needs integer edge weights for {spec.name!r} "
-                            f"(propEdge<{spec.scalar}>) but {graph_label(graph)} has "
-                            f"non-integer weights")
-        info = np.iinfo(numpy_dtype(spec.scalar))
-        if weights.size and (weights.min() < info.min or weights.max() > info.max):
-            outside = (lambda token: _INTEGER.match(token) is not None
-                       and not info.min <= int(token) <= info.max)
-            raise DataError(_weight_location(graph, outside) +
-                            f"{fn.name}: a weight of {graph_label(graph)} does not fit "
-                            f"propEdge<{spec.scalar}> {spec.name!r}")
-        return weights.astype(numpy_dtype(spec.scalar))
+        def locate(info) -> str:
+            if info is None:
+                return _weight_location(graph, lambda token: not _INTEGER.match(token))
+            return _weight_location(graph, lambda token: _INTEGER.match(token) is not None
+                                    and not info.min <= int(token) <= info.max)
+        _check_integer_weights(fn, spec, weights, graph.weights_integral, graph_label(graph),
+                               locate)
     return weights.astype(numpy_dtype(spec.scalar))
+
+
+def _check_integer_weights(fn: ir.Function, spec: ParamSpec, weights, integral: bool,
+                           label: str, locate) -> None:
+    """The integer edge property ``spec`` takes the weights of ``label`` (a graph file, an
+    update stream's additions) only as whole numbers in its type's range; else a DataError
+    prefixed by ``locate(info)``: where the first weight is that is not whole (``info``
+    None) or that lies outside ``info``'s range."""
+    import numpy as np
+
+    from starc.results import numpy_dtype
+    if not integral or not np.all(np.isfinite(weights)) or \
+            not np.array_equal(weights, np.trunc(weights)):
+        raise DataError(locate(None) + f"{fn.name} needs integer edge weights for {spec.name!r} "
+                        f"(propEdge<{spec.scalar}>) but {label} has non-integer weights")
+    info = np.iinfo(numpy_dtype(spec.scalar))
+    if weights.size and (weights.min() < info.min or weights.max() > info.max):
+        raise DataError(locate(info) + f"{fn.name}: a weight of {label} does not fit "
+                        f"propEdge<{spec.scalar}> {spec.name!r}")
 
 
 def _check_updates(fn: ir.Function, specs: List[ParamSpec], graph, updates) -> None:
@@ -249,27 +261,17 @@ def _check_updates(fn: ir.Function, specs: List[ParamSpec], graph, updates) -> N
 
 
 def _check_update_weights(fn: ir.Function, spec: ParamSpec, updates) -> None:
-    """An integer edge property takes an addition's weight as it takes the graph file's: a
-    whole number in its type's range (``_bind_weights``), else an error at the line."""
-    import numpy as np
-
+    """An integer edge property takes an addition's weight as it takes the graph file's
+    (``_check_integer_weights``), located at the line of the first it cannot take."""
     from starc.graphs.updates import ADD, first_update_weight_line
-    from starc.results import numpy_dtype
 
-    def at(bad) -> str:
+    def locate(info) -> str:
+        bad = (lambda w: not w.is_integer()) if info is None else \
+            (lambda w: not info.min <= w <= info.max)
         found = first_update_weight_line(updates.name, bad)
         return "" if found is None else f"{updates.name}:{found[0]}: weight {found[1]!r}: "
-
-    weights = updates.weights[updates.kinds == ADD]
-    if not updates.weights_integral:
-        raise DataError(at(lambda w: not w.is_integer()) +
-                        f"{fn.name} needs integer edge weights for {spec.name!r} "
-                        f"(propEdge<{spec.scalar}>) but {updates.name} has non-integer weights")
-    info = np.iinfo(numpy_dtype(spec.scalar))
-    if weights.size and (weights.min() < info.min or weights.max() > info.max):
-        raise DataError(at(lambda w: not info.min <= w <= info.max) +
-                        f"{fn.name}: a weight of {updates.name} does not fit "
-                        f"propEdge<{spec.scalar}> {spec.name!r}")
+    _check_integer_weights(fn, spec, updates.weights[updates.kinds == ADD],
+                           updates.weights_integral, updates.name, locate)
 
 
 def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],

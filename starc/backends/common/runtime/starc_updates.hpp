@@ -252,10 +252,11 @@ inline void check_update_weights(const UpdateStream& s, const Graph& g, const ch
                      " needs edge weights for '" + prop + "' (write 'a u v w')");
   if constexpr (std::is_integral<T>::value && !std::is_same<T, unsigned char>::value) {
     if (!s.has_weights) return;
-    for (size_t i = 0; i < s.size() && !s.weights_integral; ++i)
-      if (s.kinds[i] == 'a' && std::floor(s.weights[i]) != s.weights[i])
-        throw InputError(detail::update_weight_at(s, s.origin[i]) + function + " needs integer edge weights for '" +
-                         prop + "' (" + type + ") but " + s.path + " has non-integer weights");
+    if (!s.weights_integral)   // the first addition with a fraction
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s.kinds[i] == 'a' && std::floor(s.weights[i]) != s.weights[i])
+          throw InputError(detail::update_weight_at(s, s.origin[i]) + function + " needs integer edge weights for '" +
+                           prop + "' (" + type + ") but " + s.path + " has non-integer weights");
     for (size_t i = 0; i < s.size(); ++i)
       if (s.kinds[i] == 'a' && (s.weights[i] < static_cast<double>(std::numeric_limits<T>::lowest()) ||
                                 s.weights[i] > static_cast<double>(std::numeric_limits<T>::max())))
