@@ -254,7 +254,7 @@ def distribute(plan: P.Plan) -> Distribution:
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
                         local_kernels, slices, ghost_edges,
-                        *appended_ghosts(plan, bool(rows)))
+                        *appended_ghosts(plan, bool(rows), local_kernels))
 
 
 def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,

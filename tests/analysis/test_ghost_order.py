@@ -1,6 +1,7 @@
 """Whether a distributed Dynamic program's new ghosts take the next local ids (analysis.ghost_order):
-only where no kernel reads a row as sorted by global id, no result is an edge property printed
-by edge id, and the program holds no ghost rows; the reason is in the plan's dump."""
+only where no kernel reads a row as sorted by global id or orders two local vertices by id, no
+result is an edge property printed by edge id, and the program holds no ghost rows; the reason
+is in the plan's dump."""
 
 from __future__ import annotations
 
@@ -27,6 +28,23 @@ FILTERED = """Dynamic D(Graph g, propNode<int> total, updates<g> U, int batchSiz
 """
 
 
+#: a Dynamic program that orders a neighbour and its vertex by id (both local: compared as
+#: local ids, ``local_index``)
+COMPARED = """Dynamic D(Graph g, propNode<int> total, updates<g> U, int batchSize) {
+    g.attachNodeProperty(total = 0);
+    Batch (U : batchSize) {
+        g.updateCSRDel(U);
+        g.updateCSRAdd(U);
+        forall (v in g.nodes()) {
+            for (w in g.neighbors(v)) {
+                if (w < v) { v.total += 1; }
+            }
+        }
+    }
+}
+"""
+
+
 def _mpi(text: str, function: str = None):
     return specialize(plan_of(text, function), get_backend("mpi").capabilities)
 
@@ -47,6 +65,9 @@ def test_ghost_rows_and_sorted_rows_keep_global_id_order():
     filtered = _mpi(FILTERED).target.distribution
     assert not filtered.ghost_rows and not filtered.appended_ghosts
     assert "searches a row (is_an_edge)" in filtered.appended_ghosts_why
+    compared = _mpi(COMPARED).target.distribution
+    assert not compared.ghost_rows and not compared.appended_ghosts
+    assert "compares w < v by their local ids" in compared.appended_ghosts_why
 
 
 def test_static_programs_have_no_new_ghosts():
