@@ -10,9 +10,10 @@
 // stay ascending by global id (the exchanges' order), with each one's local id beside it.
 // Otherwise they take their places in global-id order (ids in global order, owned ids
 // contiguous, ghosts grouped by owner) and every local id an array holds moves by the new
-// ghosts below it (one pass over the slots). Either way the owners insert the matching mirrors
-// at the same places in their lists. Only the new ghosts' values and degrees cross the network (one exchange each, of
-// what the owners send in the order of the holders' new ghosts); the derived indexes (ghost
+// ghosts below it (one pass over the slots). Either way the owners insert the matching
+// mirrors at the same places in their lists. Only the new ghosts' values and degrees cross the
+// network (one exchange each, of what the owners send in the order of the holders' new
+// ghosts); the derived indexes (ghost
 // runs, mirror set) are rebuilt on first use, the peers' communicator only where a new pair of
 // communicating ranks appears.
 #ifndef STARC_MPI_NEW_GHOSTS_HPP
