@@ -13,9 +13,8 @@
 // ghosts below it (one pass over the slots). Either way the owners insert the matching
 // mirrors at the same places in their lists. Only the new ghosts' values and degrees cross the
 // network (one exchange each, of what the owners send in the order of the holders' new
-// ghosts); the derived indexes (ghost
-// runs, mirror set) are rebuilt on first use, the peers' communicator only where a new pair of
-// communicating ranks appears.
+// ghosts); the derived indexes (ghost runs, mirror set) are rebuilt on first use, the peers'
+// communicator only where a new pair of communicating ranks appears.
 #ifndef STARC_MPI_NEW_GHOSTS_HPP
 #define STARC_MPI_NEW_GHOSTS_HPP
 
