@@ -132,7 +132,8 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
         # The local index space: owned vertices and the others the rank knows, in id order.
         gid = d["global_id"]
         L = d["local_nodes"]
-        assert gid.size == L and (np.unique(gid).size == L if appended else np.all(np.diff(gid) > 0))
+        assert gid.size == L
+        assert np.unique(gid).size == L if appended else np.all(np.diff(gid) > 0)
         local_of = {int(u): v for v, u in enumerate(gid.tolist())}
 
         def in_global_order(column, begin, end):  # a row's (in-row's) slots, by global id
@@ -224,7 +225,8 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
                     assert d["weights"][slot] == weights[edge]
                 if slot < local[L]:  # in a row: the row's position is the global edge id
                     lu = local_of[u]   # (in the row's order by global id, where appended)
-                    place = int(np.nonzero(in_global_order("targets", local[lu], local[lu + 1]) == slot)[0][0])
+                    row = in_global_order("targets", local[lu], local[lu + 1])
+                    place = int(np.nonzero(row == slot)[0][0])
                     assert place + offsets[u] == edge
                 else:   # a copy of an edge whose source's row this rank does not hold
                     assert u not in with_rows
