@@ -124,15 +124,23 @@ class HostChoices:
             reason = target.slack_rows_why if target is not None else ""
             return Choice(what, why + (f"; {reason}" if reason else ""))
         def fused_or(t) -> Choice:
-            # the target's own statement: the specialize stage fuses adjacent updates
-            fused = next((x for x in walk_host(t.plan.host) if isinstance(x, P.ApplyUpdates)
-                          and x.fused and x.first.uid == s.first.uid), None)
+            # the target's own statement: the specialize stage fuses adjacent updates and
+            # marks the arrays only GPU variants read
+            own = next((x for x in walk_host(t.plan.host) if isinstance(x, P.ApplyUpdates)
+                        and x.first.uid == s.first.uid and (x.fused or x.kind == s.kind)),
+                       None)
             choice = choose(t)
-            if fused is None:
+            only = [a.name for a in own.graph if a.lockstep_only] if own is not None else []
+            if only:
+                choice = Choice(f"{choice.what}; {', '.join(only)} refreshed on a GPU device "
+                                "only", f"{choice.why}; only the kernels' variants for a GPU "
+                                f"read {', '.join(only)}, so another device neither holds "
+                                "nor refreshes them")
+            if own is None or not own.fused:
                 return choice
             other = "additions" if s.kind == "delete" else "deletions"
             return Choice(f"{choice.what}; one update with the batch's {other}, applied "
-                          "deletions first, the copies refreshed once", fused.fused)
+                          "deletions first, the copies refreshed once", own.fused)
         self.add(s, "graph update", fused_or)
 
     def property_copy(self, s) -> None:
