@@ -27,11 +27,12 @@ import sys
 import pytest
 
 import starc
-from starc.backends.base import BackendOptions
+from starc.backends.base import BackendOptions, BuiltProgram
 from starc.graphs import grid, load_graph, rmat, write_edge_list
 from starc.graphs.updates import generate_updates, write_updates
 from starc.results import compare_results
 
+from nvcc_builds import cuda_build
 from pairwise import all_pairs
 
 DYNAMIC = pathlib.Path(__file__).resolve().parents[2] / "dsl" / "dynamic"
@@ -313,17 +314,16 @@ def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     dyn_pr's binned schedules keep a compact CSR, ``test_batches``): the program's scatter and
     gather (of dyn_tc's marks, of the weights a kernel writes under ``--schedule vertex``)
     build under nvcc -arch=sm_75 with every warning an error (its runs, which need a GPU, are
-    test_dynamic_programs')."""
+    test_dynamic_programs'). dyn_tc's build is test_cuda_build's (tests/nvcc_builds.py: one
+    build through the build cache)."""
     if name == "dyn_tc":
-        program, schedule = DYNAMIC / "dyn_tc.sp", []
+        program, schedule = DYNAMIC / "dyn_tc.sp", None
     else:
-        program, schedule = tmp_path / "bump_double.sp", ["--schedule", "vertex"]
+        program, schedule = tmp_path / "bump_double.sp", "vertex"
         program.write_text(BUMPED.format(type="double"))
-    out = tmp_path / "out"
-    built = subprocess.run([sys.executable, "-m", "starc", "build", str(program), "-b", "cuda",
-                            "--gpu-arch", "sm_75", *schedule, "-o", str(out)],
-                           capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
+    built = cuda_build(program, "sm_75", schedule)
+    assert isinstance(built, BuiltProgram), str(built)
+    out = built.directory
     text = (out / f"{program.stem}.cu").read_text()
     assert "starc::SlackRows" in text and "starc_scatter(" in text
     assert "starc_move(" in text and text.count("starc_scatter_staging ") == 1   # kept
