@@ -202,6 +202,14 @@ class PlanPrinter(DSLPrinter):
                            f"({s.first.name} .. {s.last.name})", s.body.stmts, indent)
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, indent: int) -> List[str]:
+        lines = self._apply_updates(s, indent)
+        only = [a.name for a in s.graph if a.lockstep_only]
+        if only:    # (one line: the statement's text ends with its ';')
+            lines[-1] = (lines[-1][:-1] + f"; {', '.join(only)} on a lockstep device only "
+                         "(only the kernels' variants for it read them);")
+        return lines
+
+    def _apply_updates(self, s: P.ApplyUpdates, indent: int) -> List[str]:
         graph = ", ".join(a.name for a in s.graph)
         props = ", ".join(a.name for a in s.edge_props) or "none"
         read = ", ".join(a.name for a in s.read_back) or "none"

@@ -184,10 +184,8 @@ def _with_variants(plan: P.Plan, variants: Dict[str, P.Kernel],
 
 def _lockstep_only(plan: P.Plan) -> P.Plan:
     """``plan`` with the graph arrays that only variants take marked ``lockstep_only``, so
-    that another device neither builds nor copies them; not in a Dynamic program, whose graph
-    updates refresh every graph array of the plan."""
-    if any(isinstance(s, P.ApplyUpdates) for s in walk_host(plan.host)):
-        return plan
+    that another device neither builds nor copies them, nor refreshes them after a graph
+    update (a Dynamic program's: ``ApplyUpdates.graph`` lists them, marked)."""
     taken = {p.array.name for k in plan.kernels if not k.variant_of for p in k.params
              if p.array is not None}
     return dataclasses.replace(plan, arrays=tuple(

@@ -89,6 +89,27 @@ def test_reverse_edge_ids_are_kept_only_for_a_device_that_reads_them(backend):
                for u in _updates(sssp) + _updates(pulled))
 
 
+@pytest.mark.parametrize("backend", DEVICE_BACKENDS)
+def test_the_sources_only_gpu_variants_read_are_refreshed_on_a_lockstep_device_only(backend):
+    """dyn_sssp's relaxations run over edge ids on a GPU (OpenCL's and SYCL's variants, which
+    a CPU device does not run) and read the edges' sources, which nothing else on the device
+    reads: marked ``lockstep_only`` as in a static program, so the graph updates, which list
+    them, refresh them on such a device only (``--emit plan`` says so); CUDA and OpenACC know their device when they
+    compile: one form, nothing marked."""
+    plan = get_backend(backend).specialize(_dynamic_plan("dyn_sssp"))
+    marked = {a.name for a in plan.arrays if a.lockstep_only}
+    variants = backend in ("opencl", "sycl")
+    assert marked == ({"sources"} if variants else set())
+    if variants:
+        assert all("sources" not in {p.name for p in k.params}
+                   for k in plan.kernels if not k.variant_of)
+    for update in _updates(plan):
+        assert {a.name for a in update.graph if a.lockstep_only} == marked
+    # --emit plan says so at each update
+    assert plan_dump(plan).count("; sources on a lockstep device only (only the kernels' "
+                                 "variants for it read them);\n") == (2 if variants else 0)
+
+
 _DYNAMIC = {"dyn_sssp": "DynSSSP", "dyn_pr": "DynPR", "dyn_tc": "DynTC"}
 
 

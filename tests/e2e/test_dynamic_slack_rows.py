@@ -27,11 +27,12 @@ import sys
 import pytest
 
 import starc
-from starc.backends.base import BackendOptions
+from starc.backends.base import BackendOptions, BuiltProgram
 from starc.graphs import grid, load_graph, rmat, write_edge_list
 from starc.graphs.updates import generate_updates, write_updates
 from starc.results import compare_results
 
+from nvcc_builds import cuda_build
 from pairwise import all_pairs
 
 DYNAMIC = pathlib.Path(__file__).resolve().parents[2] / "dsl" / "dynamic"
@@ -103,10 +104,14 @@ def _agree(name, case, batch, backend, schedule=None, rtol=0.0, atol=0.0, skip=(
     runs = [_reference(name, case, batch, tuple(sorted(params.items()))),
             starc.compile(str(DYNAMIC / f"{name}.sp"), backend, options=options)
             .run(path, undirected=undirected, updates=str(updates), batchSize=batch, **params)]
-    compared = [dataclasses.replace(run, props={k: v for k, v in run.props.items()
-                                                if k not in skip}) for run in runs]
-    problems = compare_results(*compared, rtol=rtol, atol=atol)
+    problems = compare_results(*_without(runs, skip), rtol=rtol, atol=atol)
     assert not problems, "\n".join(problems)
+
+
+def _without(runs, skip):
+    """``runs`` without the properties ``skip`` names (dyn_sssp's parents: ties)."""
+    return [dataclasses.replace(run, props={k: v for k, v in run.props.items() if k not in skip})
+            for run in runs]
 
 
 @pytest.mark.parametrize("backend", SLACK_BACKENDS)
@@ -128,19 +133,6 @@ def test_hub_rows_long_shifts_and_relayouts_give_the_references_results(hubs, ba
 @pytest.mark.parametrize("backend", SLACK_BACKENDS)
 def test_growing_rows_give_the_references_triangle_count(growing, backend):
     _agree("dyn_tc", growing["grid"], 40, backend)
-
-
-@pytest.mark.opencl
-def test_a_gpus_kernels_over_edge_ids_walk_the_live_slots(hubs, monkeypatch):
-    """On a GPU device OpenCL runs dyn_sssp's relaxations over edge ids (their lockstep
-    variants, run here on PoCL by STARC_OPENCL_LOCKSTEP=1) on the same rows with slack: every
-    slot in use, a free or dead one doing nothing (``P.LiveSlot``); through long shifts, rows
-    moved to fresh room and re-layouts. They kept a compact CSR before."""
-    monkeypatch.setenv("STARC_OPENCL_LOCKSTEP", "1")
-    text = starc.compile(str(DYNAMIC / "dyn_sssp.sp"), "opencl").compilation.generated.files[
-        "dyn_sssp.cl"]
-    assert "_lockstep(" in text and ">= 0 && offsets[sources[" in text
-    _agree("dyn_sssp", hubs, 17, "opencl", skip=("parent",), src="0")
 
 
 #: a forall over the graph's edges after each batch: a kernel over edge ids by the program
@@ -171,6 +163,87 @@ def test_a_forall_over_edges_walks_the_live_slots(hubs, tmp_path, backend):
             for name in ("reference", backend)]
     problems = compare_results(*runs)
     assert not problems, "\n".join(problems)
+
+
+#: a push over each vertex's out-edges after each batch (every batch's graph adds to the
+#: totals): on a GPU its variant runs over edge ids, reading the edges' sources, which no other
+#: kernel reads; with a degree the host reads (``{degree}``) the graph keeps a compact CSR
+NEIGHBOUR_SUMS = """\
+Dynamic NeighbourSums(Graph g, propNode<int> total, updates<g> U, int batchSize, node src) {{
+    g.attachNodeProperty(total = 0);
+    Batch (U : batchSize) {{
+        g.updateCSRDel(U);
+        g.updateCSRAdd(U);
+        int d = {degree};
+        forall (v in g.nodes()) {{
+            for (w in g.neighbors(v)) {{
+                w.total += v % 7 + d;
+            }}
+        }}
+    }}
+}}
+"""
+SUMS = {"neighbour_sums": NEIGHBOUR_SUMS.format(degree="1"),
+        "degree_sums": NEIGHBOUR_SUMS.format(degree="g.count_outNbrs(src)"),
+        "edge_sums": EDGE_SUMS}
+
+#: (backend, program): a build each, run on both kinds of device; degree_sums (a compact CSR)
+#: and edge_sums (whose kernel reads the sources on every device) on OpenCL only (CI time)
+DEVICE_KINDS = [pytest.param(*backend.values, name, marks=backend.marks)
+                for backend in SLACK_BACKENDS[:2] for name in ("dyn_sssp", "neighbour_sums")] \
+    + [pytest.param("opencl", name, marks=pytest.mark.opencl)
+       for name in ("degree_sums", "edge_sums")]
+
+
+def _unguarded(host: str, var: str):
+    """The lines of ``host`` that allocate, copy, move, scatter or free the device array
+    ``var`` outside a block of ``if (starc_lockstep) {``, and how many do in all."""
+    lines, found = host.splitlines(), []
+    for i, line in enumerate(lines):
+        if re.match(rf"\s*({var} = )?starc_\w+(<\w+>)?\(.*\b{var}\b", line):
+            depth = len(line) - len(line.lstrip())
+            block = next(text for text in reversed(lines[:i])
+                         if text.strip() and len(text) - len(text.lstrip()) < depth)
+            found.append((block.strip() == "if (starc_lockstep) {", line.strip()))
+    return [line for guarded, line in found if not guarded], len(found)
+
+
+@pytest.mark.parametrize("backend, name", DEVICE_KINDS)
+def test_the_sources_only_variants_read_are_kept_only_on_a_lockstep_device(
+        hubs, tmp_path, monkeypatch, backend, name):
+    """Where only the kernels' variants for a GPU read the edges' sources (``lockstep_only``),
+    a CPU device neither holds them nor refreshes them after a graph update (in rows with
+    slack the whole upload of a re-layout, the reallocation, the moves and the scattered
+    slots; a compact CSR's upload and growth; a trial's restore), while a GPU's variants (run
+    here by STARC_<BACKEND>_LOCKSTEP=1) read them refreshed as before (in rows with slack:
+    walking the live slots, ``P.LiveSlot``); both give the reference's results through long
+    shifts, rows moved to fresh room and re-layouts, and in a second trial (--trials 2: the
+    input graph restored). Where a kernel of every device reads the sources (a forall over
+    the edges), every device refreshes them."""
+    path, updates, _ = hubs
+    program, params = DYNAMIC / "dyn_sssp.sp", {"src": "0"}
+    if name != "dyn_sssp":
+        program, params = tmp_path / f"{name}.sp", {} if name == "edge_sums" else params
+        program.write_text(SUMS[name])
+    compiled = starc.compile(str(program), backend)
+    plan, files = compiled.compilation.specialized, compiled.compilation.generated.files
+    assert bool(plan.target.slack_rows) == (name != "degree_sums")
+    assert next(a for a in plan.arrays if a.name == "sources").lockstep_only == \
+        (name != "edge_sums")
+    unguarded, refreshes = _unguarded(files[f"{program.stem}.cpp"], "d_sources")
+    assert refreshes >= 8 and (not unguarded) == (name != "edge_sums"), unguarded
+    if backend == "opencl" and name == "dyn_sssp":
+        assert ">= 0 && offsets[sources[" in files["dyn_sssp.cl"]
+    reference = starc.compile(str(program), "reference")
+    for batch in (17, 60):
+        expected = reference.run(path, updates=str(updates), batchSize=batch, **params)
+        for lockstep in ("0", "1"):
+            monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", lockstep)
+            # (trials: the program's own --trials)
+            actual = compiled.run(path, updates=str(updates), batchSize=batch, trials=2,
+                                  **params)
+            problems = compare_results(*_without((expected, actual), ("parent",)))
+            assert not problems, f"batch {batch}, lockstep {lockstep}:\n" + "\n".join(problems)
 
 
 #: (backend, schedule, program): pairwise, one build each (CI time)
@@ -241,17 +314,16 @@ def test_cudas_program_of_rows_with_slack_builds_with_nvcc(tmp_path, name):
     dyn_pr's binned schedules keep a compact CSR, ``test_batches``): the program's scatter and
     gather (of dyn_tc's marks, of the weights a kernel writes under ``--schedule vertex``)
     build under nvcc -arch=sm_75 with every warning an error (its runs, which need a GPU, are
-    test_dynamic_programs')."""
+    test_dynamic_programs'). dyn_tc's build is test_cuda_build's (tests/nvcc_builds.py: one
+    build through the build cache)."""
     if name == "dyn_tc":
-        program, schedule = DYNAMIC / "dyn_tc.sp", []
+        program, schedule = DYNAMIC / "dyn_tc.sp", None
     else:
-        program, schedule = tmp_path / "bump_double.sp", ["--schedule", "vertex"]
+        program, schedule = tmp_path / "bump_double.sp", "vertex"
         program.write_text(BUMPED.format(type="double"))
-    out = tmp_path / "out"
-    built = subprocess.run([sys.executable, "-m", "starc", "build", str(program), "-b", "cuda",
-                            "--gpu-arch", "sm_75", *schedule, "-o", str(out)],
-                           capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
+    built = cuda_build(program, "sm_75", schedule)
+    assert isinstance(built, BuiltProgram), str(built)
+    out = built.directory
     text = (out / f"{program.stem}.cu").read_text()
     assert "starc::SlackRows" in text and "starc_scatter(" in text
     assert "starc_move(" in text and text.count("starc_scatter_staging ") == 1   # kept

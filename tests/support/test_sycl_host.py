@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.sycl
+# One worker runs the module (setup.cfg: --dist loadgroup): its programs are built once.
+pytestmark = [pytest.mark.sycl, pytest.mark.xdist_group("sycl_host")]
 
 INCLUDE = Path(__file__).resolve().parent / "sycl_host"
 GXX = shutil.which("g++")

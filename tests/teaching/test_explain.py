@@ -339,6 +339,11 @@ def test_a_dynamic_program_shows_its_update_phase_on_every_backend():
         assert "edge properties weight carried from the host's copy (nothing on the device " \
                "writes them: no read back)" in what, what
         assert "weight read back" not in what, what
+        # the edges' sources: only the GPU variants of OpenCL and SYCL read them, so a CPU
+        # device does not refresh them (CUDA's kernels read them on every device)
+        gpu_only = "sources refreshed on a GPU device only" in what
+        assert gpu_only == (backend in ("opencl", "sycl")), (backend, what)
+        assert gpu_only == ("only the kernels' variants for a GPU read sources" in why)
     # MPI: each rank changes its own rows and lays its part out again
     assert update.choices["mpi"].what.startswith("each rank applies the batch's deletions to "
                                                  "the rows it owns"), update.choices["mpi"]

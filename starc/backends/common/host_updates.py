@@ -73,6 +73,17 @@ class UpdateStatements:
     def _keeps_reverse_ids(self) -> bool:
         return any(a.name == "rev_edge_ids" for a in self.plan.arrays if a.role == "graph")
 
+    def each_array(self, items, lines_of) -> List[str]:
+        """``lines_of`` of each of ``items`` (arrays, or (array, host data) pairs, unpacked),
+        those of the arrays only kernels' variants take (``lockstep_only``: the edges'
+        sources of a kernel over edge ids) under one test of the device, after the others:
+        another device neither holds them nor refreshes them after a graph update."""
+        others, lockstep = [], []
+        for item in items:
+            array, args = (item[0], item) if isinstance(item, tuple) else (item, (item,))
+            (lockstep if array.lockstep_only else others).extend(lines_of(*args))
+        return others + (self.on_lockstep_device_only(lockstep) if lockstep else [])
+
     def snapshot_graph(self) -> List[str]:
         """A Dynamic program's input graph and weights, kept for ``restore_graph``."""
         if self.update_stream_param() is None:
@@ -124,13 +135,14 @@ class UpdateStatements:
         if self._capacity_used():   # the input's length again, as the per-trial arrays'
             lines += self._reallocate([a for a in resident if a.extent == "edges"],
                                       self._edge_count(), where)
-        for array in resident:
+        def copy(array):
             if array.role == "graph":
                 data = self.graph_array_data(array)
             else:
                 data = f"{self._host_vectors[array.sym.uid]}.data()"
-            lines += d.copy_to_device(self.array_var(array), array.elem, data,
-                                      self.count(array), where)
+            return d.copy_to_device(self.array_var(array), array.elem, data, self.count(array),
+                                    where)
+        lines += self.each_array(resident, copy)
         lines += d.synchronize(where)
         return [f"if ({trial} > 0) {{"] + [INDENT + line for line in lines] + ["}"]
 
@@ -207,9 +219,8 @@ class UpdateStatements:
                                                                kind=kind, carried=carried)
             lines += changed
         lines += self._grow_edge_arrays([array for array, _ in uploads], where)
-        for array, data in uploads:
-            lines += d.copy_to_device(self.array_var(array), array.elem, data,
-                                      self.count(array), where)
+        lines += self.each_array(uploads, lambda array, data: d.copy_to_device(
+            self.array_var(array), array.elem, data, self.count(array), where))
         lines += d.synchronize(where)     # the host data may change once the copies are done
         pad = INDENT * depth
         return [f"{pad}{{{self.comment(s.loc)}"] + self._indent(lines, depth + 1) + [f"{pad}}}"]
@@ -307,10 +318,10 @@ class UpdateStatements:
         dialect's free may name) and allocated again with ``capacity``."""
         d, var_capacity = self.dialect, self.edge_capacity()
         count = Count(var_capacity, f"static_cast<size_t>({var_capacity})", may_be_zero=True)
-        lines = [line for a in arrays for line in d.free(self.array_var(a), a.elem, where)]
+        lines = self.each_array(arrays, lambda a: d.free(self.array_var(a), a.elem, where))
         lines.append(f"{var_capacity} = {capacity};")
-        return lines + [line for a in arrays
-                        for line in d.allocate(self.array_var(a), a.elem, count, where)]
+        return lines + self.each_array(arrays, lambda a: d.allocate(self.array_var(a), a.elem,
+                                                                    count, where))
 
     def _move_records(self, s: P.ApplyUpdates, change: str, moves) -> List[str]:
         """With ``span_moves``: each side's move records (``SlotChange::move_records``) and
@@ -347,15 +358,15 @@ class UpdateStatements:
             records, moved, on_device = moves[side]
             lines.append(f"if ({on_device}) {{")
             lines += [INDENT + line for line in d.stage_moves(staging, records, moved, where)]
-            lines += [INDENT + line for a, _ in arrays
-                      for line in d.move_on_device(self.array_var(a), a.elem, staging, where)]
+            lines += [INDENT + line for line in self.each_array(arrays, lambda a, _: (
+                d.move_on_device(self.array_var(a), a.elem, staging, where)))]
             lines.append("}")
             written = (f"{on_device} ? {change}.{side}.written_besides_moves() : "
                        f"{change}.{side}.slots()")
         lines.append(f"const std::vector<int> {slots} = {written};")
         lines += d.stage_slots(staging, slots, where)
-        return lines + [line for a, data in arrays for line in d.scatter_to_device(
-            self.array_var(a), a.elem, data, staging, where)]
+        return lines + self.each_array(arrays, lambda a, data: d.scatter_to_device(
+            self.array_var(a), a.elem, data, staging, where))
 
     def _apply_to_slack_rows(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         """``ApplyUpdates`` on rows with slack: the batch moves only the rows it touches, and
@@ -373,8 +384,8 @@ class UpdateStatements:
                     + self._read_moved_slots(s, change, carried, moves.get("forward", ("",) * 3)[2]))
         lines, change, uploads, _ = self._changed_edges(
             s, "SlackChange", f"{self.graph}, {rows}", "", ".forward", after_change)
-        whole = [INDENT + line for array, data in uploads for line in d.copy_to_device(
-            self.array_var(array), array.elem, data, self.count(array), where)]
+        whole = [INDENT + line for line in self.each_array(uploads, lambda array, data: (
+            d.copy_to_device(self.array_var(array), array.elem, data, self.count(array), where)))]
         edges = [array for array, _ in uploads if array.extent == "edges"]
         lines.append(f"if ({change}.forward.whole()) {{  // every row laid out again")
         if edges:
@@ -401,7 +412,7 @@ class UpdateStatements:
         changed rows (``SlotChange::bound_rows``) packed and scattered, the slot count in use
         (``offsets[n]``) written apart, instead of four n-long uploads per update (a batch
         touches a few thousand rows of Kronecker 18's 262 k); any other array whole."""
-        d, lines, rest = self.dialect, [], []
+        d, lines = self.dialect, []
         for side, (start, end) in _SIDE_BOUNDS:
             bounds = [(a, data) for a, data in uploads if a.name in (start, end)]
             if not bounds:
@@ -416,10 +427,10 @@ class UpdateStatements:
                     n = f"{self.graph}.num_nodes"
                     lines += d.write_element(self.array_var(array), array.elem, HostValue(n),
                                              HostValue(f"{data}[{n}]"), where)
-        for array, data in uploads:
-            if array.name not in ROW_BOUNDS:
-                rest += d.copy_to_device(self.array_var(array), array.elem, data,
-                                         self.count(array), where)
+        rest = self.each_array([(a, data) for a, data in uploads if a.name not in ROW_BOUNDS],
+                               lambda array, data: d.copy_to_device(
+                                   self.array_var(array), array.elem, data, self.count(array),
+                                   where))
         return lines + rest
 
     def _apply_on_ranks(self, s: P.ApplyUpdates, depth: int) -> List[str]:

@@ -7,7 +7,8 @@ CI time: an nvcc build is ~15 s (most of it the host compiler at -O3), so the ds
 archs x schedules product is covered pairwise (tests/pairwise.py): every program is built for
 both archs and with both schedules, and both schedules are built for both archs (16 builds
 where the full product is 32). Builds go through starc's build cache (``runner.build``, shared
-by the xdist workers), so the one sssp build the host-side tests run is built once.
+by the xdist workers, tests/nvcc_builds.py), so the one sssp build the host-side tests run is
+built once, and so are dyn_sssp's and dyn_tc's, which tests/e2e's CUDA checks run or read.
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ import pytest
 
 import starc
 from cuda_helpers import compile_path, dsl_sources, dynamic_sources, extra_sources
+from nvcc_builds import cuda_build
 from pairwise import all_pairs
-from starc import runner
 from starc.backends.base import BackendError, BackendOptions
 from starc.backends.cuda.emitter import CUDABackend
-from starc.diagnostics import DiagnosticSink
 from starc.results import compare_results
 from starc.toolchains import nvidia_gpus
 
@@ -65,12 +65,10 @@ WEIGHTED_EDGES = """\
 
 def _build(path: pathlib.Path, arch: str, schedule=None):
     """The program at ``path`` built for ``arch`` (with ``schedule`` forced) through starc's
-    build cache; the ``BuiltProgram``, or the ``BackendError`` nvcc's log makes."""
-    comp = compile_path(path, schedule)
-    sink = DiagnosticSink()
-    built = runner.build(comp, sink, BackendOptions(schedule=schedule,
-                                                     extra={"gpu_arch": arch}))
-    return built if built is not None else BackendError("\n".join(map(str, sink.diagnostics)))
+    build cache (tests/nvcc_builds.py: the e2e tests that build dsl/dynamic's programs for
+    sm_75 reuse these builds); the ``BuiltProgram``, or the ``BackendError`` nvcc's log
+    makes."""
+    return cuda_build(path, arch, schedule)
 
 
 def _case_id(case) -> str:
