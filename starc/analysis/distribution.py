@@ -38,7 +38,8 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   index space (its own vertices, its ghosts: ``analysis.local_index``), and ``kernels`` are
   the plan's kernels rewritten for it; ``global_degrees``: whether a kernel reads the degree
   of a vertex that is neither its own nor a neighbour (then every rank keeps every vertex's);
-  ``in_degrees`` / ``sources``: whether anything reads in-degrees or edges' sources.
+  ``in_degrees`` / ``sources``: whether anything reads in-degrees or edges' sources;
+* ``appended_ghosts``: whether a batch's new ghosts take the next local ids (``ghost_order``).
 
 A single-item kernel runs on every rank alike, so it exchanges nothing; what it reads must
 then be the same everywhere (every array it reads is mirrored ``anywhere``). So does a loop over
@@ -56,6 +57,7 @@ from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.degree_order import is_triangle_count
+from starc.analysis.ghost_order import appended_ghosts
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
@@ -129,6 +131,9 @@ class Distribution(Record):
     #: edge properties kernels read at edges of ghosts' rows (``locality.ghost_edge_reads``):
     #: owners refresh the ghost rows' copies after each kernel that writes them
     ghost_edges: Tuple[str, ...] = ()
+    #: a batch's new ghosts take the next local ids, and why or why not (``ghost_order``)
+    appended_ghosts: bool = False
+    appended_ghosts_why: str = ""
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -248,7 +253,8 @@ def distribute(plan: P.Plan) -> Distribution:
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
-                        local_kernels, slices, ghost_edges)
+                        local_kernels, slices, ghost_edges,
+                        *appended_ghosts(plan, bool(rows), local_kernels))
 
 
 def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,

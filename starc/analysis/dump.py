@@ -424,8 +424,12 @@ def _target(target: P.Specialization, kernels) -> List[str]:
                         if wanted)
     lines.append(f"  distributed: each rank its own vertices' rows{', ' + rows if rows else ''}")
     except_replicas = ", except the replicas" if distribution.replicas else ""
+    order = ("global-id order, then each batch's new ghosts appended"
+             if distribution.appended_ghosts else "global-id order")
     lines.append("  local index space: each per-vertex array holds only the vertices the rank "
-                 f"knows (its own, its ghosts), by local id in global-id order{except_replicas}")
+                 f"knows (its own, its ghosts), by local id in {order}{except_replicas}")
+    if distribution.appended_ghosts_why:
+        lines.append(f"  new ghosts: {distribution.appended_ghosts_why}")
     for name, why in distribution.replicas.items():
         lines.append(f"  replica (full length, by global id): {name}: {why}")
     if distribution.ghost_edges:

@@ -8,7 +8,8 @@ a neighbour, an edge's endpoint (the CSR holds local ids). Where the program use
 as a *value* (``v.comp = v``, ``w.key = level * n + v``, ``v != src``, a random draw) it must
 see the global id, which ``RankTable("global_id", v)`` reads from the rank's table. Two
 local ids compare like their global ids (the numbering keeps their order), so ``u < v``
-between two local vertices stays as written (and a sorted row's binary search with it).
+between two local vertices stays as written (and a sorted row's binary search with it); a
+batch's new ghosts take the next local ids only where no kernel does either (``ghost_order``).
 
 An array the program touches at arbitrary vertices (``analysis.distribution``: mirrored or
 updated ``anywhere``) is instead a full-length replica indexed by global id: its index is a

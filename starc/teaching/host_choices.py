@@ -106,12 +106,13 @@ class HostChoices:
         def choose(t) -> Choice:
             target = t.plan.target
             if target is not None and target.distribution is not None:
+                ghosts = target.distribution.appended_ghosts_why
                 return Choice(f"each rank applies the batch's {which} to the rows it owns, in "
                               "place unless the program holds ghost rows, new ghosts "
                               "inserted in its local index space (starc_mpi_update_rows.hpp), "
                               "otherwise it lays its part out again "
                               "on the same partition (starc_mpi_updates.hpp)",
-                              target.slack_rows_why)
+                              target.slack_rows_why + (f"; {ghosts}" if ghosts else ""))
             order = ""
             if target is not None and target.slack_rows:
                 order = (f"; the rows are left in any order: {target.unsorted_rows_why}"

@@ -190,9 +190,9 @@ def test_ghosts_come_with_a_vertexs_first_edge_and_stay(cases, tmp_path):
     assert _ghosts(cases, tmp_path, "d 0 10\nd 1 10\na 0 11 3\n") == before + 1
 
 
-def _update_allocations(graph, updates, batches: int) -> list:
-    """Per rank, the slot arrays dyn_sssp's in-place updates allocated (``--stats``) over the
-    first ``batches`` batches of 4 updates of ``updates``, with the reference's distances."""
+def _sssp_stats(graph, updates, batches: int) -> list:
+    """Per rank, dyn_sssp's ``--stats`` counters (name -> value) over the first ``batches``
+    batches of 4 updates of ``updates``, with the reference's distances."""
     lines = updates.read_text().splitlines()[:4 * batches]
     prefix = updates.with_name(f"{updates.stem}-first-{batches}.updates")
     prefix.write_text("\n".join(lines) + "\n")
@@ -204,9 +204,13 @@ def _update_allocations(graph, updates, batches: int) -> list:
     assert status == 0, err
     actual = parse_results(out.read_text())
     assert list(expected.props["dist"]) == list(actual.props["dist"])
-    return [int(field.split("=")[1]) for line in err.splitlines()
-            if line.startswith("starc-mpi-stats") for field in line.split()
-            if field.startswith("update_allocations=")]
+    return [{name: int(value) for name, value in (field.split("=") for field in line.split()[1:])}
+            for line in err.splitlines() if line.startswith("starc-mpi-stats")]
+
+
+def _update_allocations(graph, updates, batches: int) -> list:
+    """Per rank, the slot arrays dyn_sssp's in-place updates allocated (``--stats``)."""
+    return [rank["update_allocations"] for rank in _sssp_stats(graph, updates, batches)]
 
 
 def test_in_place_updates_write_into_the_previous_batchs_arrays(cases):
@@ -218,6 +222,18 @@ def test_in_place_updates_write_into_the_previous_batchs_arrays(cases):
     two = _update_allocations(path, updates, 2)
     assert len(two) == 2 and all(count > 0 for count in two)
     assert _update_allocations(path, updates, 6) == two
+
+
+def test_new_ghosts_take_the_next_local_ids_without_renumbering_the_slots(cases):
+    """dyn_sssp's plan appends a batch's new ghosts (no kernel reads a row as sorted by
+    global id): on 2 ranks the batches bring new ghosts, yet no local id a slot or an in-row
+    holds is renumbered (``--stats`` renumbered_ids, which counted every slot and in-row
+    entry of a rank for each part that brought ghosts), and the distances stay the
+    reference's."""
+    path, updates, _ = cases["rmat"]
+    ranks = _sssp_stats(path, updates, 6)
+    assert len(ranks) == 2 and sum(rank["new_ghosts"] for rank in ranks) > 0
+    assert [rank["renumbered_ids"] for rank in ranks] == [0, 0]
 
 
 def _run(program, graph, updates, *extra):

@@ -106,7 +106,7 @@ class MPIHostDialect(HostDialect):
         d = self.distribution
         needs = ", ".join(str(x).lower() for x in (d.reverse, d.ghost_rows, d.global_degrees,
                                                    d.sources, d.in_degrees,
-                                                   d.ghost_row_slices))
+                                                   d.ghost_row_slices, d.appended_ghosts))
         needs = "{" + needs + "}"
         return [f"starc_mpi::Distribution {DIST} = starc_mpi::distribute({cl}.graph_path, "
                 f"{cl}.undirected, starc_mpi::Needs{needs}, {_STATS});",

@@ -1,7 +1,7 @@
 // Test driver for the MPI runtime (starc_mpi.hpp); used by test_runtime.py.
 //
 //   mpirun -np N runtime_driver dump GRAPH --out PREFIX [--undirected] [--reverse 1] [--ghostRows 1]
-//                                [--ghostRowSlices 1] [--order K] [--stats]
+//                                [--ghostRowSlices 1] [--appendedGhosts 1] [--order K] [--stats]
 //       every rank writes its Distribution to PREFIX.<rank>, one "name values..." line each
 //       (local ids as the rank holds them; `mirrors` as global ids); with --order K, after K
 //       calls of order_by_degree (DegreeOrderMode::Always), and a line "ordered 0|1"; with
@@ -49,7 +49,7 @@ int dump(int argc, char** argv) {
                         {{"reverse", ParamKind::Bool, false}, {"ghostRows", ParamKind::Bool, false},
                          {"globalDegrees", ParamKind::Bool, false}, {"ghostRowSlices", ParamKind::Bool, false},
                          {"order", ParamKind::Int, false}, {"updates", ParamKind::File, false},
-                         {"batchSize", ParamKind::Int, false}},
+                         {"batchSize", ParamKind::Int, false}, {"appendedGhosts", ParamKind::Bool, false}},
                         "dump");
   bool stats = starc_mpi::options(cl);
   starc_mpi::Needs needs;
@@ -57,6 +57,7 @@ int dump(int argc, char** argv) {
   needs.ghost_rows = cl.has("ghostRows") && cl.get_bool("ghostRows");
   needs.global_degrees = cl.has("globalDegrees") && cl.get_bool("globalDegrees");
   needs.ghost_row_slices = cl.has("ghostRowSlices") && cl.get_bool("ghostRowSlices");
+  needs.appended_ghosts = cl.has("appendedGhosts") && cl.get_bool("appendedGhosts");
   starc_mpi::Distribution d = starc_mpi::distribute(cl.graph_path, cl.undirected, needs, stats);
   bool ordered = false;
   for (long long k = 0; cl.has("order") && k < cl.get_int("order"); ++k)

@@ -93,10 +93,11 @@ def parse_dump(text: str) -> dict:
 
 
 def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, ghost_rows=False,
-               global_degrees=False, slices=False, order=0, extra=()):
+               global_degrees=False, slices=False, order=0, extra=(), appended=False):
     prefix = tmp_path / f"dump{ranks}"
     args = ["dump", path, "--out", prefix, "--reverse", int(reverse), "--ghostRows", int(ghost_rows),
             "--globalDegrees", int(global_degrees), "--ghostRowSlices", int(slices), "--order", order,
+            "--appendedGhosts", int(appended),
             *extra]
     result = mpirun(driver, ranks, *args, *(["--undirected"] if undirected else []))
     assert result.returncode == 0, result.stderr
@@ -104,13 +105,16 @@ def distribute(driver, tmp_path, path, ranks, undirected=False, reverse=False, g
 
 
 def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slices=False,
-                       weights=True, kept_ghosts=False):
+                       weights=True, kept_ghosts=False, appended=False):
     """Every rank's local graph, in its local index space, against the whole graph g
     (starc.graphs.Graph); no array on a rank is n long unless global degrees were asked for.
     With ``slices`` a ghost's row holds only what a search from below needs: ghosts below the
     rank's first vertex, their entries at or above it that the rank knows (no far vertices).
     ``weights``: whether the ranks keep the edge weights; ``kept_ghosts``: a rank may hold
-    ghosts no edge reaches any more (updates applied in place keep them)."""
+    ghosts no edge reaches any more (updates applied in place keep them); ``appended``: the
+    ghosts batches brought took the next local ids (Needs::appended_ghosts), so the local ids
+    leave global-id order and rows and in-rows are sorted by local id (compared by global id
+    after a stable sort)."""
     n, ranks = g.num_nodes, len(dumps)
     offsets, targets = np.asarray(g.offsets), np.asarray(g.targets)
     weights = None if g.weights is None or not weights else np.asarray(g.weights)
@@ -129,7 +133,16 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
         # The local index space: owned vertices and the others the rank knows, in id order.
         gid = d["global_id"]
         L = d["local_nodes"]
-        assert gid.size == L and np.all(np.diff(gid) > 0)
+        assert gid.size == L
+        assert np.unique(gid).size == L if appended else np.all(np.diff(gid) > 0)
+        local_of = {int(u): v for v, u in enumerate(gid.tolist())}
+
+        def in_global_order(column, begin, end):  # a row's (in-row's) slots, by global id
+            at = np.arange(begin, end)
+            if appended:   # sorted by local id: the stable order of their global ids
+                assert np.all(np.diff(d[column][at]) >= 0)
+                at = at[np.argsort(gid[d[column][at]], kind="stable")]
+            return at
         own_begin, own_end = d["own_begin"], d["own_end"]
         np.testing.assert_array_equal(gid[own_begin:own_end], np.arange(first, last))
         owned = set(range(first, last))
@@ -183,11 +196,12 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
                 row = [t for t in targets[want].tolist() if u < first and t >= first and t in known]
                 assert gid[d["targets"][begin:end]].tolist() == row, f"rank {r}: slice of {u}"
                 continue
-            np.testing.assert_array_equal(gid[d["targets"][begin:end]], targets[want])
+            row = in_global_order("targets", begin, end)
+            np.testing.assert_array_equal(gid[d["targets"][row]], targets[want])
             if d["sources"].size:
                 assert np.all(d["sources"][begin:end] == v)
             if weights is not None:
-                np.testing.assert_array_equal(d["weights"][begin:end], weights[want])
+                np.testing.assert_array_equal(d["weights"][row], weights[want])
         copies = d["num_edges"] - local[L]
         assert copies >= 0 and (copies == 0 or reverse)
         # Reverse rows of the vertices with rows (owned, and ghosts with ghost rows: a
@@ -203,6 +217,7 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
                 assert got.start == got.stop
                 continue
             want = slice(rev_offsets[u_v], rev_offsets[u_v + 1])
+            got = in_global_order("rev_sources", got.start, got.stop)
             np.testing.assert_array_equal(gid[d["rev_sources"][got]], rev_sources[want])
             for slot, edge in zip(d["rev_edge_ids"][got].tolist(), rev_edge_ids[want].tolist()):
                 u = int(gid[d["sources"][slot]])
@@ -210,8 +225,10 @@ def check_distribution(dumps, g, reverse, ghost_rows, global_degrees=False, slic
                 if weights is not None:
                     assert d["weights"][slot] == weights[edge]
                 if slot < local[L]:  # in a row: the row's position is the global edge id
-                    lu = int(np.searchsorted(gid, u))
-                    assert slot - local[lu] + offsets[u] == edge
+                    lu = local_of[u]   # (in the row's order by global id, where appended)
+                    row = in_global_order("targets", local[lu], local[lu + 1])
+                    place = int(np.nonzero(row == slot)[0][0])
+                    assert place + offsets[u] == edge
                 else:   # a copy of an edge whose source's row this rank does not hold
                     assert u not in with_rows
                     in_copies += 1

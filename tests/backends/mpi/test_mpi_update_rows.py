@@ -74,15 +74,20 @@ def test_batches_in_place_give_the_updated_graphs_distribution(driver, tmp_path,
 
 @pytest.mark.parametrize("ranks", [2, 3, 4, 8])
 @pytest.mark.parametrize("needs", ["reverse", "neither"])
-def test_additions_bring_new_ghosts_in_place(driver, tmp_path, ranks, needs):
+@pytest.mark.parametrize("appended", [False, True], ids=["global-order", "appended"])
+def test_additions_bring_new_ghosts_in_place(driver, tmp_path, ranks, needs, appended):
     """Random additions give ranks vertices they did not know: inserted in place (owners'
-    mirrors, degrees, the carried array's values and the peers follow), never laid out."""
+    mirrors, degrees, the carried array's values and the peers follow), never laid out; at
+    their places in global-id order or, with Needs::appended_ghosts, at the next local ids
+    (the ids the rank held before stay: rows sorted by local id)."""
     sparse = _random_edge_list(11, 300, 240)    # (few vertices a rank knows)
-    grew = _check_in_place(driver, tmp_path, "sparse.el", "new", ranks, "directed", needs, sparse)
+    grew = _check_in_place(driver, tmp_path, "sparse.el", "new", ranks, "directed", needs, sparse,
+                           appended)
     assert grew > 0
 
 
-def _check_in_place(driver, tmp_path, name, how, ranks, reading, needs, text=None) -> int:
+def _check_in_place(driver, tmp_path, name, how, ranks, reading, needs, text=None,
+                    appended=False) -> int:
     """The distribution after every batch against a fresh layout of the updated graph (ghosts
     no edge reaches may stay); how many parts inserted new ghosts."""
     path = tmp_path / name
@@ -96,10 +101,12 @@ def _check_in_place(driver, tmp_path, name, how, ranks, reading, needs, text=Non
     reverse, global_degrees = needs == "reverse", needs == "global"
     dumps = distribute(driver, tmp_path, path, ranks, undirected, reverse=reverse,
                        global_degrees=global_degrees,
-                       extra=["--updates", updates, "--batchSize", batch])
+                       extra=["--updates", updates, "--batchSize", batch], appended=appended)
     expected = _updated(g, stream.symmetrised() if undirected else stream, batch)
     check_distribution(dumps, expected, reverse=reverse, ghost_rows=False,
-                       global_degrees=global_degrees, kept_ghosts=True)
+                       global_degrees=global_degrees, kept_ghosts=True, appended=appended)
+    if appended and how == "new" and ranks > 1:   # the ids leave global-id order
+        assert any(np.any(np.diff(d["global_id"]) < 0) for d in dumps)
     parts = 2 * -(-stream.line_count // batch)
     assert {d["in_place"] for d in dumps} == {parts}, "no ghost rows: every part in place"
     grew = {d["grew"] for d in dumps}

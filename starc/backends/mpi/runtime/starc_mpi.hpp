@@ -60,6 +60,10 @@ struct Needs {
   // for one above it (the ordered triangle count): only ghosts below the rank's first vertex
   // get rows, each only its entries at or above that vertex that the rank knows (no far ones).
   bool ghost_row_slices = false;
+  // A batch's new ghosts take the next local ids (Distribution::remote_local) instead of
+  // their places in global-id order, which renumbered every local id the slots hold
+  // (distribution.py's appended_ghosts: no kernel reads a row as sorted by global id).
+  bool appended_ghosts = false;
 };
 
 /// Counters the superstep header fills; report_stats prints them.
@@ -90,6 +94,10 @@ struct Stats {
   // Ghost-row edges this rank's owners sent it (laying its part out: all at the start, after
   // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows).
   long long ghost_row_edges = 0;
+  // Ghosts the batches' additions brought in place (insert_ghosts), and the local ids the
+  // slot and in-row arrays held that their insertion renumbered (0 where they take the next
+  // local ids, Needs::appended_ghosts: what a batch costs then does not grow with the slots).
+  long long new_ghosts = 0, renumbered_ids = 0;
 };
 
 /// A run of consecutive local ids, `length` of them from `first` (the ghosts' runs).
@@ -113,6 +121,9 @@ struct Distribution {
   std::vector<int> splits;      // ranks + 1: rank r owns [splits[r], splits[r + 1])
   std::vector<int> global_id;   // local id -> global id (local_nodes)
   std::vector<int> remote;      // global ids of the non-owned local vertices, ascending
+  // The local id of each of `remote`, once a batch appended ghosts (Needs::appended_ghosts);
+  // empty while the local ids are in global-id order (local_of counts them).
+  std::vector<int> remote_local;
   std::vector<int> ghosts;      // global ids of the ghosts, ascending (so grouped by owner)
   std::vector<int> ghost_local; // local id of each ghost
   std::vector<int> ghost_displs;   // ranks + 1: ghost_local[ghost_displs[r] .. ghost_displs[r + 1]) are r's
@@ -165,6 +176,7 @@ struct Distribution {
     auto it = std::lower_bound(remote.begin(), remote.end(), v);
     if (it == remote.end() || *it != v) return -1;
     int k = static_cast<int>(it - remote.begin());
+    if (!remote_local.empty()) return remote_local[static_cast<size_t>(k)];
     return k < own_begin ? k : k + owned();
   }
 };

@@ -178,6 +178,8 @@ void carry_local(const Distribution& d, const LocalChange& before, T*& array) {
     const detail::Growth& growth = before.growth;
     if (!growth.grew) return;
     T* moved = new T[static_cast<size_t>(std::max(d.local_nodes, 1))]();
+    if (growth.remap.empty())  // appended: every old local id stays
+      std::copy(array, array + growth.old_nodes, moved);
     for (size_t x = 0; x < growth.remap.size(); ++x) moved[growth.remap[x]] = array[x];
     delete[] array;
     array = moved;
