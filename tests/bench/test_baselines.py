@@ -21,10 +21,6 @@ import pytest
 from starc.graphs import Graph, grid, rmat
 from starc.graphs.writers import write_graph
 
-# One worker runs the module (setup.cfg: --dist loadgroup): the eight baselines are built
-# once, not once per worker (two builds of ~30 s each in the runs of sessions 45 to 49).
-pytestmark = pytest.mark.xdist_group("baselines")
-
 nx = pytest.importorskip("networkx")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -42,10 +42,7 @@ SANITIZE = ["-std=c++17", "-O0", "-g", "-fsanitize=address,undefined",
             "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
 REPORTS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
 
-# One worker runs the module (setup.cfg: --dist loadgroup): the sanitized builds (not in
-# starc's build cache) of bfs and sssp serve the program, reader and command-line tests alike.
-pytestmark = [pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not found"),
-              pytest.mark.xdist_group("sanitizers")]
+pytestmark = [pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not found")]
 #: the compiler flags besides SANITIZE each backend's program needs here
 #: (OpenACC: signed overflow wraps under -fwrapv, as the program is built; GCC cannot place
 #: UBSan's overflow check data in a `routine seq` function and refuses to compile it; the
@@ -129,8 +126,8 @@ def _reference(name: str):
 
 
 #: The programs x backends product is covered, not run in full (CI time: a sanitized build
-#: at -O1 was 15-30 s, an MPI one with its launches 45-65 s): every program is sanitized on
-#: at least one backend and every backend runs several programs, each on every graph. bfs is built
+#: at -O1 was 15-30 s, an MPI one with its launches 45-65 s): every program is sanitized on at least
+#: one backend and every backend runs several programs, each on every graph. bfs is built
 #: for SYCL and MPI anyway, sssp for SYCL (the reader and command-line tests below); bc, the
 #: program with the most phases, runs on OpenACC and MPI.
 SANITIZED_CASES = {"sycl": ("sssp", "bfs", "tc", "pr"),

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-# One worker runs the module (setup.cfg: --dist loadgroup): its programs are built once.
-pytestmark = [pytest.mark.sycl, pytest.mark.xdist_group("sycl_host")]
+pytestmark = pytest.mark.sycl
 
 INCLUDE = Path(__file__).resolve().parent / "sycl_host"
 GXX = shutil.which("g++")

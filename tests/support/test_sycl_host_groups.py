@@ -20,8 +20,7 @@ import pytest
 
 from test_sycl_host import FLAGS, GXX, INCLUDE
 
-# One worker runs the module (setup.cfg: --dist loadgroup): its programs are built once.
-pytestmark = [pytest.mark.sycl, pytest.mark.xdist_group("sycl_host_groups")]
+pytestmark = pytest.mark.sycl
 
 SIZES = (1, 2, 3, 32, 256)  # work-group sizes; every launch has several work-groups
 GROUPS = 5

@@ -40,8 +40,6 @@ except ImportError:
 
 needs_gxx = pytest.mark.skipif(GXX is None, reason="g++ not found")
 CXXFLAGS = ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME_DIR}"]
-# One worker runs the module (setup.cfg: --dist loadgroup): its driver is built once.
-pytestmark = pytest.mark.xdist_group("runtime")
 
 
 @pytest.fixture(scope="module")

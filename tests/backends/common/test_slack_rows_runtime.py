@@ -21,9 +21,7 @@ from starc.graphs.updates import generate_updates, write_updates
 from test_updates_runtime import (GXX, _expected, _parsed, edges_strategy, update_strategy,
                                   write_example)
 
-# One worker runs the module (setup.cfg: --dist loadgroup): its sanitized driver is built once.
-pytestmark = [pytest.mark.skipif(GXX is None, reason="g++ not found"),
-              pytest.mark.xdist_group("slack_rows_runtime")]
+pytestmark = pytest.mark.skipif(GXX is None, reason="g++ not found")
 
 DRIVER = r"""
 #include "starc_runtime.hpp"

@@ -25,8 +25,7 @@ from starc.graphs import Graph, load_graph, rmat
 
 from pairwise import all_pairs
 
-# One worker runs the module (setup.cfg: --dist loadgroup): its MPI driver is built once.
-pytestmark = [pytest.mark.mpi, pytest.mark.xdist_group("mpi_runtime")]
+pytestmark = pytest.mark.mpi
 
 HERE = Path(__file__).resolve().parent
 MPI_RUNTIME_DIR = RUNTIME_DIR.parents[1] / "mpi" / "runtime"

@@ -37,9 +37,7 @@ from hostbuild import GXX, build_with_test_double
 
 import numpy as np
 
-# One worker runs the module (setup.cfg: --dist loadgroup): its module fixtures build every
-# program with g++ outside starc's build cache, once per worker that needs them.
-pytestmark = [pytest.mark.sycl, pytest.mark.xdist_group("sycl_backend")]
+pytestmark = pytest.mark.sycl
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 DSL = ROOT / "dsl"
