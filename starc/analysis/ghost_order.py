@@ -18,8 +18,9 @@ APPENDED_GHOSTS_WHY = (
     "a batch's new ghosts take the next local ids (runtime Needs::appended_ghosts): no "
     "kernel reads a row as sorted by global id or compares two vertices' local ids by order, "
     "and no result is an edge property printed by edge id, so no old local id moves, where "
-    "placing them in global-id order renumbered every local id the rank's slots and in-rows hold (Kronecker 18, 2 ranks: ~450 new "
-    "ghosts a batch, ~1.1 M slots a rank); rows and in-rows stay sorted by local id")
+    "placing them in global-id order renumbered every local id the rank's slots and in-rows "
+    "hold (Kronecker 18, 2 ranks: ~450 new ghosts a batch, ~1.1 M slots a rank); rows and "
+    "in-rows stay sorted by local id")
 
 
 def appended_ghosts(plan: P.Plan, ghost_rows: bool,
