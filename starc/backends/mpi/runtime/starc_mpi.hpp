@@ -175,9 +175,14 @@ struct Distribution {
     if (v >= first && v < last) return own_begin + static_cast<int>(v - first);
     auto it = std::lower_bound(remote.begin(), remote.end(), v);
     if (it == remote.end() || *it != v) return -1;
-    int k = static_cast<int>(it - remote.begin());
-    if (!remote_local.empty()) return remote_local[static_cast<size_t>(k)];
-    return k < own_begin ? k : k + owned();
+    return remote_local_id(static_cast<size_t>(it - remote.begin()));
+  }
+  /// The local id of remote[k]: remote_local's once a batch appended ghosts, else its place
+  /// in global-id order (the ids below the owned range, then those above it).
+  int remote_local_id(size_t k) const {
+    if (!remote_local.empty()) return remote_local[k];
+    int x = static_cast<int>(k);
+    return x < own_begin ? x : x + owned();
   }
 };
 

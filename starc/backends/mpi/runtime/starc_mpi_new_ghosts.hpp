@@ -90,8 +90,7 @@ inline std::vector<int> renumber_ghosts(Distribution& d, const std::vector<int>&
   d.own_begin = static_cast<int>(std::lower_bound(d.remote.begin(), d.remote.end(), d.first) - d.remote.begin());
   d.own_end = d.own_begin + (d.last - d.first);
   d.ghost_local.resize(d.remote.size());
-  for (size_t k = 0; k < d.remote.size(); ++k)
-    d.ghost_local[k] = static_cast<int>(k) < d.own_begin ? static_cast<int>(k) : static_cast<int>(k) + d.owned();
+  for (size_t k = 0; k < d.remote.size(); ++k) d.ghost_local[k] = d.remote_local_id(k);
   return remap;
 }
 
@@ -103,9 +102,9 @@ inline std::vector<int> renumber_ghosts(Distribution& d, const std::vector<int>&
 inline void append_ghosts(Distribution& d, const std::vector<int>& fresh, Growth& growth) {
   const size_t L = static_cast<size_t>(d.local_nodes);
   if (d.remote_local.empty()) {  // (the local ids were in global-id order until now)
-    d.remote_local.resize(d.remote.size());
-    for (size_t k = 0; k < d.remote.size(); ++k)
-      d.remote_local[k] = static_cast<int>(k) < d.own_begin ? static_cast<int>(k) : static_cast<int>(k) + d.owned();
+    std::vector<int> ordered(d.remote.size());
+    for (size_t k = 0; k < d.remote.size(); ++k) ordered[k] = d.remote_local_id(k);
+    d.remote_local = std::move(ordered);
   }
   std::vector<int> remote, local;
   remote.reserve(d.remote.size() + fresh.size());
