@@ -14,7 +14,8 @@ from starc.driver import compile_source
 
 @functools.lru_cache(maxsize=None)
 def cuda_compilation(path: pathlib.Path, schedule: Optional[str] = None):
-    """The Compilation of the program at ``path`` for CUDA (``schedule`` forced)."""
+    """The Compilation of the program at ``path`` for CUDA (``schedule`` forced; asserting it
+    compiled), once per run (tests/backends/cuda's ``compile_path`` too)."""
     sink = DiagnosticSink()
     comp = compile_source(path.read_text(), str(path), sink, backend="cuda",
                           options=BackendOptions(schedule=schedule))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import pathlib
 from typing import List, Optional
 
 from starc.backends.base import BackendOptions
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_source
+
+from nvcc_builds import cuda_compilation
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 DSL = ROOT / "dsl"
@@ -38,10 +39,10 @@ def compile_text(text: str, filename: str = "prog.sp",
     return comp
 
 
-@functools.lru_cache(maxsize=None)
 def compile_path(path: pathlib.Path, schedule: Optional[str] = None):
-    """The Compilation of the program at ``path`` (with the kernel ``schedule`` forced)."""
-    return compile_text(path.read_text(), str(path), BackendOptions(schedule=schedule))
+    """The Compilation of the program at ``path`` (with the kernel ``schedule`` forced), the
+    one tests/nvcc_builds.py builds from (compiled once per run)."""
+    return cuda_compilation(path, schedule)
 
 
 def main_text(path: pathlib.Path, schedule: Optional[str] = None) -> str:
