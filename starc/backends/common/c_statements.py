@@ -511,7 +511,7 @@ class CPrinter(CExpressionPrinter):
         lines = [self._line(depth, f"{self.d.type_name(elem)} {cand} = "
                                    f"{self.expr(s.candidate)};")]
         beats = "<" if s.func == "Min" else ">"
-        # read_first: only a candidate that beats the value read now can win (plan.py).
+        # read_first: only a candidate that beats the value read now can win (``plan.AtomicMinMax``).
         improves = (f"{cand} {beats} {self.d.relaxed_load(self.expr(s.target), elem)}"
                     if s.read_first else None)
         if plain:
