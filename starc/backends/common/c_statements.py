@@ -462,7 +462,7 @@ class CPrinter(CExpressionPrinter):
         first advances the cursor (``starc_advance``), so the body's queries compare one id.
         Returns the line deciding, per loop, whether the cursor steps linearly or gallops."""
         cursor, cursor_end = self._cursors[(loop_var, row)]
-        linear = self.ctx.names.fresh(f"{cursor[:-len('_pos')]}_linear")
+        linear = self.ctx.names.fresh(f"{cursor.removesuffix('_pos')}_linear")
         self._merged[loop_var] = (row, linear)
         return self._line(depth, f"const int {linear} = starc_merge_linear({cursor}, "
                                  f"{cursor_end}, {end} - {begin});")
