@@ -341,7 +341,7 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
                                                     if k else "")
                   for (row, _), k in zip(scan.cursors, hoists)]
         if scan.exhausted is not None:
-            parts.append(f"stops past {scan.exhausted.name}'s row")
+            parts.append(f"merges with {scan.exhausted.name}'s row, stops past it")
         lines.append(f"  row scan of {scan.var.name}: " + ", ".join(parts))
     for shared in k.vector_loops:
         folds = "".join(f", reduction {op} {sym.name}" for op, sym in shared.reductions)

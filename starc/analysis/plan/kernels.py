@@ -272,7 +272,9 @@ class RowScan(Record):
     further out (0: just before the loop); each of ``cursors`` (a row ``u`` and its first edge
     query ``(u, var)``, ``edge_cursors``) is a forward cursor into u's row, declared before
     the loop; ``exhausted``: the row whose cursor, once past its end, stops the loop (the body
-    only acts on an edge to it); ``cursor_hoists``: for each cursor, how many enclosing loops
+    only acts on an edge to it), and which the loop merges with: each iteration first
+    advances that cursor, stepping linearly or galloping by the two rows' lengths
+    (``starc_advance``; not where the lanes of a group share the loop); ``cursor_hoists``: for each cursor, how many enclosing loops
     further out the search for its first position past the loop's start bound runs (0: just
     before the loop; tc's swapped rows search v's row once per v, not once per u)."""
 

@@ -26,6 +26,7 @@ PRECEDENCE = {"||": 4, "&&": 5, "|": 6, "&": 8, "==": 9, "!=": 9, "<": 10, "<=":
 #: The precedence of a postfix expression (a call, an index): never parenthesised.
 POSTFIX = 15
 _UNARY, _PRIMARY = 14, 16
+_CONDITIONAL = 3    # c ? a : b
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
@@ -52,6 +53,9 @@ class CExpressionPrinter:
         #: (loop variable w, row u) -> (position, end) of the cursor in u's row while the
         #: loop over w is printed (``plan.RowScan.cursors``)
         self._cursors: Dict[Tuple[ir.Symbol, ir.Symbol], Tuple[str, str]] = {}
+        #: loop variable w -> (row u, its linear flag) while the loop over w is printed as a
+        #: merge with u's cursor (``CPrinter._merge``)
+        self._merged: Dict[ir.Symbol, Tuple[ir.Symbol, str]] = {}
 
     def _note_type(self, t) -> None:
         if t is Scalar.DOUBLE:
@@ -190,6 +194,14 @@ class CExpressionPrinter:
         self.d.missing(f"the graph query '{e.op}'", e.loc)
 
     def _expr_CursorQuery(self, e: P.CursorQuery):
+        if self._merged.get(e.var, (None,))[0] == e.row:
+            # a merge (CPrinter._merge): the cursor already stands at the first id >= w
+            pos, _ = self._cursors[(e.var, e.row)]
+            w = self._operand(e.query.args[1], PRECEDENCE["<"] + 1)
+            found = f"{self.d.index(self.ctx.graph_array('targets'), pos)} == {w}"
+            if e.query.op == "is_an_edge":
+                return found, PRECEDENCE["=="]
+            return f"{found} ? {pos} : -1", _CONDITIONAL
         call = self.d.gallop(self.ctx.graph_array("targets"), *self._cursors[(e.var, e.row)],
                              self.expr(e.query.args[1]))
         return self._edge_answer(e.query.op, call)

@@ -361,6 +361,9 @@ class CPrinter(CExpressionPrinter):
                     # last id, no later (larger) w is one, so the loop stops there.
                     cursor, cursor_end = self._cursors[(s.var, exhausted)]
                     stop += f" && {cursor} < {cursor_end}"
+                    if s.var != self.strided and s.var not in self.vector:
+                        merge = self._merge(s.var, exhausted, begin, end, depth)
+                        prologue.append(merge)
                 if s.var == self.strided:
                     head = (f"for (int {pos} = {begin} + starc_lane; {stop}; "
                             f"{pos} += starc_lanes)")
@@ -378,7 +381,16 @@ class CPrinter(CExpressionPrinter):
                 rev_ids = self.ctx.graph_array("rev_edge_ids")
                 prologue_inner.append(
                     self._line(inner, f"int {edge} = {self.d.index(rev_ids, pos)};"))
+            merged = self._merged.get(s.var)
+            if merged is not None:
+                # The merge's step, before the body's queries compare the cursor's id.
+                cursor, cursor_end = self._cursors[(s.var, merged[0])]
+                prologue_inner += [
+                    self._line(inner, self.d.advance(self.ctx.graph_array("targets"), cursor,
+                                                     cursor_end, var, merged[1])),
+                    self._line(inner, f"if ({cursor} == {cursor_end}) break;")]
             body = self._filtered(s, inner)
+            self._merged.pop(s.var, None)
             for row in cursors:
                 del self._cursors[(s.var, row)]
             # (the directive right above the loop: hoisted searches come between the two)
@@ -442,6 +454,18 @@ class CPrinter(CExpressionPrinter):
         outer.hoisted += lines + [self._line(at, f"int {searched} = {first};"
                                                  f"{self.comment(query)}")]
         return [self._line(depth, f"int {pos} = {searched};")]
+
+    def _merge(self, loop_var: ir.Symbol, row: ir.Symbol, begin: str, end: str,
+               depth: int) -> str:
+        """Makes the loop over ``loop_var`` (``RowScan.exhausted`` on ``row``: it only acts on
+        edges to ``row``) a merge of its run [begin, end) with the cursor's row: each iteration
+        first advances the cursor (``starc_advance``), so the body's queries compare one id.
+        Returns the line deciding, per loop, whether the cursor steps linearly or gallops."""
+        cursor, cursor_end = self._cursors[(loop_var, row)]
+        linear = self.ctx.names.fresh(f"{cursor.removesuffix('_pos')}_linear")
+        self._merged[loop_var] = (row, linear)
+        return self._line(depth, f"const int {linear} = starc_merge_linear({cursor}, "
+                                 f"{cursor_end}, {end} - {begin});")
 
     def _filtered(self, s: ir.Loop, depth: int) -> List[str]:
         if s.filter is None:

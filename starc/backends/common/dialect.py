@@ -236,6 +236,10 @@ class Dialect:
         """``find_edge`` by moving the local ``cursor`` forward in a row ending at ``end``."""
         return f"starc_gallop({targets}, &{cursor}, {end}, {w})"
 
+    def advance(self, targets: str, cursor: str, end: str, w: str, linear: str) -> str:
+        """The statement moving a merge's local ``cursor`` to the first id >= ``w``."""
+        return f"starc_advance({targets}, &{cursor}, {end}, {w}, {linear});"
+
 
 class NativeReducers(Dialect):
     """A dialect whose private scalar reductions go to native reduction objects (SYCL's

@@ -74,6 +74,7 @@ TC_KERNEL = """\
         int u = targets[e_u];
         int w_in_u_end = offsets[u + 1];
         int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
+        const int w_in_u_linear = starc_merge_linear(w_in_u_pos, w_in_u_end, offsets[v + 1] - w_start);
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
 """

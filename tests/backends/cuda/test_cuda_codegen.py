@@ -82,9 +82,12 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_warp_group():
         int u = targets[e_u];
         int w_in_u_end = offsets[u + 1];
         int w_in_u_pos = starc_upper_bound(targets, offsets[u], w_in_u_end, v);  // tc.sp:9
+        const int w_in_u_linear = starc_merge_linear(w_in_u_pos, w_in_u_end, offsets[v + 1] - w_start);
         for (int e_w = w_start; e_w < offsets[v + 1] && w_in_u_pos < w_in_u_end; e_w++) {
             int w = targets[e_w];
-            if (starc_gallop(targets, &w_in_u_pos, w_in_u_end, w) >= 0) {
+            starc_advance(targets, &w_in_u_pos, w_in_u_end, w, w_in_u_linear);
+            if (w_in_u_pos == w_in_u_end) break;
+            if (targets[w_in_u_pos] == w) {
                 triangle_count_local = starc_add_long(triangle_count_local, 1LL);  // tc.sp:10
             }
         }
