@@ -82,7 +82,9 @@ struct Stats {
   // supersteps): those of the ghosts an update may write and of the distinct mirrors a refresh
   // compares, not whole arrays (a replica's are whole).
   long long watched = 0;
-  long long reductions = 0;   // MPI_Allreduce calls of the supersteps' scalars
+  // The supersteps' scalars combined, one per type and operator: by an MPI_Allreduce, or
+  // carried by the superstep's last exchange (Superstep::finish)
+  long long reductions = 0;
   // Rounds of MPI calls the supersteps made, each a point where a rank waits for others: one
   // per exchange (its messages carry their sizes, where byte counts and then the data took
   // two) and one per MPI_Allreduce (none for the scalars a round that reaches every rank
