@@ -302,7 +302,7 @@ def parse_stats(stderr: str) -> Dict[str, int]:
             key, value = item.split("=")
             if key == "rank":
                 continue
-            if key.startswith("max_") or key in ("supersteps", "exchanges", "reductions"):
+            if key.startswith("max_") or key in ("supersteps", "exchanges", "reductions", "rounds"):
                 total[key] = max(total.get(key, 0), int(value))
             else:
                 total[key] = total.get(key, 0) + int(value)

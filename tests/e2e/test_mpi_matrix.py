@@ -122,6 +122,27 @@ def test_messages_are_aggregated_and_combined(program, graph_files):
     assert sum(int(rank["messages"]) for rank in stats) > 0     # the ranks did talk
 
 
+def test_a_superstep_waits_once_per_exchange(tmp_path):
+    """A superstep's exchange is one round of messages that carry their sizes, not a round of
+    byte counts and then one of data (each round a point where a rank waits for its peers),
+    and where that round reaches every rank it carries the scalars too, which then need no
+    MPI_Allreduce. A BFS on a mesh cut by a row makes one superstep per level, top-down ones
+    with both phases (updates, refreshes) and the frontier's scalars: with 2 ranks, each
+    rank's only peer is the other one; with 3, the end ranks share no ghosts, so the scalars
+    take an MPI_Allreduce. Either way the levels are the oracle's."""
+    rows, cols = 60, 12
+    path = tmp_path / "mesh.mtx"
+    mesh = grid(rows, cols)
+    write_mtx(mesh, path)
+    params = PROGRAMS["bfs"].params_for(rows * cols)
+    for ranks in (2, 3):
+        for rank in _stats("bfs", ranks, path, params):
+            exchanges, reductions = int(rank["exchanges"]), int(rank["reductions"])
+            assert exchanges > int(rank["supersteps"]) > rows // 2 and reductions > 0, rank
+            assert int(rank["rounds"]) == exchanges + (0 if ranks == 2 else reductions), rank
+        _check("bfs", "mpi", path, rows * cols, ranks)
+
+
 def test_stats_give_peak_memory_and_bytes_per_superstep(graph_files):
     """--stats also prints each rank's resident high-water mark and what one superstep sent
     (the mean and the largest), the figures the issue's memory and communication goals use."""

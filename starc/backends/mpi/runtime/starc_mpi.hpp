@@ -68,6 +68,8 @@ struct Needs {
 
 /// Counters the superstep header fills; report_stats prints them.
 struct Stats {
+  // (messages and bytes: of the arrays' sections; the scalars a round carries stand for the
+  // MPI_Allreduce they replace, whose bytes are not counted either)
   long long supersteps = 0, exchanges = 0, messages = 0, bytes = 0, entries = 0;
   long long max_pair_messages_per_superstep = 0;  // most messages one superstep sent to one rank
   long long max_entries_per_vertex = 0;           // most entries for one vertex in one superstep
@@ -80,7 +82,14 @@ struct Stats {
   // supersteps): those of the ghosts an update may write and of the distinct mirrors a refresh
   // compares, not whole arrays (a replica's are whole).
   long long watched = 0;
-  long long reductions = 0;   // MPI_Allreduce calls of the supersteps' scalars
+  // The supersteps' scalars combined, one per type and operator: by an MPI_Allreduce, or
+  // carried by the superstep's last exchange (Superstep::finish)
+  long long reductions = 0;
+  // Rounds of MPI calls the supersteps made, each a point where a rank waits for others: one
+  // per exchange (its messages carry their sizes, where byte counts and then the data took
+  // two) and one per MPI_Allreduce (none for the scalars a round that reaches every rank
+  // carries: Superstep::finish).
+  long long rounds = 0;
   // Where the supersteps' time went (steady clock, summed; --stats prints microseconds): the
   // kernels (a superstep's start to its finish, less what registering its arrays took), the
   // runtime's own work (registering, finding and encoding changes, applying what came), and

@@ -8,7 +8,9 @@
 // (64-bit) and each neighbour's message is one element of a datatype that spans its bytes
 // (MPI_BYTE while the count fits an int, else 1-GiB blocks plus a remainder: BigMPI's
 // technique), so no count or offset is ever narrowed. The byte counts travel first, one
-// long long per neighbour (MPI_Neighbor_alltoall).
+// long long per neighbour (MPI_Neighbor_alltoall). A superstep's exchanges, many small ones
+// on the critical path, are one round of point-to-point messages instead (exchange_messages):
+// each message's envelope gives its size, so no round of counts precedes it.
 #ifndef STARC_MPI_EXCHANGE_HPP
 #define STARC_MPI_EXCHANGE_HPP
 
@@ -21,6 +23,7 @@
 #endif
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 #include <vector>
@@ -85,6 +88,9 @@ struct Neighbours {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<int> sources, destinations;   // ranks in `comm`, in MPI's order
   std::shared_ptr<const MPI_Comm> owner;    // frees `comm` with its last copy
+  // Every rank's sources and destinations are all the other ranks (agreed by all): a round
+  // over `comm` then reaches every rank, and can carry what an MPI_Allreduce would combine.
+  bool complete = false;
 };
 
 /// Frees a communicator of `neighbourhood` unless MPI has ended already.
@@ -108,6 +114,17 @@ inline Neighbours neighbourhood(MPI_Comm comm, const std::vector<int>& sources, 
                                  MPI_INFO_NULL, 0, &n.comm);
   ++live_communicators();
   n.owner = std::shared_ptr<const MPI_Comm>(new MPI_Comm(n.comm), free_communicator);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  auto others = [&](const std::vector<int>& list) {
+    std::vector<char> seen(static_cast<size_t>(ranks), 0);
+    for (int r : list) seen[static_cast<size_t>(r)] = r != rank;
+    return std::count(seen.begin(), seen.end(), 1) == ranks - 1;
+  };
+  int mine = others(sources) && others(destinations), all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+  n.complete = all != 0;
   return n;
 }
 
@@ -159,6 +176,48 @@ inline void exchange_data(const Neighbours& n, const void* send, const std::vect
   for (ByteSpan& s : send_spans)
     if (s.owned) MPI_Type_free(&s.type);
   for (ByteSpan& s : recv_spans)
+    if (s.owned) MPI_Type_free(&s.type);
+}
+
+/// One personalised exchange over `n` in a single round of point-to-point messages, where
+/// `exchange_counts` + `exchange_data` take two neighbour collectives: every destination gets
+/// a message (empty ones too, so that each source's can be awaited), each source's is matched
+/// by MPI_Mprobe, whose envelope gives its size (64-bit: MPI_Get_elements_x), then received
+/// into `recv` at `recv_displs` (filled here). `tag` keeps apart the kinds of exchange that
+/// can overlap on `n`: a rank may run one phase ahead of a slower peer, never two (it waits
+/// for that peer's next message), and MPI keeps one sender's messages of a tag in order. The
+/// superstep's phases made two collectives each; this one round also skips the schedules Open
+/// MPI 4's neighbour collectives build per call (libnbc).
+inline void exchange_messages(const Neighbours& n, const char* send, const std::vector<long long>& send_bytes,
+                              const std::vector<long long>& send_displs, std::vector<char>& recv,
+                              std::vector<long long>& recv_displs, int tag) {
+  size_t out = n.destinations.size(), in = n.sources.size();
+  std::vector<MPI_Request> sends(out);
+  std::vector<ByteSpan> send_spans(out);
+  static char none = 0;
+  for (size_t k = 0; k < out; ++k) {
+    send_spans[k] = byte_span(send_bytes[k]);
+    MPI_Isend(send_bytes[k] > 0 ? send + send_displs[k] : &none, send_spans[k].count, send_spans[k].type,
+              n.destinations[k], tag, n.comm, &sends[k]);
+  }
+  std::vector<MPI_Message> messages(in);
+  recv_displs.assign(in + 1, 0);
+  for (size_t k = 0; k < in; ++k) {
+    MPI_Status status;
+    MPI_Mprobe(n.sources[k], tag, n.comm, &messages[k], &status);
+    MPI_Count bytes = 0;
+    MPI_Get_elements_x(&status, MPI_BYTE, &bytes);
+    recv_displs[k + 1] = recv_displs[k] + static_cast<long long>(bytes);
+  }
+  recv.resize(static_cast<size_t>(recv_displs[in]));
+  for (size_t k = 0; k < in; ++k) {
+    long long bytes = recv_displs[k + 1] - recv_displs[k];
+    ByteSpan span = byte_span(bytes);
+    MPI_Mrecv(bytes > 0 ? recv.data() + recv_displs[k] : &none, span.count, span.type, &messages[k], MPI_STATUS_IGNORE);
+    if (span.owned) MPI_Type_free(&span.type);
+  }
+  MPI_Waitall(static_cast<int>(out), sends.data(), MPI_STATUSES_IGNORE);
+  for (ByteSpan& s : send_spans)
     if (s.owned) MPI_Type_free(&s.type);
 }
 

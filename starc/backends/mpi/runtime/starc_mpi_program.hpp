@@ -182,14 +182,14 @@ STARC_ENTRY void report_stats(const Distribution& d) {
                              "starc-mpi-stats rank=%d owned=%d ghosts=%zu supersteps=%lld exchanges=%lld messages=%lld "
                              "bytes=%lld entries=%lld max_pair_messages_per_superstep=%lld max_entries_per_vertex=%lld "
                              "cut_edges=%lld bytes_per_superstep=%lld max_superstep_bytes=%lld peak_memory_bytes=%lld "
-                             "mirrors=%zu watched_per_superstep=%lld reductions=%lld communicators=%lld "
+                             "mirrors=%zu watched_per_superstep=%lld reductions=%lld rounds=%lld communicators=%lld "
                              "kernel_us=%lld runtime_us=%lld mpi_us=%lld update_allocations=%lld ghost_row_edges=%lld "
                              "new_ghosts=%lld renumbered_ids=%lld\n",
                              d.rank, d.last - d.first, d.ghosts.size(), s.supersteps, s.exchanges, s.messages, s.bytes,
                              s.entries, s.max_pair_messages_per_superstep, s.max_entries_per_vertex, s.cut_edges,
                              s.supersteps > 0 ? s.bytes / s.supersteps : 0, s.max_superstep_bytes,
                              detail::peak_memory_bytes(), distinct_mirrors(d),
-                             s.supersteps > 0 ? s.watched / s.supersteps : 0, s.reductions,
+                             s.supersteps > 0 ? s.watched / s.supersteps : 0, s.reductions, s.rounds,
                              detail::live_communicators(), s.kernel_ns / 1000, s.runtime_ns / 1000, s.mpi_ns / 1000, s.update_allocations,
                              s.ghost_row_edges, s.new_ghosts, s.renumbered_ids);
   std::vector<int> lengths(static_cast<size_t>(d.ranks));

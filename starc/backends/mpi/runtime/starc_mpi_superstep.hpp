@@ -28,12 +28,12 @@
 //   errors(site, value)    the run-time error word: the rank with the first failed check wins.
 //
 // finish() makes at most two personalised exchanges (updates, then refreshes), each one
-// neighbour collective of byte counts and one of data (starc_mpi_exchange.hpp) among the
-// ranks that share ghosts (every rank when a replica takes part), whatever the number of
-// arrays: one message per rank pair per phase. An entry names its vertex by its position in
-// the list of ghosts the two ranks share (a replica's: by global id), as the difference to
-// the previous entry's in a variable-length integer, so a vertex costs a byte or two besides
-// its value. A section's header is one varint: 0 for none, the count (doubled) before the
+// round of point-to-point messages that carry their sizes (detail::exchange_messages in
+// starc_mpi_exchange.hpp) among the ranks that share ghosts (every rank when a replica takes
+// part), whatever the number of arrays: one message per rank pair per phase. An entry names
+// its vertex by its position in the list of ghosts the two ranks share (a replica's: by
+// global id), as the difference to the previous entry's in a variable-length integer, so a
+// vertex costs a byte or two besides its value. A section's header is one varint: 0 for none, the count (doubled) before the
 // names, or, for a single entry, its name folded in (doubled, plus one): a BFS sends one or
 // two vertices per array and superstep on a mesh, where a separate count cost a byte per
 // entry. The first name of a section is the signed difference to the previous section's
@@ -44,8 +44,12 @@
 // local array's ghosts (what an update sends, and restores) and its distinct mirrors (what a
 // refresh sends), each kept and compared once in bulk, the changed ones listed; a replica's
 // are the whole array. A refresh phase of refresh_every arrays alone has sizes both sides
-// know (the mirrors' and the ghosts' counts): no byte counts travel. The scalars of one type
-// and operator are combined by one MPI_Allreduce (bfs's frontier size and edge count).
+// know (the mirrors' and the ghosts' counts): one neighbour collective of the values.
+// The scalars ride at the end of every message of the superstep's last exchange when its
+// round reaches every rank (Neighbours::complete: two ranks, or a power-law graph's peers),
+// each rank folding all ranks' values in rank order, so the superstep waits for its peers
+// once or twice, not once more for an MPI_Allreduce; otherwise the scalars of one type and
+// operator are combined by one MPI_Allreduce (bfs's frontier size and edge count).
 #ifndef STARC_MPI_SUPERSTEP_HPP
 #define STARC_MPI_SUPERSTEP_HPP
 
@@ -132,7 +136,7 @@ class Superstep {
     if constexpr (std::is_floating_point<T>::value) {
       if (how == Combine::And || how == Combine::Or) return;   // not an operator on floats
     }
-    reductions_.push_back({a, datatype<T>(), mpi_op(how), sizeof(T)});
+    reductions_.push_back({a, datatype<T>(), mpi_op(how), sizeof(T), folder<T>(how)});
   }
 
   /// The run-time error word: every rank ends with the first failed check's site and value.
@@ -142,6 +146,7 @@ class Superstep {
       struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
       MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
       ++d_.stats.reductions;
+      ++d_.stats.rounds;
       if (first.site == INT_MAX) return;
       MPI_Bcast(site, 1, MPI_INT, first.rank, d_.comm);
       MPI_Bcast(value, 1, MPI_LONG_LONG, first.rank, d_.comm);
@@ -372,9 +377,9 @@ class Superstep {
         else put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
-      send_bytes[k] = close_buffer(buf, start, entries);
+      send_bytes[k] = close_buffer(buf, start, entries) + put_carried(buf, kUpdates);
     }
-    exchange(n, buf, send_bytes, sent, nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, nullptr, kUpdates, [&](int r, const char* p) {
       int base = -1;
       std::vector<std::vector<char>> won(fields_.size());
       std::vector<std::vector<int>> at(fields_.size());
@@ -450,6 +455,7 @@ class Superstep {
       for (const auto& list : to[i]) values += list.size();
       room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size);
     }
+    room += n.destinations.size() * carried_;
     buf.reserve(room);
     std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
@@ -474,7 +480,7 @@ class Superstep {
         put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
-      send_bytes[k] = close_buffer(buf, start, entries);
+      send_bytes[k] = close_buffer(buf, start, entries) + put_carried(buf, kRefreshes);
     }
     // sizes both sides know when every refreshed array sends every mirror: the ghosts' values
     bool known = !any([](const Field& f) { return f.refreshed && !f.every; });
@@ -487,7 +493,7 @@ class Superstep {
         expected.push_back(static_cast<long long>(values) *
                            (d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]));
     }
-    exchange(n, buf, send_bytes, sent, known ? &expected : nullptr, [&](int r, const char* p) {
+    exchange(n, buf, send_bytes, sent, known ? &expected : nullptr, kRefreshes, [&](int r, const char* p) {
       int base = -1;
       for (const Field& f : fields_) {
         if (!f.refreshed) continue;
@@ -517,36 +523,94 @@ class Superstep {
     return static_cast<long long>(buf.size() - start);
   }
 
+  /// The tags of a superstep's two phases (exchange): a rank may be in the next phase while a
+  /// slower peer is still in this one.
+  enum Tag : int { kUpdates = 1, kRefreshes = 2 };
+
   /// One personalised exchange over `n` of `data`, destination k's message the next
-  /// send_bytes[k] bytes: byte counts (unless `known` gives what each source sends), then the
-  /// data; then read(r, p) for each message that came, p at its first byte, r the rank that
-  /// sent it. An empty message to a rank is not a message (close_buffer).
+  /// send_bytes[k] bytes: one round of messages whose sizes come with them
+  /// (detail::exchange_messages), or, where `known` gives what each source sends, one
+  /// collective of the data alone; then read(r, p) for each non-empty message, p at its
+  /// first byte, r the rank that sent it. An empty message (close_buffer) carries nothing.
   template <class Read>
   void exchange(const detail::Neighbours& n, const std::vector<char>& data, const std::vector<long long>& send_bytes,
-                std::vector<long long>& sent, const std::vector<long long>* known, Read read) {
+                std::vector<long long>& sent, const std::vector<long long>* known, Tag tag, Read read) {
     std::vector<long long> send_displs = detail::prefix(send_bytes);
-    for (size_t k = 0; k < send_bytes.size(); ++k)
-      if (send_bytes[k] > 0) {
+    const long long carried = tag == carry_phase_ ? static_cast<long long>(carried_) : 0;
+    // (the stats count the arrays' bytes: the scalars carried stand for an MPI_Allreduce)
+    for (size_t k = 0; k < send_bytes.size(); ++k) {
+      long long bytes = send_bytes[k] - (n.destinations[k] == d_.rank ? 0 : carried);
+      if (bytes > 0) {
         ++d_.stats.messages;
         ++sent[static_cast<size_t>(n.destinations[k])];
-        d_.stats.bytes += send_bytes[k];
+        d_.stats.bytes += bytes;
       }
+    }
     ++d_.stats.exchanges;
-    std::vector<long long> recv_bytes;
+    ++d_.stats.rounds;
+    std::vector<long long> displs;
+    std::vector<char> in;
     if (known) {
-      recv_bytes = *known;
+      std::vector<long long> sizes = *known;   // and the scalars each other rank carries
+      for (size_t k = 0; k < sizes.size(); ++k) sizes[k] += n.sources[k] == d_.rank ? 0 : carried;
+      displs = detail::prefix(sizes);
+      in.resize(static_cast<size_t>(displs.back()));
+      Spent spent{d_.stats.mpi_ns};
+      detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), sizes, displs);
     } else {
       Spent spent{d_.stats.mpi_ns};
-      recv_bytes = detail::exchange_counts(n, send_bytes);
+      detail::exchange_messages(n, data.data(), send_bytes, send_displs, in, displs, tag);
     }
-    std::vector<long long> displs = detail::prefix(recv_bytes);
-    std::vector<char> in(static_cast<size_t>(displs.back()));
-    {
-      Spent spent{d_.stats.mpi_ns};
-      detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), recv_bytes, displs);
+    for (size_t k = 0; k < n.sources.size(); ++k) {
+      const int r = n.sources[k];
+      long long end = displs[k + 1] - (r == d_.rank ? 0 : carried);
+      if (r != d_.rank && carried > 0)
+        std::memcpy(carried_in_.data() + static_cast<size_t>(r) * carried_, in.data() + end, carried_);
+      if (end > displs[k]) read(r, in.data() + displs[k]);
     }
-    for (size_t k = 0; k < n.sources.size(); ++k)
-      if (displs[k + 1] > displs[k]) read(n.sources[k], in.data() + displs[k]);
+  }
+
+  /// Appends this rank's scalars to a message of the phase that carries them; their bytes.
+  long long put_carried(std::vector<char>& buf, Tag phase) const {
+    if (phase != carry_phase_) return 0;
+    buf.insert(buf.end(), carried_in_.begin() + static_cast<long>(static_cast<size_t>(d_.rank) * carried_),
+               carried_in_.begin() + static_cast<long>(static_cast<size_t>(d_.rank + 1) * carried_));
+    return static_cast<long long>(carried_);
+  }
+
+  /// Whether the scalars travel with the superstep's last exchange (its round reaches every
+  /// rank: no MPI_Allreduce after it), and if so, this rank's values in their place.
+  void plan_carrying(bool updates, bool refreshes) {
+    if (reductions_.empty() || (!updates && !refreshes)) return;
+    const detail::Neighbours& n = refreshes ? neighbours([](const Field& f) { return f.refreshed; })
+                                            : neighbours([](const Field& f) { return f.updated; });
+    if (!n.complete) return;
+    carry_phase_ = refreshes ? kRefreshes : kUpdates;
+    for (const Reduction& red : reductions_) carried_ += red.size;
+    carried_in_.assign(static_cast<size_t>(d_.ranks) * carried_, 0);
+    char* mine = carried_in_.data() + static_cast<size_t>(d_.rank) * carried_;
+    for (const Reduction& red : reductions_) {
+      std::memcpy(mine, red.value, red.size);
+      mine += red.size;
+    }
+  }
+
+  /// The carried scalars combined: every rank folds the ranks' values in rank order, so all
+  /// end with the same value (a float sum too). One reduction per type and operator, as
+  /// reduce_scalars counts them.
+  void fold_carried() {
+    size_t at = 0;
+    for (size_t i = 0; i < reductions_.size(); ++i) {
+      const Reduction& red = reductions_[i];
+      std::vector<char> value(carried_in_.begin() + static_cast<long>(at), carried_in_.begin() + static_cast<long>(at + red.size));
+      for (int r = 1; r < d_.ranks; ++r) red.fold(value.data(), carried_in_.data() + static_cast<size_t>(r) * carried_ + at);
+      std::memcpy(red.value, value.data(), red.size);
+      bool first_of_group = true;
+      for (size_t j = 0; j < i; ++j)
+        if (reductions_[j].type == red.type && reductions_[j].op == red.op) first_of_group = false;
+      if (first_of_group) ++d_.stats.reductions;
+      at += red.size;
+    }
   }
 
   static MPI_Op mpi_op(Combine how) {
@@ -567,6 +631,7 @@ class Superstep {
     Spent spent{d_.stats.mpi_ns};
     MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
     ++d_.stats.reductions;
+    ++d_.stats.rounds;
     if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
   }
 
@@ -591,6 +656,7 @@ class Superstep {
                       reductions_[i].op, d_.comm);
       }
       ++d_.stats.reductions;
+      ++d_.stats.rounds;
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(reductions_[group[k]].value, values.data() + k * size, size);
     }
   }
@@ -600,7 +666,28 @@ class Superstep {
     MPI_Datatype type;
     MPI_Op op;
     size_t size;
+    void (*fold)(char* into, const char* value);   // `op` on one pair of values, as MPI would
   };
+
+  template <class T, Op op> static void fold(char* into, const char* value) {
+    T a, b;
+    std::memcpy(&a, into, sizeof(T));
+    std::memcpy(&b, value, sizeof(T));
+    detail::apply(a, b, op);
+    std::memcpy(into, &a, sizeof(T));
+  }
+
+  /// fold for the operator mpi_op gives `how` (a flag is 0 or 1: Max is OR).
+  template <class T> static void (*folder(Combine how))(char*, const char*) {
+    switch (how) {
+      case Combine::Add: case Combine::Sub: return &fold<T, Op::Add>;
+      case Combine::Mul: return &fold<T, Op::Mul>;
+      case Combine::And: return &fold<T, Op::And>;
+      case Combine::Or: return &fold<T, Op::Or>;
+      case Combine::Min: return &fold<T, Op::Min>;
+      default: return &fold<T, Op::Max>;
+    }
+  }
 
   using Clock = std::chrono::steady_clock;
 
@@ -621,6 +708,11 @@ class Superstep {
   std::deque<Field> fields_;               // stable addresses
   std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
   std::vector<Reduction> reductions_;
+  // The scalars carried by the last exchange (plan_carrying): its phase (0: none), the bytes
+  // of one rank's values, and every rank's values, by rank.
+  int carry_phase_ = 0;
+  size_t carried_ = 0;
+  std::vector<char> carried_in_;
 };
 
 #if STARC_DEFINE_ENTRIES
@@ -631,7 +723,9 @@ STARC_ENTRY void Superstep::finish() {
   ++d_.stats.supersteps;
   long long bytes_before = d_.stats.bytes;
   std::vector<long long> sent(static_cast<size_t>(d_.ranks), 0);
-  if (any([](const Field& f) { return f.updated; })) exchange_updates(sent);
+  const bool updates = any([](const Field& f) { return f.updated; }), refreshes = any([](const Field& f) { return f.refreshed; });
+  plan_carrying(updates, refreshes);
+  if (updates) exchange_updates(sent);
   // Every copy of another rank's vertex that the kernel updated holds its value before the
   // kernel again; the owners' refreshes bring what really changed.
   for (Field& f : fields_) {
@@ -639,11 +733,12 @@ STARC_ENTRY void Superstep::finish() {
     if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
     else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
   }
-  if (any([](const Field& f) { return f.refreshed; })) exchange_refreshes(sent);
+  if (refreshes) exchange_refreshes(sent);
   for (long long count : sent)
     if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
   d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
-  reduce_scalars();
+  if (carry_phase_ != 0) fold_carried();
+  else reduce_scalars();
   for (auto& combine : scalars_) combine();
   d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
 }
