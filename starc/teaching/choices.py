@@ -102,6 +102,12 @@ class Target:
 
 
 
+#: how a superstep's one-value results are combined across ranks (the MPI runtime's
+#: ``Superstep::finish``): a run-time choice, since it depends on which ranks share ghosts
+ACROSS_RANKS = ("carried by the superstep's last exchange where that round reaches every rank "
+                "(each rank combines all ranks' values in rank order), else by one MPI_Allreduce")
+
+
 # --- the words for one atomic update ----------------------------------------------------------
 
 def _callee(call: str) -> str:

@@ -28,7 +28,7 @@ from starc.backends.base import BackendOptions
 from starc.backends.common.sourcemap import span_of
 from starc.diagnostics import CompileError, DiagnosticSink
 from starc.ir import nodes as ir
-from starc.teaching.choices import (ITEM, NO_ATOMIC_OWN, Choice, Decision, Target,
+from starc.teaching.choices import (ACROSS_RANKS, ITEM, NO_ATOMIC_OWN, Choice, Decision, Target,
                                     atomic_choice)
 from starc.teaching.host_choices import HostChoices
 from starc.teaching.update_choices import UpdateChoices
@@ -245,7 +245,7 @@ def _superstep_words(step, distribution) -> str:
             f"{name} (every mirror, values only, in the ghost order agreed once)"
             if name in step.every else name for name in step.refresh))
     if step.scalars:
-        parts.append("one-value results by MPI_Allreduce")
+        parts.append("one-value results " + ACROSS_RANKS)
     return f" ({'; '.join(parts)})" if parts else " (nothing to exchange)"
 
 

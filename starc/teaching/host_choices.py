@@ -10,7 +10,7 @@ from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, walk_host
 from starc.ir import nodes as ir
-from starc.teaching.choices import At, Choice, Target
+from starc.teaching.choices import ACROSS_RANKS, At, Choice, Target
 
 
 class HostChoices:
@@ -49,8 +49,8 @@ class HostChoices:
             if t.distribution is not None:
                 from starc.backends.mpi.host import mpi_operator
                 return Choice(
-                    f"each rank's flag {flag} is combined by MPI_Allreduce with "
-                    f"{mpi_operator('flag')} after every superstep (any rank's 1), so all "
+                    f"each rank's flag {flag} is combined with {mpi_operator('flag')} after every "
+                    f"superstep (any rank's 1), {ACROSS_RANKS}, so all "
                     f"ranks agree whether to go on; {buffers} on every rank alike",
                     "ranks run the same host loop, so they must agree on its condition")
             if worklist(t):
@@ -191,7 +191,7 @@ class HostChoices:
             combine = ""
             if t.distribution is not None:
                 combine = ("; each level is one superstep and the counts are summed over the "
-                           "ranks by MPI_Allreduce")
+                           "ranks, " + ACROSS_RANKS)
             return Choice(
                 f"levels in {level} (-1: not reached yet); one launch per depth, with the depth "
                 f"as an argument, until a step reaches no vertex; direction-optimizing: "

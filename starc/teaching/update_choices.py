@@ -7,7 +7,7 @@ from typing import Optional
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
-from starc.teaching.choices import ITEM, NO_ATOMIC_OWN, Choice, Target, atomic_choice
+from starc.teaching.choices import ACROSS_RANKS, ITEM, NO_ATOMIC_OWN, Choice, Target, atomic_choice
 
 
 class UpdateChoices:
@@ -107,8 +107,8 @@ class UpdateChoices:
             combine = ""
             if t.distribution is not None:
                 from starc.backends.mpi.host import mpi_operator
-                combine = (f", then one MPI_Allreduce with {mpi_operator(op)} across ranks "
-                           "after the superstep")
+                combine = (f", then combined with {mpi_operator(op)} across ranks after the "
+                           f"superstep, {ACROSS_RANKS}")
             if specialized.strategy == "native":
                 return Choice(
                     f"{t.backend.native_reduction(kernel, specialized)}{combine}",
