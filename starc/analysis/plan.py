@@ -255,10 +255,13 @@ class FrontierEdges(Record):
     over that vertex, inside ``body.stmts[1]``'s ``if`` on the vertex where ``tested``, else
     ``body.stmts[1:]``. A work-group sums its entries' work (the loops' degrees, 0 where the
     test fails) in local memory and walks the group's edges a group at a time, each item
-    finding its entry by a binary search over the prefix sums; ``work`` is an entry's work."""
+    finding its entry by a binary search over the prefix sums; ``work`` is an entry's work.
+    ``clears``: the body ends with the clear of the entry's own flag (``Worklist.clear`` is
+    None), which the entry's item runs after its test."""
 
     tested: bool
     work: ir.Expr
+    clears: bool = False
 
 
 @record
@@ -799,7 +802,9 @@ class Worklist(Record):
     kernels only count in it the flags they flip (``QueueCount``). ``launches``: for each
     launch of the body, the ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered
     as before; ``sparse`` (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
-    resets the next flags the last queue set instead of filling all of them.
+    resets the next flags the last queue set instead of filling all of them; None where the
+    round's one sparse kernel clears its own entries' flags as its last statement (a launch
+    fewer a sparse round: ``_Builder.clears_own_flags``).
     ``count``/``round`` are host scalars: the queue's length and the round number, passed to
     the kernels as the ``KernelScalar``s ``FRONTIER_COUNT``/``FRONTIER_ROUND``; ``graph``
     the function's graph (the density test compares ``count`` with its ``num_nodes``).
@@ -812,7 +817,7 @@ class Worklist(Record):
     count: ir.Symbol
     round: ir.Symbol
     build: Kernel
-    clear: Kernel
+    clear: Optional[Kernel]
     launches: Tuple[Tuple[Kernel, Kernel], ...]
     graph: ir.Symbol
 
