@@ -153,8 +153,9 @@ case "$phase" in
       "$out-openacc.md"
     ;;
   dynamic)
-    # dsl/dynamic/dyn_{sssp,pr,tc}.sp on CUDA: static run, whole batch, its graph update
-    # (starc-update-time) and the algorithm's part against issue 31's goals
+    # dsl/dynamic/dyn_{sssp,pr,tc}.sp on CUDA: static part, whole batch, its graph update
+    # (starc-update-time) and the algorithm's part (starc-batch-time less the update, the
+    # same trial) against issue 31's goals
     for scale in $scales; do
       "$python" bench/dynamic_batches.py --backend cuda --scale "$scale" --trials 3 "$@"
     done | tee "$out-dynamic.log"

@@ -159,7 +159,8 @@ def expand_worklist(s: P.FixedPointLoop,
     the flags into the queue. A sparse round appends each flipped vertex once, so ``size``
     is the queue's length. After the swaps ``next`` holds the flags of the round just run,
     set exactly at the old queue's entries after a sparse round, so that one clears only
-    those.
+    those (where ``w.clear`` is None there is no clear launch: the sparse kernel cleared
+    each entry's flag as it went).
 
     So every run ends with ``next`` all False, and its stamps below its last round. A
     fixedPoint that runs many times (inside a loop, a Dynamic program's batches) therefore
@@ -201,7 +202,8 @@ def expand_worklist(s: P.FixedPointLoop,
                        None, loc=loc)
     body += [P.SwapArrays(s.current, s.next, loc=loc),
              P.SwapArrays(w.queue, w.next_queue, loc=loc),
-             choice((P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc), read_count),
+             choice(((P.Launch(w.clear, ((FRONTIER_COUNT, count),), loc=loc),)
+                    if w.clear is not None else ()) + (read_count,),
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
     fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(s.next, _bool(False, loc), loc=loc))

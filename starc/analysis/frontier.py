@@ -216,17 +216,33 @@ class _Builder:
     def item(self, name: str) -> ir.Symbol:
         return self.symbols.make(name, Scalar.INT, ir.SymbolKind.LOOP, self.loc)
 
-    def variants(self, kernel: P.Kernel) -> Tuple[P.Kernel, P.Kernel]:
+    def clears_own_flags(self) -> bool:
+        """Whether the sparse kernel may clear its entries' current flags itself, instead of
+        the ``clear`` launch after it: the round launches one kernel, whose body reads the
+        flag nowhere but in its filter (of its own vertex, before the clear), so no other
+        work item sees the cleared flag."""
+        if len(self.loop.body.stmts) != 1:
+            return False
+        kernel, flag = self.loop.body.stmts[0].kernel, self.loop.current.sym.uid
+        return not any(isinstance(n, ir.PropRead) and n.prop.uid == flag
+                       for n in ir.walk(kernel.body))
+
+    def variants(self, kernel: P.Kernel, clears: bool) -> Tuple[P.Kernel, P.Kernel]:
         dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard,
                             self.rewritten(kernel.body, dense=True), kernel)
         body = self.rewritten(kernel.body, dense=False)
         item = self.item(f"{kernel.index.name}_item")
         # The work item's vertex comes from the forall (its source-map span is the forall's).
+        vertex = ir.VarRef(kernel.index, type=kernel.index.type, loc=kernel.loc)
         at = ir.Declare(kernel.index, self.read(self.queue, ir.VarRef(item, type=Scalar.INT,
                                                                        loc=kernel.loc)),
                         loc=kernel.loc)
         # Every queued vertex has its flag set; the rest of the filter still applies.
-        sparse_body = ir.Block((at, ir.If(kernel.guard, body, loc=kernel.loc)), loc=body.loc)
+        stmts = (at, ir.If(kernel.guard, body, loc=kernel.loc))
+        if clears:      # (``clears_own_flags``) the entry's flag, whether the filter held or not
+            flag = ir.PropRead(self.loop.current.sym, vertex, type=Scalar.BOOL, loc=kernel.loc)
+            stmts += (ir.Assign(flag, _bool(False, kernel.loc), loc=kernel.loc),)
+        sparse_body = ir.Block(stmts, loc=body.loc)
         sparse = self.kernel(f"{kernel.name}_sparse", item, "frontier", None, sparse_body,
                              kernel)
         return dense, sparse
@@ -239,13 +255,16 @@ class _Builder:
         build = self.kernel(f"{loop.current.name}_frontier_build", vertex, "nodes", flag_set,
                             ir.Block((P.QueueAppend(self.queue, self.size, v, loc=loc),),
                                      loc=loc))
-        item = self.item("item")
-        at = self.read(self.next_queue, ir.VarRef(item, type=Scalar.INT, loc=loc))
-        clear = self.kernel(f"{loop.current.name}_frontier_clear", item, "frontier", None,
-                            ir.Block((ir.Assign(ir.PropRead(loop.next.sym, at, type=Scalar.BOOL,
-                                                            loc=loc), _bool(False, loc),
-                                                loc=loc),), loc=loc))
-        launches = tuple(self.variants(s.kernel) for s in loop.body.stmts)
+        clears = self.clears_own_flags()
+        clear = None
+        if not clears:
+            item = self.item("item")
+            at = self.read(self.next_queue, ir.VarRef(item, type=Scalar.INT, loc=loc))
+            clear = self.kernel(f"{loop.current.name}_frontier_clear", item, "frontier", None,
+                                ir.Block((ir.Assign(ir.PropRead(loop.next.sym, at,
+                                                                type=Scalar.BOOL, loc=loc),
+                                                    _bool(False, loc), loc=loc),), loc=loc))
+        launches = tuple(self.variants(s.kernel, clears) for s in loop.body.stmts)
         count = self.symbols.make(FRONTIER_COUNT, Scalar.INT, ir.SymbolKind.LOCAL, loc)
         rounds = self.symbols.make(FRONTIER_ROUND, Scalar.INT, ir.SymbolKind.LOCAL, loc)
         return P.Worklist(self.queue, self.next_queue, self.size, self.stamp, count, rounds,

@@ -22,10 +22,11 @@ from typing import Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.binned import push_refusal, shared_between
 from starc.analysis.edge_cursors import query_row
+from starc.analysis.fixedpoint import constant_value
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["frontier_edges"]
+__all__ = ["frontier_edges", "clears_entry_flag"]
 
 
 def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
@@ -40,6 +41,9 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
         return None, "its body does not start by reading its entry's vertex"
     vertex = entry.sym
     rest = stmts[1:]
+    clears = len(rest) > 1 and clears_entry_flag(rest[-1], vertex)
+    if clears:
+        rest = rest[:-1]
     tested = len(rest) == 1 and isinstance(rest[0], ir.If)
     if tested:
         if rest[0].orelse is not None:
@@ -63,7 +67,15 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     why = shared_between(rest)
     if why:
         return None, why
-    return P.FrontierEdges(tested, _work(vertex, rest)), ""
+    return P.FrontierEdges(tested, _work(vertex, rest), clears), ""
+
+
+def clears_entry_flag(stmt: ir.Stmt, vertex: ir.Symbol) -> bool:
+    """Whether ``stmt`` is a sparse round's clear of its entry's own flag (``frontier.py``:
+    ``p[v] = False`` after the body, where the round's kernel clears its entries' flags)."""
+    return (isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.PropRead)
+            and isinstance(stmt.target.index, ir.VarRef) and stmt.target.index.sym == vertex
+            and constant_value(stmt.value) is False)
 
 
 def _test_refusal(cond: ir.Expr, vertex: ir.Symbol) -> str:

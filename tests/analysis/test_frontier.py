@@ -74,10 +74,45 @@ def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
     again, build, recount = compact.then.stmts
     assert again == reset and build.kernel.name == "modified_frontier_build"
     assert build.kernel.extent == "nodes" and recount == count
-    # sparse: clear the entries of the queue just run; its appends are the new length
-    cleared, sparse_count = after.orelse.stmts
-    assert cleared.kernel.extent == "frontier" and sparse_count == count
+    # sparse: its appends are the new length; the sparse kernel cleared its entries' flags
+    # (no clear launch: test_a_one_kernel_round_clears_its_entries_flags_in_that_kernel)
+    [sparse_count] = after.orelse.stmts
+    assert sparse_count == count
     assert loop.cond.op == "!=" and loop.cond.left.sym == count.sym
+
+
+def test_a_one_kernel_round_clears_its_entries_flags_in_that_kernel():
+    """The sparse kernel's last statement clears its entry's flag, whether its filter held or
+    not, so the worklist has no clear kernel (a launch fewer a sparse round)."""
+    [loop] = _loops(dsl_plan("sssp", stop_after="frontier"))
+    assert loop.worklist.clear is None
+    [(_, sparse)] = loop.worklist.launches
+    entry, tested, cleared = sparse.body.stmts
+    assert isinstance(tested, ir.If) and isinstance(cleared, ir.Assign)
+    assert cleared.target.prop.name == "modified" and cleared.value.value is False
+    assert cleared.target.index.sym == entry.sym
+    [written] = [p for p in sparse.params if p.array is not None and p.array.name == "modified"]
+    assert written.written
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the body reads the flag at another vertex, which that vertex's item may have cleared
+    ("<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;",
+     "if (nbr.modified == False) {\n"
+     "                    <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;\n"
+     "                }"),
+    # a second kernel in the round tests the flag after the first
+    ("            }\n        }\n    }\n}",
+     "            }\n        }\n        forall (v in g.nodes().filter(modified == True)) {\n"
+     "            v.dist = v.dist + 0;\n        }\n    }\n}"),
+])
+def test_a_round_whose_flags_are_read_elsewhere_keeps_its_clear_kernel(change, reason):
+    text = SSSP.replace(change, reason)
+    assert text != SSSP
+    loop = _structured(text)
+    assert loop.worklist is not None and loop.worklist.clear is not None
+    assert all(not isinstance(sparse.body.stmts[-1], ir.Assign)
+               for _, sparse in loop.worklist.launches)
 
 
 def test_dense_rounds_count_flips_without_stamp_or_append():

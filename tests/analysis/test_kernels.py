@@ -12,15 +12,16 @@ from starc.ir import nodes as ir
 
 @pytest.mark.parametrize("name, expected", [
     # a data-driven fixedPoint: the forall as written (topology-driven form), the worklist's
-    # build and clear kernels and the forall's dense and sparse variants (analysis/frontier.py)
+    # build kernel and the forall's dense and sparse variants (analysis/frontier.py; the
+    # sparse one clears its entries' flags, so no clear kernel)
     ("sssp", [("Compute_SSSP_forall_11", "nodes"), ("modified_frontier_build", "nodes"),
-              ("modified_frontier_clear", "frontier"), ("Compute_SSSP_forall_11_dense", "nodes"),
+              ("Compute_SSSP_forall_11_dense", "nodes"),
               ("Compute_SSSP_forall_11_sparse", "frontier")]),
     ("sswp", [("Compute_SSWP_forall_11", "nodes"), ("modified_frontier_build", "nodes"),
-              ("modified_frontier_clear", "frontier"), ("Compute_SSWP_forall_11_dense", "nodes"),
+              ("Compute_SSWP_forall_11_dense", "nodes"),
               ("Compute_SSWP_forall_11_sparse", "frontier")]),
     ("cc", [("Compute_CC_forall_7", "nodes")] + [("Compute_CC_forall_12", "nodes"), ("modified_frontier_build", "nodes"),
-              ("modified_frontier_clear", "frontier"), ("Compute_CC_forall_12_dense", "nodes"),
+              ("Compute_CC_forall_12_dense", "nodes"),
               ("Compute_CC_forall_12_sparse", "frontier")]),
     ("pr", [("Compute_PR_forall_13_pageRank_term", "nodes"), ("Compute_PR_forall_13", "nodes")]),
     # the count as written and its swapped rows for a renumbered graph (analysis/row_swap.py)

@@ -203,11 +203,16 @@ def test_every_trial_starts_from_the_input_graph(cases):
     assert err.count("starc-time ") == 3
     assert [line for line in thrice.splitlines() if line.startswith("dist ")] == \
         [line for line in once.splitlines() if line.startswith("dist ")]
-    # each trial's time applying its batches to the graph, a part of its starc-time
+    # each trial's time applying its batches to the graph, a part of its time in the Batch
+    # loop, itself a part of its starc-time (the rest: the static part)
     times, updates_times = _seconds(err, "starc-time"), _seconds(err, "starc-update-time")
-    assert len(updates_times) == 3 and all(0 < u < t for u, t in zip(updates_times, times)), err
+    batch_times = _seconds(err, "starc-batch-time")
+    assert len(updates_times) == len(batch_times) == 3 and all(
+        0 < u < b < t for u, b, t in zip(updates_times, batch_times, times)), err
     status, err, _ = _run("opencl", path, _empty_stream(path), "--batchSize", "9", "--time")
     assert status == 0 and _seconds(err, "starc-update-time") == [0.0], err
+    [empty_batches], [empty_time] = _seconds(err, "starc-batch-time"), _seconds(err, "starc-time")
+    assert 0 <= empty_batches < empty_time, err
 
 
 def _seconds(stderr: str, tag: str):

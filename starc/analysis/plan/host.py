@@ -337,7 +337,9 @@ class Worklist(Record):
     kernels only count in it the flags they flip (``QueueCount``). ``launches``: for each
     launch of the body, the ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered
     as before; ``sparse`` (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
-    resets the next flags the last queue set instead of filling all of them.
+    resets the next flags the last queue set instead of filling all of them; None where the
+    round's one sparse kernel clears its own entries' flags as its last statement (a launch
+    fewer a sparse round: ``_Builder.clears_own_flags``).
     ``count``/``round`` are host scalars: the queue's length and the round number, passed to
     the kernels as the ``KernelScalar``s ``FRONTIER_COUNT``/``FRONTIER_ROUND``; ``graph``
     the function's graph (the density test compares ``count`` with its ``num_nodes``).
@@ -350,7 +352,7 @@ class Worklist(Record):
     count: ir.Symbol
     round: ir.Symbol
     build: Kernel
-    clear: Kernel
+    clear: Optional[Kernel]
     launches: Tuple[Tuple[Kernel, Kernel], ...]
     graph: ir.Symbol
 

@@ -222,10 +222,13 @@ class FrontierEdges(Record):
     over that vertex, inside ``body.stmts[1]``'s ``if`` on the vertex where ``tested``, else
     ``body.stmts[1:]``. A work-group sums its entries' work (the loops' degrees, 0 where the
     test fails) in local memory and walks the group's edges a group at a time, each item
-    finding its entry by a binary search over the prefix sums; ``work`` is an entry's work."""
+    finding its entry by a binary search over the prefix sums; ``work`` is an entry's work.
+    ``clears``: the body ends with the clear of the entry's own flag (``Worklist.clear`` is
+    None), which the entry's item runs after its test."""
 
     tested: bool
     work: ir.Expr
+    clears: bool = False
 
 
 @record

@@ -105,7 +105,8 @@ class _Row:
 def print_frontier(kernel, printer: CPrinter) -> FrontierCode:
     """The pieces of a worklist round's ``edges`` schedule (``plan.FrontierEdges``)."""
     split, stmts = kernel.frontier_edges, kernel.body.stmts
-    entry = stmts[0]
+    entry, after = stmts[0], stmts[-1:] if split.clears else ()
+    stmts = stmts[:len(stmts) - len(after)]
     loops = stmts[1].then.stmts if split.tested else stmts[1:]
     printed = []
     for loop in loops:
@@ -119,4 +120,5 @@ def print_frontier(kernel, printer: CPrinter) -> FrontierCode:
                                     row.binding(body), printer.block(body, 0)))
     return FrontierCode(printer.block(ir.Block((entry,), loc=entry.loc), 0),
                         printer.ctx.names.bind(entry.sym),
-                        printer.expr(stmts[1].cond) if split.tested else "", printed)
+                        printer.expr(stmts[1].cond) if split.tested else "", printed,
+                        printer.block(ir.Block(after, loc=entry.loc), 0) if after else [])

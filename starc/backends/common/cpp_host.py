@@ -26,8 +26,8 @@ from typing import List, Optional
 from starc.analysis import plan as P
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import INDENT
-from starc.backends.common.host_dialect import (CXX_KEYWORDS, UPDATE_TIMER, HostDialect,
-                                                HostExprDialect, location)
+from starc.backends.common.host_dialect import (BATCH_TIMER, CXX_KEYWORDS, UPDATE_TIMER,
+                                                HostDialect, HostExprDialect, location)
 from starc.backends.common.host_statements import HostStatementPrinter
 from starc.backends.common.host_updates import UPDATES_OPTION
 from starc.analysis.host_tree import walk_host
@@ -115,7 +115,7 @@ class CppHostPrinter(HostStatementPrinter):
         timed += d.timer_start(where)
         dynamic = self.update_stream_param() is not None
         if dynamic:
-            timed.append(f"starc::Timer {UPDATE_TIMER};")
+            timed += [f"starc::Timer {UPDATE_TIMER};", f"starc::Timer {BATCH_TIMER};"]
         if not d.allocates_before_clock:
             timed += allocations
         timed += algorithm
@@ -131,9 +131,11 @@ class CppHostPrinter(HostStatementPrinter):
         timed += d.trial_end(where)
         reports = [f"if ({cl}.time) starc::report_time({d.timer_seconds()});"]
         if dynamic:
-            update_lines, update_seconds = d.update_seconds()
-            timed += update_lines
-            reports.append(f"if ({cl}.time) starc::report_update_time({update_seconds});")
+            for timer, report in ((UPDATE_TIMER, "report_update_time"),
+                                  (BATCH_TIMER, "report_batch_time")):
+                lines, seconds = d.stopwatch_seconds(timer)
+                timed += lines
+                reports.append(f"if ({cl}.time) starc::{report}({seconds});")
         timed += d.report(reports)
         body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
         body += [(INDENT + line) if line else "" for line in timed]

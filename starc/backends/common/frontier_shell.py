@@ -43,7 +43,7 @@ def frontier_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     has_work = [f"starc_work = {work};"]
     if split.test:
         has_work = [f"if ({split.test}) {{"] + _indented(has_work, 1) + ["}"]
-    entry = split.entry + has_work + [f"starc_entry[starc_lane] = {vertex};"]
+    entry = split.entry + has_work + [f"starc_entry[starc_lane] = {vertex};"] + split.after
     lines = [line for local in frontier_locals(code) for line in syntax.declare(local)]
     lines += [f"const int {index} = {syntax.vertex};",
              f"const int starc_lane = {syntax.lane};",

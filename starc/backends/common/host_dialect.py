@@ -19,13 +19,16 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar, c_name
 
 __all__ = ["CXX_KEYWORDS", "Count", "HostValue", "HostPrinter", "HostDialect", "HostExprDialect",
-           "TIMER", "UPDATE_TIMER", "location"]
+           "TIMER", "UPDATE_TIMER", "BATCH_TIMER", "location"]
 
 #: The host's stopwatch (the ``starc_`` prefix is never given to a DSL name).
 TIMER = "starc_timer"
 #: a Dynamic program's second stopwatch: the part of the timed span spent applying its batches
 #: to the graph (``starc-update-time``)
 UPDATE_TIMER = "starc_update_timer"
+#: and its third: the part spent in its Batch loops, the graph updates included
+#: (``starc-batch-time``), so that the static part and a batch's algorithm come from one trial
+BATCH_TIMER = "starc_batch_timer"
 
 #: C++17 keywords and names a generated C++ program must not shadow.
 CXX_KEYWORDS = cfamily.C_KEYWORDS | frozenset("""
@@ -243,10 +246,11 @@ class HostDialect:
     def timer_seconds(self) -> str:
         return f"{TIMER}.seconds()"
 
-    def update_seconds(self) -> Tuple[List[str], str]:
-        """After ``trial_end``: the statements and the expression of the run's time applying
-        its batches to the graph (MPI: the slowest rank's, a collective)."""
-        return [], f"{UPDATE_TIMER}.seconds()"
+    def stopwatch_seconds(self, timer: str) -> Tuple[List[str], str]:
+        """After ``trial_end``: the statements and the expression of the run's time on a
+        Dynamic program's stopwatch ``timer`` (``UPDATE_TIMER``, ``BATCH_TIMER``; MPI: the
+        slowest rank's, a collective)."""
+        return [], f"{timer}.seconds()"
 
     # --- device memory -----------------------------------------------------------------------
     def allocate(self, var: str, elem: Scalar, count: str, where: str) -> List[str]:

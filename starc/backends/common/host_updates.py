@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from starc.analysis import plan as P
 from starc.backends.common.cfamily import INDENT
-from starc.backends.common.host_dialect import UPDATE_TIMER, Count, HostValue
+from starc.backends.common.host_dialect import BATCH_TIMER, UPDATE_TIMER, Count, HostValue
 from starc.ir import nodes as ir
 from starc.ir.types import UpdatesType
 
@@ -164,7 +164,13 @@ class UpdateStatements:
                  f"{pad}{INDENT * 2}const long long {last} = std::min({first} + {size}, "
                  f"{stream}.line_count());"]
         lines += self._body(s.body, depth + 2)
-        return lines + [f"{pad}{INDENT}}}", f"{pad}}}"]
+        lines += [f"{pad}{INDENT}}}"]
+        # the batches' stopwatch (``starc-batch-time``), from a synchronise after the static
+        # part to one after the last batch, so that it holds the batches' device work alone
+        synchronize = self.dialect.synchronize(self.where(s.loc))
+        start = [pad + line for line in synchronize + [f"{BATCH_TIMER}.start();"]]
+        stop = [pad + INDENT + line for line in synchronize + [f"{BATCH_TIMER}.stop();"]]
+        return start + lines + stop + [f"{pad}}}"]
 
     def _part(self, kind: str, stream: ir.Symbol, first: ir.Symbol, last: ir.Symbol) -> str:
         return (f"starc::batch_part({self.names.lookup(stream)}, {self.scalar(first)}, "

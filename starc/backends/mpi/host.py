@@ -34,7 +34,6 @@ __all__ = ["MPIHostDialect", "DIST", "mpi_operator"]
 DIST = "starc_dist"
 _STATS = "starc_stats"
 _SECONDS = "starc_seconds"
-_UPDATE_SECONDS = "starc_update_seconds"
 
 _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
         "Max": "Max"}
@@ -162,10 +161,11 @@ class MPIHostDialect(HostDialect):
     def timer_seconds(self) -> str:
         return _SECONDS     # the slowest rank's time (trial_end agrees on it)
 
-    def update_seconds(self) -> Tuple[List[str], str]:
-        _, rank_seconds = super().update_seconds()
-        return ([f"const double {_UPDATE_SECONDS} = starc_mpi::max_seconds({DIST}, "
-                 f"{rank_seconds});"], _UPDATE_SECONDS)
+    def stopwatch_seconds(self, timer: str) -> Tuple[List[str], str]:
+        _, rank_seconds = super().stopwatch_seconds(timer)
+        slowest = f"{timer}_seconds"
+        return ([f"const double {slowest} = starc_mpi::max_seconds({DIST}, {rank_seconds});"],
+                slowest)
 
     def report(self, lines: List[str]) -> List[str]:
         return [f"if ({DIST}.rank == 0) {{"] + [INDENT + line for line in lines] + ["}"]

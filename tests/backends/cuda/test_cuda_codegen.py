@@ -180,8 +180,6 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
                         frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
                     }
                 } else {
-                    modified_frontier_clear<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_modified_nxt, d_modified_frontier_nxt);
-                    starc_launch_check("modified_frontier_clear", "sssp.sp:10");
                     frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
                 }
             } while (frontier_count != 0);"""

@@ -250,7 +250,6 @@ def test_golden_sssp_data_region():
                         frontier_count = starc_read_element(d_modified_frontier_size, 0);
                     }
                 } else {
-                    modified_frontier_clear(g.num_nodes, frontier_count, d_modified_nxt, d_modified_frontier_nxt);
                     frontier_count = starc_read_element(d_modified_frontier_size, 0);
                 }
             } while (frontier_count != 0);

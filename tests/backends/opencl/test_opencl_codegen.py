@@ -120,7 +120,6 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                         frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
                     }
                 } else {
-                    modified_frontier_clear(starc_device, kernel_modified_frontier_clear, "sssp.sp:10", frontier_count, d_modified_nxt, d_modified_frontier_nxt);
                     frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
                 }
             } while (frontier_count != 0);

@@ -74,6 +74,14 @@ inline void report_update_time(double seconds) {
   std::fflush(stderr);
 }
 
+/// Prints "starc-batch-time <seconds>" on stderr: the part of a Dynamic program's starc-time
+/// spent in its Batch loops (starc-update-time included; the rest of starc-time is its static
+/// part), so that a batch's algorithm and the static run come from one trial.
+inline void report_batch_time(double seconds) {
+  std::fprintf(stderr, "starc-batch-time %.6f\n", seconds);
+  std::fflush(stderr);
+}
+
 /// Runs `algorithm` `trials` times (--trials N, as GAPBS's -n), timing each run alone and, when
 /// `print` is set, reporting it on its own starc-time line; returns the last run's result. The
 /// timed span of a program whose algorithm is one call (the bench baselines); generated
