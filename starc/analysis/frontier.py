@@ -223,9 +223,7 @@ class _Builder:
         work item sees the cleared flag."""
         if len(self.loop.body.stmts) != 1:
             return False
-        kernel, flag = self.loop.body.stmts[0].kernel, self.loop.current.sym.uid
-        return not any(isinstance(n, ir.PropRead) and n.prop.uid == flag
-                       for n in ir.walk(kernel.body))
+        return not ir.reads_prop(self.loop.body.stmts[0].kernel.body, self.loop.current.sym)
 
     def variants(self, kernel: P.Kernel, clears: bool) -> Tuple[P.Kernel, P.Kernel]:
         dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard,

@@ -26,7 +26,7 @@ from starc.analysis.fixedpoint import constant_value
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["frontier_edges", "clears_entry_flag"]
+__all__ = ["frontier_edges"]
 
 
 def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
@@ -41,7 +41,7 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
         return None, "its body does not start by reading its entry's vertex"
     vertex = entry.sym
     rest = stmts[1:]
-    clears = len(rest) > 1 and clears_entry_flag(rest[-1], vertex)
+    clears = len(rest) > 1 and _clears_entry_flag(rest[-1], vertex, rest[:-1])
     if clears:
         rest = rest[:-1]
     tested = len(rest) == 1 and isinstance(rest[0], ir.If)
@@ -70,12 +70,17 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     return P.FrontierEdges(tested, _work(vertex, rest), clears), ""
 
 
-def clears_entry_flag(stmt: ir.Stmt, vertex: ir.Symbol) -> bool:
+def _clears_entry_flag(stmt: ir.Stmt, vertex: ir.Symbol, before: Tuple[ir.Stmt, ...]) -> bool:
     """Whether ``stmt`` is a sparse round's clear of its entry's own flag (``frontier.py``:
-    ``p[v] = False`` after the body, where the round's kernel clears its entries' flags)."""
-    return (isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.PropRead)
+    ``p[v] = False`` after the body, where the round's kernel clears its entries' flags) that
+    the entry's item may run once it has tested the entry: nothing ``before`` it but that test
+    reads ``p`` (the other items walking the entry's edges would race with the clear)."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.PropRead)
             and isinstance(stmt.target.index, ir.VarRef) and stmt.target.index.sym == vertex
-            and constant_value(stmt.value) is False)
+            and constant_value(stmt.value) is False):
+        return False
+    return not any(ir.reads_prop(s.then if isinstance(s, ir.If) else s, stmt.target.prop)
+                   for s in before)
 
 
 def _test_refusal(cond: ir.Expr, vertex: ir.Symbol) -> str:

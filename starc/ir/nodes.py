@@ -34,7 +34,7 @@ __all__ = [
     "SetMembers", "UpdateMembers", "FixedPoint", "IterateBFS", "ReverseSweep", "Return",
     "Break", "Continue", "ExprStmt", "Batch", "UpdateGraph", "PropagateFlags", "Function",
     "Program", "REDUCE_OPS", "DYNAMIC_KINDS",
-    "children", "walk", "called_names", "transform",
+    "children", "walk", "reads_prop", "called_names", "transform",
 ]
 
 
@@ -478,6 +478,11 @@ def walk(node: Node) -> Iterator[Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(list(children(current))))
+
+
+def reads_prop(node: Node, prop: "Symbol") -> bool:
+    """Whether ``node`` or anything below it reads an element of property ``prop``."""
+    return any(isinstance(n, PropRead) and n.prop.uid == prop.uid for n in walk(node))
 
 
 def called_names(fn: "Function") -> List[str]:

@@ -3,11 +3,14 @@ work-group may split by edges, and what each backend chooses."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from starc.analysis.frontier_edges import frontier_edges
 from starc.backends import get_backend
 from starc.backends.base import BackendOptions
+from starc.ir import nodes as ir
 
 from analysis_helpers import ROOT, dsl_plan, plan_of
 
@@ -25,10 +28,25 @@ def test_the_sparse_rounds_split_their_entries_edges(program, name, work):
     """The entry's vertex, its test (modified), then push loops: an entry's work is the sum
     of its loops' degrees (cc: out- then in-edges)."""
     split, why = frontier_edges(_kernel(program, name))
-    assert why == "" and split.tested
+    assert why == "" and split.tested and split.clears   # the entry's item clears its flag
     terms = [split.work] if split.work.__class__.__name__ == "GraphQuery" else \
         [split.work.left, split.work.right]
     assert [t.op for t in terms] == work
+
+
+def test_a_clear_of_what_the_loops_read_is_no_flag_clear():
+    """The entry's item runs a trailing ``p[v] = False`` once it has tested its entry, while
+    other items still walk the entry's edges: only where no loop reads ``p``. Here the clear
+    is moved onto ``dist``, which the push loop reads at ``v``: no split."""
+    kernel = _kernel("sssp", "Compute_SSSP_forall_11_sparse")
+    entry, tested, cleared = kernel.body.stmts
+    dist = next(n for n in ir.walk(tested.then) if isinstance(n, ir.PropRead)
+                and n.prop.name == "dist" and n.index == cleared.target.index)
+    moved = dataclasses.replace(cleared, target=dataclasses.replace(cleared.target,
+                                                                     prop=dist.prop))
+    body = dataclasses.replace(kernel.body, stmts=(entry, tested, moved))
+    split, why = frontier_edges(dataclasses.replace(kernel, body=body))
+    assert split is None and "not a sequence of neighbour loops" in why
 
 
 def test_what_is_no_split_round():

@@ -131,11 +131,11 @@ class CppHostPrinter(HostStatementPrinter):
         timed += d.trial_end(where)
         reports = [f"if ({cl}.time) starc::report_time({d.timer_seconds()});"]
         if dynamic:
-            for timer, report in ((UPDATE_TIMER, "report_update_time"),
-                                  (BATCH_TIMER, "report_batch_time")):
+            for timer, name in ((UPDATE_TIMER, "starc-update-time"),
+                                (BATCH_TIMER, "starc-batch-time")):
                 lines, seconds = d.stopwatch_seconds(timer)
                 timed += lines
-                reports.append(f"if ({cl}.time) starc::{report}({seconds});")
+                reports.append(f'if ({cl}.time) starc::report_part_time("{name}", {seconds});')
         timed += d.report(reports)
         body.append(f"for (int {trial} = 0; {trial} < {cl}.trials; ++{trial}) {{")
         body += [(INDENT + line) if line else "" for line in timed]

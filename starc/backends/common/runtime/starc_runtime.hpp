@@ -67,18 +67,12 @@ inline void report_time(double seconds) {
   std::fflush(stderr);
 }
 
-/// Prints "starc-update-time <seconds>" on stderr: the part of a Dynamic program's starc-time
-/// spent applying its batches to the graph (its host copy and the device's).
-inline void report_update_time(double seconds) {
-  std::fprintf(stderr, "starc-update-time %.6f\n", seconds);
-  std::fflush(stderr);
-}
-
-/// Prints "starc-batch-time <seconds>" on stderr: the part of a Dynamic program's starc-time
-/// spent in its Batch loops (starc-update-time included; the rest of starc-time is its static
-/// part), so that a batch's algorithm and the static run come from one trial.
-inline void report_batch_time(double seconds) {
-  std::fprintf(stderr, "starc-batch-time %.6f\n", seconds);
+/// Prints "<name> <seconds>" on stderr, a part of a Dynamic program's starc-time:
+/// "starc-update-time", applying its batches to the graph (its host copy and the device's),
+/// and "starc-batch-time", its Batch loops (the updates included; the rest of starc-time is
+/// its static part), so that a batch's algorithm and the static run come from one trial.
+inline void report_part_time(const char* name, double seconds) {
+  std::fprintf(stderr, "%s %.6f\n", name, seconds);
   std::fflush(stderr);
 }
 
