@@ -189,15 +189,15 @@ def test_counts_of_a_refused_backend_are_empty():
 
 
 def test_mpi_combine_operators_match_the_runtime():
-    """mpi_operator (what explain says) and Superstep::mpi_op (what runs) agree."""
+    """mpi_operator (what explain says) and SuperstepScalars::mpi_op (what runs) agree."""
     from starc.backends.mpi.host import _COMBINE, mpi_operator
-    header = (ROOT / "starc" / "backends" / "mpi" / "runtime" / "starc_mpi_superstep.hpp")
+    header = (ROOT / "starc" / "backends" / "mpi" / "runtime" / "starc_mpi_scalars.hpp")
     runtime = {}
     for cases, op in re.findall(r"((?:case Combine::\w+: )+)(?:op = |return )(MPI_\w+);",
                                  header.read_text()):
         for case in re.findall(r"Combine::(\w+)", cases):
             runtime[case] = op
-    assert runtime, "Superstep::mpi_op not found"
+    assert runtime, "SuperstepScalars::mpi_op not found"
     for how, combine in _COMBINE.items():
         if combine != "Store":
             assert mpi_operator(how) == runtime[combine], how

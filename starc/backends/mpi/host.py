@@ -39,7 +39,7 @@ _OPS = {"=": "Store", "+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or",
         "Max": "Max"}
 _COMBINE = {"+": "Add", "-": "Sub", "*": "Mul", "&": "And", "|": "Or", "Min": "Min",
             "Max": "Max", "flag": "Flag", "store": "Store"}
-#: The MPI operator ``Superstep::mpi_op`` (runtime/starc_mpi_superstep.hpp) reduces each
+#: The MPI operator ``SuperstepScalars::mpi_op`` (runtime/starc_mpi_scalars.hpp) reduces each
 #: kind of one-value array with, for ``starc explain``; tests/teaching checks the two agree.
 #: A flag is 0 or 1 on each rank, so MPI_MAX is the logical OR of the ranks' flags.
 _MPI_OPS = {"Add": "MPI_SUM", "Sub": "MPI_SUM", "Mul": "MPI_PROD", "And": "MPI_BAND",

@@ -24,7 +24,8 @@
 //   keep_candidates(a)     a Min/Max target nothing reads at ghosts but the comparison: the
 //                          ghost copies keep what this rank sent (a bound on the owner's
 //                          value) instead of being refreshed; the owner's combine is all.
-//   scalar(a, how)         a one-value array: combined across ranks by MPI_Allreduce.
+//   scalar(a, how)         a one-value array: combined across ranks (carried by the last
+//                          exchange, or by MPI_Allreduce: starc_mpi_scalars.hpp).
 //   errors(site, value)    the run-time error word: the rank with the first failed check wins.
 //
 // finish() makes at most two personalised exchanges (updates, then refreshes), each one
@@ -46,16 +47,13 @@
 // are the whole array. A refresh phase of refresh_every arrays alone has sizes both sides
 // know (the mirrors' and the ghosts' counts): one neighbour collective of the values.
 // The scalars ride at the end of every message of the superstep's last exchange when its
-// round reaches every rank (Neighbours::complete: two ranks, or a power-law graph's peers),
-// each rank folding all ranks' values in rank order, so the superstep waits for its peers
-// once or twice, not once more for an MPI_Allreduce; otherwise the scalars of one type and
-// operator are combined by one MPI_Allreduce (bfs's frontier size and edge count).
+// round reaches every rank (Neighbours::complete), else one MPI_Allreduce combines them
+// (SuperstepScalars).
 #ifndef STARC_MPI_SUPERSTEP_HPP
 #define STARC_MPI_SUPERSTEP_HPP
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -65,6 +63,7 @@
 #include <vector>
 
 #include "starc_mpi.hpp"
+#include "starc_mpi_scalars.hpp"
 #include "starc_mpi_values.hpp"
 
 namespace starc_mpi {
@@ -124,34 +123,11 @@ class Superstep {
   /// Ghost copies of `a` (a Min/Max target: update) keep the candidates this rank sent.
   template <class T> void keep_candidates(T* a) { field(a, Scope::Neighbour).keeps = true; }
 
-  /// A one-value array combined across ranks when the superstep ends.
-  template <class T> void scalar(T* a, Combine how) {
-    T before = *a;
-    if (d_.rank != 0 && (how == Combine::Add || how == Combine::Sub || how == Combine::Mul))
-      *a = how == Combine::Mul ? T(1) : T(0);   // rank 0 alone keeps the value before
-    if (how == Combine::Store) {
-      scalars_.push_back([this, a, before] { combine_stored(a, before); });
-      return;
-    }
-    if constexpr (std::is_floating_point<T>::value) {
-      if (how == Combine::And || how == Combine::Or) return;   // not an operator on floats
-    }
-    reductions_.push_back({a, datatype<T>(), mpi_op(how), sizeof(T), folder<T>(how)});
-  }
+  /// A one-value array combined across ranks when the superstep ends (starc_mpi_scalars.hpp).
+  template <class T> void scalar(T* a, Combine how) { scalars_.add(a, how); }
 
   /// The run-time error word: every rank ends with the first failed check's site and value.
-  void errors(int* site, long long* value) {
-    scalars_.push_back([this, site, value] {
-      Spent spent{d_.stats.mpi_ns};
-      struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
-      MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
-      ++d_.stats.reductions;
-      ++d_.stats.rounds;
-      if (first.site == INT_MAX) return;
-      MPI_Bcast(site, 1, MPI_INT, first.rank, d_.comm);
-      MPI_Bcast(value, 1, MPI_LONG_LONG, first.rank, d_.comm);
-    });
-  }
+  void errors(int* site, long long* value) { scalars_.errors(site, value); }
 
   /// Exchanges everything registered (collective; every rank registered the same fields).
   void finish();
@@ -377,7 +353,7 @@ class Superstep {
         else put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
-      send_bytes[k] = close_buffer(buf, start, entries) + put_carried(buf, kUpdates);
+      send_bytes[k] = close_buffer(buf, start, entries) + scalars_.put(buf, kUpdates);
     }
     exchange(n, buf, send_bytes, sent, nullptr, kUpdates, [&](int r, const char* p) {
       int base = -1;
@@ -455,7 +431,7 @@ class Superstep {
       for (const auto& list : to[i]) values += list.size();
       room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size);
     }
-    room += n.destinations.size() * carried_;
+    room += n.destinations.size() * scalars_.carried(kRefreshes);
     buf.reserve(room);
     std::vector<long long> send_bytes(n.destinations.size(), 0);
     for (size_t k = 0; k < n.destinations.size(); ++k) {
@@ -480,7 +456,7 @@ class Superstep {
         put_section(buf, f, entries_of, base);
         entries += static_cast<long long>(entries_of.size());
       }
-      send_bytes[k] = close_buffer(buf, start, entries) + put_carried(buf, kRefreshes);
+      send_bytes[k] = close_buffer(buf, start, entries) + scalars_.put(buf, kRefreshes);
     }
     // sizes both sides know when every refreshed array sends every mirror: the ghosts' values
     bool known = !any([](const Field& f) { return f.refreshed && !f.every; });
@@ -536,7 +512,7 @@ class Superstep {
   void exchange(const detail::Neighbours& n, const std::vector<char>& data, const std::vector<long long>& send_bytes,
                 std::vector<long long>& sent, const std::vector<long long>* known, Tag tag, Read read) {
     std::vector<long long> send_displs = detail::prefix(send_bytes);
-    const long long carried = tag == carry_phase_ ? static_cast<long long>(carried_) : 0;
+    const long long carried = static_cast<long long>(scalars_.carried(tag));
     // (the stats count the arrays' bytes: the scalars carried stand for an MPI_Allreduce)
     for (size_t k = 0; k < send_bytes.size(); ++k) {
       long long bytes = send_bytes[k] - (n.destinations[k] == d_.rank ? 0 : carried);
@@ -565,154 +541,28 @@ class Superstep {
       const int r = n.sources[k];
       long long end = displs[k + 1] - (r == d_.rank ? 0 : carried);
       if (r != d_.rank && carried > 0)
-        std::memcpy(carried_in_.data() + static_cast<size_t>(r) * carried_, in.data() + end, carried_);
+        scalars_.take(r, in.data() + end);
       if (end > displs[k]) read(r, in.data() + displs[k]);
     }
   }
 
-  /// Appends this rank's scalars to a message of the phase that carries them; their bytes.
-  long long put_carried(std::vector<char>& buf, Tag phase) const {
-    if (phase != carry_phase_) return 0;
-    buf.insert(buf.end(), carried_in_.begin() + static_cast<long>(static_cast<size_t>(d_.rank) * carried_),
-               carried_in_.begin() + static_cast<long>(static_cast<size_t>(d_.rank + 1) * carried_));
-    return static_cast<long long>(carried_);
-  }
-
-  /// Whether the scalars travel with the superstep's last exchange (its round reaches every
-  /// rank: no MPI_Allreduce after it), and if so, this rank's values in their place.
+  /// Whether the scalars travel with the superstep's last exchange: where its round reaches
+  /// every rank, no MPI_Allreduce follows it.
   void plan_carrying(bool updates, bool refreshes) {
-    if (reductions_.empty() || (!updates && !refreshes)) return;
+    if (!scalars_.carriable() || (!updates && !refreshes)) return;
     const detail::Neighbours& n = refreshes ? neighbours([](const Field& f) { return f.refreshed; })
                                             : neighbours([](const Field& f) { return f.updated; });
-    if (!n.complete) return;
-    carry_phase_ = refreshes ? kRefreshes : kUpdates;
-    for (const Reduction& red : reductions_) carried_ += red.size;
-    carried_in_.assign(static_cast<size_t>(d_.ranks) * carried_, 0);
-    char* mine = carried_in_.data() + static_cast<size_t>(d_.rank) * carried_;
-    for (const Reduction& red : reductions_) {
-      std::memcpy(mine, red.value, red.size);
-      mine += red.size;
-    }
+    if (n.complete) scalars_.carry_in(refreshes ? kRefreshes : kUpdates);
   }
 
-  /// The carried scalars combined: every rank folds the ranks' values in rank order, so all
-  /// end with the same value (a float sum too). One reduction per type and operator, as
-  /// reduce_scalars counts them.
-  void fold_carried() {
-    size_t at = 0;
-    for (size_t i = 0; i < reductions_.size(); ++i) {
-      const Reduction& red = reductions_[i];
-      std::vector<char> value(carried_in_.begin() + static_cast<long>(at), carried_in_.begin() + static_cast<long>(at + red.size));
-      for (int r = 1; r < d_.ranks; ++r) red.fold(value.data(), carried_in_.data() + static_cast<size_t>(r) * carried_ + at);
-      std::memcpy(red.value, value.data(), red.size);
-      bool first_of_group = true;
-      for (size_t j = 0; j < i; ++j)
-        if (reductions_[j].type == red.type && reductions_[j].op == red.op) first_of_group = false;
-      if (first_of_group) ++d_.stats.reductions;
-      at += red.size;
-    }
-  }
-
-  static MPI_Op mpi_op(Combine how) {
-    switch (how) {
-      case Combine::Add: case Combine::Sub: return MPI_SUM;
-      case Combine::Mul: return MPI_PROD;
-      case Combine::And: return MPI_BAND;
-      case Combine::Or: return MPI_BOR;
-      case Combine::Min: return MPI_MIN;
-      case Combine::Max: case Combine::Flag: return MPI_MAX;   // a flag is 0 or 1: MAX is OR
-      default: return MPI_MAX;   // Store: broadcast by combine_stored, never reduced
-    }
-  }
-
-  /// The value of the last rank that stored one.
-  template <class T> void combine_stored(T* a, T before) {
-    int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
-    Spent spent{d_.stats.mpi_ns};
-    MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
-    ++d_.stats.reductions;
-    ++d_.stats.rounds;
-    if (last >= 0) MPI_Bcast(a, static_cast<int>(sizeof(T)), MPI_BYTE, last, d_.comm);
-  }
-
-  /// The scalars combined by an operator: one MPI_Allreduce for all of one type and operator
-  /// (bfs's awake and scout counts travel together).
-  void reduce_scalars() {
-    std::vector<bool> done(reductions_.size(), false);
-    for (size_t i = 0; i < reductions_.size(); ++i) {
-      if (done[i]) continue;
-      std::vector<size_t> group;
-      for (size_t j = i; j < reductions_.size(); ++j)
-        if (!done[j] && reductions_[j].type == reductions_[i].type && reductions_[j].op == reductions_[i].op) {
-          group.push_back(j);
-          done[j] = true;
-        }
-      size_t size = reductions_[i].size;
-      std::vector<char> values(group.size() * size);
-      for (size_t k = 0; k < group.size(); ++k) std::memcpy(values.data() + k * size, reductions_[group[k]].value, size);
-      {
-        Spent spent{d_.stats.mpi_ns};
-        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type,
-                      reductions_[i].op, d_.comm);
-      }
-      ++d_.stats.reductions;
-      ++d_.stats.rounds;
-      for (size_t k = 0; k < group.size(); ++k) std::memcpy(reductions_[group[k]].value, values.data() + k * size, size);
-    }
-  }
-
-  struct Reduction {
-    void* value;
-    MPI_Datatype type;
-    MPI_Op op;
-    size_t size;
-    void (*fold)(char* into, const char* value);   // `op` on one pair of values, as MPI would
-  };
-
-  template <class T, Op op> static void fold(char* into, const char* value) {
-    T a, b;
-    std::memcpy(&a, into, sizeof(T));
-    std::memcpy(&b, value, sizeof(T));
-    detail::apply(a, b, op);
-    std::memcpy(into, &a, sizeof(T));
-  }
-
-  /// fold for the operator mpi_op gives `how` (a flag is 0 or 1: Max is OR).
-  template <class T> static void (*folder(Combine how))(char*, const char*) {
-    switch (how) {
-      case Combine::Add: case Combine::Sub: return &fold<T, Op::Add>;
-      case Combine::Mul: return &fold<T, Op::Mul>;
-      case Combine::And: return &fold<T, Op::And>;
-      case Combine::Or: return &fold<T, Op::Or>;
-      case Combine::Min: return &fold<T, Op::Min>;
-      default: return &fold<T, Op::Max>;
-    }
-  }
-
-  using Clock = std::chrono::steady_clock;
-
-  static long long since(Clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
-  }
-
-  /// Adds the time from its construction to its end of scope to `total` (Stats' times).
-  struct Spent {
-    long long& total;
-    Clock::time_point from = Clock::now();
-    ~Spent() { total += since(from); }
-  };
+  using Clock = detail::Clock;
+  using Spent = detail::Spent;
 
   Distribution& d_;
   Clock::time_point started_;              // the superstep's start (its kernel follows)
   long long registering_ns_ = 0;           // of that, registering arrays (watching values)
   std::deque<Field> fields_;               // stable addresses
-  std::vector<std::function<void()>> scalars_;   // stores and the error word, in order
-  std::vector<Reduction> reductions_;
-  // The scalars carried by the last exchange (plan_carrying): its phase (0: none), the bytes
-  // of one rank's values, and every rank's values, by rank.
-  int carry_phase_ = 0;
-  size_t carried_ = 0;
-  std::vector<char> carried_in_;
+  SuperstepScalars scalars_{d_};   // the one-value arrays, stores and the error word
 };
 
 #if STARC_DEFINE_ENTRIES
@@ -737,10 +587,8 @@ STARC_ENTRY void Superstep::finish() {
   for (long long count : sent)
     if (count > d_.stats.max_pair_messages_per_superstep) d_.stats.max_pair_messages_per_superstep = count;
   d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
-  if (carry_phase_ != 0) fold_carried();
-  else reduce_scalars();
-  for (auto& combine : scalars_) combine();
-  d_.stats.runtime_ns += registering_ns_ + since(finishing) - (d_.stats.mpi_ns - mpi_before);
+  scalars_.finish();
+  d_.stats.runtime_ns += registering_ns_ + detail::since(finishing) - (d_.stats.mpi_ns - mpi_before);
 }
 #endif
 
