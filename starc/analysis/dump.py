@@ -311,6 +311,10 @@ def _kernel(k: P.Kernel, printer: PlanPrinter, plan: Optional[P.Plan] = None) ->
         lines.append(f"  in place of {k.renumbered_of} on a graph renumbered by degree")
     elif k.row_swap_why:
         lines.append(f"  on a graph renumbered by degree: as written ({k.row_swap_why})")
+    if k.skips_pushed_why:
+        skips = "skipped" if k.skips_pushed else "all run"
+        lines.append(f"  flagged vertices whose values were pushed: {skips} "
+                     f"({k.skips_pushed_why})")
     params = []
     for p in k.params:
         if p.array is not None:

@@ -228,6 +228,9 @@ class _Builder:
     def variants(self, kernel: P.Kernel, clears: bool) -> Tuple[P.Kernel, P.Kernel]:
         dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard,
                             self.rewritten(kernel.body, dense=True), kernel)
+        dense = dataclasses.replace(dense, round_flags=(self.loop.current.sym,
+                                                        self.loop.next.sym))
+        self.kernels[-1] = dense
         body = self.rewritten(kernel.body, dense=False)
         item = self.item(f"{kernel.index.name}_item")
         # The work item's vertex comes from the forall (its source-map span is the forall's).

@@ -39,6 +39,7 @@ from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.pushed_values import skip_pushed
 from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
 from starc.analysis.row_swap import drop_swaps
@@ -105,6 +106,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     forms = _loop_forms(plan, capabilities)
     plan = choose_form(plan, worklist=capabilities.worklists)
     plan = _with_variants(plan, variants, capabilities)
+    plan = skip_pushed(plan, variants, capabilities)
+    plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space

@@ -177,6 +177,13 @@ class Kernel(Record):
     #: (an ordered triangle count under an ``OrderByDegree``) why its innermost loop walks
     #: the other row on a renumbered graph, or why not
     row_swap_why: str = ""
+    #: (``frontier.py``, a worklist's dense round) the fixedPoint's current and next flags
+    round_flags: Tuple[ir.Symbol, ...] = ()
+    #: (the specialize stage, ``analysis.pushed_values``) whether the dense round skips a
+    #: flagged vertex whose values are those it last ran with, and why (or why not); "" where
+    #: no dense round
+    skips_pushed: bool = False
+    skips_pushed_why: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)

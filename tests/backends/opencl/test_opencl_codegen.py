@@ -23,7 +23,9 @@ def test_golden_sssp_min_atomic():
     # Each work item runs a contiguous run of vertices (one on a GPU, up to 64 on a CPU:
     # starc_launch), skipping those the guard rules out; none returns early (its run is empty
     # past the bound), so the work-group meets at the end, where it adds its count of the
-    # flags it flipped (counted in local memory) with one atomic.
+    # flags it flipped (counted in local memory) with one atomic. A vertex whose distance is
+    # the one it last ran with skips the round (analysis.pushed_values: on a CPU, where this
+    # kernel runs).
     assert _between(dense, "    const size_t starc_run", "\n}") == """\
     const size_t starc_run = ((size_t)n + get_global_size(0) - 1) / get_global_size(0);
     const size_t starc_first = get_global_id(0) * starc_run;
@@ -35,14 +37,18 @@ def test_golden_sssp_min_atomic():
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int v = (int)starc_first; v < (int)starc_last; v++) {
         if (!modified[v]) continue;
-        for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
-            int nbr = targets[e_nbr];
-            int e = e_nbr;
-            int dist_new = starc_add_int(dist[v], weight[e]);
-            if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
-                if (!modified_nxt[nbr]) {
-                    modified_nxt[nbr] = true;
-                    atomic_inc(&starc_staged_modified_frontier_size_count);
+        long dist_seen = (long)dist[v];
+        if (dist_seen != dist_pushed[v]) {
+            dist_pushed[v] = dist_seen;
+            for (int e_nbr = offsets[v]; e_nbr < offsets[v + 1]; e_nbr++) {
+                int nbr = targets[e_nbr];
+                int e = e_nbr;
+                int dist_new = starc_add_int(dist[v], weight[e]);
+                if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
+                    if (!modified_nxt[nbr]) {
+                        modified_nxt[nbr] = true;
+                        atomic_inc(&starc_staged_modified_frontier_size_count);
+                    }
                 }
             }
         }
@@ -100,7 +106,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                     if (starc_lockstep) {
                         Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
                     } else {
-                        Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                        Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, d_dist_pushed);
                     }
                 } else {
                     if (starc_lockstep) {
@@ -156,7 +162,8 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
                                          cl_mem weight,
                                          cl_mem modified,
                                          cl_mem modified_nxt,
-                                         cl_mem modified_frontier_size) {
+                                         cl_mem modified_frontier_size,
+                                         cl_mem dist_pushed) {
     starc_set_arg(kernel, 0, n, where);
     starc_set_arg(kernel, 1, offsets, where);
     starc_set_arg(kernel, 2, targets, where);
@@ -165,6 +172,7 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
     starc_set_arg(kernel, 5, modified, where);
     starc_set_arg(kernel, 6, modified_nxt, where);
     starc_set_arg(kernel, 7, modified_frontier_size, where);
+    starc_set_arg(kernel, 8, dist_pushed, where);
     starc_launch(device, kernel, n, where);"""
     # a worklist kernel launches one work item per queue entry
     assert "    starc_launch(device, kernel, frontier_count, where);" in cpp
