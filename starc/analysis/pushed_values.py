@@ -145,9 +145,9 @@ class _Skipper:
                                    skips_pushed_why=_WHY), tuple(made)
 
 
-_WHY = ("a flagged vertex whose values are those it last ran with skips the round: it pushed "
-        "them then (a push lowers most vertices before their item reaches them, and they run "
-        "in that round with the lowered value)")
+_WHY = ("it made every push of those values then, and its Min/Max targets have only moved "
+        "past them since (on a CPU a push lowers most vertices before their item reaches "
+        "them, and they run in that round with the lowered value)")
 
 
 def skip_pushed(plan: P.Plan, variants, capabilities: Capabilities) -> P.Plan:

@@ -31,6 +31,16 @@ class HostChoices:
             return ("; a dense round runs one work item per edge (" + edges[0].schedule_why + ")"
                     if edges else "")
 
+        def dense_skips(t: Target) -> str:
+            """Where this target's dense rounds skip vertices whose values they already
+            pushed (``pushed_values``)."""
+            own = {k.name for stmt in walk_host(s.body) for k in kernels_launched_by(stmt)}
+            skips = [k for k in t.plan.kernels if k.skips_pushed
+                     and k.name.removesuffix("_dense") in own]
+            return ("; on a CPU device a dense round skips a flagged vertex whose values are "
+                    "those it last ran with (" + skips[0].skips_pushed_why + ")"
+                    if skips else "")
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if worklist(t):
@@ -39,7 +49,7 @@ class HostChoices:
                         f"whose {prop} is set (each appended once by the work item that sets "
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
-                        f"falls to n/{DENSE_DIVISOR})" + dense_by_edges(t))
+                        f"falls to n/{DENSE_DIVISOR})" + dense_by_edges(t) + dense_skips(t))
             why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 

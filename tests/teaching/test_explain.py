@@ -397,3 +397,15 @@ def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
     assert "; on other devices: one work item per vertex: the loop folds" in opencl.why
     assert "CL_DEVICE_TYPE" in opencl.why and "STARC_OPENCL_LOCKSTEP=1 or 0" in opencl.why
     assert "on a GPU device" not in _find(found, "forall", 13).choices["cuda"].what
+
+
+def test_a_dense_round_that_skips_pushed_vertices_says_so():
+    """cc's dense rounds on OpenCL and SYCL skip what they already pushed (pushed_values):
+    explain says so there, and not where the kernel also runs on a GPU or by supersteps."""
+    comp = _plan(ROOT / "dsl" / "cc.sp")
+    fixed = _find(decisions(comp, ALL), "fixedPoint")
+    for backend in ("opencl", "sycl"):
+        assert "skips a flagged vertex whose values are those it last ran with (it made " \
+            "every push" in fixed.choices[backend].what, backend
+    for backend in ("cuda", "openacc", "mpi"):
+        assert "skips a flagged vertex" not in fixed.choices[backend].what, backend
