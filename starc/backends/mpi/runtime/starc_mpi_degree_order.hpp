@@ -15,8 +15,8 @@
 //     owners tell the ranks holding ghosts theirs;
 //   * the new vertex ranges are balanced by the count's work (work_splits);
 //   * every rank sends each of its rows' edges (t, s), as s's entry t, to the new owner of s
-//     (the graph is symmetric, so that is s's row); a sender goes through its vertices in
-//     new-id order, so each row arrives as one ascending run per sender, merged in place;
+//     (the graph is symmetric, so that is s's row), grouped by t; as only t's old owner sends
+//     t, the receiver fills its rows in ascending order by taking the groups in ascending t;
 //   * ghost rows are fetched again as searched slices only.
 // The distribution of the file's ids is kept (Distribution::unordered) and the next call
 // starts from it again, so each --trials run renumbers the file's graph, as the other
@@ -26,6 +26,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -164,11 +166,34 @@ inline void tell_ghosts(const Distribution& d, std::vector<int>& value) {
 }
 
 /// log2(x) for x >= 1 to within 0.09: the exponent plus the mantissa's fraction (linear
-/// between powers of two), cheaper than std::log2 for the work model's millions of pairs.
+/// between powers of two), cheaper than std::log2 for the work model's millions of pairs. Read
+/// from the bits (x = 1.f 2^e, normal): std::frexp is a library call.
 inline double log2_approx(double x) {
-  int exponent = 0;
-  double mantissa = std::frexp(x, &exponent);  // x = mantissa 2^exponent, mantissa in [0.5, 1)
-  return exponent - 2 + 2 * mantissa;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  int exponent = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1023} << 52);  // 1.f
+  double mantissa = 0;
+  std::memcpy(&mantissa, &bits, sizeof bits);
+  return exponent + (mantissa - 1);
+}
+
+/// The new id and the degree of the far end of each own row entry (`far[e - d.owned_begin]`),
+/// gathered once: one random access per entry, after which the work model and the sending of
+/// the rows read them in order.
+struct FarEnd {
+  int id, degree;
+};
+
+inline std::vector<FarEnd> far_ends(const Distribution& d, const std::vector<int>& new_id) {
+  const starc::Graph& g = d.graph;
+  std::vector<FarEnd> far(static_cast<size_t>(d.owned_edges));
+  const int* targets = g.targets.data() + d.owned_begin;
+  for (size_t e = 0; e < far.size(); ++e) {
+    size_t u = static_cast<size_t>(targets[e]);
+    far[e] = {new_id[u], d.out_degree[u]};  // the degree: the graph is symmetric
+  }
+  return far;
 }
 
 /// The new vertex ranges, balanced by the count's work. dsl/tc.sp's count at v reads v's
@@ -190,7 +215,8 @@ inline double log2_approx(double x) {
 /// model, fitted to the count as written, still splits that kernel's CPU time within 4% at 2
 /// ranks (R-MAT 18, bench/RESULTS.md), so it stays. `new_id` holds the new ids of the rank's
 /// own vertices and ghosts (collective).
-inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id, const DegreeGroups& groups) {
+inline std::vector<int> work_splits(const Distribution& d, const std::vector<int>& new_id, const std::vector<FarEnd>& far,
+                                    const DegreeGroups& groups) {
   const double kVertexCost = 9, kSearchCost = 6;
   struct Weighted {
     long long weight;
@@ -213,14 +239,14 @@ inline std::vector<int> work_splits(const Distribution& d, const std::vector<int
     size_t k = static_cast<size_t>(std::upper_bound(groups.first.begin(), groups.first.end(), id) - groups.first.begin()) - 1;
     long long group_end = k + 1 < G ? groups.first[k + 1] : n;
     double share_above = (entries_from[k + 1] + static_cast<double>(groups.degree[k]) * static_cast<double>(group_end - 1 - id)) / all_entries;
-    const int* row = g.targets.data() + g.offsets[static_cast<size_t>(v)];
-    const int* row_end = g.targets.data() + g.offsets[static_cast<size_t>(v) + 1];
+    const FarEnd* row = far.data() + (g.offsets[static_cast<size_t>(v)] - d.owned_begin);
+    const FarEnd* row_end = far.data() + (g.offsets[static_cast<size_t>(v) + 1] - d.owned_begin);
     double upper = 0;
-    for (const int* e = row; e < row_end; ++e) upper += new_id[static_cast<size_t>(*e)] > id;
+    for (const FarEnd* e = row; e < row_end; ++e) upper += e->id > id;
     double weight = kVertexCost;
-    for (const int* e = row; e < row_end; ++e) {
-      if (new_id[static_cast<size_t>(*e)] >= id) continue;
-      double above = d.out_degree[static_cast<size_t>(*e)] * share_above;  // the degree (symmetric)
+    for (const FarEnd* e = row; e < row_end; ++e) {
+      if (e->id >= id) continue;
+      double above = e->degree * share_above;
       weight += kSearchCost * log2_approx(2 + above) + std::min(upper, above);
     }
     out.push_back({std::llround(weight), id});
@@ -239,16 +265,6 @@ inline void carry_counters(Stats& to, const Stats& from) {
   long long cut_edges = to.cut_edges;
   to = from;
   to.cut_edges = cut_edges;
-}
-
-/// Merges, in place, the ascending runs a row arrived in (one per sender).
-inline void merge_runs(int* begin, int* end) {
-  int* sorted = std::is_sorted_until(begin, end);
-  while (sorted != end) {
-    int* next = std::is_sorted_until(sorted, end);
-    std::inplace_merge(begin, sorted, next);
-    sorted = next;
-  }
 }
 
 /// The distribution of the graph of `d` renumbered by degree (collective; see the file comment).
@@ -275,64 +291,67 @@ inline Distribution renumbered(const Distribution& d) {
       new_id[static_cast<size_t>(v)] = static_cast<int>(next[groups.group(own_degree(d, v))]++);
     tell_ghosts(d, new_id);
   }
-  o.splits = work_splits(d, new_id, groups);
+  std::vector<FarEnd> far = far_ends(d, new_id);
+  o.splits = work_splits(d, new_id, far, groups);
   o.first = o.splits[static_cast<size_t>(d.rank)];
   o.last = o.splits[static_cast<size_t>(d.rank) + 1];
   int nown = o.last - o.first;
 
-  // Every own row's edge (t, s) as an entry of s's row, to s's new owner, t in new-id order.
-  // An entry names t by its place in the list of distinct t the sender sends that rank
-  // (ascending), so the receiver translates it without a search; each list starts with two
-  // counts: the entries the sender sends that rank, and the list's length.
-  struct Entry { int row, column; };
-  struct Listed { int to, value; };
-  std::vector<Entry> sent;
-  std::vector<Listed> listed;
-  std::vector<long long> entries(R, 0);
+  // Every own row's edge (t, s) as an entry of s's row, to s's new owner, grouped by t: each
+  // rank gets from each sender groups [t, count, s_1 .. s_count] (new ids). Only t's old owner
+  // sends t, and all its entries for one rank at once, so each t has at most one group on a
+  // rank: taking the groups in ascending t appends to every row in ascending order, with no
+  // sort or merge of the rows, whatever order they came in.
+  std::vector<int> got;
   {
-    std::vector<std::pair<int, int>> by_new_id;  // (new id, local id) of the own vertices
-    by_new_id.reserve(static_cast<size_t>(d.owned()));
-    for (int v = d.own_begin; v < d.own_end; ++v) by_new_id.emplace_back(new_id[static_cast<size_t>(v)], v);
-    std::sort(by_new_id.begin(), by_new_id.end());
-    // The new owner of each known vertex, once, and the entries for each rank: they are written
-    // grouped by destination, so the exchange sends them as they are.
-    std::vector<int> new_owner(static_cast<size_t>(d.local_nodes));
-    for (size_t u = 0; u < new_owner.size(); ++u) new_owner[u] = o.owner(new_id[u]);
-    for (int v = d.own_begin; v < d.own_end; ++v)
-      for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e)
-        ++entries[static_cast<size_t>(new_owner[static_cast<size_t>(g.targets[static_cast<size_t>(e)])])];
-    std::vector<long long> next = prefix(entries);
-    sent.resize(static_cast<size_t>(next.back()));
-    std::vector<std::vector<int>> lists(R);
+    auto new_owner = [&](int s) -> size_t {  // o.owner(s), branch-free for the usual few ranks
+      if (R > 16) return static_cast<size_t>(o.owner(s));
+      size_t r = 0;
+      for (size_t k = 1; k < R; ++k) r += s >= o.splits[k];
+      return r;
+    };
+    // Two passes over the rows: the size of each rank's groups, then the groups in place.
+    std::vector<long long> sizes(R, 0);
     std::vector<int> last(R, -1);
-    for (const auto& item : by_new_id) {
-      int t = item.first;
-      for (int e = g.offsets[static_cast<size_t>(item.second)]; e < g.offsets[static_cast<size_t>(item.second) + 1]; ++e) {
-        int u = g.targets[static_cast<size_t>(e)];
-        size_t to = static_cast<size_t>(new_owner[static_cast<size_t>(u)]);
-        if (last[to] != t) lists[to].push_back(last[to] = t);
-        sent[static_cast<size_t>(next[to]++)] = {new_id[static_cast<size_t>(u)], static_cast<int>(lists[to].size()) - 1};
+    auto each_entry = [&](auto&& visit) {
+      std::fill(last.begin(), last.end(), -1);
+      for (int v = d.own_begin; v < d.own_end; ++v) {
+        int t = new_id[static_cast<size_t>(v)];
+        for (int e = g.offsets[static_cast<size_t>(v)]; e < g.offsets[static_cast<size_t>(v) + 1]; ++e) {
+          int s = far[static_cast<size_t>(e - d.owned_begin)].id;
+          size_t to = new_owner(s);
+          visit(to, t, s, last[to] != t);
+          last[to] = t;
+        }
       }
-    }
-    for (size_t r = 0; r < R; ++r) {
-      listed.push_back({static_cast<int>(r), static_cast<int>(entries[r])});
-      listed.push_back({static_cast<int>(r), static_cast<int>(lists[r].size())});
-      for (int t : lists[r]) listed.push_back({static_cast<int>(r), t});
-    }
+    };
+    each_entry([&](size_t to, int, int, bool opens) { sizes[to] += opens ? 3 : 1; });
+    std::vector<long long> next = prefix(sizes);
+    std::vector<int> packed(static_cast<size_t>(next.back()));
+    std::vector<long long> header(R, 0);
+    each_entry([&](size_t to, int t, int s, bool opens) {
+      if (opens) {
+        header[to] = next[to];
+        packed[static_cast<size_t>(next[to]++)] = t;
+        packed[static_cast<size_t>(next[to]++)] = 0;
+      }
+      ++packed[static_cast<size_t>(header[to]) + 1];
+      packed[static_cast<size_t>(next[to]++)] = s;
+    });
+    release(far);
+    got = exchange_grouped(d, packed, sizes);
   }
-  std::vector<Entry> rows = exchange_grouped(d, sent, entries);
-  std::vector<Listed> heard = exchange(d, listed, [](const Listed& x) { return x.to; });
 
-  // Ghosts: the listed vertices another rank owns (each listed by its one old owner).
-  std::vector<size_t> entry_begin(R + 1, 0), list_begin(R, 0);
-  for (size_t r = 0, at = 0; r < R; ++r) {
-    entry_begin[r + 1] = entry_begin[r] + static_cast<size_t>(heard[at].value);
-    list_begin[r] = at + 2;
-    at += 2 + static_cast<size_t>(heard[at + 1].value);
+  // The own rows' places (a row is as long as its vertex's degree), and the ghosts: the t of
+  // the groups that another rank owns (each t in one group).
+  std::vector<int> row_begin(static_cast<size_t>(nown) + 1, 0);
+  for (size_t v = 0, k = 0; v < static_cast<size_t>(nown); ++v) {
+    long long id = o.first + static_cast<long long>(v);
+    while (k + 1 < groups.first.size() && groups.first[k + 1] <= id) ++k;
+    row_begin[v + 1] = row_begin[v] + static_cast<int>(groups.degree[k]);
   }
-  for (size_t r = 0; r < R; ++r)
-    for (size_t k = list_begin[r]; k < list_begin[r] + static_cast<size_t>(heard[list_begin[r] - 1].value); ++k)
-      if (!o.owns(heard[k].value)) o.ghosts.push_back(heard[k].value);
+  for (size_t at = 0; at < got.size(); at += 2 + static_cast<size_t>(got[at + 1]))
+    if (!o.owns(got[at])) o.ghosts.push_back(got[at]);
   std::sort(o.ghosts.begin(), o.ghosts.end());
   o.ghost_displs.resize(R + 1);
   for (size_t r = 0; r <= R; ++r)
@@ -341,28 +360,37 @@ inline Distribution renumbered(const Distribution& d) {
   o.own_begin = o.ghost_displs[static_cast<size_t>(d.rank)];
   o.own_end = o.own_begin + nown;
   o.local_nodes = static_cast<int>(o.ghosts.size()) + nown;
-  for (size_t r = 0; r < R; ++r)  // each listed vertex's local id
-    for (size_t k = list_begin[r]; k < list_begin[r] + static_cast<size_t>(heard[list_begin[r] - 1].value); ++k)
-      heard[k].value = o.local_of(heard[k].value);
 
-  // The own rows in local ids: each arrives as one ascending run per sender, merged.
-  std::vector<int> row_begin(static_cast<size_t>(nown) + 1, 0);
-  for (const Entry& x : rows) ++row_begin[static_cast<size_t>(x.row - o.first) + 1];
-  for (size_t v = 0; v < static_cast<size_t>(nown); ++v) row_begin[v + 1] += row_begin[v];
-  std::vector<int> columns(rows.size());
+  // The own rows in local ids, filled from the groups in ascending t (local ids keep the order
+  // of global ones). Written straight to the rows, each entry was a cache miss; so the entries
+  // go first, in that order, to blocks of at most 2^shift rows (bucket b: rows b 2^shift ...,
+  // at their own place in `columns`, as its rows' lengths are known), a few hundred streams
+  // written in order, then each block's to its rows, whose cursors and entries stay in cache.
+  struct Entry { int row, column; };
+  std::vector<int> columns(static_cast<size_t>(row_begin.back()));
   {
-    std::vector<int> next(row_begin.begin(), row_begin.end() - 1);
-    for (size_t r = 0; r < R; ++r)
-      for (size_t k = entry_begin[r]; k < entry_begin[r + 1]; ++k) {
-        const Entry& x = rows[k];
-        columns[static_cast<size_t>(next[static_cast<size_t>(x.row - o.first)]++)] = heard[list_begin[r] + static_cast<size_t>(x.column)].value;
+    std::vector<Entry> bucketed(columns.size());
+    {
+      int shift = 12;
+      while ((nown >> shift) >= 512) ++shift;
+      std::vector<int> bucket_next;
+      for (int v = 0; v < nown; v += 1 << shift) bucket_next.push_back(row_begin[static_cast<size_t>(v)]);
+      std::vector<size_t> group_of(static_cast<size_t>(o.local_nodes), SIZE_MAX);
+      for (size_t at = 0; at < got.size(); at += 2 + static_cast<size_t>(got[at + 1]))
+        group_of[static_cast<size_t>(o.local_of(got[at]))] = at;
+      for (int t = 0; t < o.local_nodes; ++t) {
+        size_t at = group_of[static_cast<size_t>(t)];
+        if (at == SIZE_MAX) continue;
+        for (size_t k = at + 2; k < at + 2 + static_cast<size_t>(got[at + 1]); ++k) {
+          int v = got[k] - o.first;
+          bucketed[static_cast<size_t>(bucket_next[static_cast<size_t>(v >> shift)]++)] = {v, t};
+        }
       }
+    }
+    release(got);
+    std::vector<int> next(row_begin.begin(), row_begin.end() - 1);
+    for (const Entry& x : bucketed) columns[static_cast<size_t>(next[static_cast<size_t>(x.row)]++)] = x.column;
   }
-  release(rows);
-  release(heard);
-  for (int v = 0; v < nown; ++v)
-    merge_runs(columns.data() + row_begin[static_cast<size_t>(v)], columns.data() + row_begin[static_cast<size_t>(v) + 1]);
-
   // The rest of the local index space.
   o.global_id.resize(static_cast<size_t>(o.local_nodes));
   for (int k = 0; k < o.local_nodes; ++k)
