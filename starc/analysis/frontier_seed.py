@@ -59,8 +59,9 @@ def _own_flag_set(kernel: P.Kernel, flag: ir.Symbol) -> Optional[ir.Assign]:
 def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.DeviceArray,
                 size: P.DeviceArray, arrays, names):
     """``(position in before, the launch as written, its seeding variant, arrays)`` where the
-    statements ``before`` the loop end in ``Fill(flag, False)``, a launch that sets the loop's
-    flags (``_own_flag_set``) and only ``_inert`` statements; else None. The variant appends
+    statements ``before`` the loop end in ``Fill(flag, False)``, fills of other arrays, a
+    launch that sets the loop's flags (``_own_flag_set``) and ``_inert`` statements; else
+    None. The variant appends
     each vertex whose flag it sets to ``queue`` (counting in ``size``), so the queue holds
     exactly the set flags, as ``build`` would make it."""
     flag = loop.current
@@ -69,7 +70,12 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
         at -= 1
     if at < 1 or not isinstance(before[at], P.Launch) or before[at].scalar_args:
         return None
-    launch, fill = before[at], before[at - 1]
+    launch, filled = before[at], at - 1
+    # (an attachNodeProperty fills its other properties beside the flag)
+    while filled >= 0 and (_inert(before[filled]) or isinstance(before[filled], P.Fill) and
+                           before[filled].array.name != flag.name):
+        filled -= 1
+    fill = before[filled] if filled >= 0 else None
     if not (isinstance(fill, P.Fill) and fill.array.name == flag.name and
             isinstance(fill.value, ir.Const) and fill.value.value in (False, 0)):
         return None
