@@ -125,6 +125,8 @@ def expand_fixedpoint(s: P.FixedPointLoop,
     topology = _expand_topology(s)
     if s.worklist is None:
         return topology
+    if s.worklist.seed is not None:     # the launch that sets the first flags, as written
+        topology = [s.worklist.seed[0]] + topology
     return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
                              P.HostBlock(tuple(topology), loc=s.loc), loc=s.loc)]
 
@@ -138,7 +140,7 @@ def expand_worklist(s: P.FixedPointLoop,
     """A data-driven fixedPoint (``frontier.py``; the body is kernel launches only)::
 
         fill stamp = -1;  size[0] = 0;  launch build;  int count = size[0];  int round = 0;
-        fill next = False;
+        fill next = False;                (launch build: the seed launch where there is one)
         do {
             round += 1;  size[0] = 0;
             if (count > n / DENSE_DIVISOR) launch dense;   (per launch)
@@ -206,10 +208,11 @@ def expand_worklist(s: P.FixedPointLoop,
                     if w.clear is not None else ()) + (read_count,),
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
+    # the first queue: compacted from the flags, or appended by the launch that sets them
+    first_queue = w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc)
     fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(s.next, _bool(False, loc), loc=loc))
     if hoisted is None:
-        prologue = [fills[0], reset, P.Launch(w.build, loc=loc),
-                    P.HostDeclare(w.count, size, loc=loc),
+        prologue = [fills[0], reset, first_queue, P.HostDeclare(w.count, size, loc=loc),
                     P.HostDeclare(w.round, _int(0, loc), loc=loc), fills[1]]
     else:
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
@@ -218,7 +221,7 @@ def expand_worklist(s: P.FixedPointLoop,
                                     loc=loc), type=Scalar.BOOL, loc=loc)
         prologue = [P.HostIf(first, block(*fills, P.HostAssign(w.round, _int(0, loc), loc=loc)),
                              None, loc=loc),
-                    reset, P.Launch(w.build, loc=loc), P.HostDeclare(w.count, size, loc=loc)]
+                    reset, first_queue, P.HostDeclare(w.count, size, loc=loc)]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
 

@@ -249,3 +249,80 @@ function F(Graph g, propNode<bool> m, propNode<int> d) {
     assert len(declared(worklist)) == 2
     [own] = declared(topology)
     assert own in declared(worklist)
+
+
+def _per_batch_node_launches(plan: P.Plan) -> list:
+    """The kernels over all vertices a batch launches once each, outside the rounds (the
+    n-long scans of a batch's fixed cost)."""
+    [batch] = [s for s in host_nodes(plan.host) if isinstance(s, P.BatchLoop)]
+    in_rounds = {id(s) for loop in host_nodes(batch) if isinstance(loop, P.HostDoWhile)
+                 for s in host_nodes(loop)}
+    return [s.kernel.name for s in host_nodes(batch) if isinstance(s, P.Launch)
+            and id(s) not in in_rounds and s.kernel.extent == "nodes"]
+
+
+def test_the_kernel_that_sets_the_first_flags_appends_the_first_queue():
+    """dyn_sssp's Decremental: the subtree loop's flags are filled False and set by one
+    kernel (``v.newly = True`` at its own vertex), the pull's likewise (``v.modified = True``):
+    their worklist form launches that kernel with an append where it sets the flag, in place
+    of the build's scan over all vertices (5 -> 3 such scans a batch); the topology form (MPI)
+    launches it as written. Incremental's flags are set by the update loop, at an update's
+    source, and keep their build."""
+    plan = plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP")
+    worklist = choose_form(plan, worklist=True)
+    scans = _per_batch_node_launches(worklist)
+    assert scans == ["DynSSSP_forall_39_seed", "DynSSSP_forall_57_seed",
+                     "modified_frontier_build"], scans
+    seed = next(k for k in worklist.kernels if k.name == "DynSSSP_forall_39_seed")
+    [append] = [n for n in ir.walk(seed.body) if isinstance(n, P.QueueAppend)]
+    assert append.queue.name == "Decremental_newly_frontier"
+    assert append.value == ir.VarRef(seed.index, type=seed.index.type)
+    topology = choose_form(plan, worklist=False)
+    assert _per_batch_node_launches(topology) == ["DynSSSP_forall_39", "DynSSSP_forall_57"]
+    assert not any(k.name.endswith("_seed") for k in topology.kernels)
+
+
+SEEDED = """
+function F(Graph g, propNode<bool> m, propNode<int> d, propNode<bool> start) {
+    g.attachNodeProperty(m = False, d = 0);
+    forall (v in g.nodes().filter(start == True)) {
+        v.m = True;
+    }
+    bool fin = False;
+    fixedPoint until (fin : !m) {
+        forall (v in g.nodes().filter(m == True)) {
+            forall (w in g.neighbors(v)) {
+                <w.d, w.m> = <Min(w.d, v.d + 1), True>;
+            }
+        }
+    }
+}
+"""
+
+
+def _seeded(text: str) -> bool:
+    [loop] = [s for s in host_nodes(plan_of(text, stop_after="frontier").host)
+              if isinstance(s, P.FixedPointLoop)]
+    assert loop.worklist is not None
+    return loop.worklist.seed is not None
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the flags not all False before the kernel: the queue would miss those set before
+    ("g.attachNodeProperty(m = False, d = 0);", "g.attachNodeProperty(m = True, d = 0);"),
+    # the flag set at a neighbour: two items may set it, so two would append it
+    ("        v.m = True;\n",
+     "        forall (w in g.neighbors(v)) {\n            w.m = True;\n        }\n"),
+    # set twice by the same item
+    ("        v.m = True;\n", "        v.m = True;\n        if (v.d == 0) { v.m = True; }\n"),
+    # read in the kernel (a value other than the one the queue records)
+    ("        v.m = True;\n", "        v.m = True;\n        v.d = v.d + 1;\n"
+     "        if (v.m) { v.d = 1; }\n"),
+    # a statement between the kernel and the loop that reads the device
+    ("    bool fin = False;\n", "    bool fin = False;\n    d[0] = 3;\n"),
+])
+def test_the_first_queue_is_built_where_the_setting_kernel_cannot_append_it(change, reason):
+    assert _seeded(SEEDED)
+    text = SEEDED.replace(change, reason)
+    assert text != SEEDED
+    assert not _seeded(text)

@@ -343,6 +343,11 @@ class Worklist(Record):
     ``count``/``round`` are host scalars: the queue's length and the round number, passed to
     the kernels as the ``KernelScalar``s ``FRONTIER_COUNT``/``FRONTIER_ROUND``; ``graph``
     the function's graph (the density test compares ``count`` with its ``num_nodes``).
+    ``seed``: where the statements before the loop filled the flags False and launched one
+    kernel over the nodes that set some, each at its own vertex (``frontier_seed``), that
+    launch as written and its variant that also appends each vertex it flags to ``queue``:
+    the worklist form launches the variant in place of the first ``build`` (the topology form
+    the launch as written), so the first queue costs no scan over all vertices.
     """
 
     queue: DeviceArray
@@ -355,6 +360,7 @@ class Worklist(Record):
     clear: Optional[Kernel]
     launches: Tuple[Tuple[Kernel, Kernel], ...]
     graph: ir.Symbol
+    seed: Optional[Tuple["Launch", "Launch"]] = None
 
 
 @record

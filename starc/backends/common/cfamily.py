@@ -59,7 +59,7 @@ def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     return KernelCode(kernel.name, kernel.extent, index if index_used else None,
                       ctx.arguments(), forall + comment, ctx.features, guard, setup, item,
                       finish, forall, dialect.skip_item, cooperative, frontier,
-                      ctx.group_locals)
+                      ctx.group_locals, kernel.uniform_items)
 
 
 def _cooperative(kernel: P.Kernel, printer: CPrinter) -> CooperativeCode:

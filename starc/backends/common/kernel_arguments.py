@@ -168,6 +168,9 @@ class KernelCode:
     #: the local arrays the body's group folds use (``binned_shell.LocalArray``), which a
     #: shell whose launch makes local memory makes (``GroupSyntax.bind_local``)
     group_locals: List = dataclasses.field(default_factory=list)
+    #: every item does the same small work (the plan's ``Kernel.uniform_items``): a shell
+    #: that runs several items per work item may take long runs of them on a CPU
+    uniform: bool = False
 
     def skip(self, depth: int, statement: str) -> List[str]:
         """The guard's line at ``depth``, skipping with ``statement``; none without a guard."""

@@ -58,7 +58,9 @@ class Launcher:
             # entries' edges: whole groups even on a CPU
             grouped = code.cooperative is not None or code.frontier is not None
             launcher = "starc_launch_groups" if grouped else "starc_launch"
-            self.launch = f"{launcher}(device, kernel, {count}, where);"
+            # items of the same small work: long runs on a CPU (starc_launch)
+            runs = ", STARC_UNIFORM_RUN_ITEMS" if code.uniform and not grouped else ""
+            self.launch = f"{launcher}(device, kernel, {count}, where{runs});"
         else:
             raise BackendError(f"the opencl backend cannot launch {code.name}: it has no "
                                f"argument for the size of its '{code.extent}' range")

@@ -184,6 +184,20 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
         'starc_device, "Compute_SSSP_forall_11_sparse", starc_block, "sssp.sp:11");' in setup
 
 
+def test_kernels_of_uniform_items_launch_long_runs_and_neighbour_loops_short_ones():
+    """A kernel whose items all do the same small work (the plan's uniform_items: a frontier
+    build, a flag scan) asks starc_launch for runs of STARC_UNIFORM_RUN_ITEMS on a CPU; one
+    with a neighbour loop keeps the default runs of STARC_RUN_ITEMS."""
+    cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
+    build = _between(cpp, "static void modified_frontier_build(", "\n}\n")
+    assert build.endswith("starc_launch(device, kernel, n, where, STARC_UNIFORM_RUN_ITEMS);")
+    for relax in ("Compute_SSSP_forall_11_dense", "Compute_SSSP_forall_11_sparse"):
+        launcher = _between(cpp, f"static void {relax}(", "\n}\n")
+        assert "STARC_UNIFORM_RUN_ITEMS" not in launcher
+        assert launcher.endswith("starc_launch(device, kernel, n, where);") or \
+            launcher.endswith("starc_launch(device, kernel, frontier_count, where);")
+
+
 SCALARS = """
 function Scalars(Graph g, propNode<int> out, bool y, long z, float scale, double d) {
     g.attachNodeProperty(out = 0);

@@ -193,9 +193,12 @@ int main(int argc, char** argv) {
   starc_set_arg(kernel, 0, out, "test");
   for (long long count : {1000LL, 100000LL}) {
     long long got[2];
-    starc_launch(device, kernel, count, "test");
-    starc_copy_to_host<long long>(device, got, out, 2, "test");
-    std::printf("%d %zu %lld %lld %lld\n", device.runs ? 1 : 0, device.units, count, got[0], got[1]);
+    for (std::size_t run : {STARC_RUN_ITEMS, STARC_UNIFORM_RUN_ITEMS}) {
+      starc_launch(device, kernel, count, "test", run);
+      starc_copy_to_host<long long>(device, got, out, 2, "test");
+      std::printf("%d %zu %lld %lld %lld %zu\n", device.runs ? 1 : 0, device.units, count, got[0], got[1],
+                  run);
+    }
   }
 }
 """
@@ -215,8 +218,9 @@ def _build_driver(tmp_path, name: str, driver: str) -> None:
 
 def test_launch_shape_runs_of_items_on_a_cpu_and_work_groups_with_block_size(graph, tmp_path):
     """starc_launch's NDRange: on PoCL's CPU device without --block-size, work-groups of one
-    and at most 64 items per work item (at least 16 work items per compute unit); with
-    --block-size, one work item per item rounded up to whole work-groups."""
+    and at most 64 items per work item (at least 16 work items per compute unit), 1024 for a
+    kernel of uniform items (STARC_UNIFORM_RUN_ITEMS); with --block-size, one work item per
+    item rounded up to whole work-groups, whatever the runs asked."""
     _build_driver(tmp_path, "shape", SHAPE_DRIVER)
 
     def shapes(*extra):
@@ -224,11 +228,15 @@ def test_launch_shape_runs_of_items_on_a_cpu_and_work_groups_with_block_size(gra
         assert proc.returncode == 0, proc.stderr
         return [tuple(int(x) for x in line.split()) for line in proc.stdout.splitlines()]
 
-    for runs, units, count, items, group in shapes():
+    got = shapes()
+    assert sorted({run for *_, run in got}) == [64, 1024]
+    for runs, units, count, items, group, run in got:
         assert runs == 1 and group == 1
-        assert items == min(count, max(-(-count // 64), 16 * units))
-        assert -(-count // items) <= 64
-    for runs, _, count, items, group in shapes("--block-size", "32"):
+        assert items == min(count, max(-(-count // run), 16 * units))
+        assert -(-count // items) <= run
+    # 100000 items: 1563 work items in runs of 64, 98 (at least 16 per unit) in runs of 1024
+    assert len({items for *_, count, items, _, _ in got if count == 100000}) == 2
+    for runs, _, count, items, group, _ in shapes("--block-size", "32"):
         assert (runs, group, items) == (0, 32, -(-count // 32) * 32)
 
 

@@ -1,0 +1,99 @@
+"""A worklist's first queue appended by the kernel that sets its flags (``Worklist.seed``).
+
+A data-driven fixedPoint starts by compacting its current flags into the queue: ``build``,
+a kernel over every vertex. Where the flags were just filled False and then one kernel over
+the nodes set some, each at its own work item's vertex and at most once (dyn_sssp's
+``forall (v in g.nodes().filter(gone)) { v.newly = True; }``, its pull that marks the
+vertices it reached), that kernel knows the queue already: a variant of it appends the
+vertex where it sets the flag, and the build's scan over all n vertices goes (a launch and
+an n-long scan fewer per run of the loop; on PoCL 100-400 us at Kronecker 18). The variant
+runs only in the worklist form; the topology form (MPI) launches the kernel as written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional
+
+from starc.analysis import plan as P
+from starc.analysis.kernels import kernel_params
+from starc.ir import nodes as ir
+
+__all__ = ["seed_launch"]
+
+_LOOPS = (ir.Loop, ir.While, ir.DoWhile)
+
+
+def _inert(stmt: P.HostStmt) -> bool:
+    """Whether running a launch after ``stmt`` instead of before it changes nothing: ``stmt``
+    declares a new host scalar (no kernel launched before it reads it) from no device array."""
+    return isinstance(stmt, P.HostDeclare) and (
+        stmt.init is None or not any(isinstance(n, P.DeviceRead) for n in ir.walk(stmt.init)))
+
+
+def _own_flag_set(kernel: P.Kernel, flag: ir.Symbol) -> Optional[ir.Assign]:
+    """The one statement ``flag[index] = True`` of ``kernel``'s body, outside every loop, where
+    the kernel touches ``flag`` nowhere else (guard included); else None."""
+    if kernel.extent != "nodes" or (kernel.guard is not None and
+                                     ir.reads_prop(kernel.guard, flag)):
+        return None
+    sets: List[ir.Assign] = []
+
+    def visit(node: ir.Node, in_loop: bool) -> None:
+        if isinstance(node, ir.Assign) and isinstance(node.target, ir.PropRead) and \
+                node.target.prop.uid == flag.uid:
+            own = node.target.index == ir.VarRef(kernel.index, type=kernel.index.type)
+            true = isinstance(node.value, ir.Const) and node.value.value is True
+            sets.append(node if own and true and not in_loop else None)
+            return
+        for child in ir.children(node):
+            visit(child, in_loop or isinstance(node, _LOOPS))
+    visit(kernel.body, False)
+    reads = sum(1 for n in ir.walk(kernel.body)
+                if isinstance(n, ir.PropRead) and n.prop.uid == flag.uid)
+    if len(sets) != 1 or sets[0] is None or reads != 1:
+        return None
+    return sets[0]
+
+
+def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.DeviceArray,
+                size: P.DeviceArray, arrays, names):
+    """``(position in before, the launch as written, its seeding variant, arrays)`` where the
+    statements ``before`` the loop end in ``Fill(flag, False)``, fills of other arrays, a
+    launch that sets the loop's flags (``_own_flag_set``) and ``_inert`` statements; else
+    None. The variant appends
+    each vertex whose flag it sets to ``queue`` (counting in ``size``), so the queue holds
+    exactly the set flags, as ``build`` would make it."""
+    flag = loop.current
+    at = len(before) - 1
+    while at >= 0 and _inert(before[at]):
+        at -= 1
+    if at < 1 or not isinstance(before[at], P.Launch) or before[at].scalar_args:
+        return None
+    launch, filled = before[at], at - 1
+    # (an attachNodeProperty fills its other properties beside the flag)
+    while filled >= 0 and (_inert(before[filled]) or isinstance(before[filled], P.Fill) and
+                           before[filled].array.name != flag.name):
+        filled -= 1
+    fill = before[filled] if filled >= 0 else None
+    if not (isinstance(fill, P.Fill) and fill.array.name == flag.name and
+            isinstance(fill.value, ir.Const) and fill.value.value in (False, 0)):
+        return None
+    kernel = launch.kernel
+    target = _own_flag_set(kernel, flag.sym)
+    if target is None:
+        return None
+    append = P.QueueAppend(queue, size, target.target.index, loc=target.loc)
+
+    def rewrite(node):
+        if isinstance(node, ir.Block) and target in node.stmts:
+            stmts = [x for s in node.stmts for x in ((s, append) if s == target else (s,))]
+            return dataclasses.replace(node, stmts=tuple(stmts))
+        return None
+    body = ir.transform(kernel.body, rewrite)
+    errors = tuple(p.array for p in kernel.params
+                   if p.array is not None and p.array.role == "error")
+    params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
+    seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
+                                 params=params)
+    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays
