@@ -145,7 +145,7 @@ class _Builder:
         return array
 
     def kernel(self, name: str, index: ir.Symbol, extent: str, guard, body: ir.Block,
-               like: Optional[P.Kernel] = None) -> P.Kernel:
+               like: Optional[P.Kernel] = None, **facts) -> P.Kernel:
         errors = tuple(p.array for p in (like.params if like else ())
                        if p.array is not None and p.array.role == "error")
         params, self.arrays = kernel_params(self.arrays, index, guard, body, errors)
@@ -154,7 +154,7 @@ class _Builder:
         made = P.Kernel(self.names.unique(name), index, extent, guard, body, params,
                         like.reductions if like else (), loc=like.loc if like else self.loc,
                         scalars=scalars, stores=like.stores if like else (),
-                        checks=like.checks if like else ())
+                        checks=like.checks if like else (), **facts)
         self.kernels.append(made)
         return made
 
@@ -228,10 +228,8 @@ class _Builder:
 
     def variants(self, kernel: P.Kernel, clears: bool) -> Tuple[P.Kernel, P.Kernel]:
         dense = self.kernel(f"{kernel.name}_dense", kernel.index, "nodes", kernel.guard,
-                            self.rewritten(kernel.body, dense=True), kernel)
-        dense = dataclasses.replace(dense, round_flags=(self.loop.current.sym,
-                                                        self.loop.next.sym))
-        self.kernels[-1] = dense
+                            self.rewritten(kernel.body, dense=True), kernel,
+                            round_flags=(self.loop.current.sym, self.loop.next.sym))
         body = self.rewritten(kernel.body, dense=False)
         item = self.item(f"{kernel.index.name}_item")
         # The work item's vertex comes from the forall (its source-map span is the forall's).

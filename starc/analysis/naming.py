@@ -28,10 +28,11 @@ def symbols_in(node) -> Iterator[ir.Symbol]:
 
 
 class SymbolFactory:
-    """Makes symbols whose uids never clash with those of the program (sema's start at 0)."""
+    """Makes symbols whose uids never clash with those below ``root``: the program (sema's
+    start at 0), or a plan, whose passes made more."""
 
-    def __init__(self, program: ir.Program) -> None:
-        self._next = max((s.uid for s in symbols_in(program)), default=0) + 1
+    def __init__(self, root) -> None:
+        self._next = max((s.uid for s in symbols_in(root)), default=0) + 1
 
     def make(self, name: str, type_: Type, kind: ir.SymbolKind = ir.SymbolKind.LOCAL,
              loc: SourceLoc = NO_LOC) -> ir.Symbol:

@@ -29,6 +29,7 @@ from typing import Dict, List, Tuple
 from starc.analysis import plan as P
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
+from starc.analysis.naming import NameAllocator, SymbolFactory
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
@@ -83,39 +84,21 @@ def _lowered(kernel: P.Kernel) -> List[ir.Symbol]:
     return list(found.values())
 
 
-def _max_uid(plan: P.Plan) -> int:
-    uids = [a.sym.uid for a in plan.arrays if a.sym is not None]
-    for k in plan.kernels:
-        uids.append(k.index.uid)
-        for node in ir.walk(k.body):
-            for value in vars(node).values():
-                if isinstance(value, ir.Symbol):
-                    uids.append(value.uid)
-    return max(uids, default=0)
-
-
 class _Skipper:
     def __init__(self, plan: P.Plan) -> None:
-        self.next_uid = _max_uid(plan) + 1
-        self.names = {a.name for a in plan.arrays} | {k.name for k in plan.kernels}
+        self.symbols = SymbolFactory(plan)
+        self.names = NameAllocator([a.name for a in plan.arrays] + [k.name for k in plan.kernels])
         self.arrays: List[P.DeviceArray] = []
 
     def array(self, prop: ir.Symbol, loc) -> P.DeviceArray:
-        name, n = f"{prop.name}_pushed", 2
-        while name in self.names:
-            name, n = f"{prop.name}_pushed_{n}", n + 1
-        self.names.add(name)
-        sym = ir.Symbol(name, PropType("node", Scalar.LONG), ir.SymbolKind.LOCAL,
-                        self.next_uid, loc)
-        self.next_uid += 1
+        name = self.names.unique(f"{prop.name}_pushed")
+        sym = self.symbols.make(name, PropType("node", Scalar.LONG), loc=loc)
         made = P.DeviceArray(name, Scalar.LONG, "nodes", "local", sym=sym)
         self.arrays.append(made)
         return made
 
     def local(self, name: str, loc) -> ir.Symbol:
-        sym = ir.Symbol(name, Scalar.LONG, ir.SymbolKind.LOCAL, self.next_uid, loc)
-        self.next_uid += 1
-        return sym
+        return self.symbols.make(name, Scalar.LONG, loc=loc)
 
     def rewrite(self, kernel: P.Kernel) -> Tuple[P.Kernel, Tuple[P.DeviceArray, ...]]:
         loc = kernel.loc
