@@ -23,8 +23,14 @@
 //                                     ...", then "changed: ..." from compare_runs and "indexed:
 //                                     ..." from compare after the values at positions P changed,
 //                                     and "restored 1" when scatter_runs put every value back
+//   runtime_driver heap               after map_large_blocks as distribute() leaves it, a 16 MiB
+//                                     block written, freed and written again: "faults F", the
+//                                     minor page faults of the second writing
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -222,6 +228,24 @@ int runs(int argc, char** argv) {
 
 }  // namespace
 
+int heap() {
+  starc_mpi::detail::map_large_blocks(true);
+  starc_mpi::detail::map_large_blocks(false);
+  const size_t bytes = size_t{16} << 20;   // under the threshold: from the heap
+  auto write_once = [&] {
+    char* block = static_cast<char*>(std::malloc(bytes));
+    std::memset(block, 1, bytes);
+    std::free(block);
+  };
+  write_once();
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  write_once();
+  getrusage(RUSAGE_SELF, &after);
+  std::printf("faults %ld\n", after.ru_minflt - before.ru_minflt);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   std::string mode = argv[1];
@@ -233,6 +257,7 @@ int main(int argc, char** argv) {
     });
   if (mode == "encoding") return encoding(argc - 1, argv + 1);
   if (mode == "runs") return runs(argc - 1, argv + 1);
+  if (mode == "heap") return heap();
   if (mode == "dump") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", dump);
   if (mode == "values") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", values);
   return 2;

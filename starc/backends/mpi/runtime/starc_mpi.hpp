@@ -286,10 +286,16 @@ inline MPI_Datatype bytes_type(int bytes) {
 /// came from the heap, whose freed middle stays resident: a rank's peak memory depended on the
 /// order they were freed (ranks of one run differed by a quarter). While distribute() runs
 /// (`during`), every block over 128 KiB is mapped on its own and returned when released;
-/// afterwards the threshold is 32 MiB, where glibc's own would have grown to.
+/// afterwards the threshold is 32 MiB, where glibc's own would have grown to. Setting the
+/// threshold also fixes glibc's trim threshold at 128 KiB, so afterwards the heap's free top
+/// went back to the system at every free and each trial faulted it in again (tc: ~100 MB and
+/// 0.1 s of system time a trial and rank, renumbering afresh): afterwards the heap keeps it.
+/// That cannot raise the peak: trimming only returns the top, which later requests take
+/// from at the same addresses either way.
 inline void map_large_blocks(bool during) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, during ? 128 * 1024 : 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, during ? 128 * 1024 : INT_MAX);
 #else
   (void)during;
 #endif
