@@ -127,6 +127,8 @@ def expand_fixedpoint(s: P.FixedPointLoop,
         return topology
     if s.worklist.seed is not None:     # the launch that sets the first flags, as written
         topology = [s.worklist.seed[0]] + topology
+    if s.worklist.fill is not None:
+        topology = [s.worklist.fill] + topology
     return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
                              P.HostBlock(tuple(topology), loc=s.loc), loc=s.loc)]
 
@@ -169,7 +171,8 @@ def expand_worklist(s: P.FixedPointLoop,
     fills them only on its first run: its ``round`` is declared once, in ``hoisted`` (the
     function's top), and the prologue becomes ``if (round == 0 || round > LIMIT) { fill stamp
     = -1;  fill next = False;  round = 0; }`` (two n-long fills fewer per run; the stamps of
-    earlier runs lose to every later round's).
+    earlier runs lose to every later round's). The seed's fill of the flags (``w.fill``)
+    joins them: the last run left the flags all False.
     """
     from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
     loc, w = s.loc, s.worklist
@@ -211,9 +214,12 @@ def expand_worklist(s: P.FixedPointLoop,
     # the first queue: compacted from the flags, or appended by the launch that sets them
     first_queue = w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc)
     fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(s.next, _bool(False, loc), loc=loc))
+    if w.fill is not None:      # the seed's flag fill: a later run finds the flags False
+        fills = (w.fill,) + fills
     if hoisted is None:
-        prologue = [fills[0], reset, first_queue, P.HostDeclare(w.count, size, loc=loc),
-                    P.HostDeclare(w.round, _int(0, loc), loc=loc), fills[1]]
+        prologue = list(fills[:-1]) + [reset, first_queue,
+                                       P.HostDeclare(w.count, size, loc=loc),
+                                       P.HostDeclare(w.round, _int(0, loc), loc=loc), fills[-1]]
     else:
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
         first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),

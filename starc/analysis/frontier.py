@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
-from starc.analysis.frontier_seed import seed_launch
+from starc.analysis.frontier_seed import fill_once, seed_launch
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
@@ -302,9 +302,13 @@ def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
                     seed = seed_launch(stmts, stmt, worklist.queue, worklist.size,
                                        builder.arrays, names)
                     if seed is not None:    # the launch moves into the loop's two forms
-                        at, launch, seeded, builder.arrays = seed
+                        at, launch, seeded, builder.arrays, filled = seed
+                        fill = stmts[filled]
                         del stmts[at]
                         worklist = dataclasses.replace(worklist, seed=(launch, seeded))
+                        if fill_once(plan.host, stmt, fill, launch):    # so does the fill
+                            del stmts[filled]
+                            worklist = dataclasses.replace(worklist, fill=fill)
                         builder.kernels.append(seeded.kernel)
                     stmt = dataclasses.replace(stmt, worklist=worklist)
                     state["plan"] = dataclasses.replace(state["plan"], arrays=builder.arrays)

@@ -16,10 +16,11 @@ import dataclasses
 from typing import List, Optional
 
 from starc.analysis import plan as P
+from starc.analysis.host_tree import walk_host
 from starc.analysis.kernels import kernel_params
 from starc.ir import nodes as ir
 
-__all__ = ["seed_launch"]
+__all__ = ["seed_launch", "fill_once"]
 
 _LOOPS = (ir.Loop, ir.While, ir.DoWhile)
 
@@ -58,7 +59,8 @@ def _own_flag_set(kernel: P.Kernel, flag: ir.Symbol) -> Optional[ir.Assign]:
 
 def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.DeviceArray,
                 size: P.DeviceArray, arrays, names):
-    """``(position in before, the launch as written, its seeding variant, arrays)`` where the
+    """``(position in before, the launch as written, its seeding variant, arrays, the flag's
+    fill's position in before)`` where the
     statements ``before`` the loop end in ``Fill(flag, False)``, fills of other arrays, a
     launch that sets the loop's flags (``_own_flag_set``) and ``_inert`` statements; else
     None. The variant appends
@@ -96,4 +98,36 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
     params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
     seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
                                  params=params)
-    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays
+    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
+
+
+def fill_once(host: P.HostBlock, loop: P.FixedPointLoop, fill: P.Fill,
+              seed: P.Launch) -> bool:
+    """Whether the flag's ``fill`` before the seeded ``loop`` may run only on the loop's first
+    run (``Worklist.fill``): a fixedPoint exits with its flags all False (``until (fin :
+    !flag)``; the worklist form leaves both buffers so), so where nothing in the program but
+    False fills, the ``seed`` launch and the loop's own launches writes the flag, a later
+    run finds it False already. (dyn_sssp's Decremental: two n-long fills fewer per batch.)"""
+    name = loop.current.name
+    ours = {seed.kernel.name} | {s.kernel.name for s in loop.body.stmts}
+    loops = 0
+    for stmt in walk_host(host):
+        if isinstance(stmt, P.Launch):
+            if stmt.kernel.name not in ours and any(
+                    p.array is not None and p.array.name == name and p.written
+                    for p in stmt.kernel.params):
+                return False
+            continue
+        if isinstance(stmt, P.Fill) and stmt.array.name == name:
+            if not (isinstance(stmt.value, ir.Const) and stmt.value.value in (False, 0)):
+                return False    # (other False fills leave the flags False too)
+            continue
+        if isinstance(stmt, P.FixedPointLoop) and stmt.current.name == name:
+            loops += 1
+            continue
+        for field in dataclasses.fields(stmt):
+            value = getattr(stmt, field.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, P.DeviceArray) and item.name == name:
+                    return False
+    return loops == 1

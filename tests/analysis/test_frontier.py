@@ -212,13 +212,31 @@ def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first
     rounds = {first.cond.left.left.sym for first in firsts}
     assert len(rounds) == 3 and rounds <= top
     assert not any(isinstance(s, P.HostDeclare) and s.sym in rounds for s in host_nodes(batch))
+    guarded = []
     for first in firsts:
         assert first.cond.op == "||" and first.cond.left.left.sym.name == FRONTIER_ROUND
-        assert sorted(s.array.name.endswith("_nxt") for s in first.then.stmts
-                      if isinstance(s, P.Fill)) == [False, True]
+        names = [s.array.name for s in first.then.stmts if isinstance(s, P.Fill)]
+        assert sum(n.endswith("_queued") for n in names) == 1
+        assert sum(n.endswith("_nxt") for n in names) == 1
+        guarded += [n for n in names if not n.endswith(("_queued", "_nxt"))]
+    # (and the flags of the two seeded loops: ``test_a_seeded_fixedpoint_run_per_batch...``)
+    assert sorted(guarded) == ["Decremental_modified", "Decremental_newly"]
     topology = choose_form(plan, worklist=False)
     assert not any(isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND
                    for s in host_nodes(topology.host))
+
+
+#: a fixedPoint on ``m`` relaxing ``d``, inside a loop
+_RELAX_IN_LOOP = """
+        bool fin = False;
+        fixedPoint until (fin : !m) {
+            forall (v in g.nodes().filter(m == True)) {
+                forall (w in g.neighbors(v)) {
+                    <w.d, w.m> = <Min(w.d, v.d + 1), True>;
+                }
+            }
+        }
+"""
 
 
 def test_only_the_hoisted_round_counts_go_with_the_worklist_form():
@@ -229,15 +247,7 @@ function F(Graph g, propNode<bool> m, propNode<int> d) {
     int frontier_round = 0;
     while (frontier_round < 3) {
         g.attachNodeProperty(m = True, d = 0);
-        bool fin = False;
-        fixedPoint until (fin : !m) {
-            forall (v in g.nodes().filter(m == True)) {
-                forall (w in g.neighbors(v)) {
-                    <w.d, w.m> = <Min(w.d, v.d + 1), True>;
-                }
-            }
-        }
-        frontier_round = frontier_round + 1;
+""" + _RELAX_IN_LOOP + """        frontier_round = frontier_round + 1;
     }
 }
 """)
@@ -300,11 +310,21 @@ function F(Graph g, propNode<bool> m, propNode<int> d, propNode<bool> start) {
 """
 
 
-def _seeded(text: str) -> bool:
+def _worklist(text: str) -> P.Worklist:
     [loop] = [s for s in host_nodes(plan_of(text, stop_after="frontier").host)
               if isinstance(s, P.FixedPointLoop)]
     assert loop.worklist is not None
-    return loop.worklist.seed is not None
+    return loop.worklist
+
+
+def _seeded(text: str) -> bool:
+    return _worklist(text).seed is not None
+
+
+def _changed(text: str, change: str, reason: str) -> str:
+    changed = text.replace(change, reason)
+    assert changed != text
+    return changed
 
 
 @pytest.mark.parametrize("change, reason", [
@@ -323,6 +343,69 @@ def _seeded(text: str) -> bool:
 ])
 def test_the_first_queue_is_built_where_the_setting_kernel_cannot_append_it(change, reason):
     assert _seeded(SEEDED)
-    text = SEEDED.replace(change, reason)
-    assert text != SEEDED
-    assert not _seeded(text)
+    assert not _seeded(_changed(SEEDED, change, reason))
+
+
+def _per_batch_node_fills(plan: P.Plan) -> list:
+    """The arrays over all vertices a batch fills every time, outside the rounds and the
+    worklists' first-run guards (``if (round == 0 || ...)``)."""
+    [batch] = [s for s in host_nodes(plan.host) if isinstance(s, P.BatchLoop)]
+    skipped = {id(s) for node in host_nodes(batch)
+               if isinstance(node, P.HostDoWhile) or (
+                   isinstance(node, P.HostIf) and isinstance(node.cond, ir.Binary)
+                   and node.cond.op == "||" and isinstance(node.cond.left, ir.Binary)
+                   and getattr(node.cond.left.left, "sym", None) is not None
+                   and node.cond.left.left.sym.name == FRONTIER_ROUND)
+               for s in host_nodes(node) if s is not node}
+    return [s.array.name for s in host_nodes(batch) if isinstance(s, P.Fill)
+            and id(s) not in skipped and s.array.extent == "nodes"]
+
+
+def test_a_seeded_fixedpoint_run_per_batch_fills_its_flags_on_its_first_run_only():
+    """dyn_sssp's Decremental: nothing but the seed launch and the loop writes the subtree
+    loop's and the pull's flags, and a fixedPoint leaves its flags all False, so the worklist
+    form fills them on the loop's first run only (a batch's n-long fills 4 -> 2: the batch's
+    own gone and modified); the topology form (MPI) fills them before the seed launch."""
+    plan = plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP")
+    worklist = choose_form(plan, worklist=True)
+    assert _per_batch_node_fills(worklist) == ["gone", "modified"]
+    topology = choose_form(plan, worklist=False)
+    fills = _per_batch_node_fills(topology)
+    assert "Decremental_newly" in fills and "Decremental_modified" in fills
+    [batch] = [s for s in host_nodes(topology.host) if isinstance(s, P.BatchLoop)]
+    order = [s.array.name if isinstance(s, P.Fill) else s.kernel.name
+             for s in host_nodes(batch) if isinstance(s, (P.Fill, P.Launch))]
+    assert order.index("Decremental_newly") < order.index("DynSSSP_forall_39")
+
+
+ONCE = """
+function F(Graph g, propNode<int> d, propNode<bool> start, int k) {
+    propNode<bool> m;
+    int i = 0;
+    while (i < k) {
+        g.attachNodeProperty(m = False);
+        forall (v in g.nodes().filter(start == True)) {
+            v.m = True;
+        }
+""" + _RELAX_IN_LOOP + """        i = i + 1;
+    }
+}
+"""
+
+
+def _filled_once(text: str) -> bool:
+    worklist = _worklist(text)
+    assert worklist.seed is not None
+    return worklist.fill is not None
+
+
+@pytest.mark.parametrize("change, reason", [
+    # another kernel sets the flags after the loop: the next run would find them set
+    ("        i = i + 1;\n", "        forall (v in g.nodes()) { v.m = True; }\n"
+     "        i = i + 1;\n"),
+    # another fill of the flags (True) elsewhere
+    ("    int i = 0;\n", "    int i = 0;\n    g.attachNodeProperty(m = True);\n"),
+])
+def test_the_seeds_fill_stays_where_something_else_writes_the_flags(change, reason):
+    assert _filled_once(ONCE)
+    assert not _filled_once(_changed(ONCE, change, reason))

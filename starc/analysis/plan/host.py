@@ -348,6 +348,9 @@ class Worklist(Record):
     launch as written and its variant that also appends each vertex it flags to ``queue``:
     the worklist form launches the variant in place of the first ``build`` (the topology form
     the launch as written), so the first queue costs no scan over all vertices.
+    ``fill``: that seed's ``Fill(current, False)`` where nothing else in the program writes
+    the flag (``frontier_seed.fill_once``): the topology form fills before the seed launch as
+    written, the worklist form only on its first run (its flags are all False after a run).
     """
 
     queue: DeviceArray
@@ -361,6 +364,7 @@ class Worklist(Record):
     launches: Tuple[Tuple[Kernel, Kernel], ...]
     graph: ir.Symbol
     seed: Optional[Tuple["Launch", "Launch"]] = None
+    fill: Optional["Fill"] = None
 
 
 @record
