@@ -171,6 +171,29 @@ def test_stats_split_the_supersteps_time(graph_files):
     assert sum(int(rank["kernel_us"]) for rank in stats) > 0
 
 
+@pytest.mark.parametrize("ranks", [1, 3])
+def test_stats_give_the_supersteps_balance(graph_files, ranks):
+    """--stats ends with one balance line: every superstep's work (CPU time, less MPI calls')
+    summed over the ranks, and the sum over the supersteps of the slowest rank's, the bound a
+    run with a core per rank cannot beat. It lies between the work / ranks and the work, and
+    equals the work on one rank."""
+    stderr = _stats_run("sssp", ranks, graph_files["rmat"], PROGRAMS["sssp"].params_for(64),
+                        ("--trials", "2"))
+    lines = [line for line in stderr.splitlines() if line.startswith("starc-mpi-balance ")]
+    assert len(lines) == 1, stderr
+    balance = dict(word.split("=", 1) for word in lines[0].split()[1:])
+    work, critical = int(balance["work_us"]), int(balance["critical_us"])
+    kernel_work, kernel_critical = int(balance["kernel_work_us"]), int(balance["kernel_critical_us"])
+    assert int(balance["ranks"]) == ranks
+    assert [int(balance["supersteps"])] * ranks == \
+        [int(rank["supersteps"]) for rank in _parsed_stats(stderr, ranks)]
+    assert 0 < critical <= work <= ranks * critical + ranks     # + the microseconds rounded
+    assert kernel_critical <= critical and kernel_work <= work
+    assert 0 < float(balance["balance"]) <= 1.0
+    if ranks == 1:
+        assert (critical, float(balance["balance"])) == (work, 1.0)
+
+
 def _write_sparse_mtx(path, num_nodes: int, ring: int) -> None:
     """A weighted .mtx of ``num_nodes`` vertices whose only edges are a ring over the first
     ``ring`` vertices and one edge from the last vertex: the vertex count dominates."""

@@ -421,10 +421,12 @@ def test_values_are_streamed_and_read_from_their_owners(driver, tmp_path):
     assert lines[1:n + 1] == [f"x {v} {3 * v + 1}" for v in range(n)]
     expected = " ".join(str(3 * v + 1) for v in range(n))
     assert lines[n + 1:] == [f"return {n}", f"read {expected}", "slowest 2.5"]
-    stats = result.stderr.splitlines()
+    *stats, balance = result.stderr.splitlines()
     assert [line.split()[1] for line in stats] == ["rank=0", "rank=1", "rank=2"]
     assert stats[2].split()[4:5] == ["supersteps=3"] and "bytes=200" in stats[2]
     assert all(line.startswith("starc-mpi-stats rank=") for line in stats)
+    # (the driver sets the counters without running a superstep: no work to balance)
+    assert balance.split()[:4] == ["starc-mpi-balance", "ranks=3", "supersteps=0", "work_us=0"]
     quiet = mpirun(driver, 2, "values", path)
     assert quiet.returncode == 0 and quiet.stderr == ""
 

@@ -96,6 +96,13 @@ struct Stats {
   // its MPI calls (the transfers and the waiting for the other ranks). What a rank cannot
   // scale shows in the second; its imbalance and the network's latency in the third.
   long long kernel_ns = 0, runtime_ns = 0, mpi_ns = 0;
+  // Each superstep's work: the process's CPU time from its start to its finish, less that of
+  // its MPI calls (mpi_cpu_ns: busy waiting for other ranks), and of that its kernels' (from
+  // its start to Superstep::finish). report_stats combines the ranks' into the balance line:
+  // the sum over the supersteps of the slowest rank's work is what a run on one core a rank
+  // cannot beat, whatever the network, on any machine.
+  std::vector<long long> superstep_work_ns, superstep_kernel_ns;
+  long long mpi_cpu_ns = 0;
   // Slot arrays the in-place graph updates had to allocate (a spare outgrown; see
   // Distribution::spare): a few for the first batches, then none while the slots stay within
   // the spares' headroom, however many batches follow.
@@ -168,6 +175,8 @@ struct Distribution {
   } spare;
   bool stats_enabled = false;
   Stats stats;
+  /// Where --stats counts the CPU time of MPI calls (Stats::superstep_work_ns), else null.
+  long long* mpi_cpu() { return stats_enabled ? &stats.mpi_cpu_ns : nullptr; }
   Needs needs;                  // what distribute() was asked for
   bool mirrored = false;        // the reader added the reverse of every edge: symmetric
   // After order_by_degree: the distribution of the file's ids, restored by the next call.

@@ -197,8 +197,29 @@ STARC_ENTRY void report_stats(const Distribution& d) {
   std::vector<int> displs = detail::displacements(lengths);
   std::vector<char> text(static_cast<size_t>(d.rank == 0 ? displs.back() : 0) + 1);
   MPI_Gatherv(line, length, MPI_CHAR, text.data(), lengths.data(), displs.data(), MPI_CHAR, 0, d.comm);
+  if (d.rank == 0) std::fwrite(text.data(), 1, static_cast<size_t>(displs.back()), stderr);
+  // The balance line (Stats::superstep_work_ns; every rank ran the same supersteps): all
+  // ranks' work, the sum over the supersteps of the slowest rank's (critical), the same for
+  // the kernels alone, and balance = work / (ranks x critical), 1 where each superstep's work
+  // divides evenly between the ranks.
+  long long work[2] = {}, critical[2] = {};
+  const std::vector<long long>* parts[2] = {&s.superstep_work_ns, &s.superstep_kernel_ns};
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<long long>& mine = *parts[k];
+    int count = static_cast<int>(mine.size()), fewest = count;
+    MPI_Allreduce(&count, &fewest, 1, MPI_INT, MPI_MIN, d.comm);
+    std::vector<long long> slowest(static_cast<size_t>(fewest)), summed(static_cast<size_t>(fewest));
+    MPI_Reduce(mine.data(), slowest.data(), fewest, MPI_LONG_LONG, MPI_MAX, 0, d.comm);
+    MPI_Reduce(mine.data(), summed.data(), fewest, MPI_LONG_LONG, MPI_SUM, 0, d.comm);
+    for (int j = 0; j < fewest; ++j) critical[k] += slowest[static_cast<size_t>(j)], work[k] += summed[static_cast<size_t>(j)];
+  }
   if (d.rank == 0) {
-    std::fwrite(text.data(), 1, static_cast<size_t>(displs.back()), stderr);
+    std::fprintf(stderr,
+                 "starc-mpi-balance ranks=%d supersteps=%zu work_us=%lld critical_us=%lld kernel_work_us=%lld "
+                 "kernel_critical_us=%lld balance=%.3f\n",
+                 d.ranks, s.superstep_work_ns.size(), work[0] / 1000, critical[0] / 1000, work[1] / 1000,
+                 critical[1] / 1000,
+                 critical[0] > 0 ? static_cast<double>(work[0]) / (static_cast<double>(d.ranks) * critical[0]) : 1.0);
     std::fflush(stderr);
   }
 }

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <type_traits>
 #include <vector>
@@ -34,11 +35,26 @@ inline long long since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
 }
 
-/// Adds the time from its construction to its end of scope to `total` (Stats' times).
+/// This process's CPU time, all its threads, in ns. Unlike the steady clock it does not count
+/// the time a rank waits for a core, so --stats' per-superstep work means the same on a
+/// machine with fewer cores than ranks (report_stats' balance line).
+inline long long process_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+/// Adds the time from its construction to its end of scope to `total` (Stats' times), and the
+/// process's CPU time over it to `*cpu_total` where that is given (with --stats).
 struct Spent {
   long long& total;
+  long long* cpu_total = nullptr;
   Clock::time_point from = Clock::now();
-  ~Spent() { total += since(from); }
+  long long cpu_from = cpu_total ? process_cpu_ns() : 0;
+  ~Spent() {
+    total += since(from);
+    if (cpu_total) *cpu_total += process_cpu_ns() - cpu_from;
+  }
 };
 
 }  // namespace detail
@@ -65,7 +81,7 @@ class SuperstepScalars {
   /// The run-time error word: every rank ends with the first failed check's site and value.
   void errors(int* site, long long* value) {
     stores_.push_back([this, site, value] {
-      detail::Spent spent{d_.stats.mpi_ns};
+      detail::Spent spent{d_.stats.mpi_ns, d_.mpi_cpu()};
       struct { int site, rank; } mine{*site == 0 ? INT_MAX : *site, d_.rank}, first{};
       MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, d_.comm);
       ++d_.stats.reductions;
@@ -173,7 +189,7 @@ class SuperstepScalars {
       std::vector<char> values(group.size() * size);
       for (size_t k = 0; k < group.size(); ++k) std::memcpy(values.data() + k * size, reductions_[group[k]].value, size);
       {
-        detail::Spent spent{d_.stats.mpi_ns};
+        detail::Spent spent{d_.stats.mpi_ns, d_.mpi_cpu()};
         MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(group.size()), reductions_[i].type,
                       reductions_[i].op, d_.comm);
       }
@@ -186,7 +202,7 @@ class SuperstepScalars {
   /// The value of the last rank that stored one.
   template <class T> void combine_stored(T* a, T before) {
     int mine = detail::same(*a, before) ? -1 : d_.rank, last = -1;
-    detail::Spent spent{d_.stats.mpi_ns};
+    detail::Spent spent{d_.stats.mpi_ns, d_.mpi_cpu()};
     MPI_Allreduce(&mine, &last, 1, MPI_INT, MPI_MAX, d_.comm);
     ++d_.stats.reductions;
     ++d_.stats.rounds;

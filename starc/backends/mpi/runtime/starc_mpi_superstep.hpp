@@ -70,7 +70,9 @@ namespace starc_mpi {
 
 class Superstep {
  public:
-  explicit Superstep(Distribution& dist) : d_(dist), started_(Clock::now()) {}
+  explicit Superstep(Distribution& dist)
+      : d_(dist), started_(Clock::now()),
+        work_from_(dist.stats_enabled ? detail::process_cpu_ns() - dist.stats.mpi_cpu_ns : 0) {}
 
   /// Remote updates of `a` with `op` at ghosts (Scope::Neighbour, a local array) or anywhere
   /// (a replica).
@@ -531,10 +533,10 @@ class Superstep {
       for (size_t k = 0; k < sizes.size(); ++k) sizes[k] += n.sources[k] == d_.rank ? 0 : carried;
       displs = detail::prefix(sizes);
       in.resize(static_cast<size_t>(displs.back()));
-      Spent spent{d_.stats.mpi_ns};
+      Spent spent{d_.stats.mpi_ns, d_.mpi_cpu()};
       detail::exchange_data(n, data.data(), send_bytes, send_displs, in.data(), sizes, displs);
     } else {
-      Spent spent{d_.stats.mpi_ns};
+      Spent spent{d_.stats.mpi_ns, d_.mpi_cpu()};
       detail::exchange_messages(n, data.data(), send_bytes, send_displs, in, displs, tag);
     }
     for (size_t k = 0; k < n.sources.size(); ++k) {
@@ -560,6 +562,7 @@ class Superstep {
 
   Distribution& d_;
   Clock::time_point started_;              // the superstep's start (its kernel follows)
+  long long work_from_;                    // with --stats: CPU time less MPI calls' at the start
   long long registering_ns_ = 0;           // of that, registering arrays (watching values)
   std::deque<Field> fields_;               // stable addresses
   SuperstepScalars scalars_{d_};   // the one-value arrays, stores and the error word
@@ -568,6 +571,8 @@ class Superstep {
 #if STARC_DEFINE_ENTRIES
 STARC_ENTRY void Superstep::finish() {
   Clock::time_point finishing = Clock::now();
+  if (d_.stats_enabled)
+    d_.stats.superstep_kernel_ns.push_back(detail::process_cpu_ns() - d_.stats.mpi_cpu_ns - work_from_);
   d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
   long long mpi_before = d_.stats.mpi_ns;
   ++d_.stats.supersteps;
@@ -589,6 +594,8 @@ STARC_ENTRY void Superstep::finish() {
   d_.stats.max_superstep_bytes = std::max(d_.stats.max_superstep_bytes, d_.stats.bytes - bytes_before);
   scalars_.finish();
   d_.stats.runtime_ns += registering_ns_ + detail::since(finishing) - (d_.stats.mpi_ns - mpi_before);
+  if (d_.stats_enabled)
+    d_.stats.superstep_work_ns.push_back(detail::process_cpu_ns() - d_.stats.mpi_cpu_ns - work_from_);
 }
 #endif
 
