@@ -98,7 +98,7 @@ struct Stats {
   long long kernel_ns = 0, runtime_ns = 0, mpi_ns = 0;
   // Each superstep's work: the process's CPU time from its start to its finish, less that of
   // its MPI calls (mpi_cpu_ns: busy waiting for other ranks), and of that its kernels' (from
-  // its start to Superstep::finish). report_stats combines the ranks' into the balance line:
+  // its start to Superstep::finish, less registering its arrays). report_stats combines the ranks' into the balance line:
   // the sum over the supersteps of the slowest rank's work is what a run on one core a rank
   // cannot beat, whatever the network, on any machine.
   std::vector<long long> superstep_work_ns, superstep_kernel_ns;

@@ -83,7 +83,7 @@ class Superstep {
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
     if (accumulates) {
-      Spent spent{registering_ns_};
+      Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
       T zero = detail::identity<T>(op);
       for_targets(f, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
@@ -209,7 +209,7 @@ class Superstep {
   /// The field's values before the kernel, for change detection and restores (once).
   void take_snapshot(Field& f) {
     if (f.snapshot_taken) return;
-    Spent spent{registering_ns_};
+    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
     size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
     f.snapshot.assign(f.data, f.data + count * f.size);
     f.snapshot_taken = true;
@@ -221,7 +221,7 @@ class Superstep {
   void watch_targets(Field& f) {
     if (f.scope == Scope::Anywhere) return take_snapshot(f);
     if (f.ghosts_watched) return;
-    Spent spent{registering_ns_};
+    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
     index_ghost_runs(d_);
     f.ghosts_before.resize(d_.ghost_local.size() * f.size);
     f.gather_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
@@ -232,7 +232,7 @@ class Superstep {
   /// The values of a local array's distinct mirrors, for the refresh to find those that changed.
   void watch_mirrors(Field& f) {
     if (f.mirrors_watched) return;
-    Spent spent{registering_ns_};
+    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
     index_mirrors(d_);
     f.mirrors_before.resize(d_.mirror_set.size() * f.size);
     f.gather(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data());
@@ -564,6 +564,7 @@ class Superstep {
   Clock::time_point started_;              // the superstep's start (its kernel follows)
   long long work_from_;                    // with --stats: CPU time less MPI calls' at the start
   long long registering_ns_ = 0;           // of that, registering arrays (watching values)
+  long long registering_cpu_ns_ = 0;       // the same in CPU time (with --stats)
   std::deque<Field> fields_;               // stable addresses
   SuperstepScalars scalars_{d_};   // the one-value arrays, stores and the error word
 };
@@ -572,7 +573,7 @@ class Superstep {
 STARC_ENTRY void Superstep::finish() {
   Clock::time_point finishing = Clock::now();
   if (d_.stats_enabled)
-    d_.stats.superstep_kernel_ns.push_back(detail::process_cpu_ns() - d_.stats.mpi_cpu_ns - work_from_);
+    d_.stats.superstep_kernel_ns.push_back(detail::process_cpu_ns() - d_.stats.mpi_cpu_ns - work_from_ - registering_cpu_ns_);
   d_.stats.kernel_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(finishing - started_).count() - registering_ns_;
   long long mpi_before = d_.stats.mpi_ns;
   ++d_.stats.supersteps;
