@@ -294,7 +294,7 @@ class Superstep {
       if (&entry != &entries.front())   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
         p = detail::put_varint(p, static_cast<unsigned>(entry.first - previous));
       previous = entry.first;
-      std::memcpy(p, f.cell(entry.second), f.size);
+      detail::copy_value(p, f.cell(entry.second), f.size);
       p += f.size;
     }
     buf.resize(static_cast<size_t>(p - buf.data()));
@@ -305,7 +305,7 @@ class Superstep {
     size_t at = buf.size();
     buf.resize(at + entries.size() * f.size);
     for (const auto& entry : entries) {
-      std::memcpy(buf.data() + at, f.cell(entry.second), f.size);
+      detail::copy_value(buf.data() + at, f.cell(entry.second), f.size);
       at += f.size;
     }
   }
@@ -368,14 +368,14 @@ class Superstep {
           const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
           const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
           for (size_t e = 0; e < where.size(); ++e)
-            if (wins[e]) std::memcpy(f.cell(where[e]), f.constant.data(), f.size);
+            if (wins[e]) detail::copy_value(f.cell(where[e]), f.constant.data(), f.size);
           continue;
         }
         if (f.primary >= 0) {  // applied only where the primary's entry won
           const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
           const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
           for (size_t e = 0; e < where.size(); ++e, p += f.size)
-            if (wins[e]) std::memcpy(f.cell(where[e]), p, f.size);
+            if (wins[e]) detail::copy_value(f.cell(where[e]), p, f.size);
           continue;
         }
         int name = -1;
@@ -487,7 +487,7 @@ class Superstep {
           if (e > 0) name += static_cast<int>(detail::get_varint(p));
           int v = f.scope == Scope::Neighbour ? d_.ghost_local[static_cast<size_t>(d_.ghost_displs[static_cast<size_t>(r)] + name)]
                                               : name;
-          std::memcpy(f.cell(v), p, f.size);
+          detail::copy_value(f.cell(v), p, f.size);
         }
       }
     });
@@ -587,7 +587,7 @@ STARC_ENTRY void Superstep::finish() {
   for (Field& f : fields_) {
     if (!f.updated || f.keeps) continue;
     if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
-    else for_targets(f, [&](int v) { std::memcpy(f.cell(v), f.before(v), f.size); });
+    else for_targets(f, [&](int v) { detail::copy_value(f.cell(v), f.before(v), f.size); });
   }
   if (refreshes) exchange_refreshes(sent);
   for (long long count : sent)
