@@ -4,8 +4,9 @@ The differential fuzzer runs what these produce on every runnable backend and on
 of the reference executor. Programs are built from *phases*, each a construct the dsl/ library
 uses (own-property forall, push accumulation through atomics, pull from in-neighbours, scalar
 reductions, Min/Max relaxation inside a fixedPoint, BFS with its reverse sweep, BFS levels from
-the depth and their near misses, host loops),
-with random expressions, operators, filters and constants inside. Every phase is race-free by
+the depth and their near misses, host loops) and constructs it does not use (is_an_edge
+between neighbours, one-shot Min/Max with secondary targets, host loops on a computed scalar,
+a SetN of BFS sources, long values, edge loops with minWt/maxWt), with random expressions, operators, filters and constants inside. Every phase is race-free by
 construction: a forall writes only its own vertex's properties, or other vertices' through a
 reduction or Min/Max, and reads only properties that no iteration of that forall writes. So
 every backend must agree with the reference exactly (integers) whatever the schedule.
@@ -512,10 +513,25 @@ def long_phase(draw):
                     "forall (v in g.nodes()) {", f"    v.big = {fold};", f"    {back}", "}"]
 
 
+@st.composite
+def edges_phase(draw):
+    """A forall over the edges (optionally filtered by weight) pushing to the destination
+    from the source's values, with the weights' bounds minWt/maxWt inside the loop and on
+    the host (a whole-graph value on every rank)."""
+    bound = draw(st.sampled_from(["minWt(weight)", "maxWt(weight)"]))
+    value = draw(int_exprs(["s.b", "e.weight", bound], max_leaves=3))
+    filt = draw(st.sampled_from(["", ".filter(weight > 2)", f".filter(weight < {bound})"]))
+    update = draw(st.sampled_from([f"t.a += {value};", f"<t.a> = <Max(t.a, {value})>;",
+                                   f"t.a = Min(t.a, {value});"]))
+    return "edges", [f"forall (e in g.edges(){filt}) {{", "    node s = e.source;",
+                     "    node t = e.destination;", f"    {update}", "}",
+                     "total = total + maxWt(weight) - minWt(weight);"]
+
+
 #: the phases of constructs the dsl library does not use (run by OpenCL and MPI besides
 #: the general fuzzers, which draw them among all phases)
 NEW_PHASES = [triangle_phase(), max_once_phase(), converge_phase(), source_set_phase(),
-              long_phase()]
+              long_phase(), edges_phase()]
 
 #: the shapes of issue 32's findings: an update reading its own target in a sequential loop,
 #: commuting operators mixed on one scalar, arithmetic at the edges of the integer range (and,

@@ -3,7 +3,7 @@
 Each example is a well-typed, race-free program (``programs.py``) run on a few random small
 graphs by the reference executor's two layers (vectorised and the closure interpreter), by
 OpenCL on PoCL, by SYCL through the test-only host implementation, by OpenACC (g++, host) and
-MPI (2 ranks), and, where an NVIDIA GPU is, by CUDA. Integer results must be identical; a
+MPI (2 and 3 ranks, 1 rank of 2 threads), and, where an NVIDIA GPU is, by CUDA. Integer results must be identical; a
 run-time error must be the same located message everywhere. Programs without kernels run on
 every backend too, and updates of one shared target with operators that do not commute must
 be the same located compile error. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
@@ -318,8 +318,8 @@ def test_strict_builds_agree_with_reference(backend, program, graph_list):
 def test_backends_agree_on_constructs_beyond_the_library(program, graph_list):
     """Every example is made of the constructs no dsl program uses (programs.NEW_PHASES:
     is_an_edge between neighbours, one-shot Min/Max with secondary targets, loops on a
-    scalar the forall computes, a SetN of BFS sources, long values): drawn among all phases
-    they are rare. OpenCL and MPI (2 and 3 ranks, 1 rank of 2 threads)."""
+    scalar the forall computes, a SetN of BFS sources, long values, edge loops reading
+    minWt/maxWt): drawn among all phases they are rare. OpenCL and MPI (2 and 3 ranks, 1 rank of 2 threads)."""
     note(program.text)
     run_all(program.text, graph_list, backends=("opencl", *MPI_LAUNCHES))
 
