@@ -183,3 +183,13 @@ def test_weight_bounds_are_the_whole_graphs(backend, edges, lo, hi, spread, tmp_
     assert results.props["lo"].tolist() == lo
     assert results.props["hi"].tolist() == hi
     assert results.ret == spread
+
+
+@pytest.mark.parametrize("backend", backends(("mpi",), "openacc"))
+def test_an_outer_neighbour_read_only_as_a_range_key(backend, k4):
+    """Pairs u < w of v's out-neighbours: 0 has 1 2 3 (3 pairs), 1 has 2 3 (1), 2 and 3 one
+    neighbour each. u is read only by the search for w > u in v's sorted row; every C-family
+    backend once declared no u ('u' was not declared in this scope). Fuzzed on MPI."""
+    results = _run("range_key_only", backend, k4)
+    assert results.props["pairs"].tolist() == [3, 1, 0, 0]
+    assert results.ret == 4
