@@ -3,7 +3,8 @@
 The plan is made by named passes, in order (``PASSES``); ``lower_function(..., stop_after=)``
 stops after any of them, so tests and ``--emit plan`` can look at each stage:
 
-- ``outline``: call inlining, comparisons of a value with itself folded (``fold``), device
+- ``outline``: call inlining, comparisons of a value with itself folded (``fold``), minWt /
+  maxWt inside kernels computed by the host before them (``weight_bounds``), device
   arrays, kernels (without the locals nothing reads, ``dead_locals``), reductions and atomics
   (with the scalar reductions a work item accumulates privately, ``reductions.privatise``), the
   structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
@@ -48,6 +49,7 @@ from starc.analysis.plan import Fill, HostBlock, Plan
 from starc.analysis.row_swap import swap_rows
 from starc.analysis.swap import swap_copies
 from starc.analysis.transfers import ArrayTable, explicit_scalar_transfers, used_arrays
+from starc.analysis.weight_bounds import hoist_weight_bounds
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -56,6 +58,7 @@ __all__ = ["lower_function", "PASSES", "PASS_NAMES"]
 
 def _outline(program: ir.Program, function: ir.Function, symbols: SymbolFactory) -> Plan:
     function = fold_self_comparisons(inline_calls(program, function, symbols))
+    function = hoist_weight_bounds(function, symbols)
     table = ArrayTable(function, symbols)
     host = HostLowering(function, table)
     zeros = host.result_zero_fills()

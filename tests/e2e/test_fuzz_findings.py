@@ -162,3 +162,34 @@ def test_a_graph_without_edges_takes_its_first_edges_in_a_batch(backend, tmp_pat
                                                    src="0")
     assert results.props["dist"].tolist() == [0, 2**31 - 1, 9]
     assert results.props["parent"].tolist() == [0, 1, 0]
+
+
+@pytest.mark.parametrize("backend", backends(("mpi",), "opencl"))
+@pytest.mark.parametrize("edges, lo, hi, spread", [
+    # 0->1 (5), 0->2 (3), 1->2 (8), 2->0 (6); vertex 3 has no edge (on 3 ranks, its rank none)
+    ([(0, 1, 5), (0, 2, 3), (1, 2, 8), (2, 0, 6)], [3] * 4, [6, 7, 7, 8], 5),
+    # no edge at all: INF and -INF, whose difference wraps to 1
+    ([], [2 ** 31 - 1] * 4, [-2 ** 31] * 4, 1)])
+def test_weight_bounds_are_the_whole_graphs(backend, edges, lo, hi, spread, tmp_path):
+    """minWt/maxWt in a forall (every device backend once refused it: E0501) and on the host
+    (MPI once gave each rank the bound of its own edges: a vertex on the second rank read 6,
+    not 3). Found while extending the differential fuzzer to them."""
+    graph = tmp_path / "g.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate integer general\n"
+                     f"4 4 {len(edges)}\n" + "".join(f"{s + 1} {t + 1} {w}\n"
+                                                     for s, t, w in edges))
+    ranks = {"ranks": 3, "oversubscribe": True} if backend == "mpi" else {}
+    results = starc.compile(str(PROGRAMS / "weight_bounds.sp"), backend, **ranks).run(graph)
+    assert results.props["lo"].tolist() == lo
+    assert results.props["hi"].tolist() == hi
+    assert results.ret == spread
+
+
+@pytest.mark.parametrize("backend", backends(("mpi",), "openacc"))
+def test_an_outer_neighbour_read_only_as_a_range_key(backend, k4):
+    """Pairs u < w of v's out-neighbours: 0 has 1 2 3 (3 pairs), 1 has 2 3 (1), 2 and 3 one
+    neighbour each. u is read only by the search for w > u in v's sorted row; every C-family
+    backend once declared no u ('u' was not declared in this scope). Fuzzed on MPI."""
+    results = _run("range_key_only", backend, k4)
+    assert results.props["pairs"].tolist() == [3, 1, 0, 0]
+    assert results.ret == 4

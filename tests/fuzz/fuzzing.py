@@ -6,7 +6,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-__all__ = ["budget", "SETTINGS"]
+__all__ = ["budget", "campaign", "SETTINGS"]
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                      HealthCheck.data_too_large,
@@ -22,3 +22,9 @@ def budget(ci_examples: int) -> int:
     if settings.get_current_profile_name() == "long":
         return settings().max_examples
     return ci_examples
+
+
+def campaign() -> bool:
+    """Whether this is a long campaign by hand (``$STARC_FUZZ_EXAMPLES`` or the ``long``
+    profile) rather than CI: a fuzzer may then also try what costs more per example."""
+    return budget(0) != 0

@@ -4,8 +4,9 @@ The differential fuzzer runs what these produce on every runnable backend and on
 of the reference executor. Programs are built from *phases*, each a construct the dsl/ library
 uses (own-property forall, push accumulation through atomics, pull from in-neighbours, scalar
 reductions, Min/Max relaxation inside a fixedPoint, BFS with its reverse sweep, BFS levels from
-the depth and their near misses, host loops),
-with random expressions, operators, filters and constants inside. Every phase is race-free by
+the depth and their near misses, host loops) and constructs it does not use (is_an_edge
+between neighbours, one-shot Min/Max with secondary targets, host loops on a computed scalar,
+a SetN of BFS sources, long values, edge loops with minWt/maxWt), with random expressions, operators, filters and constants inside. Every phase is race-free by
 construction: a forall writes only its own vertex's properties, or other vertices' through a
 reduction or Min/Max, and reads only properties that no iteration of that forall writes. So
 every backend must agree with the reference exactly (integers) whatever the schedule.
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 
 from starc.graphs import Graph
 
-__all__ = ["programs", "EDGE_PHASES", "bfs_depth_phase", "host_programs",
+__all__ = ["programs", "program_params", "EDGE_PHASES", "NEW_PHASES", "bfs_depth_phase", "host_programs",
            "non_commuting_programs", "graphs", "witness_graph", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
@@ -399,6 +400,139 @@ function Helper(Graph g, propNode<int> a, propNode<int> b, int k) {
 }
 """
 
+# -- constructs beyond the dsl library's shapes (LANGUAGE.md allows them; MPI distributes them)
+
+@st.composite
+def triangle_phase(draw):
+    """Nested neighbour loops of v asking g.is_an_edge(u, w) of two of its neighbours (the
+    triangle-count shape): MPI answers from the ghost rows of v's neighbours. The count goes
+    to `total` (a reduction), to v.a (a reduction on v's own element from nested foralls) or
+    to a local summed in sequential loops."""
+    first, second = (draw(st.sampled_from(["g.neighbors(v)", "g.nodes_to(v)"]))
+                     for _ in range(2))
+    outer_filter = draw(st.sampled_from(["", ".filter(u < v)", ".filter(u != v)"]))
+    inner_filter = draw(st.sampled_from(["", ".filter(w > v)", ".filter(w > u)",
+                                         ".filter(w != u)"]))
+    query = draw(st.sampled_from(["g.is_an_edge(u, w)", "g.is_an_edge(w, u)",
+                                  "g.is_an_edge(v, w)", "g.is_an_edge(u, v)"]))
+    into = draw(st.sampled_from(["total", "v.a", "local"]))
+    loop = "for" if into == "local" else draw(st.sampled_from(["for", "forall"]))
+    count = {"total": "total += 1;", "v.a": "v.a += 1;", "local": "c = c + 1;"}[into]
+    extra = draw(st.sampled_from(["", " && u.b > w.b", " || w.b == 2"]))
+    body = [f"{loop} (u in {first}{outer_filter}) {{",
+            f"    {loop} (w in {second}{inner_filter}) {{",
+            f"        if ({query}{extra}) {{", f"            {count}", "        }",
+            "    }", "}"]
+    if into == "local":
+        body = ["int c = 0;", *body, "v.a = v.a + c;"]
+    return "triangle-" + into, ["forall (v in g.nodes()) {", *_indent(body), "}"]
+
+
+@st.composite
+def max_once_phase(draw):
+    """A Min/Max assignment with a secondary target outside any loop that repeats it: the
+    candidate reads only `b` and the edge, the secondary is True or the candidate itself (so
+    every update achieving the final value stores the same)."""
+    kind = draw(st.sampled_from(["Min", "Max"]))
+    candidate = draw(int_exprs(["v.b", "e.weight", "g.count_outNbrs(v)"], max_leaves=3))
+    inner_filter = draw(st.one_of(st.none(), conditions(["b"])))
+    second, value = draw(st.sampled_from([("w.flag", "True"), ("w.d", f"({candidate}) * 0.5"),
+                                          ("w.f", f"{candidate} + 0.5")]))
+    nbrs = draw(st.sampled_from(["g.neighbors(v)", "g.nodes_to(v)"]))
+    edge = "g.get_edge(v, w)" if nbrs == "g.neighbors(v)" else "g.get_edge(w, v)"
+    loop = f"forall (w in {nbrs}" + (f".filter({inner_filter})" if inner_filter else "") + ")"
+    return f"once-{kind}", ["forall (v in g.nodes()) {", f"    {loop} {{",
+                            f"        edge e = {edge};",
+                            f"        <w.a, {second}> = <{kind}(w.a, {candidate}), {value}>;",
+                            "    }", "}"]
+
+
+@st.composite
+def converge_phase(draw):
+    """A host while/do-while loop whose condition is a scalar the loop's forall computes (a
+    count, or a bool stored False by any iteration that still changes), bounded by `round`
+    and a `break`: values may be anything after earlier phases."""
+    limit, step = draw(st.integers(-2, 12)), draw(st.integers(1, 3))
+    filt = draw(st.sampled_from([f"a < {limit}", f"a + b < {limit}", f"a < {limit} && b != 1"]))
+    kind = draw(st.sampled_from(["count", "flag", "do"]))
+    change = [f"v.a = v.a + {step};"]
+    if draw(st.booleans()):
+        change.append("forall (w in g.neighbors(v)) {")
+        change.append(f"    w.b += {draw(st.integers(0, 2))};" if "b" not in filt
+                      else "    total += 1;")
+        change.append("}")
+    mark = {"count": "total++;", "flag": "done = False;", "do": "total++;"}[kind]
+    body = [f"forall (v in g.nodes().filter({filt})) {{", *_indent(change),
+            f"    {mark}", "}", "round = round + 1;"]
+    bound = draw(st.integers(2, 8))
+    if kind == "count":
+        lines = ["round = 0;", "total = 1;", f"while (total > 0 && round < {bound}) {{",
+                 "    total = 0;", *_indent(body), "}"]
+    elif kind == "flag":
+        lines = ["round = 0;", "done = False;", "while (!done) {", "    done = True;",
+                 *_indent(body), f"    if (round >= {bound}) {{", "        break;", "    }", "}"]
+    else:
+        lines = ["round = 0;", "do {", "    total = 0;", *_indent(body),
+                 f"}} while (total != 0 && round < {bound});"]
+    return "converge-" + kind, lines
+
+
+@st.composite
+def source_set_phase(draw):
+    """`for (s in sources)` over a SetN parameter (the betweenness-centrality shape): per
+    source a path count by iterateInBFS from s, a reverse sweep of integer dependencies, and
+    an accumulation into `b`."""
+    reverse_cond = draw(st.sampled_from(["v != s", "v.sigma > 1", "v == v"]))
+    credit = draw(st.sampled_from(["v.sigma + w.delta", "w.delta + 1", "w.sigma - v.sigma"]))
+    lines = ["for (s in sources) {", "    g.attachNodeProperty(sigma = 0, delta = 0);",
+             "    s.sigma = 1;", "    iterateInBFS (v in g.nodes() from s) {",
+             "        for (w in g.neighbors(v)) {", "            v.sigma = v.sigma + w.sigma;",
+             "        }", "    }", f"    iterateInReverse ({reverse_cond}) {{",
+             "        for (w in g.neighbors(v)) {",
+             f"            v.delta = v.delta + {credit};", "        }", "    }",
+             "    forall (v in g.nodes().filter(v != s)) {",
+             "        v.b = v.b + v.delta % 5;", "    }", "    total = total + s.sigma;", "}"]
+    return "source-set", lines
+
+
+@st.composite
+def long_phase(draw):
+    """`long` values above 2^32 pushed to neighbours, then folded with int and double
+    arithmetic (promotions, a long product that wraps, a narrowing into `a`)."""
+    base = draw(st.sampled_from(["3000000000", "4294967296", "9000000000000000000",
+                                 "-5000000000"]))
+    value = draw(int_exprs(["v.b", "e.weight"], max_leaves=2))
+    fold = draw(st.sampled_from(["v.big * 1000003 + v.a", "v.big / (v.b * v.b + 1)",
+                                 "v.big % 1000 + v.a * 3", "-v.big"]))
+    back = draw(st.sampled_from(["v.a = v.a + v.big % 11;", "v.d = v.big / 4.0 + v.a * 0.5;",
+                                 "v.a = (v.big > 0) + (v.big % 2 == 0);"]))
+    return "long", ["forall (v in g.nodes()) {", "    long step = v.b;",
+                    f"    step = step * {base};",
+                    "    forall (w in g.neighbors(v)) {", "        edge e = g.get_edge(v, w);",
+                    f"        w.big += step + {value};", "    }", "}",
+                    "forall (v in g.nodes()) {", f"    v.big = {fold};", f"    {back}", "}"]
+
+
+@st.composite
+def edges_phase(draw):
+    """A forall over the edges (optionally filtered by weight) pushing to the destination
+    from the source's values, with the weights' bounds minWt/maxWt inside the loop and on
+    the host (a whole-graph value on every rank)."""
+    bound = draw(st.sampled_from(["minWt(weight)", "maxWt(weight)"]))
+    value = draw(int_exprs(["s.b", "e.weight", bound], max_leaves=3))
+    filt = draw(st.sampled_from(["", ".filter(weight > 2)", f".filter(weight < {bound})"]))
+    update = draw(st.sampled_from([f"t.a += {value};", f"<t.a> = <Max(t.a, {value})>;",
+                                   f"t.a = Min(t.a, {value});"]))
+    return "edges", [f"forall (e in g.edges(){filt}) {{", "    node s = e.source;",
+                     "    node t = e.destination;", f"    {update}", "}",
+                     "total = total + maxWt(weight) - minWt(weight);"]
+
+
+#: the phases of constructs the dsl library does not use (run by OpenCL and MPI besides
+#: the general fuzzers, which draw them among all phases)
+NEW_PHASES = [triangle_phase(), max_once_phase(), converge_phase(), source_set_phase(),
+              long_phase(), edges_phase()]
+
 #: the shapes of issue 32's findings: an update reading its own target in a sequential loop,
 #: commuting operators mixed on one scalar, arithmetic at the edges of the integer range (and,
 #: through ``conditions``, comparisons of a value with itself)
@@ -406,7 +540,7 @@ EDGE_PHASES = [self_update_phase(), commuting_updates_phase(), range_edge_phase(
 
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
           bfs_phase(), bfs_depth_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
-          floating_phase(), call_phase(), *EDGE_PHASES]
+          floating_phase(), call_phase(), *EDGE_PHASES, *NEW_PHASES]
 
 
 @st.composite
@@ -421,11 +555,28 @@ def programs(draw, max_phases: int = 3, phases=None, min_phases: int = 1) -> Fuz
              "int round = 0;",
              f"g.attachNodeProperty(a = {a0}, b = {b0}, flag = False, active = False, "
              f"f = 0.5, d = 1.5);"]
-    for _, body in phases:
-        lines += body
+    body = [line for _, phase in phases for line in phase]
+    signature = SIGNATURE
+    # the parameters and properties only some phases use (every program would print them)
+    if any("sources" in line for line in body):
+        signature = signature[:-1] + ", SetN<g> sources)"
+        lines[:0] = ["propNode<int> sigma;", "propNode<int> delta;"]
+    if any(".big" in line for line in body):
+        signature = signature[:-1] + ", propNode<long> big)"
+    lines += body
     lines.append("return total;")
-    text = HELPER + SIGNATURE + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
+    text = HELPER + signature + " {\n" + "\n".join(_indent(lines)) + "\n}\n"
     return FuzzProgram(text, tuple(name for name, _ in phases))
+
+
+def program_params(text: str, num_nodes: int) -> dict:
+    """The parameters of a generated program on a graph of ``num_nodes`` vertices: the source
+    vertex 0, and a set of sources (first, last and middle vertex, in that order)."""
+    params = {"src": "0"} if "node src" in text else {}
+    if "SetN<g> sources" in text:
+        ids = dict.fromkeys([0, num_nodes - 1, num_nodes // 2])
+        params["sources"] = ",".join(map(str, ids))
+    return params
 
 
 #: signatures of programs without kernels, and the leaves their expressions may read

@@ -3,7 +3,7 @@
 Each example is a well-typed, race-free program (``programs.py``) run on a few random small
 graphs by the reference executor's two layers (vectorised and the closure interpreter), by
 OpenCL on PoCL, by SYCL through the test-only host implementation, by OpenACC (g++, host) and
-MPI (2 ranks), and, where an NVIDIA GPU is, by CUDA. Integer results must be identical; a
+MPI (2 and 3 ranks, 1 rank of 2 threads), and, where an NVIDIA GPU is, by CUDA. Integer results must be identical; a
 run-time error must be the same located message everywhere. Programs without kernels run on
 every backend too, and updates of one shared target with operators that do not commute must
 be the same located compile error. By default each fuzzer has a CI budget of a few minutes; ``pytest -m fuzz -s
@@ -20,8 +20,13 @@ simplest, a graph of one vertex). The long profile's example counts are unchange
 from __future__ import annotations
 
 import collections
+import contextlib
+import dataclasses
+import os
 import pathlib
 import tempfile
+from typing import Optional
+from unittest import mock
 
 import pytest
 from hypothesis import given, note, settings, strategies as st
@@ -32,12 +37,14 @@ from starc.graphs import load_graph, write_mtx
 from starc.reference import execute
 from starc.results import compare_results
 
-from fuzzing import SETTINGS, budget
-from programs import (EDGE_PHASES, bfs_depth_phase, bfs_phase, flag_phase, fold_phase, graphs,
-                      host_programs, non_commuting_programs, own_phase, programs, push_phase,
-                      relax_phase, witness_graph)
+from fuzzing import SETTINGS, budget, campaign
+from programs import (EDGE_PHASES, NEW_PHASES, bfs_depth_phase, bfs_phase, flag_phase, fold_phase, graphs,
+                      host_programs, non_commuting_programs, own_phase, program_params,
+                      programs, push_phase, relax_phase, witness_graph)
 
-pytestmark = pytest.mark.fuzz
+# A campaign's example count makes one test run far past the suite's per-test timeout
+# (setup.cfg: 600 s; 40 MPI programs took 11 minutes): no timeout then.
+pytestmark = [pytest.mark.fuzz, *([pytest.mark.timeout(0)] if campaign() else [])]
 
 # Figures of the campaign, printed at the end of the module (visible with ``-s``).
 STATS = collections.Counter()
@@ -87,19 +94,60 @@ def compile_checked(text):
     return program
 
 
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """One way to run a backend's program: for MPI, its ranks and each rank's OpenMP threads
+    (``$OMP_NUM_THREADS`` when given; else the launcher shares the cores out)."""
+
+    backend: str
+    ranks: Optional[int] = None
+    threads: Optional[int] = None
+
+    def __str__(self) -> str:
+        if self.ranks is None:
+            return self.backend
+        return f"{self.backend} ({self.ranks} ranks" + \
+            (f" x {self.threads} threads)" if self.threads else ")")
+
+    def environment(self):
+        """The environment of the compile (the launcher reads it) and of the runs."""
+        if self.threads is None:
+            return contextlib.nullcontext()
+        return mock.patch.dict(os.environ, OMP_NUM_THREADS=str(self.threads))
+
+    def compile(self, text, options):
+        with self.environment():
+            return starc.compile(text, self.backend, function="Fuzz", options=options,
+                                 ranks=self.ranks, oversubscribe=self.ranks is not None)
+
+
+#: MPI as the general fuzzers run it: 2 and 3 ranks (so some rank owns one vertex, or none,
+#: of a small graph) and one rank of 2 OpenMP threads (its kernels' atomics shared in a rank).
+#: One build serves them all (the generated program does not depend on the launch); a long
+#: campaign adds 4 ranks (more ranks than vertices on most graphs) and one of 1 thread.
+MPI_LAUNCHES = (Launch("mpi", 2), Launch("mpi", 3), Launch("mpi", 1, threads=2)) + \
+    ((Launch("mpi", 4), Launch("mpi", 1, threads=1)) if campaign() else ())
+
+
+def _launches(backends):
+    return [b if isinstance(b, Launch) else Launch(b, 2 if b == "mpi" else None)
+            for b in backends]
+
+
 def run_all(program_text, graph_list, backends, options=None):
+    """Run on every graph by the reference and by each of ``backends`` (names, or
+    ``Launch``es for MPI's ranks and threads; a bare "mpi" is 2 ranks)."""
     reference = compile_checked(program_text)
     STATS["programs"] += 1
-    compiled = {name: starc.compile(program_text, name, function="Fuzz", options=options)
-                for name in backends}
-    # the programs of host_programs() may take no source vertex
-    params = {"src": "0"} if "node src" in program_text else {}
+    compiled = [(launch, launch.compile(program_text, options))
+                for launch in _launches(backends)]
     with tempfile.TemporaryDirectory(prefix="starc-fuzz-") as tmp:
         for index, graph in enumerate([*graph_list, witness_graph()]):
             # Matrix Market keeps the vertex count and the weight field even with no edges.
             path = pathlib.Path(tmp) / f"g{index}.mtx"
             write_mtx(graph, path)
-            _run_one(reference, compiled, program_text, graph, path, params)
+            _run_one(reference, compiled, program_text, graph, path,
+                     program_params(program_text, graph.num_nodes))
 
 
 def _run_one(reference, compiled, program_text, graph, path, params):
@@ -110,9 +158,11 @@ def _run_one(reference, compiled, program_text, graph, path, params):
     interpreted = outcome(lambda: execute(reference.compilation.ir, load_graph(str(path)),
                                           params, function="Fuzz", vectorize=False))
     assert_agree("the closure interpreter", expected, interpreted, program_text, graph)
-    for name, program in compiled.items():
-        assert_agree(name, expected, outcome(lambda: program.run(path, **params)),
-                     program_text, graph)
+    for launch, program in compiled:
+        with launch.environment():
+            actual = outcome(lambda: program.run(path, **params))
+        STATS[f"{launch.backend} runs"] += 1
+        assert_agree(str(launch), expected, actual, program_text, graph)
 
 
 @settings(max_examples=budget(40), **SETTINGS)
@@ -255,10 +305,25 @@ _STRICT_BACKENDS = [pytest.param("openacc", marks=pytest.mark.openacc),
 @given(program=programs(min_phases=2, max_phases=4),
        graph_list=st.lists(graphs(), min_size=2, max_size=3))
 def test_strict_builds_agree_with_reference(backend, program, graph_list):
-    """OpenACC and MPI (2 ranks) build with -Wall -Wextra -Werror: a program they reject is a
-    finding (a comparison of a value with itself once was one). Each example costs a build."""
+    """OpenACC (its default schedule) and MPI build with -Wall -Wextra -Werror: a program
+    they reject is a finding (a comparison of a value with itself once was one). Each example
+    costs a build; MPI's one build runs on 2 and 3 ranks and on 1 rank of 2 threads."""
     note(program.text)
-    run_all(program.text, graph_list, backends=(backend,))
+    run_all(program.text, graph_list, backends=MPI_LAUNCHES if backend == "mpi" else (backend,))
+
+
+@pytest.mark.opencl
+@pytest.mark.mpi
+@settings(max_examples=budget(2), **SETTINGS)
+@given(program=programs(phases=NEW_PHASES, min_phases=2, max_phases=4),
+       graph_list=st.lists(graphs(), min_size=1, max_size=3))
+def test_backends_agree_on_constructs_beyond_the_library(program, graph_list):
+    """Every example is made of the constructs no dsl program uses (programs.NEW_PHASES:
+    is_an_edge between neighbours, one-shot Min/Max with secondary targets, loops on a
+    scalar the forall computes, a SetN of BFS sources, long values, edge loops reading
+    minWt/maxWt): drawn among all phases they are rare. OpenCL and MPI (2 and 3 ranks, 1 rank of 2 threads)."""
+    note(program.text)
+    run_all(program.text, graph_list, backends=("opencl", *MPI_LAUNCHES))
 
 
 @pytest.mark.parametrize("backend", [pytest.param("opencl", marks=pytest.mark.opencl),

@@ -372,7 +372,7 @@ class CPrinter(CExpressionPrinter):
             prologue_inner = []
             # Declared only when read: a loop that only counts (or whose filter became its
             # range) would leave an unused variable, an error in warnings-as-errors builds.
-            if _mentions(s, s.var):
+            if _mentions(s, s.var) or self._scans_read(s, s.var):
                 ends = self.ctx.graph_array(ends_array)
                 prologue_inner.append(
                     self._line(inner, f"int {var} = {self.d.index(ends, pos)};"))
@@ -399,6 +399,21 @@ class CPrinter(CExpressionPrinter):
         else:
             self.d.missing(f"a loop over {type(dom).__name__} inside a kernel", s.loc)
         return prologue, self._braced(head, self._filtered(s, inner), depth)
+
+    def _scans_read(self, loop: ir.Loop, sym: ir.Symbol) -> bool:
+        """Whether the row scan of a loop inside ``loop`` reads ``sym``: a filter that became
+        a searched range (``w > u``: u's value is the search's key) or a cursor into
+        ``sym``'s row is no longer in the body that ``_mentions`` reads."""
+        inner = {n.var for n in ir.walk(loop.body) if isinstance(n, ir.Loop)}
+        for scan in self.ctx.kernel.row_scans:
+            if scan.var not in inner:
+                continue
+            values = [b.value for b in scan.bounds] + [query for _, query in scan.cursors]
+            if any(row == sym for row, _ in scan.cursors) or any(
+                    isinstance(x, ir.VarRef) and x.sym == sym
+                    for value in values for x in ir.walk(value)):
+                return True
+        return False
 
     def _vector_directive(self, var: ir.Symbol, depth: int) -> List[str]:
         """The dialect's directive before a loop the gang's lanes share (none for others)."""

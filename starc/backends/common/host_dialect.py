@@ -164,6 +164,11 @@ class HostDialect:
         is also the length of the edge arrays, which a distributed graph holds in part)."""
         return f"{graph}.num_edges"
 
+    def weight_bound(self, local: str, elem: Scalar, largest: bool) -> str:
+        """``minWt``/``maxWt`` in host code from ``local``, the bound of the weights this
+        process holds (a distributed graph holds a part of them)."""
+        return local
+
     def graph_state(self, graph: str) -> str:
         """The host variable a Dynamic program's trials restore: the graph, or what holds it
         (a distributed run's distribution)."""

@@ -152,7 +152,8 @@ class HostStatementPrinter(UpdateStatements):
                                      "it", e.loc)
         empty = self.dialect.expr_dialect.inf(e.type, e.func == "maxWt")
         helper = "starc::min_weight" if e.func == "minWt" else "starc::max_weight"
-        return f"{helper}({vector}, static_cast<{c_name(e.type)}>({empty}))"
+        return self.dialect.weight_bound(f"{helper}({vector}, static_cast<{c_name(e.type)}>"
+                                         f"({empty}))", e.type, e.func == "maxWt")
 
     def _writes_weight(self, node, prop: ir.Symbol) -> bool:
         def is_weight(array):

@@ -112,6 +112,9 @@ class MPIHostDialect(HostDialect):
                 # an alias, so a program without kernels or results never reads it
                 f"[[maybe_unused]] starc::Graph& {graph} = {DIST}.graph;"]
 
+    def weight_bound(self, local: str, elem: Scalar, largest: bool) -> str:
+        return f"starc_mpi::all_ranks_weight_bound({DIST}, {local}, {str(largest).lower()})"
+
     def graph_state(self, graph: str) -> str:
         return DIST     # the graph is the distribution's, with its ghosts and mirrors
 

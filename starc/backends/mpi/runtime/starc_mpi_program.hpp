@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "starc_mpi.hpp"
+#include "starc_mpi_values.hpp"  // datatype<T>
 
 namespace starc_mpi {
 
@@ -138,6 +139,16 @@ class Results {
 /// the graph has more (a count the program's int cannot hold).
 inline int edge_count(const Distribution& d) {
   return d.global_edges > INT_MAX ? INT_MAX : static_cast<int>(d.global_edges);
+}
+
+/// minWt / maxWt: a rank holds the weights of its own rows (and of ghost rows), so the bound
+/// of the whole graph's is the bound of every rank's (collective; `mine` is the rank's, the
+/// type's largest / lowest value for a rank without edges).
+template <typename T>
+T all_ranks_weight_bound(const Distribution& d, T mine, bool largest) {
+  T all = mine;
+  MPI_Allreduce(&mine, &all, 1, datatype<T>(), largest ? MPI_MAX : MPI_MIN, d.comm);
+  return all;
 }
 
 /// The slowest rank's time (collective).
