@@ -1,8 +1,9 @@
 """Hypothesis strategies for Dynamic programs and update streams (issue 31): a static function
 built from the differential fuzzer's phases, run once and then in every batch of a Batch loop
-with OnDelete / OnAdd bodies, a recomputation between the deletions and the additions or not,
-and both parts of each batch applied; streams with deletions of missing edges, duplicate
-additions and self-loops.
+with OnDelete / OnAdd bodies (writing one endpoint or both), a recomputation between the
+deletions and the additions or not, Decremental / Incremental shortest distances (fixedPoint
+and Min over the weights, added edges' weights included) or not, and both parts of each batch
+applied; streams with deletions of missing edges, duplicate additions and self-loops.
 
 The last statement of every batch recomputes the static function, which attaches every
 property it reads first, so after the last batch the results must be what the static function
@@ -20,23 +21,59 @@ from starc.graphs.updates import ADD, DELETE, UpdateStream
 
 from programs import HELPER, PHASES, FuzzProgram, _indent, int_exprs, programs
 
-__all__ = ["dynamic_programs", "update_streams", "graph_after"]
+__all__ = ["dynamic_programs", "update_streams", "graph_after", "distances"]
 
 _PROPS = ("Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, propNode<float> f, "
           "propNode<double> d, propEdge<int> weight")
 _ARGS = "g, a, b, flag, f, d, weight"
 
 
+_INF = 2147483647      # INF of int (starc/reference: the type's largest value)
+
+# Incremental / Decremental keeping ``dist`` (shortest distances from src over ``weight``) by a
+# fixedPoint of Min relaxations: the deletions start over from src, the additions relax on
+# from their sources (marked in OnAdd); the test's oracle is a Bellman-Ford of the final graph
+_RELAX = """function Relax(Graph g, propNode<int> dist, propEdge<int> weight,
+               propNode<bool> modified) {
+    bool finished = False;
+    fixedPoint until (finished : !modified) {
+        forall (v in g.nodes().filter(modified == True)) {
+            forall (nbr in g.neighbors(v)) {
+                edge e = g.get_edge(v, nbr);
+                <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;
+            }
+        }
+    }
+}
+Decremental(Graph g, propNode<int> dist, propEdge<int> weight, propNode<bool> modified,
+            node src) {
+    g.attachNodeProperty(dist = INF, modified = False);
+    src.dist = 0;
+    src.modified = True;
+    Relax(g, dist, weight, modified);
+}
+Incremental(Graph g, propNode<int> dist, propEdge<int> weight, propNode<bool> modified) {
+    Relax(g, dist, weight, modified);
+}
+"""
+
+
 @st.composite
-def _update_body(draw, stream: str, which: str):
-    """``OnAdd`` / ``OnDelete`` over the batch: reductions into the endpoints' ``a`` and a
-    count, from the other endpoint's values (and an addition's weight)."""
+def _update_body(draw, stream: str, which: str, mark: bool = False):
+    """``OnAdd`` / ``OnDelete`` over the batch: reductions into the endpoints' ``a`` (one or
+    both) and a count, from the endpoints' values (and an addition's weight); ``mark``: an
+    addition from a reached vertex marks it for Incremental."""
     leaves = ["s.a", "s.b", "t.b"] + (["u.weight"] if which == "OnAdd" else [])
-    value = draw(int_exprs(leaves, max_leaves=3))
-    target = draw(st.sampled_from(["t.a", "s.a"]))
-    op = draw(st.sampled_from(["+=", "-=", "|="]))
-    return [f"{which} (u in {stream}.currentBatch()) : {{", "    node s = u.source;",
-            "    node t = u.destination;", f"    {target} {op} {value};", "    seen += 1;", "}"]
+    targets = draw(st.sampled_from([["t.a"], ["s.a"], ["s.a", "t.a"]]))
+    body = [f"{which} (u in {stream}.currentBatch()) : {{", "    node s = u.source;",
+            "    node t = u.destination;"]
+    op = draw(st.sampled_from(["+=", "-=", "|="]))   # one: two would not commute (E0402)
+    for target in targets:
+        value = draw(int_exprs(leaves, max_leaves=3))
+        body.append(f"    {target} {op} {value};")
+    if mark:
+        body += ["    if (s.dist != INF) {", "        s.modified = True;", "    }"]
+    return body + ["    seen += 1;", "}"]
 
 
 @st.composite
@@ -53,17 +90,25 @@ def dynamic_programs(draw) -> FuzzProgram:
     # True first: Hypothesis's simplest example (the first one drawn, and one of the few of
     # the CI budget) then has every part, OnDelete, the recomputation and OnAdd
     present = st.sampled_from([True, False])
+    relax = draw(present)
     if draw(present):
         body += draw(_update_body("U", "OnDelete"))
     body.append("g.updateCSRDel(U);")
+    if relax:
+        body.append("Decremental(g, dist, weight, modified, src);")
     if draw(present):
         body.append(f"total = {call};")
-    if draw(present):
-        body += draw(_update_body("U", "OnAdd"))
-    body += ["g.updateCSRAdd(U);", f"total = {call};"]
-    lines = [f"int total = {call};", "int seen = 0;", "Batch (U : batchSize) {",
-             *_indent(body), "}", "return total + 1000 * seen;"]
-    text = HELPER + static + f"Dynamic Fuzz({_PROPS}, updates<g> U, int batchSize, node src) " \
+    if draw(present) or relax:
+        body += draw(_update_body("U", "OnAdd", mark=relax))
+    body += ["g.updateCSRAdd(U);"] + (["Incremental(g, dist, weight, modified);"] * relax)
+    body.append(f"total = {call};")
+    lines = [f"int total = {call};", "int seen = 0;"]
+    if relax:
+        lines += ["propNode<bool> modified;", "Decremental(g, dist, weight, modified, src);"]
+    lines += ["Batch (U : batchSize) {", *_indent(body), "}", "return total + 1000 * seen;"]
+    params = _PROPS + (", propNode<int> dist" if relax else "")
+    text = HELPER + (_RELAX if relax else "") + static + \
+        f"Dynamic Fuzz({params}, updates<g> U, int batchSize, node src) " \
         "{\n" + "\n".join(_indent(lines)) + "\n}\n"
     return FuzzProgram(text, tuple(base.phases) + ("dynamic",))
 
@@ -99,3 +144,16 @@ def graph_after(graph: Graph, stream: UpdateStream, batch_size: int) -> Graph:
     return Graph.from_edges(graph.num_nodes, np.array([e[0] for e in edges], np.int64),
                             np.array([e[1] for e in edges], np.int64),
                             np.array([e[2] for e in edges], np.float64), True, "after")
+
+
+def distances(graph: Graph, source: int = 0) -> np.ndarray:
+    """Shortest distances from ``source`` over the integer weights (Bellman-Ford), INF of
+    int where unreached: the oracle of the programs' ``dist``."""
+    dist = [_INF] * graph.num_nodes
+    dist[source] = 0
+    edges = list(zip(graph.sources.tolist(), graph.targets.tolist(), graph.weights.tolist()))
+    for _ in range(graph.num_nodes):
+        for u, v, w in edges:
+            if dist[u] != _INF and dist[u] + int(w) < dist[v]:
+                dist[v] = dist[u] + int(w)
+    return np.array(dist, np.int64)

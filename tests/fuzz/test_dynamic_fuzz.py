@@ -2,13 +2,15 @@
 random Dynamic programs over random update streams give the same results on both layers of
 the reference (vectorised and the closure interpreter), and after the last batch, since every
 batch ends by recomputing the static function, the results of that function run on the graph
-the stream leaves; and on OpenCL, OpenACC and SYCL, the results of the reference, batch after
-batch through the shared lowering's host loop over batches and its in-place graph updates.
+the stream leaves; and on OpenCL, OpenACC, SYCL and MPI (2 ranks; and 1, 3 or 4), the results
+of the reference, batch after batch through the shared lowering's host loop over batches and
+its in-place graph updates.
 
 CI time: on the device backends each example is a build (7 to 14 s), so the 'ci' budget is two
-examples a backend, and each build runs two streams: the example's graph and stream, and a
-stream of at least four updates of the fixed witness graph (``programs.witness_graph``;
-Hypothesis's first example is its simplest, one vertex and no update)."""
+examples a backend and one of MPI on 1, 3 or 4 ranks, and each build runs two streams: the
+example's graph and stream, and a stream of at least four updates of the fixed witness graph
+(``programs.witness_graph``; Hypothesis's first example is its simplest, one vertex and no
+update)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from starc.graphs.updates import ADD, DELETE, write_updates
 from starc.reference import execute
 from starc.results import compare_results
 
-from dynamic_programs import dynamic_programs, graph_after, update_streams
+from dynamic_programs import distances, dynamic_programs, graph_after, update_streams
 from fuzzing import SETTINGS, budget
 from programs import graphs, witness_graph
 
@@ -40,7 +42,8 @@ def _outcome(run):
 
 def _draw_case(program, graph, data):
     stream = data.draw(update_streams(graph))
-    batch_size = data.draw(st.integers(1, max(1, len(stream))))
+    # sizes past the stream's length too: one batch, shorter than its size
+    batch_size = data.draw(st.integers(1, len(stream) + 2))
     note(program.text)
     note(f"graph {graph.num_nodes} vertices "
          f"{list(zip(graph.sources.tolist(), graph.targets.tolist()))}")
@@ -65,12 +68,14 @@ def test_dynamic_programs_agree_with_their_static_function_on_the_updated_graph(
         assert fast[1] == slow[1]
         return
     assert not compare_results(fast[1], slow[1])
-    static = _outcome(lambda: execute(ir_program, graph_after(graph, stream, batch_size),
-                                      {"src": "0"}, function="Base"))
+    after = graph_after(graph, stream, batch_size)
+    static = _outcome(lambda: execute(ir_program, after, {"src": "0"}, function="Base"))
     assert static[0] == "ok", static
     dynamic, expected = fast[1], static[1]
     for name in ("a", "b", "flag", "f", "d"):
         assert (dynamic.props[name] == expected.props[name]).all(), name
+    if "dist" in dynamic.props:      # kept by Incremental / Decremental over the batches
+        assert (dynamic.props["dist"] == distances(after)).all()
     # the Dynamic adds 1000 per update its OnDelete / OnAdd bodies saw: every deletion /
     # addition of the stream (of a missing edge or a duplicate too)
     seen = ((stream.kinds == DELETE).sum() if "OnDelete" in program.text else 0) + \
@@ -88,18 +93,36 @@ def test_dynamic_programs_on_the_device_backends_agree_with_the_reference(backen
                                                                           graph, data):
     """The same programs and streams on OpenCL (PoCL), OpenACC (g++), SYCL (the host test
     double) and MPI (2 ranks): the reference's results, or its run-time error (few examples:
-    each builds a program, which then runs the example's stream and one of the witness
-    graph)."""
+    each builds a program)."""
+    _agree_with_the_reference(starc.compile(program.text, backend), program, graph, data)
+
+
+@pytest.mark.mpi
+@settings(max_examples=budget(1), **SETTINGS)
+@given(program=dynamic_programs(), graph=graphs(), data=st.data(),
+       ranks=st.sampled_from([1, 3, 4]))
+def test_dynamic_programs_on_1_3_and_4_mpi_ranks_agree_with_the_reference(program, graph,
+                                                                           data, ranks):
+    """MPI on one rank (no peers, no ghosts) and on more ranks than the 2 of the test above:
+    ghosts added and retired by updates between more parts, and ranks that own no vertex
+    (graphs of fewer vertices than ranks; oversubscribed on this machine's cores)."""
+    note(f"{ranks} ranks")
+    compiled = starc.compile(program.text, "mpi", ranks=ranks, oversubscribe=True)
+    _agree_with_the_reference(compiled, program, graph, data)
+
+
+def _agree_with_the_reference(compiled, program, graph, data):
+    """Runs ``compiled`` (built once, at its first run) on the example's stream and on one of
+    the witness graph, and compares each with the reference's results or run-time error."""
     cases = [(graph, *_draw_case(program, graph, data))]
     witness = witness_graph()
     stream = data.draw(update_streams(witness, min_size=4))
-    batch_size = data.draw(st.integers(1, len(stream)))
+    batch_size = data.draw(st.integers(1, len(stream) + 2))
     note(f"witness graph updates "
          f"{list(zip(stream.kinds.tolist(), stream.src.tolist(), stream.dst.tolist()))}"
          f", batches of {batch_size}")
     cases.append((witness, stream, batch_size))
     reference = starc.compile(program.text, "reference")
-    compiled = starc.compile(program.text, backend)      # built once, at its first run
     for index, (graph, stream, batch_size) in enumerate(cases):
         params = {"src": "0", "batchSize": str(batch_size)}
         with tempfile.TemporaryDirectory(prefix="starc-dynfuzz-") as tmp:
