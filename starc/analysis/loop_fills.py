@@ -57,7 +57,7 @@ def _touches(stmt: P.HostStmt, name: str) -> bool:
 def _leaves(stmt: P.HostStmt, name: str) -> Optional[object]:
     """The value every element of ``name`` holds after ``stmt``, where ``stmt`` sets them all:
     a fill by a constant, or a fixedPoint on the flag ``name`` (it exits with the flags all
-    False: ``until (fin : !name)``, in either form)."""
+    False: ``until (fin : !name)``, in either form; no ``break`` leaves one, E0406)."""
     if isinstance(stmt, P.Fill) and stmt.array.name == name:
         return _constant(stmt)
     if isinstance(stmt, P.FixedPointLoop) and stmt.current.name == name:
