@@ -198,8 +198,12 @@ class PlanPrinter(DSLPrinter):
                          "skewed: no result depends on ids)", indent)
 
     def _stmt_BatchLoop(self, s: P.BatchLoop, indent: int) -> List[str]:
-        return self.braced(f"batches of {self.expr(s.size)} lines of {s.stream.name} "
-                           f"({s.first.name} .. {s.last.name})", s.body.stmts, indent)
+        lines = self.braced(f"batches of {self.expr(s.size)} lines of {s.stream.name} "
+                            f"({s.first.name} .. {s.last.name})", s.body.stmts, indent)
+        for fill, why in s.dropped_fills:     # after the opening line
+            lines[1:1] = self.line(f"  (no fill {fill.array.name} each batch: {why})",
+                                   indent)
+        return lines
 
     def _stmt_ApplyUpdates(self, s: P.ApplyUpdates, indent: int) -> List[str]:
         lines = self._apply_updates(s, indent)

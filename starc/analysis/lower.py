@@ -12,6 +12,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
 - ``frontier``: a fixedPoint whose flag only marks changed vertices gets a worklist
   (``frontier.worklists``; data-driven rounds), else the reason it stays topology-driven;
+- ``fills``: a fill at the top of a batch loop's body that changes nothing (the array holds
+  the value on entry and at the back edge) is dropped (``loop_fills.drop_redundant_fills``);
 - ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);
 - ``hoist``: per-vertex terms of neighbour loops computed once per vertex by a kernel of
   their own (``hoist.hoist_terms``);
@@ -44,6 +46,7 @@ from starc.analysis.frontier import worklists
 from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
+from starc.analysis.loop_fills import drop_redundant_fills
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.plan import Fill, HostBlock, Plan
 from starc.analysis.row_swap import swap_rows
@@ -104,6 +107,7 @@ def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
 PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("checks", _on_host(place_loop_checks)),
     ("frontier", worklists),
+    ("fills", _on_host(drop_redundant_fills)),
     ("expand", lambda plan, symbols: dataclasses.replace(
         plan, host=expand_loops(plan.host, symbols))),
     ("hoist", hoist_terms),

@@ -364,11 +364,12 @@ def _per_batch_node_fills(plan: P.Plan) -> list:
 def test_a_seeded_fixedpoint_run_per_batch_fills_its_flags_on_its_first_run_only():
     """dyn_sssp's Decremental: nothing but the seed launch and the loop writes the subtree
     loop's and the pull's flags, and a fixedPoint leaves its flags all False, so the worklist
-    form fills them on the loop's first run only (a batch's n-long fills 4 -> 2: the batch's
-    own gone and modified); the topology form (MPI) fills them before the seed launch."""
+    form fills them on the loop's first run only (a batch's n-long fills 4 -> 1: the batch's
+    own gone; its modified is False already, ``loop_fills``); the topology form (MPI) fills
+    them before the seed launch."""
     plan = plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP")
     worklist = choose_form(plan, worklist=True)
-    assert _per_batch_node_fills(worklist) == ["gone", "modified"]
+    assert _per_batch_node_fills(worklist) == ["gone"]
     topology = choose_form(plan, worklist=False)
     fills = _per_batch_node_fills(topology)
     assert "Decremental_newly" in fills and "Decremental_modified" in fills

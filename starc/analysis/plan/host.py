@@ -218,6 +218,8 @@ class BatchLoop(HostStmt):
     first: ir.Symbol
     last: ir.Symbol
     body: HostBlock
+    #: the fills at the top of ``body`` that changed nothing, with why (``loop_fills``)
+    dropped_fills: Tuple[Tuple["Fill", str], ...] = ()
 
 
 #: an update whose edges outgrow the device's edge arrays reallocates them with room for
