@@ -1,4 +1,5 @@
-"""Comparisons of a value with itself, folded to the constant they always give.
+"""Comparisons of a value with itself, folded to the constant they always give (and
+``Min(x, x)`` to ``x``, an update ``x = Min(x, x)`` to nothing).
 
 ``v != v`` on a vertex is always false and ``x >= x`` on an integer always true; C and C++
 compilers say so (``-Wtautological-compare``), and the strict builds that run generated code
@@ -61,5 +62,14 @@ def fold_self_comparisons(function: ir.Function) -> ir.Function:
         if isinstance(node, ir.Binary) and node.op in _OUTCOME and node.left == node.right \
                 and not is_floating(node.left.type) and _cannot_fail(node.left, trusted):
             return ir.Const(_OUTCOME[node.op], type=Scalar.BOOL, loc=node.loc)
+        # Min(x, x) and Max(x, x) are x, and x = Min(x, x) (with any secondary targets) never
+        # stores: printed as comparisons (an update is `if (x > x) ...`), the compilers flag
+        # them as self-comparisons too
+        if isinstance(node, ir.MinMax) and node.left == node.right \
+                and not is_floating(node.left.type) and _cannot_fail(node.left, trusted):
+            return node.left
+        if isinstance(node, ir.MinMaxAssign) and node.candidate == node.target \
+                and not is_floating(node.target.type) and _cannot_fail(node.target, trusted):
+            return ir.Block((), loc=node.loc)
         return None
     return ir.transform(function, fold)

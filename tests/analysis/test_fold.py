@@ -49,3 +49,20 @@ def test_an_edge_local_of_the_neighbour_loop_is_folded():
     [kernel] = plan_of(text).kernels
     compares = [n for n in nodes_of(kernel.body, ir.Binary) if n.op == "<"]
     assert compares == []
+
+
+def test_min_and_max_of_a_value_with_itself_are_the_value():
+    """``v.a = Max(v.a, v.a)``: OpenACC printed the update as ``if (a[v] > a[v])``, which
+    -Werror=tautological-compare refused (a differential fuzzer finding); a float's is kept."""
+    text = SIGNATURE + ("    forall (v in g.nodes()) {\n        v.a = Max(v.a, v.a);\n"
+                        "        v.f = Min(v.f, v.f);\n    }\n}\n")
+    [kernel] = plan_of(text).kernels
+    compared = [n.left.prop.name for n in nodes_of(kernel.body, ir.Binary) if n.op in "<>"]
+    assert compared == ["f"]
+
+
+def test_min_of_a_value_with_itself_in_an_expression_is_the_value():
+    text = SIGNATURE + ("    forall (v in g.nodes()) {\n        v.a = Max(v.a, v.a) + 1;\n"
+                        "        v.f = Min(v.f, v.f) + 1;\n    }\n}\n")
+    [kernel] = plan_of(text).kernels
+    assert [n.func for n in nodes_of(kernel.body, ir.MinMax)] == ["Min"]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from starc.graphs import Graph
 from starc.graphs.updates import ADD, DELETE, UpdateStream
 
-from programs import HELPER, PHASES, FuzzProgram, _indent, int_exprs, programs
+from programs import FIXED_SIGNATURE_PHASES, HELPER, FuzzProgram, _indent, int_exprs, programs
 
 __all__ = ["dynamic_programs", "update_streams", "graph_after", "distances"]
 
@@ -80,7 +80,7 @@ def _update_body(draw, stream: str, which: str, mark: bool = False):
 def dynamic_programs(draw) -> FuzzProgram:
     """``Base`` (the phases of ``programs()``, returning their total) and the Dynamic
     function ``Fuzz`` running it over the stream ``U``."""
-    base = draw(programs(max_phases=2, phases=PHASES))
+    base = draw(programs(max_phases=2, phases=FIXED_SIGNATURE_PHASES))
     static = base.text[len(HELPER):].replace(
         "function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
         "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)",

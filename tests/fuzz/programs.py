@@ -27,8 +27,9 @@ from hypothesis import strategies as st
 
 from starc.graphs import Graph
 
-__all__ = ["programs", "program_params", "EDGE_PHASES", "NEW_PHASES", "bfs_depth_phase", "host_programs",
-           "non_commuting_programs", "graphs", "witness_graph", "FuzzProgram"]
+__all__ = ["programs", "program_params", "EDGE_PHASES", "NEW_PHASES", "FIXED_SIGNATURE_PHASES",
+           "bfs_depth_phase", "host_programs", "non_commuting_programs", "graphs",
+           "witness_graph", "FuzzProgram"]
 
 SIGNATURE = ("function Fuzz(Graph g, propNode<int> a, propNode<int> b, propNode<bool> flag, "
              "propNode<float> f, propNode<double> d, propEdge<int> weight, node src)")
@@ -530,8 +531,9 @@ def edges_phase(draw):
 
 #: the phases of constructs the dsl library does not use (run by OpenCL and MPI besides
 #: the general fuzzers, which draw them among all phases)
-NEW_PHASES = [triangle_phase(), max_once_phase(), converge_phase(), source_set_phase(),
-              long_phase(), edges_phase()]
+_SOURCE_SET, _LONG = source_set_phase(), long_phase()
+NEW_PHASES = [triangle_phase(), max_once_phase(), converge_phase(), _SOURCE_SET, _LONG,
+              edges_phase()]
 
 #: the shapes of issue 32's findings: an update reading its own target in a sequential loop,
 #: commuting operators mixed on one scalar, arithmetic at the edges of the integer range (and,
@@ -541,6 +543,11 @@ EDGE_PHASES = [self_update_phase(), commuting_updates_phase(), range_edge_phase(
 PHASES = [own_phase(), push_phase(), pull_phase(), reduction_phase(), relax_phase(),
           bfs_phase(), bfs_depth_phase(), host_loop_phase(), divide_phase(), flag_phase(), local_property_phase(),
           floating_phase(), call_phase(), *EDGE_PHASES, *NEW_PHASES]
+
+#: the phases whose programs keep the signature ``SIGNATURE``: the others add a parameter (a
+#: SetN of sources, a long property), which a caller with a fixed argument list (the Dynamic
+#: fuzzer's call of its static function) cannot pass
+FIXED_SIGNATURE_PHASES = [phase for phase in PHASES if phase not in (_SOURCE_SET, _LONG)]
 
 
 @st.composite
