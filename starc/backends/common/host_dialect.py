@@ -164,7 +164,7 @@ class HostDialect:
         is also the length of the edge arrays, which a distributed graph holds in part)."""
         return f"{graph}.num_edges"
 
-    def weight_bound(self, local: str, elem: Scalar, largest: bool) -> str:
+    def weight_bound(self, local: str, largest: bool) -> str:
         """``minWt``/``maxWt`` in host code from ``local``, the bound of the weights this
         process holds (a distributed graph holds a part of them)."""
         return local

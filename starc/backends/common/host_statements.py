@@ -153,7 +153,7 @@ class HostStatementPrinter(UpdateStatements):
         empty = self.dialect.expr_dialect.inf(e.type, e.func == "maxWt")
         helper = "starc::min_weight" if e.func == "minWt" else "starc::max_weight"
         return self.dialect.weight_bound(f"{helper}({vector}, static_cast<{c_name(e.type)}>"
-                                         f"({empty}))", e.type, e.func == "maxWt")
+                                         f"({empty}))", e.func == "maxWt")
 
     def _writes_weight(self, node, prop: ir.Symbol) -> bool:
         def is_weight(array):

@@ -112,7 +112,7 @@ class MPIHostDialect(HostDialect):
                 # an alias, so a program without kernels or results never reads it
                 f"[[maybe_unused]] starc::Graph& {graph} = {DIST}.graph;"]
 
-    def weight_bound(self, local: str, elem: Scalar, largest: bool) -> str:
+    def weight_bound(self, local: str, largest: bool) -> str:
         return f"starc_mpi::all_ranks_weight_bound({DIST}, {local}, {str(largest).lower()})"
 
     def graph_state(self, graph: str) -> str:

@@ -215,10 +215,10 @@ STARC_ENTRY void report_stats(const Distribution& d) {
   // divides evenly between the ranks.
   long long work[2] = {}, critical[2] = {};
   const std::vector<long long>* parts[2] = {&s.superstep_work_ns, &s.superstep_kernel_ns};
+  int count = static_cast<int>(s.superstep_work_ns.size()), fewest = count;
+  MPI_Allreduce(&count, &fewest, 1, MPI_INT, MPI_MIN, d.comm);  // (equal: a superstep is collective)
   for (int k = 0; k < 2; ++k) {
     const std::vector<long long>& mine = *parts[k];
-    int count = static_cast<int>(mine.size()), fewest = count;
-    MPI_Allreduce(&count, &fewest, 1, MPI_INT, MPI_MIN, d.comm);
     std::vector<long long> slowest(static_cast<size_t>(fewest)), summed(static_cast<size_t>(fewest));
     MPI_Reduce(mine.data(), slowest.data(), fewest, MPI_LONG_LONG, MPI_MAX, 0, d.comm);
     MPI_Reduce(mine.data(), summed.data(), fewest, MPI_LONG_LONG, MPI_SUM, 0, d.comm);
@@ -226,9 +226,9 @@ STARC_ENTRY void report_stats(const Distribution& d) {
   }
   if (d.rank == 0) {
     std::fprintf(stderr,
-                 "starc-mpi-balance ranks=%d supersteps=%zu work_us=%lld critical_us=%lld kernel_work_us=%lld "
+                 "starc-mpi-balance ranks=%d supersteps=%d work_us=%lld critical_us=%lld kernel_work_us=%lld "
                  "kernel_critical_us=%lld balance=%.3f\n",
-                 d.ranks, s.superstep_work_ns.size(), work[0] / 1000, critical[0] / 1000, work[1] / 1000,
+                 d.ranks, fewest, work[0] / 1000, critical[0] / 1000, work[1] / 1000,
                  critical[1] / 1000,
                  critical[0] > 0 ? static_cast<double>(work[0]) / (static_cast<double>(d.ranks) * critical[0]) : 1.0);
     std::fflush(stderr);

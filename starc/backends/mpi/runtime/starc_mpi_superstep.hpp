@@ -83,7 +83,7 @@ class Superstep {
     f.updated = true;
     bool accumulates = op != Op::Store && op != Op::Min && op != Op::Max;
     if (accumulates) {
-      Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
+      Spent spent = registering();
       T zero = detail::identity<T>(op);
       for_targets(f, [&](int v) { a[v] = zero; });
       f.is_identity = [a, zero](int v) { return detail::same(a[v], zero); };
@@ -209,7 +209,7 @@ class Superstep {
   /// The field's values before the kernel, for change detection and restores (once).
   void take_snapshot(Field& f) {
     if (f.snapshot_taken) return;
-    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
+    Spent spent = registering();
     size_t count = static_cast<size_t>(f.scope == Scope::Anywhere ? d_.graph.num_nodes : d_.local_nodes);
     f.snapshot.assign(f.data, f.data + count * f.size);
     f.snapshot_taken = true;
@@ -221,7 +221,7 @@ class Superstep {
   void watch_targets(Field& f) {
     if (f.scope == Scope::Anywhere) return take_snapshot(f);
     if (f.ghosts_watched) return;
-    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
+    Spent spent = registering();
     index_ghost_runs(d_);
     f.ghosts_before.resize(d_.ghost_local.size() * f.size);
     f.gather_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
@@ -232,7 +232,7 @@ class Superstep {
   /// The values of a local array's distinct mirrors, for the refresh to find those that changed.
   void watch_mirrors(Field& f) {
     if (f.mirrors_watched) return;
-    Spent spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr};
+    Spent spent = registering();
     index_mirrors(d_);
     f.mirrors_before.resize(d_.mirror_set.size() * f.size);
     f.gather(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data());
@@ -559,6 +559,9 @@ class Superstep {
 
   using Clock = detail::Clock;
   using Spent = detail::Spent;
+
+  /// Times registering an array (watching its values), in CPU time too with --stats.
+  Spent registering() { return Spent{registering_ns_, d_.stats_enabled ? &registering_cpu_ns_ : nullptr}; }
 
   Distribution& d_;
   Clock::time_point started_;              // the superstep's start (its kernel follows)
