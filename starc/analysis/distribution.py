@@ -31,7 +31,7 @@ decides, once and backend-neutrally, from ``locality`` and the host tree:
   ``ghost_row_slices``: whether those rows are only searched from a neighbour below the
   work item's vertex for a neighbour above it (the ordered triangle count), so a rank needs
   only the rows of ghosts below its vertices, and of each only the entries at or above its
-  first vertex that it knows (``_searched_from_below``);
+  first vertex that it knows (``ghost_row_slices``);
 * ``replicas``: the per-vertex arrays read or written at arbitrary vertices (mirrored or
   updated ``anywhere``, and whatever is copied or swapped with them), which stay full-length
   replicas indexed by global id; every other per-vertex array lives in each rank's local
@@ -56,8 +56,8 @@ import dataclasses
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
-from starc.analysis.degree_order import is_triangle_count
 from starc.analysis.ghost_order import appended_ghosts
+from starc.analysis.ghost_row_slices import ROW_QUERIES, searched_from_below
 from starc.analysis.host_tree import launched_kernels, walk_host
 from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
@@ -81,8 +81,6 @@ _REVERSE = ("rev_offsets", "rev_sources", "rev_edge_ids")
 #: ``Distribution::out_degree``/``in_degree``), and of every vertex where a kernel asks about
 #: one that is neither (``global_degrees``), so no ghost row is fetched for them.
 _KEPT_QUERIES = ("count_outNbrs", "count_inNbrs")
-#: Graph queries that read a row on the host, where a rank holds only its own rows.
-_HOST_ROW_QUERIES = ("is_an_edge", "get_edge")
 _SCOPES = ("", "neighbour", "anywhere")    # "" : not mirrored; later ones include earlier ones
 
 
@@ -248,7 +246,7 @@ def distribute(plan: P.Plan) -> Distribution:
                           for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}
     # (a ghost edge's value is refreshed row by row: whole rows)
-    slices = bool(rows) and not reverse and not ghost_edges and all(_searched_from_below(k) for k in kernels
+    slices = bool(rows) and not reverse and not ghost_edges and all(searched_from_below(k) for k in kernels
                                                 if rows_of[k.name])
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
@@ -301,60 +299,6 @@ def _update_kernels(plan: P.Plan) -> Dict[str, object]:
                 if isinstance(inner, P.Launch):
                     found[inner.kernel.name] = stmt.loc
     return found
-
-
-#: a strict or non-strict comparison ``left op right`` -> whether it puts ``left`` below
-_BELOW = {"<": True, "<=": True, ">": False, ">=": False}
-
-
-def _searched_from_below(kernel: P.Kernel) -> bool:
-    """Whether every row of another vertex that ``kernel`` reads is searched by
-    ``g.is_an_edge(a, b)`` where ``a`` and ``b`` are neighbours of the work item's vertex
-    ``x`` with filters ``a < x`` and ``b > x`` (``<=``/``>=`` too). A ghost ``a`` then lies
-    below the rank's first vertex, and ``b`` is one of the rank's vertices or ghosts above
-    its first vertex: only that part of ``a``'s row can hold it. Or walked: a loop over the
-    row of such an ``a`` filtered to ``b > x`` in a triangle count (its swapped rows,
-    ``row_swap``): a ``b`` missing from that part of ``a``'s row (no neighbour of the rank's
-    vertices) is no neighbour of ``x`` either, which the count asks of ``x``'s own row."""
-    if kernel.extent != "nodes" or kernel.guard is not None:
-        return False
-    x = kernel.index.uid
-    counts = is_triangle_count(kernel)  # whose walked b only ever meets a search of x's row
-    side: Dict[int, bool] = {}          # neighbour loop variable -> below x
-    for node in ir.walk(kernel.body):
-        if isinstance(node, ir.Loop) and isinstance(node.domain, (ir.Neighbors,
-                                                                  ir.InNeighbors)):
-            of = node.domain.of
-            below = _filter_side(node.filter, node.var.uid, x)
-            own = isinstance(of, ir.VarRef) and of.sym.uid == x
-            slice_above = (counts and isinstance(node.domain, ir.Neighbors)
-                           and isinstance(of, ir.VarRef) and side.get(of.sym.uid) is True
-                           and below is False)
-            if not (own or slice_above):
-                return False            # a loop over another vertex's row, not its slice
-            if below is not None:
-                side[node.var.uid] = below
-        elif isinstance(node, ir.GraphQuery) and node.op in _HOST_ROW_QUERIES:
-            a, b = node.args
-            if isinstance(a, ir.VarRef) and a.sym.uid == x:
-                continue                # the work item's own row
-            if node.op != "is_an_edge" or not all(isinstance(v, ir.VarRef) for v in (a, b)) \
-                    or side.get(a.sym.uid) is not True or side.get(b.sym.uid) is not False:
-                return False
-    return True
-
-
-def _filter_side(e, var: int, x: int):
-    """True when filter ``e`` says ``var`` is below vertex ``x``, False when above, else
-    None."""
-    if not isinstance(e, ir.Binary) or e.op not in _BELOW:
-        return None
-    names = tuple(v.sym.uid if isinstance(v, ir.VarRef) else None for v in (e.left, e.right))
-    if names == (var, x):
-        return _BELOW[e.op]
-    if names == (x, var):
-        return not _BELOW[e.op]
-    return None
 
 
 def _written_as(kernel: P.Kernel, name: str, names: Dict[int, str]) -> set:
@@ -499,7 +443,7 @@ def _check_host_queries(plan: P.Plan) -> None:
     for stmt in walk_host(plan.host):
         for expr in child_nodes(stmt, ir.Node, ("loc", "type")):
             for node in ir.walk(expr):
-                if isinstance(node, ir.GraphQuery) and node.op in _HOST_ROW_QUERIES:
+                if isinstance(node, ir.GraphQuery) and node.op in ROW_QUERIES:
                     raise DistributionError(
                         f"g.{node.op} outside a forall (every rank runs the host code, and "
                         "only the owner of the vertex holds its row)", node.loc)
