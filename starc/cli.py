@@ -70,24 +70,27 @@ def _add_block_size(g) -> None:
     g.add_argument("--block-size", type=int, default=None, metavar="N",
                    help="threads per block / work-group size, a power of two from 1 to 1024 "
                         "(other sizes are rejected: SYCL reductions need a power of two); "
-                        "built into the program as its default (CUDA, OpenCL: 256; SYCL: "
-                        "the SYCL runtime's choice)")
+                        "built into the program as its default (CUDA, OpenCL, SYCL: 256; "
+                        "OpenACC and MPI have no work-groups to size)")
 
 
 def _add_schedule(g) -> None:
     # analysis/schedules.py's SCHEDULES, spelled here: building the parser imports no analysis
     g.add_argument("--schedule", choices=("vertex", "edges", "binned", "auto"), default=None,
-                   help="work items of a forall with a neighbour loop: one per vertex; one "
-                        "per edge where the loop only pushes to its neighbours; binned: a "
-                        "work-group per vertex of degree at least its size where the loop "
-                        "folds its edges into one value (OpenCL); auto (the default): per "
-                        "edge on GPUs (CUDA), per vertex elsewhere")
+                   help="work items of a forall with a neighbour loop: vertex, one per "
+                        "vertex; edges, one per edge where the loop only pushes to its "
+                        "neighbours; binned, where the loop folds its edges into one value: "
+                        "a work-group per vertex of degree at least its size (OpenACC: each "
+                        "vertex's gang shares the loop); MPI prints vertex only; auto (the "
+                        "default): edges or binned where lanes run in lockstep (CUDA; OpenCL "
+                        "and SYCL on a GPU device, chosen at run time), vertex elsewhere. "
+                        "'--emit plan -b B' says which and why")
 
 
 def _add_teaching_options(p: argparse.ArgumentParser) -> None:
     """What compare and explain share: the program, the backends, the function, the block
     size the code is shown with."""
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     p.add_argument("-b", "--backends", metavar="LIST",
                    help="comma-separated backends (default: every device backend: "
                         f"{','.join(_device_backends())})")
@@ -120,11 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diagnostic_options(p)
 
     p = sub.add_parser("check", help="parse and check programs; report every error")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="the .sp programs")
     _add_diagnostic_options(p)
 
     p = sub.add_parser("build", help="generate and compile with the backend's toolchain")
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     _add_backend_options(p)
     p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
     _add_diagnostic_options(p)
@@ -133,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="build (cached), run on a graph and print the results",
         description="Parameters of the program are given as '--name value' after the "
                     "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     _add_backend_options(p)
     p.add_argument("--graph", required=True, help="graph file (edge list, .mtx, .sg or .npz)")
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
@@ -178,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="what each backend chose for each forall, reduction, "
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
     _add_teaching_options(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default) or JSON: one record per construct and backend")
     p.add_argument("--graph", metavar="FILE",
                    help="also model each neighbour loop's SIMT lane efficiency on this graph "
                         "under every schedule (no GPU needed)")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, List, Optional
 
-from starc.argparsing import ExactArgumentParser
+from starc.argparsing import ExactArgumentParser, finite_number, whole_number
 from starc.errors import StarcError, UsageError
 from starc.inputs import atomic_output, check_output_file, parse_max_vertices
 
@@ -34,19 +34,23 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     generators = gen.add_subparsers(dest="generator", metavar="GENERATOR")
     generators.required = True
     rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
-    rmat_parser.add_argument("--scale", type=int, required=True, help="2**scale vertices")
-    rmat_parser.add_argument("--edge-factor", type=int, default=16,
+    rmat_parser.add_argument("--scale", type=whole_number(0, 40), required=True,
+                             help="2**scale vertices, 0..40")
+    rmat_parser.add_argument("--edge-factor", type=whole_number(), default=16,
                              help="edges per vertex (default 16)")
     for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
-        rmat_parser.add_argument(f"-{name}", type=float, default=default,
+        rmat_parser.add_argument(f"-{name}", type=finite_number(0, 1), default=default,
                                  help=f"quadrant probability {name} (default {default})")
     uniform_parser = generators.add_parser("uniform", help="uniformly random edges")
-    uniform_parser.add_argument("--nodes", type=int, required=True)
-    uniform_parser.add_argument("--degree", type=float, required=True,
+    uniform_parser.add_argument("--nodes", type=whole_number(), required=True,
+                                help="number of vertices")
+    uniform_parser.add_argument("--degree", type=finite_number(), required=True,
                                 help="average out-degree")
     grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
-    grid_parser.add_argument("--rows", type=int, required=True)
-    grid_parser.add_argument("--cols", type=int, required=True)
+    grid_parser.add_argument("--rows", type=whole_number(), required=True,
+                             help="rows of the lattice")
+    grid_parser.add_argument("--cols", type=whole_number(), required=True,
+                             help="columns of the lattice (rows x cols vertices)")
     updates_parser = generators.add_parser(
         "updates", help="an update stream for a graph (docs/graphs.md, 'Update streams')",
         description="Write COUNT updates of GRAPH ('a u v [w]' / 'd u v' lines): deletions "
@@ -55,11 +59,13 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     updates_parser.add_argument("--graph", required=True, help=_FORMATS_HELP)
     updates_parser.add_argument("--undirected", action="store_true",
                                 help="read --graph as undirected")
-    updates_parser.add_argument("--count", type=int, required=True, help="number of updates")
-    updates_parser.add_argument("--delete-share", type=float, default=0.5,
+    updates_parser.add_argument("--count", type=whole_number(), required=True,
+                                help="number of updates")
+    updates_parser.add_argument("--delete-share", type=finite_number(0, 1), default=0.5,
                                 help="share of deletions, 0..1 (default 0.5)")
     for sub in (rmat_parser, uniform_parser, grid_parser, updates_parser):
-        sub.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        sub.add_argument("--seed", type=whole_number(), default=0,
+                         help="random seed (default 0)")
         sub.add_argument("--weights", action="store_true",
                          help="integer weights uniform in [1, 100]")
         sub.add_argument("-o", "--output", required=True,
