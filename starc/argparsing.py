@@ -4,10 +4,11 @@ a command-line error in two lines."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 from typing import Callable, Optional
 
-__all__ = ["ExactArgumentParser", "whole_number", "finite_number"]
+__all__ = ["ExactArgumentParser", "whole_number", "finite_number", "nearest_option"]
 
 
 class ExactArgumentParser(argparse.ArgumentParser):
@@ -51,3 +52,16 @@ def finite_number(low: float = 0.0, high: Optional[float] = None) -> Callable[[s
             raise argparse.ArgumentTypeError(f"expected a number, {within}, got '{text}'")
         return value
     return parse
+
+
+def nearest_option(token: str, known) -> Optional[str]:
+    """The option of ``known`` (``--name`` spellings) that ``token`` (``--nmae`` or
+    ``--nmae=value``) most likely misspells, or None: exact matching stays the rule, this
+    only words the error that follows."""
+    name = token.split("=", 1)[0]
+    if not name.startswith("--") or name in known:
+        return None
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    if not close:          # a case slip: --Src for --src
+        close = [k for k in sorted(known) if k.lower() == name.lower()][:1]
+    return close[0] if close else None

@@ -10,7 +10,7 @@ import sys
 from typing import List, Optional
 
 import starc
-from starc.argparsing import ExactArgumentParser
+from starc.argparsing import ExactArgumentParser, nearest_option
 from starc.diagnostics import DiagnosticSink, WARNING_IDS
 from starc.errors import (EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, InputError, StarcError,
                           UsageError)
@@ -169,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_max_vertices_option(p)
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
+    # starc run's own options, to word a misspelt one (which parses as a program parameter)
+    parser.run_options = tuple(s for a in p._actions for s in a.option_strings)
+    p.set_defaults(run_options=parser.run_options)
 
     p = sub.add_parser(
         "compare", help="write one HTML page: the DSL and each backend's code, line to line",
@@ -379,18 +382,38 @@ def cmd_run(args, params: List[str]) -> int:
     if sink is None:
         return 2
     _check_input_file(args.file)
-    values = parse_param_tokens(params)          # a ParamSyntaxError is a UsageError
-    options = _backend_options(args)
-    if args.out:
-        check_output_file(args.out)
-    status = run_file(args.file, args.backend, sink, graph=args.graph,
-                      undirected=args.undirected, params=values, out=args.out,
-                      time=args.time, function=args.function, options=options,
-                      use_cache=not args.no_cache, show_traceback=args.traceback,
-                      max_vertices=args.max_vertices, launch=_launch(args),
-                      stats=args.stats, graph_cache=args.cache, trials=args.trials,
-                      updates=args.updates)
+    try:
+        values = parse_param_tokens(params)      # a ParamSyntaxError is a UsageError
+        options = _backend_options(args)
+        if args.out:
+            check_output_file(args.out)
+        status = run_file(args.file, args.backend, sink, graph=args.graph,
+                          undirected=args.undirected, params=values, out=args.out,
+                          time=args.time, function=args.function, options=options,
+                          use_cache=not args.no_cache, show_traceback=args.traceback,
+                          max_vertices=args.max_vertices, launch=_launch(args),
+                          stats=args.stats, graph_cache=args.cache, trials=args.trials,
+                          updates=args.updates)
+    except UsageError as exc:
+        # a program parameter the error is about may be a misspelt option of starc run's
+        # (--udirected, --trails 3): say so, rather than only list the program's parameters
+        hints = _misspelt_run_options(params, args.run_options, about=str(exc))
+        if hints:
+            raise UsageError(f"{exc}; {hints[0]}") from None
+        raise
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
+
+
+def _misspelt_run_options(tokens: List[str], run_options, about: str = "") -> List[str]:
+    """'did you mean' lines for the ``--name`` tokens of ``tokens`` close to an option of
+    ``starc run`` (only those ``about`` names, when given)."""
+    hints = []
+    for token in tokens:
+        name = token.split("=", 1)[0]
+        near = nearest_option(token, run_options)
+        if near and (not about or f"{name}'" in about or f"{name} " in about):
+            hints.append(f"'{name}' is no option of starc run: did you mean '{near}'?")
+    return hints
 
 
 def _trial_count(text: str) -> int:
@@ -515,6 +538,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         else:
             args, extra = parser.parse_args(argv), []
     except SystemExit as exc:            # argparse already printed the message
+        if exc.code and argv and argv[0] == "run":    # `--grpah g.el`: --graph is missing
+            for hint in _misspelt_run_options(argv[1:], parser.run_options)[:1]:
+                print(hint, file=sys.stderr)
         return int(exc.code or 0)
     try:
         if args.command is None:
