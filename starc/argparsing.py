@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import math
-from typing import Callable, Optional
+from typing import Optional
 
-__all__ = ["ExactArgumentParser", "whole_number", "finite_number", "nearest_option"]
+__all__ = ["ExactArgumentParser", "nearest_option"]
 
 
 class ExactArgumentParser(argparse.ArgumentParser):
@@ -25,33 +24,6 @@ class ExactArgumentParser(argparse.ArgumentParser):
         """The error and where to look, not the whole usage (which wraps over many lines):
         status 2, as every command-line error."""
         self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
-
-
-def whole_number(low: int = 0, high: Optional[int] = None) -> Callable[[str], int]:
-    """An argparse ``type``: an integer from ``low`` (to ``high``), so a bad value is reported
-    with the option's name as typed, not as the Python parameter it becomes."""
-    def parse(text: str) -> int:
-        value = int(text) if text.strip().lstrip("+-").isdecimal() else None
-        if value is None or value < low or (high is not None and value > high):
-            within = f"{low}..{high}" if high is not None else f"{low} or more"
-            raise argparse.ArgumentTypeError(f"expected a whole number, {within}, "
-                                             f"got '{text}'")
-        return value
-    return parse
-
-
-def finite_number(low: float = 0.0, high: Optional[float] = None) -> Callable[[str], float]:
-    """An argparse ``type``: a finite number from ``low`` (to ``high``)."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < low or (high is not None and value > high):
-            within = f"{low:g}..{high:g}" if high is not None else f"{low:g} or more"
-            raise argparse.ArgumentTypeError(f"expected a number, {within}, got '{text}'")
-        return value
-    return parse
 
 
 def nearest_option(token: str, known) -> Optional[str]:
