@@ -207,8 +207,8 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
         elif flag.startswith("no-") and flag[3:] in WARNING_IDS:
             disabled.append(flag[3:])
         else:
-            print(f"starc: error: unknown warning flag '-W {flag}' (use -W no-<id> with id "
-                  f"one of: {', '.join(WARNING_IDS)}; or -Werror)", file=sys.stderr)
+            _usage_error(f"unknown warning flag '-W {flag}' (use -W no-<id> with id one of: "
+                         f"{', '.join(WARNING_IDS)}; or -Werror)")
             return None
     return DiagnosticSink(disabled, werror)
 
@@ -238,7 +238,8 @@ def _backend_options(args):
 
 
 def _usage_error(message: str) -> int:
-    print(f"starc: error: {message}", file=sys.stderr)
+    """Print a command-line error as a raised UsageError prints (error[E0601]); status 2."""
+    print(f"starc: {UsageError(message).report()}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -511,6 +512,8 @@ def cmd_explain(args) -> int:
     if inputs is None:
         return 2
     sink, backends, options = inputs
+    if not 1 <= args.warp_width <= 1024:      # a bad value is an error with --graph or not
+        return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
     comp = compile_file(args.file, sink, stop_after="plan", function=args.function,
                         show_traceback=args.traceback)
     sink.emit()
@@ -518,8 +521,6 @@ def cmd_explain(args) -> int:
         return _status(sink) or EXIT_ERROR
     graph = None
     if args.graph is not None:
-        if not 1 <= args.warp_width <= 1024:
-            return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
         from starc.graphs import load_graph
         graph = load_graph(args.graph, undirected=args.undirected)
     data = report(comp, backends, options, graph, args.warp_width)
