@@ -4,12 +4,15 @@ backends is what the backends do."""
 from __future__ import annotations
 
 import argparse
+import pathlib
 import re
 
 import pytest
 
 from starc.backends import device_backend_names, get_backend
 from starc.cli import build_parser
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _parsers(parser, name="starc"):
@@ -58,3 +61,16 @@ def test_schedule_help_names_where_auto_spreads_and_who_prints_vertex_only():
             assert f"{caps.title} prints vertex only" in text, (caps.title, text)
         assert (caps.title in lockstep) == (caps.lockstep or caps.lockstep_at_run_time), \
             (caps.title, text)
+
+
+def test_the_cache_root_is_described_as_cachedir_finds_it(monkeypatch, tmp_path):
+    """$STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc, else ~/.cache/starc: the help and the
+    README name the middle step too, which a desktop session sets."""
+    from starc.cachedir import cache_root
+    monkeypatch.delenv("STARC_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert pathlib.Path(cache_root()) == tmp_path / "starc"
+    words = "$STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc, else ~/.cache/starc"
+    assert words in _help("starc graph info", "--cache")
+    readme = " ".join((ROOT / "README.md").read_text().split()).replace("`", "")
+    assert f"builds into a cache ({words})" in readme

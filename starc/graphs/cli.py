@@ -21,7 +21,8 @@ __all__ = ["add_graph_subparser", "run_graph_command", "main", "graph_summary"]
 _FORMATS_HELP = ("format by extension: .mtx Matrix Market, .sg starc binary graph (read by "
                  "generated programs too), .npz numpy archive, else edge list")
 _CACHE_HELP = ("read a text graph once, then from a binary .sg copy in the cache directory "
-               "($STARC_CACHE_DIR, else ~/.cache/starc), rebuilt when the file changes")
+               "($STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc, else ~/.cache/starc), rebuilt "
+               "when the file changes")
 
 
 def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
