@@ -4,8 +4,10 @@ a command-line error in two lines."""
 from __future__ import annotations
 
 import argparse
+import difflib
+from typing import Optional
 
-__all__ = ["ExactArgumentParser"]
+__all__ = ["ExactArgumentParser", "nearest_option"]
 
 
 class ExactArgumentParser(argparse.ArgumentParser):
@@ -22,3 +24,16 @@ class ExactArgumentParser(argparse.ArgumentParser):
         """The error and where to look, not the whole usage (which wraps over many lines):
         status 2, as every command-line error."""
         self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
+def nearest_option(token: str, known) -> Optional[str]:
+    """The option of ``known`` (``--name`` spellings) that ``token`` (``--nmae`` or
+    ``--nmae=value``) most likely misspells, or None: exact matching stays the rule, this
+    only words the error that follows."""
+    name = token.split("=", 1)[0]
+    if not name.startswith("--") or name in known:
+        return None
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    if not close:          # a case slip: --Src for --src
+        close = [k for k in sorted(known) if k.lower() == name.lower()][:1]
+    return close[0] if close else None

@@ -10,7 +10,7 @@ import sys
 from typing import List, Optional
 
 import starc
-from starc.argparsing import ExactArgumentParser
+from starc.argparsing import ExactArgumentParser, nearest_option
 from starc.diagnostics import DiagnosticSink, WARNING_IDS
 from starc.errors import (EXIT_ERROR, EXIT_INTERNAL, EXIT_USAGE, InputError, StarcError,
                           UsageError)
@@ -70,24 +70,27 @@ def _add_block_size(g) -> None:
     g.add_argument("--block-size", type=int, default=None, metavar="N",
                    help="threads per block / work-group size, a power of two from 1 to 1024 "
                         "(other sizes are rejected: SYCL reductions need a power of two); "
-                        "built into the program as its default (CUDA, OpenCL: 256; SYCL: "
-                        "the SYCL runtime's choice)")
+                        "built into the program as its default (CUDA, OpenCL, SYCL: 256; "
+                        "OpenACC and MPI have no work-groups to size)")
 
 
 def _add_schedule(g) -> None:
     # analysis/schedules.py's SCHEDULES, spelled here: building the parser imports no analysis
     g.add_argument("--schedule", choices=("vertex", "edges", "binned", "auto"), default=None,
-                   help="work items of a forall with a neighbour loop: one per vertex; one "
-                        "per edge where the loop only pushes to its neighbours; binned: a "
-                        "work-group per vertex of degree at least its size where the loop "
-                        "folds its edges into one value (OpenCL); auto (the default): per "
-                        "edge on GPUs (CUDA), per vertex elsewhere")
+                   help="work items of a forall with a neighbour loop: vertex, one per "
+                        "vertex; edges, one per edge where the loop only pushes to its "
+                        "neighbours; binned, where the loop folds its edges into one value: "
+                        "a work-group per vertex of degree at least its size (OpenACC: each "
+                        "vertex's gang shares the loop); MPI prints vertex only; auto (the "
+                        "default): edges or binned where lanes run in lockstep (CUDA; OpenCL "
+                        "and SYCL on a GPU device, chosen at run time), vertex elsewhere. "
+                        "'--emit plan -b B' says which and why")
 
 
 def _add_teaching_options(p: argparse.ArgumentParser) -> None:
     """What compare and explain share: the program, the backends, the function, the block
     size the code is shown with."""
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     p.add_argument("-b", "--backends", metavar="LIST",
                    help="comma-separated backends (default: every device backend: "
                         f"{','.join(_device_backends())})")
@@ -120,11 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_diagnostic_options(p)
 
     p = sub.add_parser("check", help="parse and check programs; report every error")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="the .sp programs")
     _add_diagnostic_options(p)
 
     p = sub.add_parser("build", help="generate and compile with the backend's toolchain")
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     _add_backend_options(p)
     p.add_argument("-o", "--output", help="output directory (default: <name>_<backend>/)")
     _add_diagnostic_options(p)
@@ -133,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="build (cached), run on a graph and print the results",
         description="Parameters of the program are given as '--name value' after the "
                     "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
-    p.add_argument("file")
+    p.add_argument("file", help="the .sp program")
     _add_backend_options(p)
     p.add_argument("--graph", required=True, help="graph file (edge list, .mtx, .sg or .npz)")
     p.add_argument("--undirected", action="store_true", help="add the reverse of every edge")
@@ -166,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_max_vertices_option(p)
     p.add_argument("--no-cache", action="store_true", help="rebuild even if cached")
     _add_diagnostic_options(p)
+    # starc run's own options, to word a misspelt one (which parses as a program parameter)
+    parser.run_options = tuple(s for a in p._actions for s in a.option_strings)
+    p.set_defaults(run_options=parser.run_options)
 
     p = sub.add_parser(
         "compare", help="write one HTML page: the DSL and each backend's code, line to line",
@@ -178,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="what each backend chose for each forall, reduction, "
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
     _add_teaching_options(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default) or JSON: one record per construct and backend")
     p.add_argument("--graph", metavar="FILE",
                    help="also model each neighbour loop's SIMT lane efficiency on this graph "
                         "under every schedule (no GPU needed)")
@@ -200,8 +207,8 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
         elif flag.startswith("no-") and flag[3:] in WARNING_IDS:
             disabled.append(flag[3:])
         else:
-            print(f"starc: error: unknown warning flag '-W {flag}' (use -W no-<id> with id "
-                  f"one of: {', '.join(WARNING_IDS)}; or -Werror)", file=sys.stderr)
+            _usage_error(f"unknown warning flag '-W {flag}' (use -W no-<id> with id one of: "
+                         f"{', '.join(WARNING_IDS)}; or -Werror)")
             return None
     return DiagnosticSink(disabled, werror)
 
@@ -231,7 +238,8 @@ def _backend_options(args):
 
 
 def _usage_error(message: str) -> int:
-    print(f"starc: error: {message}", file=sys.stderr)
+    """Print a command-line error as a raised UsageError prints (error[E0601]); status 2."""
+    print(f"starc: {UsageError(message).report()}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -375,18 +383,38 @@ def cmd_run(args, params: List[str]) -> int:
     if sink is None:
         return 2
     _check_input_file(args.file)
-    values = parse_param_tokens(params)          # a ParamSyntaxError is a UsageError
-    options = _backend_options(args)
-    if args.out:
-        check_output_file(args.out)
-    status = run_file(args.file, args.backend, sink, graph=args.graph,
-                      undirected=args.undirected, params=values, out=args.out,
-                      time=args.time, function=args.function, options=options,
-                      use_cache=not args.no_cache, show_traceback=args.traceback,
-                      max_vertices=args.max_vertices, launch=_launch(args),
-                      stats=args.stats, graph_cache=args.cache, trials=args.trials,
-                      updates=args.updates)
+    try:
+        values = parse_param_tokens(params)      # a ParamSyntaxError is a UsageError
+        options = _backend_options(args)
+        if args.out:
+            check_output_file(args.out)
+        status = run_file(args.file, args.backend, sink, graph=args.graph,
+                          undirected=args.undirected, params=values, out=args.out,
+                          time=args.time, function=args.function, options=options,
+                          use_cache=not args.no_cache, show_traceback=args.traceback,
+                          max_vertices=args.max_vertices, launch=_launch(args),
+                          stats=args.stats, graph_cache=args.cache, trials=args.trials,
+                          updates=args.updates)
+    except UsageError as exc:
+        # a program parameter the error is about may be a misspelt option of starc run's
+        # (--udirected, --trails 3): say so, rather than only list the program's parameters
+        hints = _misspelt_run_options(params, args.run_options, about=str(exc))
+        if hints:
+            raise UsageError(f"{exc}; {hints[0]}") from None
+        raise
     return _status(sink) if sink.has_errors and status == EXIT_ERROR else status
+
+
+def _misspelt_run_options(tokens: List[str], run_options, about: str = "") -> List[str]:
+    """'did you mean' lines for the ``--name`` tokens of ``tokens`` close to an option of
+    ``starc run`` (only those ``about`` names, when given)."""
+    hints = []
+    for token in tokens:
+        name = token.split("=", 1)[0]
+        near = nearest_option(token, run_options)
+        if near and (not about or f"{name}'" in about or f"{name} " in about):
+            hints.append(f"'{name}' is no option of starc run: did you mean '{near}'?")
+    return hints
 
 
 def _trial_count(text: str) -> int:
@@ -484,6 +512,8 @@ def cmd_explain(args) -> int:
     if inputs is None:
         return 2
     sink, backends, options = inputs
+    if not 1 <= args.warp_width <= 1024:      # a bad value is an error with --graph or not
+        return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
     comp = compile_file(args.file, sink, stop_after="plan", function=args.function,
                         show_traceback=args.traceback)
     sink.emit()
@@ -491,8 +521,6 @@ def cmd_explain(args) -> int:
         return _status(sink) or EXIT_ERROR
     graph = None
     if args.graph is not None:
-        if not 1 <= args.warp_width <= 1024:
-            return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
         from starc.graphs import load_graph
         graph = load_graph(args.graph, undirected=args.undirected)
     data = report(comp, backends, options, graph, args.warp_width)
@@ -511,6 +539,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         else:
             args, extra = parser.parse_args(argv), []
     except SystemExit as exc:            # argparse already printed the message
+        if exc.code and argv and argv[0] == "run":    # `--grpah g.el`: --graph is missing
+            for hint in _misspelt_run_options(argv[1:], parser.run_options)[:1]:
+                print(hint, file=sys.stderr)
         return int(exc.code or 0)
     try:
         if args.command is None:

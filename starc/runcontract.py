@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 
 from starc import errors
+from starc.argparsing import nearest_option
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar, SetType, UpdatesType, is_integer
 from starc.records import Record, record
@@ -292,7 +293,9 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
     for key in given:
         if key not in inputs:
             known = ", ".join("--" + name for name in inputs) or "none"
-            raise UsageError(f"unknown option '--{key}' ({fn.name} takes: {known})")
+            near = nearest_option(f"--{key}", [f"--{name}" for name in inputs])
+            raise UsageError(f"unknown option '--{key}' ({fn.name} takes: {known})"
+                             + (f"; did you mean '{near}'?" if near else ""))
     bound: Dict[ir.Symbol, object] = {}
     _check_updates(fn, specs, graph, updates)
     for spec in specs:

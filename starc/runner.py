@@ -241,9 +241,10 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
     sink.emit()
     if built is None:
         return 1
-    if not backend.availability().can_run:
-        print(f"starc: error: the {backend_name} program was built in {built.directory} but "
-              "cannot run here: " + backend.availability().detail, file=sys.stderr)
+    if not backend.availability().can_run:      # E0502, as a backend that cannot build
+        print(f"starc: error[E0502]: the {backend_name} program was built in "
+              f"{built.directory} but cannot run here: {backend.availability().detail}",
+              file=sys.stderr)
         return 1
     argv = launcher + built.argv_prefix + _program_argv(graph, undirected, params, out, time,
                                                         trials)

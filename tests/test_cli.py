@@ -394,11 +394,11 @@ def test_run_out_path_problems(capsys, graphs, output):
     (["rmat", "--scale", "40"], "rmat --scale 40 --edge-factor 16: 1099511627776 vertices"),
     (["rmat", "--scale", "30"], "rmat --scale 30 --edge-factor 16: 17179869184 edges are more "
                                 "than the limit"),
-    (["uniform", "--nodes", "10", "--degree", "inf"], "avg_degree a finite number"),
-    (["uniform", "--nodes", "10", "--degree", "nan"], "avg_degree a finite number"),
+    (["uniform", "--nodes", "10", "--degree", "inf"], "--degree must be a finite number"),
+    (["uniform", "--nodes", "10", "--degree", "nan"], "--degree must be a finite number"),
     (["uniform", "--nodes", "2000000000", "--degree", "1"], "of memory but"),
     (["grid", "--rows", "100000", "--cols", "100000"], "vertices (ids 0..9999999999)"),
-    (["rmat", "--scale", "4", "-a", "nan"], "probabilities"),
+    (["rmat", "--scale", "4", "-a", "nan"], "-a must be a finite number >= 0, got nan"),
 ])
 def test_graph_gen_sizes_are_checked_before_allocating(capsys, tmp_path, monkeypatch, args,
                                                        message):

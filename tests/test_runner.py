@@ -59,3 +59,20 @@ def test_starc_build_looks_the_backend_up_once(tmp_path, lookups, capsys):
     assert (tmp_path / "out" / "sssp").is_file()
     assert capsys.readouterr().out.startswith(f"built opencl program in {tmp_path / 'out'}")
     assert lookups == ["opencl"]
+
+
+def test_a_program_built_where_it_cannot_run_is_a_coded_error(graph, monkeypatch, capsys,
+                                                              tmp_path):
+    """CUDA without a GPU builds and stops there: error[E0502] (backend unavailable), as a
+    backend that cannot build, not an uncoded 'error:'."""
+    from starc.backends.base import Availability, BuiltProgram
+    from starc.backends.cuda.emitter import CUDABackend
+    import starc.runner
+    monkeypatch.setattr(CUDABackend, "availability",
+                        lambda self: Availability(True, False, "nvcc found; no GPU"))
+    monkeypatch.setattr(starc.runner, "build", lambda comp, sink, options, use_cache=True:
+                        BuiltProgram("cuda", "Compute_SSSP", tmp_path, ["false"]))
+    assert main(["run", SSSP, "-b", "cuda", "--graph", graph, "--src", "0"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"starc: error[E0502]: the cuda program was built in "
+                                 f"{tmp_path} but cannot run here: nvcc found; no GPU\n")

@@ -138,11 +138,13 @@ def choose(kernel: P.Kernel, capabilities: Capabilities,
                              else "work items do not run in lockstep") +
                           f" (--schedule binned {_binned_words(capabilities)})")
     if not capabilities.lockstep:
-        binned = f"; --schedule binned {_binned_words(capabilities)}" \
-            if capabilities.vector_loops else ""
+        # name only the schedules this target prints: MPI's answer to --schedule edges is vertex
+        others = (["--schedule edges gives one per edge"] if "edges" in capabilities.schedules
+                  else []) + ([f"--schedule binned {_binned_words(capabilities)}"]
+                              if capabilities.vector_loops else [])
         return "vertex", (f"one work item per vertex: {capabilities.title}'s work items do not "
-                          "run in lockstep, so a hub does not hold up its neighbours' items "
-                          f"(--schedule edges gives one per edge{binned})")
+                          "run in lockstep, so a hub does not hold up its neighbours' items"
+                          + (f" ({'; '.join(others)})" if others else ""))
     if len(loops) > 1:
         return "edges", (f"its {len(loops)} neighbour loops push to their neighbours, every "
                          "iteration independent of the others: one work item per edge runs "
@@ -275,8 +277,8 @@ def vector_loops_at(kernel: P.Kernel) -> Tuple[Tuple[Tuple[ir.Loop, str, Optiona
         # filter reads the level it writes): its gang tests the filter once, as one item would
         steps, why_steps = (cooperative_body(kernel, pushes=_one_loop(kernel) == "other")
                             if not loops else (None, ""))
-        if not loops and steps is None:
-            return (), f"{why_push}, and {why_pull}"
+        if not loops and steps is None:     # one reason once (a hoisted term refuses both)
+            return (), why_push if why_push == why_pull else f"{why_push}, and {why_pull}"
         found = tuple((loop, "", None) for loop in loops)
         if steps is not None:
             found, why = _shared_steps(with_local_folds(kernel).body.stmts, steps.steps)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import TYPE_CHECKING, List, Optional
 
@@ -20,7 +21,8 @@ __all__ = ["add_graph_subparser", "run_graph_command", "main", "graph_summary"]
 _FORMATS_HELP = ("format by extension: .mtx Matrix Market, .sg starc binary graph (read by "
                  "generated programs too), .npz numpy archive, else edge list")
 _CACHE_HELP = ("read a text graph once, then from a binary .sg copy in the cache directory "
-               "($STARC_CACHE_DIR, else ~/.cache/starc), rebuilt when the file changes")
+               "($STARC_CACHE_DIR, else $XDG_CACHE_HOME/starc, else ~/.cache/starc), rebuilt "
+               "when the file changes")
 
 
 def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
@@ -34,19 +36,23 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     generators = gen.add_subparsers(dest="generator", metavar="GENERATOR")
     generators.required = True
     rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
-    rmat_parser.add_argument("--scale", type=int, required=True, help="2**scale vertices")
+    rmat_parser.add_argument("--scale", type=int, required=True,
+                             help="2**scale vertices, 0..40")
     rmat_parser.add_argument("--edge-factor", type=int, default=16,
                              help="edges per vertex (default 16)")
     for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
         rmat_parser.add_argument(f"-{name}", type=float, default=default,
                                  help=f"quadrant probability {name} (default {default})")
     uniform_parser = generators.add_parser("uniform", help="uniformly random edges")
-    uniform_parser.add_argument("--nodes", type=int, required=True)
+    uniform_parser.add_argument("--nodes", type=int, required=True,
+                                help="number of vertices")
     uniform_parser.add_argument("--degree", type=float, required=True,
                                 help="average out-degree")
     grid_parser = generators.add_parser("grid", help="road-like 2-D lattice")
-    grid_parser.add_argument("--rows", type=int, required=True)
-    grid_parser.add_argument("--cols", type=int, required=True)
+    grid_parser.add_argument("--rows", type=int, required=True,
+                             help="rows of the lattice")
+    grid_parser.add_argument("--cols", type=int, required=True,
+                             help="columns of the lattice (rows x cols vertices)")
     updates_parser = generators.add_parser(
         "updates", help="an update stream for a graph (docs/graphs.md, 'Update streams')",
         description="Write COUNT updates of GRAPH ('a u v [w]' / 'd u v' lines): deletions "
@@ -55,11 +61,13 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     updates_parser.add_argument("--graph", required=True, help=_FORMATS_HELP)
     updates_parser.add_argument("--undirected", action="store_true",
                                 help="read --graph as undirected")
-    updates_parser.add_argument("--count", type=int, required=True, help="number of updates")
+    updates_parser.add_argument("--count", type=int, required=True,
+                                help="number of updates")
     updates_parser.add_argument("--delete-share", type=float, default=0.5,
                                 help="share of deletions, 0..1 (default 0.5)")
     for sub in (rmat_parser, uniform_parser, grid_parser, updates_parser):
-        sub.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        sub.add_argument("--seed", type=int, default=0,
+                         help="random seed (default 0)")
         sub.add_argument("--weights", action="store_true",
                          help="integer weights uniform in [1, 100]")
         sub.add_argument("-o", "--output", required=True,
@@ -134,8 +142,34 @@ def graph_summary(graph: Graph) -> List[str]:
     return lines
 
 
+#: per generator, (option, its args attribute, whether a value is good, what it must be)
+_GENERATOR_VALUES = {
+    "rmat": [("--scale", "scale", lambda x: 0 <= x <= 40, "in 0..40"),
+             ("--edge-factor", "edge_factor", lambda x: x >= 0, ">= 0")] +
+            [(f"-{q}", q, lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0")
+             for q in "abc"],
+    "uniform": [("--nodes", "nodes", lambda x: x >= 0, ">= 0"),
+                ("--degree", "degree", lambda x: math.isfinite(x) and x >= 0,
+                 "a finite number >= 0")],
+    "grid": [("--rows", "rows", lambda x: x >= 0, ">= 0"),
+             ("--cols", "cols", lambda x: x >= 0, ">= 0")],
+}
+
+
+def _check_generator_values(args) -> None:
+    """A bad value named by its option as typed (the generators, a Python API, name their
+    parameters: num_nodes, avg_degree; numpy refuses a negative seed in its own words)."""
+    checks = _GENERATOR_VALUES.get(args.generator, []) + \
+        [("--seed", "seed", lambda x: x >= 0, ">= 0")]
+    for option, attribute, good, want in checks:
+        value = getattr(args, attribute)
+        if not good(value):
+            raise UsageError(f"{option} must be {want}, got {value}")
+
+
 def _generate(args) -> Graph:
     from .generators import grid, rmat, uniform
+    _check_generator_values(args)
     if args.generator == "rmat":
         return rmat(args.scale, args.edge_factor, args.a, args.b, args.c, seed=args.seed,
                     weights=args.weights)
@@ -148,6 +182,7 @@ def _generate_updates(args) -> None:
     from .readers import load_graph
     from .updates import generate_updates, write_updates
     check_output_file(args.output)
+    _check_generator_values(args)
     graph = load_graph(args.graph, undirected=args.undirected)
     try:
         stream = generate_updates(graph, args.count, args.delete_share, args.seed, args.weights)

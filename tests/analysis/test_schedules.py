@@ -96,6 +96,26 @@ def test_specialized_plans_carry_the_schedule_and_its_arrays():
     assert "MPI prints one work item per vertex" in forall.schedule_why
 
 
+def test_a_reason_names_only_the_schedules_its_target_prints():
+    """MPI prints one work item per vertex whatever --schedule says, so its reason for the
+    vertex schedule may not send the reader to --schedule edges."""
+    dense = _kernels("sssp")["Compute_SSSP_forall_11_dense"]
+    vertex_only = Capabilities("toy", "Toy", schedules=frozenset({"vertex"}))
+    assert choose(dense, vertex_only) == ("vertex", "one work item per vertex: Toy's work items "
+                                          "do not run in lockstep, so a hub does not hold up "
+                                          "its neighbours' items")
+    assert "(--schedule edges gives one per edge)" in choose(dense, CPU)[1]
+    [forall] = get_backend("mpi").specialize(dsl_plan("sssp")).kernels
+    assert "--schedule" not in forall.schedule_why, forall.schedule_why
+
+
+def test_a_refusal_shared_by_both_forms_is_said_once():
+    """pr's hoisted term refuses both a pull and a push on OpenACC's vector lanes: one reason."""
+    acc = get_backend("openacc").specialize(dsl_plan("pr"), BackendOptions(schedule="binned"))
+    whys = [k.schedule_why for k in acc.kernels if "hoisted term" in k.schedule_why]
+    assert whys and all(why.count("hoisted term per vertex") == 1 for why in whys), whys
+
+
 def _walk(block):
     from starc.analysis.host_tree import walk_host
     return walk_host(block)

@@ -242,3 +242,13 @@ def test_flat_operator_chains_are_not_nesting(op):
     with pytest.raises(CompileError, match="nesting too deep"):
         parse("function f() { x = " + "(a " + op + " " * 1 + ("(a " + op + " ") * 249 + "a"
               + ")" * 250 + "; }")
+
+
+@pytest.mark.parametrize("header", ["forall (v on g.nodes())", "for (v of g.nodes())"])
+def test_a_loop_header_offers_in_not_the_colon_it_refuses(header):
+    """':' parses there only to be refused with its rewrite (StarPlat's 'for (v : ...)'): the
+    list of what may come next does not offer it."""
+    found = errors(f"function f(Graph g) {{\n  {header} {{ }}\n}}\n")
+    word = header.split()[2]
+    assert found[0] == ("E0103", f"syntax error: unexpected '{word}', expected 'in'", 2,
+                        3 + header.index(word))

@@ -61,9 +61,41 @@ def test_missing_input_and_unwritable_output(tmp_path, capsys):
 
 
 def test_bad_generator_argument_is_e0601(tmp_path, capsys):
-    assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", str(tmp_path / "g.el")]) == 2
-    assert capsys.readouterr().err.startswith("starc: error[E0601]: scale must be")
+    out = str(tmp_path / "g.el")
+    assert main(["graph", "gen", "rmat", "--scale", "-1", "-o", out]) == 2
+    assert capsys.readouterr().err.startswith("starc: error[E0601]: --scale must be")
+    assert main(["graph", "gen", "rmat", "--scale", "3", "-a", "0.9", "-b", "0.9", "-o", out]) == 2
+    assert capsys.readouterr().err.startswith("starc: error[E0601]: R-MAT probabilities must")
     assert not (tmp_path / "g.el").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["rmat", "--scale", "-1"], "--scale must be in 0..40, got -1"),
+    (["rmat", "--scale", "41"], "--scale must be in 0..40, got 41"),
+    (["rmat", "--scale", "3", "--edge-factor", "-2"], "--edge-factor must be >= 0, got -2"),
+    (["rmat", "--scale", "3", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    (["rmat", "--scale", "3", "-a", "nan"], "-a must be a finite number >= 0, got nan"),
+    (["uniform", "--nodes", "-3", "--degree", "2"], "--nodes must be >= 0, got -3"),
+    (["uniform", "--nodes", "5", "--degree", "inf"],
+     "--degree must be a finite number >= 0, got inf"),
+    (["grid", "--rows", "2", "--cols", "-1"], "--cols must be >= 0, got -1"),
+])
+def test_a_bad_generator_value_names_the_option_as_typed(tmp_path, capsys, argv, message):
+    """Not the generator's Python parameter ('num_nodes', 'avg_degree') nor numpy's words."""
+    out = str(tmp_path / "g.el")
+    assert main(["graph", "gen", *argv, "-o", out]) == 2
+    assert capsys.readouterr().err == f"starc: error[E0601]: {message}\n"
+    assert not (tmp_path / "g.el").exists()
+
+
+def test_a_bad_update_seed_names_the_option(tmp_path, capsys):
+    graph = tmp_path / "g.el"
+    graph.write_text("0 1\n1 2\n")
+    out = str(tmp_path / "u.txt")
+    assert main(["graph", "gen", "updates", "--graph", str(graph), "--count", "1",
+                 "--seed", "-1", "-o", out]) == 2
+    assert capsys.readouterr().err == "starc: error[E0601]: --seed must be >= 0, got -1\n"
+    assert not (tmp_path / "u.txt").exists()
 
 
 def test_usage_error_returns_argparse_status(capsys):

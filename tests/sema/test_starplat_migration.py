@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from starc.diagnostics import DiagnosticSink
+from starc.diagnostics import DiagnosticSink, Severity
 from starc.driver import compile_source
 
 GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "starplat-migration.md"
@@ -50,3 +50,16 @@ def test_guide_snippet_matches_the_compiler(starplat, help_line, rewrite):
     if rewrite is not None:
         after = _diagnostics(rewrite)
         assert not after.errors, [d.message for d in after.errors]
+
+
+def _warnings(sink):
+    return {d.code for d in sink.diagnostics if d.severity is not Severity.ERROR}
+
+
+@pytest.mark.parametrize("starplat, help_line, rewrite",
+                         [p for p in SECTIONS if p.values[2] is not None])
+def test_a_rewrite_brings_no_warning_of_its_own(starplat, help_line, rewrite):
+    """What the guide tells a reader to write is no worse than what they had: a rewrite
+    the compiler then warns about (a data race, an unused variable) is bad advice."""
+    added = _warnings(_diagnostics(rewrite)) - _warnings(_diagnostics(starplat))
+    assert not added, [d.message for d in _diagnostics(rewrite).diagnostics]

@@ -1,0 +1,54 @@
+"""A misspelt option of `starc run` parses as a program parameter (the program's parameters
+follow starc's options), so its error says which option was probably meant; matching stays
+exact, and a program parameter that only looks like one of starc's still runs."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from starc.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SSSP = str(ROOT / "dsl" / "sssp.sp")
+
+
+@pytest.fixture
+def graph(tmp_path):
+    path = tmp_path / "g.el"
+    path.write_text("0 1 5\n1 2 3\n2 3 4\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("typo, message", [
+    (["--trails", "2"], "starc: error[E0601]: unknown option '--trails' (Compute_SSSP takes: "
+                        "--src); '--trails' is no option of starc run: did you mean '--trials'?"),
+    (["--udirected"], "starc: error[E0601]: --udirected needs a value; '--udirected' is no "
+                      "option of starc run: did you mean '--undirected'?"),
+    (["--no-cahce"], "starc: error[E0601]: --no-cahce needs a value; '--no-cahce' is no option "
+                     "of starc run: did you mean '--no-cache'?"),
+    (["--Src", "1"], "starc: error[E0601]: unknown option '--Src' (Compute_SSSP takes: --src); "
+                     "did you mean '--src'?"),
+])
+def test_a_misspelt_option_names_the_one_meant(capsys, graph, typo, message):
+    args = ["--src", "0"] if typo[0] != "--Src" else []
+    assert main(["run", SSSP, "-b", "reference", "--graph", graph, *args, *typo]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [message]
+
+
+def test_a_misspelt_required_option_names_the_one_meant(capsys, graph):
+    assert main(["run", SSSP, "-b", "reference", "--grpah", graph, "--src", "0"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "starc run: error: the following arguments are required: --graph"
+    assert err[-1] == "'--grpah' is no option of starc run: did you mean '--graph'?"
+
+
+def test_a_parameter_that_looks_like_an_option_of_starc_run_still_runs(capsys, tmp_path, graph):
+    program = tmp_path / "times.sp"
+    program.write_text("function F(Graph g, propNode<int> d, int times) {\n"
+                       "    forall (v in g.nodes()) { v.d = times; }\n}\n")
+    assert main(["run", str(program), "-b", "reference", "--graph", graph, "--times", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["d 0 3", "d 1 3", "d 2 3", "d 3 3"] and err == ""
