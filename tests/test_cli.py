@@ -577,3 +577,21 @@ def test_compiler_command_that_is_no_command_line(option, value, wanted, capsys,
     err = capsys.readouterr().err
     assert wanted in err and "Traceback" not in err and "internal error" not in err
     assert not out.exists()
+
+
+def test_a_reference_run_time_error_is_the_specifications_one_line(capsys, graphs, tmp_path):
+    """LANGUAGE.md: a program stops with 'FILE:LINE:COL: runtime error: MESSAGE', exit status 1
+    and no results, as every generated program prints it: the location once, no catalogue
+    code (E0602 is a bad input file's)."""
+    program = tmp_path / "div.sp"
+    program.write_text("function f(Graph g, propNode<int> q, int d) {\n"
+                       "    forall (v in g.nodes()) {\n"
+                       "        v.q = 7 / d;\n"
+                       "    }\n"
+                       "}\n")
+    out = tmp_path / "res.txt"
+    status, stdout, err = starc(capsys, "run", program, "-b", "reference", "--graph",
+                                graphs / "w.el", "--d", "0", "--out", out)
+    assert (status, stdout) == (1, "")
+    assert err == f"{program}:3:15: runtime error: integer division by zero\n"
+    assert not out.exists()
