@@ -466,29 +466,24 @@ class Superstep {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
     const size_t R = static_cast<size_t>(d_.ranks);
     // a local array's changed mirrors, per destination: the bits of a bitmap over its list
-    // (bits[i][bit_displs[r] ..), a byte per 8 of r's mirrors) and their count, in one pass
-    // over the changes' uses; a destination's section is then that bitmap or the names of its
-    // set bits (put_named_section)
+    // (bits[i] from byte d_.mirror_bit_displs[r]), one pass over the changes' uses, and their
+    // count; a destination's section is then that bitmap or the names of its set bits
+    // (put_named_section)
     std::vector<std::vector<size_t>> per_rank(fields_.size());
     std::vector<std::vector<unsigned char>> bits(fields_.size());
-    std::vector<size_t> bit_displs(R + 1, 0);
-    for (size_t r = 0; r < R; ++r) bit_displs[r + 1] = bit_displs[r] + (mirrors_to(r) + 7) / 8;
     for (size_t i = 0; i < fields_.size(); ++i) {
       Field& f = fields_[i];
       if (!f.refreshed || f.every || f.scope != Scope::Neighbour) continue;
       f.compare(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data(), f.mirror_changes);
       const int* use_displs = d_.mirror_use_displs.data();
-      const int* use_rank = d_.mirror_use_rank.data();
-      const int* use_name = d_.mirror_use_name.data();
-      size_t* count = (per_rank[i] = std::vector<size_t>(R, 0)).data();
+      const unsigned* use_bit = d_.mirror_use_bit.data();
+      const size_t* bit_displs = d_.mirror_bit_displs.data();
       unsigned char* map = (bits[i] = std::vector<unsigned char>(bit_displs[R], 0)).data();
       for (int slot : f.mirror_changes)
-        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u) {
-          const size_t r = static_cast<size_t>(use_rank[u]);
-          const int name = use_name[u];
-          ++count[r];
-          map[bit_displs[r] + static_cast<size_t>(name >> 3)] |= static_cast<unsigned char>(1u << (name & 7));
-        }
+        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u)
+          map[use_bit[u] >> 3] |= static_cast<unsigned char>(1u << (use_bit[u] & 7));
+      per_rank[i].resize(R);
+      for (size_t r = 0; r < R; ++r) per_rank[i][r] = detail::count_bits(map + bit_displs[r], bit_displs[r + 1] - bit_displs[r]);
     }
     std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
@@ -524,7 +519,7 @@ class Superstep {
         }
         if (f.scope == Scope::Neighbour) {
           const size_t count = per_rank[i][static_cast<size_t>(r)];
-          const unsigned char* map = bits[i].data() + bit_displs[static_cast<size_t>(r)];
+          const unsigned char* map = bits[i].data() + d_.mirror_bit_displs[static_cast<size_t>(r)];
           if (count > 0 && bitmap(static_cast<size_t>(r), count))
             put_bitmap_section(buf, f, map, static_cast<size_t>(r), count);
           else
@@ -677,8 +672,15 @@ STARC_ENTRY void Superstep::finish() {
   // kernel again; the owners' refreshes bring what really changed.
   for (Field& f : fields_) {
     if (!f.updated || f.keeps) continue;
-    if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
-    else for_targets(f, [&](int v) { detail::copy_value(f.cell(v), f.before(v), f.size); });
+    if (f.scope != Scope::Neighbour) {
+      for_targets(f, [&](int v) { detail::copy_value(f.cell(v), f.before(v), f.size); });
+    } else if (f.primary < 0 && !f.is_identity) {   // only those that changed (exchange_updates
+      for (int g : f.ghost_changes)                 // listed them): not every ghost a superstep
+        detail::copy_value(f.cell(d_.ghost_local[static_cast<size_t>(g)]),
+                           f.ghosts_before.data() + static_cast<size_t>(g) * f.size, f.size);
+    } else {
+      f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
+    }
   }
   if (refreshes) exchange_refreshes(sent);
   for (long long count : sent)

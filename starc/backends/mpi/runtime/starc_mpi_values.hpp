@@ -228,6 +228,23 @@ inline std::uint64_t bitmap_word(const unsigned char* p, size_t n) {
   return word;
 }
 
+/// The set bits of x, without a call: __builtin_popcountll is one to libgcc unless the
+/// target has a popcount instruction (the programs build for plain x86-64).
+inline size_t popcount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
+/// How many bits the bitmap bytes p[0 .. bytes) set.
+inline size_t count_bits(const unsigned char* p, size_t bytes) {
+  size_t count = 0;
+  for (size_t k = 0; k < bytes; k += 8)
+    count += popcount(bitmap_word(p + k, std::min<size_t>(8, bytes - k)));
+  return count;
+}
+
 /// Calls at(name) for each set bit of a bitmap of `names` bits at `p`, in ascending order.
 template <class At> void for_bits(const unsigned char* p, size_t names, At at) {
   const size_t bytes = (names + 7) / 8;
