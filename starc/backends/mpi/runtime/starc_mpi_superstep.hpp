@@ -271,6 +271,16 @@ class Superstep {
     return any([&](const Field& f) { return takes_part(f) && f.scope == Scope::Anywhere; }) ? d_.everyone : d_.peers;
   }
 
+  /// Writes at `p` the header of a named section of `count` (> 0) entries whose first is named
+  /// `first` (see the file comment), with the first name; `base` is updated. Returns the end.
+  static char* put_header(char* p, size_t count, int first, int& base) {
+    unsigned long long code = detail::zigzag(static_cast<long long>(first) - base);
+    base = first;
+    if (count == 1) return detail::put_varint(p, 2 * code + 1);
+    p = detail::put_varint(p, 2 * static_cast<unsigned long long>(count));
+    return detail::put_varint(p, code);
+  }
+
   /// Adds a section of entries (name: the position in the shared list, or the global id;
   /// element), with its header (see the file comment); `base` is the previous section's first
   /// name in the message, updated. Written through a pointer into room made once: a push per
@@ -283,15 +293,7 @@ class Superstep {
     }
     size_t at = buf.size();
     buf.resize(at + 2 * detail::kMaxVarint + entries.size() * (detail::kMaxIntVarint + f.size));
-    char* p = buf.data() + at;
-    unsigned long long first = detail::zigzag(static_cast<long long>(entries.front().first) - base);
-    base = entries.front().first;
-    if (entries.size() == 1) {
-      p = detail::put_varint(p, 2 * first + 1);
-    } else {
-      p = detail::put_varint(p, 2 * static_cast<unsigned long long>(entries.size()));
-      p = detail::put_varint(p, first);
-    }
+    char* p = put_header(buf.data() + at, entries.size(), entries.front().first, base);
     int previous = entries.front().first;
     for (const auto& entry : entries) {
       if (&entry != &entries.front())   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
@@ -353,18 +355,7 @@ class Superstep {
     const int* mirrors = d_.mirrors.data() + d_.mirror_displs[r];
     int previous = -1;
     detail::for_bits(map, mirrors_to(r), [&](int name) {
-      if (previous < 0) {
-        unsigned long long first = detail::zigzag(static_cast<long long>(name) - base);
-        base = name;
-        if (count == 1) {
-          p = detail::put_varint(p, 2 * first + 1);
-        } else {
-          p = detail::put_varint(p, 2 * static_cast<unsigned long long>(count));
-          p = detail::put_varint(p, first);
-        }
-      } else {
-        p = detail::put_varint(p, static_cast<unsigned>(name - previous));
-      }
+      p = previous < 0 ? put_header(p, count, name, base) : detail::put_varint(p, static_cast<unsigned>(name - previous));
       previous = name;
       detail::copy_value(p, f.cell(mirrors[name]), f.size);
       p += f.size;
