@@ -210,7 +210,7 @@ struct Distribution {
 
 /// Fills d.mirror_set and d.mirror_slot (see Distribution) unless they are current.
 inline void index_mirrors(Distribution& d) {
-  if (d.mirror_slot.size() == d.mirrors.size()) return;
+  if (d.mirror_slot.size() == d.mirrors.size() && d.mirror_bit_displs.size() == static_cast<size_t>(d.ranks) + 1) return;
   // Each rank's list ascends (lay_out and insert_ghosts keep it so): the distinct mirrors are
   // the lists merged, and each entry's place among them is found from the previous entry's
   // (a galloping search), O(mirrors log ranks) where a sort and a binary search per entry
