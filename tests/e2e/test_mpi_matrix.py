@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 
 from starc.graphs import Graph, load_graph, write_mtx
-from starc.graphs.generators import grid
+from starc.graphs.generators import grid, uniform
 
 from e2e_cases import PROGRAMS, small_graphs
 from pairwise import all_pairs
@@ -281,6 +281,25 @@ def test_bfs_on_a_mesh_sends_little_more_than_its_values(tmp_path):
     entries = sum(int(rank["entries"]) for rank in stats)
     sent = sum(int(rank["bytes"]) for rank in stats)
     assert entries > 0 and sent <= 1.5 * 4 * entries, f"{sent} bytes for {entries} entries"
+
+
+@pytest.mark.parametrize("ranks", (1, 2, 4))
+def test_dense_refreshes_send_a_bitmap_instead_of_names(ranks, tmp_path):
+    """In a BFS on a random graph most of a rank's ghosts change in one or two supersteps: a
+    refresh section is then a bitmap over the pair's shared list (a bit a ghost) and the
+    values, no name per entry. Named sections cost at least 5 bytes an entry (a name byte and
+    the 4-byte level); the bitmaps bring the whole run (updates' named sections included)
+    below 4.6. The levels are the oracle's, on one rank too (no mirrors to mark: an index
+    over none once crashed it)."""
+    graph = uniform(500, 16, seed=1)
+    path = tmp_path / "uniform.mtx"
+    write_mtx(graph, path)
+    _check("bfs", "mpi", path, graph.num_nodes, ranks)
+    stats = _stats("bfs", ranks, path, PROGRAMS["bfs"].params_for(graph.num_nodes))
+    entries = sum(int(rank["entries"]) for rank in stats)
+    sent = sum(int(rank["bytes"]) for rank in stats)
+    if ranks > 1:
+        assert entries > graph.num_nodes // 2 and sent < 4.6 * entries, f"{sent} bytes for {entries} entries"
 
 
 def test_a_superstep_keeps_only_the_values_it_compares(tmp_path):

@@ -99,8 +99,8 @@ int dump(int argc, char** argv) {
     starc_mpi::index_mirrors(d);
     indexed = fresh.ghost_runs.size() == d.ghost_runs.size() && fresh.mirror_set == d.mirror_set &&
               fresh.mirror_slot == d.mirror_slot && fresh.mirror_uses == d.mirror_uses &&
-              fresh.mirror_use_displs == d.mirror_use_displs && fresh.mirror_use_rank == d.mirror_use_rank &&
-              fresh.mirror_use_name == d.mirror_use_name;
+              fresh.mirror_use_displs == d.mirror_use_displs && fresh.mirror_bit_displs == d.mirror_bit_displs &&
+              fresh.mirror_use_bit == d.mirror_use_bit;
     std::vector<int> distinct = d.mirrors;  // the mirror index against a sort of the lists
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());

@@ -157,9 +157,13 @@ struct Distribution {
   // The entries of `mirrors` of each distinct mirror: mirror_uses[mirror_use_displs[s] ..
   // mirror_use_displs[s + 1]) for mirror_set[s], ascending.
   std::vector<int> mirror_uses, mirror_use_displs;
-  // For each entry of mirror_uses, the rank that holds it as a ghost and its place in that
-  // rank's list (what a refresh names it by): looked up once, not per change.
-  std::vector<int> mirror_use_rank, mirror_use_name;
+  // A refresh marks each rank's changed mirrors in a bitmap over its list (a bit a place: what
+  // a refresh names a mirror by), the ranks' bitmaps one after the other, rank r's from byte
+  // mirror_bit_displs[r] (ranks + 1); for each entry of mirror_uses, its bit there: one
+  // number a use, looked up once, not per change (two, the rank and the place, were twice
+  // the memory a superstep streams through).
+  std::vector<size_t> mirror_bit_displs;
+  std::vector<unsigned> mirror_use_bit;
   // Whole-graph out- and in-degrees of every local vertex but far ones (count_outNbrs and
   // count_inNbrs of an own vertex or a ghost read them instead of a row).
   std::vector<int> out_degree, in_degree;
@@ -206,7 +210,7 @@ struct Distribution {
 
 /// Fills d.mirror_set and d.mirror_slot (see Distribution) unless they are current.
 inline void index_mirrors(Distribution& d) {
-  if (d.mirror_slot.size() == d.mirrors.size()) return;
+  if (d.mirror_slot.size() == d.mirrors.size() && d.mirror_bit_displs.size() == static_cast<size_t>(d.ranks) + 1) return;
   // Each rank's list ascends (lay_out and insert_ghosts keep it so): the distinct mirrors are
   // the lists merged, and each entry's place among them is found from the previous entry's
   // (a galloping search), O(mirrors log ranks) where a sort and a binary search per entry
@@ -248,17 +252,17 @@ inline void index_mirrors(Distribution& d) {
   std::vector<int> next(d.mirror_use_displs.begin(), d.mirror_use_displs.end() - 1);
   for (size_t k = 0; k < d.mirrors.size(); ++k)
     d.mirror_uses[static_cast<size_t>(next[static_cast<size_t>(d.mirror_slot[k])]++)] = static_cast<int>(k);
-  std::vector<int> rank_of(d.mirrors.size());
-  for (int r = 0; r < d.ranks; ++r)
-    for (int k = d.mirror_displs[static_cast<size_t>(r)]; k < d.mirror_displs[static_cast<size_t>(r) + 1]; ++k)
-      rank_of[static_cast<size_t>(k)] = r;
-  d.mirror_use_rank.resize(d.mirrors.size());
-  d.mirror_use_name.resize(d.mirrors.size());
-  for (size_t u = 0; u < d.mirror_uses.size(); ++u) {
-    int m = d.mirror_uses[u], r = rank_of[static_cast<size_t>(m)];
-    d.mirror_use_rank[u] = r;
-    d.mirror_use_name[u] = m - d.mirror_displs[static_cast<size_t>(r)];
+  // (bits: at most the mirrors and 7 a rank, below 2^32)
+  d.mirror_bit_displs.assign(R + 1, 0);
+  std::vector<unsigned> bit_of(d.mirrors.size());
+  for (size_t r = 0; r < R; ++r) {
+    const int from = d.mirror_displs[r], to = d.mirror_displs[r + 1];
+    d.mirror_bit_displs[r + 1] = d.mirror_bit_displs[r] + static_cast<size_t>(to - from + 7) / 8;
+    for (int k = from; k < to; ++k)
+      bit_of[static_cast<size_t>(k)] = static_cast<unsigned>(8 * d.mirror_bit_displs[r] + static_cast<size_t>(k - from));
   }
+  d.mirror_use_bit.resize(d.mirrors.size());
+  for (size_t u = 0; u < d.mirror_uses.size(); ++u) d.mirror_use_bit[u] = bit_of[static_cast<size_t>(d.mirror_uses[u])];
 }
 
 /// Fills d.ghost_runs (see Distribution) unless it is current.

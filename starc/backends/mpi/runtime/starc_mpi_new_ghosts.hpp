@@ -187,6 +187,7 @@ inline void insert_ghosts(Distribution& d, const starc::BatchPart& part, Growth&
   d.ghost_runs_cover = 0;
   d.mirror_set.clear();
   d.mirror_slot.clear();
+  d.mirror_bit_displs.clear();
   // The graph's local ids: rows and in-rows of new ghosts are empty.
   starc::Graph& g = d.graph;
   if (remap.empty()) {  // appended: the old ids stay, the new rows go at the end

@@ -39,7 +39,10 @@
 // two vertices per array and superstep on a mesh, where a separate count cost a byte per
 // entry. The first name of a section is the signed difference to the previous section's
 // first name in the message (the arrays of one superstep change at nearby vertices), the
-// others the difference to the entry before. A secondary's section is its values alone, one
+// others the difference to the entry before. A refresh's section of a local array is instead
+// a bitmap over the pair's shared list (header byte 2, then one bit a ghost, then the values
+// of the set bits in order) where that is no larger: no names to list, encode or decode when
+// most of the list changed at once, as in a BFS. A secondary's section is its values alone, one
 // per entry of its primary's section. Change detection compares, byte for byte (a NaN that
 // stays NaN is unchanged), with the values kept at registration where the superstep looks: a
 // local array's ghosts (what an update sends, and restores) and its distinct mirrors (what a
@@ -268,6 +271,16 @@ class Superstep {
     return any([&](const Field& f) { return takes_part(f) && f.scope == Scope::Anywhere; }) ? d_.everyone : d_.peers;
   }
 
+  /// Writes at `p` the header of a named section of `count` (> 0) entries whose first is named
+  /// `first` (see the file comment), with the first name; `base` is updated. Returns the end.
+  static char* put_header(char* p, size_t count, int first, int& base) {
+    unsigned long long code = detail::zigzag(static_cast<long long>(first) - base);
+    base = first;
+    if (count == 1) return detail::put_varint(p, 2 * code + 1);
+    p = detail::put_varint(p, 2 * static_cast<unsigned long long>(count));
+    return detail::put_varint(p, code);
+  }
+
   /// Adds a section of entries (name: the position in the shared list, or the global id;
   /// element), with its header (see the file comment); `base` is the previous section's first
   /// name in the message, updated. Written through a pointer into room made once: a push per
@@ -280,15 +293,7 @@ class Superstep {
     }
     size_t at = buf.size();
     buf.resize(at + 2 * detail::kMaxVarint + entries.size() * (detail::kMaxIntVarint + f.size));
-    char* p = buf.data() + at;
-    unsigned long long first = detail::zigzag(static_cast<long long>(entries.front().first) - base);
-    base = entries.front().first;
-    if (entries.size() == 1) {
-      p = detail::put_varint(p, 2 * first + 1);
-    } else {
-      p = detail::put_varint(p, 2 * static_cast<unsigned long long>(entries.size()));
-      p = detail::put_varint(p, first);
-    }
+    char* p = put_header(buf.data() + at, entries.size(), entries.front().first, base);
     int previous = entries.front().first;
     for (const auto& entry : entries) {
       if (&entry != &entries.front())   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
@@ -308,6 +313,54 @@ class Superstep {
       detail::copy_value(buf.data() + at, f.cell(entry.second), f.size);
       at += f.size;
     }
+  }
+
+  /// How many of this rank's vertices rank r holds as ghosts (the list a refresh names by).
+  size_t mirrors_to(size_t r) const {
+    return static_cast<size_t>(d_.mirror_displs[r + 1] - d_.mirror_displs[r]);
+  }
+
+  /// Whether `count` changed mirrors go to rank r as a bitmap section: where its bytes (one a
+  /// vertex of the list, over 8) are at most the names' (a byte at least each).
+  bool bitmap(size_t r, size_t count) const { return (mirrors_to(r) + 7) / 8 <= count; }
+
+  /// Adds a bitmap section to rank r (see exchange_refreshes): its header byte, `map` (the bits
+  /// of r's list, bitmap_word's order), then the values of the `count` set bits in order.
+  void put_bitmap_section(std::vector<char>& buf, const Field& f, const unsigned char* map, size_t r, size_t count) const {
+    const size_t names = mirrors_to(r), bytes = (names + 7) / 8;
+    size_t at = buf.size();
+    buf.resize(at + 1 + bytes + count * f.size);
+    char* p = buf.data() + at;
+    *p++ = static_cast<char>(detail::kBitmapSection);
+    std::memcpy(p, map, bytes);
+    p += bytes;
+    const int* mirrors = d_.mirrors.data() + d_.mirror_displs[r];
+    detail::for_bits(map, names, [&](int name) {
+      detail::copy_value(p, f.cell(mirrors[name]), f.size);
+      p += f.size;
+    });
+  }
+
+  /// Adds the section put_section would for the `count` changed mirrors whose bits `map`
+  /// sets over rank r's list (names ascending), without listing them first.
+  void put_named_section(std::vector<char>& buf, const Field& f, const unsigned char* map, size_t r, size_t count,
+                         int& base) const {
+    if (count == 0) {
+      detail::put_varint(buf, 0);
+      return;
+    }
+    size_t at = buf.size();
+    buf.resize(at + 2 * detail::kMaxVarint + count * (detail::kMaxIntVarint + f.size));
+    char* p = buf.data() + at;
+    const int* mirrors = d_.mirrors.data() + d_.mirror_displs[r];
+    int previous = -1;
+    detail::for_bits(map, mirrors_to(r), [&](int name) {
+      p = previous < 0 ? put_header(p, count, name, base) : detail::put_varint(p, static_cast<unsigned>(name - previous));
+      previous = name;
+      detail::copy_value(p, f.cell(mirrors[name]), f.size);
+      p += f.size;
+    });
+    buf.resize(static_cast<size_t>(p - buf.data()));
   }
 
   // Updates, per destination: for each updated field in registration order a section; a
@@ -396,30 +449,32 @@ class Superstep {
 
   // Refreshes, per destination: for each refreshed field a section of the owner's changed
   // values (a local array: its mirrors the destination holds as ghosts; a replica: every
-  // changed own vertex, to every rank).
+  // changed own vertex, to every rank). A local array's section to a rank is a bitmap over the
+  // pair's shared list where that is no larger than the names (a byte or more each): in a
+  // BFS most of a rank's ghosts change in one or two supersteps, where encoding, decoding and
+  // listing each entry's name were most of the runtime's work (perf, R-MAT 18, 16 ranks).
   void exchange_refreshes(std::vector<long long>& sent) {
     const detail::Neighbours& n = neighbours([](const Field& f) { return f.refreshed; });
-    // a local array's changed mirrors, per destination (in each, ascending: the shared order),
-    // counted first so that each list is allocated once
-    std::vector<std::vector<std::vector<std::pair<int, int>>>> to(fields_.size());
-    std::vector<size_t> per_rank(static_cast<size_t>(d_.ranks));
+    const size_t R = static_cast<size_t>(d_.ranks);
+    // a local array's changed mirrors, per destination: the bits of a bitmap over its list
+    // (bits[i] from byte d_.mirror_bit_displs[r]), one pass over the changes' uses, and their
+    // count; a destination's section is then that bitmap or the names of its set bits
+    // (put_named_section)
+    std::vector<std::vector<size_t>> per_rank(fields_.size());
+    std::vector<std::vector<unsigned char>> bits(fields_.size());
     for (size_t i = 0; i < fields_.size(); ++i) {
       Field& f = fields_[i];
       if (!f.refreshed || f.every || f.scope != Scope::Neighbour) continue;
       f.compare(f.data, d_.mirror_set.data(), d_.mirror_set.size(), f.mirrors_before.data(), f.mirror_changes);
       const int* use_displs = d_.mirror_use_displs.data();
-      const int* use_rank = d_.mirror_use_rank.data();
-      const int* use_name = d_.mirror_use_name.data();
-      std::fill(per_rank.begin(), per_rank.end(), 0);
+      const unsigned* use_bit = d_.mirror_use_bit.data();
+      const size_t* bit_displs = d_.mirror_bit_displs.data();
+      unsigned char* map = (bits[i] = std::vector<unsigned char>(bit_displs[R], 0)).data();
       for (int slot : f.mirror_changes)
-        for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u) ++per_rank[static_cast<size_t>(use_rank[u])];
-      to[i].resize(static_cast<size_t>(d_.ranks));
-      for (size_t r = 0; r < per_rank.size(); ++r) to[i][r].reserve(per_rank[r]);
-      for (int slot : f.mirror_changes) {
-        int v = d_.mirror_set[static_cast<size_t>(slot)];
         for (int u = use_displs[slot]; u < use_displs[slot + 1]; ++u)
-          to[i][static_cast<size_t>(use_rank[u])].emplace_back(use_name[u], v);
-      }
+          map[use_bit[u] >> 3] |= static_cast<unsigned char>(1u << (use_bit[u] & 7));
+      per_rank[i].resize(R);
+      for (size_t r = 0; r < R; ++r) per_rank[i][r] = detail::count_bits(map + bit_displs[r], bit_displs[r + 1] - bit_displs[r]);
     }
     std::vector<std::vector<std::pair<int, int>>> changed(fields_.size());   // replicas
     for (size_t i = 0; i < fields_.size(); ++i)
@@ -430,8 +485,8 @@ class Superstep {
       const Field& f = fields_[i];
       if (!f.refreshed) continue;
       size_t values = f.every ? d_.mirrors.size() : f.scope == Scope::Anywhere ? changed[i].size() * n.destinations.size() : 0;
-      for (const auto& list : to[i]) values += list.size();
-      room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size);
+      for (size_t count : per_rank[i]) values += count;
+      room += n.destinations.size() * 2 * detail::kMaxVarint + values * (detail::kMaxIntVarint + f.size) + bits[i].size();
     }
     room += n.destinations.size() * scalars_.carried(kRefreshes);
     buf.reserve(room);
@@ -453,10 +508,18 @@ class Superstep {
           entries += count;
           continue;
         }
-        const std::vector<std::pair<int, int>>& entries_of =
-            f.scope == Scope::Neighbour ? to[i][static_cast<size_t>(r)] : changed[i];
-        put_section(buf, f, entries_of, base);
-        entries += static_cast<long long>(entries_of.size());
+        if (f.scope == Scope::Neighbour) {
+          const size_t count = per_rank[i][static_cast<size_t>(r)];
+          const unsigned char* map = bits[i].data() + d_.mirror_bit_displs[static_cast<size_t>(r)];
+          if (count > 0 && bitmap(static_cast<size_t>(r), count))
+            put_bitmap_section(buf, f, map, static_cast<size_t>(r), count);
+          else
+            put_named_section(buf, f, map, static_cast<size_t>(r), count, base);
+          entries += static_cast<long long>(count);
+          continue;
+        }
+        put_section(buf, f, changed[i], base);
+        entries += static_cast<long long>(changed[i].size());
       }
       send_bytes[k] = close_buffer(buf, start, entries) + scalars_.put(buf, kRefreshes);
     }
@@ -479,6 +542,17 @@ class Superstep {
           int from = d_.ghost_displs[static_cast<size_t>(r)], count = d_.ghost_displs[static_cast<size_t>(r) + 1] - from;
           f.scatter(f.data, d_.ghost_local.data() + from, static_cast<size_t>(count), p);
           p += static_cast<size_t>(count) * f.size;
+          continue;
+        }
+        if (f.scope == Scope::Neighbour && static_cast<unsigned char>(*p) == detail::kBitmapSection) {
+          const int* ghosts = d_.ghost_local.data() + d_.ghost_displs[static_cast<size_t>(r)];
+          const size_t names = static_cast<size_t>(d_.ghost_displs[static_cast<size_t>(r) + 1] - d_.ghost_displs[static_cast<size_t>(r)]);
+          const unsigned char* map = reinterpret_cast<const unsigned char*>(p + 1);
+          p += 1 + (names + 7) / 8;
+          detail::for_bits(map, names, [&](int name) {
+            detail::copy_value(f.cell(ghosts[name]), p, f.size);
+            p += f.size;
+          });
           continue;
         }
         int name = -1;
@@ -589,8 +663,15 @@ STARC_ENTRY void Superstep::finish() {
   // kernel again; the owners' refreshes bring what really changed.
   for (Field& f : fields_) {
     if (!f.updated || f.keeps) continue;
-    if (f.scope == Scope::Neighbour) f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
-    else for_targets(f, [&](int v) { detail::copy_value(f.cell(v), f.before(v), f.size); });
+    if (f.scope != Scope::Neighbour) {
+      for_targets(f, [&](int v) { detail::copy_value(f.cell(v), f.before(v), f.size); });
+    } else if (f.primary < 0 && !f.is_identity) {   // only those that changed (exchange_updates
+      for (int g : f.ghost_changes)                 // listed them): not every ghost a superstep
+        detail::copy_value(f.cell(d_.ghost_local[static_cast<size_t>(g)]),
+                           f.ghosts_before.data() + static_cast<size_t>(g) * f.size, f.size);
+    } else {
+      f.scatter_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data());
+    }
   }
   if (refreshes) exchange_refreshes(sent);
   for (long long count : sent)

@@ -117,14 +117,21 @@ template <class T> void scatter(char* data, const int* at, size_t count, const c
 /// before[i].
 /// Written without a branch on the outcome (every i is stored, the count advances where it
 /// differs): the changes are scattered, a push_back per change cost as much as the loads.
+/// Room is made a chunk at a time: a resize to every i zero-filled the whole list each
+/// superstep (a fresh vector: page faults too), for the few that change.
 template <class T> void compare(const char* data, const int* at, size_t count, const char* before, std::vector<int>& out) {
-  out.resize(count);
-  int* next = out.data();
-  for (size_t i = 0; i < count; ++i) {
-    *next = static_cast<int>(i);
-    next += differs<T>(data + static_cast<size_t>(at[i]) * sizeof(T), before + i * sizeof(T));
+  constexpr size_t kChunk = 1024;
+  out.clear();
+  for (size_t from = 0; from < count; from += kChunk) {
+    const size_t to = std::min(count, from + kChunk), used = out.size();
+    out.resize(used + (to - from));
+    int* next = out.data() + used;
+    for (size_t i = from; i < to; ++i) {
+      *next = static_cast<int>(i);
+      next += differs<T>(data + static_cast<size_t>(at[i]) * sizeof(T), before + i * sizeof(T));
+    }
+    out.resize(static_cast<size_t>(next - out.data()));
   }
-  out.resize(static_cast<size_t>(next - out.data()));
 }
 
 /// gather, scatter and compare over `runs` of consecutive positions (IdRun) instead of a list
@@ -149,11 +156,8 @@ template <class T> void scatter_runs(char* data, const std::vector<IdRun>& runs,
 template <class T> void compare_runs(const char* data, const std::vector<IdRun>& runs, const char* before,
                                      std::vector<int>& out) {
   constexpr int kBlock = sizeof(T) >= 64 ? 1 : static_cast<int>(64 / sizeof(T));
-  size_t count = 0;
-  for (const IdRun& run : runs) count += static_cast<size_t>(run.length);
-  out.resize(count);
-  int* next = out.data();
-  int at = 0;   // the position of the run's first value among all of them
+  out.clear();   // room made a changed block at a time (compare)
+  int at = 0;    // the position of the run's first value among all of them
   for (const IdRun& run : runs) {
     const char* now = data + static_cast<size_t>(run.first) * sizeof(T);
     const char* was = before + static_cast<size_t>(at) * sizeof(T);
@@ -162,14 +166,17 @@ template <class T> void compare_runs(const char* data, const std::vector<IdRun>&
       if (stop - k == kBlock && std::memcmp(now + static_cast<size_t>(k) * sizeof(T),
                                             was + static_cast<size_t>(k) * sizeof(T), kBlock * sizeof(T)) == 0)
         continue;
+      const size_t used = out.size();
+      out.resize(used + static_cast<size_t>(stop - k));
+      int* next = out.data() + used;
       for (int j = k; j < stop; ++j) {
         *next = at + j;
         next += differs<T>(now + static_cast<size_t>(j) * sizeof(T), was + static_cast<size_t>(j) * sizeof(T));
       }
+      out.resize(static_cast<size_t>(next - out.data()));
     }
     at += run.length;
   }
-  out.resize(static_cast<size_t>(next - out.data()));
 }
 
 /// The most bytes put_varint writes for any integer, and for one below 2^32 (an entry's step).
@@ -207,6 +214,47 @@ inline unsigned long long zigzag(long long x) {
 
 inline long long unzigzag(unsigned long long x) {
   return static_cast<long long>(x >> 1) ^ -static_cast<long long>(x & 1);
+}
+
+/// The header of a bitmap section (starc_mpi_superstep.hpp): one bit per vertex of the list
+/// the two ranks share, then the values of the set bits in order. A named section's header is
+/// never 2 (a single entry folds its name in: an odd header), so the one byte 0x02 tells it.
+constexpr unsigned char kBitmapSection = 2;
+
+/// The bits of bitmap bytes p[0 .. n) (n <= 8), the first byte lowest: the same on every host.
+inline std::uint64_t bitmap_word(const unsigned char* p, size_t n) {
+  std::uint64_t word = 0;
+  for (size_t j = 0; j < n; ++j) word |= static_cast<std::uint64_t>(p[j]) << (8 * j);
+  return word;
+}
+
+/// The set bits of x, without a call: __builtin_popcountll is one to libgcc unless the
+/// target has a popcount instruction (the programs build for plain x86-64).
+inline size_t popcount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
+/// How many bits the bitmap bytes p[0 .. bytes) set.
+inline size_t count_bits(const unsigned char* p, size_t bytes) {
+  size_t count = 0;
+  for (size_t k = 0; k < bytes; k += 8)
+    count += popcount(bitmap_word(p + k, std::min<size_t>(8, bytes - k)));
+  return count;
+}
+
+/// Calls at(name) for each set bit of a bitmap of `names` bits at `p`, in ascending order.
+template <class At> void for_bits(const unsigned char* p, size_t names, At at) {
+  const size_t bytes = (names + 7) / 8;
+  for (size_t k = 0; k < bytes; k += 8) {
+    std::uint64_t word = bitmap_word(p + k, std::min<size_t>(8, bytes - k));
+    while (word) {
+      at(static_cast<int>(8 * k) + __builtin_ctzll(word));
+      word &= word - 1;
+    }
+  }
 }
 
 /// Reads a named section's header (see the file comment): returns its entry count and sets
