@@ -132,6 +132,10 @@ class Distribution(Record):
     #: a batch's new ghosts take the next local ids, and why or why not (``ghost_order``)
     appended_ghosts: bool = False
     appended_ghosts_why: str = ""
+    #: a superstep refreshes the changed mirrors of a local array: the runtime's index of the
+    #: mirrors (``index_mirrors``), a fact of the distribution like its ghost lists, is built
+    #: with it before the clock, not by the first such refresh of the first trial
+    indexes_mirrors: bool = False
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -248,11 +252,13 @@ def distribute(plan: P.Plan) -> Distribution:
     # (a ghost edge's value is refreshed row by row: whole rows)
     slices = bool(rows) and not reverse and not ghost_edges and all(searched_from_below(k) for k in kernels
                                                 if rows_of[k.name])
+    indexes = any(name not in replicas and name not in step.every
+                  for step in steps.values() for name in step.refresh)
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
                         local_kernels, slices, ghost_edges,
-                        *appended_ghosts(plan, bool(rows), local_kernels))
+                        *appended_ghosts(plan, bool(rows), local_kernels), indexes)
 
 
 def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,

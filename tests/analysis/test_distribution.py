@@ -244,3 +244,16 @@ def test_a_count_walking_a_lower_neighbours_row_above_its_vertex_needs_only_slic
     other = TRIANGLES_OVER_A_NEIGHBOURS_SLICE.replace("if (g.is_an_edge(v, w)) { count += 1; }",
                                                       "count += 1;")
     assert not distribute(plan_of(other)).ghost_row_slices
+
+
+@pytest.mark.parametrize("program, indexes", [("bfs", True), ("bc", True), ("sssp", False),
+                                              ("cc", False), ("pr", False), ("tc", False)])
+def test_the_mirror_index_is_built_with_the_distribution_where_a_refresh_marks_mirrors(
+        program, indexes):
+    """A refresh of a local array by change marks its changed mirrors through the runtime's
+    mirror index; the printer builds that index before the clock where some superstep needs
+    it (bfs's level, bc's), not where the refreshes send every mirror (pr's values only, cc's
+    first kernel) or none (sssp's and cc's Min keep their candidates; tc exchanges no
+    property)."""
+    found = distribute(dsl_plan(program))
+    assert found.indexes_mirrors is indexes

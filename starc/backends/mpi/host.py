@@ -142,10 +142,14 @@ class MPIHostDialect(HostDialect):
         return f"starc_mpi::edge_count({DIST})"
 
     def warm_up(self, where: str) -> List[str]:
-        if not self.host.kernels:
-            return []
-        return ["// Start the OpenMP threads of the kernels now, outside the timed span.",
-                "#pragma omp parallel", "{}"]
+        lines = []
+        if self.distribution.indexes_mirrors:
+            lines += ["// Index the mirrors the refreshes mark (a part of the distribution).",
+                      f"starc_mpi::index_mirrors({DIST});"]
+        if self.host.kernels:
+            lines += ["// Start the OpenMP threads of the kernels now, outside the timed span.",
+                      "#pragma omp parallel", "{}"]
+        return lines
 
     def timer_start(self, where: str) -> List[str]:
         return ["MPI_Barrier(" + DIST + ".comm);  // every rank starts the clock together",
