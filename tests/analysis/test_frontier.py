@@ -255,6 +255,38 @@ def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first
                    for s in host_nodes(topology.host))
 
 
+def test_a_batch_resets_a_queue_length_only_before_a_dense_round_or_a_compaction():
+    """dyn_sssp's three worklists, per batch: no reset of the queue length before a sparse
+    round nor at a rerun's start (a run leaves both slots 0; the sparse round's first item
+    zeroes the slot the next round uses), only before a dense round (in its branch) and a
+    compaction, and the fill of both slots on a loop's first run."""
+    chosen = choose_form(plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP"),
+                         worklist=True)
+    [batch] = [s for s in host_nodes(chosen.host) if isinstance(s, P.BatchLoop)]
+
+    def resets(stmt):
+        return [s for s in host_nodes(stmt) if isinstance(s, (P.WriteElement, P.Fill))
+                and s.array.name.endswith("_frontier_size")]
+    loops = [s for s in host_nodes(batch) if isinstance(s, P.HostDoWhile)]
+    assert len(loops) == 3
+    firsts = [s for s in host_nodes(batch) if isinstance(s, P.HostIf)
+              and isinstance(s.cond.left, ir.Binary) and s.cond.left.left.sym.name ==
+              FRONTIER_ROUND]
+    assert len(firsts) == 3 and all(len(resets(first)) == 1 for first in firsts)
+    assert all(isinstance(r, P.Fill) for first in firsts for r in resets(first))
+    allowed = {id(r) for first in firsts for r in resets(first)}
+    for loop in loops:
+        choices = [s for s in loop.body.stmts if isinstance(s, P.HostIf)]
+        compactions = [s for s in host_nodes(choices[-1].then) if isinstance(s, P.HostIf)]
+        assert len(compactions) == 1
+        for dense_first in (choices[0].then, compactions[0].then):
+            [reset] = resets(dense_first)
+            assert isinstance(reset, P.WriteElement) and dense_first.stmts.index(reset) <= 1
+            allowed.add(id(reset))
+        assert resets(choices[0].orelse) == []     # the sparse branch
+    assert {id(r) for r in resets(batch)} == allowed
+
+
 #: a fixedPoint on ``m`` relaxing ``d``, inside a loop
 _RELAX_IN_LOOP = """
         bool fin = False;
