@@ -146,14 +146,14 @@ def expand_worklist(s: P.FixedPointLoop,
         fill next = False;                (launch build: the seed launch where there is one)
         do {
             round += 1;
-            if (count > n / DENSE_DIVISOR) { size[(round + 1) % 2] = 0;  launch dense(round); }
+            if (count > n / DENSE_DIVISOR) { size[1 - round % 2] = 0;  launch dense(round); }
             else launch sparse(count, round);        (per launch; the reset before the first)
             check errors;                 (only when the body launches checked kernels)
             swap current <-> next;  swap queue <-> next_queue;
             if (count > n / DENSE_DIVISOR) {
                 fill next = False;  count = size[round % 2];
                 if (count != 0 && count <= n / DENSE_DIVISOR) {
-                    round += 1;  size[(round + 1) % 2] = 0;  launch build(round);
+                    round += 1;  size[1 - round % 2] = 0;  launch build(round);
                     count = size[round % 2];
                 }
             } else { launch clear(count);  count = size[round % 2]; }
@@ -185,17 +185,14 @@ def expand_worklist(s: P.FixedPointLoop,
     the first queue goes to the slot the last round left 0). The seed's fill of the flags
     (``w.fill``) joins them: the last run left the flags all False.
     """
-    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
+    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, length_slot
     loc, w = s.loc, s.worklist
     count = ir.VarRef(w.count, type=Scalar.INT, loc=loc)
     rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
 
-    def parity(ahead: int) -> ir.Expr:     # (round + ahead) % 2, as ``_Builder.slot``
-        at = rounds if not ahead else ir.Binary("+", rounds, _int(ahead, loc), type=Scalar.INT,
-                                                loc=loc)
-        return ir.Binary("%", at, _int(2, loc), type=Scalar.INT, loc=loc)
-    size = P.DeviceRead(w.size, parity(0), type=Scalar.INT, loc=loc)
-    reset_next = P.WriteElement(w.size, parity(1), _int(0, loc), loc=loc)
+    size = P.DeviceRead(w.size, length_slot(rounds), type=Scalar.INT, loc=loc)
+    reset_next = P.WriteElement(w.size, length_slot(rounds, following=True), _int(0, loc),
+                                loc=loc)
     nodes = ir.GraphQuery("num_nodes", w.graph, type=Scalar.INT, loc=loc)
     limit = ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc), type=Scalar.INT, loc=loc)
     crowded = ir.Binary(">", count, limit, type=Scalar.BOOL, loc=loc)

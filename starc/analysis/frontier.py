@@ -25,7 +25,7 @@ from starc.analysis.transfers import used_arrays
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar
 
-__all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "worklists",
+__all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
 
 #: A round whose queue holds more than n / DENSE_DIVISOR vertices launches over all vertices
@@ -38,6 +38,17 @@ DENSE_DIVISOR = 20
 #: of a ``"frontier"`` kernel) and the round number (the stamp an append claims).
 FRONTIER_COUNT = "frontier_count"
 FRONTIER_ROUND = "frontier_round"
+
+
+def length_slot(rounds: ir.Expr, following: bool = False) -> ir.Expr:
+    """The slot of a worklist's two-slot length that round ``rounds`` (never negative)
+    appends to or counts in: ``rounds % 2``; ``following``: the next round's, ``1 - rounds %
+    2``, which the round zeroes (``P.QueueReset``; ``control.expand_worklist``)."""
+    loc = rounds.loc
+    slot = ir.Binary("%", rounds, _int(2, loc), type=Scalar.INT, loc=loc)
+    if not following:
+        return slot
+    return ir.Binary("-", _int(1, loc), slot, type=Scalar.INT, loc=loc)
 
 
 def _int(value: int, loc) -> ir.Const:
@@ -158,12 +169,9 @@ class _Builder:
         self.kernels.append(made)
         return made
 
-    def slot(self, ahead: int = 0) -> ir.Expr:
-        """The slot of ``size`` the round appends to (or counts in): the round's parity
-        (``ahead`` 1: the next round's, which this round zeroes: ``P.QueueReset``)."""
-        at = self.round if not ahead else ir.Binary("+", self.round, _int(ahead, self.loc),
-                                                     type=Scalar.INT, loc=self.loc)
-        return ir.Binary("%", at, _int(2, self.loc), type=Scalar.INT, loc=self.loc)
+    def slot(self, following: bool = False) -> ir.Expr:
+        """The slot of ``size`` a round appends to (``length_slot``)."""
+        return length_slot(self.round, following)
 
     def read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
         return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
@@ -253,7 +261,7 @@ class _Builder:
         # the round before (the host read it before this launch; the round has an item)
         first = ir.Binary("==", ir.VarRef(item, type=Scalar.INT, loc=kernel.loc),
                           _int(0, kernel.loc), type=Scalar.BOOL, loc=kernel.loc)
-        stmts += (ir.If(first, ir.Block((P.QueueReset(self.size, self.slot(1),
+        stmts += (ir.If(first, ir.Block((P.QueueReset(self.size, self.slot(following=True),
                                                       loc=kernel.loc),), loc=kernel.loc),
                         loc=kernel.loc),)
         sparse_body = ir.Block(stmts, loc=body.loc)

@@ -47,15 +47,16 @@ def test_sssp_and_cc_get_a_worklist(name):
     assert both.topology.stmts == tuple(topology.host.stmts[-len(both.topology.stmts):])
 
 
-def _parity(expr, ahead: int) -> bool:
-    """Whether ``expr`` is ``(round + ahead) % 2`` (``round`` a host or a kernel scalar)."""
+def _parity(expr, following: int) -> bool:
+    """Whether ``expr`` is ``round % 2`` (``following``: ``1 - round % 2``), ``round`` a host
+    or a kernel scalar."""
+    if following:
+        if not (isinstance(expr, ir.Binary) and expr.op == "-" and expr.left.value == 1):
+            return False
+        expr = expr.right
     if not (isinstance(expr, ir.Binary) and expr.op == "%" and expr.right.value == 2):
         return False
     at = expr.left
-    if ahead:
-        if not (isinstance(at, ir.Binary) and at.op == "+" and at.right.value == ahead):
-            return False
-        at = at.left
     return (isinstance(at, ir.VarRef) and at.sym.name == FRONTIER_ROUND) or \
         (isinstance(at, P.KernelScalar) and at.name == FRONTIER_ROUND)
 

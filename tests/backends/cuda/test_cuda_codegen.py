@@ -162,7 +162,7 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
             do {  // sssp.sp:10
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    starc_write_element(d_modified_frontier_size, (frontier_round + 1) % 2, 0, "sssp.sp:10");
+                    starc_write_element(d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
                     Compute_SSSP_forall_11_dense<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                     starc_launch_check("Compute_SSSP_forall_11_dense", "sssp.sp:11");
                 } else {
@@ -176,7 +176,7 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
                     frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
                         frontier_round += 1;
-                        starc_write_element(d_modified_frontier_size, (frontier_round + 1) % 2, 0, "sssp.sp:10");
+                        starc_write_element(d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
                         modified_frontier_build<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
                         starc_launch_check("modified_frontier_build", "sssp.sp:10");
                         frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");

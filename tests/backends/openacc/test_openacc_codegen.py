@@ -231,8 +231,8 @@ def test_golden_sssp_data_region():
             do {  // sssp.sp:10
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    d_modified_frontier_size[(frontier_round + 1) % 2] = 0;
-                    #pragma acc update device(d_modified_frontier_size[(frontier_round + 1) % 2:1])
+                    d_modified_frontier_size[1 - frontier_round % 2] = 0;
+                    #pragma acc update device(d_modified_frontier_size[1 - frontier_round % 2:1])
                     Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                 } else {
                     Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
@@ -244,8 +244,8 @@ def test_golden_sssp_data_region():
                     frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
                         frontier_round += 1;
-                        d_modified_frontier_size[(frontier_round + 1) % 2] = 0;
-                        #pragma acc update device(d_modified_frontier_size[(frontier_round + 1) % 2:1])
+                        d_modified_frontier_size[1 - frontier_round % 2] = 0;
+                        #pragma acc update device(d_modified_frontier_size[1 - frontier_round % 2:1])
                         modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
                         frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);
                     }

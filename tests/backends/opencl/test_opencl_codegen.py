@@ -102,7 +102,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
             do {  // sssp.sp:10
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    starc_write_element<int>(starc_device, d_modified_frontier_size, (frontier_round + 1) % 2, 0, "sssp.sp:10");
+                    starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
                     if (starc_lockstep) {
                         Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                     } else {
@@ -122,7 +122,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                     frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
                         frontier_round += 1;
-                        starc_write_element<int>(starc_device, d_modified_frontier_size, (frontier_round + 1) % 2, 0, "sssp.sp:10");
+                        starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
                         modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
                         frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     }
