@@ -141,20 +141,22 @@ def expand_worklist(s: P.FixedPointLoop,
                     hoisted: Optional[List[P.HostStmt]] = None) -> List[P.HostStmt]:
     """A data-driven fixedPoint (``frontier.py``; the body is kernel launches only)::
 
-        fill stamp = -1;  size[0] = 0;  launch build;  int count = size[0];  int round = 0;
+        fill stamp = -1;  fill size = 0;  int round = 0;
+        launch build(round);  int count = size[round % 2];
         fill next = False;                (launch build: the seed launch where there is one)
         do {
-            round += 1;  size[0] = 0;
-            if (count > n / DENSE_DIVISOR) launch dense;   (per launch)
-            else launch sparse(count, round);
+            round += 1;
+            if (count > n / DENSE_DIVISOR) { size[1 - round % 2] = 0;  launch dense(round); }
+            else launch sparse(count, round);        (per launch; the reset before the first)
             check errors;                 (only when the body launches checked kernels)
             swap current <-> next;  swap queue <-> next_queue;
             if (count > n / DENSE_DIVISOR) {
-                fill next = False;  count = size[0];
+                fill next = False;  count = size[round % 2];
                 if (count != 0 && count <= n / DENSE_DIVISOR) {
-                    size[0] = 0;  launch build;  count = size[0];
+                    round += 1;  size[1 - round % 2] = 0;  launch build(round);
+                    count = size[round % 2];
                 }
-            } else { launch clear(count);  count = size[0]; }
+            } else { launch clear(count);  count = size[round % 2]; }
         } while (count != 0);
         fin = True;
 
@@ -166,20 +168,31 @@ def expand_worklist(s: P.FixedPointLoop,
     those (where ``w.clear`` is None there is no clear launch: the sparse kernel cleared
     each entry's flag as it went).
 
-    So every run ends with ``next`` all False, and its stamps below its last round. A
-    fixedPoint that runs many times (inside a loop, a Dynamic program's batches) therefore
-    fills them only on its first run: its ``round`` is declared once, in ``hoisted`` (the
-    function's top), and the prologue becomes ``if (round == 0 || round > LIMIT) { fill stamp
-    = -1;  fill next = False;  round = 0; }`` (two n-long fills fewer per run; the stamps of
-    earlier runs lose to every later round's). The seed's fill of the flags (``w.fill``)
-    joins them: the last run left the flags all False.
+    ``size`` has two slots: round ``r`` (the compaction a round of its own) appends to (or
+    counts in) slot ``r % 2``, which is 0 then, and the host reads the count there. A sparse
+    round's first item zeroes the other slot (``QueueReset``), the count of the round
+    before, which the host read before the launch (the command queue is in order), so sparse
+    rounds take no reset command; before a dense round or a compaction (whose kernels have
+    no first item to spare) the host zeroes it. Both slots are 0 when the loop ends (the
+    last count read was 0, and the last round zeroed the other slot).
+
+    So every run ends with ``next`` all False, ``size`` 0 and its stamps below its last
+    round. A fixedPoint that runs many times (inside a loop, a Dynamic program's batches)
+    therefore fills them only on its first run: its ``round`` is declared once, in
+    ``hoisted`` (the function's top), and the prologue becomes ``if (round == 0 || round >
+    LIMIT) { fill stamp = -1;  fill size = 0;  fill next = False;  round = 0; }`` (two n-long
+    fills and a reset fewer per run; the stamps of earlier runs lose to every later round's;
+    the first queue goes to the slot the last round left 0). The seed's fill of the flags
+    (``w.fill``) joins them: the last run left the flags all False.
     """
-    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
+    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, length_slot
     loc, w = s.loc, s.worklist
     count = ir.VarRef(w.count, type=Scalar.INT, loc=loc)
     rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
-    size = P.DeviceRead(w.size, _int(0, loc), type=Scalar.INT, loc=loc)
-    reset = P.WriteElement(w.size, _int(0, loc), _int(0, loc), loc=loc)
+
+    size = P.DeviceRead(w.size, length_slot(rounds), type=Scalar.INT, loc=loc)
+    reset_next = P.WriteElement(w.size, length_slot(rounds, following=True), _int(0, loc),
+                                loc=loc)
     nodes = ir.GraphQuery("num_nodes", w.graph, type=Scalar.INT, loc=loc)
     limit = ir.Binary("/", nodes, _int(DENSE_DIVISOR, loc), type=Scalar.INT, loc=loc)
     crowded = ir.Binary(">", count, limit, type=Scalar.BOOL, loc=loc)
@@ -188,22 +201,32 @@ def expand_worklist(s: P.FixedPointLoop,
                             ir.Binary("<=", count, limit, type=Scalar.BOOL, loc=loc),
                             type=Scalar.BOOL, loc=loc)
     read_count = P.HostAssign(w.count, size, loc=loc)
+    next_round = P.HostReduce(w.round, "+", _int(1, loc), loc=loc)
 
     def block(*stmts: P.HostStmt) -> P.HostBlock:
         return P.HostBlock(stmts, loc=loc)
 
+    def at_round(launch: P.Launch) -> P.Launch:
+        """``launch`` given the round number where its kernel appends or counts."""
+        if not any(x.name == FRONTIER_ROUND for x in launch.kernel.scalars) or \
+                any(name == FRONTIER_ROUND for name, _ in launch.scalar_args):
+            return launch
+        return dataclasses.replace(launch, scalar_args=launch.scalar_args +
+                                   ((FRONTIER_ROUND, rounds),))
+
     def choice(sparse_stmts: Tuple[P.HostStmt, ...],
                dense_stmts: Tuple[P.HostStmt, ...]) -> P.HostIf:
         return P.HostIf(crowded, block(*dense_stmts), block(*sparse_stmts), loc=loc)
-    body: List[P.HostStmt] = [P.HostReduce(w.round, "+", _int(1, loc), loc=loc), reset]
-    for launch, (dense, sparse) in zip(s.body.stmts, w.launches):
+    body: List[P.HostStmt] = [next_round]
+    for at, (launch, (dense, sparse)) in enumerate(zip(s.body.stmts, w.launches)):
         body.append(choice(
             (P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
                       loc=launch.loc),),
-            (P.Launch(dense, loc=launch.loc),)))
+            ((reset_next,) if at == 0 else ()) + (at_round(P.Launch(dense, loc=launch.loc)),)))
     if launches_checked(s.body):
         body.append(P.CheckErrors(loc=loc))
-    compact = P.HostIf(sparse_next, block(reset, P.Launch(w.build, loc=loc), read_count),
+    compact = P.HostIf(sparse_next, block(next_round, reset_next,
+                                          at_round(P.Launch(w.build, loc=loc)), read_count),
                        None, loc=loc)
     body += [P.SwapArrays(s.current, s.next, loc=loc),
              P.SwapArrays(w.queue, w.next_queue, loc=loc),
@@ -212,14 +235,15 @@ def expand_worklist(s: P.FixedPointLoop,
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
     # the first queue: compacted from the flags, or appended by the launch that sets them
-    first_queue = w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc)
-    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(s.next, _bool(False, loc), loc=loc))
+    first_queue = at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))
+    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(w.size, _int(0, loc), loc=loc),
+             P.Fill(s.next, _bool(False, loc), loc=loc))
     if w.fill is not None:      # the seed's flag fill: a later run finds the flags False
         fills = (w.fill,) + fills
     if hoisted is None:
-        prologue = list(fills[:-1]) + [reset, first_queue,
-                                       P.HostDeclare(w.count, size, loc=loc),
-                                       P.HostDeclare(w.round, _int(0, loc), loc=loc), fills[-1]]
+        prologue = list(fills[:-1]) + [P.HostDeclare(w.round, _int(0, loc), loc=loc),
+                                       first_queue, P.HostDeclare(w.count, size, loc=loc),
+                                       fills[-1]]
     else:
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
         first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
@@ -227,7 +251,7 @@ def expand_worklist(s: P.FixedPointLoop,
                                     loc=loc), type=Scalar.BOOL, loc=loc)
         prologue = [P.HostIf(first, block(*fills, P.HostAssign(w.round, _int(0, loc), loc=loc)),
                              None, loc=loc),
-                    reset, first_queue, P.HostDeclare(w.count, size, loc=loc)]
+                    first_queue, P.HostDeclare(w.count, size, loc=loc)]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
 

@@ -123,13 +123,16 @@ class PlanPrinter(DSLPrinter):
                 "local": " [staged in local memory, one atomic per work-group]",
                 "gang": " [staged in gang-private memory, one atomic per gang]"}.get(s.form, "")
         return self.line(f"append{form} {self.expr(s.value)} to {s.queue.name} (length "
-                         f"{s.size.name});", indent)
+                         f"{s.size.name}[{self.expr(s.slot)}]);", indent)
 
     def _stmt_QueueCount(self, s: P.QueueCount, indent: int) -> List[str]:
         form = (" [counted in local (or gang-private) memory, one atomic per work-group (or "
                 "gang)]" if s.staged else
                 " [one atomic per group]" if s.per_group else "")
-        return self.line(f"count{form} 1 in {s.size.name};", indent)
+        return self.line(f"count{form} 1 in {s.size.name}[{self.expr(s.slot)}];", indent)
+
+    def _stmt_QueueReset(self, s: P.QueueReset, indent: int) -> List[str]:
+        return self.line(f"{s.size.name}[{self.expr(s.slot)}] = 0;", indent)
 
     # --- host statements -------------------------------------------------------------------
 

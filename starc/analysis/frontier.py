@@ -25,7 +25,7 @@ from starc.analysis.transfers import used_arrays
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar
 
-__all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "worklists",
+__all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
 
 #: A round whose queue holds more than n / DENSE_DIVISOR vertices launches over all vertices
@@ -38,6 +38,17 @@ DENSE_DIVISOR = 20
 #: of a ``"frontier"`` kernel) and the round number (the stamp an append claims).
 FRONTIER_COUNT = "frontier_count"
 FRONTIER_ROUND = "frontier_round"
+
+
+def length_slot(rounds: ir.Expr, following: bool = False) -> ir.Expr:
+    """The slot of a worklist's two-slot length that round ``rounds`` (never negative)
+    appends to or counts in: ``rounds % 2``; ``following``: the next round's, ``1 - rounds %
+    2``, which the round zeroes (``P.QueueReset``; ``control.expand_worklist``)."""
+    loc = rounds.loc
+    slot = ir.Binary("%", rounds, _int(2, loc), type=Scalar.INT, loc=loc)
+    if not following:
+        return slot
+    return ir.Binary("-", _int(1, loc), slot, type=Scalar.INT, loc=loc)
 
 
 def _int(value: int, loc) -> ir.Const:
@@ -130,7 +141,7 @@ class _Builder:
         self.queue = self._array(f"{base}_frontier")
         self.next_queue = self._array(f"{base}_frontier_nxt")
         self.stamp = self._array(f"{base}_queued")
-        self.size = P.DeviceArray(names.unique(f"{base}_frontier_size"), Scalar.INT, "one",
+        self.size = P.DeviceArray(names.unique(f"{base}_frontier_size"), Scalar.INT, "two",
                                   "flag")
         self.arrays += (self.size,)
         self.round = _scalar(FRONTIER_ROUND, self.loc)
@@ -158,6 +169,10 @@ class _Builder:
         self.kernels.append(made)
         return made
 
+    def slot(self, following: bool = False) -> ir.Expr:
+        """The slot of ``size`` a round appends to (``length_slot``)."""
+        return length_slot(self.round, following)
+
     def read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
         return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
 
@@ -167,7 +182,7 @@ class _Builder:
         the flag set's (the source maps send these lines to the DSL statement that set it)."""
         return P.AtomicMinMax("Max", self.read(self.stamp, vertex), self.round,
                               then=(P.QueueAppend(self.next_queue, self.size, vertex,
-                                                  loc=loc),),
+                                                  self.slot(), loc=loc),),
                               read_first=True, loc=loc)
 
     def flip(self, target: ir.PropRead, loc) -> ir.If:
@@ -177,7 +192,7 @@ class _Builder:
         setter, so the count is 0 exactly when the round set no flag. ``loc`` as in ``push``."""
         clear = ir.Unary("!", target, type=Scalar.BOOL, loc=loc)
         body = ir.Block((ir.Assign(target, _bool(True, loc), loc=loc),
-                         P.QueueCount(self.size, loc=loc)), loc=loc)
+                         P.QueueCount(self.size, self.slot(), loc=loc)), loc=loc)
         return ir.If(clear, body, loc=loc)
 
     def rewritten(self, body: ir.Block, dense: bool) -> ir.Block:
@@ -242,6 +257,13 @@ class _Builder:
         if clears:      # (``clears_own_flags``) the entry's flag, whether the filter held or not
             flag = ir.PropRead(self.loop.current.sym, vertex, type=Scalar.BOOL, loc=kernel.loc)
             stmts += (ir.Assign(flag, _bool(False, kernel.loc), loc=kernel.loc),)
+        # The first item zeroes the next round's slot of the length, which held the count of
+        # the round before (the host read it before this launch; the round has an item)
+        first = ir.Binary("==", ir.VarRef(item, type=Scalar.INT, loc=kernel.loc),
+                          _int(0, kernel.loc), type=Scalar.BOOL, loc=kernel.loc)
+        stmts += (ir.If(first, ir.Block((P.QueueReset(self.size, self.slot(following=True),
+                                                      loc=kernel.loc),), loc=kernel.loc),
+                        loc=kernel.loc),)
         sparse_body = ir.Block(stmts, loc=body.loc)
         sparse = self.kernel(f"{kernel.name}_sparse", item, "frontier", None, sparse_body,
                              kernel)
@@ -253,8 +275,8 @@ class _Builder:
         v = ir.VarRef(vertex, type=Scalar.INT, loc=loc)
         flag_set = ir.PropRead(loop.current.sym, v, type=Scalar.BOOL, loc=loc)
         build = self.kernel(f"{loop.current.name}_frontier_build", vertex, "nodes", flag_set,
-                            ir.Block((P.QueueAppend(self.queue, self.size, v, loc=loc),),
-                                     loc=loc))
+                            ir.Block((P.QueueAppend(self.queue, self.size, v, self.slot(),
+                                                    loc=loc),), loc=loc))
         clears = self.clears_own_flags()
         clear = None
         if not clears:
@@ -300,7 +322,7 @@ def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
                     builder = _Builder(state["plan"], stmt, symbols, names)
                     worklist = builder.worklist()
                     seed = seed_launch(stmts, stmt, worklist.queue, worklist.size,
-                                       builder.arrays, names)
+                                       builder.slot(), builder.arrays, names)
                     if seed is not None:    # the launch moves into the loop's two forms
                         at, launch, seeded, builder.arrays, filled = seed
                         fill = stmts[filled]

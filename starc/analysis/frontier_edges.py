@@ -41,6 +41,10 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
         return None, "its body does not start by reading its entry's vertex"
     vertex = entry.sym
     rest = stmts[1:]
+    # the round's reset of the next queue length (``QueueReset``) reads and races with nothing
+    resets = len(rest) > 1 and _resets_length(rest[-1], kernel.index)
+    if resets:
+        rest = rest[:-1]
     clears = len(rest) > 1 and _clears_entry_flag(rest[-1], vertex, rest[:-1])
     if clears:
         rest = rest[:-1]
@@ -67,7 +71,15 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     why = shared_between(rest)
     if why:
         return None, why
-    return P.FrontierEdges(tested, _work(vertex, rest), clears), ""
+    return P.FrontierEdges(tested, _work(vertex, rest), int(clears) + int(resets)), ""
+
+
+def _resets_length(stmt: ir.Stmt, item: ir.Symbol) -> bool:
+    """Whether ``stmt`` is ``if (item == 0) { QueueReset }`` (``frontier.py``)."""
+    return isinstance(stmt, ir.If) and stmt.orelse is None and \
+        isinstance(stmt.cond, ir.Binary) and stmt.cond.op == "==" and \
+        stmt.cond.left == ir.VarRef(item, type=item.type) and \
+        len(stmt.then.stmts) == 1 and isinstance(stmt.then.stmts[0], P.QueueReset)
 
 
 def _clears_entry_flag(stmt: ir.Stmt, vertex: ir.Symbol, before: Tuple[ir.Stmt, ...]) -> bool:

@@ -58,14 +58,14 @@ def _own_flag_set(kernel: P.Kernel, flag: ir.Symbol) -> Optional[ir.Assign]:
 
 
 def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.DeviceArray,
-                size: P.DeviceArray, arrays, names):
+                size: P.DeviceArray, slot: ir.Expr, arrays, names):
     """``(position in before, the launch as written, its seeding variant, arrays, the flag's
     fill's position in before)`` where the
     statements ``before`` the loop end in ``Fill(flag, False)``, fills of other arrays, a
     launch that sets the loop's flags (``_own_flag_set``) and ``_inert`` statements; else
     None. The variant appends
-    each vertex whose flag it sets to ``queue`` (counting in ``size``), so the queue holds
-    exactly the set flags, as ``build`` would make it."""
+    each vertex whose flag it sets to ``queue`` (counting in ``size[slot]``), so the queue
+    holds exactly the set flags, as ``build`` would make it."""
     flag = loop.current
     at = len(before) - 1
     while at >= 0 and _inert(before[at]):
@@ -85,7 +85,7 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
     target = _own_flag_set(kernel, flag.sym)
     if target is None:
         return None
-    append = P.QueueAppend(queue, size, target.target.index, loc=target.loc)
+    append = P.QueueAppend(queue, size, target.target.index, slot, loc=target.loc)
 
     def rewrite(node):
         if isinstance(node, ir.Block) and target in node.stmts:
@@ -96,8 +96,12 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
     errors = tuple(p.array for p in kernel.params
                    if p.array is not None and p.array.role == "error")
     params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
+    named = {x.name for x in kernel.scalars}
+    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(slot)
+                                      if isinstance(n, P.KernelScalar) and
+                                      n.name not in named}.values())
     seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
-                                 params=params)
+                                 params=params, scalars=scalars)
     return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
 
 

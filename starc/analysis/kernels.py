@@ -15,7 +15,7 @@ from starc.analysis.checks import insert_checks
 from starc.analysis.dead_locals import drop_dead_locals
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
-                                 KernelParam, KernelScalar, QueueAppend, QueueCount,
+                                 KernelParam, KernelScalar, QueueAppend, QueueCount, QueueReset,
                                  ScalarReduction, ScalarStore)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
@@ -163,9 +163,11 @@ class _Access:
             self.array(node.queue, written=True)
             self.array(node.size, written=True)
             self.visit(node.value)
+            self.visit(node.slot)
             return
-        if isinstance(node, QueueCount):
+        if isinstance(node, (QueueCount, QueueReset)):
             self.array(node.size, written=True)
+            self.visit(node.slot)
             return
         if isinstance(node, ir.PropRead):
             self.prop(node.prop)

@@ -82,6 +82,11 @@ def value_range(expr: ir.Expr) -> Optional[Range]:
         return (pick(left[0], right[0]), pick(left[1], right[1]))
     if isinstance(expr, ir.Binary) and expr.op in ("+", "-", "*"):
         return _combine(expr.op, value_range(expr.left), value_range(expr.right))
+    if isinstance(expr, ir.Binary) and expr.op == "%" and isinstance(expr.right, ir.Const) \
+            and expr.right.type in _BOUNDS and int(expr.right.value) > 0:
+        # C's remainder by c > 0 has the dividend's sign and a magnitude below c
+        divisor, left = int(expr.right.value), value_range(expr.left)
+        return (0 if left is not None and left[0] >= 0 else 1 - divisor, divisor - 1)
     if isinstance(expr, ir.Unary) and expr.op == "-":
         inner = value_range(expr.operand)
         return None if inner is None else (-inner[1], -inner[0])

@@ -47,19 +47,43 @@ def test_sssp_and_cc_get_a_worklist(name):
     assert both.topology.stmts == tuple(topology.host.stmts[-len(both.topology.stmts):])
 
 
+def _parity(expr, following: int) -> bool:
+    """Whether ``expr`` is ``round % 2`` (``following``: ``1 - round % 2``), ``round`` a host
+    or a kernel scalar."""
+    if following:
+        if not (isinstance(expr, ir.Binary) and expr.op == "-" and expr.left.value == 1):
+            return False
+        expr = expr.right
+    if not (isinstance(expr, ir.Binary) and expr.op == "%" and expr.right.value == 2):
+        return False
+    at = expr.left
+    return (isinstance(at, ir.VarRef) and at.sym.name == FRONTIER_ROUND) or \
+        (isinstance(at, P.KernelScalar) and at.name == FRONTIER_ROUND)
+
+
 def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
     loop = [s for s in host_nodes(choose_form(dsl_plan("sssp"), worklist=True).host)
             if isinstance(s, P.HostDoWhile)][0]
     kinds = [type(s).__name__ for s in loop.body.stmts]
-    assert kinds == ["HostReduce", "WriteElement", "HostIf", "SwapArrays", "SwapArrays",
-                     "HostIf"]
-    _, reset, launch, swap, swap_queues, after = loop.body.stmts
-    assert reset.array.name == "modified_frontier_size"
+    # no reset of the queue length before a sparse round: the round's kernel zeroes the slot
+    # the next round uses
+    assert kinds == ["HostReduce", "HostIf", "SwapArrays", "SwapArrays", "HostIf"]
+    next_round, launch, swap, swap_queues, after = loop.body.stmts
+    assert next_round.sym.name == FRONTIER_ROUND
     assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
-    [dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    [reset, dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    # a dense round's kernels have no first item to spare: the host zeroes the next slot
+    assert isinstance(reset, P.WriteElement) and reset.array.name == "modified_frontier_size"
+    assert reset.array.extent == "two" and _parity(reset.index, 1)
     assert (dense.kernel.extent, sparse.kernel.extent) == ("nodes", "frontier")
     assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND}
-    assert dense.scalar_args == ()
+    assert dict(dense.scalar_args).keys() == {FRONTIER_ROUND}
+    [zero] = [n for n in _walk(sparse.kernel.body) if isinstance(n, P.QueueReset)]
+    assert zero.size == reset.array and _parity(zero.slot, 1)
+    [first] = [n for n in _walk(sparse.kernel.body)
+               if isinstance(n, ir.If) and zero in n.then.stmts]
+    assert first.cond.op == "==" and first.cond.left.sym == sparse.kernel.index
+    assert first.cond.right.value == 0 and first in sparse.kernel.body.stmts
     assert (swap.a.name, swap.b.name) == ("modified", "modified_nxt")
     assert (swap_queues.a.name, swap_queues.b.name) == ("modified_frontier",
                                                          "modified_frontier_nxt")
@@ -69,10 +93,14 @@ def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
     fill, count, compact = after.then.stmts
     assert isinstance(fill, P.Fill) and fill.array.name == "modified_nxt"
     assert isinstance(count.value, P.DeviceRead) and count.value.array.name == reset.array.name
+    assert _parity(count.value.index, 0)
     assert compact.cond.op == "&&" and compact.orelse is None
     assert [c.op for c in (compact.cond.left, compact.cond.right)] == ["!=", "<="]
-    again, build, recount = compact.then.stmts
-    assert again == reset and build.kernel.name == "modified_frontier_build"
+    # the compaction is a round of its own: the next slot zeroed, the build appends to its
+    again, again_reset, build, recount = compact.then.stmts
+    assert again == next_round and again_reset == reset
+    assert build.kernel.name == "modified_frontier_build"
+    assert dict(build.scalar_args).keys() == {FRONTIER_ROUND}
     assert build.kernel.extent == "nodes" and recount == count
     # sparse: its appends are the new length; the sparse kernel cleared its entries' flags
     # (no clear launch: test_a_one_kernel_round_clears_its_entries_flags_in_that_kernel)
@@ -87,7 +115,7 @@ def test_a_one_kernel_round_clears_its_entries_flags_in_that_kernel():
     [loop] = _loops(dsl_plan("sssp", stop_after="frontier"))
     assert loop.worklist.clear is None
     [(_, sparse)] = loop.worklist.launches
-    entry, tested, cleared = sparse.body.stmts
+    entry, tested, cleared, _reset = sparse.body.stmts
     assert isinstance(tested, ir.If) and isinstance(cleared, ir.Assign)
     assert cleared.target.prop.name == "modified" and cleared.value.value is False
     assert cleared.target.index.sym == entry.sym
@@ -111,7 +139,7 @@ def test_a_round_whose_flags_are_read_elsewhere_keeps_its_clear_kernel(change, r
     assert text != SSSP
     loop = _structured(text)
     assert loop.worklist is not None and loop.worklist.clear is not None
-    assert all(not isinstance(sparse.body.stmts[-1], ir.Assign)
+    assert all(not isinstance(sparse.body.stmts[-2], ir.Assign)
                for _, sparse in loop.worklist.launches)
 
 
@@ -218,12 +246,46 @@ def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first
         names = [s.array.name for s in first.then.stmts if isinstance(s, P.Fill)]
         assert sum(n.endswith("_queued") for n in names) == 1
         assert sum(n.endswith("_nxt") for n in names) == 1
-        guarded += [n for n in names if not n.endswith(("_queued", "_nxt"))]
+        # (the queue length: a run leaves both its slots 0)
+        assert sum(n.endswith("_frontier_size") for n in names) == 1
+        guarded += [n for n in names if not n.endswith(("_queued", "_nxt", "_frontier_size"))]
     # (and the flags of the two seeded loops: ``test_a_seeded_fixedpoint_run_per_batch...``)
     assert sorted(guarded) == ["Decremental_modified", "Decremental_newly"]
     topology = choose_form(plan, worklist=False)
     assert not any(isinstance(s, P.HostDeclare) and s.sym.name == FRONTIER_ROUND
                    for s in host_nodes(topology.host))
+
+
+def test_a_batch_resets_a_queue_length_only_before_a_dense_round_or_a_compaction():
+    """dyn_sssp's three worklists, per batch: no reset of the queue length before a sparse
+    round nor at a rerun's start (a run leaves both slots 0; the sparse round's first item
+    zeroes the slot the next round uses), only before a dense round (in its branch) and a
+    compaction, and the fill of both slots on a loop's first run."""
+    chosen = choose_form(plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP"),
+                         worklist=True)
+    [batch] = [s for s in host_nodes(chosen.host) if isinstance(s, P.BatchLoop)]
+
+    def resets(stmt):
+        return [s for s in host_nodes(stmt) if isinstance(s, (P.WriteElement, P.Fill))
+                and s.array.name.endswith("_frontier_size")]
+    loops = [s for s in host_nodes(batch) if isinstance(s, P.HostDoWhile)]
+    assert len(loops) == 3
+    firsts = [s for s in host_nodes(batch) if isinstance(s, P.HostIf)
+              and isinstance(s.cond.left, ir.Binary) and s.cond.left.left.sym.name ==
+              FRONTIER_ROUND]
+    assert len(firsts) == 3 and all(len(resets(first)) == 1 for first in firsts)
+    assert all(isinstance(r, P.Fill) for first in firsts for r in resets(first))
+    allowed = {id(r) for first in firsts for r in resets(first)}
+    for loop in loops:
+        choices = [s for s in loop.body.stmts if isinstance(s, P.HostIf)]
+        compactions = [s for s in host_nodes(choices[-1].then) if isinstance(s, P.HostIf)]
+        assert len(compactions) == 1
+        for dense_first in (choices[0].then, compactions[0].then):
+            [reset] = resets(dense_first)
+            assert isinstance(reset, P.WriteElement) and dense_first.stmts.index(reset) <= 1
+            allowed.add(id(reset))
+        assert resets(choices[0].orelse) == []     # the sparse branch
+    assert {id(r) for r in resets(batch)} == allowed
 
 
 #: a fixedPoint on ``m`` relaxing ``d``, inside a loop

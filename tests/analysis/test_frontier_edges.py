@@ -28,7 +28,8 @@ def test_the_sparse_rounds_split_their_entries_edges(program, name, work):
     """The entry's vertex, its test (modified), then push loops: an entry's work is the sum
     of its loops' degrees (cc: out- then in-edges)."""
     split, why = frontier_edges(_kernel(program, name))
-    assert why == "" and split.tested and split.clears   # the entry's item clears its flag
+    # the entry's item clears its flag; the first item zeroes the next round's queue length
+    assert why == "" and split.tested and split.after == 2
     terms = [split.work] if split.work.__class__.__name__ == "GraphQuery" else \
         [split.work.left, split.work.right]
     assert [t.op for t in terms] == work
@@ -39,12 +40,12 @@ def test_a_clear_of_what_the_loops_read_is_no_flag_clear():
     other items still walk the entry's edges: only where no loop reads ``p``. Here the clear
     is moved onto ``dist``, which the push loop reads at ``v``: no split."""
     kernel = _kernel("sssp", "Compute_SSSP_forall_11_sparse")
-    entry, tested, cleared = kernel.body.stmts
+    entry, tested, cleared, reset = kernel.body.stmts
     dist = next(n for n in ir.walk(tested.then) if isinstance(n, ir.PropRead)
                 and n.prop.name == "dist" and n.index == cleared.target.index)
     moved = dataclasses.replace(cleared, target=dataclasses.replace(cleared.target,
                                                                      prop=dist.prop))
-    body = dataclasses.replace(kernel.body, stmts=(entry, tested, moved))
+    body = dataclasses.replace(kernel.body, stmts=(entry, tested, moved, reset))
     split, why = frontier_edges(dataclasses.replace(kernel, body=body))
     assert split is None and "not a sequence of neighbour loops" in why
 

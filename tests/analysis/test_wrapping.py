@@ -33,6 +33,11 @@ def _body_of(statement: str, declarations: str = "") -> list:
     ("v.a = 3 * 4 - 2;", []),
     ("v.a = (v + 1) * 2;", ["*"]),               # 2^32 - 2 does not fit an int
     ("v.a = Min(v, 7) - 9;", []),
+    ("v.a = 1 - v.a % 2;", []),                  # a remainder by c > 0 is within (-c, c)
+    ("v.a = v.a % 2 - 2147483647;", []),
+    ("v.a = v % 2 - 2147483647 - 1;", []),       # (of a non-negative dividend, not below 0)
+    ("v.a = v.a % 2 - 2147483647 - 1;", ["-"]),
+    ("v.a = v.a % k - 1;", ["-"]),               # (a divisor of unknown sign)
 ])
 def test_what_is_marked(statement, wrapped):
     assert [w.op for w in _body_of(statement)] == wrapped

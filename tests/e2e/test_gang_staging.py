@@ -149,7 +149,7 @@ def test_each_global_atomic_on_a_queue_length_is_once_per_gang(path):
         queues = set(re.findall(r"starc_staged_(\w+)_count = 0;", text))
         combines = 0
         for at, line in enumerate(lines):
-            if not re.search(r"starc_atomic\w*\(&\w+_size\[0\]", line):
+            if not re.search(r"starc_atomic\w*\(&\w+_size\[frontier_round % 2\]", line):
                 continue
             assert next(_openers(lines, at)).lstrip().startswith(
                 "for (int starc_chunk = 0; "), f"{name}: {line.strip()}"

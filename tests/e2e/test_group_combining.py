@@ -120,7 +120,7 @@ def _openers(lines, at: int):
 @pytest.mark.parametrize("program", GROUP_PROGRAMS)
 def test_each_global_combine_is_the_first_items_once_per_group(program):
     """Every global atomic on a reduction's device copy (``*_dev[0]``) or a worklist's length
-    (``*_size[0]``) is done by the work-group's first item, at the kernel's end: not in the
+    (``*_size[frontier_round % 2]``) is done by the work-group's first item, at the kernel's end: not in the
     item loop (the form without per-group combining) and not once per item. Only an append
     past the local queue's capacity takes its own slot (inside ``starc_stage_append``)."""
     assert sum(_first_items_combines(program, name, lines, "(int)get_local_id(0) == 0")
@@ -132,7 +132,7 @@ def _first_items_combines(program: str, name: str, lines, leader: str) -> int:
     ``lines`` has, each checked to be the first item's (under ``leader``), outside loops."""
     combines = 0
     for at, line in enumerate(lines):
-        if not re.search(r"atomic\w*\(&\w+_(dev|size)\[0\]", line):
+        if not re.search(r"atomic\w*\(&\w+_(dev\[0\]|size\[frontier_round % 2\])", line):
             continue
         blocks = [line] + list(_openers(lines, at))
         assert any(leader in block for block in blocks), f"{program} {name}: {line.strip()}"

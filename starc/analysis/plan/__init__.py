@@ -27,8 +27,8 @@ from __future__ import annotations
 from starc.analysis.plan.kernels import (
     ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, DeviceArray, KernelParam, ScalarReduction,
     Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop, RowScan, AtomicReduce,
-    AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount, CursorQuery, LiveSlot,
-    KernelScalar, DeviceRead, HostCheckedIndex,
+    AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount, QueueReset, CursorQuery,
+    LiveSlot, KernelScalar, DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
     HostStmt, HostBlock, HostDeclare, HostAssign, HostReduce, HostIf, HostWhile, HostDoWhile,
@@ -45,8 +45,8 @@ __all__ = [
     "ATOMIC_OPS", "GRAPH_ARRAYS", "ROW_ENDS", "BINNED_RUN", "DeviceArray", "KernelParam",
     "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
-    "QueueAppend", "QueueCount", "CursorQuery", "LiveSlot", "KernelScalar", "DeviceRead",
-    "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
+    "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "OrderByDegree",

@@ -335,8 +335,9 @@ class Worklist(Record):
     (built from the flags by ``build``, a kernel over nodes, at the start and after a dense
     round); sparse kernels append each vertex whose next flag they set to ``next_queue``, once
     per round: ``stamp[w]`` holds the last round that queued ``w`` and an atomic max of the
-    round number picks the one appender. ``size`` is the one-value append counter; dense
-    kernels only count in it the flags they flip (``QueueCount``). ``launches``: for each
+    round number picks the one appender. ``size`` is the append counter, two slots used by
+    alternate rounds (``frontier.length_slot``); dense kernels only count in it the flags they
+    flip (``QueueCount``). ``launches``: for each
     launch of the body, the ``(dense, sparse)`` variants: ``dense`` over all nodes, filtered
     as before; ``sparse`` (extent ``"frontier"``) one work item per queue entry. ``clear`` (extent ``"frontier"``)
     resets the next flags the last queue set instead of filling all of them; None where the

@@ -35,8 +35,9 @@ BINNED_RUN = 32
 class DeviceArray(Record):
     """One allocation on the device, made once before the algorithm and freed at the end.
 
-    ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m) or ``"one"`` (a
-    single value: a reduction target, a fixedPoint/BFS flag). ``role``: ``"graph"`` (a CSR
+    ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m), ``"one"`` (a
+    single value: a reduction target, a fixedPoint/BFS flag) or ``"two"`` (a worklist's
+    double-buffered length). ``role``: ``"graph"`` (a CSR
     array: offsets, targets, sources, rev_offsets, rev_sources, rev_edge_ids), ``"weight"``
     (a propEdge parameter bound to the file's weights), ``"result"`` (a propNode parameter),
     ``"local"`` (a declared property), ``"next"`` (the next-iteration buffer of a fixedPoint
@@ -230,12 +231,13 @@ class FrontierEdges(Record):
     ``body.stmts[1:]``. A work-group sums its entries' work (the loops' degrees, 0 where the
     test fails) in local memory and walks the group's edges a group at a time, each item
     finding its entry by a binary search over the prefix sums; ``work`` is an entry's work.
-    ``clears``: the body ends with the clear of the entry's own flag (``Worklist.clear`` is
-    None), which the entry's item runs after its test."""
+    ``after``: how many of the body's last statements the entry's item runs after its test:
+    the clear of the entry's own flag (``Worklist.clear`` is None), the round's reset of the
+    next round's queue length (``QueueReset``, in the first item)."""
 
     tested: bool
     work: ir.Expr
-    clears: bool = False
+    after: int = 0
 
 
 @record
@@ -369,14 +371,16 @@ class ScalarStore(ir.Stmt):
 
 @record
 class QueueAppend(ir.Stmt):
-    """``queue[old] = value`` where ``old`` is the value of ``size[0]`` that this work item
+    """``queue[old] = value`` where ``old`` is the value of ``size[slot]`` that this work item
     atomically increments by one (a fetch-and-add): a lock-free append to a worklist. The
     analysis guarantees at most ``queue``'s length appends per launch sequence
-    (``frontier.py``: one append per vertex and round)."""
+    (``frontier.py``: one append per vertex and round). ``size`` has two slots, used by
+    alternate rounds (``slot`` is the round's parity: ``QueueReset``)."""
 
     queue: DeviceArray
     size: DeviceArray
     value: ir.Expr
+    slot: ir.Expr
     #: (the specialize stage) ``group``: the work items of a lockstep group that append
     #: together take their slots with one fetch-and-add (each slot the old value plus the
     #: number of appending lanes below it); ``local``: staged in the work-group's queue in
@@ -388,10 +392,11 @@ class QueueAppend(ir.Stmt):
 
 @record
 class QueueCount(ir.Stmt):
-    """``size[0] += 1`` atomically, the old value unused: a dense round of a worklist counts
+    """``size[slot] += 1`` atomically, the old value unused: a dense round of a worklist counts
     the next flags it flips without appending (``frontier.py``)."""
 
     size: DeviceArray
+    slot: ir.Expr
     #: (the specialize stage) the atomic's form, as ``AtomicReduce.form``
     form: str = ""
     #: (the specialize stage) the work items of a lockstep group that count together add
@@ -400,6 +405,17 @@ class QueueCount(ir.Stmt):
     #: (the specialize stage) counted in local (gang-private) memory, the work-group's (gang's)
     #: count added with one atomic at its end (``QueueAppend.form`` ``local``, ``gang``)
     staged: bool = False
+
+
+@record
+class QueueReset(ir.Stmt):
+    """``size[slot] = 0``: a worklist's sparse round zeroes (in its first work item) the slot
+    of its queue's length that the next round appends to, the count of the round before it,
+    which the host read before the launch; so no reset command goes between rounds
+    (``control.expand_worklist``)."""
+
+    size: DeviceArray
+    slot: ir.Expr
 
 
 @record

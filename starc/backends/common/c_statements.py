@@ -129,13 +129,13 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
         return self.d.group_fold(acc.elem, acc.name, combine)
 
     # --- appends staged per work-group (``QueueAppend.form`` ``local``) ---------------------
-    def _stage(self, size: str, queue: Optional[str]) -> StagedQueue:
-        """The local queue (or count) of the worklist whose length is ``size``."""
+    def _stage(self, size: str, slot: str, queue: Optional[str]) -> StagedQueue:
+        """The local queue (or count) of the worklist whose length is ``size[slot]``."""
         staged = self.staged.get(size)
         if staged is None:
             self.ctx.features.add("atomic_add_int")
             self.ctx.features.add("staged_append")
-            length = self.d.address(size, "0")
+            length = self.d.address(size, slot)
             reserve = self.d.atomic("add", Scalar.INT, length, "{}")
             staged = self.staged[size] = StagedQueue(f"starc_staged_{size}", queue, length,
                                                      reserve)
@@ -395,9 +395,9 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
     def _stmt_QueueAppend(self, s: P.QueueAppend, depth: int):
         queue = self.ctx.array(s.queue, written=True)
         size = self.ctx.array(s.size, written=True)
-        length = self.d.address(size.name, "0")
+        length = self.d.address(size.name, self.expr(s.slot))
         if s.form in ("local", "gang"):
-            staged = self._stage(size.name, queue.name)
+            staged = self._stage(size.name, self.expr(s.slot), queue.name)
             return [self._line(depth, f"{self.d.staged_append(staged, self.expr(s.value))};"
                                       f"{self.comment(s)}")]
         if s.form == "group":
@@ -412,16 +412,22 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
 
     def _stmt_QueueCount(self, s: P.QueueCount, depth: int):
         size = self.ctx.array(s.size, written=True)
+        slot = self.expr(s.slot)
         if s.staged:
-            staged = self._stage(size.name, None)
+            staged = self._stage(size.name, slot, None)
             return [self._line(depth, f"{self.d.staged_count(staged)};{self.comment(s)}")]
         if s.per_group:
             self.ctx.features.add("group_append")
-            return [self._line(depth, f"{self.d.group_count(self.d.address(size.name, '0'))};"
+            return [self._line(depth, f"{self.d.group_count(self.d.address(size.name, slot))};"
                                       f"{self.comment(s)}")]
         self.ctx.features.add("atomic_add_int")
-        count = self._atomic(s.form, "add", Scalar.INT, self.d.address(size.name, "0"), "1")
+        count = self._atomic(s.form, "add", Scalar.INT, self.d.address(size.name, slot), "1")
         return [self._line(depth, f"{count};{self.comment(s)}")]
+
+    def _stmt_QueueReset(self, s: P.QueueReset, depth: int):
+        size = self.ctx.array(s.size, written=True)
+        return [self._line(depth, f"{self.d.index(size.name, self.expr(s.slot))} = 0;"
+                                  f"{self.comment(s)}")]
 
     def _stmt_ScalarStore(self, s: P.ScalarStore, depth: int):
         arg = self.ctx.array(s.array, written=True)

@@ -105,7 +105,7 @@ class _Row:
 def print_frontier(kernel, printer: CPrinter) -> FrontierCode:
     """The pieces of a worklist round's ``edges`` schedule (``plan.FrontierEdges``)."""
     split, stmts = kernel.frontier_edges, kernel.body.stmts
-    entry, after = stmts[0], stmts[-1:] if split.clears else ()
+    entry, after = stmts[0], stmts[len(stmts) - split.after:]
     stmts = stmts[:len(stmts) - len(after)]
     loops = stmts[1].then.stmts if split.tested else stmts[1:]
     printed = []

@@ -36,7 +36,7 @@ __all__ = ["HostStatementPrinter"]
 _EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
                  "nodes+1": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
                  "edges": ("{g}.num_edges", "{g}.num_edges", True),
-                 "one": ("1", "1", False)}
+                 "one": ("1", "1", False), "two": ("2", "2", False)}
 
 
 class HostStatementPrinter(UpdateStatements):

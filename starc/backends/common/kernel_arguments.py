@@ -103,8 +103,8 @@ class EdgeLoopCode:
 class FrontierCode:
     """A worklist round's ``edges`` schedule (``plan.FrontierEdges``), printed: ``entry``
     declares the entry's ``vertex`` (lines at depth 0), ``test`` ("" for none) says whether
-    it has work, ``loops`` its push loops, one after the other; ``after``: the clear of the
-    entry's own flag, which its item runs once it has tested it (``FrontierEdges.clears``)."""
+    it has work, ``loops`` its push loops, one after the other; ``after``: the statements its
+    item runs once it has tested it (``FrontierEdges.after``)."""
 
     entry: List[str]
     vertex: str

@@ -68,7 +68,7 @@ GANG_CHUNK_DEFAULT = 256
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
 #: The update arrays (a batch's updates, issue 31) are read only by the kernel over those
 #: updates, whose ``frontier_count`` items are the batch's.
-_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1",
+_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1", "two": "2",
             "updates": BOUNDS["frontier"]}
 
 

@@ -23,14 +23,14 @@ def test_golden_sssp_worklist_appends_one_atomic_per_warp():
     build = between(text, "__global__ void modified_frontier_build(", "\n}\n")
     assert build.endswith("""\
     if (!modified[v]) return;
-    modified_frontier[starc_warp_append(&modified_frontier_size[0])] = v;  // sssp.sp:10""")
+    modified_frontier[starc_warp_append(&modified_frontier_size[frontier_round % 2])] = v;  // sssp.sp:10""")
     sparse = between(text, "__global__ void Compute_SSSP_forall_11_sparse(", "\n}\n")
-    assert "modified_frontier_nxt[starc_warp_append(&modified_frontier_size[0])] = nbr;" \
-        in sparse
+    assert "modified_frontier_nxt[starc_warp_append(" \
+        "&modified_frontier_size[frontier_round % 2])] = nbr;" in sparse
     # no append or count is one atomic per thread any more
     assert "starc_atomic_add_int(" not in text
     dense = between(text, "__global__ void Compute_SSSP_forall_11_dense(", "\n}\n")
-    assert "starc_warp_count(&modified_frontier_size[0]);" in dense
+    assert "starc_warp_count(&modified_frontier_size[frontier_round % 2]);" in dense
     header = compile_path(DSL / "sssp.sp", "vertex").generated.files["starc_cuda.cuh"]
     assert "__device__ inline int starc_warp_append(int* length) {" in header
 

@@ -112,7 +112,8 @@ __global__ void Compute_SSSP_forall_11_dense(int n,
                                              const int* __restrict__ weight,
                                              const unsigned char* __restrict__ modified,
                                              unsigned char* __restrict__ modified_nxt,
-                                             int* __restrict__ modified_frontier_size) {
+                                             int* __restrict__ modified_frontier_size,
+                                             int frontier_round) {
     const int v = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (v >= n) return;
     if (!modified[v]) return;
@@ -123,7 +124,7 @@ __global__ void Compute_SSSP_forall_11_dense(int n,
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             if (!modified_nxt[nbr]) {
                 modified_nxt[nbr] = true;
-                starc_warp_count(&modified_frontier_size[0]);
+                starc_warp_count(&modified_frontier_size[frontier_round % 2]);
             }
         }
     }"""
@@ -146,7 +147,7 @@ def test_golden_push_loop_one_thread_per_edge():
         if (dist_new < dist[nbr] && starc_atomic_min_int(&dist[nbr], dist_new) > dist_new) {  // sssp.sp:14
             if (!modified_nxt[nbr]) {
                 modified_nxt[nbr] = true;
-                starc_warp_count(&modified_frontier_size[0]);
+                starc_warp_count(&modified_frontier_size[frontier_round % 2]);
             }
         }
     }"""
@@ -160,9 +161,9 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
     assert loop == """\
             do {  // sssp.sp:10
                 frontier_round += 1;
-                STARC_CUDA_CHECK(cudaMemset(d_modified_frontier_size, 0, sizeof(int) * 1), "sssp.sp:10");
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    Compute_SSSP_forall_11_dense<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                    starc_write_element(d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
+                    Compute_SSSP_forall_11_dense<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                     starc_launch_check("Compute_SSSP_forall_11_dense", "sssp.sp:11");
                 } else {
                     Compute_SSSP_forall_11_sparse<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
@@ -172,15 +173,16 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
                 std::swap(d_modified_frontier, d_modified_frontier_nxt);
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                     STARC_CUDA_CHECK(cudaMemset(d_modified_nxt, 0, sizeof(unsigned char) * g.num_nodes), "sssp.sp:10");
-                    frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
+                    frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                        STARC_CUDA_CHECK(cudaMemset(d_modified_frontier_size, 0, sizeof(int) * 1), "sssp.sp:10");
-                        modified_frontier_build<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
+                        frontier_round += 1;
+                        starc_write_element(d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
+                        modified_frontier_build<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
                         starc_launch_check("modified_frontier_build", "sssp.sp:10");
-                        frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
+                        frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     }
                 } else {
-                    frontier_count = starc_read_element(d_modified_frontier_size, 0, "sssp.sp:10");
+                    frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                 }
             } while (frontier_count != 0);"""
     # one count read per round; a dense round followed by a sparse one reads the compacted

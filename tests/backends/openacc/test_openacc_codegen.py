@@ -212,8 +212,8 @@ def test_golden_sssp_data_region():
             d_modified_queued = new int[std::max(g.num_nodes, 1)];
             #pragma acc enter data create(d_modified_queued[0:std::max(g.num_nodes, 1)])
             int* d_modified_frontier_size = nullptr;
-            d_modified_frontier_size = new int[1];
-            #pragma acc enter data create(d_modified_frontier_size[0:1])
+            d_modified_frontier_size = new int[2];
+            #pragma acc enter data create(d_modified_frontier_size[0:2])
             starc::Timer starc_timer;
             starc_timer.start();
             starc_fill(d_dist, INT_MAX, g.num_nodes);
@@ -223,18 +223,17 @@ def test_golden_sssp_data_region():
             d_dist[src] = 0;
             #pragma acc update device(d_dist[src:1])
             starc_fill(d_modified_queued, -1, g.num_nodes);
-            d_modified_frontier_size[0] = 0;
-            #pragma acc update device(d_modified_frontier_size[0:1])
-            modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
-            int frontier_count = starc_read_element(d_modified_frontier_size, 0);  // sssp.sp:10
+            starc_fill(d_modified_frontier_size, 0, 2);
             int frontier_round = 0;  // sssp.sp:10
+            modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
+            int frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);  // sssp.sp:10
             starc_fill(d_modified_nxt, false, g.num_nodes);
             do {  // sssp.sp:10
                 frontier_round += 1;
-                d_modified_frontier_size[0] = 0;
-                #pragma acc update device(d_modified_frontier_size[0:1])
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                    d_modified_frontier_size[1 - frontier_round % 2] = 0;
+                    #pragma acc update device(d_modified_frontier_size[1 - frontier_round % 2:1])
+                    Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                 } else {
                     Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
                 }
@@ -242,15 +241,16 @@ def test_golden_sssp_data_region():
                 std::swap(d_modified_frontier, d_modified_frontier_nxt);
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                     starc_fill(d_modified_nxt, false, g.num_nodes);
-                    frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                    frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                        d_modified_frontier_size[0] = 0;
-                        #pragma acc update device(d_modified_frontier_size[0:1])
-                        modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
-                        frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                        frontier_round += 1;
+                        d_modified_frontier_size[1 - frontier_round % 2] = 0;
+                        #pragma acc update device(d_modified_frontier_size[1 - frontier_round % 2:1])
+                        modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
+                        frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);
                     }
                 } else {
-                    frontier_count = starc_read_element(d_modified_frontier_size, 0);
+                    frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);
                 }
             } while (frontier_count != 0);
             #pragma acc update self(d_dist[0:g.num_nodes])

@@ -55,7 +55,7 @@ def test_golden_sssp_min_atomic():
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if ((int)get_local_id(0) == 0) {
-        if (starc_staged_modified_frontier_size_count != 0) starc_atomic_add_int(&modified_frontier_size[0], starc_staged_modified_frontier_size_count);
+        if (starc_staged_modified_frontier_size_count != 0) starc_atomic_add_int(&modified_frontier_size[frontier_round % 2], starc_staged_modified_frontier_size_count);
     }"""
 
 
@@ -101,12 +101,12 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     assert _between(cpp, "            do {  // sssp.sp:10", "            starc_copy_to_host") == """\
             do {  // sssp.sp:10
                 frontier_round += 1;
-                starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
                     if (starc_lockstep) {
-                        Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size);
+                        Compute_SSSP_forall_11_dense_lockstep(starc_device, kernel_Compute_SSSP_forall_11_dense_lockstep, "sssp.sp:11", g.num_edges, d_targets, d_sources, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                     } else {
-                        Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, d_dist_pushed);
+                        Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, d_dist_pushed, frontier_round);
                     }
                 } else {
                     if (starc_lockstep) {
@@ -119,14 +119,15 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                 std::swap(d_modified_frontier, d_modified_frontier_nxt);
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                     starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
-                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                        starc_write_element<int>(starc_device, d_modified_frontier_size, 0, 0, "sssp.sp:10");
-                        modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size);
-                        frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                        frontier_round += 1;
+                        starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
+                        modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
+                        frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                     }
                 } else {
-                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, 0, "sssp.sp:10");
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
                 }
             } while (frontier_count != 0);
 """
@@ -163,7 +164,8 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
                                          cl_mem modified,
                                          cl_mem modified_nxt,
                                          cl_mem modified_frontier_size,
-                                         cl_mem dist_pushed) {
+                                         cl_mem dist_pushed,
+                                         cl_int frontier_round) {
     starc_set_arg(kernel, 0, n, where);
     starc_set_arg(kernel, 1, offsets, where);
     starc_set_arg(kernel, 2, targets, where);
@@ -173,6 +175,7 @@ static void Compute_SSSP_forall_11_dense(const starc_opencl& device,
     starc_set_arg(kernel, 6, modified_nxt, where);
     starc_set_arg(kernel, 7, modified_frontier_size, where);
     starc_set_arg(kernel, 8, dist_pushed, where);
+    starc_set_arg(kernel, 9, frontier_round, where);
     starc_launch(device, kernel, n, where);"""
     # a worklist kernel launches one work item per queue entry
     assert "    starc_launch(device, kernel, frontier_count, where);" in cpp
