@@ -145,7 +145,7 @@ def _program_argv(graph: str, undirected: bool, params: Dict[str, str],
     return argv
 
 
-def _run_reference(comp, sink, graph, undirected, params, out, time,
+def _run_reference(comp, graph, undirected, params, out, time,
                    max_vertices=None, trials=1, updates=None) -> int:
     from starc.graphs import load_graph
     from starc.inputs import check_output_file, write_file
@@ -234,7 +234,7 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
                          f"{comp.function.name})")
     if backend_name == "reference":
         sink.emit()
-        return _run_reference(comp, sink, graph, undirected, params, out, time, max_vertices,
+        return _run_reference(comp, graph, undirected, params, out, time, max_vertices,
                               trials, updates)
     built = build(comp, sink, options, use_cache=use_cache)
     sink.emit()
