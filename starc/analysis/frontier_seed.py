@@ -100,17 +100,22 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
             stmts = [x for s in node.stmts for x in ((s, append) if s == target else (s,))]
             return dataclasses.replace(node, stmts=tuple(stmts))
         return None
-    body = ir.transform(kernel.body, rewrite)
+    seeded, arrays = _variant(kernel, ir.transform(kernel.body, rewrite), arrays, names)
+    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
+
+
+def _variant(kernel: P.Kernel, body: ir.Block, arrays, names):
+    """``(kernel with body, arrays)``: the seeding variant ``<name>_seed``, its parameters and
+    by-value scalars (the round its appends claim) those of the new body."""
     errors = tuple(p.array for p in kernel.params
                    if p.array is not None and p.array.role == "error")
     params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
     named = {x.name for x in kernel.scalars}
-    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(slot)
+    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(body)
                                       if isinstance(n, P.KernelScalar) and
                                       n.name not in named}.values())
-    seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
-                                 params=params, scalars=scalars)
-    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
+    return dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
+                               params=params, scalars=scalars), arrays
 
 
 def fill_once(host: P.HostBlock, loop: P.FixedPointLoop, fill: P.Fill,
@@ -210,18 +215,11 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     body = ir.transform(kernel.body, rewrite)
     if len(placed) != len(sets):
         return None
-    errors = tuple(p.array for p in kernel.params
-                   if p.array is not None and p.array.role == "error")
-    params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
-    named = {x.name for x in kernel.scalars}
-    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(body)
-                                      if isinstance(n, P.KernelScalar) and
-                                      n.name not in named}.values())
-    seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
-                                 params=params, scalars=scalars)
+    seeded, arrays = _variant(kernel, body, arrays, names)
     loc = launch.loc
     rounds = ir.VarRef(w.round, type=w.round.type, loc=loc)
-    added = tuple((x.name, rounds) for x in scalars if x.name not in named)
+    named = {x.name for x in kernel.scalars}
+    added = tuple((x.name, rounds) for x in seeded.scalars if x.name not in named)
     worklist = P.HostBlock((first_run(w, loop.next, loc),
                             P.HostReduce(w.round, "+", ir.Const(1, type=w.round.type, loc=loc),
                                          loc=loc),
