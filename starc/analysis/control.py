@@ -134,16 +134,19 @@ def expand_fixedpoint(s: P.FixedPointLoop,
                              first_queue=s.worklist.update_seed, loc=s.loc)]
 
 
-def first_run(w: P.Worklist, following: P.DeviceArray, loc) -> P.HostIf:
+def first_run(w: P.Worklist, following: P.DeviceArray, loc, seed: bool = False) -> P.HostIf:
     """``if (round == 0 || round > LIMIT) { fill stamp = -1;  fill size = 0;  fill next =
     False;  round = 0; }``: the worklist state of a fixedPoint that runs many times, set up on
     its first run (and when its round count grows past the limit); ``following`` is the loop's
-    next flags, and the seed's flag fill (``w.fill``) joins them (``expand_worklist``)."""
+    next flags, and the seed's flag fill (``w.fill``) joins them (``expand_worklist``).
+    ``seed``: the copy before an update kernel's ``round += 1`` (``frontier_seed``) tests
+    ``round >= LIMIT``, so that the loop's own test after that seed never holds (it would
+    empty the seeded queue)."""
     rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
     fills = _fills(w, following, loc)
     first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
-                      ir.Binary(">", rounds, _int(_ROUND_LIMIT, loc), type=Scalar.BOOL,
-                                loc=loc), type=Scalar.BOOL, loc=loc)
+                      ir.Binary(">=" if seed else ">", rounds, _int(_ROUND_LIMIT, loc),
+                                type=Scalar.BOOL, loc=loc), type=Scalar.BOOL, loc=loc)
     return P.HostIf(first, P.HostBlock(fills + (P.HostAssign(w.round, _int(0, loc), loc=loc),),
                                        loc=loc), None, loc=loc)
 

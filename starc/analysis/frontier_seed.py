@@ -177,7 +177,8 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     worklist's stamp with the round, the winner appends to ``w.queue``) makes the first queue.
     The returned UpdateLoop launches, in the worklist form (a ``DataDrivenLoop`` with
     ``seed``), the worklist's first-run set-up (``control.first_run``: its stamps and length
-    are the loop's own, so it goes before the seed), ``round += 1`` (every stamp of an earlier
+    are the loop's own, so it goes before the seed; past the limit a round sooner, so the
+    loop's own set-up never empties the seeded queue), ``round += 1`` (every stamp of an earlier
     run is below the new round: a run's last round appends nothing; the first queue goes to
     the new round's slot, which the last run left 0) and the variant; the topology form the
     launch as written. Where the batch has no updates of the kind, the loop's own prologue
@@ -220,7 +221,7 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     rounds = ir.VarRef(w.round, type=w.round.type, loc=loc)
     named = {x.name for x in kernel.scalars}
     added = tuple((x.name, rounds) for x in seeded.scalars if x.name not in named)
-    worklist = P.HostBlock((first_run(w, loop.next, loc),
+    worklist = P.HostBlock((first_run(w, loop.next, loc, seed=True),
                             P.HostReduce(w.round, "+", ir.Const(1, type=w.round.type, loc=loc),
                                          loc=loc),
                             dataclasses.replace(launch, kernel=seeded,

@@ -501,6 +501,9 @@ def test_the_batchs_update_kernel_appends_the_incremental_first_queue():
                 if isinstance(s, P.UpdateLoop) and s.kind == "add"]
     stmts = update.body.stmts
     assert isinstance(stmts[0], P.HostIf)       # the first run's stamps and length, first
+    # (past the round limit a round sooner than the loop's own test after the seed's round,
+    # which would empty the seeded queue)
+    assert stmts[0].cond.right.op == ">="
     assert isinstance(stmts[1], P.HostReduce) and stmts[1].sym.name == FRONTIER_ROUND
     launch = stmts[2]
     assert launch.kernel.name == "DynSSSP_updates_93_seed"
