@@ -25,7 +25,7 @@ from starc.analysis import plan as P
 from starc.analysis.control import first_run
 from starc.analysis.host_tree import walk_host
 from starc.analysis.kernels import kernel_params
-from starc.analysis.loop_fills import touches
+from starc.analysis.loop_fills import leaves, touches
 from starc.ir import nodes as ir
 
 __all__ = ["seed_launch", "fill_once", "update_seed"]
@@ -170,7 +170,8 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     """``(position in before, the UpdateLoop, its seeding kernel, arrays, why)`` where the
     statements ``before`` the loop end in an ``UpdateLoop`` whose one launch sets the loop's
     flags only to True (``_sets_only``), then graph updates and ``_inert`` statements, and the
-    last statement before it that touches the flag fills it False; else None.
+    last statement before it that touches the flag leaves it all False (a fill, or a
+    fixedPoint on it: ``loop_fills.leaves``); else None.
 
     Then the flags set at the loop's start are exactly the vertices that kernel flagged, so a
     variant that appends each of them once (``push(index, loc)``: an atomic max of the
@@ -196,10 +197,8 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     launch = update.body.stmts[0]
     kernel = launch.kernel
     sets = _sets_only(kernel, flag.sym)
-    fill = next((s for s in reversed(before[:at]) if touches(s, flag.name)), None)
-    if sets is None or not (isinstance(fill, P.Fill) and fill.array.name == flag.name and
-                            isinstance(fill.value, ir.Const) and
-                            fill.value.value in (False, 0)):
+    last = next((s for s in reversed(before[:at]) if touches(s, flag.name)), None)
+    if sets is None or last is None or leaves(last, flag.name) not in (False, 0):
         return None
     placed = []
 
@@ -230,7 +229,9 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     both = P.DataDrivenLoop(worklist, update.body, seed=True, loc=loc)
     why = (f"appended by the batch's update kernel at line {kernel.loc.line} as it sets "
            f"'{flag.name}' ({seeded.name}, each vertex once by the worklist's stamp, in a "
-           f"round of its own), not by a scan of the n flags: '{flag.name}' is filled False "
-           f"at line {fill.loc.line} and nothing but that kernel sets it before the loop")
+           f"round of its own), not by a scan of the n flags: '{flag.name}' is "
+           + (f"filled False at line {last.loc.line}" if isinstance(last, P.Fill) else
+              f"left all False by the fixedPoint on it at line {last.loc.line}")
+           + " and nothing but that kernel sets it before the loop")
     return (at, dataclasses.replace(update, body=P.HostBlock((both,), loc=update.body.loc)),
             seeded, arrays, why)

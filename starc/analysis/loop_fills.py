@@ -17,7 +17,7 @@ from starc.analysis import plan as P
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
 from starc.ir import nodes as ir
 
-__all__ = ["drop_redundant_fills", "touches"]
+__all__ = ["drop_redundant_fills", "touches", "leaves"]
 
 
 def _constant(fill: P.HostStmt) -> Optional[object]:
@@ -54,7 +54,7 @@ def touches(stmt: P.HostStmt, name: str) -> bool:
     return False
 
 
-def _leaves(stmt: P.HostStmt, name: str) -> Optional[object]:
+def leaves(stmt: P.HostStmt, name: str) -> Optional[object]:
     """The value every element of ``name`` holds after ``stmt``, where ``stmt`` sets them all:
     a fill by a constant, or a fixedPoint on the flag ``name`` (it exits with the flags all
     False: ``until (fin : !name)``, in either form; no ``break`` leaves one, E0406)."""
@@ -70,7 +70,7 @@ def _last_value(stmts: Sequence[P.HostStmt], name: str) -> Optional[object]:
     whole (None where unknown)."""
     for stmt in reversed(stmts):
         if touches(stmt, name):
-            return _leaves(stmt, name)
+            return leaves(stmt, name)
     return None
 
 

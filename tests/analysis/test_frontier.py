@@ -540,3 +540,50 @@ def test_the_incremental_first_queue_is_built_where_the_update_kernel_cannot_app
     text = dsl_text("dynamic/dyn_sssp")
     assert _update_seeded(text).update_seed
     assert not _update_seeded(_changed(text, change, reason)).update_seed
+
+
+#: the fuzzer's shape (tests/fuzz/dynamic_programs.py): the batch recomputes from src by a
+#: fixedPoint on the same flag before its OnAdd, which leaves the flag all False
+AFTER_A_LOOP = """
+function Relax(Graph g, propNode<int> dist, propEdge<int> weight, propNode<bool> modified) {
+    bool finished = False;
+    fixedPoint until (finished : !modified) {
+        forall (v in g.nodes().filter(modified == True)) {
+            forall (nbr in g.neighbors(v)) {
+                edge e = g.get_edge(v, nbr);
+                <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;
+            }
+        }
+    }
+}
+Dynamic DynSSSP(Graph g, propNode<int> dist, propEdge<int> weight, updates<g> U,
+                int batchSize, node src) {
+    propNode<bool> modified;
+    Batch (U : batchSize) {
+        g.updateCSRDel(U);
+        g.attachNodeProperty(dist = INF, modified = False);
+        src.dist = 0;
+        src.modified = True;
+        Relax(g, dist, weight, modified);
+        OnAdd (u in U.currentBatch()) : {
+            node s = u.source;
+            if (s.dist != INF) {
+                s.modified = True;
+            }
+        }
+        g.updateCSRAdd(U);
+        Relax(g, dist, weight, modified);
+    }
+}
+"""
+
+
+def test_a_fixedpoint_on_the_flag_before_the_update_kernel_leaves_it_false_for_the_seed():
+    """The last statement before the OnAdd kernel that touches the flag is a fixedPoint on it,
+    which exits with the flags all False: the update kernel appends the first queue; a
+    statement between them that sets the flag stops it."""
+    assert "left all False by the fixedPoint on it" in _update_seeded(AFTER_A_LOOP).update_seed
+    changed = _changed(AFTER_A_LOOP, "        OnAdd (u in U.currentBatch()) : {\n",
+                       "        src.modified = True;\n"
+                       "        OnAdd (u in U.currentBatch()) : {\n")
+    assert not _update_seeded(changed).update_seed
