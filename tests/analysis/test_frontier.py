@@ -543,28 +543,19 @@ def test_the_incremental_first_queue_is_built_where_the_update_kernel_cannot_app
 
 
 #: the fuzzer's shape (tests/fuzz/dynamic_programs.py): the batch recomputes from src by a
-#: fixedPoint on the same flag before its OnAdd, which leaves the flag all False
-AFTER_A_LOOP = """
-function Relax(Graph g, propNode<int> dist, propEdge<int> weight, propNode<bool> modified) {
-    bool finished = False;
-    fixedPoint until (finished : !modified) {
-        forall (v in g.nodes().filter(modified == True)) {
-            forall (nbr in g.neighbors(v)) {
-                edge e = g.get_edge(v, nbr);
-                <nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>;
-            }
-        }
-    }
-}
-Dynamic DynSSSP(Graph g, propNode<int> dist, propEdge<int> weight, updates<g> U,
-                int batchSize, node src) {
+#: fixedPoint on the same flag before its OnAdd, which leaves the flag all False (dyn_sssp's
+#: Relax)
+_DYN_SSSP = dsl_text("dynamic/dyn_sssp")
+AFTER_A_LOOP = _DYN_SSSP[_DYN_SSSP.index("function Relax("):_DYN_SSSP.index("Static ")] + """
+Dynamic DynSSSP(Graph g, propNode<int> dist, propNode<node> parent, propEdge<int> weight,
+                updates<g> U, int batchSize, node src) {
     propNode<bool> modified;
     Batch (U : batchSize) {
         g.updateCSRDel(U);
         g.attachNodeProperty(dist = INF, modified = False);
         src.dist = 0;
         src.modified = True;
-        Relax(g, dist, weight, modified);
+        Relax(g, dist, parent, weight, modified);
         OnAdd (u in U.currentBatch()) : {
             node s = u.source;
             if (s.dist != INF) {
@@ -572,7 +563,7 @@ Dynamic DynSSSP(Graph g, propNode<int> dist, propEdge<int> weight, updates<g> U,
             }
         }
         g.updateCSRAdd(U);
-        Relax(g, dist, weight, modified);
+        Relax(g, dist, parent, weight, modified);
     }
 }
 """
