@@ -62,7 +62,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = ["place_loop_checks", "expand_loops", "expand_fixedpoint", "expand_bfs",
-           "flag_raised", "launches_checked"]
+           "first_run", "flag_raised", "launches_checked"]
 
 
 def place_loop_checks(host: P.HostBlock) -> P.HostBlock:
@@ -130,7 +130,33 @@ def expand_fixedpoint(s: P.FixedPointLoop,
     if s.worklist.fill is not None:
         topology = [s.worklist.fill] + topology
     return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
-                             P.HostBlock(tuple(topology), loc=s.loc), loc=s.loc)]
+                             P.HostBlock(tuple(topology), loc=s.loc),
+                             first_queue=s.worklist.update_seed, loc=s.loc)]
+
+
+def first_run(w: P.Worklist, following: P.DeviceArray, loc, seed: bool = False) -> P.HostIf:
+    """``if (round == 0 || round > LIMIT) { fill stamp = -1;  fill size = 0;  fill next =
+    False;  round = 0; }``: the worklist state of a fixedPoint that runs many times, set up on
+    its first run (and when its round count grows past the limit); ``following`` is the loop's
+    next flags, and the seed's flag fill (``w.fill``) joins them (``expand_worklist``).
+    ``seed``: the copy before an update kernel's ``round += 1`` (``frontier_seed``) tests
+    ``round >= LIMIT``, so that the loop's own test after that seed never holds (it would
+    empty the seeded queue)."""
+    rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
+    fills = _fills(w, following, loc)
+    first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
+                      ir.Binary(">=" if seed else ">", rounds, _int(_ROUND_LIMIT, loc),
+                                type=Scalar.BOOL, loc=loc), type=Scalar.BOOL, loc=loc)
+    return P.HostIf(first, P.HostBlock(fills + (P.HostAssign(w.round, _int(0, loc), loc=loc),),
+                                       loc=loc), None, loc=loc)
+
+
+def _fills(w: P.Worklist, following: P.DeviceArray, loc) -> Tuple[P.HostStmt, ...]:
+    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(w.size, _int(0, loc), loc=loc),
+             P.Fill(following, _bool(False, loc), loc=loc))
+    if w.fill is not None:      # the seed's flag fill: a later run finds the flags False
+        fills = (w.fill,) + fills
+    return fills
 
 
 #: a round count a worklist kept across its runs starts again (its stamps refilled) past this
@@ -183,7 +209,10 @@ def expand_worklist(s: P.FixedPointLoop,
     LIMIT) { fill stamp = -1;  fill size = 0;  fill next = False;  round = 0; }`` (two n-long
     fills and a reset fewer per run; the stamps of earlier runs lose to every later round's;
     the first queue goes to the slot the last round left 0). The seed's fill of the flags
-    (``w.fill``) joins them: the last run left the flags all False.
+    (``w.fill``) joins them: the last run left the flags all False. Where the batch's update
+    kernel appends the first queue (``w.update_seed``), it runs that set-up itself, then
+    ``round += 1`` and its launch (``frontier_seed.update_seed``), and the prologue here only
+    reads the count (0 where the batch had no such update: the set-up ran here).
     """
     from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, length_slot
     loc, w = s.loc, s.worklist
@@ -235,23 +264,19 @@ def expand_worklist(s: P.FixedPointLoop,
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
     # the first queue: compacted from the flags, or appended by the launch that sets them
-    first_queue = at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))
-    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(w.size, _int(0, loc), loc=loc),
-             P.Fill(s.next, _bool(False, loc), loc=loc))
-    if w.fill is not None:      # the seed's flag fill: a later run finds the flags False
-        fills = (w.fill,) + fills
+    # (by the batch's update kernel: in the queue already, ``w.update_seed``)
+    first_queue = [] if w.update_seed else \
+        [at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))]
+    fills = _fills(w, s.next, loc)
     if hoisted is None:
+        assert not w.update_seed, "an update kernel seeds only a loop of a Batch"
         prologue = list(fills[:-1]) + [P.HostDeclare(w.round, _int(0, loc), loc=loc),
-                                       first_queue, P.HostDeclare(w.count, size, loc=loc),
+                                       *first_queue, P.HostDeclare(w.count, size, loc=loc),
                                        fills[-1]]
     else:
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
-        first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
-                          ir.Binary(">", rounds, _int(_ROUND_LIMIT, loc), type=Scalar.BOOL,
-                                    loc=loc), type=Scalar.BOOL, loc=loc)
-        prologue = [P.HostIf(first, block(*fills, P.HostAssign(w.round, _int(0, loc), loc=loc)),
-                             None, loc=loc),
-                    first_queue, P.HostDeclare(w.count, size, loc=loc)]
+        prologue = [first_run(w, s.next, loc), *first_queue,
+                    P.HostDeclare(w.count, size, loc=loc)]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
 

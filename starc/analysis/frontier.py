@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
-from starc.analysis.frontier_seed import fill_once, seed_launch
+from starc.analysis.frontier_seed import fill_once, seed_launch, update_seed
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
@@ -176,12 +176,14 @@ class _Builder:
     def read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
         return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
 
-    def push(self, vertex: ir.Expr, loc) -> P.AtomicMinMax:
+    def push(self, vertex: ir.Expr, loc, first: bool = False) -> P.AtomicMinMax:
         """Claim ``vertex`` for this round (stamp it with the round number; only the work item
-        whose atomic max raises the stamp wins) and append it to the next queue. ``loc`` is
-        the flag set's (the source maps send these lines to the DSL statement that set it)."""
+        whose atomic max raises the stamp wins) and append it to the next queue (``first``:
+        the current one, as a seed making the first queue). ``loc`` is the flag set's (the
+        source maps send these lines to the DSL statement that set it)."""
+        queue = self.queue if first else self.next_queue
         return P.AtomicMinMax("Max", self.read(self.stamp, vertex), self.round,
-                              then=(P.QueueAppend(self.next_queue, self.size, vertex,
+                              then=(P.QueueAppend(queue, self.size, vertex,
                                                   self.slot(), loc=loc),),
                               read_first=True, loc=loc)
 
@@ -332,6 +334,14 @@ def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
                             del stmts[filled]
                             worklist = dataclasses.replace(worklist, fill=fill)
                         builder.kernels.append(seeded.kernel)
+                    else:       # or the batch's update kernel appends the first queue
+                        seed = update_seed(stmts, stmt, worklist,
+                                           lambda v, loc: builder.push(v, loc, first=True),
+                                           builder.arrays, names)
+                        if seed is not None:
+                            at, stmts[at], kernel, builder.arrays, why = seed
+                            worklist = dataclasses.replace(worklist, update_seed=why)
+                            builder.kernels.append(kernel)
                     stmt = dataclasses.replace(stmt, worklist=worklist)
                     state["plan"] = dataclasses.replace(state["plan"], arrays=builder.arrays)
                     state["kernels"] += tuple(builder.kernels)

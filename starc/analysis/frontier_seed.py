@@ -1,4 +1,5 @@
-"""A worklist's first queue appended by the kernel that sets its flags (``Worklist.seed``).
+"""A worklist's first queue appended by the kernel that sets its flags (``Worklist.seed``,
+``Worklist.update_seed``).
 
 A data-driven fixedPoint starts by compacting its current flags into the queue: ``build``,
 a kernel over every vertex. Where the flags were just filled False and then one kernel over
@@ -8,19 +9,26 @@ vertices it reached), that kernel knows the queue already: a variant of it appen
 vertex where it sets the flag, and the build's scan over all n vertices goes (a launch and
 an n-long scan fewer per run of the loop; on PoCL 100-400 us at Kronecker 18). The variant
 runs only in the worklist form; the topology form (MPI) launches the kernel as written.
+
+A Dynamic batch's update kernel (``OnAdd (u in ...) : { ... s.modified = True; }``) flags
+vertices at computed indices, several updates the same one, with the graph update between it
+and the loop: ``update_seed`` gives it a variant that appends each vertex it flags once (the
+worklist's stamp, with a round of its own) where the batch filled the flag False before it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from starc.analysis import plan as P
+from starc.analysis.control import first_run
 from starc.analysis.host_tree import walk_host
 from starc.analysis.kernels import kernel_params
+from starc.analysis.loop_fills import leaves, touches
 from starc.ir import nodes as ir
 
-__all__ = ["seed_launch", "fill_once"]
+__all__ = ["seed_launch", "fill_once", "update_seed"]
 
 _LOOPS = (ir.Loop, ir.While, ir.DoWhile)
 
@@ -92,17 +100,22 @@ def seed_launch(before: List[P.HostStmt], loop: P.FixedPointLoop, queue: P.Devic
             stmts = [x for s in node.stmts for x in ((s, append) if s == target else (s,))]
             return dataclasses.replace(node, stmts=tuple(stmts))
         return None
-    body = ir.transform(kernel.body, rewrite)
+    seeded, arrays = _variant(kernel, ir.transform(kernel.body, rewrite), arrays, names)
+    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
+
+
+def _variant(kernel: P.Kernel, body: ir.Block, arrays, names):
+    """``(kernel with body, arrays)``: the seeding variant ``<name>_seed``, its parameters and
+    by-value scalars (the round its appends claim) those of the new body."""
     errors = tuple(p.array for p in kernel.params
                    if p.array is not None and p.array.role == "error")
     params, arrays = kernel_params(arrays, kernel.index, kernel.guard, body, errors)
     named = {x.name for x in kernel.scalars}
-    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(slot)
+    scalars = kernel.scalars + tuple({n.name: n for n in ir.walk(body)
                                       if isinstance(n, P.KernelScalar) and
                                       n.name not in named}.values())
-    seeded = dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
-                                 params=params, scalars=scalars)
-    return at, launch, dataclasses.replace(launch, kernel=seeded), arrays, filled
+    return dataclasses.replace(kernel, name=names.unique(f"{kernel.name}_seed"), body=body,
+                               params=params, scalars=scalars), arrays
 
 
 def fill_once(host: P.HostBlock, loop: P.FixedPointLoop, fill: P.Fill,
@@ -135,3 +148,90 @@ def fill_once(host: P.HostBlock, loop: P.FixedPointLoop, fill: P.Fill,
                 if isinstance(item, P.DeviceArray) and item.name == name:
                     return False
     return loops == 1
+
+
+def _sets_only(kernel: P.Kernel, flag: ir.Symbol) -> Optional[List[ir.Assign]]:
+    """The statements ``flag[i] = True`` of ``kernel``'s body where it reads or writes
+    ``flag`` nowhere else (guard included) and sets it at least once; else None."""
+    if kernel.guard is not None and ir.reads_prop(kernel.guard, flag):
+        return None
+    sets = [n for n in ir.walk(kernel.body) if isinstance(n, ir.Assign) and
+            isinstance(n.target, ir.PropRead) and n.target.prop.uid == flag.uid]
+    if not sets or not all(isinstance(n.value, ir.Const) and n.value.value is True
+                           for n in sets):
+        return None
+    uses = sum(1 for n in ir.walk(kernel.body)
+               if isinstance(n, ir.PropRead) and n.prop.uid == flag.uid)
+    return sets if uses == len(sets) else None
+
+
+def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
+                push: Callable[[ir.Expr, object], ir.Stmt], arrays, names):
+    """``(position in before, the UpdateLoop, its seeding kernel, arrays, why)`` where the
+    statements ``before`` the loop end in an ``UpdateLoop`` whose one launch sets the loop's
+    flags only to True (``_sets_only``), then graph updates and ``_inert`` statements, and the
+    last statement before it that touches the flag leaves it all False (a fill, or a
+    fixedPoint on it: ``loop_fills.leaves``); else None.
+
+    Then the flags set at the loop's start are exactly the vertices that kernel flagged, so a
+    variant that appends each of them once (``push(index, loc)``: an atomic max of the
+    worklist's stamp with the round, the winner appends to ``w.queue``) makes the first queue.
+    The returned UpdateLoop launches, in the worklist form (a ``DataDrivenLoop`` with
+    ``seed``), the worklist's first-run set-up (``control.first_run``: its stamps and length
+    are the loop's own, so it goes before the seed; past the limit a round sooner, so the
+    loop's own set-up never empties the seeded queue), ``round += 1`` (every stamp of an earlier
+    run is below the new round: a run's last round appends nothing; the first queue goes to
+    the new round's slot, which the last run left 0) and the variant; the topology form the
+    launch as written. Where the batch has no updates of the kind, the loop's own prologue
+    finds the length 0, right for flags all False."""
+    flag = loop.current
+    at = len(before) - 1
+    while at >= 0 and (_inert(before[at]) or isinstance(before[at], P.ApplyUpdates) and
+                       not touches(before[at], flag.name)):
+        at -= 1
+    if at < 1 or not isinstance(before[at], P.UpdateLoop):
+        return None
+    update = before[at]
+    if len(update.body.stmts) != 1 or not isinstance(update.body.stmts[0], P.Launch):
+        return None
+    launch = update.body.stmts[0]
+    kernel = launch.kernel
+    sets = _sets_only(kernel, flag.sym)
+    last = next((s for s in reversed(before[:at]) if touches(s, flag.name)), None)
+    if sets is None or last is None or leaves(last, flag.name) not in (False, 0):
+        return None
+    placed = []
+
+    def rewrite(node):
+        if isinstance(node, ir.Block) and any(s in sets for s in node.stmts):
+            stmts = []
+            for s in node.stmts:
+                stmts.append(s)
+                if s in sets:
+                    stmts.append(push(s.target.index, s.loc))
+                    placed.append(s)
+            return dataclasses.replace(node, stmts=tuple(stmts))
+        return None
+    body = ir.transform(kernel.body, rewrite)
+    if len(placed) != len(sets):
+        return None
+    seeded, arrays = _variant(kernel, body, arrays, names)
+    loc = launch.loc
+    rounds = ir.VarRef(w.round, type=w.round.type, loc=loc)
+    named = {x.name for x in kernel.scalars}
+    added = tuple((x.name, rounds) for x in seeded.scalars if x.name not in named)
+    worklist = P.HostBlock((first_run(w, loop.next, loc, seed=True),
+                            P.HostReduce(w.round, "+", ir.Const(1, type=w.round.type, loc=loc),
+                                         loc=loc),
+                            dataclasses.replace(launch, kernel=seeded,
+                                                scalar_args=launch.scalar_args + added)),
+                           loc=loc)
+    both = P.DataDrivenLoop(worklist, update.body, seed=True, loc=loc)
+    why = (f"appended by the batch's update kernel at line {kernel.loc.line} as it sets "
+           f"'{flag.name}' ({seeded.name}, each vertex once by the worklist's stamp, in a "
+           f"round of its own), not by a scan of the n flags: '{flag.name}' is "
+           + (f"filled False at line {last.loc.line}" if isinstance(last, P.Fill) else
+              f"left all False by the fixedPoint on it at line {last.loc.line}")
+           + " and nothing but that kernel sets it before the loop")
+    return (at, dataclasses.replace(update, body=P.HostBlock((both,), loc=update.body.loc)),
+            seeded, arrays, why)

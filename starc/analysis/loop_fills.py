@@ -17,7 +17,7 @@ from starc.analysis import plan as P
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
 from starc.ir import nodes as ir
 
-__all__ = ["drop_redundant_fills"]
+__all__ = ["drop_redundant_fills", "touches", "leaves"]
 
 
 def _constant(fill: P.HostStmt) -> Optional[object]:
@@ -38,7 +38,7 @@ def _launches(stmt: P.HostStmt) -> List[P.Kernel]:
     return kernels
 
 
-def _touches(stmt: P.HostStmt, name: str) -> bool:
+def touches(stmt: P.HostStmt, name: str) -> bool:
     """Whether anything in ``stmt`` may write the array ``name`` (or names it in a way this
     pass does not model: a swap, a copy, an upload)."""
     for node in walk_host(stmt):
@@ -54,7 +54,7 @@ def _touches(stmt: P.HostStmt, name: str) -> bool:
     return False
 
 
-def _leaves(stmt: P.HostStmt, name: str) -> Optional[object]:
+def leaves(stmt: P.HostStmt, name: str) -> Optional[object]:
     """The value every element of ``name`` holds after ``stmt``, where ``stmt`` sets them all:
     a fill by a constant, or a fixedPoint on the flag ``name`` (it exits with the flags all
     False: ``until (fin : !name)``, in either form; no ``break`` leaves one, E0406)."""
@@ -69,8 +69,8 @@ def _last_value(stmts: Sequence[P.HostStmt], name: str) -> Optional[object]:
     """The value ``name`` holds after ``stmts`` where the last of them to touch it sets it
     whole (None where unknown)."""
     for stmt in reversed(stmts):
-        if _touches(stmt, name):
-            return _leaves(stmt, name)
+        if touches(stmt, name):
+            return leaves(stmt, name)
     return None
 
 
@@ -79,14 +79,14 @@ def _redundant(before: Sequence[P.HostStmt], loop: P.BatchLoop, at: int) -> str:
     body = loop.body.stmts
     fill = body[at]
     name, value = fill.array.name, _constant(fill)
-    if value is None or any(_touches(s, name) for s in body[:at]):
+    if value is None or any(touches(s, name) for s in body[:at]):
         return ""
     entry = _last_value(before, name)
     back = _last_value(body[at + 1:], name)
     if entry is None or back is None or entry != value or back != value:
         return ""
     how = ("the fixedPoint on it exits with it all False"
-           if isinstance(next(s for s in reversed(body[at + 1:]) if _touches(s, name)),
+           if isinstance(next(s for s in reversed(body[at + 1:]) if touches(s, name)),
                          P.FixedPointLoop) else "a fill sets it last")
     return (f"'{name}' holds {value} on entry (filled before the loop) and at the back edge "
             f"({how})")

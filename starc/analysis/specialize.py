@@ -406,11 +406,12 @@ def _reduction(red: P.ScalarReduction, capabilities: Capabilities,
 def _loop_forms(plan: P.Plan, capabilities: Capabilities) -> tuple:
     forms: List[P.LoopForm] = []
     for stmt in walk_host(plan.host):
-        if not isinstance(stmt, P.DataDrivenLoop):
+        if not isinstance(stmt, P.DataDrivenLoop) or stmt.seed:
             continue
         if capabilities.worklists:
+            first = f"; its first queue {stmt.first_queue}" if stmt.first_queue else ""
             forms.append(P.LoopForm(stmt.loc, "worklist", "the flag marks the changed "
-                                    "vertices, so a round visits only those"))
+                                    "vertices, so a round visits only those" + first))
         else:
             why = _NO_WORKLIST_DISTRIBUTED if capabilities.distributed else _NO_WORKLIST
             forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title)))

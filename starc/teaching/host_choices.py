@@ -41,6 +41,10 @@ class HostChoices:
                     "those it last ran with (" + skips[0].skips_pushed_why + ")"
                     if skips else "")
 
+        def first_queue() -> str:
+            """Where the batch's update kernel appends the first worklist (``frontier_seed``)."""
+            return f"; its first queue {s.worklist.update_seed}" if s.worklist.update_seed else ""
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if worklist(t):
@@ -49,7 +53,8 @@ class HostChoices:
                         f"whose {prop} is set (each appended once by the work item that sets "
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
-                        f"falls to n/{DENSE_DIVISOR})" + dense_by_edges(t) + dense_skips(t))
+                        f"falls to n/{DENSE_DIVISOR})" + first_queue() + dense_by_edges(t)
+                        + dense_skips(t))
             why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 

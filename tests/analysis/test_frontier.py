@@ -233,10 +233,12 @@ def test_a_fixedpoint_run_once_per_batch_fills_its_stamps_and_flags_on_its_first
 
     def stamp_fill(s):
         return isinstance(s, P.Fill) and s.array.name.endswith("_queued")
-    assert sum(map(stamp_fill, host_nodes(batch))) == 3
+    # (Incremental's set-up twice: before its update kernel's seed, and in its prologue for a
+    # batch without additions)
+    assert sum(map(stamp_fill, host_nodes(batch))) == 4
     firsts = [s for s in host_nodes(batch) if isinstance(s, P.HostIf)
               and any(map(stamp_fill, s.then.stmts))]
-    assert len(firsts) == 3
+    assert len(firsts) == 4
     rounds = {first.cond.left.left.sym for first in firsts}
     assert len(rounds) == 3 and rounds <= top
     assert not any(isinstance(s, P.HostDeclare) and s.sym in rounds for s in host_nodes(batch))
@@ -273,7 +275,8 @@ def test_a_batch_resets_a_queue_length_only_before_a_dense_round_or_a_compaction
     firsts = [s for s in host_nodes(batch) if isinstance(s, P.HostIf)
               and isinstance(s.cond.left, ir.Binary) and s.cond.left.left.sym.name ==
               FRONTIER_ROUND]
-    assert len(firsts) == 3 and all(len(resets(first)) == 1 for first in firsts)
+    # (Incremental's twice: before its update kernel's seed and in its prologue)
+    assert len(firsts) == 4 and all(len(resets(first)) == 1 for first in firsts)
     assert all(isinstance(r, P.Fill) for first in firsts for r in resets(first))
     allowed = {id(r) for first in firsts for r in resets(first)}
     for loop in loops:
@@ -339,12 +342,12 @@ def test_the_kernel_that_sets_the_first_flags_appends_the_first_queue():
     their worklist form launches that kernel with an append where it sets the flag, in place
     of the build's scan over all vertices (5 -> 3 such scans a batch); the topology form (MPI)
     launches it as written. Incremental's flags are set by the update loop, at an update's
-    source, and keep their build."""
+    source: its seed (``test_the_batchs_update_kernel_appends_the_incremental_first_queue``)
+    takes the last scan (3 -> 2)."""
     plan = plan_of(dsl_text("dynamic/dyn_sssp"), function="DynSSSP")
     worklist = choose_form(plan, worklist=True)
     scans = _per_batch_node_launches(worklist)
-    assert scans == ["DynSSSP_forall_39_seed", "DynSSSP_forall_57_seed",
-                     "modified_frontier_build"], scans
+    assert scans == ["DynSSSP_forall_39_seed", "DynSSSP_forall_57_seed"], scans
     seed = next(k for k in worklist.kernels if k.name == "DynSSSP_forall_39_seed")
     [append] = [n for n in ir.walk(seed.body) if isinstance(n, P.QueueAppend)]
     assert append.queue.name == "Decremental_newly_frontier"
@@ -472,3 +475,106 @@ def _filled_once(text: str) -> bool:
 def test_the_seeds_fill_stays_where_something_else_writes_the_flags(change, reason):
     assert _filled_once(ONCE)
     assert not _filled_once(_changed(ONCE, change, reason))
+
+
+def _update_seeded(text: str) -> P.Worklist:
+    """The worklist of ``text``'s last fixedPoint (dyn_sssp's Incremental)."""
+    loops = [s for s in host_nodes(plan_of(text, function="DynSSSP", stop_after="frontier").host)
+             if isinstance(s, P.FixedPointLoop)]
+    assert loops[-1].worklist is not None
+    return loops[-1].worklist
+
+
+def test_the_batchs_update_kernel_appends_the_incremental_first_queue():
+    """dyn_sssp's Incremental: the batch fills 'modified' False, and only the OnAdd kernel sets
+    it (at an update's source, several updates the same vertex) before the loop, with the
+    graph update between. Its worklist form launches a variant that appends each vertex it
+    flags once, claimed by the worklist's stamp in a round of its own, after the worklist's
+    first-run set-up; the loop builds no first queue. The topology form (MPI) launches the
+    kernel as written."""
+    text = dsl_text("dynamic/dyn_sssp")
+    assert "appended by the batch's update kernel at line 93" in \
+        _update_seeded(text).update_seed
+    plan = plan_of(text, function="DynSSSP")
+    worklist = choose_form(plan, worklist=True)
+    [update] = [s for s in host_nodes(worklist.host)
+                if isinstance(s, P.UpdateLoop) and s.kind == "add"]
+    stmts = update.body.stmts
+    assert isinstance(stmts[0], P.HostIf)       # the first run's stamps and length, first
+    # (past the round limit a round sooner than the loop's own test after the seed's round,
+    # which would empty the seeded queue)
+    assert stmts[0].cond.right.op == ">="
+    assert isinstance(stmts[1], P.HostReduce) and stmts[1].sym.name == FRONTIER_ROUND
+    launch = stmts[2]
+    assert launch.kernel.name == "DynSSSP_updates_93_seed"
+    assert dict(launch.scalar_args)[FRONTIER_ROUND].sym is stmts[1].sym
+    [claim] = [n for n in ir.walk(launch.kernel.body) if isinstance(n, P.AtomicMinMax)]
+    assert claim.target.prop.name == "modified_queued" and claim.func == "Max"
+    [append] = claim.then
+    assert isinstance(append, P.QueueAppend) and append.queue.name == "modified_frontier"
+    # (its build remains the compaction after a dense round: ``_per_batch_node_launches``)
+    topology = choose_form(plan, worklist=False)
+    names = {s.kernel.name for s in host_nodes(topology.host) if isinstance(s, P.Launch)}
+    assert "DynSSSP_updates_93" in names and not any(n.endswith("_seed") for n in names)
+
+
+@pytest.mark.parametrize("change, reason", [
+    # the flags not filled False in the batch before the kernel
+    ("g.attachNodeProperty(gone = False, modified = False);",
+     "g.attachNodeProperty(gone = False);"),
+    # the kernel reads the flag
+    ("            if (s.dist != INF) {\n                s.modified = True;",
+     "            if (s.dist != INF && !s.modified) {\n                s.modified = True;"),
+    # the kernel clears a flag
+    ("            if (s.dist != INF) {\n                s.modified = True;\n            }",
+     "            if (s.dist != INF) {\n                s.modified = True;\n            }"
+     " else {\n                s.modified = False;\n            }"),
+    # another kernel sets the flags between the update kernel and the loop
+    ("        g.updateCSRAdd(updateBatch);\n",
+     "        g.updateCSRAdd(updateBatch);\n"
+     "        forall (v in g.nodes().filter(gone == True)) {\n            v.modified = True;\n"
+     "        }\n"),
+])
+def test_the_incremental_first_queue_is_built_where_the_update_kernel_cannot_append_it(
+        change, reason):
+    text = dsl_text("dynamic/dyn_sssp")
+    assert _update_seeded(text).update_seed
+    assert not _update_seeded(_changed(text, change, reason)).update_seed
+
+
+#: the fuzzer's shape (tests/fuzz/dynamic_programs.py): the batch recomputes from src by a
+#: fixedPoint on the same flag before its OnAdd, which leaves the flag all False (dyn_sssp's
+#: Relax)
+_DYN_SSSP = dsl_text("dynamic/dyn_sssp")
+AFTER_A_LOOP = _DYN_SSSP[_DYN_SSSP.index("function Relax("):_DYN_SSSP.index("Static ")] + """
+Dynamic DynSSSP(Graph g, propNode<int> dist, propNode<node> parent, propEdge<int> weight,
+                updates<g> U, int batchSize, node src) {
+    propNode<bool> modified;
+    Batch (U : batchSize) {
+        g.updateCSRDel(U);
+        g.attachNodeProperty(dist = INF, modified = False);
+        src.dist = 0;
+        src.modified = True;
+        Relax(g, dist, parent, weight, modified);
+        OnAdd (u in U.currentBatch()) : {
+            node s = u.source;
+            if (s.dist != INF) {
+                s.modified = True;
+            }
+        }
+        g.updateCSRAdd(U);
+        Relax(g, dist, parent, weight, modified);
+    }
+}
+"""
+
+
+def test_a_fixedpoint_on_the_flag_before_the_update_kernel_leaves_it_false_for_the_seed():
+    """The last statement before the OnAdd kernel that touches the flag is a fixedPoint on it,
+    which exits with the flags all False: the update kernel appends the first queue; a
+    statement between them that sets the flag stops it."""
+    assert "left all False by the fixedPoint on it" in _update_seeded(AFTER_A_LOOP).update_seed
+    changed = _changed(AFTER_A_LOOP, "        OnAdd (u in U.currentBatch()) : {\n",
+                       "        src.modified = True;\n"
+                       "        OnAdd (u in U.currentBatch()) : {\n")
+    assert not _update_seeded(changed).update_seed

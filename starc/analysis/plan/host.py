@@ -368,6 +368,10 @@ class Worklist(Record):
     graph: ir.Symbol
     seed: Optional[Tuple["Launch", "Launch"]] = None
     fill: Optional["Fill"] = None
+    #: where a Dynamic batch's update kernel (``OnAdd``) sets the flags and appends each
+    #: vertex it flags to ``queue`` (``frontier_seed.update_seed``): why that queue is the
+    #: first round's exactly; the loop's worklist form then builds no first queue. "": none
+    update_seed: str = ""
 
 
 @record
@@ -376,10 +380,15 @@ class DataDrivenLoop(HostStmt):
     ``Worklist``): ``worklist`` (data-driven: sparse rounds over the queue, dense rounds over
     all vertices) and ``topology`` (today's form: every round over all vertices). A backend
     keeps one (``frontier.choose_form``): one that cannot express a worklist (MPI: appends
-    to a rank-local queue miss the vertices other ranks update) keeps ``topology``."""
+    to a rank-local queue miss the vertices other ranks update) keeps ``topology``.
+    ``seed``: no loop, but the two forms of the launch that appends a later fixedPoint's first
+    queue (``Worklist.update_seed``); ``first_queue``: how the loop's first queue is made,
+    where not by a scan of the flags (in words, for ``--emit plan`` and ``starc explain``)."""
 
     worklist: HostBlock
     topology: HostBlock
+    seed: bool = False
+    first_queue: str = ""
 
 
 @record
