@@ -72,6 +72,9 @@ def test_help_lists_exactly_what_the_parser_accepts(backend, tmp_path):
             continue
         value = tmp_path / "res.txt" if value == "OUT" else value
         args = [graph, "--src", "0", option] + ([] if value is None else [value])
+        if value is None:   # a flag without a value refuses one
+            bad = run(exe, backend, graph, "--src", "0", f"{option}=1")
+            assert bad.returncode == 2 and f"{option} takes no value" in bad.stderr, bad.stderr
         proc = run(exe, backend, *args)
         if backend == "cuda" and proc.returncode == 3 and "CUDA driver" in proc.stderr:
             continue    # parsed, then no usable GPU here (status 3, a run-time error)

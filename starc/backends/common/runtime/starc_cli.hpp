@@ -368,6 +368,13 @@ STARC_ENTRY CommandLine::CommandLine(int argc, char** argv, std::vector<ParamSpe
       (name == "time" ? time : undirected) = true;
       continue;
     }
+    auto flag = std::find_if(flags_.begin(), flags_.end(), [&](const FlagSpec& f) { return name == f.name; });
+    if (flag != flags_.end() && *flag->metavar == '\0') {  // a flag without a value (--stats)
+      if (inline_value) throw UsageError("--" + name + " takes no value");
+      extra.push_back("--" + name);
+      extra.push_back("");
+      continue;
+    }
     bool has_next = i + 1 < argc;
     int index = find(name.c_str());
     if (!inline_value) {
