@@ -148,11 +148,14 @@ _GENERATOR_VALUES = {
              ("--edge-factor", "edge_factor", lambda x: x >= 0, ">= 0")] +
             [(f"-{q}", q, lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0")
              for q in "abc"],
-    "uniform": [("--nodes", "nodes", lambda x: x >= 0, ">= 0"),
+    # a size of 0 would write a graph without vertices (or a stream without updates), which
+    # no program can run on: refused like a negative one
+    "uniform": [("--nodes", "nodes", lambda x: x >= 1, ">= 1"),
                 ("--degree", "degree", lambda x: math.isfinite(x) and x >= 0,
                  "a finite number >= 0")],
-    "grid": [("--rows", "rows", lambda x: x >= 0, ">= 0"),
-             ("--cols", "cols", lambda x: x >= 0, ">= 0")],
+    "grid": [("--rows", "rows", lambda x: x >= 1, ">= 1"),
+             ("--cols", "cols", lambda x: x >= 1, ">= 1")],
+    "updates": [("--count", "count", lambda x: x >= 1, ">= 1")],
 }
 
 

@@ -157,9 +157,9 @@ def test_sanitized_programs_match_the_reference_on_every_graph(name, backend, sa
 @pytest.mark.parametrize("backend", [pytest.param("sycl", marks=pytest.mark.sycl),
                                      pytest.param("mpi", marks=pytest.mark.mpi)])
 @pytest.mark.parametrize("content, status, message", [
-    ("0 1 3\n1 x 4\n", 1, ":2: non-numeric token"),
+    ("0 1 3\n1 x 4\n", 1, ":2: target id 'x' is not an integer"),
     # control bytes shown as Python's repr shows them (a NUL cut the message short)
-    ("0 1\n\x00\x01 4\n", 1, ":2: non-numeric token '\\x00\\x01'"),
+    ("0 1\n\x00\x01 4\n", 1, ":2: source id '\\x00\\x01' is not an integer"),
     ("0 1 3\n1 2\n", 1, ":2:"),                      # weights on some lines only
     ("0 -1 3\n", 1, ":1:"),                         # negative id
     ("0 1 2 3 4\n", 1, ":1:"),                      # too many columns

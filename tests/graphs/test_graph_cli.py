@@ -75,10 +75,13 @@ def test_bad_generator_argument_is_e0601(tmp_path, capsys):
     (["rmat", "--scale", "3", "--edge-factor", "-2"], "--edge-factor must be >= 0, got -2"),
     (["rmat", "--scale", "3", "--seed", "-1"], "--seed must be >= 0, got -1"),
     (["rmat", "--scale", "3", "-a", "nan"], "-a must be a finite number >= 0, got nan"),
-    (["uniform", "--nodes", "-3", "--degree", "2"], "--nodes must be >= 0, got -3"),
+    (["uniform", "--nodes", "-3", "--degree", "2"], "--nodes must be >= 1, got -3"),
+    (["uniform", "--nodes", "0", "--degree", "2"], "--nodes must be >= 1, got 0"),
     (["uniform", "--nodes", "5", "--degree", "inf"],
      "--degree must be a finite number >= 0, got inf"),
-    (["grid", "--rows", "2", "--cols", "-1"], "--cols must be >= 0, got -1"),
+    (["grid", "--rows", "2", "--cols", "-1"], "--cols must be >= 1, got -1"),
+    (["grid", "--rows", "0", "--cols", "3"], "--rows must be >= 1, got 0"),
+    (["grid", "--rows", "3", "--cols", "0"], "--cols must be >= 1, got 0"),
 ])
 def test_a_bad_generator_value_names_the_option_as_typed(tmp_path, capsys, argv, message):
     """Not the generator's Python parameter ('num_nodes', 'avg_degree') nor numpy's words."""
@@ -95,6 +98,17 @@ def test_a_bad_update_seed_names_the_option(tmp_path, capsys):
     assert main(["graph", "gen", "updates", "--graph", str(graph), "--count", "1",
                  "--seed", "-1", "-o", out]) == 2
     assert capsys.readouterr().err == "starc: error[E0601]: --seed must be >= 0, got -1\n"
+    assert not (tmp_path / "u.txt").exists()
+
+
+@pytest.mark.parametrize("count", ["0", "-2"])
+def test_an_update_stream_of_no_updates_is_refused(tmp_path, capsys, count):
+    graph = tmp_path / "g.el"
+    graph.write_text("0 1\n1 2\n")
+    out = str(tmp_path / "u.txt")
+    assert main(["graph", "gen", "updates", "--graph", str(graph), "--count", count,
+                 "-o", out]) == 2
+    assert capsys.readouterr().err == f"starc: error[E0601]: --count must be >= 1, got {count}\n"
     assert not (tmp_path / "u.txt").exists()
 
 

@@ -20,6 +20,7 @@ Use::
 
 from __future__ import annotations
 
+import json
 import os
 from typing import List, Optional
 
@@ -69,7 +70,12 @@ class CppHostPrinter(HostStatementPrinter):
         body: List[str] = []
         specs = self._param_specs()
         order = self.degree_order_option()
-        flags = ', {"degree-order"}' if order else ""
+        flags = list(d.program_flags())
+        if order:
+            flags.append(("degree-order", "auto|always|never",
+                          "renumber the vertices by degree: auto (when skewed), always or never "
+                          "(default auto)"))
+        flags = ", {" + ", ".join("{" + ", ".join(json.dumps(x) for x in f) + "}" for f in flags) + "}" if flags else ""
         body.append(f"starc::CommandLine {cl}(argc, argv, {{{', '.join(specs)}}}, "
                     f'"{fn.name}"{flags});')
         body += d.options(cl)

@@ -151,6 +151,11 @@ class HostDialect:
         return f"{self.storage_type(elem)}* {var} = nullptr;"
 
     # --- program phases ----------------------------------------------------------------------
+    def program_flags(self) -> List[Tuple[str, str, str]]:
+        """The program's own options that ``options`` reads: (name, metavar, help line) each,
+        listed by the program's --help (starc::FlagSpec)."""
+        return []
+
     def options(self, cl: str) -> List[str]:
         """After the command line is parsed: read backend options (e.g. ``--block-size``)."""
         return []

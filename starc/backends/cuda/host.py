@@ -3,7 +3,7 @@ runtime API, every call checked (``STARC_CUDA_CHECK`` reports the DSL line and e
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 from starc.backends.common.cfamily import KernelCode
 from starc.backends.common.host_dialect import Count, HostDialect, HostPrinter
@@ -26,6 +26,9 @@ class CUDAHostDialect(HostDialect):
 
     def _bytes(self, elem: Scalar, count: Count) -> str:
         return f"sizeof({self.storage_type(elem)}) * {count.factor}"
+
+    def program_flags(self) -> List[Tuple[str, str, str]]:
+        return [("block-size", "N", f"threads per block, 1 to 1024 (default {self.default_block_size})")]
 
     def options(self, cl: str) -> List[str]:
         return [f"const int {self.block} = starc_block_size({cl}, {self.default_block_size});"]

@@ -98,6 +98,9 @@ class MPIHostDialect(HostDialect):
         return (f'starc_mpi::guarded_main(argc, argv, "{program}", '
                 f'[&](int argc, char** argv) {{')
 
+    def program_flags(self) -> List[Tuple[str, str, str]]:
+        return [("stats", "", "print each rank's superstep counters and times on stderr")]
+
     def options(self, cl: str) -> List[str]:
         return [f"const bool {_STATS} = starc_mpi::options({cl});"]
 

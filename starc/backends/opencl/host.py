@@ -11,7 +11,7 @@ NDRange launch, so the algorithm calls a kernel as CUDA and SYCL programs do.
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from starc.backends.base import BackendError
 from starc.backends.common.cfamily import C_KEYWORDS, KernelCode, NameTable
@@ -121,6 +121,11 @@ class OpenCLHostDialect(HelperHostDialect):
         return self.free(var, elem, where)
 
     # --- program phases -----------------------------------------------------------------------
+    def program_flags(self) -> List[Tuple[str, str, str]]:
+        return [("device", "cpu|gpu|default", "the OpenCL device: the first of that kind that builds the "
+                 "kernels (default: default, GPUs first)"),
+                ("block-size", "N", f"work-group size, 1 to 1024 (default {self.default_block_size})")]
+
     def options(self, cl: str) -> List[str]:
         self.cl = cl
         option = f"starc_block_size({cl}, {self.default_block_size});"

@@ -8,7 +8,7 @@ hooks that call them are shared with OpenCL: ``common/helper_host``).
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from starc.backends.common.cfamily import KernelCode
 from starc.backends.common.helper_host import TIMER, HelperHostDialect
@@ -31,6 +31,11 @@ class SYCLHostDialect(HelperHostDialect):
         self.default_block_size = block_size or 0
 
     # --- program phases -----------------------------------------------------------------------
+    def program_flags(self) -> List[Tuple[str, str, str]]:
+        default = self.default_block_size or "the runtime's choice"
+        return [("device", "cpu|gpu|default", "the SYCL device (default: default)"),
+                ("block-size", "N", f"work-group size, a power of two from 1 to 65536 (default {default})")]
+
     def options(self, cl: str) -> List[str]:
         self.cl = cl
         return [f"[[maybe_unused]] const std::size_t {BLOCK} = starc_block_size({cl}, "

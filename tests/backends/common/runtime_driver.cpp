@@ -82,7 +82,7 @@ int params(int argc, char** argv) {
 }
 
 int results(int argc, char** argv) {
-  starc::CommandLine cl(argc, argv, {}, "results", {"values"});
+  starc::CommandLine cl(argc, argv, {}, "results", {{"values", "FILE", "the values to write, one a line"}});
   starc::Timer timer;
   timer.start();
   std::vector<double> values;

@@ -241,8 +241,8 @@ BANNER = "%%MatrixMarket matrix coordinate real general\n"
 MALFORMED = {
     "non_numeric_id": ("g.el", "0 1\n1 x\n", 2, "'x'"),
     "non_integer_id": ("g.el", "0 1\n1.5 2\n", 2, "'1.5'"),
-    "one_column": ("g.el", "0 1\n\n7\n", 3, "1 column"),
-    "four_columns": ("g.el", "# c\n0 1 2 3\n", 2, "4 columns"),
+    "one_column": ("g.el", "0 1\n\n7\n", 3, "found 1"),
+    "four_columns": ("g.el", "# c\n0 1 2 3\n", 2, "found 4"),
     "negative_id": ("g.el", "0 1\n-1 2\n", 2, "negative"),
     "id_too_large": ("g.el", "0 4294967296\n", 1, "32-bit"),
     "weights_some_lines_only": ("g.el", "0 1 1\n1 2\n", 2, "weight"),
@@ -252,11 +252,11 @@ MALFORMED = {
     "non_finite_weight": ("g.el", "0 1 2\n1 2 inf\n", 2, "finite"),
     "mtx_entry_out_of_range": ("g.mtx", BANNER + "3 3 2\n1 2 1\n4 1 1\n", 4, "out of range"),
     "mtx_entry_zero_index": ("g.mtx", BANNER + "3 3 1\n0 1 1\n", 3, "out of range"),
-    "mtx_bad_banner": ("g.mtx", "%%MatrixMarket matrix array real general\n3 3 0\n", 1, "banner"),
+    "mtx_bad_banner": ("g.mtx", "%%MatrixMarket matrix array real general\n3 3 0\n", 1, "array"),
     "mtx_missing_banner": ("g.mtx", "3 3 0\n", 1, "banner"),
     "mtx_bad_field": ("g.mtx", "%%MatrixMarket matrix coordinate complex general\n", 1, "complex"),
     "mtx_bad_size_line": ("g.mtx", BANNER + "% c\n3 3\n", 3, "size line"),
-    "mtx_not_square": ("g.mtx", BANNER + "3 4 0\n", 2, "3 x 4"),
+    "mtx_not_square": ("g.mtx", BANNER + "3 4 0\n", 2, "3x4"),
     "mtx_missing_size_line": ("g.mtx", BANNER + "% only a comment\n", None, "size line"),
     "mtx_too_many_entries": ("g.mtx", BANNER + "3 3 1\n1 2 1\n2 3 1\n", 4, "more entries"),
     "mtx_too_few_entries": ("g.mtx", BANNER + "3 3 3\n1 2 1\n", 2, "declares 3 entries"),
@@ -287,6 +287,21 @@ def test_malformed_input_is_reported_with_path_and_line(driver, tmp_path, kind):
         with pytest.raises(GraphFormatError) as python_error:  # both readers reject it
             _load_graph(str(path))
         assert python_error.value.line == line
+        # one wording for both readers: a generated program and the reference say the same
+        assert message == f"runtime_driver: error: {python_error.value}"
+
+
+@needs_gxx
+def test_a_directory_as_the_graph_is_worded_as_the_python_reader(driver, tmp_path):
+    path = tmp_path / "g.el"
+    path.mkdir()
+    result = run(driver, "dump", path)
+    assert result.returncode == 1
+    assert result.stderr == f"runtime_driver: error: {path}: cannot open: it is a directory\n"
+    if _load_graph is not None and GraphFormatError is not None:
+        with pytest.raises(GraphFormatError) as python_error:
+            _load_graph(str(path))
+        assert str(python_error.value) == f"{path}: cannot open: it is a directory"
 
 
 @needs_gxx
@@ -525,8 +540,8 @@ def test_huge_but_32_bit_id_is_refused_before_allocating(driver, tmp_path):
 def test_max_vertices_limits_ids_at_their_line(driver, tmp_path, small_graph):
     result = run(driver, "dump", small_graph, "--max-vertices", "4")
     assert result.returncode == 1
-    assert result.stderr == (f"runtime_driver: error: {small_graph}:4: vertex id 4 is larger "
-                             "than the largest allowed, 3 (--max-vertices; 32-bit ids)\n")
+    assert result.stderr == (f"runtime_driver: error: {small_graph}:4: target id 4 is larger "
+                             "than the largest vertex id allowed, 3 (--max-vertices; 32-bit ids)\n")
     assert run(driver, "dump", small_graph, "--max-vertices", "5").returncode == 0
     bad = run(driver, "dump", small_graph, "--max-vertices", "0")
     assert bad.returncode == 2 and "--max-vertices expects an integer" in bad.stderr

@@ -17,6 +17,7 @@
 #define STARC_GRAPH_HPP
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +30,8 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>  // sysconf: the available memory
+#include <sys/stat.h>  // fstat: a directory given as a file
+#include <unistd.h>    // sysconf: the available memory
 
 #include "starc_entry.hpp"
 
@@ -234,12 +236,23 @@ inline void check_graph_size(const std::string& path, long line, long long num_n
   }
 }
 
+/// `path` opened for reading, or "path: cannot open: why" in the Python reader's words (fopen
+/// opens a directory on Linux, and only the first read would fail).
+inline std::FILE* open_input(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  struct stat info;
+  if (::fstat(::fileno(f), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fclose(f);
+    input_error(path, 0, "cannot open: it is a directory");
+  }
+  return f;
+}
+
 /// A file open for reading, closed with its scope; "path: cannot open: why" if it cannot be.
 struct InputFile {
   std::FILE* f;
-  explicit InputFile(const std::string& path) : f(std::fopen(path.c_str(), "rb")) {
-    if (!f) input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  }
+  explicit InputFile(const std::string& path) : f(open_input(path)) {}
   ~InputFile() { std::fclose(f); }
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
@@ -323,12 +336,8 @@ inline bool is_integer_literal(const char* b, const char* e) {
 /// Parses a vertex id token; `base` is 0 for edge lists and 1 for Matrix Market.
 inline long long parse_id(const std::string& path, long line, const char* b, const char* e,
                           const char* what, long long largest = INT_MAX) {
-  if (!is_integer_literal(b, e)) {
-    char* stop = nullptr;
-    std::strtod(b, &stop);
-    if (stop == e) input_error(path, line, std::string(what) + " " + quoted(b, e) + " is not an integer");
-    input_error(path, line, "non-numeric token " + quoted(b, e) + " (expected an integer " + what + ")");
-  }
+  // the Python reader's words (starc/graphs/readers.py), so both name a bad line alike
+  if (!is_integer_literal(b, e)) input_error(path, line, std::string(what) + " " + quoted(b, e) + " is not an integer");
   bool negative = *b == '-';
   if (*b == '+' || *b == '-') ++b;
   long long value = 0;
@@ -346,7 +355,7 @@ inline double parse_weight(const std::string& path, long line, const char* b, co
                            bool& integral, bool integer_only = false) {
   bool is_integer = is_integer_literal(b, e);
   if (integer_only && !is_integer)
-    input_error(path, line, "weight " + quoted(b, e) + " is not an integer (the matrix field is 'integer')");
+    input_error(path, line, "weight " + quoted(b, e) + " is not an integer");
   if (is_integer && e - b <= 16) {  // fast path: exact in a double, no strtod needed
     const char* d = b + (*b == '+' || *b == '-');
     long long value = 0;
@@ -357,7 +366,7 @@ inline double parse_weight(const std::string& path, long line, const char* b, co
   double w = std::strtod(b, &stop);
   // strtod also reads hexadecimal literals, which Python's float() (the Python reader) rejects.
   if (stop != e || std::memchr(b, 'x', static_cast<size_t>(e - b)) || std::memchr(b, 'X', static_cast<size_t>(e - b)))
-    input_error(path, line, "non-numeric token " + quoted(b, e) + " (expected a weight)");
+    input_error(path, line, "weight " + quoted(b, e) + " is not a number");
   if (!std::isfinite(w)) input_error(path, line, "weight " + quoted(b, e) + " is not finite");
   if (!is_integer) integral = false;
   return w;
@@ -370,6 +379,19 @@ struct EdgeListParser {
   long first_data_line = 0;
   long long max_id = -1;
 
+  /// An id token, refused past the vertex limit in the Python reader's words (the token as
+  /// written when it has more digits than a 64-bit id).
+  long long vertex_id(long number, const char* role, const char* b, const char* e) const {
+    const long long wide = 100000000000000000LL;  // 10^17: no overflow parsing up to it
+    bool long_token = is_integer_literal(b, e) && *b != '-' && e - b > 17;
+    long long id = long_token ? wide : parse_id(path, number, b, e, (std::string(role) + " id").c_str(), wide);
+    if (id >= vertex_limit())
+      input_error(path, number, std::string(role) + " id " + (long_token ? std::string(b, e) : std::to_string(id)) +
+                                    " is larger than the largest vertex id allowed, " +
+                                    std::to_string(vertex_limit() - 1) + " (--max-vertices; 32-bit ids)");
+    return id;
+  }
+
   void line(long number, const char* s, const char* le) {
     while (s < le && is_blank(*s)) ++s;
     if (s == le || *s == '#' || *s == '%') return;
@@ -377,24 +399,18 @@ struct EdgeListParser {
     const char* e[3];
     int columns = split_tokens(s, le, b, e, 3);
     if (columns < 2 || columns > 3)
-      input_error(path, number, "expected 'src dst [weight]', found " + std::to_string(columns) +
-                                    (columns == 1 ? " column" : " columns"));
+      input_error(path, number, "expected 2 or 3 columns, found " + std::to_string(columns));
     bool weighted = columns == 3;
     if (first_data_line == 0) {
       first_data_line = number;
       edges.has_weights = weighted;
     } else if (weighted != edges.has_weights) {
-      input_error(path, number, std::string(weighted ? "a weight here, but" : "no weight here, but") +
-                                    " line " + std::to_string(first_data_line) +
-                                    (edges.has_weights ? " has one" : " has none") +
-                                    " (weights must be on every edge or on none)");
+      input_error(path, number, "weights on some lines only: this line has " + std::to_string(columns) +
+                                    " columns, earlier lines have " + std::to_string(edges.has_weights ? 3 : 2));
     }
-    long long u = parse_id(path, number, b[0], e[0], "vertex id");
-    long long v = parse_id(path, number, b[1], e[1], "vertex id");
+    long long u = vertex_id(number, "source", b[0], e[0]);
+    long long v = vertex_id(number, "target", b[1], e[1]);
     long long larger = u > v ? u : v;
-    if (larger >= vertex_limit())
-      input_error(path, number, "vertex id " + std::to_string(larger) + " is larger than the largest allowed, " +
-                                    std::to_string(vertex_limit() - 1) + " (--max-vertices; 32-bit ids)");
     if (weighted) edges.weights.push_back(parse_weight(path, number, b[2], e[2], edges.weights_integral));
     if (larger > max_id) max_id = larger;
     edges.src.push_back(static_cast<int>(u));
@@ -407,6 +423,13 @@ struct EdgeListParser {
     return std::move(edges);
   }
 };
+
+/// A banner word as the Python reader quotes it: lower case.
+inline std::string lower_quoted(const char* b, const char* e) {
+  std::string word(b, e);
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return quoted(word.data(), word.data() + word.size());
+}
 
 inline bool equals_ignore_case(const char* b, const char* e, const char* word) {
   size_t n = std::strlen(word);
@@ -429,23 +452,26 @@ struct MatrixMarketParser {
   bool saw_banner = false;
 
   void banner(const char* p, const char* le) {
-    static const char* banner_help =
-        "bad Matrix Market banner: expected '%%MatrixMarket matrix coordinate "
-        "<pattern|integer|real> <general|symmetric>'";
+    // the Python reader's checks and words, in its order (starc/graphs/readers.py)
     saw_banner = true;
     const char* b[5];
     const char* e[5];
     int count = split_tokens(p, le, b, e, 5);
-    if (count != 5 || !equals_ignore_case(b[0], e[0], "%%matrixmarket") || !equals_ignore_case(b[1], e[1], "matrix") ||
-        !equals_ignore_case(b[2], e[2], "coordinate"))
-      input_error(path, 1, banner_help);
+    if (count < 1 || !equals_ignore_case(b[0], e[0], "%%matrixmarket"))
+      input_error(path, 1, "missing '%%MatrixMarket' banner");
+    if (count != 5 || !equals_ignore_case(b[1], e[1], "matrix"))
+      input_error(path, 1, "bad banner: expected '%%MatrixMarket matrix coordinate <field> <symmetry>'");
+    if (equals_ignore_case(b[2], e[2], "array"))
+      input_error(path, 1, "array (dense) Matrix Market files are not supported; use coordinate");
+    if (!equals_ignore_case(b[2], e[2], "coordinate"))
+      input_error(path, 1, "unknown Matrix Market format " + lower_quoted(b[2], e[2]));
     pattern = equals_ignore_case(b[3], e[3], "pattern");
     if (!pattern && !equals_ignore_case(b[3], e[3], "integer") && !equals_ignore_case(b[3], e[3], "real"))
-      input_error(path, 1, banner_help + std::string(", got field ") + quoted(b[3], e[3]));
+      input_error(path, 1, "unsupported field " + lower_quoted(b[3], e[3]) + " (expected pattern, integer or real)");
     integer_field = equals_ignore_case(b[3], e[3], "integer");
     symmetric = equals_ignore_case(b[4], e[4], "symmetric");
     if (!symmetric && !equals_ignore_case(b[4], e[4], "general"))
-      input_error(path, 1, banner_help + std::string(", got symmetry ") + quoted(b[4], e[4]));
+      input_error(path, 1, "unsupported symmetry " + lower_quoted(b[4], e[4]) + " (expected general or symmetric)");
     edges.has_weights = !pattern;
   }
 
@@ -463,8 +489,8 @@ struct MatrixMarketParser {
       declared = parse_id(path, number, b[2], e[2], "entry count", edge_limit() < INT_MAX ? INT_MAX : edge_limit());
       size_line = number;
       if (r != c)
-        input_error(path, number, "matrix is " + std::to_string(r) + " x " + std::to_string(c) +
-                                      "; a graph needs a square matrix");
+        input_error(path, number, "matrix is " + std::to_string(r) + "x" + std::to_string(c) +
+                                      "; an adjacency matrix must be square");
       // The size line fixes the size: refuse an impossible one before reading the entries.
       check_graph_size(path, number, r, declared * (symmetric ? 2 : 1));
       rows = r;
@@ -478,16 +504,15 @@ struct MatrixMarketParser {
     }
     int want = pattern ? 2 : 3;
     if (count != want)
-      input_error(path, number, "expected " + std::to_string(want) + " columns in a " +
-                                    (pattern ? "pattern" : "weighted") + " entry, found " + std::to_string(count));
+      input_error(path, number, "expected " + std::to_string(want) + " columns, found " + std::to_string(count));
     if (++seen > declared)
-      input_error(path, number, "more entries than the " + std::to_string(declared) + " declared in the size line");
-    long long i = parse_id(path, number, b[0], e[0], "row index");
-    long long j = parse_id(path, number, b[1], e[1], "column index");
-    if (i < 1 || i > rows || j < 1 || j > rows)
-      input_error(path, number, "entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                                    ") is out of range for a " + std::to_string(rows) + " x " +
-                                    std::to_string(rows) + " matrix");
+      input_error(path, number, "more entries than the " + std::to_string(declared) + " the size line declares");
+    long long i = parse_id(path, number, b[0], e[0], "source id");
+    if (i < 1 || i > rows)
+      input_error(path, number, "source id " + std::to_string(i) + " out of range 1.." + std::to_string(rows));
+    long long j = parse_id(path, number, b[1], e[1], "target id");
+    if (j < 1 || j > rows)
+      input_error(path, number, "target id " + std::to_string(j) + " out of range 1.." + std::to_string(rows));
     edges.src.push_back(static_cast<int>(i - 1));
     edges.dst.push_back(static_cast<int>(j - 1));
     if (!pattern) edges.weights.push_back(parse_weight(path, number, b[2], e[2], edges.weights_integral, integer_field));
@@ -495,7 +520,7 @@ struct MatrixMarketParser {
 
   EdgeList finish() {
     if (!saw_banner) banner("", "");  // an empty file: the banner error
-    if (rows < 0) input_error(path, 0, "missing the size line 'rows columns entries'");
+    if (rows < 0) input_error(path, 0, "missing size line");
     if (seen != declared)
       input_error(path, size_line, "the size line declares " + std::to_string(declared) +
                                        " entries but the file has " + std::to_string(seen));

@@ -146,8 +146,7 @@ struct RangeCounts {
 /// Opens the file and refuses a zip archive, as starc::read_graph does; returns the file size,
 /// or kEndOfFile when it cannot be split by bytes.
 inline long long open_graph(File& file, const std::string& path) {
-  file.f = std::fopen(path.c_str(), "rb");
-  if (!file.f) starc::detail::input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  file.f = starc::detail::open_input(path);
   char magic[4] = {0, 0, 0, 0};
   size_t got = std::fread(magic, 1, 4, file.f);
   if (got == 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0)
@@ -178,8 +177,7 @@ inline LocalEdges read_local_binary(const std::string& path, bool undirected, MP
   File file;
   sd::SgHeader h;
   try {
-    file.f = std::fopen(path.c_str(), "rb");
-    if (!file.f) sd::input_error(path, 0, std::string("cannot open: ") + std::strerror(errno));
+    file.f = sd::open_input(path);
     h = sd::read_sg_header(file.f, path, undirected);
     if (rank == 0) sd::check_sg_checksum(file.f, path, h);
   } catch (const starc::InputError& e) {
