@@ -23,6 +23,15 @@
 //                                     ...", then "changed: ..." from compare_runs and "indexed:
 //                                     ..." from compare after the values at positions P changed,
 //                                     and "restored 1" when scatter_runs put every value back
+//   runtime_driver sections OP C... -- M... -- NAME VALUE ...
+//                                     an update section of the int entries (NAME, VALUE), names
+//                                     ascending, encoded by put_section from listed pairs and
+//                                     from a run of changed ghosts ("bytes: hex", "same 1" when
+//                                     both agree, "same -" for a repeated name), then applied by apply_section with OP (min,
+//                                     add, store) to the cells C at vertex M[NAME], with a
+//                                     constant secondary (flags set to 1) and the winners'
+//                                     vertices recorded: "cells: ...", "flags: ...", "at: ...",
+//                                     "repeated 0|1", "read 1" when it ended at the section's end
 //   runtime_driver heap               after map_large_blocks as distribute() leaves it, a 16 MiB
 //                                     block written, freed and written again: "faults F", the
 //                                     minor page faults of the second writing
@@ -38,6 +47,7 @@
 
 #include "starc_runtime.hpp"
 #include "starc_mpi.hpp"
+#include "starc_mpi_sections.hpp"
 #include "starc_mpi_values.hpp"
 
 namespace {
@@ -226,6 +236,66 @@ int runs(int argc, char** argv) {
   return 0;
 }
 
+int sections(int argc, char** argv) {
+  using starc_mpi::Op;
+  const std::string how = argv[1];
+  const Op op = how == "min" ? Op::Min : how == "add" ? Op::Add : Op::Store;
+  std::vector<int> cells, names, entry_names, values;
+  int k = 2;
+  for (; k < argc && std::string(argv[k]) != "--"; ++k) cells.push_back(std::stoi(argv[k]));
+  for (++k; k < argc && std::string(argv[k]) != "--"; ++k) names.push_back(std::stoi(argv[k]));
+  for (++k; k + 1 < argc; k += 2) {
+    entry_names.push_back(std::stoi(argv[k]));
+    values.push_back(std::stoi(argv[k + 1]));
+  }
+  // the sender: entry e's value at its vertex e; as a run, entry e is ghost position
+  // entry_names[e] + first, held at local id e
+  starc_mpi::detail::SuperstepField f;
+  f.data = reinterpret_cast<char*>(values.data());
+  f.size = sizeof(int);
+  starc_mpi::detail::Entries listed, run;
+  for (size_t e = 0; e < values.size(); ++e) listed.listed.push_back({entry_names[e], static_cast<int>(e)});
+  const int first = 3;
+  std::vector<int> positions, ghost_local(static_cast<size_t>(first) + names.size(), -1);
+  for (size_t e = 0; e < values.size(); ++e) {
+    positions.push_back(entry_names[e] + first);
+    ghost_local[static_cast<size_t>(entry_names[e] + first)] = static_cast<int>(e);
+  }
+  run.ghosts = positions.data();
+  run.run = positions.size();
+  run.ghost_local = ghost_local.data();
+  run.first = first;
+  std::vector<char> a, b;
+  int base_a = -1, base_b = -1;
+  starc_mpi::detail::put_section(a, f, listed, base_a);
+  starc_mpi::detail::put_section(b, f, run, base_b);
+  std::printf("bytes:");
+  for (char c : a) std::printf(" %02x", static_cast<unsigned char>(c));
+  // (a run of changed ghosts names each once: compared where the names are distinct)
+  const bool distinct = std::adjacent_find(entry_names.begin(), entry_names.end()) == entry_names.end();
+  if (distinct) std::printf("\nsame %d\n", a == b && base_a == base_b ? 1 : 0);
+  else std::printf("\nsame -\n");
+  std::vector<unsigned char> flags(cells.size(), 0);
+  const unsigned char one = 1;
+  starc_mpi::detail::ConstantTarget flag{reinterpret_cast<char*>(flags.data()), 1, reinterpret_cast<const char*>(&one)};
+  std::vector<int> at = {7};   // recorded after what it held
+  starc_mpi::detail::Winners winners{&flag, 1, &at};
+  const char* p = a.data();
+  int base = -1, name = -1;
+  size_t count = starc_mpi::detail::get_section(p, base, name);
+  bool repeated = false;
+  p = starc_mpi::detail::apply_section<int>(reinterpret_cast<char*>(cells.data()), p, count, name, names.data(), op, winners,
+                                            repeated);
+  std::printf("cells:");
+  for (int c : cells) std::printf(" %d", c);
+  std::printf("\nflags:");
+  for (unsigned char c : flags) std::printf(" %d", c);
+  std::printf("\nat:");
+  for (int v : at) std::printf(" %d", v);
+  std::printf("\nrepeated %d\nread %d\n", repeated ? 1 : 0, p == a.data() + a.size() ? 1 : 0);
+  return 0;
+}
+
 }  // namespace
 
 int heap() {
@@ -257,6 +327,7 @@ int main(int argc, char** argv) {
     });
   if (mode == "encoding") return encoding(argc - 1, argv + 1);
   if (mode == "runs") return runs(argc - 1, argv + 1);
+  if (mode == "sections") return sections(argc - 1, argv + 1);
   if (mode == "heap") return heap();
   if (mode == "dump") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", dump);
   if (mode == "values") return starc_mpi::guarded_main(argc - 1, argv + 1, "runtime_driver", values);

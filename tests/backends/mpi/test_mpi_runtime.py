@@ -613,6 +613,49 @@ def test_ghost_runs_copy_and_compare_as_the_indexed_ghosts_do(driver):
     assert restored == "restored 1"
 
 
+def _zigzag(x: int) -> int:
+    return 2 * x if x >= 0 else -2 * x - 1
+
+
+@pytest.mark.parametrize("repeated", [False, True])
+@pytest.mark.parametrize("op", ["min", "add", "store"])
+def test_update_sections_apply_at_the_owner_as_sequential_updates_would(driver, op, repeated):
+    """An update section (starc_mpi_sections.hpp), encoded from listed pairs and from a run of
+    changed ghosts alike, as an independent encoder writes it (the header, then each name's
+    step and value), then applied by the owner's typed combine (apply_section): the cells end
+    as the entries applied in order with the operator would leave them, the constant
+    secondary set exactly where an entry won, the winners' vertices recorded in order (-1 for
+    a loss), a repeated name (a vertex twice, not combined) seen."""
+    cells = [50, 7, -3, 20, 0, 9]
+    names = [4, 0, 5, 2, 1, 3]              # list position -> the owner's vertex
+    entries = [(0, 60), (1, 3), *([(1, 5)] if repeated else []), (2, -4), (4, 10), (5, 9)]
+    args = [op, *cells, "--", *names, "--", *(x for entry in entries for x in entry)]
+    result = subprocess.run([str(driver), "sections", *map(str, args)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    expected_bytes = python_varint(2 * len(entries)) + python_varint(_zigzag(0 - (-1)))
+    previous = None
+    for name, value in entries:
+        if previous is not None:
+            expected_bytes += python_varint(name - previous)
+        previous = name
+        expected_bytes += list((value & 0xFFFFFFFF).to_bytes(4, "little"))
+    want = list(cells)
+    flags = [0] * len(cells)
+    at = []
+    for name, value in entries:
+        v = names[name]
+        won = {"min": value < want[v], "add": True, "store": True}[op]
+        if won:
+            want[v] = {"min": value, "add": want[v] + value, "store": value}[op]
+            flags[v] = 1
+        at.append(v if won else -1)
+    assert result.stdout.splitlines() == [
+        "bytes: " + " ".join(f"{b:02x}" for b in expected_bytes), "same -" if repeated else "same 1",
+        "cells: " + " ".join(map(str, want)), "flags: " + " ".join(map(str, flags)),
+        "at: 7 " + " ".join(map(str, at)), f"repeated {int(repeated)}", "read 1"]
+
+
 def test_freed_heap_stays_resident_for_the_next_trial(driver):
     """After distribute() the heap keeps what a trial frees: a 16 MiB block written, freed and
     written again faults in no new pages the second time (4,096 with glibc's 128 KiB trim

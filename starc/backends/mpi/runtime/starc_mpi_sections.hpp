@@ -21,6 +21,90 @@
 namespace starc_mpi {
 namespace detail {
 
+/// A secondary target the kernel only sets to a constant (Superstep::secondary(a, primary,
+/// c)): nothing of it travels; the owner stores `value` where its primary's entry wins.
+struct ConstantTarget {
+  char* data;
+  size_t size;
+  const char* value;
+};
+
+/// What a winning entry of an update section sets besides its own cell: the constant
+/// secondaries of its field, and, where a secondary carries values, `at` records each entry's
+/// vertex where it won, else -1 (that secondary's section: one value per entry, in order).
+struct Winners {
+  const ConstantTarget* constants = nullptr;
+  size_t count = 0;
+  std::vector<int>* at = nullptr;
+};
+
+/// Applies an update section's `count` entries at p (after its header; the first named
+/// `name`, the others by their steps) with O, each at vertex names[name] (a replica's: name
+/// itself, names null), and what a winner sets (Winners); `repeated` is set where a step is 0
+/// (a vertex twice). Returns the byte after the section. Typed, the operator fixed: the
+/// owner's combine went through a call per entry and two lists of every entry, most of a
+/// superstep's runtime work in sssp and cc at 16 ranks (perf, R-MAT 18).
+template <class T, Op O>
+const char* apply_entries(char* data, const char* p, size_t count, int name, const int* names, const Winners& w,
+                          bool& repeated) {
+  T* cells = reinterpret_cast<T*>(data);
+  for (size_t e = 0; e < count; ++e) {
+    if (e > 0) {
+      unsigned long long step = get_varint(p);
+      repeated |= step == 0;
+      name += static_cast<int>(step);
+    }
+    const int v = names != nullptr ? names[name] : name;
+    T value;
+    std::memcpy(&value, p, sizeof(T));
+    p += sizeof(T);
+    const bool won = apply(cells[v], value, O);
+    if (won)
+      for (size_t k = 0; k < w.count; ++k)
+        copy_value(w.constants[k].data + static_cast<size_t>(v) * w.constants[k].size, w.constants[k].value, w.constants[k].size);
+    if (w.at != nullptr) w.at->push_back(won ? v : -1);
+  }
+  return p;
+}
+
+/// apply_entries with the operator `op` (one dispatch a section).
+template <class T>
+const char* apply_section(char* data, const char* p, size_t count, int name, const int* names, Op op, const Winners& w,
+                          bool& repeated) {
+  switch (op) {
+    case Op::Store: return apply_entries<T, Op::Store>(data, p, count, name, names, w, repeated);
+    case Op::Add: return apply_entries<T, Op::Add>(data, p, count, name, names, w, repeated);
+    case Op::Sub: return apply_entries<T, Op::Sub>(data, p, count, name, names, w, repeated);
+    case Op::Mul: return apply_entries<T, Op::Mul>(data, p, count, name, names, w, repeated);
+    case Op::And: return apply_entries<T, Op::And>(data, p, count, name, names, w, repeated);
+    case Op::Or: return apply_entries<T, Op::Or>(data, p, count, name, names, w, repeated);
+    case Op::Min: return apply_entries<T, Op::Min>(data, p, count, name, names, w, repeated);
+    case Op::Max: return apply_entries<T, Op::Max>(data, p, count, name, names, w, repeated);
+  }
+  return p;
+}
+
+/// One section's entries to one rank: a run of a field's changed ghosts (positions in the
+/// ghost list; names counted from `first`, the rank's first position), as exchange_updates
+/// finds them, or listed (name, vertex) pairs. A run is encoded as it stands: listing its
+/// pairs first, in fresh vectors per rank, cost as much as encoding them.
+struct Entries {
+  const int* ghosts = nullptr;
+  const int* ghost_local = nullptr;
+  int first = 0;
+  size_t run = 0;                                // a run's length (0: `listed`)
+  std::vector<std::pair<int, int>> listed;
+
+  size_t size() const { return ghosts != nullptr ? run : listed.size(); }
+  int name(size_t e) const { return ghosts != nullptr ? ghosts[e] - first : listed[e].first; }
+  int vertex(size_t e) const { return ghosts != nullptr ? ghost_local[ghosts[e]] : listed[e].second; }
+  void clear() {
+    ghosts = nullptr;
+    run = 0;
+    listed.clear();
+  }
+};
+
 struct SuperstepField {
   char* data = nullptr;
   size_t size = 0;                      // bytes per element
@@ -46,8 +130,8 @@ struct SuperstepField {
   std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
   int primary = -1;                     // secondary: index of the primary field
   std::function<bool(int)> is_identity;
-  bool (*apply)(char*, const char*, Op) = nullptr;     // cell, value: whether it won (a plain
-                                                       // pointer: it runs per received entry)
+  // applies a received update section (apply_section), typed
+  const char* (*apply_section)(char*, const char*, size_t, int, const int*, Op, const Winners&, bool&) = nullptr;
 
   char* cell(int v) const { return data + static_cast<size_t>(v) * size; }
   const char* before(int v) const { return snapshot.data() + static_cast<size_t>(v) * size; }
@@ -78,37 +162,52 @@ inline char* put_header(char* p, size_t count, int first, int& base) {
   return put_varint(p, code);
 }
 
-/// Adds a section of entries (name: the position in the shared list, or the global id;
-/// element), with its header (starc_mpi_superstep.hpp's file comment); `base` is the previous
-/// section's first name in the message, updated. Written through a pointer into room made
-/// once: a push per byte and an insert per value were a tenth of bfs's superstep work on
-/// Kronecker 18.
-inline void put_section(std::vector<char>& buf, const SuperstepField& f, const std::vector<std::pair<int, int>>& entries,
-                        int& base) {
-  if (entries.empty()) {
+/// Adds a section of `count` entries, the e-th named name(e) (the position in the shared
+/// list, or the global id; ascending) with the value at vertex(e), with its header
+/// (starc_mpi_superstep.hpp's file comment); `base` is the previous section's first name in
+/// the message, updated. Written through a pointer into room made once: a push per byte and
+/// an insert per value were a tenth of bfs's superstep work on Kronecker 18.
+template <class Name, class Vertex>
+void put_entries(std::vector<char>& buf, const SuperstepField& f, size_t count, Name name, Vertex vertex, int& base) {
+  if (count == 0) {
     put_varint(buf, 0);
     return;
   }
   size_t at = buf.size();
-  buf.resize(at + 2 * kMaxVarint + entries.size() * (kMaxIntVarint + f.size));
-  char* p = put_header(buf.data() + at, entries.size(), entries.front().first, base);
-  int previous = entries.front().first;
-  for (const auto& entry : entries) {
-    if (&entry != &entries.front())   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
-      p = put_varint(p, static_cast<unsigned>(entry.first - previous));
-    previous = entry.first;
-    copy_value(p, f.cell(entry.second), f.size);
+  buf.resize(at + 2 * kMaxVarint + count * (kMaxIntVarint + f.size));
+  char* p = put_header(buf.data() + at, count, name(0), base);
+  int previous = name(0);
+  for (size_t e = 0; e < count; ++e) {
+    const int here = name(e);
+    if (e > 0)   // as 32 bits: at most kMaxIntVarint bytes (names ascend)
+      p = put_varint(p, static_cast<unsigned>(here - previous));
+    previous = here;
+    copy_value(p, f.cell(vertex(e)), f.size);
     p += f.size;
   }
   buf.resize(static_cast<size_t>(p - buf.data()));
 }
 
+/// A section of listed (name, vertex) entries (put_entries).
+inline void put_section(std::vector<char>& buf, const SuperstepField& f, const std::vector<std::pair<int, int>>& entries,
+                        int& base) {
+  put_entries(buf, f, entries.size(), [&](size_t e) { return entries[e].first; },
+              [&](size_t e) { return entries[e].second; }, base);
+}
+
+/// A section of `entries` (put_entries).
+inline void put_section(std::vector<char>& buf, const SuperstepField& f, const Entries& entries, int& base) {
+  if (entries.ghosts == nullptr) return put_section(buf, f, entries.listed, base);
+  put_entries(buf, f, entries.run, [&](size_t e) { return entries.ghosts[e] - entries.first; },
+              [&](size_t e) { return entries.ghost_local[entries.ghosts[e]]; }, base);
+}
+
 /// A secondary's section: the values of its primary's entries, alone.
-inline void put_values(std::vector<char>& buf, const SuperstepField& f, const std::vector<std::pair<int, int>>& entries) {
-  size_t at = buf.size();
-  buf.resize(at + entries.size() * f.size);
-  for (const auto& entry : entries) {
-    copy_value(buf.data() + at, f.cell(entry.second), f.size);
+inline void put_values(std::vector<char>& buf, const SuperstepField& f, const Entries& entries) {
+  size_t at = buf.size(), count = entries.size();
+  buf.resize(at + count * f.size);
+  for (size_t e = 0; e < count; ++e) {
+    copy_value(buf.data() + at, f.cell(entries.vertex(e)), f.size);
     at += f.size;
   }
 }

@@ -155,14 +155,7 @@ class Superstep {
     f.gather_ghosts = detail::gather_runs<T>;
     f.scatter_ghosts = detail::scatter_runs<T>;
     f.compare_ghosts = detail::compare_runs<T>;
-    f.apply = [](char* cell, const char* value, Op op) -> bool {
-      T c, v;
-      std::memcpy(&c, cell, sizeof(T));
-      std::memcpy(&v, value, sizeof(T));
-      bool won = detail::apply(c, v, op);
-      std::memcpy(cell, &c, sizeof(T));
-      return won;
-    };
+    f.apply_section = detail::apply_section<T>;
     return f;
   }
 
@@ -237,77 +230,86 @@ class Superstep {
         f.compare_ghosts(f.data, d_.ghost_runs, f.ghosts_before.data(), f.ghost_changes);
     std::vector<char> buf;   // every destination's message, one after the other
     std::vector<long long> send_bytes(n.destinations.size(), 0);
+    std::vector<detail::Entries> chosen(fields_.size());   // one destination's, reused
     for (size_t k = 0; k < n.destinations.size(); ++k) {
       int r = n.destinations[k];
       if (r == d_.rank) continue;
       size_t start = buf.size();
       long long entries = 0;
       int base = -1;
-      std::vector<std::vector<std::pair<int, int>>> chosen(fields_.size());
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
-        std::vector<std::pair<int, int>>& mine = chosen[i];
-        if (f.primary >= 0) {
+        if (f.primary >= 0) {   // its primary's entries, listed before it
           if (!f.constant.empty()) continue;
-          mine = chosen[static_cast<size_t>(f.primary)];
-        } else if (f.scope == Scope::Neighbour) {
+          const detail::Entries& mine = chosen[static_cast<size_t>(f.primary)];
+          detail::put_values(buf, f, mine);
+          entries += static_cast<long long>(mine.size());
+          continue;
+        }
+        detail::Entries& mine = chosen[i];
+        mine.clear();
+        if (f.scope == Scope::Neighbour) {
           int base = d_.ghost_displs[static_cast<size_t>(r)], end = d_.ghost_displs[static_cast<size_t>(r) + 1];
           if (f.is_identity) {
             for (int g = base; g < end; ++g) {
               int v = d_.ghost_local[static_cast<size_t>(g)];
-              if (!f.is_identity(v)) mine.push_back({g - base, v});
+              if (!f.is_identity(v)) mine.listed.push_back({g - base, v});
             }
           } else {   // the changed ghosts of r: a run of the ascending list
             auto from = std::lower_bound(f.ghost_changes.begin(), f.ghost_changes.end(), base);
-            for (auto it = from; it != f.ghost_changes.end() && *it < end; ++it)
-              mine.push_back({*it - base, d_.ghost_local[static_cast<size_t>(*it)]});
+            auto to = std::lower_bound(from, f.ghost_changes.end(), end);
+            mine.ghosts = f.ghost_changes.data() + (from - f.ghost_changes.begin());
+            mine.run = static_cast<size_t>(to - from);
+            mine.ghost_local = d_.ghost_local.data();
+            mine.first = base;
           }
         } else if (f.is_identity) {
           for (int v = d_.splits[static_cast<size_t>(r)]; v < d_.splits[static_cast<size_t>(r) + 1]; ++v)
-            if (!f.is_identity(v)) mine.push_back({v, v});
+            if (!f.is_identity(v)) mine.listed.push_back({v, v});
         } else {
-          f.changes(d_.splits[static_cast<size_t>(r)], d_.splits[static_cast<size_t>(r) + 1], mine);
+          f.changes(d_.splits[static_cast<size_t>(r)], d_.splits[static_cast<size_t>(r) + 1], mine.listed);
         }
-        if (f.primary >= 0) detail::put_values(buf, f, mine);
-        else detail::put_section(buf, f, mine, base);
+        detail::put_section(buf, f, mine, base);
         entries += static_cast<long long>(mine.size());
       }
       send_bytes[k] = close_buffer(buf, start, entries) + scalars_.put(buf, kUpdates);
     }
+    // What a primary's winning entry sets besides itself: its constant secondaries' cells, and
+    // where a secondary carries values, the entries' vertices to apply them at.
+    std::vector<std::vector<detail::ConstantTarget>> constants(fields_.size());
+    std::vector<std::vector<int>> at(fields_.size());
+    std::vector<detail::Winners> winners(fields_.size());
+    for (const Field& f : fields_)
+      if (f.updated && f.primary >= 0 && !f.constant.empty())
+        constants[static_cast<size_t>(f.primary)].push_back({f.data, f.size, f.constant.data()});
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      winners[i].constants = constants[i].data();
+      winners[i].count = constants[i].size();
+    }
+    for (const Field& f : fields_)
+      if (f.updated && f.primary >= 0 && f.constant.empty()) winners[static_cast<size_t>(f.primary)].at = &at[static_cast<size_t>(f.primary)];
     exchange(n, buf, send_bytes, sent, nullptr, kUpdates, [&](int r, const char* p) {
       int base = -1;
-      std::vector<std::vector<char>> won(fields_.size());
-      std::vector<std::vector<int>> at(fields_.size());
+      for (std::vector<int>& list : at) list.clear();
       for (size_t i = 0; i < fields_.size(); ++i) {
         const Field& f = fields_[i];
         if (!f.updated) continue;
-        if (f.primary >= 0 && !f.constant.empty()) {
-          const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
-          const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
-          for (size_t e = 0; e < where.size(); ++e)
-            if (wins[e]) detail::copy_value(f.cell(where[e]), f.constant.data(), f.size);
-          continue;
-        }
         if (f.primary >= 0) {  // applied only where the primary's entry won
-          const std::vector<int>& where = at[static_cast<size_t>(f.primary)];
-          const std::vector<char>& wins = won[static_cast<size_t>(f.primary)];
-          for (size_t e = 0; e < where.size(); ++e, p += f.size)
-            if (wins[e]) detail::copy_value(f.cell(where[e]), p, f.size);
+          if (!f.constant.empty()) continue;   // applied with it
+          for (int v : at[static_cast<size_t>(f.primary)]) {
+            if (v >= 0) detail::copy_value(f.cell(v), p, f.size);
+            p += f.size;
+          }
           continue;
         }
         int name = -1;
         size_t count = detail::get_section(p, base, name);
-        for (size_t e = 0; e < count; ++e, p += f.size) {
-          long long step = e == 0 ? 1 : static_cast<long long>(detail::get_varint(p));
-          name += e == 0 ? 0 : static_cast<int>(step);
-          long long per_vertex = step > 0 ? 1 : 2;   // 2: a vertex twice (not combined)
-          if (per_vertex > d_.stats.max_entries_per_vertex) d_.stats.max_entries_per_vertex = per_vertex;
-          int v = f.scope == Scope::Neighbour ? d_.mirrors[static_cast<size_t>(d_.mirror_displs[static_cast<size_t>(r)] + name)]
-                                              : name;
-          at[i].push_back(v);
-          won[i].push_back(f.apply(f.cell(v), p, f.op) ? 1 : 0);
-        }
+        if (count == 0) continue;
+        const int* names = f.scope == Scope::Neighbour ? d_.mirrors.data() + d_.mirror_displs[static_cast<size_t>(r)] : nullptr;
+        bool repeated = false;   // a vertex twice (not combined)
+        p = f.apply_section(f.data, p, count, name, names, f.op, winners[i], repeated);
+        d_.stats.max_entries_per_vertex = std::max(d_.stats.max_entries_per_vertex, repeated ? 2LL : 1LL);
       }
     });
   }
