@@ -58,11 +58,12 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import SymbolFactory
+from starc.analysis.worklist_setup import ROUND_LIMIT, first_run, first_run_fills
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = ["place_loop_checks", "expand_loops", "expand_fixedpoint", "expand_bfs",
-           "first_run", "flag_raised", "launches_checked"]
+           "flag_raised", "launches_checked"]
 
 
 def place_loop_checks(host: P.HostBlock) -> P.HostBlock:
@@ -132,35 +133,6 @@ def expand_fixedpoint(s: P.FixedPointLoop,
     return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
                              P.HostBlock(tuple(topology), loc=s.loc),
                              first_queue=s.worklist.update_seed, loc=s.loc)]
-
-
-def first_run(w: P.Worklist, following: P.DeviceArray, loc, seed: bool = False) -> P.HostIf:
-    """``if (round == 0 || round > LIMIT) { fill stamp = -1;  fill size = 0;  fill next =
-    False;  round = 0; }``: the worklist state of a fixedPoint that runs many times, set up on
-    its first run (and when its round count grows past the limit); ``following`` is the loop's
-    next flags, and the seed's flag fill (``w.fill``) joins them (``expand_worklist``).
-    ``seed``: the copy before an update kernel's ``round += 1`` (``frontier_seed``) tests
-    ``round >= LIMIT``, so that the loop's own test after that seed never holds (it would
-    empty the seeded queue)."""
-    rounds = ir.VarRef(w.round, type=Scalar.INT, loc=loc)
-    fills = _fills(w, following, loc)
-    first = ir.Binary("||", ir.Binary("==", rounds, _int(0, loc), type=Scalar.BOOL, loc=loc),
-                      ir.Binary(">=" if seed else ">", rounds, _int(_ROUND_LIMIT, loc),
-                                type=Scalar.BOOL, loc=loc), type=Scalar.BOOL, loc=loc)
-    return P.HostIf(first, P.HostBlock(fills + (P.HostAssign(w.round, _int(0, loc), loc=loc),),
-                                       loc=loc), None, loc=loc)
-
-
-def _fills(w: P.Worklist, following: P.DeviceArray, loc) -> Tuple[P.HostStmt, ...]:
-    fills = (P.Fill(w.stamp, _int(-1, loc), loc=loc), P.Fill(w.size, _int(0, loc), loc=loc),
-             P.Fill(following, _bool(False, loc), loc=loc))
-    if w.fill is not None:      # the seed's flag fill: a later run finds the flags False
-        fills = (w.fill,) + fills
-    return fills
-
-
-#: a round count a worklist kept across its runs starts again (its stamps refilled) past this
-_ROUND_LIMIT = 1 << 30
 
 
 def expand_worklist(s: P.FixedPointLoop,
@@ -267,7 +239,7 @@ def expand_worklist(s: P.FixedPointLoop,
     # (by the batch's update kernel: in the queue already, ``w.update_seed``)
     first_queue = [] if w.update_seed else \
         [at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))]
-    fills = _fills(w, s.next, loc)
+    fills = first_run_fills(w, s.next, loc)
     if hoisted is None:
         assert not w.update_seed, "an update kernel seeds only a loop of a Batch"
         prologue = list(fills[:-1]) + [P.HostDeclare(w.round, _int(0, loc), loc=loc),

@@ -22,10 +22,10 @@ import dataclasses
 from typing import Callable, List, Optional
 
 from starc.analysis import plan as P
-from starc.analysis.control import first_run
 from starc.analysis.host_tree import walk_host
 from starc.analysis.kernels import kernel_params
 from starc.analysis.loop_fills import leaves, touches
+from starc.analysis.worklist_setup import first_run
 from starc.ir import nodes as ir
 
 __all__ = ["seed_launch", "fill_once", "update_seed"]
@@ -177,7 +177,7 @@ def update_seed(before: List[P.HostStmt], loop: P.FixedPointLoop, w: P.Worklist,
     variant that appends each of them once (``push(index, loc)``: an atomic max of the
     worklist's stamp with the round, the winner appends to ``w.queue``) makes the first queue.
     The returned UpdateLoop launches, in the worklist form (a ``DataDrivenLoop`` with
-    ``seed``), the worklist's first-run set-up (``control.first_run``: its stamps and length
+    ``seed``), the worklist's first-run set-up (``worklist_setup.first_run``: its stamps and length
     are the loop's own, so it goes before the seed; past the limit a round sooner, so the
     loop's own set-up never empties the seeded queue), ``round += 1`` (every stamp of an earlier
     run is below the new round: a run's last round appends nothing; the first queue goes to
