@@ -205,8 +205,9 @@ def _bind_weights(fn: ir.Function, spec: ParamSpec, graph) -> np.ndarray:
 
     from starc.results import numpy_dtype
     if graph.weights is None:
-        raise DataError(f"{fn.name} needs edge weights for {spec.name!r} but "
-                         f"{graph_label(graph)} has none")
+        # the generated programs' words (starc_support.hpp's assign_edge_weights)
+        raise DataError(f"{graph_label(graph)}: the program reads edge weights "
+                        f"({spec.symbol.type} {spec.name}) but the file has none")
     weights = np.asarray(graph.weights, dtype=np.float64)
     if spec.scalar is Scalar.BOOL:
         return weights != 0

@@ -461,7 +461,8 @@ def test_data_errors_exit_1_not_the_usage_status(capsys, graphs):
     status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
                            graphs / "nw.el", "--src", "0")
     assert status == 1
-    assert "Compute_SSSP needs edge weights for 'weight' but" in err
+    assert f"{graphs / 'nw.el'}: the program reads edge weights (propEdge<int> weight) but " \
+        "the file has none" in err
     # ... while a bad parameter value is a command-line error
     status, _, err = starc(capsys, "run", SSSP, "-b", "reference", "--graph",
                            graphs / "w.el", "--src", "9")

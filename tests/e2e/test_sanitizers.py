@@ -183,6 +183,17 @@ def test_sanitized_reader_on_malformed_graphs(content, status, message, backend,
 
 
 @pytest.mark.sycl
+def test_a_graph_without_weights_gets_the_reference_s_words(sanitized, tmp_path):
+    path = tmp_path / "plain.el"
+    path.write_text("0 1\n1 2\n")
+    with pytest.raises(starc.runcontract.DataError) as raised:
+        _reference("sssp").run(path, src="0")
+    proc = _run(sanitized["sssp"], path, "--src", "0")
+    assert proc.returncode == 1 and str(raised.value) in proc.stderr, \
+        (str(raised.value), proc.stderr)
+
+
+@pytest.mark.sycl
 @pytest.mark.parametrize("args, status, message", [
     (["--src", "x"], 2, "--src"),
     (["--src"], 2, "--src"),

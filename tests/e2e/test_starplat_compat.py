@@ -255,7 +255,7 @@ def test_implicit_weight_means_the_declared_weight_parameter(graph, graph_files)
 def test_implicit_weight_needs_a_weighted_graph(tmp_path):
     graph = tmp_path / "plain.el"
     graph.write_text("0 1\n1 2\n")
-    with pytest.raises(starc.runcontract.DataError, match="needs edge weights for 'weight'"):
+    with pytest.raises(starc.runcontract.DataError, match="the program reads edge weights"):
         compiled("implicit_weight", "reference").run(graph, src="0")
 
 

@@ -128,7 +128,8 @@ def test_pr(name):
 def test_weights_required():
     graph = fixed_graph("dag", weighted=False)
     for name in ("sssp", "sswp"):
-        with pytest.raises(DataError, match="needs edge weights for 'weight' but dag.el has none"):
+        with pytest.raises(DataError, match=r"dag.el: the program reads edge weights \(propEdge<int> weight\) but "
+                                             "the file has none"):
             execute(dsl_program(name), graph, {"src": "0"})
 
 

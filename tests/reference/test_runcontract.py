@@ -73,8 +73,8 @@ def test_bind_errors(change, message):
 def test_weights_missing_or_not_integral():
     unweighted = make_graph(3, [(0, 1)], name="g.el")
     # Data the program cannot use is an input error (exit status 1), not a usage error.
-    with pytest.raises(DataError, match="Compute_SSSP needs edge weights for 'weight' "
-                                         "but g.el has none"):
+    with pytest.raises(DataError, match=r"g.el: the program reads edge weights \(propEdge<int> weight\) "
+                                         "but the file has none"):
         bind_arguments(dsl_program("sssp").functions[0], unweighted, {"src": "0"})
     real = make_graph(3, [(0, 1)], [1.5], name="r.el")
     real.weights_integral = False
