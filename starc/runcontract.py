@@ -306,10 +306,7 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
         if spec.kind == "Graph":
             bound[spec.symbol] = graph
             continue
-        if spec.kind == "propEdge":
-            bound[spec.symbol] = _bind_weights(fn, spec, graph)
-            continue
-        if spec.kind == "propNode":
+        if spec.kind in ("propEdge", "propNode"):   # weights after the options, below
             continue
         if (spec.name not in given or given[spec.name] is None) and spec.default is not None:
             bound[spec.symbol] = spec.default
@@ -327,6 +324,11 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
             bound[spec.symbol] = _parse_id_list(spec, text, limit, graph)
         else:
             bound[spec.symbol] = _parse_scalar(spec, text)
+    # The options are checked before the file's weights, as the generated programs do (a
+    # weightless file and a bad --src: both say the --src, exit 2).
+    for spec in specs:
+        if spec.kind == "propEdge":
+            bound[spec.symbol] = _bind_weights(fn, spec, graph)
     return bound
 
 

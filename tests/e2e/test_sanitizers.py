@@ -27,6 +27,7 @@ from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_file
 from starc.graphs import load_graph
 from starc.results import compare_results, parse_results
+from starc.runcontract import DataError, UsageError
 
 from e2e_cases import PROGRAMS, write_graph_files
 
@@ -183,13 +184,19 @@ def test_sanitized_reader_on_malformed_graphs(content, status, message, backend,
 
 
 @pytest.mark.sycl
-def test_a_graph_without_weights_gets_the_reference_s_words(sanitized, tmp_path):
+@pytest.mark.parametrize("content, error, status", [
+    ("0 1\n1 2\n", DataError, 1),     # no weights
+    # no weights and no vertex 0: the option is checked first, by both
+    ("", UsageError, 2),
+])
+def test_a_graph_without_weights_gets_the_reference_s_words(content, error, status, sanitized,
+                                                           tmp_path):
     path = tmp_path / "plain.el"
-    path.write_text("0 1\n1 2\n")
-    with pytest.raises(starc.runcontract.DataError) as raised:
+    path.write_text(content)
+    with pytest.raises(error) as raised:
         _reference("sssp").run(path, src="0")
     proc = _run(sanitized["sssp"], path, "--src", "0")
-    assert proc.returncode == 1 and str(raised.value) in proc.stderr, \
+    assert proc.returncode == status and str(raised.value) in proc.stderr, \
         (str(raised.value), proc.stderr)
 
 
