@@ -163,8 +163,11 @@ def _parse_id(spec: ParamSpec, text: str, limit: int, graph) -> int:
         raise UsageError(f"{spec.option} {text}: {graph_label(graph)} has no {what}, so no "
                          f"{spec.kind} id is valid")
     if not _NODE_ID.match(text):
-        raise UsageError(f"{spec.option} expects "
-                         f"{describe_kind(spec, graph.num_nodes, graph.num_edges)}, got {text!r}")
+        # a node id that is no id reads as the generated programs say it (starc_cli.hpp),
+        # which check it before reading the graph
+        what = ("a node id (a non-negative integer)" if spec.kind == "node" else
+                describe_kind(spec, graph.num_nodes, graph.num_edges))
+        raise UsageError(f"{spec.option} expects {what}, got {text!r}")
     value = int(text)
     if value >= limit:
         what = "vertices" if spec.kind in ("node", "SetN") else "edges"

@@ -184,18 +184,20 @@ def test_sanitized_reader_on_malformed_graphs(content, status, message, backend,
 
 
 @pytest.mark.sycl
-@pytest.mark.parametrize("content, error, status", [
-    ("0 1\n1 2\n", DataError, 1),     # no weights
+@pytest.mark.parametrize("content, src, error, status", [
+    ("0 1\n1 2\n", "0", DataError, 1),     # no weights
     # no weights and no vertex 0: the option is checked first, by both
-    ("", UsageError, 2),
+    ("", "0", UsageError, 2),
+    ("0 1 3\n1 2 4\n", "7", UsageError, 2),   # out of range
+    ("0 1 3\n1 2 4\n", "x", UsageError, 2),   # no id
 ])
-def test_a_graph_without_weights_gets_the_reference_s_words(content, error, status, sanitized,
-                                                           tmp_path):
+def test_bad_graphs_and_options_get_the_reference_s_words(content, src, error, status,
+                                                         sanitized, tmp_path):
     path = tmp_path / "plain.el"
     path.write_text(content)
     with pytest.raises(error) as raised:
-        _reference("sssp").run(path, src="0")
-    proc = _run(sanitized["sssp"], path, "--src", "0")
+        _reference("sssp").run(path, src=src)
+    proc = _run(sanitized["sssp"], path, "--src", src)
     assert proc.returncode == status and str(raised.value) in proc.stderr, \
         (str(raised.value), proc.stderr)
 

@@ -51,7 +51,7 @@ def test_bind_values():
 @pytest.mark.parametrize("change, message", [
     ({"k": None}, r"missing --k \(an int\)"),
     ({"src": None}, r"missing --src \(a node id \(0\.\.4\)\)"),
-    ({"src": "x"}, r"--src expects a node id \(0\.\.4\), got 'x'"),
+    ({"src": "x"}, r"--src expects a node id \(a non-negative integer\), got 'x'"),
     ({"src": "5"}, r"--src expects a node id \(0\.\.4\), got '5' \(g\.el has 5 vertices\)"),
     ({"src": "-1"}, r"--src expects a node id"),
     ({"k": "1.5"}, r"--k expects an int, got '1.5'"),

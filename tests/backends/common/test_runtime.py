@@ -393,8 +393,10 @@ def test_missing_required_parameter_names_it(driver, small_graph):
     (["--src", "1", "--flag", "yes"], "--flag expects a boolean"),
     (["--src", "1", "--sourceSet", "0,,2"], "--sourceSet expects a comma-separated list"),
     (["--src", "1", "--sourceSet", "0,-2"], "--sourceSet expects"),
-    (["--src", "9"], "--src: node id 9 is out of range"),
-    (["--src", "0", "--sourceSet", "1,5"], "--sourceSet: node id 5 is out of range"),
+    (["--src", "9"], "--src expects a node id (0..4), got '9' ("),
+    (["--src", "0", "--sourceSet", "1,5"],
+     "--sourceSet expects a comma-separated list of node ids, e.g. 0,5,9, got '1,5' "
+     "(5 is out of range: "),
     (["--src"], "--src needs a value"),
     (["--src", "0", "--device"], "--device needs a value"),
     (["--src", "0", "--time=1"], "--time takes no value"),

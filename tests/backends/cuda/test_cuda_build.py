@@ -129,7 +129,7 @@ def _run(builds, name, *args):
 BAD_INPUTS = [
     ((), 2, "missing GRAPH_FILE"),
     (("{weighted}",), 2, "missing required option --src"),
-    (("{weighted}", "--src", "9"), 2, "--src: node id 9 is out of range"),
+    (("{weighted}", "--src", "9"), 2, "--src expects a node id (0.."),
     (("{weighted}", "--src", "0", "--block-size", "0"), 2, "--block-size expects"),
     (("{weighted}", "--src", "0", "--sorce", "1"), 2, "unknown option '--sorce'"),
     (("{plain}", "--src", "0"), 1, "the program reads edge weights (propEdge<int> weight)"),

@@ -128,7 +128,8 @@ def test_usage_and_input_errors(sssp, graph, tmp_path):
     missing = _run(program, graph)
     assert missing.returncode == 2 and "missing required option --src" in missing.stderr
     bad = _run(program, graph, "--src", "99")
-    assert bad.returncode == 2 and "node id 99 is out of range" in bad.stderr
+    assert bad.returncode == 2 and "--src expects a node id (0.." in bad.stderr \
+        and "got '99'" in bad.stderr
     for option, value, message in (("--device", "tpu", "--device expects cpu, gpu or default, "
                                                        "got 'tpu'"),
                                    ("--block-size", "0", "--block-size expects a work-group "

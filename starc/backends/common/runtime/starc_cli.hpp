@@ -202,7 +202,7 @@ class CommandLine {
     std::vector<int> nodes;
     nodes.reserve(ids.size());
     for (long long id : ids) {
-      check_node(name, id, g);
+      check_node(name, id, g, true);
       nodes.push_back(static_cast<int>(id));
     }
     return nodes;
@@ -261,14 +261,19 @@ class CommandLine {
     return values_[static_cast<size_t>(index)];
   }
 
-  void check_node(const char* name, long long id, const Graph& g) const {
+  /// In the reference's words (starc/runcontract.py), for an id and for an item of a set.
+  void check_node(const char* name, long long id, const Graph& g, bool in_set = false) const {
     if (g.num_nodes == 0)
       throw UsageError(std::string("--") + name + " " + std::to_string(id) + ": " + g.path +
                        " has no vertices, so no node id is valid");
-    if (id < 0 || id >= g.num_nodes)
-      throw UsageError(std::string("--") + name + ": node id " + std::to_string(id) + " is out of range for " +
-                       g.path + " (it has " + std::to_string(g.num_nodes) + " nodes, ids 0.." +
-                       std::to_string(static_cast<long long>(g.num_nodes) - 1) + ")");
+    if (id >= 0 && id < g.num_nodes) return;
+    const std::string vertices = g.path + " has " + std::to_string(g.num_nodes) + " vertices";
+    const std::string given = "got '" + value_of(name) + "'";
+    if (in_set)
+      throw UsageError(std::string("--") + name + " expects " + detail::kind_description(ParamKind::NodeSet) +
+                       ", " + given + " (" + std::to_string(id) + " is out of range: " + vertices + ")");
+    throw UsageError(std::string("--") + name + " expects a node id (0.." +
+                     std::to_string(static_cast<long long>(g.num_nodes) - 1) + "), " + given + " (" + vertices + ")");
   }
 
   static void validate(const ParamSpec& spec, const std::string& value) {
