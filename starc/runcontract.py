@@ -156,12 +156,18 @@ def _parse_scalar(spec: ParamSpec, text: str):
     return value
 
 
+def _no_ids(spec: ParamSpec, item: str, graph) -> UsageError:
+    """An id given on a graph without vertices (edges): out of range like any other id, in
+    the generated programs' words (starc_cli.hpp's check_node), for an id and a set's item."""
+    node = spec.kind in ("node", "SetN")
+    return UsageError(f"{spec.option} {item}: {graph_label(graph)} has no "
+                      f"{'vertices' if node else 'edges'}, so no {'node' if node else 'edge'} "
+                      f"id is valid")
+
+
 def _parse_id(spec: ParamSpec, text: str, limit: int, graph) -> int:
     if limit == 0 and _NODE_ID.match(text):
-        # Out of range like any other id (a usage error, as in the generated programs).
-        what = "vertices" if spec.kind == "node" else "edges"
-        raise UsageError(f"{spec.option} {text}: {graph_label(graph)} has no {what}, so no "
-                         f"{spec.kind} id is valid")
+        raise _no_ids(spec, text, graph)
     if not _NODE_ID.match(text):
         # a node id that is no id reads as the generated programs say it (starc_cli.hpp),
         # which check it before reading the graph
@@ -186,6 +192,8 @@ def _parse_id_list(spec: ParamSpec, text: str, limit: int, graph) -> List[int]:
         if not _NODE_ID.match(item):
             raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
                              f"({item!r} is not a {what} id)")
+        if limit == 0:
+            raise _no_ids(spec, item, graph)
         if int(item) >= limit:
             plural = "vertices" if what == "node" else "edges"
             raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "

@@ -70,6 +70,17 @@ def test_bind_errors(change, message):
         bind(**options)
 
 
+def test_ids_on_a_graph_without_vertices_are_worded_as_the_programs_word_them():
+    # starc_cli.hpp's check_node says the same for --src and for a set's item
+    # (tests/backends/common/test_runtime.py, the empty graph).
+    empty = make_graph(0, [], name="empty.el")
+    for param, value in (("node src", "0"), ("SetN<g> src", "0,1")):
+        function = compile_text(f"function F(Graph g, {param}) {{ }}").functions[0]
+        with pytest.raises(UsageError) as raised:
+            bind_arguments(function, empty, {"src": value})
+        assert str(raised.value) == "--src 0: empty.el has no vertices, so no node id is valid"
+
+
 def test_weights_missing_or_not_integral():
     unweighted = make_graph(3, [(0, 1)], name="g.el")
     # Data the program cannot use is an input error (exit status 1), not a usage error.
