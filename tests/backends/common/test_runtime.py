@@ -252,6 +252,8 @@ MALFORMED = {
     "non_finite_weight": ("g.el", "0 1 2\n1 2 inf\n", 2, "finite"),
     "mtx_entry_out_of_range": ("g.mtx", BANNER + "3 3 2\n1 2 1\n4 1 1\n", 4, "out of range"),
     "mtx_entry_zero_index": ("g.mtx", BANNER + "3 3 1\n0 1 1\n", 3, "out of range"),
+    "mtx_entry_negative_index": ("g.mtx", BANNER + "3 3 2\n1 2 1\n-2 1 1\n", 4,
+                                 "source id -2 out of range 1..3"),
     "mtx_bad_banner": ("g.mtx", "%%MatrixMarket matrix array real general\n3 3 0\n", 1, "array"),
     "mtx_missing_banner": ("g.mtx", "3 3 0\n", 1, "banner"),
     "mtx_bad_field": ("g.mtx", "%%MatrixMarket matrix coordinate complex general\n", 1, "complex"),
@@ -401,6 +403,7 @@ def test_missing_required_parameter_names_it(driver, small_graph):
     (["--src", "0", "--device"], "--device needs a value"),
     (["--src", "0", "--time=1"], "--time takes no value"),
     (["--src", "0", "other.el"], "unexpected argument 'other.el'"),
+    (["--src", "1", "--src", "0"], "--src given twice"),
 ], ids=lambda value: value if isinstance(value, str) else " ".join(value))
 @needs_gxx
 def test_bad_option_values_are_usage_errors(driver, small_graph, args, fragment):

@@ -406,6 +406,8 @@ STARC_ENTRY CommandLine::CommandLine(int argc, char** argv, std::vector<ParamSpe
         throw UsageError("--max-vertices expects an integer 1.." + std::to_string(INT_MAX) + ", got '" + value + "'");
       detail::vertex_limit() = limit;
     } else if (index >= 0) {
+      // which value would the algorithm use? `starc run` refuses it alike (starc/runner.py)
+      if (given_[static_cast<size_t>(index)]) throw UsageError("--" + name + " given twice");
       validate(params_[static_cast<size_t>(index)], value);
       values_[static_cast<size_t>(index)] = value;
       given_[static_cast<size_t>(index)] = true;

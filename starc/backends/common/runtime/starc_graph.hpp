@@ -333,9 +333,10 @@ inline bool is_integer_literal(const char* b, const char* e) {
   return true;
 }
 
-/// Parses a vertex id token; `base` is 0 for edge lists and 1 for Matrix Market.
+/// Parses a vertex id token. A negative id is refused here unless `range_checked` (Matrix
+/// Market's 1-based ids: the caller says "out of range 1..n", as the Python reader does).
 inline long long parse_id(const std::string& path, long line, const char* b, const char* e,
-                          const char* what, long long largest = INT_MAX) {
+                          const char* what, long long largest = INT_MAX, bool range_checked = false) {
   // the Python reader's words (starc/graphs/readers.py), so both name a bad line alike
   if (!is_integer_literal(b, e)) input_error(path, line, std::string(what) + " " + quoted(b, e) + " is not an integer");
   bool negative = *b == '-';
@@ -346,7 +347,10 @@ inline long long parse_id(const std::string& path, long line, const char* b, con
     if (value > largest)
       input_error(path, line, std::string(what) + (largest == INT_MAX ? " does not fit in a 32-bit int" : " is too large"));
   }
-  if (negative && value != 0) input_error(path, line, std::string("negative ") + what + " -" + std::to_string(value));
+  if (negative && value != 0) {
+    if (range_checked) return -value;
+    input_error(path, line, std::string("negative ") + what + " -" + std::to_string(value));
+  }
   return value;
 }
 
@@ -507,10 +511,10 @@ struct MatrixMarketParser {
       input_error(path, number, "expected " + std::to_string(want) + " columns, found " + std::to_string(count));
     if (++seen > declared)
       input_error(path, number, "more entries than the " + std::to_string(declared) + " the size line declares");
-    long long i = parse_id(path, number, b[0], e[0], "source id");
+    long long i = parse_id(path, number, b[0], e[0], "source id", INT_MAX, true);
     if (i < 1 || i > rows)
       input_error(path, number, "source id " + std::to_string(i) + " out of range 1.." + std::to_string(rows));
-    long long j = parse_id(path, number, b[1], e[1], "target id");
+    long long j = parse_id(path, number, b[1], e[1], "target id", INT_MAX, true);
     if (j < 1 || j > rows)
       input_error(path, number, "target id " + std::to_string(j) + " out of range 1.." + std::to_string(rows));
     edges.src.push_back(static_cast<int>(i - 1));
