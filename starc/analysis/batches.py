@@ -138,6 +138,7 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
     # every entry is most of an update's cost, moving its spans much less
     reverse_ids = any(a.name == "rev_edge_ids" for a in graph)
     local_arrays: Tuple[P.DeviceArray, ...] = ()
+    host_weights = host_read_weights(host, edge_props)
     if distribution is not None:
         local_arrays = tuple(a for a in arrays if a.extent == "nodes" and a.role != "graph"
                              and a.name not in distribution.replicas)
@@ -152,10 +153,21 @@ def refresh_lists(host: P.HostBlock, arrays: Tuple[P.DeviceArray, ...],
                                            read_back=read_back, reverse_ids=reverse_ids,
                                            slack_rows=slack, span_moves=span_moves,
                                            distributed=distribution is not None,
-                                           local_arrays=local_arrays)
+                                           local_arrays=local_arrays,
+                                           host_weights=host_weights)
             stmts.append(map_blocks(stmt, rewrite))
         return P.HostBlock(tuple(stmts), loc=block.loc)
     return rewrite(fuse_updates(host) if fuse else host)
+
+
+def host_read_weights(host: P.HostBlock,
+                      edge_props: Tuple[P.DeviceArray, ...]) -> Tuple[ir.Symbol, ...]:
+    """The edge properties whose ``minWt``/``maxWt`` the host computes from their host
+    vector and that no device array of ``edge_props`` carries through a graph update."""
+    carried = {a.sym.uid for a in edge_props if a.sym is not None}
+    read = {node.prop.uid: node.prop for stmt in walk_host(host) for node in ir.walk(stmt)
+            if isinstance(node, ir.WeightBound) and node.prop.uid not in carried}
+    return tuple(read.values())
 
 
 #: why a batch's adjacent deletions and additions are one graph update (``fuse_updates``)

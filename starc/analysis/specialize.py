@@ -27,7 +27,7 @@ views (``starc explain``, ``starc compare``) read the same records.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from starc.analysis import plan as P
 from starc.analysis import schedules
@@ -116,7 +116,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
         plan = drop_swaps(plan)     # the graph is never known simple: the count as written
     slack, slack_why = slack_rows(plan, capabilities)
     if slack:
-        plan = _with_kernels(plan, with_row_ends(plan.kernels))
+        # a kernel over edge ids now tests its slot's source: no longer a variant's alone
+        plan = _taken_on_every_device(_with_kernels(plan, with_row_ends(plan.kernels)))
     # the arrays a graph update refreshes, from the target's final list (a schedule may add
     # or drop graph arrays: binned orders, the reverse CSR of a pull turned push); adjacent
     # updates fused, except on rows with slack, which refresh only the slots each update
@@ -189,11 +190,25 @@ def _lockstep_only(plan: P.Plan) -> P.Plan:
     """``plan`` with the graph arrays that only variants take marked ``lockstep_only``, so
     that another device neither builds nor copies them, nor refreshes them after a graph
     update (a Dynamic program's: ``ApplyUpdates.graph`` lists them, marked)."""
-    taken = {p.array.name for k in plan.kernels if not k.variant_of for p in k.params
-             if p.array is not None}
+    taken = _taken_by_kernels(plan)
     return dataclasses.replace(plan, arrays=tuple(
         dataclasses.replace(a, lockstep_only=True)
         if a.role == "graph" and a.name not in taken else a for a in plan.arrays))
+
+
+def _taken_on_every_device(plan: P.Plan) -> P.Plan:
+    """``plan`` with the graph arrays that a kernel other than a variant now takes no
+    longer ``lockstep_only`` (a kernel's later rewrites may add some)."""
+    taken = _taken_by_kernels(plan)
+    return dataclasses.replace(plan, arrays=tuple(
+        dataclasses.replace(a, lockstep_only=False)
+        if a.lockstep_only and a.name in taken else a for a in plan.arrays))
+
+
+def _taken_by_kernels(plan: P.Plan) -> Set[str]:
+    """The arrays the kernels that run on every device (not a lockstep variant) take."""
+    return {p.array.name for k in plan.kernels if not k.variant_of for p in k.params
+            if p.array is not None}
 
 
 def append_form(capabilities: Capabilities):

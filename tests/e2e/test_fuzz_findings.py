@@ -186,6 +186,48 @@ def test_weight_bounds_are_the_whole_graphs(backend, edges, lo, hi, spread, tmp_
     assert results.ret == spread
 
 
+# w4: 0->1 (5), 1->2 (7), 2->3 (9), 3->0 (6); batch 1 adds 0->2 (3) and deletes 1->2: weights
+# 5 3 9 6; batch 2 deletes 2->3 and adds 3->1 (12): weights 5 3 6 12, bounds 3 and 12
+W4, W4_UPDATES = "0 1 5\n1 2 7\n2 3 9\n3 0 6\n", "a 0 2 3\nd 1 2\nd 2 3\na 3 1 12\n"
+
+
+@pytest.fixture
+def w4(tmp_path):
+    graph, updates = tmp_path / "w4.el", tmp_path / "w4.txt"
+    graph.write_text(W4)
+    updates.write_text(W4_UPDATES)
+    return graph, updates
+
+
+@pytest.mark.parametrize("backend", backends(("opencl",), "openacc"))
+def test_weight_bounds_follow_a_graph_in_rows_with_slack(backend, w4):
+    """minWt and maxWt after each batch, with a kernel over the edge ids (a vertex's low: its
+    in-degree x minWt) and one with a lockstep variant (Relax). The host's bounds took the
+    free slots' weights too (0: return 12000, not 12003), and on a CPU OpenCL device the
+    kernel over edge ids read the slots' sources, which only a lockstep device had
+    allocated: a crash. Fuzzed on SYCL, also OpenCL's and OpenACC's."""
+    graph, updates = w4
+    program = starc.compile(str(PROGRAMS / "dynamic" / "weight_bounds_on_slack_rows.sp"),
+                            backend)
+    results = program.run(graph, updates=str(updates), batchSize="2", src="0")
+    assert results.ret == 12003
+    assert results.props["low"].tolist() == [3, 6, 3, 0]
+    assert results.props["dist"].tolist() == [0, 5, 3, 2**31 - 1]
+
+
+@pytest.mark.parametrize("backend", backends(("mpi",), "sycl"))
+def test_weight_bounds_only_the_host_reads_follow_the_batches(backend, w4):
+    """minWt and maxWt where no kernel reads the weights: the host's vector of them was not
+    carried through a batch (every device backend: the old edges' bounds, 9005 on MPI), nor,
+    on rows with slack, kept to the slots in use."""
+    graph, updates = w4
+    ranks = {"ranks": 3, "oversubscribe": True} if backend == "mpi" else {}
+    program = starc.compile(str(PROGRAMS / "dynamic" / "weight_bounds_on_the_host.sp"),
+                            backend, **ranks)
+    for size in ("1", "2"):
+        assert program.run(graph, updates=str(updates), batchSize=size).ret == 12003
+
+
 @pytest.mark.parametrize("backend", backends(("mpi",), "openacc"))
 def test_an_outer_neighbour_read_only_as_a_range_key(backend, k4):
     """Pairs u < w of v's out-neighbours: 0 has 1 2 3 (3 pairs), 1 has 2 3 (1), 2 and 3 one

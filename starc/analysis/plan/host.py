@@ -267,6 +267,10 @@ class ApplyUpdates(HostStmt):
     #: the rebuilt rows
     distributed: bool = False
     local_arrays: Tuple[DeviceArray, ...] = ()
+    #: the input edge properties the host reads (``minWt``/``maxWt``) that no device array
+    #: holds: their host vectors follow the edges too (an added edge: the update's weight;
+    #: MPI: the rebuilt rows' weights), nothing uploaded (``batches.host_read_weights``)
+    host_weights: Tuple[ir.Symbol, ...] = ()
     #: with ``kind`` ``delete``: the program's ``updateCSRAdd`` of the same batch came right
     #: after, and this one statement applies the deletions then the additions, the device
     #: copies refreshed (on MPI: the part laid out) once for both; why

@@ -152,8 +152,10 @@ class HostStatementPrinter(UpdateStatements):
                                      "it", e.loc)
         empty = self.dialect.expr_dialect.inf(e.type, e.func == "maxWt")
         helper = "starc::min_weight" if e.func == "minWt" else "starc::max_weight"
-        return self.dialect.weight_bound(f"{helper}({vector}, static_cast<{c_name(e.type)}>"
-                                         f"({empty}))", e.func == "maxWt")
+        # rows with slack: the free slots' weights are no edge's
+        rows = (f"{self.graph}.offsets, {self.slack_rows}.ends, " if self.slack_rows else "")
+        return self.dialect.weight_bound(f"{helper}({vector}, {rows}static_cast<"
+                                         f"{c_name(e.type)}>({empty}))", e.func == "maxWt")
 
     def _writes_weight(self, node, prop: ir.Symbol) -> bool:
         def is_weight(array):

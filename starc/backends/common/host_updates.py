@@ -253,8 +253,11 @@ class UpdateStatements:
                      f"{args}{options});")
         if read_back is not None:
             lines += read_back(change, carried)
-        for array, vector, elem in carried:
-            if kind == "add" and array.role == "weight":   # an added edge: its own weight
+        host_only = [(self._host_vectors[sym.uid], d.storage_type(sym.type.elem))
+                     for sym in s.host_weights]
+        for vector, elem, weight in ([(v, e, a.role == "weight") for a, v, e in carried]
+                                     + [(v, e, True) for v, e in host_only]):
+            if kind == "add" and weight:   # an added edge: its own weight
                 added = self.names.fresh("added")
                 lines.append(f"const std::vector<{elem}> {added} = "
                              f"starc::part_weights<{elem}>({part});")
@@ -439,6 +442,12 @@ class UpdateStatements:
                                    where))
         return lines + rest
 
+    def _rebuilt_weights(self, param: ir.Symbol) -> List[str]:
+        """The host vector of the input weights ``param`` read from a rank's rebuilt rows."""
+        elem = self.dialect.storage_type(param.type.elem)
+        return [f'starc::assign_edge_weights<{elem}>({self._host_vectors[param.uid]}, '
+                f'{self.graph}, "{param.name}", "{param.type}");']
+
     def _apply_on_ranks(self, s: P.ApplyUpdates, depth: int) -> List[str]:
         """``ApplyUpdates`` on a distributed graph: each rank applies the batch to the rows it
         owns and lays its part out again (the dialect's ``rebuild_part``); the per-vertex
@@ -459,13 +468,14 @@ class UpdateStatements:
         for array in s.local_arrays:
             lines += d.carry_local(self.array_var(array), array.elem, change)
         uploads, moves = [], []
+        for sym in s.host_weights:      # only the host reads them (minWt, maxWt)
+            lines += self._rebuilt_weights(sym)
         for array in s.edge_props:
             param = next((p for p in self._weight_params if p.uid == array.sym.uid), None)
             vector = None
             if param is not None:   # the rebuilt rows' input weights (an added edge's)
-                vector, elem = self._host_vectors[param.uid], d.storage_type(array.elem)
-                lines.append(f'starc::assign_edge_weights<{elem}>({vector}, {self.graph}, '
-                             f'"{param.name}", "{param.type}");')
+                vector = self._host_vectors[param.uid]
+                lines += self._rebuilt_weights(param)
             if array in carried:
                 moves.append((array, vector))
             else:

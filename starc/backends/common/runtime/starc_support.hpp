@@ -64,6 +64,30 @@ T max_weight(const std::vector<T>& w, T empty) {
   return w.empty() ? empty : *std::max_element(w.begin(), w.end());
 }
 
+/// minWt / maxWt of a graph in rows with slack: only the slots in use, row v's being
+/// offsets[v]..ends[v] (a free slot holds a stale or default weight); `empty` without edges.
+template <typename T, typename Better>
+T live_weight_bound(const std::vector<T>& w, const std::vector<int>& offsets,
+                    const std::vector<int>& ends, T empty, Better better) {
+  T bound = empty;
+  for (size_t v = 0; v < ends.size(); ++v)
+    for (int e = offsets[v]; e < ends[v]; ++e)
+      if (better(w[static_cast<size_t>(e)], bound)) bound = w[static_cast<size_t>(e)];
+  return bound;
+}
+
+template <typename T>
+T min_weight(const std::vector<T>& w, const std::vector<int>& offsets,
+             const std::vector<int>& ends, T empty) {
+  return live_weight_bound(w, offsets, ends, empty, [](T a, T b) { return a < b; });
+}
+
+template <typename T>
+T max_weight(const std::vector<T>& w, const std::vector<int>& offsets,
+             const std::vector<int>& ends, T empty) {
+  return live_weight_bound(w, offsets, ends, empty, [](T a, T b) { return a > b; });
+}
+
 }  // namespace starc
 
 #endif  // STARC_SUPPORT_HPP
