@@ -44,6 +44,7 @@ inline int own_degree(const Distribution& d, int v) {  // v: a local id with its
 
 inline bool everywhere(const Distribution& d, bool mine) {
   int flag = mine ? 1 : 0, all = 0;
+  CollectiveCpu waiting;
   MPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_LAND, d.comm);
   return all != 0;
 }
@@ -58,7 +59,10 @@ inline bool skewed(const Distribution& d) {
     int v = static_cast<int>(static_cast<long long>(k) * n / count);
     if (d.owns(v)) degrees[static_cast<size_t>(k)] = own_degree(d, d.local_of(v));
   }
-  MPI_Allreduce(MPI_IN_PLACE, degrees.data(), count, MPI_INT, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allreduce(MPI_IN_PLACE, degrees.data(), count, MPI_INT, MPI_SUM, d.comm);
+  }
   double total = 0;
   for (int x : degrees) total += x;
   std::nth_element(degrees.begin(), degrees.begin() + count / 2, degrees.end());
@@ -89,7 +93,10 @@ inline bool symmetric_and_simple(const Distribution& d) {
   if (!everywhere(d, simple)) return false;
   if (d.mirrored) return true;
   long long counts[2] = {up, down};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d.comm);
+  }
   std::vector<Pair> mine = exchange(d, asked, [&](const Pair& p) { return d.owner(p.to); });
   bool found = counts[0] == counts[1];
   for (const Pair& p : mine) {
@@ -131,10 +138,15 @@ inline DegreeGroups degree_groups(const Distribution& d) {
   }
   int length = static_cast<int>(pairs.size());
   std::vector<int> lengths(static_cast<size_t>(d.ranks));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, d.comm);
-  std::vector<int> displs = displacements(lengths);
-  std::vector<long long> all(static_cast<size_t>(displs.back()));
-  MPI_Allgatherv(pairs.data(), length, MPI_LONG_LONG, all.data(), lengths.data(), displs.data(), MPI_LONG_LONG, d.comm);
+  std::vector<int> displs;
+  std::vector<long long> all;
+  {
+    CollectiveCpu waiting;
+    MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, d.comm);
+    displs = displacements(lengths);
+    all.resize(static_cast<size_t>(displs.back()));
+    MPI_Allgatherv(pairs.data(), length, MPI_LONG_LONG, all.data(), lengths.data(), displs.data(), MPI_LONG_LONG, d.comm);
+  }
   DegreeGroups groups;
   for (size_t k = 0; k < all.size(); k += 2) groups.degree.push_back(all[k]);
   std::sort(groups.degree.begin(), groups.degree.end());
@@ -258,6 +270,30 @@ inline std::vector<int> work_splits(const Distribution& d, const std::vector<int
     weight[static_cast<size_t>(x.id - lo)] = x.weight;
   return splits_of_blocks(d, n, lo, weight);
 }
+
+/// With --stats, the work of a collective phase outside the supersteps (order_by_degree) as
+/// Stats::phase_work_ns: the process's CPU time over its scope less that of its collectives
+/// (collective_cpu_sink), as a superstep's work leaves out its MPI calls'. `d` may be replaced
+/// within the scope (its counters carried over): the scope ends on the one it then holds.
+class Phase {
+ public:
+  explicit Phase(Distribution& d) : d_(d) {
+    if (!d_.stats_enabled) return;
+    collective_cpu_sink() = &d_.stats.mpi_cpu_ns;
+    from_ = process_cpu_ns() - d_.stats.mpi_cpu_ns;
+  }
+  ~Phase() {
+    if (!d_.stats_enabled) return;
+    collective_cpu_sink() = nullptr;
+    d_.stats.phase_work_ns.push_back(process_cpu_ns() - d_.stats.mpi_cpu_ns - from_);
+  }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  Distribution& d_;
+  long long from_ = 0;
+};
 
 /// The run's counters go on in the distribution that replaces another; the cut stays the
 /// partition's own.
@@ -460,7 +496,10 @@ inline Distribution renumbered(const Distribution& d) {
   o.owned_begin = og.offsets[static_cast<size_t>(o.own_begin)];
   o.owned_edges = static_cast<int>(columns.size());
   long long owned_count = o.owned_edges;
-  MPI_Exscan(&owned_count, &o.edge_base, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Exscan(&owned_count, &o.edge_base, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  }
   if (d.rank == 0) o.edge_base = 0;
   og.targets.resize(static_cast<size_t>(og.offsets.back()));
   if (d.needs.ghost_rows) {
@@ -494,6 +533,7 @@ inline Distribution renumbered(const Distribution& d) {
 /// graph. Only for id-free programs whose kernels read no whole ghost rows (the plan's
 /// decision): ghost rows are fetched again as searched slices.
 inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
+  detail::Phase phase(d);
   if (d.unordered) {
     std::shared_ptr<Distribution> original = std::move(d.unordered);
     detail::carry_counters(original->stats, d.stats);
