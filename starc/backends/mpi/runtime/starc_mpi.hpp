@@ -113,7 +113,8 @@ struct Stats {
   // the spares' headroom, however many batches follow.
   long long update_allocations = 0;
   // Ghost-row edges this rank's owners sent it (laying its part out: all at the start, after
-  // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows).
+  // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows;
+  // each renumbering by degree, its searched slices again).
   long long ghost_row_edges = 0;
   // Ghosts the batches' additions brought in place (insert_ghosts), and the local ids the
   // slot and in-row arrays held that their insertion renumbered (0 where they take the next

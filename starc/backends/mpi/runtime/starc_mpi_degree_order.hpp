@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -455,30 +456,61 @@ inline Distribution renumbered(const Distribution& d) {
   if (d.needs.ghost_rows) {
     for (int t : columns)
       if (t < o.own_begin) ++slice_count[static_cast<size_t>(t)];
-    std::vector<Entry> out;
-    std::vector<int> to;
-    for (size_t r = 0; r < R; ++r)
-      for (int k = o.mirror_displs[r]; k < o.mirror_displs[r + 1]; ++k) {
-        int u = o.mirrors[static_cast<size_t>(k)];
-        if (o.global_id[static_cast<size_t>(u)] >= o.splits[r]) continue;
-        const int* row = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin)];
-        const int* end = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin) + 1];
-        const int* from = std::lower_bound(row, end, o.splits[r + 1], [&](int w, int id) { return o.global_id[static_cast<size_t>(w)] < id; });
-        for (; from < end; ++from) {
-          out.push_back({o.global_id[static_cast<size_t>(u)], o.global_id[static_cast<size_t>(*from)]});
-          to.push_back(static_cast<int>(r));
+    // Only ranks above get slices, grouped by rank (as the mirrors are) and by row: [row,
+    // count, entries ...] in global ids, sized by a first pass; the rows' entries are compared
+    // as local ids, which keep the global order. (Each entry had gone as a (rank, row, entry)
+    // triple packed three times and was looked up by three binary searches where it arrived:
+    // at 8 ranks on R-MAT 18 the first rank sent 5.4 M entries, and packing or unpacking them
+    // took 0.2 s a trial, more than the rest of the renumbering; bench/RESULTS.md, session 57.)
+    std::vector<long long> counts(R, 0);
+    std::vector<int> beyond(R + 1, o.local_nodes);  // the first local id past rank r's range
+    for (size_t r = static_cast<size_t>(d.rank) + 1; r < R; ++r)
+      beyond[r] = static_cast<int>(std::lower_bound(o.ghosts.begin(), o.ghosts.end(), o.splits[r + 1]) - o.ghosts.begin()) + nown;
+    auto each_slice = [&](auto&& visit) {
+      for (size_t r = static_cast<size_t>(d.rank) + 1; r < R; ++r)
+        for (int k = o.mirror_displs[r]; k < o.mirror_displs[r + 1]; ++k) {
+          int u = o.mirrors[static_cast<size_t>(k)];
+          const int* row = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin)];
+          const int* end = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin) + 1];
+          const int* from = std::lower_bound(row, end, beyond[r]);
+          if (from < end) visit(r, u, from, end);
+        }
+    };
+    each_slice([&](size_t r, int, const int* from, const int* end) { counts[r] += 2 + (end - from); });
+    std::vector<int> out(static_cast<size_t>(prefix(counts).back()));
+    {
+      int* at = out.data();
+      each_slice([&](size_t, int u, const int* from, const int* end) {
+        *at++ = o.global_id[static_cast<size_t>(u)];
+        *at++ = static_cast<int>(end - from);
+        for (; from < end; ++from) *at++ = o.global_id[static_cast<size_t>(*from)];
+      });
+    }
+    std::vector<int> in = exchange_grouped(d, out, counts);
+    long long rows = 0;
+    for (size_t at = 0; at < in.size(); at += 2 + static_cast<size_t>(in[at + 1])) ++rows;
+    o.stats.ghost_row_edges = static_cast<long long>(in.size()) - 2 * rows;  // (--stats)
+    // Each row's entries come ascending: each is found among the ghosts above the own range by
+    // galloping from where the row's previous one was. Only those the rank holds are kept.
+    const auto ghosts_end = o.ghosts.end();
+    above.reserve(in.size());
+    for (size_t at = 0; at < in.size(); at += 2 + static_cast<size_t>(in[at + 1])) {
+      int row = o.local_of(in[at]);
+      auto cursor = o.ghosts.begin() + o.own_begin;  // every id before it is below the entry
+      for (size_t k = at + 2; k < at + 2 + static_cast<size_t>(in[at + 1]); ++k) {
+        int column = in[k];
+        auto probe = cursor;
+        for (std::ptrdiff_t step = 1; probe != ghosts_end && *probe < column; step *= 2) {
+          cursor = probe + 1;
+          probe = ghosts_end - probe > step ? probe + step : ghosts_end;
+        }
+        cursor = std::lower_bound(cursor, probe, column);
+        if (cursor != ghosts_end && *cursor == column) {
+          above.push_back({row, static_cast<int>(cursor - o.ghosts.begin()) + nown});
+          ++slice_count[static_cast<size_t>(row)];
         }
       }
-    struct Slice { int to, row, column; };
-    std::vector<Slice> tagged(out.size());
-    for (size_t k = 0; k < out.size(); ++k) tagged[k] = {to[k], out[k].row, out[k].column};
-    release(out);
-    release(to);
-    for (const Slice& x : exchange(d, tagged, [](const Slice& x) { return x.to; }))
-      if (std::binary_search(o.ghosts.begin(), o.ghosts.end(), x.column)) {
-        above.push_back({o.local_of(x.row), o.local_of(x.column)});
-        ++slice_count[static_cast<size_t>(above.back().row)];
-      }
+    }
   }
 
   // The local CSR: the slices of ghosts below, then the own rows (ghosts above: empty rows).
@@ -544,7 +576,9 @@ inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
   if (mode == starc::DegreeOrderMode::Auto && !detail::skewed(d)) return false;
   if (!detail::symmetric_and_simple(d)) return false;
   Distribution ordered = detail::renumbered(d);
+  long long fetched = ordered.stats.ghost_row_edges;  // the slices' entries (--stats)
   detail::carry_counters(ordered.stats, d.stats);
+  ordered.stats.ghost_row_edges += fetched;
   ordered.unordered = std::make_shared<Distribution>(std::move(d));
   d = std::move(ordered);
   return true;
