@@ -132,7 +132,8 @@ int dump(int argc, char** argv) {
                d.own_end, d.local_nodes);
   std::fprintf(f, "owned_begin %d\nowned_edges %d\nedge_base %lld\nglobal_edges %lld\nordered %d\ncut_edges %lld\n",
                d.owned_begin, d.owned_edges, d.edge_base, d.global_edges, ordered ? 1 : 0, d.stats.cut_edges);
-  std::fprintf(f, "in_place %d\ngrew %d\ncarried %d\nindexed %d\n", in_place, grew, carried, indexed);
+  std::fprintf(f, "in_place %d\ngrew %d\ncarried %d\nindexed %d\nghost_row_edges %lld\n", in_place, grew, carried,
+               indexed, d.stats.ghost_row_edges);
   std::vector<int> mirrors;
   for (int v : d.mirrors) mirrors.push_back(d.global_id[static_cast<size_t>(v)]);
   const std::pair<const char*, const std::vector<int>*> arrays[] = {

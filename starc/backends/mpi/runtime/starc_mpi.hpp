@@ -35,6 +35,7 @@
 #include <stdexcept>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -103,12 +104,17 @@ struct Stats {
   // cannot beat, whatever the network, on any machine.
   std::vector<long long> superstep_work_ns, superstep_kernel_ns;
   long long mpi_cpu_ns = 0;
+  // The work of each collective phase the timed algorithm runs outside its supersteps (each
+  // trial's renumbering by degree, order_by_degree), measured as a superstep's: the balance
+  // line adds them to the critical path, as no kernel starts before they end.
+  std::vector<long long> phase_work_ns;
   // Slot arrays the in-place graph updates had to allocate (a spare outgrown; see
   // Distribution::spare): a few for the first batches, then none while the slots stay within
   // the spares' headroom, however many batches follow.
   long long update_allocations = 0;
   // Ghost-row edges this rank's owners sent it (laying its part out: all at the start, after
-  // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows).
+  // a batch only the rows of new ghosts, the rank keeping the others up to date: KeptRows;
+  // each renumbering by degree, its searched slices again).
   long long ghost_row_edges = 0;
   // Ghosts the batches' additions brought in place (insert_ghosts), and the local ids the
   // slot and in-row arrays held that their insertion renumbered (0 where they take the next
@@ -286,6 +292,32 @@ inline size_t distinct_mirrors(const Distribution& d) {
 
 namespace detail {
 
+/// This process's CPU time, all its threads, in ns. Unlike the steady clock it does not count
+/// the time a rank waits for a core, so --stats' per-superstep work means the same on a
+/// machine with fewer cores than ranks (report_stats' balance line).
+inline long long process_cpu_ns() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+/// Where the distribution's own collectives (exchange_grouped, tell_owners, splits_of_blocks,
+/// the renumbering's) add the CPU time they take, mostly busy waiting for the other ranks,
+/// while a measured phase runs (order_by_degree with --stats: Stats::mpi_cpu_ns); null
+/// otherwise. Supersteps count their MPI calls' themselves (Spent).
+inline long long*& collective_cpu_sink() {
+  static long long* sink = nullptr;
+  return sink;
+}
+
+/// Adds the process's CPU time over its scope to collective_cpu_sink(), where one is set.
+struct CollectiveCpu {
+  long long from = collective_cpu_sink() ? process_cpu_ns() : 0;
+  ~CollectiveCpu() {
+    if (long long* sink = collective_cpu_sink()) *sink += process_cpu_ns() - from;
+  }
+};
+
 /// An MPI datatype of `bytes` contiguous bytes, committed once per size.
 inline MPI_Datatype bytes_type(int bytes) {
   MPI_Datatype type;
@@ -334,10 +366,17 @@ std::vector<T> exchange_grouped(const Distribution& d, std::vector<T>& grouped, 
   static_assert(std::is_trivially_copyable<T>::value, "exchange copies bytes");
   for (long long& count : counts) count *= static_cast<long long>(sizeof(T));
   std::vector<long long> displs = prefix(counts);
-  std::vector<long long> recv_counts = exchange_counts(d.everyone, counts);
+  std::vector<long long> recv_counts;
+  {
+    CollectiveCpu waiting;
+    recv_counts = exchange_counts(d.everyone, counts);
+  }
   std::vector<long long> recv_displs = prefix(recv_counts);
   std::vector<T> in(static_cast<size_t>(recv_displs.back()) / sizeof(T));
-  exchange_data(d.everyone, grouped.data(), counts, displs, in.data(), recv_counts, recv_displs);
+  {
+    CollectiveCpu waiting;
+    exchange_data(d.everyone, grouped.data(), counts, displs, in.data(), recv_counts, recv_displs);
+  }
   release(grouped);
   return in;
 }
@@ -379,7 +418,10 @@ inline std::vector<int> splits_of_blocks(const Distribution& d, int n, int lo, c
   long long block_total = 0;
   for (long long w : weight) block_total += w;
   std::vector<long long> totals(static_cast<size_t>(R));
-  MPI_Allgather(&block_total, 1, MPI_LONG_LONG, totals.data(), 1, MPI_LONG_LONG, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allgather(&block_total, 1, MPI_LONG_LONG, totals.data(), 1, MPI_LONG_LONG, d.comm);
+  }
   long long before = 0, total = 0;
   for (int b = 0; b < R; ++b) {
     if (b < d.rank) before += totals[static_cast<size_t>(b)];
@@ -394,7 +436,10 @@ inline std::vector<int> splits_of_blocks(const Distribution& d, int n, int lo, c
     while (k < R && prefix_sum * R >= k * total) splits[static_cast<size_t>(k++)] = v;
     prefix_sum += weight[static_cast<size_t>(v - lo)];
   }
-  MPI_Allreduce(MPI_IN_PLACE, splits.data() + 1, R - 1, MPI_INT, MPI_MIN, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allreduce(MPI_IN_PLACE, splits.data() + 1, R - 1, MPI_INT, MPI_MIN, d.comm);
+  }
   splits[0] = 0;
   return splits;
 }
@@ -474,7 +519,11 @@ inline std::vector<int> tell_owners(const Distribution& d, const std::vector<int
   size_t R = static_cast<size_t>(d.ranks);
   std::vector<long long> send(R, 0);
   for (int v : ids) ++send[static_cast<size_t>(d.owner(v))];
-  std::vector<long long> from = exchange_counts(d.everyone, send);
+  std::vector<long long> from;
+  {
+    CollectiveCpu waiting;
+    from = exchange_counts(d.everyone, send);
+  }
   displs.assign(R + 1, 0);
   for (size_t r = 0; r < R; ++r) displs[r + 1] = displs[r] + static_cast<int>(from[r]);
   std::vector<int> out(ids);

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -44,6 +45,7 @@ inline int own_degree(const Distribution& d, int v) {  // v: a local id with its
 
 inline bool everywhere(const Distribution& d, bool mine) {
   int flag = mine ? 1 : 0, all = 0;
+  CollectiveCpu waiting;
   MPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_LAND, d.comm);
   return all != 0;
 }
@@ -58,7 +60,10 @@ inline bool skewed(const Distribution& d) {
     int v = static_cast<int>(static_cast<long long>(k) * n / count);
     if (d.owns(v)) degrees[static_cast<size_t>(k)] = own_degree(d, d.local_of(v));
   }
-  MPI_Allreduce(MPI_IN_PLACE, degrees.data(), count, MPI_INT, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allreduce(MPI_IN_PLACE, degrees.data(), count, MPI_INT, MPI_SUM, d.comm);
+  }
   double total = 0;
   for (int x : degrees) total += x;
   std::nth_element(degrees.begin(), degrees.begin() + count / 2, degrees.end());
@@ -89,7 +94,10 @@ inline bool symmetric_and_simple(const Distribution& d) {
   if (!everywhere(d, simple)) return false;
   if (d.mirrored) return true;
   long long counts[2] = {up, down};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, d.comm);
+  }
   std::vector<Pair> mine = exchange(d, asked, [&](const Pair& p) { return d.owner(p.to); });
   bool found = counts[0] == counts[1];
   for (const Pair& p : mine) {
@@ -131,10 +139,15 @@ inline DegreeGroups degree_groups(const Distribution& d) {
   }
   int length = static_cast<int>(pairs.size());
   std::vector<int> lengths(static_cast<size_t>(d.ranks));
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, d.comm);
-  std::vector<int> displs = displacements(lengths);
-  std::vector<long long> all(static_cast<size_t>(displs.back()));
-  MPI_Allgatherv(pairs.data(), length, MPI_LONG_LONG, all.data(), lengths.data(), displs.data(), MPI_LONG_LONG, d.comm);
+  std::vector<int> displs;
+  std::vector<long long> all;
+  {
+    CollectiveCpu waiting;
+    MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, d.comm);
+    displs = displacements(lengths);
+    all.resize(static_cast<size_t>(displs.back()));
+    MPI_Allgatherv(pairs.data(), length, MPI_LONG_LONG, all.data(), lengths.data(), displs.data(), MPI_LONG_LONG, d.comm);
+  }
   DegreeGroups groups;
   for (size_t k = 0; k < all.size(); k += 2) groups.degree.push_back(all[k]);
   std::sort(groups.degree.begin(), groups.degree.end());
@@ -258,6 +271,30 @@ inline std::vector<int> work_splits(const Distribution& d, const std::vector<int
     weight[static_cast<size_t>(x.id - lo)] = x.weight;
   return splits_of_blocks(d, n, lo, weight);
 }
+
+/// With --stats, the work of a collective phase outside the supersteps (order_by_degree) as
+/// Stats::phase_work_ns: the process's CPU time over its scope less that of its collectives
+/// (collective_cpu_sink), as a superstep's work leaves out its MPI calls'. `d` may be replaced
+/// within the scope (its counters carried over): the scope ends on the one it then holds.
+class Phase {
+ public:
+  explicit Phase(Distribution& d) : d_(d) {
+    if (!d_.stats_enabled) return;
+    collective_cpu_sink() = &d_.stats.mpi_cpu_ns;
+    from_ = process_cpu_ns() - d_.stats.mpi_cpu_ns;
+  }
+  ~Phase() {
+    if (!d_.stats_enabled) return;
+    collective_cpu_sink() = nullptr;
+    d_.stats.phase_work_ns.push_back(process_cpu_ns() - d_.stats.mpi_cpu_ns - from_);
+  }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  Distribution& d_;
+  long long from_ = 0;
+};
 
 /// The run's counters go on in the distribution that replaces another; the cut stays the
 /// partition's own.
@@ -419,30 +456,61 @@ inline Distribution renumbered(const Distribution& d) {
   if (d.needs.ghost_rows) {
     for (int t : columns)
       if (t < o.own_begin) ++slice_count[static_cast<size_t>(t)];
-    std::vector<Entry> out;
-    std::vector<int> to;
-    for (size_t r = 0; r < R; ++r)
-      for (int k = o.mirror_displs[r]; k < o.mirror_displs[r + 1]; ++k) {
-        int u = o.mirrors[static_cast<size_t>(k)];
-        if (o.global_id[static_cast<size_t>(u)] >= o.splits[r]) continue;
-        const int* row = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin)];
-        const int* end = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin) + 1];
-        const int* from = std::lower_bound(row, end, o.splits[r + 1], [&](int w, int id) { return o.global_id[static_cast<size_t>(w)] < id; });
-        for (; from < end; ++from) {
-          out.push_back({o.global_id[static_cast<size_t>(u)], o.global_id[static_cast<size_t>(*from)]});
-          to.push_back(static_cast<int>(r));
+    // Only ranks above get slices, grouped by rank (as the mirrors are) and by row: [row,
+    // count, entries ...] in global ids, sized by a first pass; the rows' entries are compared
+    // as local ids, which keep the global order. (Each entry had gone as a (rank, row, entry)
+    // triple packed three times and was looked up by three binary searches where it arrived:
+    // at 8 ranks on R-MAT 18 the first rank sent 5.4 M entries, and packing or unpacking them
+    // took 0.2 s a trial, more than the rest of the renumbering; bench/RESULTS.md, session 57.)
+    std::vector<long long> counts(R, 0);
+    std::vector<int> beyond(R + 1, o.local_nodes);  // the first local id past rank r's range
+    for (size_t r = static_cast<size_t>(d.rank) + 1; r < R; ++r)
+      beyond[r] = static_cast<int>(std::lower_bound(o.ghosts.begin(), o.ghosts.end(), o.splits[r + 1]) - o.ghosts.begin()) + nown;
+    auto each_slice = [&](auto&& visit) {
+      for (size_t r = static_cast<size_t>(d.rank) + 1; r < R; ++r)
+        for (int k = o.mirror_displs[r]; k < o.mirror_displs[r + 1]; ++k) {
+          int u = o.mirrors[static_cast<size_t>(k)];
+          const int* row = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin)];
+          const int* end = columns.data() + row_begin[static_cast<size_t>(u - o.own_begin) + 1];
+          const int* from = std::lower_bound(row, end, beyond[r]);
+          if (from < end) visit(r, u, from, end);
+        }
+    };
+    each_slice([&](size_t r, int, const int* from, const int* end) { counts[r] += 2 + (end - from); });
+    std::vector<int> out(static_cast<size_t>(prefix(counts).back()));
+    {
+      int* at = out.data();
+      each_slice([&](size_t, int u, const int* from, const int* end) {
+        *at++ = o.global_id[static_cast<size_t>(u)];
+        *at++ = static_cast<int>(end - from);
+        for (; from < end; ++from) *at++ = o.global_id[static_cast<size_t>(*from)];
+      });
+    }
+    std::vector<int> in = exchange_grouped(d, out, counts);
+    long long rows = 0;
+    for (size_t at = 0; at < in.size(); at += 2 + static_cast<size_t>(in[at + 1])) ++rows;
+    o.stats.ghost_row_edges = static_cast<long long>(in.size()) - 2 * rows;  // (--stats)
+    // Each row's entries come ascending: each is found among the ghosts above the own range by
+    // galloping from where the row's previous one was. Only those the rank holds are kept.
+    const auto ghosts_end = o.ghosts.end();
+    above.reserve(in.size());
+    for (size_t at = 0; at < in.size(); at += 2 + static_cast<size_t>(in[at + 1])) {
+      int row = o.local_of(in[at]);
+      auto cursor = o.ghosts.begin() + o.own_begin;  // every id before it is below the entry
+      for (size_t k = at + 2; k < at + 2 + static_cast<size_t>(in[at + 1]); ++k) {
+        int column = in[k];
+        auto probe = cursor;
+        for (std::ptrdiff_t step = 1; probe != ghosts_end && *probe < column; step *= 2) {
+          cursor = probe + 1;
+          probe = ghosts_end - probe > step ? probe + step : ghosts_end;
+        }
+        cursor = std::lower_bound(cursor, probe, column);
+        if (cursor != ghosts_end && *cursor == column) {
+          above.push_back({row, static_cast<int>(cursor - o.ghosts.begin()) + nown});
+          ++slice_count[static_cast<size_t>(row)];
         }
       }
-    struct Slice { int to, row, column; };
-    std::vector<Slice> tagged(out.size());
-    for (size_t k = 0; k < out.size(); ++k) tagged[k] = {to[k], out[k].row, out[k].column};
-    release(out);
-    release(to);
-    for (const Slice& x : exchange(d, tagged, [](const Slice& x) { return x.to; }))
-      if (std::binary_search(o.ghosts.begin(), o.ghosts.end(), x.column)) {
-        above.push_back({o.local_of(x.row), o.local_of(x.column)});
-        ++slice_count[static_cast<size_t>(above.back().row)];
-      }
+    }
   }
 
   // The local CSR: the slices of ghosts below, then the own rows (ghosts above: empty rows).
@@ -460,7 +528,10 @@ inline Distribution renumbered(const Distribution& d) {
   o.owned_begin = og.offsets[static_cast<size_t>(o.own_begin)];
   o.owned_edges = static_cast<int>(columns.size());
   long long owned_count = o.owned_edges;
-  MPI_Exscan(&owned_count, &o.edge_base, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  {
+    CollectiveCpu waiting;
+    MPI_Exscan(&owned_count, &o.edge_base, 1, MPI_LONG_LONG, MPI_SUM, d.comm);
+  }
   if (d.rank == 0) o.edge_base = 0;
   og.targets.resize(static_cast<size_t>(og.offsets.back()));
   if (d.needs.ghost_rows) {
@@ -494,6 +565,7 @@ inline Distribution renumbered(const Distribution& d) {
 /// graph. Only for id-free programs whose kernels read no whole ghost rows (the plan's
 /// decision): ghost rows are fetched again as searched slices.
 inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
+  detail::Phase phase(d);
   if (d.unordered) {
     std::shared_ptr<Distribution> original = std::move(d.unordered);
     detail::carry_counters(original->stats, d.stats);
@@ -504,7 +576,9 @@ inline bool order_by_degree(Distribution& d, starc::DegreeOrderMode mode) {
   if (mode == starc::DegreeOrderMode::Auto && !detail::skewed(d)) return false;
   if (!detail::symmetric_and_simple(d)) return false;
   Distribution ordered = detail::renumbered(d);
+  long long fetched = ordered.stats.ghost_row_edges;  // the slices' entries (--stats)
   detail::carry_counters(ordered.stats, d.stats);
+  ordered.stats.ghost_row_edges += fetched;
   ordered.unordered = std::make_shared<Distribution>(std::move(d));
   d = std::move(ordered);
   return true;

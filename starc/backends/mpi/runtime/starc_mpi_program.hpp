@@ -212,25 +212,30 @@ STARC_ENTRY void report_stats(const Distribution& d) {
   // The balance line (Stats::superstep_work_ns; every rank ran the same supersteps): all
   // ranks' work, the sum over the supersteps of the slowest rank's (critical), the same for
   // the kernels alone, and balance = work / (ranks x critical), 1 where each superstep's work
-  // divides evenly between the ranks.
-  long long work[2] = {}, critical[2] = {};
-  const std::vector<long long>* parts[2] = {&s.superstep_work_ns, &s.superstep_kernel_ns};
-  int count = static_cast<int>(s.superstep_work_ns.size()), fewest = count;
-  MPI_Allreduce(&count, &fewest, 1, MPI_INT, MPI_MIN, d.comm);  // (equal: a superstep is collective)
-  for (int k = 0; k < 2; ++k) {
+  // divides evenly between the ranks. The collective phases outside the supersteps
+  // (Stats::phase_work_ns: the renumbering by degree) count in the work and the critical path
+  // as supersteps do, and on their own as phase_work_us and phase_critical_us.
+  long long work[3] = {}, critical[3] = {};
+  const std::vector<long long>* parts[3] = {&s.superstep_work_ns, &s.superstep_kernel_ns, &s.phase_work_ns};
+  int fewest[3] = {};
+  for (int k = 0; k < 3; ++k) {
     const std::vector<long long>& mine = *parts[k];
-    std::vector<long long> slowest(static_cast<size_t>(fewest)), summed(static_cast<size_t>(fewest));
-    MPI_Reduce(mine.data(), slowest.data(), fewest, MPI_LONG_LONG, MPI_MAX, 0, d.comm);
-    MPI_Reduce(mine.data(), summed.data(), fewest, MPI_LONG_LONG, MPI_SUM, 0, d.comm);
-    for (int j = 0; j < fewest; ++j) critical[k] += slowest[static_cast<size_t>(j)], work[k] += summed[static_cast<size_t>(j)];
+    int count = static_cast<int>(mine.size());
+    MPI_Allreduce(&count, &fewest[k], 1, MPI_INT, MPI_MIN, d.comm);  // (equal: each is collective)
+    std::vector<long long> slowest(static_cast<size_t>(fewest[k])), summed(static_cast<size_t>(fewest[k]));
+    MPI_Reduce(mine.data(), slowest.data(), fewest[k], MPI_LONG_LONG, MPI_MAX, 0, d.comm);
+    MPI_Reduce(mine.data(), summed.data(), fewest[k], MPI_LONG_LONG, MPI_SUM, 0, d.comm);
+    for (int j = 0; j < fewest[k]; ++j) critical[k] += slowest[static_cast<size_t>(j)], work[k] += summed[static_cast<size_t>(j)];
   }
   if (d.rank == 0) {
+    long long all_work = work[0] + work[2], all_critical = critical[0] + critical[2];
     std::fprintf(stderr,
                  "starc-mpi-balance ranks=%d supersteps=%d work_us=%lld critical_us=%lld kernel_work_us=%lld "
-                 "kernel_critical_us=%lld balance=%.3f\n",
-                 d.ranks, fewest, work[0] / 1000, critical[0] / 1000, work[1] / 1000,
+                 "kernel_critical_us=%lld balance=%.3f phases=%d phase_work_us=%lld phase_critical_us=%lld\n",
+                 d.ranks, fewest[0], all_work / 1000, all_critical / 1000, work[1] / 1000,
                  critical[1] / 1000,
-                 critical[0] > 0 ? static_cast<double>(work[0]) / (static_cast<double>(d.ranks) * critical[0]) : 1.0);
+                 all_critical > 0 ? static_cast<double>(all_work) / (static_cast<double>(d.ranks) * all_critical) : 1.0,
+                 fewest[2], work[2] / 1000, critical[2] / 1000);
     std::fflush(stderr);
   }
 }

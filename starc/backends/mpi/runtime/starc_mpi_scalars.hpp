@@ -35,14 +35,7 @@ inline long long since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
 }
 
-/// This process's CPU time, all its threads, in ns. Unlike the steady clock it does not count
-/// the time a rank waits for a core, so --stats' per-superstep work means the same on a
-/// machine with fewer cores than ranks (report_stats' balance line).
-inline long long process_cpu_ns() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
-}
+// (detail::process_cpu_ns: starc_mpi.hpp)
 
 /// Adds the time from its construction to its end of scope to `total` (Stats' times), and the
 /// process's CPU time over it to `*cpu_total` where that is given (with --stats).
