@@ -177,8 +177,8 @@ case "$phase" in
     # the first scale.
     scale=${scales%% *}
     graph() {   # the harness's graph of that variant (generated once): its path and source
-      "$python" -c "import pathlib, sys; sys.path.insert(0, 'bench'); import harness
-g = harness.generate_graph('rmat', $scale, '$1', pathlib.Path('$out/mpi')); print(g.path, g.src)"
+      "$python" -c "import pathlib, sys; sys.path.insert(0, 'bench'); import workloads
+g = workloads.generate_graph('rmat', $scale, '$1', pathlib.Path('$out/mpi')); print(g.path, g.src)"
     }
     read -r sym sym_src < <(graph symmetric)
     read -r wtd wtd_src < <(graph weighted)

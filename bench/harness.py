@@ -18,7 +18,8 @@ with --threads / ranks OpenMP threads), and one extra untimed run with --stats w
 COLUMN=DIR`` column runs programs built elsewhere (``DIR/ALGO``, from ``starc build``), for a
 toolchain the measuring machine lacks (OpenACC offloaded to a GPU by g++'s nvptx compiler:
 bench/gpu_bundle.sh). Results go to bench/out/results.json and bench/out/ratios.png. See
-bench/README.md.
+bench/README.md. The graphs and each algorithm's parameters are workloads.py's; the
+measurements' tables and plot harness_report.py's.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -43,29 +44,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from harness_report import (TABLE_LEGEND, Measurement, cell,  # noqa: E402
+                            communication_table, format_seconds, gapbs_text,
+                            markdown_table, plot)
+from workloads import (ALGORITHM_SETUP, ALGORITHMS, BC_SOURCES, GraphInfo,  # noqa: E402
+                       generate_graph, program_params)
+
 BASELINES = ROOT / "bench" / "baselines"
 RUNTIME = ROOT / "starc" / "backends" / "common" / "runtime"
 CXXFLAGS = ["-O3", "-march=native", "-fopenmp", "-std=c++17"]
-ALGORITHMS = ("pr", "sssp", "tc", "bc", "bfs", "cc", "sswp", "kcore")
-EDGE_FACTOR = 16
-BC_SOURCES = 4
 FLOAT_PROPERTIES = {"pageRank", "BC"}   # float results; every other value is an integer
 FLOAT_RTOL = 1e-3                       # relative, and 1e-4 of the largest value absolute
-
-# Which graph variant each algorithm runs on, and its parameters ({src}/{sources} filled in).
-# "weighted": directed with integer weights 1..100; "plain": directed, no weights (both simple:
-# no self-loops or repeated edges, as GAPBS builds every graph it reads);
-# "symmetric": every undirected edge once (no repeats, no self-loops), run with --undirected.
-ALGORITHM_SETUP = {
-    "pr": ("plain", ["--beta", "0.001", "--delta", "0.85", "--maxIter", "100"]),
-    "sssp": ("weighted", ["--src", "{src}"]),
-    "sswp": ("weighted", ["--src", "{src}"]),
-    "bfs": ("plain", ["--src", "{src}"]),
-    "bc": ("plain", ["--sourceSet", "{sources}"]),
-    "cc": ("plain", []),
-    "tc": ("symmetric", []),
-    "kcore": ("symmetric", ["--k", "3"]),
-}
 
 # The GAPBS kernel run against each algorithm when --gapbs (or $GAPBS_ROOT) names a built GAPBS
 # (github.com/sbeamer/gapbs, `make` in its folder): binary and arguments, on the same graph
@@ -83,96 +72,6 @@ GAPBS_SETUP = {
     "cc": ("cc_sv", []),
     "tc": ("tc", ["-s"]),
 }
-
-
-@dataclass
-class GraphInfo:
-    kind: str
-    scale: int
-    variant: str
-    path: str
-    num_nodes: int
-    num_edges: int          # edges as the programs see them (after --undirected)
-    src: int                # the highest out-degree vertex
-    sources: List[int]      # the BC_SOURCES highest out-degree vertices
-
-
-@dataclass
-class Measurement:
-    backend: str
-    times: List[float] = field(default_factory=list)     # starc-time: the algorithm alone
-    median: Optional[float] = None
-    walls: List[float] = field(default_factory=list)     # the process, end to end
-    wall_median: Optional[float] = None
-    status: str = "ok"          # ok | MISMATCH | error | skipped | timeout
-    detail: str = ""
-    results_file: Optional[str] = None
-    stats: Dict[str, int] = field(default_factory=dict)   # mpi: --stats summed over ranks
-    load: Optional[float] = None    # GAPBS: its own Read + Build time of the graph
-
-    def failed(self, status: str, detail: str) -> "Measurement":
-        self.status, self.detail = status, detail
-        return self
-
-
-# -- graphs -------------------------------------------------------------------------------
-def _simple(graph):
-    """``graph`` without self-loops and repeated edges (a repeat keeps its first weight).
-
-    GAPBS's builder drops both when it reads a file, so its kernels would otherwise run on
-    fewer edges than starc's, which keeps a multigraph as written (R-MAT repeats about 6%
-    of its edges at scale 18)."""
-    from starc.graphs import Graph
-
-    src, dst = graph.sources.astype(np.int64), graph.targets.astype(np.int64)
-    keys = src << 32 | dst
-    _, first = np.unique(keys, return_index=True)
-    keep = np.sort(first[src[first] != dst[first]])
-    weights = None if graph.weights is None else graph.weights[keep]
-    return Graph.from_edges(graph.num_nodes, src[keep], dst[keep], weights,
-                            graph.weights_integral, f"{graph.name}, simple")
-
-
-def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> GraphInfo:
-    """Generate (or reuse) one graph file; Matrix Market keeps isolated highest ids."""
-    from starc.graphs import Graph, rmat, uniform
-    from starc.graphs.writers import write_mtx
-
-    directory = out / "graphs"
-    directory.mkdir(parents=True, exist_ok=True)
-    # "simple" in the name: files from before duplicate edges were dropped are not reused.
-    path = directory / f"{kind}-s{scale}-{variant}-simple.mtx"
-    meta = path.with_suffix(".json")
-    if path.exists() and meta.exists():
-        return GraphInfo(**json.loads(meta.read_text()))
-    weights = variant == "weighted"
-    seed = scale  # the same seed gives the same topology for every variant of a graph
-    if kind == "rmat":
-        graph = rmat(scale, EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=seed, weights=weights)
-    elif kind == "uniform":
-        graph = uniform(1 << scale, EDGE_FACTOR, seed=seed, weights=weights)
-    else:
-        raise SystemExit(f"harness: unknown graph kind '{kind}' (use rmat or uniform)")
-    if variant != "symmetric":
-        graph = _simple(graph)
-    num_edges = graph.num_edges
-    if variant == "symmetric":
-        lo = np.minimum(graph.sources, graph.targets).astype(np.int64)
-        hi = np.maximum(graph.sources, graph.targets).astype(np.int64)
-        keys = np.unique((lo << 32 | hi)[lo != hi])
-        graph = Graph.from_edges(graph.num_nodes, keys >> 32, keys & 0xFFFFFFFF, None, True,
-                                 f"{graph.name}, simple undirected")
-        num_edges = 2 * graph.num_edges
-        degree = np.bincount(np.concatenate([graph.sources, graph.targets]),
-                             minlength=graph.num_nodes)
-    else:
-        degree = graph.out_degree()
-    order = np.argsort(-degree, kind="stable")
-    write_mtx(graph, path)
-    info = GraphInfo(kind, scale, variant, str(path), graph.num_nodes, int(num_edges),
-                     int(order[0]), [int(v) for v in order[:BC_SOURCES]])
-    meta.write_text(json.dumps(asdict(info)))
-    return info
 
 
 # -- baselines ----------------------------------------------------------------------------
@@ -436,147 +335,6 @@ def prebuilt_refusal(folder: pathlib.Path, algo: str) -> str:
     if not (path.is_file() and os.access(path, os.X_OK)):
         return f"no prebuilt program {path}"
     return ""
-
-
-def program_params(algo: str, graph: GraphInfo) -> List[str]:
-    _, params = ALGORITHM_SETUP[algo]
-    return [p.format(src=graph.src, sources=",".join(map(str, graph.sources))) for p in params]
-
-
-# -- reporting ----------------------------------------------------------------------------
-def format_seconds(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    if value < 1e-3:
-        return f"{value * 1e6:.0f} us"
-    return f"{value * 1e3:.1f} ms" if value < 1 else f"{value:.2f} s"
-
-
-def times_text(m: Measurement) -> str:
-    """The algorithm's time (``starc-time``) and, after a slash, the process's wall time
-    (reading the graph, start-up, kernel builds and all)."""
-    text = format_seconds(m.median)
-    return text + (f" / {format_seconds(m.wall_median)}" if m.wall_median is not None else "")
-
-
-def cell(m: Measurement, baseline: Measurement, gapbs: Optional[Measurement] = None) -> str:
-    if m.status in ("error", "timeout", "skipped"):
-        return f"{m.status}: {m.detail}"
-    text = times_text(m)
-    ratios = []   # the ratios compare algorithm times
-    if baseline.median:
-        ratios.append(f"{m.median / baseline.median:.1f}x")
-    if gapbs is not None and gapbs.median:
-        ratios.append(f"{m.median / gapbs.median:.1f}x GAPBS")
-    if ratios:
-        text += f" ({'; '.join(ratios)})"
-    if m.status == "MISMATCH":
-        text += f" **MISMATCH** {m.detail}"
-    return text
-
-
-TABLE_LEGEND = ("Each cell: algorithm time (starc-time) / end-to-end wall time of the process "
-                "(ratio of algorithm times to the baseline's, and to GAPBS's when it ran); "
-                "medians. GAPBS: its kernel's trial time; after 'load', its graph read + build.")
-
-
-def gapbs_text(m: Optional[Measurement]) -> str:
-    if m is None:
-        return "-"
-    if m.status != "ok":
-        return f"{m.status}: {m.detail}"
-    return format_seconds(m.median) + (f" (load {format_seconds(m.load)})" if m.load else "")
-
-
-def markdown_table(rows: List[dict], backends: List[str]) -> str:
-    with_gapbs = any("gapbs" in row for row in rows)
-    header = (["graph", "scale", "algo", "n", "m", "baseline (OpenMP)"]
-              + (["GAPBS"] if with_gapbs else []) + backends)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        base = Measurement(**row["baseline"])
-        gapbs = Measurement(**row["gapbs"]) if row.get("gapbs") else None
-        cells = [row["kind"], str(row["scale"]), row["algo"], str(row["num_nodes"]),
-                 str(row["num_edges"]),
-                 times_text(base) if base.status == "ok" else f"{base.status}: {base.detail}"]
-        if with_gapbs:
-            cells.append(gapbs_text(gapbs))
-        for b in backends:
-            cells.append(cell(Measurement(**row["backends"][b]), base, gapbs)
-                         if b in row["backends"] else "-")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def communication_table(rows: List[dict], mpi_columns: List[str]) -> str:
-    """Per MPI column: the totals over ranks and supersteps, and per superstep the combined
-    entries against what one message per remote access would send when every edge is
-    touched once (the cut edges)."""
-    header = ["graph", "scale", "algo", "run", "supersteps", "messages", "bytes", "entries",
-              "entries / superstep", "bytes / superstep", "cut edges (per-element msgs / superstep)"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in rows:
-        for column in mpi_columns:
-            stats = row["backends"].get(column, {}).get("stats") or {}
-            steps = stats.get("supersteps")
-            if not steps:
-                continue
-            lines.append("| " + " | ".join(str(x) for x in [
-                row["kind"], row["scale"], row["algo"], column, steps, stats["messages"],
-                stats["bytes"], stats["entries"], f"{stats['entries'] / steps:.0f}",
-                f"{stats['bytes'] / steps:.0f}", stats.get("cut_edges", "-")]) + " |")
-    return "\n".join(lines) if len(lines) > 2 else ""
-
-
-def plot(rows: List[dict], backends: List[str], path: pathlib.Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    kinds = sorted({r["kind"] for r in rows})
-    fig, axes = plt.subplots(len(kinds), 1, figsize=(11, 4 * len(kinds)), squeeze=False)
-    any_ratio = False
-    for ax, kind in zip(axes[:, 0], kinds):
-        series = {}  # (backend, scale) -> {algo: ratio}
-        for r in rows:
-            if r["kind"] != kind or r["baseline"]["median"] is None:
-                continue
-            for b in backends:
-                m = r["backends"].get(b)
-                if m and m["median"] is not None and m["status"] in ("ok", "MISMATCH"):
-                    series.setdefault((b, r["scale"]), {})[r["algo"]] = \
-                        m["median"] / r["baseline"]["median"]
-        algos = [a for a in ALGORITHMS if any(r["algo"] == a and r["kind"] == kind for r in rows)]
-        if series:
-            any_ratio = True
-            width = 0.8 / len(series)
-            for i, (key, ratios) in enumerate(sorted(series.items())):
-                xs = [j + i * width for j, a in enumerate(algos) if a in ratios]
-                ax.bar(xs, [ratios[a] for a in algos if a in ratios], width,
-                       label=f"{key[0]} scale {key[1]}")
-            ax.axhline(1.0, color="black", linewidth=0.8)
-            ax.set_yscale("log")
-            ax.set_ylabel("time / OpenMP baseline time")
-        else:  # no backend results yet: show the baseline times themselves
-            scales = sorted({r["scale"] for r in rows if r["kind"] == kind})
-            width = 0.8 / max(len(scales), 1)
-            for i, scale in enumerate(scales):
-                times = {r["algo"]: r["baseline"]["median"] for r in rows
-                         if r["kind"] == kind and r["scale"] == scale and r["baseline"]["median"]}
-                xs = [j + i * width for j, a in enumerate(algos) if a in times]
-                ax.bar(xs, [times[a] for a in algos if a in times], width,
-                       label=f"baseline scale {scale}")
-            ax.set_yscale("log")
-            ax.set_ylabel("OpenMP baseline time (s)")
-        ax.set_xticks([j + 0.4 - (0.8 / max(len(series), 1)) / 2 for j in range(len(algos))])
-        ax.set_xticklabels(algos)
-        ax.set_title(f"{kind} graphs, edge factor {EDGE_FACTOR}")
-        ax.legend(fontsize=8)
-    fig.suptitle("starc backends relative to hand-written OpenMP" if any_ratio
-                 else "OpenMP baselines (no starc backend results yet)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _cpu_model() -> str:

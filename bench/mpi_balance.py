@@ -3,7 +3,7 @@
     python bench/mpi_balance.py [--scale 18] [--algos bfs cc sssp pr bc tc] [--ranks 1 2 4 8 16]
                                 [--trials 5] [--out bench/out/balance]
 
-Runs each dsl program on the harness's R-MAT graph (bench/harness.py's graphs, variants and
+Runs each dsl program on the harness's R-MAT graph (bench/workloads.py's graphs, variants and
 parameters) with 1 OpenMP thread a rank and ``--stats``, and reads its balance line: every
 superstep's work (process CPU time, less its MPI calls') summed over the ranks, and the sum
 over the supersteps of the slowest rank's work, the *critical path*. The timed collective
@@ -35,7 +35,7 @@ from typing import Dict, List, Optional
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from harness import ALGORITHM_SETUP, ROOT, generate_graph, program_params  # noqa: E402
+from workloads import ALGORITHM_SETUP, ROOT, generate_graph, program_params  # noqa: E402
 
 __all__ = ["parse_balance", "main"]
 

@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import sys
+from dataclasses import asdict
 
 import pytest
 
@@ -14,6 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import harness  # noqa: E402
+import harness_report  # noqa: E402
+import workloads  # noqa: E402
 
 
 def test_mpi_gets_one_column_per_rank_count():
@@ -39,13 +42,13 @@ def test_cells_show_the_algorithm_time_next_to_the_end_to_end_time(tmp_path):
     # every trial of every process; a process's wall time less its trials after the first
     assert m.times == [0.01] * 6 and len(m.walls) == 2
     assert all(0.3 <= wall < 30 for wall in m.walls) and m.wall_median >= 0.3
-    baseline = harness.Measurement("baseline", times=[0.005], median=0.005, walls=[0.2],
-                                   wall_median=0.2)
-    text = harness.cell(m, baseline)
-    assert text.startswith(f"10.0 ms / {harness.format_seconds(m.wall_median)} (2.0x)"), text
+    baseline = harness_report.Measurement("baseline", times=[0.005], median=0.005,
+                                          walls=[0.2], wall_median=0.2)
+    text = harness_report.cell(m, baseline)
+    assert text.startswith(f"10.0 ms / {harness_report.format_seconds(m.wall_median)} (2.0x)"), text
     row = {"kind": "rmat", "scale": 6, "algo": "sssp", "num_nodes": 64, "num_edges": 1024,
-           "baseline": harness.asdict(baseline), "backends": {"fake": harness.asdict(m)}}
-    line = harness.markdown_table([row], ["fake"]).splitlines()[-1]
+           "baseline": asdict(baseline), "backends": {"fake": asdict(m)}}
+    line = harness_report.markdown_table([row], ["fake"]).splitlines()[-1]
     assert "| 5.0 ms / 200.0 ms | 10.0 ms / " in line and "(2.0x) |" in line
 
 
@@ -96,7 +99,7 @@ def test_gapbs_column_runs_its_kernel_on_the_same_graph_and_adds_a_ratio(tmp_pat
                     "echo 'Read Time:           0.02000'\necho 'Build Time:          0.01000'\n"
                     "for t in 0.004 0.002 0.003; do echo \"Trial Time:          $t\"; done\n")
     fake.chmod(0o755)
-    graph = harness.GraphInfo("rmat", 6, "weighted", "/g.mtx", 64, 1024, 7, [7])
+    graph = workloads.GraphInfo("rmat", 6, "weighted", "/g.mtx", 64, 1024, 7, [7])
     m = harness.measure_gapbs(root, "sssp", graph, dict(os.environ), 3, 60)
     assert m.status == "ok" and m.times == [0.004, 0.002, 0.003] and m.median == 0.003
     assert m.load == pytest.approx(0.03)
@@ -106,14 +109,14 @@ def test_gapbs_column_runs_its_kernel_on_the_same_graph_and_adds_a_ratio(tmp_pat
     missing = harness.measure_gapbs(root, "tc", graph, dict(os.environ), 3, 60)
     assert missing.status == "error" and "not built" in missing.detail
 
-    starc = harness.Measurement("opencl", times=[0.006], median=0.006, walls=[0.5],
-                                wall_median=0.5)
-    baseline = harness.Measurement("baseline", times=[0.002], median=0.002)
-    assert harness.cell(starc, baseline, m).endswith("(3.0x; 2.0x GAPBS)")
+    starc = harness_report.Measurement("opencl", times=[0.006], median=0.006, walls=[0.5],
+                                       wall_median=0.5)
+    baseline = harness_report.Measurement("baseline", times=[0.002], median=0.002)
+    assert harness_report.cell(starc, baseline, m).endswith("(3.0x; 2.0x GAPBS)")
     row = {"kind": "rmat", "scale": 6, "algo": "sssp", "num_nodes": 64, "num_edges": 1024,
-           "baseline": harness.asdict(baseline), "gapbs": harness.asdict(m),
-           "backends": {"opencl": harness.asdict(starc)}}
-    header, _, line = harness.markdown_table([row], ["opencl"]).splitlines()
+           "baseline": asdict(baseline), "gapbs": asdict(m),
+           "backends": {"opencl": asdict(starc)}}
+    header, _, line = harness_report.markdown_table([row], ["opencl"]).splitlines()
     assert "| GAPBS | opencl |" in header
     assert "| 3.0 ms (load 30.0 ms) | 6.0 ms / 500.0 ms (3.0x; 2.0x GAPBS) |" in line
 
@@ -122,8 +125,8 @@ def test_directed_graphs_are_simple_as_gapbs_builds_them(tmp_path):
     # The same edges as the generator's, without self-loops or repeats (the first repeat's
     # weight kept), in the file the programs and GAPBS both read.
     from starc.graphs import load_graph, rmat
-    raw = rmat(8, harness.EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=8, weights=True)
-    info = harness.generate_graph("rmat", 8, "weighted", tmp_path)
+    raw = rmat(8, workloads.EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=8, weights=True)
+    info = workloads.generate_graph("rmat", 8, "weighted", tmp_path)
     got = load_graph(info.path)
     pairs = list(zip(raw.sources.tolist(), raw.targets.tolist(), raw.weights.tolist()))
     first = {}
@@ -144,7 +147,7 @@ def test_gapbs_pr_can_be_its_jacobi_kernel(tmp_path):
         (root / binary).write_text(f"#!/bin/sh\necho 'Trial Time:          "
                                    f"{'0.001' if binary == 'pr' else '0.002'}'\n")
         (root / binary).chmod(0o755)
-    graph = harness.GraphInfo("rmat", 6, "plain", "/g.mtx", 64, 1024, 7, [7])
+    graph = workloads.GraphInfo("rmat", 6, "plain", "/g.mtx", 64, 1024, 7, [7])
     args = harness.parse_args(["--gapbs", str(root), "--gapbs-pr", "pr_spmv"])
     setup = harness.gapbs_kernels(args.gapbs_pr)
     assert harness.measure_gapbs(root, "pr", graph, dict(os.environ), 1, 60).median == 0.001

@@ -21,11 +21,15 @@ from starc.backends.base import Availability, BackendError, BackendOptions
 from starc.backends.common.program import RuntimeEntries, compile_executable
 from starc.backends.common.runtime_paths import RUNTIME_DIR
 
-__all__ = ["HOST_RUNTIME", "INSTALL_HINT", "build_command", "build_lines", "compile_program",
-           "availability"]
+__all__ = ["HOST_HEADERS", "HOST_RUNTIME", "INSTALL_HINT", "build_command", "build_lines",
+           "compile_program", "availability"]
 
-#: The OpenCL host helpers generated next to every program.
+#: The OpenCL host helpers a generated program includes.
 HOST_RUNTIME = pathlib.Path(__file__).resolve().parent / "runtime" / "starc_opencl_host.hpp"
+
+#: Every header of the OpenCL host runtime, generated next to every program: HOST_RUNTIME and
+#: the ones it includes (starc_opencl_device.hpp).
+HOST_HEADERS = tuple(sorted(HOST_RUNTIME.parent.glob("*.hpp")))
 
 #: The runtime entry points its programs call (compiled once: runtime_object.py).
 ENTRIES = RuntimeEntries(("starc_runtime.hpp", HOST_RUNTIME.name), (HOST_RUNTIME.parent,))
@@ -84,7 +88,8 @@ def _probe_binary(compiler: str) -> Tuple[Optional[pathlib.Path], str]:
     compiler); (None, the compiler's log) when it does not build."""
     from starc.cachedir import cache_root, cache_workdir
     digest = hashlib.sha256("\0".join(
-        [compiler, _PROBE_SOURCE, _PROBE_KERNEL, HOST_RUNTIME.read_text()]
+        [compiler, _PROBE_SOURCE, _PROBE_KERNEL]
+        + [header.read_text() for header in HOST_HEADERS]
         + [header.read_text() for header in sorted(RUNTIME_DIR.glob("*.hpp"))]).encode())
     folder = cache_root() / f"opencl-probe-{digest.hexdigest()[:16]}"
     if (folder / "probe").is_file():

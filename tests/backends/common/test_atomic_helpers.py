@@ -155,7 +155,7 @@ def initial_cells(suffix: str) -> np.ndarray:
 def test_opencl_helpers_under_contention(tmp_path):
     """N work items of a real OpenCL device (PoCL here) hammer one cell per helper, through the
     OpenCL host runtime generated programs use (no pyopencl)."""
-    from starc.backends.opencl.toolchain import HOST_RUNTIME
+    from starc.backends.opencl.toolchain import HOST_HEADERS
     ctypes = {"int": "cl_int", "long": "cl_long", "float": "cl_float", "double": "cl_double"}
     kernels = [f"__kernel void exercise_{suffix}(__global {suffix} *cells, "
                f"__global {suffix} *olds, int n) {{\n    int i = get_global_id(0);\n"
@@ -189,7 +189,7 @@ def test_opencl_helpers_under_contention(tmp_path):
               '#include "starc_opencl_host.hpp"\n\nint main() {\n'
               '  starc_opencl device = starc_open_device("default", "exercise.cl", {}, "test");\n'
               + "".join(runs) + "  return 0;\n}\n")
-    for name, text in runtime_files(HOST_RUNTIME).items():
+    for name, text in runtime_files(*HOST_HEADERS).items():
         (tmp_path / name).write_text(text)
     (tmp_path / "exercise.cpp").write_text(source)
     build = subprocess.run(["g++", "-std=c++17", "-O1", f"-I{tmp_path}", "exercise.cpp",

@@ -1,8 +1,9 @@
-"""The generated programs' update streams (``runtime/starc_updates.hpp``): the C++ reader
-gives the Python reader's updates and its ``path:line: what`` messages, and merging a batch's
-deletions and additions into the CSR gives, batch after batch, the graph and the edge
-renumbering that starc/graphs/updates.py (the reference executor's) gives, on multigraphs with
-self-loops, duplicate additions and deletions of missing edges, directed and undirected."""
+"""The generated programs' update streams (``runtime/starc_update_stream.hpp``, applied by
+``runtime/starc_updates.hpp``): the C++ reader gives the Python reader's updates and its
+``path:line: what`` messages, and merging a batch's deletions and additions into the CSR gives,
+batch after batch, the graph and the edge renumbering that starc/graphs/updates.py (the
+reference executor's) gives, on multigraphs with self-loops, duplicate additions and deletions
+of missing edges, directed and undirected."""
 
 from __future__ import annotations
 

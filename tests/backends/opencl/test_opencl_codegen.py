@@ -243,7 +243,8 @@ def test_headers_name_version_backend_source_and_commands():
     assert generated.build_hint == "g++ -std=c++17 -O2 -fwrapv -o sssp sssp.cpp -lOpenCL"
     assert "// Run: ./sssp GRAPH_FILE --src NODE [--undirected] [--out FILE] [--time]\n" in cpp
     # self-contained: the folder holds the runtime it includes, and nothing Python
-    assert {"starc_runtime.hpp", "starc_opencl_host.hpp"} <= set(generated.files)
+    assert {"starc_runtime.hpp", "starc_opencl_host.hpp", "starc_opencl_device.hpp"} <= set(
+        generated.files)
     assert not any(name.endswith(".py") for name in generated.files)
     assert "import" not in cpp and "pyopencl" not in cpp
 

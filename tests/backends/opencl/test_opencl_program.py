@@ -15,7 +15,7 @@ import pytest
 from opencl_helpers import ROOT, build, compile_dsl, compile_text
 from starc.backends.common.runtime_paths import runtime_files
 from starc.backends.opencl.emitter import OpenCLBackend
-from starc.backends.opencl.toolchain import HOST_RUNTIME
+from starc.backends.opencl.toolchain import HOST_HEADERS
 from starc.graphs import load_graph, rmat, write_edge_list
 from starc.reference import execute
 from starc.results import compare_results, parse_results
@@ -209,7 +209,7 @@ def _build_driver(tmp_path, name: str, driver: str) -> None:
     """``tmp_path/name``: a C++ ``driver`` on the OpenCL host runtime, with ``shape.cl``."""
     if not OpenCLBackend().availability().can_build:
         pytest.skip("cannot build OpenCL programs here (g++ or the OpenCL headers missing)")
-    for file, text in runtime_files(HOST_RUNTIME).items():
+    for file, text in runtime_files(*HOST_HEADERS).items():
         (tmp_path / file).write_text(text)
     (tmp_path / "shape.cl").write_text(SHAPE_KERNEL)
     (tmp_path / f"{name}.cpp").write_text(driver)
