@@ -58,7 +58,7 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import SymbolFactory
-from starc.analysis.worklist_setup import ROUND_LIMIT, first_run, first_run_fills
+from starc.analysis.worklist_setup import first_run, first_run_fills
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
