@@ -33,8 +33,9 @@ def availability() -> Availability:
 def build_command(program: str, arch: str, strict: bool = True) -> List[str]:
     """The nvcc command line that builds ``program``.cu into ``program`` (in its folder);
     ``strict`` adds the warnings-as-errors flags the tests build with."""
-    # -fwrapv: host code wraps on signed overflow, as the reference (LANGUAGE.md §2)
-    argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fwrapv"]
+    # -fwrapv: host code wraps on signed overflow, as the reference (LANGUAGE.md §2);
+    # -fopenmp: the host runtime's passes over the edges (renumbering by degree) use the cores
+    argv = ["nvcc", "-O3", "-std=c++17", f"-arch={arch}", "-Xcompiler", "-fwrapv,-fopenmp"]
     if strict:
         # a constant expression that overflows (`int x = 2147483647 + 1`) wraps as the
         # language says (-fwrapv): diagnostic 61 and the host compiler's -Woverflow would

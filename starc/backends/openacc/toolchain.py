@@ -67,6 +67,11 @@ def _flags(compiler: str, strict: bool, target: Optional[str]) -> List[str]:
             (["-Werror"] if strict else [])
     # -fwrapv: signed overflow wraps, as in the reference (LANGUAGE.md §2)
     flags = ["-fopenacc", "-O2", "-std=c++17", "-fwrapv", *TARGET_FLAGS[family][target]]
+    if target == "host":
+        # -fopenmp: the host runtime's passes over the edges (renumbering by degree) use the
+        # cores. GCC 12's mkoffload refuses it beside -fopenacc ("either ... must be set"), so
+        # a build that offloads runs them on one thread, as nvc++ (untried here with -mp) does.
+        flags.append("-fopenmp")
     # -Wno-overflow: a constant expression that overflows (`int x = 2147483647 + 1`) wraps as
     # the language says (-fwrapv); the warning would reject a valid program
     return flags + (["-Wall", "-Wextra", "-Werror", "-Wno-overflow"] if strict else [])

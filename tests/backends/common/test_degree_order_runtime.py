@@ -1,8 +1,10 @@
 """The run-time renumbering by degree (``runtime/starc_degree_order.hpp``): which graphs it
-renumbers, and the renumbered CSR against one computed here with numpy."""
+renumbers, and the renumbered CSR against one computed here with numpy, built without OpenMP
+and with it (three threads, so that the edges' passes are split)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -32,18 +34,20 @@ int main(int argc, char** argv) {
 """
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
+@pytest.fixture(scope="module", params=["one thread", "openmp"])
+def driver(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("degree_order")
     (folder / "driver.cpp").write_text(DRIVER)
-    subprocess.run([GXX, "-std=c++17", "-O1", f"-I{RUNTIME_DIR}", "-o", str(folder / "driver"),
-                    str(folder / "driver.cpp")], check=True)
+    openmp = ["-fopenmp"] if request.param == "openmp" else []
+    subprocess.run([GXX, "-std=c++17", "-O1", "-Wall", "-Werror", *openmp, f"-I{RUNTIME_DIR}",
+                    "-o", str(folder / "driver"), str(folder / "driver.cpp")], check=True)
     return folder / "driver"
 
 
 def _run(driver, path, undirected: bool, mode: str):
+    env = dict(os.environ, OMP_NUM_THREADS="3")
     out = subprocess.run([str(driver), str(path), "1" if undirected else "0", mode],
-                         capture_output=True, text=True, check=True).stdout.split("\n")
+                         capture_output=True, text=True, check=True, env=env).stdout.split("\n")
     ints = [np.array(line.split(), dtype=np.int64) for line in out[1:3]]
     return out[0] == "1", ints[0], ints[1]
 
@@ -55,9 +59,9 @@ def _simple_symmetric(graph: Graph, name: str) -> Graph:
     return Graph.from_edges(graph.num_nodes, keys >> 32, keys & 0xFFFFFFFF, name=name)
 
 
-def _expected(path) -> tuple:
+def _expected(path, undirected: bool = True) -> tuple:
     """Ascending degree, ties by id; rows sorted by the new ids."""
-    g = load_graph(str(path), undirected=True)
+    g = load_graph(str(path), undirected=undirected)
     n = g.num_nodes
     degree = np.diff(g.offsets)
     old_of_new = np.lexsort((np.arange(n), degree))
@@ -116,3 +120,33 @@ def test_graphs_whose_count_could_depend_on_ids_keep_them(driver, tmp_path):
     empty = tmp_path / "empty.el"
     empty.write_text("# no edges\n")
     assert _run(driver, empty, True, "always")[0]
+
+
+def test_long_and_short_rows_and_a_symmetric_file_read_as_directed(driver, tmp_path):
+    # n = 16384: rows of degree >= 10 are sorted through the bitmap (8 d log2 d >= 256 words),
+    # shorter ones by comparison
+    graph = _simple_symmetric(rmat(14, edge_factor=8, seed=11), "rmat")
+    path = tmp_path / "rmat.el"
+    write_edge_list(graph, path)
+    degree = np.bincount(np.concatenate([graph.sources, graph.targets]), minlength=graph.num_nodes)
+    assert degree.max() >= 1000 and (degree[degree > 0] < 10).sum() > 1000
+    want = _expected(path)
+    applied, offsets, targets = _run(driver, path, True, "always")
+    assert applied and np.array_equal(offsets, want[0]) and np.array_equal(targets, want[1])
+    # Both directions in the file, read as directed: checked edge by edge on every thread's rows.
+    both = tmp_path / "both.el"
+    src = np.concatenate([graph.sources, graph.targets])
+    dst = np.concatenate([graph.targets, graph.sources])
+    write_edge_list(Graph.from_edges(graph.num_nodes, src, dst, name="both"), both)
+    applied, offsets, targets = _run(driver, both, False, "always")
+    assert applied and np.array_equal(offsets, want[0]) and np.array_equal(targets, want[1])
+    # One mirror missing, in the highest rows (the last thread's share), or one added: kept.
+    for keep in (np.arange(len(src)) != int(np.argmax(np.maximum(src, dst))), slice(None)):
+        extra = np.array([0]) if isinstance(keep, slice) else np.zeros(0, dtype=np.int64)
+        broken = tmp_path / "broken.el"
+        taken_src, taken_dst = src[keep], dst[keep]
+        if extra.size:   # an edge 0 -> v with no v -> 0
+            v = int(np.setdiff1d(np.arange(1, graph.num_nodes), dst[src == 0])[0])
+            taken_src, taken_dst = np.append(taken_src, 0), np.append(taken_dst, v)
+        write_edge_list(Graph.from_edges(graph.num_nodes, taken_src, taken_dst, name="b"), broken)
+        assert not _run(driver, broken, False, "always")[0]

@@ -102,7 +102,7 @@ def test_compiler_errors_raise_with_the_log(tmp_path):
         CUDABackend().build(generated, tmp_path, BackendOptions())
     message = str(raised.value)
     assert message.startswith(f"nvcc failed to build {generated.main}:")
-    assert "nvcc -O3 -std=c++17 -arch=sm_75 -Xcompiler -fwrapv -Werror all-warnings" in message
+    assert "nvcc -O3 -std=c++17 -arch=sm_75 -Xcompiler -fwrapv,-fopenmp -Werror all-warnings" in message
     assert "error" in message.split("\n", 2)[2]
     assert not (tmp_path / pathlib.Path(generated.main).stem).exists()
 

@@ -47,8 +47,8 @@ def _offload_missing(monkeypatch):
 
 def test_each_target_has_its_flags():
     assert toolchain.build_command("bc", target="host") == [
-        "g++", "-fopenacc", "-O2", "-std=c++17", "-fwrapv", "-foffload=disable", "-o", "bc",
-        "bc.cpp"]
+        "g++", "-fopenacc", "-O2", "-std=c++17", "-fwrapv", "-foffload=disable", "-fopenmp",
+        "-o", "bc", "bc.cpp"]
     nvptx = toolchain.build_command("bc", target="nvptx")
     assert nvptx[5:8] == ["-foffload=nvptx-none", "-foffload-options=nvptx-none=-misa=sm_75",
                           "-Wl,-z,notext"]
