@@ -98,7 +98,8 @@ inline bool symmetric_and_simple(const std::vector<int>& offsets, const std::vec
       long long edge = static_cast<long long>(offsets[static_cast<size_t>(n)]) * k / parts;
       return static_cast<int>(std::lower_bound(offsets.begin(), offsets.end() - 1, edge) - offsets.begin());
     };
-    const int lo = part == 0 ? 0 : vertex_at_share(part), hi = part + 1 == parts ? n : vertex_at_share(part + 1);
+    // the last range ends at n: vertices of degree 0 after the last edge can still be targets
+    const int lo = vertex_at_share(part), hi = part + 1 == parts ? n : vertex_at_share(part + 1);
     for (int v = 0; v + 1 < hi && mirrored; ++v) {
       auto row_end = targets.begin() + offsets[static_cast<size_t>(v) + 1];
       auto entry = std::lower_bound(targets.begin() + offsets[static_cast<size_t>(v)], row_end, std::max(lo, v + 1));
