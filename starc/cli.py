@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pathlib
 import shlex
+import signal
 import sys
 from typing import List, Optional
 
@@ -335,6 +336,15 @@ def cmd_explain(args) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        status = _main(argv)
+        sys.stdout.flush()       # here, not at exit: a reader that left is seen below
+        return status
+    except BrokenPipeError:      # `starc ... | head`: the reader has what it wanted
+        return closed_stdout()
+
+
+def _main(argv: Optional[List[str]]) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
         argv.insert(0, "compile")       # `starc bc.sp -b sycl`
@@ -350,26 +360,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(hint, file=sys.stderr)
         return int(exc.code or 0)
     try:
-        if args.command is None:
-            parser.print_help()
-            return 2
-        if args.command == "check":
-            return cmd_check(args)
-        if args.command == "compile":
-            return cmd_compile(args)
-        if args.command == "build":
-            return cmd_build(args)
-        if args.command == "run":
-            return cmd_run(args, extra)
-        if args.command == "compare":
-            return cmd_compare(args)
-        if args.command == "backends":
-            return cmd_backends(args)
-        if args.command == "explain":
-            return cmd_explain(args)
-        if args.command == "graph":
-            from starc.graphs.cli import run_graph_command
-            return run_graph_command(args)
+        return _dispatch(parser, args, extra)
+    except BrokenPipeError:
+        raise                    # main's
     except SystemExit as exc:
         return int(exc.code or 0)
     except KeyboardInterrupt:
@@ -382,4 +375,37 @@ def main(argv: Optional[List[str]] = None) -> int:
         if getattr(args, "traceback", False):
             raise
         return EXIT_INTERNAL
+
+
+def closed_stdout() -> int:
+    """The status of a command whose stdout was closed by its reader (128 + SIGPIPE, as a
+    shell reports a program that signal stops), with stdout pointed at /dev/null so that
+    Python's flush at exit does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
+
+
+def _dispatch(parser, args, extra: List[str]) -> int:
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if args.command == "check":
+        return cmd_check(args)
+    if args.command == "compile":
+        return cmd_compile(args)
+    if args.command == "build":
+        return cmd_build(args)
+    if args.command == "run":
+        return cmd_run(args, extra)
+    if args.command == "compare":
+        return cmd_compare(args)
+    if args.command == "backends":
+        return cmd_backends(args)
+    if args.command == "explain":
+        return cmd_explain(args)
+    if args.command == "graph":
+        from starc.graphs.cli import run_graph_command
+        return run_graph_command(args)
     return 0

@@ -8,8 +8,10 @@ import json
 import os
 import pathlib
 import re
+import selectors
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -253,31 +255,63 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         argv += ["--max-vertices", str(max_vertices)]
     argv += ["--stats"] if stats else []
     if not launcher:
-        return subprocess.run(argv, stdin=subprocess.DEVNULL).returncode
+        return shell_status(subprocess.run(argv, stdin=subprocess.DEVNULL).returncode)
     with tempfile.TemporaryDirectory(prefix="starc-run-") as tmp:
         # TMPDIR per run: see CompiledProgram.run.
         return _run_launched(argv, len(launcher), {**os.environ, "TMPDIR": tmp})
 
 
+def shell_status(returncode: int) -> int:
+    """A child's status as a shell reports it: 128 + N for a program signal N stopped
+    (subprocess's -N; 141 for SIGPIPE, when the reader of stdout left, as `| head` does)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
 def _run_launched(argv: List[str], prefix: int, env) -> int:
-    """Run a program under its launcher (``argv[:prefix]``), passing its stderr on line by
-    line; a launcher that stops without a word gets one line that says so: mpirun -q (which
-    keeps its banners out of a failed program's message) also hides mpirun's own errors,
-    an unreachable host of a hostfile or too few slots."""
+    """Run a program under its launcher (``argv[:prefix]``), passing its stdout and stderr on
+    as they come; a launcher that stops without a word gets one line that says so: mpirun -q
+    (which keeps its banners out of a failed program's message) also hides mpirun's own
+    errors, an unreachable host of a hostfile or too few slots. When the reader of stdout
+    leaves (`| head`), the launcher is stopped and the status is 141, as for a program run
+    alone: Open MPI's mpirun, left to write into the closed pipe, crashes with a stack dump."""
     # stdin: no program reads it; an MPI launcher would otherwise forward it to rank 0.
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    said = False
-    with proc.stderr:
-        for line in proc.stderr:
-            os.write(2, line)     # fd 2, as the program's own stderr would be
-            said = True
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    said = reader_left = False
+    with selectors.DefaultSelector() as streams:
+        streams.register(proc.stdout, selectors.EVENT_READ, 1)
+        streams.register(proc.stderr, selectors.EVENT_READ, 2)
+        while streams.get_map():
+            for key, _ in streams.select():
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    streams.unregister(key.fileobj)
+                    key.fileobj.close()
+                    continue
+                if reader_left:
+                    continue        # draining what the stopped launcher still says
+                said = said or key.data == 2
+                try:
+                    _write_all(key.data, chunk)
+                except BrokenPipeError:
+                    reader_left = True
+                    proc.terminate()
     status = proc.wait()
+    if reader_left:
+        return 128 + signal.SIGPIPE
     if status != 0 and not said:
         quiet = " without -q" if "-q" in argv[:prefix] else ""
         print(f"starc: error: {os.path.basename(argv[0])} stopped with exit status {status} "
               f"and no message; run it{quiet} to see why: {shlex.join(argv)}",
               file=sys.stderr)
-    return status
+    return shell_status(status)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` to file descriptor ``fd`` (1 or 2, as the program's own output would go)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _fit_ranks(backend, options, launch, graph: str, given: str,

@@ -610,3 +610,32 @@ def test_a_reference_run_time_error_is_the_specifications_one_line(capsys, graph
     assert (status, stdout) == (1, "")
     assert err == f"{program}:3:15: runtime error: integer division by zero\n"
     assert not out.exists()
+
+
+def run_with_stdout_closed(*args):
+    """Run `python -m starc` with its stdout a pipe whose reader has already left (as
+    `starc ... | head` ends); returns (status, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "starc", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    return proc.wait(), err
+
+
+@pytest.mark.parametrize("backend", [
+    "reference",
+    pytest.param("opencl", marks=pytest.mark.opencl),
+    pytest.param("mpi", marks=pytest.mark.mpi),        # mpirun crashed writing to the pipe
+])
+def test_a_reader_that_leaves_early_stops_a_run_quietly(backend, graph):
+    status, err = run_with_stdout_closed("run", ROOT / "dsl" / "bfs.sp", "-b", backend,
+                                         "--graph", graph, "--src", "0")
+    assert (status, err) == (141, "")      # 128 + SIGPIPE, as a shell reports `| head`
+
+
+@pytest.mark.parametrize("args", [("compile", ROOT / "dsl" / "bc.sp", "-b", "sycl",
+                                   "--emit", "code"),
+                                  ("explain", ROOT / "dsl" / "bc.sp")])
+def test_a_reader_that_leaves_early_is_no_internal_error(args):
+    status, err = run_with_stdout_closed(*args)
+    assert (status, err) == (141, "")
