@@ -35,7 +35,7 @@ class CUDAHostDialect(HostDialect):
 
     def setup(self, where: str) -> List[str]:
         return ["// Create the CUDA context now, outside the timed region.",
-                f"STARC_CUDA_CHECK(cudaFree(nullptr), {where});"]
+                f"starc_cuda_context({where});"]
 
     def warm_up(self, where: str) -> List[str]:
         if not self.host.kernels:

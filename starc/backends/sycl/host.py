@@ -43,7 +43,7 @@ class SYCLHostDialect(HelperHostDialect):
 
     def setup(self, where: str) -> List[str]:
         return [f'sycl::queue {QUEUE} = starc_make_queue({self.cl}.get_extra("device", '
-                f'"default"), {where});'] + self.lockstep_setup()
+                f'"default"));'] + self.lockstep_setup()
 
     def warm_up(self, where: str) -> List[str]:
         return [f"starc_warm_up({QUEUE}, {where});"] if self.host.kernels else []

@@ -45,7 +45,7 @@ using counter = sycl::atomic_ref<int, sycl::memory_order::relaxed, sycl::memory_
                                  sycl::access::address_space::global_space>;
 
 int main() {
-  sycl::queue q = starc_make_queue("default", "t.sp:1");
+  sycl::queue q = starc_make_queue("default");
   starc_warm_up(q, "t.sp:1");
   const std::size_t counts[] = {1, 63, 0, 64, 65, 1000, 4097};
   for (std::size_t count : counts) {

@@ -108,6 +108,14 @@ struct CheckError : std::runtime_error {
   using runtime_error::runtime_error;
 };
 
+/// The device a program needs is not on this machine (no OpenCL platform, no device of the
+/// kind --device names, no CUDA driver or GPU): nothing the program or starc did wrong, so
+/// guarded_main prints "<prog>: error: <what>" and exits with status 1, as `starc run` does
+/// for a backend that cannot run here, not with status 3 (a bug in starc).
+struct DeviceError : std::runtime_error {
+  using runtime_error::runtime_error;
+};
+
 /// Throws the CheckError of site number `site` (from 1, as the error word holds it).
 [[noreturn]] inline void raise_check(int site, long long value, long long num_nodes,
                                      long long num_edges, const CheckSite* sites) {
@@ -150,8 +158,8 @@ inline T host_mod(T a, T b, const char* where) {
   return b == -1 ? T(0) : a % b;
 }
 
-/// Runs body() and maps exceptions to messages and exit statuses: InputError 1, UsageError 2
-/// (with a usage hint), anything else 3. body may return void (status 0) or an int status.
+/// Runs body() and maps exceptions to messages and exit statuses: CheckError, InputError and
+/// DeviceError 1, UsageError 2 (with a usage hint), anything else 3. body may return void (status 0) or an int status.
 template <class F>
 int guarded_main(const char* prog, F&& body) {
   try {
@@ -166,6 +174,10 @@ int guarded_main(const char* prog, F&& body) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
   } catch (const InputError& error) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
+    return 1;
+  } catch (const DeviceError& error) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
     return 1;

@@ -7,6 +7,7 @@
 // (starc_atomic_min_float, starc_lock_try, ...), so kernels read the same everywhere.
 //   STARC_CUDA_CHECK(call, where)   every CUDA API call: on failure print
 //                                   "error: <call> failed at <prog.sp>:<line>: <reason>", exit 3
+//   starc_cuda_context(where)       the context, before the clock; no usable GPU: exit 1
 //   starc_launch_check(kernel, where)   after every launch (cudaGetLastError)
 //   starc_fill / starc_read_element / starc_write_element   host-side array operations
 //   starc_stage_slots / starc_scatter / starc_gather   a batch's changed slots of rows with
@@ -57,6 +58,16 @@ inline void starc_cuda_check(cudaError_t status, const char* call, const char* w
 }
 
 #define STARC_CUDA_CHECK(call, where) starc_cuda_check((call), #call, (where))
+
+/// Creates the CUDA context (cudaFree(nullptr)) before the timed region. A machine without a
+/// usable GPU or driver is not a fault of the program: a starc::DeviceError (exit status 1).
+inline void starc_cuda_context(const char* where) {
+  cudaError_t status = cudaFree(nullptr);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
+      status == cudaErrorDevicesUnavailable)
+    throw starc::DeviceError(std::string("no usable CUDA device here: ") + cudaGetErrorString(status));
+  starc_cuda_check(status, "cudaFree(nullptr)", where);
+}
 
 /// Checks a kernel launch (configuration errors now; faults at the next synchronising call).
 inline void starc_launch_check(const char* kernel, const char* where) {

@@ -201,8 +201,7 @@ inline std::vector<cl_device_id> starc_candidate_devices(const std::string& kind
   cl_uint count = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &count);
   if (status != CL_SUCCESS || count == 0)
-    starc_opencl_fail("no OpenCL platform is installed (install a driver, e.g. apt install pocl-opencl-icd)",
-                      status, where);
+    throw starc::DeviceError("no OpenCL platform is installed (install a driver, e.g. apt install pocl-opencl-icd)");
   std::vector<cl_platform_id> platforms(count);
   starc_cl_check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs", where);
   std::vector<cl_device_id> gpus, others;
@@ -222,9 +221,8 @@ inline std::vector<cl_device_id> starc_candidate_devices(const std::string& kind
   }
   gpus.insert(gpus.end(), others.begin(), others.end());
   if (gpus.empty())
-    starc_opencl_fail("no OpenCL " + std::string(kind == "default" ? "" : kind + " ") + "device found" +
-                          (found.empty() ? std::string() : " (found: " + found + ")"),
-                      CL_DEVICE_NOT_FOUND, where);
+    throw starc::DeviceError("no OpenCL " + std::string(kind == "default" ? "" : kind + " ") + "device found" +
+                             (found.empty() ? std::string() : " (found: " + found + ")"));
   return gpus;
 }
 

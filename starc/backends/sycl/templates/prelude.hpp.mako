@@ -7,7 +7,7 @@
 // program builds with acpp, icpx -fsycl and clang++ -fsycl. Helper names are those of the
 // CUDA and OpenCL preludes (starc_atomic_min_float, starc_lock_try, starc_find_edge, ...), so
 // kernels read the same on every backend.
-//   starc_make_queue(device, where)         the in-order queue for --device cpu|gpu|default;
+//   starc_make_queue(device)                the in-order queue for --device cpu|gpu|default;
 //                                           the runtime's std::cout messages go to stderr
 //   starc_warm_up(q, where)                 one empty launch before the timer starts
 //   starc_parallel_for<RunItems>(q, where, count, block, kernel, reductions...)
@@ -94,7 +94,7 @@ inline void starc_runtime_messages_to_stderr() {
 
 /// The in-order queue on the device named by --device: "cpu", "gpu" or "default" (the runtime's
 /// own messages to stderr: starc_runtime_messages_to_stderr).
-inline sycl::queue starc_make_queue(const std::string& device, const char* where) {
+inline sycl::queue starc_make_queue(const std::string& device) {
   starc_runtime_messages_to_stderr();
   const sycl::property_list in_order{sycl::property::queue::in_order{}};
   try {
@@ -102,8 +102,7 @@ inline sycl::queue starc_make_queue(const std::string& device, const char* where
     if (device == "gpu") return sycl::queue(sycl::gpu_selector_v, in_order);
     if (device == "default") return sycl::queue(sycl::default_selector_v, in_order);
   } catch (const sycl::exception& error) {
-    std::string what = "no usable SYCL device for --device " + device + " (" + error.what() + ")";
-    starc_sycl_fail(what.c_str(), where);
+    throw starc::DeviceError("no usable SYCL device for --device " + device + " (" + error.what() + ")");
   }
   throw starc::UsageError("--device expects cpu, gpu or default, got '" + device + "'");
 }
