@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import pathlib
 import shlex
@@ -342,6 +343,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         return status
     except BrokenPipeError:      # `starc ... | head`: the reader has what it wanted
         return closed_stdout()
+    except OSError as error:     # stdout itself failed: a full disk, a device error
+        print(f"starc: error[E0601]: cannot write to stdout: {os.strerror(error.errno)}",
+              file=sys.stderr)
+        _stdout_to_devnull()
+        return EXIT_USAGE
+
+
+#: errno values of a write to an open stream that failed (a file's path errors come named).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _is_stdout_failure(error: Exception) -> bool:
+    """Whether ``error`` is a failed write to stdout: every file starc writes by name reports
+    its own errors (``starc.inputs``), with the path."""
+    return (isinstance(error, OSError) and error.filename is None
+            and error.errno in _OUTPUT_ERRNOS)
 
 
 def _main(argv: Optional[List[str]]) -> int:
@@ -371,6 +388,8 @@ def _main(argv: Optional[List[str]]) -> int:
         print(f"starc: {exc.report()}", file=sys.stderr)
         return exc.exit_code
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user
+        if _is_stdout_failure(exc):
+            raise                # main's
         print(f"starc: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         if getattr(args, "traceback", False):
             raise
@@ -379,12 +398,16 @@ def _main(argv: Optional[List[str]]) -> int:
 
 def closed_stdout() -> int:
     """The status of a command whose stdout was closed by its reader (128 + SIGPIPE, as a
-    shell reports a program that signal stops), with stdout pointed at /dev/null so that
-    Python's flush at exit does not fail again."""
+    shell reports a program that signal stops)."""
+    _stdout_to_devnull()
+    return 128 + signal.SIGPIPE
+
+
+def _stdout_to_devnull() -> None:
+    """Points stdout at /dev/null, so that Python's flush at exit does not fail again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return 128 + signal.SIGPIPE
 
 
 def _dispatch(parser, args, extra: List[str]) -> int:

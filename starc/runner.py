@@ -273,11 +273,12 @@ def _run_launched(argv: List[str], prefix: int, env) -> int:
     (which keeps its banners out of a failed program's message) also hides mpirun's own
     errors, an unreachable host of a hostfile or too few slots. When the reader of stdout
     leaves (`| head`), the launcher is stopped and the status is 141, as for a program run
-    alone: Open MPI's mpirun, left to write into the closed pipe, crashes with a stack dump."""
+    alone: Open MPI's mpirun, left to write into the closed pipe, crashes with a stack dump.
+    Any other failure to write (a full disk) stops the launcher too, and is raised."""
     # stdin: no program reads it; an MPI launcher would otherwise forward it to rank 0.
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
-    said = reader_left = False
+    said, failed = False, None        # failed: the OSError of writing the output on
     with selectors.DefaultSelector() as streams:
         streams.register(proc.stdout, selectors.EVENT_READ, 1)
         streams.register(proc.stderr, selectors.EVENT_READ, 2)
@@ -288,17 +289,19 @@ def _run_launched(argv: List[str], prefix: int, env) -> int:
                     streams.unregister(key.fileobj)
                     key.fileobj.close()
                     continue
-                if reader_left:
+                if failed:
                     continue        # draining what the stopped launcher still says
                 said = said or key.data == 2
                 try:
                     _write_all(key.data, chunk)
-                except BrokenPipeError:
-                    reader_left = True
+                except OSError as error:    # the reader left, a full disk
+                    failed = error
                     proc.terminate()
     status = proc.wait()
-    if reader_left:
+    if isinstance(failed, BrokenPipeError):
         return 128 + signal.SIGPIPE
+    if failed:
+        raise failed                # starc.cli.main reports it
     if status != 0 and not said:
         quiet = " without -q" if "-q" in argv[:prefix] else ""
         print(f"starc: error: {os.path.basename(argv[0])} stopped with exit status {status} "

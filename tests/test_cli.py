@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import os
 import pathlib
 import subprocess
 import sys
@@ -631,6 +632,23 @@ def test_a_reader_that_leaves_early_stops_a_run_quietly(backend, graph):
     status, err = run_with_stdout_closed("run", ROOT / "dsl" / "bfs.sp", "-b", backend,
                                          "--graph", graph, "--src", "0")
     assert (status, err) == (141, "")      # 128 + SIGPIPE, as a shell reports `| head`
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full device here")
+@pytest.mark.parametrize("args", [
+    ("compile", "{dsl}/bc.sp", "-b", "sycl", "--emit", "code"),
+    ("run", "{dsl}/bfs.sp", "-b", "reference", "--graph", "{graph}", "--src", "0"),
+    # starc passes the ranks' output on, and stops the launcher when it cannot
+    pytest.param(("run", "{dsl}/bfs.sp", "-b", "mpi", "--graph", "{graph}", "--src", "0"),
+                 marks=pytest.mark.mpi),
+])
+def test_a_full_disk_under_stdout_is_reported_not_an_internal_error(args, graph):
+    args = [a.format(dsl=ROOT / "dsl", graph=graph) for a in args]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "starc", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert (proc.returncode, proc.stderr) == (
+        2, "starc: error[E0601]: cannot write to stdout: No space left on device\n")
 
 
 @pytest.mark.parametrize("args", [("compile", ROOT / "dsl" / "bc.sp", "-b", "sycl",

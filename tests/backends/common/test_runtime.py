@@ -485,6 +485,27 @@ def test_unwritable_out_file_is_a_usage_error_before_the_run(driver, small_graph
 
 
 @needs_gxx
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full device here")
+@pytest.mark.parametrize("to", ["stdout", "--out"])
+def test_results_that_cannot_be_written_are_status_2_with_the_reason(driver, small_graph,
+                                                                      tmp_path, to):
+    """A full disk at the end of a run: the reason, status 2 as for an --out path that
+    cannot be opened (it was status 3, which asks the user to report a bug in starc)."""
+    values = tmp_path / "values.txt"
+    values.write_text("0.5\n")
+    args = [str(driver), "results", small_graph, "--values", values]
+    if to == "--out":
+        result = run(driver, *args[1:], "--out", "/dev/full")
+    else:
+        with open("/dev/full", "w") as full:
+            result = subprocess.run(list(map(str, args)), stdout=full, stderr=subprocess.PIPE,
+                                    text=True, timeout=120)
+    target = "stdout" if to == "stdout" else "/dev/full"
+    assert (result.returncode, result.stderr) == (
+        2, f"runtime_driver: error: cannot write results to {target}: No space left on device\n")
+
+
+@needs_gxx
 def test_out_onto_a_fifo_writes_in_place(driver, small_graph, tmp_path):
     # A rename onto an existing device (/dev/null as root) would replace it: a FIFO stands in.
     import stat

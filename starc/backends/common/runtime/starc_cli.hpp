@@ -44,6 +44,13 @@ struct UsageError : std::runtime_error {
   using runtime_error::runtime_error;
 };
 
+/// Results that could not be written at the end (a full disk, a device error: --out or
+/// stdout); guarded_main prints it without a usage hint and exits with status 2, as for an
+/// --out path that cannot be opened.
+struct OutputError : std::runtime_error {
+  using runtime_error::runtime_error;
+};
+
 enum class ParamKind { Int, Long, Float, Double, Bool, Node, NodeSet, File };
 
 /// A program's own option (not a DSL parameter): its name, its value's metavar ("" for a

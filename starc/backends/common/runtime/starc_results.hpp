@@ -72,16 +72,23 @@ class Results {
   void ret(double v) { std::fprintf(file_, "return %s\n", format(v, 17).c_str()); }
   void ret(bool v) { std::fprintf(file_, "return %d\n", v ? 1 : 0); }
 
-  /// Flushes (and closes --out); throws std::runtime_error when the results could not be written.
+  /// Flushes (and closes --out); throws OutputError, with the system's reason, when the
+  /// results could not be written.
   void close() {
     if (!file_) return;
-    bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
-    if (file_ != stdout && std::fclose(file_) != 0) failed = true;
+    int reason = 0;  // the first failure's errno
+    auto check = [&reason](bool failed) {
+      if (failed && reason == 0) reason = errno != 0 ? errno : EIO;
+    };
+    errno = 0;
+    check(std::fflush(file_) != 0 || std::ferror(file_) != 0);
+    if (file_ != stdout) check(std::fclose(file_) != 0);
     file_ = nullptr;
-    if (!temp_.empty() && !failed && std::rename(temp_.c_str(), path_.c_str()) != 0) failed = true;
-    if (failed) {
+    if (!temp_.empty() && reason == 0) check(std::rename(temp_.c_str(), path_.c_str()) != 0);
+    if (reason != 0) {
       if (!temp_.empty()) std::remove(temp_.c_str());
-      throw std::runtime_error("cannot write results to " + (path_.empty() ? std::string("stdout") : path_));
+      throw OutputError("cannot write results to " + (path_.empty() ? std::string("stdout") : path_) + ": " +
+                        std::strerror(reason));
     }
   }
 

@@ -159,7 +159,8 @@ inline T host_mod(T a, T b, const char* where) {
 }
 
 /// Runs body() and maps exceptions to messages and exit statuses: CheckError, InputError and
-/// DeviceError 1, UsageError 2 (with a usage hint), anything else 3. body may return void (status 0) or an int status.
+/// DeviceError 1, UsageError 2 (with a usage hint) and OutputError 2, anything else 3. body
+/// may return void (status 0) or an int status.
 template <class F>
 int guarded_main(const char* prog, F&& body) {
   try {
@@ -181,6 +182,9 @@ int guarded_main(const char* prog, F&& body) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
     return 1;
+  } catch (const OutputError& error) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, error.what());
+    return 2;
   } catch (const UsageError& error) {
     std::fflush(stdout);
     const std::string& usage = detail::usage_line();

@@ -291,6 +291,8 @@ int guarded_main(int argc, char** argv, const char* program, Body body) {
     status = rank == 0 ? starc::guarded_main(program, [] { throw; }) : 1;
   } catch (const starc::UsageError&) {
     status = rank == 0 ? starc::guarded_main(program, [] { throw; }) : 2;
+  } catch (const starc::OutputError&) {  // rank 0's alone (it writes the results), at the end
+    status = starc::guarded_main(program, [] { throw; });
   } catch (const std::exception& error) {
     std::fflush(stdout);
     std::fprintf(stderr, "%s: error: %s (rank %d)\n", program, error.what(), rank);
