@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import sys
 import traceback
@@ -53,7 +54,8 @@ class Compilation:
 
 
 def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
-    """The text of ``path``, or None with an E0602 diagnostic if it cannot be read."""
+    """The text of ``path`` (UTF-8; a leading byte-order mark, which some editors write, is
+    dropped as compilers drop it), or None with an E0602 diagnostic if it cannot be read."""
     from starc.errors import FileError
     from starc.inputs import read_source_bytes
     try:
@@ -62,6 +64,7 @@ def read_source(path: str, sink: DiagnosticSink) -> Optional[str]:
         why = exc.message.split(": ", 1)[-1]
         sink.error("E0602", f"cannot read '{path}': {why}", SourceLoc(path, 0, 0))
         return None
+    data = data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -47,6 +47,17 @@ def test_syntax_error_is_located(tmp_path):
     assert "^" in err                       # the caret line
 
 
+def test_a_byte_order_mark_is_no_character_of_the_program(tmp_path):
+    """Editors on Windows start UTF-8 files with EF BB BF; columns count from after it."""
+    clean = tmp_path / "clean.sp"
+    clean.write_bytes(b"\xef\xbb\xbf" + pathlib.Path(DSL[0]).read_bytes())
+    assert run_cli("check", clean)[0::2] == (0, "")
+    bad = tmp_path / "bad.sp"
+    bad.write_bytes(b"\xef\xbb\xbffunction f(Graph g) {\n    int x = ;\n}\n")
+    status, _, err = run_cli("check", bad)
+    assert status == 1 and err.startswith(f"{bad}:2:13: error[E0103]"), err
+
+
 def test_several_errors_in_one_run(tmp_path):
     bad = tmp_path / "two.sp"
     bad.write_text("function f(Graph g) {\n    x = 1;\n    y = 2;\n}\n")
