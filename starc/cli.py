@@ -414,21 +414,11 @@ def _dispatch(parser, args, extra: List[str]) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    if args.command == "check":
-        return cmd_check(args)
-    if args.command == "compile":
-        return cmd_compile(args)
-    if args.command == "build":
-        return cmd_build(args)
     if args.command == "run":
         return cmd_run(args, extra)
-    if args.command == "compare":
-        return cmd_compare(args)
-    if args.command == "backends":
-        return cmd_backends(args)
-    if args.command == "explain":
-        return cmd_explain(args)
     if args.command == "graph":
         from starc.graphs.cli import run_graph_command
         return run_graph_command(args)
-    return 0
+    commands = {"check": cmd_check, "compile": cmd_compile, "build": cmd_build,
+                "compare": cmd_compare, "backends": cmd_backends, "explain": cmd_explain}
+    return commands[args.command](args)
