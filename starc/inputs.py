@@ -159,6 +159,15 @@ def _umask() -> int:
     return mask
 
 
+def staging_directory(parent: pathlib.Path, name: str) -> pathlib.Path:
+    """A new empty directory in ``parent`` to fill and then rename into place (or move out
+    of), with the mode mkdir would give under the umask: mkdtemp's own is private (0700),
+    which other users and a cluster's other hosts could not read."""
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{name}.", dir=parent))
+    staging.chmod(0o777 & ~_umask())
+    return staging
+
+
 def _write_temp(directory: pathlib.Path, name: str, data: Union[str, bytes]) -> str:
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
@@ -201,6 +210,7 @@ def atomic_output(path: str):
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix,
                                    dir=target.parent)
+        os.fchmod(fd, 0o666 & ~_umask())    # as _write_temp: what open() would give
         os.close(fd)
     except OSError as error:
         raise UsageError(f"cannot write '{path}': {_reason(error)}") from None
@@ -224,7 +234,7 @@ def write_directory(path: str, files: Dict[str, Union[str, bytes]]) -> list:
             for name, text in files.items():
                 os.replace(_write_temp(target, name, text), target / name)
             return written
-        staging = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
+        staging = staging_directory(target.parent, target.name)
         try:
             for name, text in files.items():
                 (pathlib.Path(staging) / name).write_bytes(

@@ -22,6 +22,7 @@ import starc
 from starc.cachedir import cache_root, cache_workdir
 from starc.diagnostics import CompileError, DiagnosticSink, SourceLoc
 from starc.errors import UsageError
+from starc.inputs import staging_directory
 from starc.runcontract import param_specs
 
 __all__ = ["ParamSyntaxError", "parse_param_tokens", "cache_root", "build_file", "build",
@@ -67,7 +68,7 @@ def _cache_key(comp, options, toolchain: str) -> str:
 def build(comp, sink: DiagnosticSink, options, outdir=None, use_cache: bool = True):
     """Compile the program ``comp`` generated for its backend (``comp.backend``); a
     ``BuiltProgram`` or None (errors in ``sink``)."""
-    from starc.backends.base import BackendError, BuiltProgram
+    from starc.backends.base import BuiltProgram
     backend = comp.backend
     avail = backend.availability()
     if not avail.can_build:
@@ -78,9 +79,13 @@ def build(comp, sink: DiagnosticSink, options, outdir=None, use_cache: bool = Tr
     if outdir is not None and not pathlib.Path(outdir).exists():
         # A new -o directory appears complete or not at all: build beside it, then rename.
         cached_dir = pathlib.Path(outdir)
-        work = pathlib.Path(tempfile.mkdtemp(prefix=f".{cached_dir.name}.",
-                                             dir=cached_dir.parent))
-    elif outdir is None:
+        work = staging_directory(cached_dir.parent, cached_dir.name)
+    elif outdir is not None:
+        # An existing one keeps its old program until the new one is built: build inside it,
+        # then move the files over the old ones (a failed build leaves the folder as it was,
+        # not new sources beside the old executable).
+        return _build_over(comp, sink, options, backend, pathlib.Path(outdir))
+    else:
         cached_dir = cache_root() / _cache_key(comp, options, avail.detail)
         marker = cached_dir / "starc-built.json"
         if use_cache and marker.exists():
@@ -89,17 +94,9 @@ def build(comp, sink: DiagnosticSink, options, outdir=None, use_cache: bool = Tr
                                 info["argv_prefix"])
         # Build in a fresh temporary directory and rename into place: no half-built cache.
         work = cache_workdir("build-")
-    else:
-        work = pathlib.Path(outdir)
-    try:
-        built = backend.build(comp.generated, work, options)
-    except BackendError as exc:
-        sink.error(exc.code, str(exc), exc.loc or SourceLoc(comp.filename, 0, 0))
-        if cached_dir is not None:
-            shutil.rmtree(work, ignore_errors=True)
+    built = _build_in(comp, sink, options, backend, work)
+    if built is None:
         return None
-    if cached_dir is None:
-        return built
     argv = [a.replace(str(work), str(cached_dir)) for a in built.argv_prefix]
     if outdir is None:
         (work / "starc-built.json").write_text(json.dumps({"argv_prefix": argv}))
@@ -116,6 +113,46 @@ def build(comp, sink: DiagnosticSink, options, outdir=None, use_cache: bool = Tr
             raise
         shutil.rmtree(work, ignore_errors=True)      # the other process won the rename
     return BuiltProgram(backend.name, comp.function.name, cached_dir, argv)
+
+
+def _build_in(comp, sink: DiagnosticSink, options, backend, work: pathlib.Path):
+    """``backend.build`` into ``work``; None (the error in ``sink``, ``work`` removed) when
+    the toolchain fails."""
+    from starc.backends.base import BackendError
+    try:
+        return backend.build(comp.generated, work, options)
+    except BackendError as exc:
+        sink.error(exc.code, str(exc), exc.loc or SourceLoc(comp.filename, 0, 0))
+        shutil.rmtree(work, ignore_errors=True)
+        return None
+
+
+def _build_over(comp, sink: DiagnosticSink, options, backend, outdir: pathlib.Path):
+    """Build into the existing folder ``outdir``: in a staging folder inside it, whose files
+    then replace their namesakes; other files of the folder stay."""
+    from starc.backends.base import BuiltProgram
+    from starc.errors import UsageError
+    from starc.inputs import check_output_directory
+    check_output_directory(str(outdir))
+    try:
+        work = staging_directory(outdir, "starc-build")
+    except OSError as error:
+        raise UsageError(f"cannot write into '{outdir}': {error.strerror}") from None
+    built = _build_in(comp, sink, options, backend, work)
+    if built is None:
+        return None
+    try:
+        for entry in sorted(work.iterdir()):
+            target = outdir / entry.name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            os.replace(entry, target)
+    except OSError as error:
+        raise UsageError(f"cannot write into '{outdir}': {error.strerror}") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    argv = [a.replace(str(work), str(outdir)) for a in built.argv_prefix]
+    return BuiltProgram(backend.name, comp.function.name, outdir, argv)
 
 
 def build_file(path: str, backend, sink: DiagnosticSink, *, function=None,

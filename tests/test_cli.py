@@ -668,3 +668,43 @@ def test_a_full_disk_under_stdout_is_reported_not_an_internal_error(args, graph)
 def test_a_reader_that_leaves_early_is_no_internal_error(args):
     status, err = run_with_stdout_closed(*args)
     assert (status, err) == (141, "")
+
+
+def run_cli_umask(*args, cwd=None, umask=0o022):
+    """run_cli under ``umask`` (what a user's shell sets)."""
+    proc = subprocess.run([sys.executable, "-m", "starc", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, preexec_fn=lambda: os.umask(umask))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_outputs_get_the_modes_open_and_mkdir_give_under_the_umask(tmp_path):
+    """Files and folders others must read (a cluster's hosts: README, MPI) are not private."""
+    graph, updates, folder = tmp_path / "g.el", tmp_path / "u.txt", tmp_path / "bc_sycl"
+    assert run_cli_umask("graph", "gen", "rmat", "--scale", "4", "-o", graph)[0] == 0
+    assert run_cli_umask("graph", "convert", graph, tmp_path / "g.sg")[0] == 0
+    assert run_cli_umask("graph", "gen", "updates", "--graph", graph, "--count", "4",
+                         "-o", updates)[0] == 0
+    assert run_cli_umask(ROOT / "dsl" / "bc.sp", "-b", "sycl", "-o", folder)[0] == 0
+    modes = {path.name: path.stat().st_mode & 0o777
+             for path in (graph, tmp_path / "g.sg", updates, folder, folder / "bc.cpp")}
+    assert modes == {"g.el": 0o644, "g.sg": 0o644, "u.txt": 0o644, "bc_sycl": 0o755,
+                     "bc.cpp": 0o644}
+
+
+@pytest.mark.openacc
+def test_a_failed_build_into_an_existing_folder_leaves_it_as_it_was(tmp_path):
+    """Not the new sources beside the old executable: the folder keeps the program that
+    built until a new one does."""
+    folder = tmp_path / "oa"
+    assert run_cli("build", ROOT / "dsl" / "bfs.sp", "-b", "openacc", "-o", folder)[0] == 0
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    changed = tmp_path / "bfs.sp"
+    changed.write_text((ROOT / "dsl" / "bfs.sp").read_text().replace("level = -1", "level = -2"))
+    status, _, err = run_cli("build", changed, "-b", "openacc", "--openacc-compiler", "false",
+                             "-o", folder)
+    assert status == 1 and "error[E0502]" in err
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert run_cli("build", changed, "-b", "openacc", "-o", folder)[0] == 0
+    after = {path.name: path.read_bytes() for path in folder.iterdir()}
+    assert after["bfs.cpp"] != before["bfs.cpp"] and "-2" in after["bfs.cpp"].decode()
+    assert sorted(after) == sorted(before)       # replaced in place, no staging folder left
