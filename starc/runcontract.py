@@ -200,6 +200,11 @@ def _parse_id_list(spec: ParamSpec, text: str, limit: int, graph) -> List[int]:
                              f"({item} is out of range: {graph_label(graph)} has {limit} "
                              f"{plural})")
         ids.append(int(item))
+    ordered = sorted(ids)       # a set: a repeat would count its item twice (bc's sources)
+    repeated = [a for a, b in zip(ordered, ordered[1:]) if a == b]
+    if repeated:
+        raise UsageError(f"{spec.option} expects {describe_kind(spec)}, got {text!r} "
+                         f"({repeated[0]} is given twice)")
     return ids
 
 

@@ -62,6 +62,9 @@ def test_bind_values():
     ({"sources": "0,,2"}, r"--sources expects a comma-separated list of node ids, e.g. "
                           r"0,5,9, got '0,,2' \('' is not a node id\)"),
     ({"sources": "0,9"}, r"--sources .* got '0,9' \(9 is out of range: g\.el has 5 vertices\)"),
+    # a set (LANGUAGE.md section 2): bc would count a repeated source twice
+    ({"sources": "3,1,3,1"}, r"--sources expects a comma-separated list of node ids, e\.g\. "
+                             r"0,5,9, got '3,1,3,1' \(1 is given twice\)"),
 ])
 def test_bind_errors(change, message):
     options = {**GOOD, **change}

@@ -399,6 +399,9 @@ def test_missing_required_parameter_names_it(driver, small_graph):
     (["--src", "0", "--sourceSet", "1,5"],
      "--sourceSet expects a comma-separated list of node ids, e.g. 0,5,9, got '1,5' "
      "(5 is out of range: "),
+    (["--src", "0", "--sourceSet", "3,1,3,1"],      # as the reference words it
+     "--sourceSet expects a comma-separated list of node ids, e.g. 0,5,9, got '3,1,3,1' "
+     "(1 is given twice)"),
     (["--src"], "--src needs a value"),
     (["--src", "0", "--device"], "--device needs a value"),
     (["--src", "0", "--time=1"], "--time takes no value"),

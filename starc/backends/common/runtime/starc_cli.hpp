@@ -202,7 +202,8 @@ class CommandLine {
     return static_cast<int>(id);
   }
 
-  /// The node ids of --name ("0,5,9"; "" is the empty set), each checked against the graph.
+  /// The node ids of --name ("0,5,9"; "" is the empty set), each checked against the graph
+  /// and refused when repeated (a set: bc would count a repeated source twice).
   std::vector<int> get_node_set(const char* name, const Graph& g) const {
     std::vector<long long> ids;
     detail::parse_node_list(value_of(name), ids);
@@ -212,6 +213,12 @@ class CommandLine {
       check_node(name, id, g, true);
       nodes.push_back(static_cast<int>(id));
     }
+    std::vector<int> sorted = nodes;
+    std::sort(sorted.begin(), sorted.end());
+    auto repeat = std::adjacent_find(sorted.begin(), sorted.end());
+    if (repeat != sorted.end())
+      throw UsageError(std::string("--") + name + " expects " + detail::kind_description(ParamKind::NodeSet) +
+                       ", got '" + value_of(name) + "' (" + std::to_string(*repeat) + " is given twice)");
     return nodes;
   }
 
