@@ -120,7 +120,9 @@ def check_output_file(path: str) -> pathlib.Path:
     target = pathlib.Path(path)
     if str(path) == "" or target.is_dir():
         raise UsageError(f"cannot write '{path}': it is a directory")
-    parent = target.parent
+    # 'name/' names a directory, whose file this cannot be (pathlib would drop the slash and
+    # write 'name'): worded as the generated programs' check_output_file words it
+    parent = pathlib.Path(str(path).rstrip("/")) if str(path).endswith("/") else target.parent
     if not parent.exists():
         raise UsageError(f"cannot write '{path}': directory '{parent}' does not exist")
     if not parent.is_dir():

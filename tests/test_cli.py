@@ -708,3 +708,20 @@ def test_a_failed_build_into_an_existing_folder_leaves_it_as_it_was(tmp_path):
     after = {path.name: path.read_bytes() for path in folder.iterdir()}
     assert after["bfs.cpp"] != before["bfs.cpp"] and "-2" in after["bfs.cpp"].decode()
     assert sorted(after) == sorted(before)       # replaced in place, no staging folder left
+
+
+@pytest.mark.parametrize("args", [
+    ("compare", "{dsl}/tc.sp", "-o", "{out}"),
+    ("graph", "gen", "rmat", "--scale", "3", "-o", "{out}"),
+    ("run", "{dsl}/bfs.sp", "-b", "reference", "--graph", "{graph}", "--src", "0", "--out",
+     "{out}"),
+])
+def test_a_file_path_with_a_trailing_slash_names_a_directory_not_the_file(args, graph,
+                                                                          tmp_path):
+    """As the generated programs word it; pathlib would drop the slash and write 'out'."""
+    out = f"{tmp_path}/out/"
+    args = [a.format(dsl=ROOT / "dsl", graph=graph, out=out) for a in args]
+    status, _, err = run_cli(*args)
+    assert (status, err) == (2, f"starc: error[E0601]: cannot write '{out}': directory "
+                                f"'{tmp_path}/out' does not exist\n")
+    assert not (tmp_path / "out").exists()
