@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import pathlib
@@ -364,6 +365,11 @@ def _is_stdout_failure(error: Exception) -> bool:
 def _main(argv: Optional[List[str]]) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        command = _misspelt_command(argv[0])
+        if command:
+            print(f"starc: error: '{argv[0]}' is not a command; did you mean '{command}'? "
+                  "(see 'starc --help')", file=sys.stderr)
+            return EXIT_USAGE
         argv.insert(0, "compile")       # `starc bc.sp -b sycl`
     parser = build_parser()
     try:
@@ -394,6 +400,15 @@ def _main(argv: Optional[List[str]]) -> int:
         if getattr(args, "traceback", False):
             raise
         return EXIT_INTERNAL
+
+
+def _misspelt_command(word: str) -> Optional[str]:
+    """The command ``word`` most likely misspells (``chek``, ``bakends``), or None when it may
+    be the program file of the `starc FILE` shorthand (an existing path, a .sp name)."""
+    if word.endswith(".sp") or os.path.exists(word):
+        return None
+    close = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.7)
+    return close[0] if close else None
 
 
 def closed_stdout() -> int:

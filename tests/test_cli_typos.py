@@ -52,3 +52,21 @@ def test_a_parameter_that_looks_like_an_option_of_starc_run_still_runs(capsys, t
     assert main(["run", str(program), "-b", "reference", "--graph", graph, "--times", "3"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[1:] == ["d 0 3", "d 1 3", "d 2 3", "d 3 3"] and err == ""
+
+
+@pytest.mark.parametrize("word, command", [("chek", "check"), ("complie", "compile"),
+                                           ("exlpain", "explain"), ("bakends", "backends"),
+                                           ("Run", "run")])
+def test_a_misspelt_command_is_named_not_taken_for_the_program_file(word, command, capsys):
+    """`starc FILE` is short for `starc compile FILE`: a first word close to a command that is
+    no file and no .sp name is the command misspelt (it was: 'unrecognized arguments: FILE')."""
+    assert main([word, SSSP]) == 2
+    assert capsys.readouterr().err == (f"starc: error: '{word}' is not a command; did you mean "
+                                       f"'{command}'? (see 'starc --help')\n")
+
+
+def test_a_program_file_named_like_a_command_is_still_compiled(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chek").write_text(pathlib.Path(SSSP).read_text())
+    assert main(["chek", "--emit", "dsl"]) == 0
+    assert "Compute_SSSP" in capsys.readouterr().out
