@@ -1,6 +1,6 @@
-// Single-source shortest paths on a weighted graph (Bellman-Ford with an active set): vertices
-// whose distance improved last round relax their out-edges with a Min assignment.
-// Unreachable vertices keep INF (2147483647). Run: starc run dsl/sssp.sp -b opencl --graph g.el --src 0
+// Single-source shortest paths (Bellman-Ford with an active set); unreachable vertices keep INF.
+// Negative weights are fine; a negative cycle src reaches never converges (fixedPoint never ends).
+// Run: starc run dsl/sssp.sp -b opencl --graph g.el --src 0
 function Compute_SSSP(Graph g, propNode<int> dist, propEdge<int> weight, node src) {
     propNode<bool> modified;
     g.attachNodeProperty(dist = INF, modified = False);
