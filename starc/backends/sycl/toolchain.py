@@ -59,6 +59,12 @@ def find(preferred: Optional[str] = None) -> Tuple[str, List[str]]:
     return "", []
 
 
+#: why the backend cannot build here, and what to do about it
+NO_COMPILER = ("no SYCL compiler on PATH: install AdaptiveCpp (acpp) or Intel oneAPI (icpx), or "
+               "use clang++ -fsycl; --sycl-compiler CMD names one elsewhere. Without one, "
+               "`starc FILE -b sycl -o DIR` still writes the program")
+
+
 def availability() -> Availability:
     kind, argv = find()
     if kind == "sycl":
@@ -70,7 +76,7 @@ def availability() -> Availability:
         return Availability(True, True, f"g++ + SYCL test double ({double}, headers "
                                         f"{_headers_digest(double)}) — not a SYCL "
                                         "implementation")
-    return Availability(False, False, "no SYCL compiler (acpp, icpx, clang++ -fsycl) on PATH")
+    return Availability(False, False, NO_COMPILER)
 
 
 def build_lines(program: str, options: BackendOptions) -> List[str]:

@@ -523,7 +523,9 @@ def test_availability_names_the_toolchain(fake_path, monkeypatch):
     backend = SYCLBackend()
     avail = backend.availability()
     assert (avail.can_build, avail.can_run) == (False, False)
-    assert avail.detail == "no SYCL compiler (acpp, icpx, clang++ -fsycl) on PATH"
+    assert avail.detail.startswith("no SYCL compiler on PATH: install AdaptiveCpp (acpp) or "
+                                   "Intel oneAPI (icpx)")
+    assert "--sycl-compiler CMD" in avail.detail and "-b sycl -o DIR" in avail.detail
     acpp = _fake_tool(fake_path, "acpp")
     toolchains.find_sycl_compiler.cache_clear()
     avail = backend.availability()
