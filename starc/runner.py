@@ -292,10 +292,19 @@ def run_file(path: str, backend_name: str, sink: DiagnosticSink, *, graph: str,
         argv += ["--max-vertices", str(max_vertices)]
     argv += ["--stats"] if stats else []
     if not launcher:
-        return shell_status(subprocess.run(argv, stdin=subprocess.DEVNULL).returncode)
+        # stdin and a /dev/fd/N graph (`--graph <(zcat g.el.gz)`) reach the program as they
+        # reach the reference: `cat g.el | starc run ... --graph /dev/stdin`
+        return shell_status(subprocess.run(argv, pass_fds=_inherited_fds(graph)).returncode)
     with tempfile.TemporaryDirectory(prefix="starc-run-") as tmp:
         # TMPDIR per run: see CompiledProgram.run.
         return _run_launched(argv, len(launcher), {**os.environ, "TMPDIR": tmp})
+
+
+def _inherited_fds(path: str) -> tuple:
+    """The descriptor a /dev/fd/N (or /proc/self/fd/N) graph path names, which the program
+    must inherit; () for any other path."""
+    match = re.fullmatch(r"/(?:dev|proc/self)/fd/(\d+)", str(path))
+    return (int(match.group(1)),) if match else ()
 
 
 def shell_status(returncode: int) -> int:
@@ -362,7 +371,14 @@ def _fit_ranks(backend, options, launch, graph: str, given: str,
     shrinks to fit a smaller graph. One rank may run any graph, the empty one too."""
     from starc.graphs.peek import vertices_up_to
     ranks = backend.ranks(options, launch)
-    if ranks is None or ranks == 1:
+    if ranks is None:
+        return launcher
+    if os.path.exists(graph) and not os.path.isfile(graph):
+        # each rank reads its own byte range: a stream (/dev/stdin, <(...)) cannot be shared
+        raise UsageError(f"--graph {given}: MPI ranks each read their own part of the graph "
+                         "file, so it must be a regular file, not a stream or a device; save "
+                         "it to a file first")
+    if ranks == 1:
         return launcher
     vertices = vertices_up_to(graph, ranks)
     if vertices >= ranks:

@@ -725,3 +725,43 @@ def test_a_file_path_with_a_trailing_slash_names_a_directory_not_the_file(args, 
     assert (status, err) == (2, f"starc: error[E0601]: cannot write '{out}': directory "
                                 f"'{tmp_path}/out' does not exist\n")
     assert not (tmp_path / "out").exists()
+
+
+def _run_with_graph_streams(args, text):
+    """run_cli with ``text`` on stdin and on a pipe the command line names as {fd}."""
+    read, write = os.pipe()
+    os.write(write, text.encode())
+    os.close(write)
+    try:
+        args = [str(a).format(fd=f"/dev/fd/{read}") for a in args]
+        proc = subprocess.run([sys.executable, "-m", "starc", *args], input=text,
+                              capture_output=True, text=True, pass_fds=(read,))
+    finally:
+        os.close(read)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.opencl
+@pytest.mark.parametrize("graph", ["/dev/stdin", "{fd}"])
+def test_a_graph_streamed_to_a_program_reaches_it_as_it_reaches_the_reference(graph):
+    """`cat g.el | starc run ... --graph /dev/stdin`, `--graph <(zcat g.el.gz)`: the program
+    got an empty stdin and a closed descriptor ('has no vertices', 'cannot open')."""
+    text = "0 1 4\n1 2 1\n"
+    outputs = []
+    for backend in ("reference", "opencl"):
+        status, out, err = _run_with_graph_streams(
+            ["run", ROOT / "dsl" / "sssp.sp", "-b", backend, "--graph", graph, "--src", "0"],
+            text)
+        assert status == 0, err
+        outputs.append(out.splitlines()[1:])
+    assert outputs[0] == outputs[1] == ["dist 0 0", "dist 1 4", "dist 2 5"]
+
+
+@pytest.mark.mpi
+def test_mpi_refuses_a_streamed_graph_up_front():
+    status, _, err = _run_with_graph_streams(
+        ["run", ROOT / "dsl" / "sssp.sp", "-b", "mpi", "--graph", "/dev/stdin", "--src", "0"],
+        "0 1 4\n1 2 1\n")
+    assert (status, err) == (2, "starc: error[E0601]: --graph /dev/stdin: MPI ranks each read "
+                                "their own part of the graph file, so it must be a regular file, "
+                                "not a stream or a device; save it to a file first\n")
