@@ -72,6 +72,7 @@ ERROR_CODES: Dict[str, str] = {
     "E0411": "recursive call",
     "E0412": "invalid loop source",
     "E0413": "invalid dynamic-graph construct",
+    "E0414": "parameter named like a run option",
     "E0501": "construct not supported by backend",
     "E0502": "backend unavailable",
     "E0601": "bad command-line argument",

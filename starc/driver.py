@@ -173,14 +173,20 @@ def _refuse_dynamic_early(program, function, capabilities) -> None:
 
 def select_function(program, name: Optional[str], sink: DiagnosticSink):
     """The function a program runs: ``name`` if given, else the one the run contract picks."""
-    from starc.runcontract import UsageError, entry_function
+    from starc.runcontract import UsageError, entry_function, report_run_option_names
     try:
-        return entry_function(program, name)
+        function = entry_function(program, name)
     except (KeyError, UsageError):
         names = ", ".join(fn.name for fn in program.functions)
         sink.error("E0601", f"no function named '{name}' (the file defines: {names})",
                    SourceLoc(program.filename, 0, 0))
         return None
+    if name is not None:        # sema checked the default one
+        errors = len(sink.errors)
+        report_run_option_names(function, sink)
+        if len(sink.errors) > errors:
+            return None
+    return function
 
 
 def compile_file(path: str, sink: DiagnosticSink, **kwargs) -> Optional[Compilation]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["UsageError", "DataError", "ParamSpec", "param_specs", "bind_arguments",
-           "entry_function",
+           "entry_function", "RUN_OPTION_NAMES", "report_run_option_names",
            "describe_kind", "graph_label"]
 
 
@@ -346,6 +346,28 @@ def bind_arguments(fn: ir.Function, graph, options: Mapping[str, str],
         if spec.kind == "propEdge":
             bound[spec.symbol] = _bind_weights(fn, spec, graph)
     return bound
+
+
+#: The names of a run's own options that a parameter could have: `starc run`'s (its
+#: parser takes them first) and the generated programs' (`--device` on OpenCL and SYCL).
+#: A parameter of the function a run executes with one of them could never be given
+#: (tests/test_cli.py checks the list against `starc run`'s parser).
+RUN_OPTION_NAMES = frozenset({"backend", "cache", "device", "function", "graph", "help",
+                              "hostfile", "launcher", "np", "out", "oversubscribe", "schedule",
+                              "stats", "time", "traceback", "trials", "undirected", "updates"})
+
+
+def report_run_option_names(fn: ir.Function, sink) -> None:
+    """E0414 at each parameter of ``fn``, the function a run executes, given as ``--name
+    value`` and named like a run option: `--out 5` would be taken for the results file, never
+    for the parameter (results, the graph and the update stream are no such options)."""
+    for spec in param_specs(fn):
+        sym = spec.symbol
+        if spec.is_input and sym.name in RUN_OPTION_NAMES:
+            sink.error("E0414", f"parameter '{sym.name}' of {fn.name}, the function a run "
+                                f"executes, has the name of a run option (--{sym.name}): the "
+                                "command line could never give it", sym.loc,
+                       hint=f"rename it, e.g. '{sym.name}_value'")
 
 
 def entry_function(program: ir.Program, name: Optional[str] = None) -> ir.Function:

@@ -765,3 +765,22 @@ def test_mpi_refuses_a_streamed_graph_up_front():
     assert (status, err) == (2, "starc: error[E0601]: --graph /dev/stdin: MPI ranks each read "
                                 "their own part of the graph file, so it must be a regular file, "
                                 "not a stream or a device; save it to a file first\n")
+
+
+def test_the_run_option_names_a_parameter_may_not_have_are_starc_runs_options():
+    """runcontract.RUN_OPTION_NAMES: every option of `starc run` spelt like an identifier,
+    and the generated programs' --device."""
+    from starc.cli_parser import build_parser
+    from starc.runcontract import RUN_OPTION_NAMES
+    spelt = {option[2:] for option in build_parser().run_options
+             if option.startswith("--") and option[2:].isidentifier()}
+    assert RUN_OPTION_NAMES == spelt | {"device"}
+
+
+def test_a_function_chosen_with_function_is_checked_for_run_option_names(tmp_path):
+    program = tmp_path / "two.sp"
+    program.write_text("function Helper(Graph g, int trials) { }\n"
+                       "function Main(Graph g) {\n    Helper(g, 3);\n}\n")
+    assert run_cli("check", program)[0] == 0          # Main runs by default
+    status, _, err = run_cli(program, "-b", "opencl", "--function", "Helper", "--emit", "code")
+    assert status == 1 and err.startswith(f"{program}:1:26: error[E0414]: parameter 'trials'")

@@ -51,6 +51,11 @@ def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
             sink.error("E0901", "internal compiler error: an untyped expression survived "
                                 "semantic analysis", node.loc)
             return None
+    if result.functions:        # the function a run executes by default (--function: driver)
+        from starc.runcontract import entry_function, report_run_option_names
+        report_run_option_names(entry_function(result), sink)
+        if len(sink.errors) > before:
+            return None
     return result
 
 
