@@ -183,23 +183,9 @@ def hostfile_slots(path: str) -> Optional[int]:
     ``host:N`` (MPICH), or None when a host gives no count (mpirun then counts that host's
     cores, which only it can see). A file that cannot be read, names no host or gives a
     count that is not a whole number is a UsageError."""
-    where = f"--hostfile '{path}'"
-    if os.path.isdir(path):
-        raise UsageError(f"{where}: it is a directory")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_HOSTFILE_BYTES + 1)
-    except OSError as error:
-        raise UsageError(f"{where}: {error.strerror or error}") from None
-    if len(data) > _MAX_HOSTFILE_BYTES:
-        raise UsageError(f"{where}: larger than {_MAX_HOSTFILE_BYTES >> 20} MiB; is it a "
-                         "hostfile ('host slots=N' lines)?")
     total: Optional[int] = 0
     hosts = 0
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
+    for number, words in _hostfile_entries(path):
         hosts += 1
         counts = [w[len("slots="):] for w in words[1:] if w.startswith("slots=")]
         if ":" in words[0]:
@@ -212,8 +198,42 @@ def hostfile_slots(path: str) -> Optional[int]:
                              f"whole number, 1 or more, got '{counts[0]}'")
         total = None if total is None else total + int(counts[0])
     if not hosts:
-        raise UsageError(f"{where} names no host (one a line: 'host slots=N')")
+        raise UsageError(f"--hostfile '{path}' names no host (one a line: 'host slots=N')")
     return total
+
+
+def _hostfile_entries(path: str) -> List[Tuple[int, List[str]]]:
+    """(line number, words) of each host line of ``path``, comments dropped; a UsageError
+    when it cannot be read or is too large to be a hostfile."""
+    where = f"--hostfile '{path}'"
+    if os.path.isdir(path):
+        raise UsageError(f"{where}: it is a directory")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_HOSTFILE_BYTES + 1)
+    except OSError as error:
+        raise UsageError(f"{where}: {error.strerror or error}") from None
+    if len(data) > _MAX_HOSTFILE_BYTES:
+        raise UsageError(f"{where}: larger than {_MAX_HOSTFILE_BYTES >> 20} MiB; is it a "
+                         "hostfile ('host slots=N' lines)?")
+    lines = enumerate(data.decode("utf-8", "replace").splitlines(), 1)
+    return [(number, words) for number, words in
+            ((number, line.split("#", 1)[0].split()) for number, line in lines) if words]
+
+
+def _check_hostfile_form(path: str, implementation_name: str) -> None:
+    """A UsageError at the first line of ``path`` in the other implementation's form: Open
+    MPI's mpirun reads 'host slots=N' and takes 'host:N' for a host name (then ssh fails to
+    resolve it); MPICH's Hydra reads 'host:N'."""
+    for number, words in _hostfile_entries(path):
+        slots = [w[len("slots="):] for w in words[1:] if w.startswith("slots=")]
+        if implementation_name == "Open MPI" and ":" in words[0]:
+            host, count = words[0].rsplit(":", 1)
+            raise UsageError(f"{path}:{number}: '{words[0]}' is MPICH's form; Open MPI's mpirun "
+                             f"reads '{host} slots={count}'")
+        if implementation_name == "MPICH" and slots:
+            raise UsageError(f"{path}:{number}: '{' '.join(words)}' is Open MPI's form; "
+                             f"MPICH's mpiexec reads '{words[0]}:{slots[0]}'")
 
 
 def override(launch: Launch) -> Optional[List[str]]:
@@ -285,6 +305,7 @@ def launcher(launch: Optional[Launch] = None,
     name, version = implementation(found) if found else ("", "")
     command = [found or _LAUNCHERS[0], "-np", str(count)]
     if launch.hostfile is not None:
+        _check_hostfile_form(launch.hostfile, name)
         # Hydra (MPICH) spells it -f; Open MPI and the rest --hostfile
         command += ["-f" if name == "MPICH" else "--hostfile", launch.hostfile]
     if name != "Open MPI":

@@ -93,8 +93,26 @@ def test_mpirun_gets_the_hostfile_and_only_its_slots(tmp_path, fake_mpi, monkeyp
     assert toolchain.ranks(Launch(64, hostfile=bare)) == 64
     assert toolchain.ranks(Launch(hostfile=hosts)) == toolchain.DEFAULT_RANKS
     fake_mpi(("MPICH", "4.0.2"))
-    assert toolchain.launcher(Launch(4, hostfile=hosts)) == [
-        "/mpi/bin/mpiexec", "-np", "4", "-f", hosts]
+    hydra = _write(tmp_path, "hydra", "node1:4\nnode2:2\n")
+    assert toolchain.launcher(Launch(4, hostfile=hydra)) == [
+        "/mpi/bin/mpiexec", "-np", "4", "-f", hydra]
+
+
+def test_a_hostfile_in_the_other_implementations_form_is_refused_with_the_line_to_write(
+        tmp_path, fake_mpi):
+    """Open MPI's mpirun took 'node1:4' for a host name (ssh: could not resolve it), though
+    starc counted its slots; Hydra does not read 'slots='."""
+    hydra = _write(tmp_path, "hydra", "# hosts\nnode1:4\n")
+    with pytest.raises(UsageError) as caught:
+        toolchain.launcher(Launch(4, hostfile=hydra))
+    assert str(caught.value) == (f"{hydra}:2: 'node1:4' is MPICH's form; Open MPI's mpirun "
+                                 "reads 'node1 slots=4'")
+    fake_mpi(("MPICH", "4.0.2"))
+    open_mpi = _write(tmp_path, "openmpi", "node1 slots=4\n")
+    with pytest.raises(UsageError) as caught:
+        toolchain.launcher(Launch(4, hostfile=open_mpi))
+    assert str(caught.value) == (f"{open_mpi}:1: 'node1 slots=4' is Open MPI's form; MPICH's "
+                                 "mpiexec reads 'node1:4'")
 
 
 @pytest.fixture
