@@ -74,6 +74,11 @@ class ImplicitConversions:
             self.sink.warning(
                 "node-int-conversion", f"implicit conversion from '{source}' to '{target}'", loc,
                 hint="node and edge ids convert to integers implicitly; check that this is meant")
+        elif is_floating(source) and target in _INTEGRAL:
+            self.sink.warning(
+                "narrowing", f"implicit conversion from '{source}' to '{target}' drops the "
+                f"fraction", loc, hint="the value is truncated toward zero, as in C; "
+                "'-W no-narrowing' silences this where that is meant")
         return ir.Cast(expr, type=target, loc=expr.loc)
 
     def to_bool(self, expr: ir.Expr, loc: SourceLoc) -> ir.Expr:

@@ -48,7 +48,7 @@ def test_golden_files_cover_every_sema_code_and_warning():
             seen.update(re.findall(r"(?:error|warning)\[([\w-]+)\]", line))
     wanted = {c for c in ERROR_CODES if "E0201" <= c <= "E0206" or "E0301" <= c <= "E0305"
               or "E0401" <= c <= "E0409" or c in ("E0411", "E0412", "E0413", "E0414")}
-    wanted |= {"compat-alias", "node-int-conversion", "data-race"}
+    wanted |= {"compat-alias", "node-int-conversion", "data-race", "narrowing"}
     assert wanted - seen == set()
 
 

@@ -56,10 +56,27 @@ def test_literals_take_the_type_they_meet():
 
 
 def test_float_literal_with_an_int_promotes_like_c():
-    program = analyze_ok(wrap("int i = 3;\nint h = i / 2.5;"))
+    program, sink = check(wrap("int i = 3;\nint h = i / 2.5;"), disabled=("unused",))
     h = decl_init(program, "h")
     assert isinstance(h, ir.Cast) and h.type == S.INT
     assert h.expr.type == S.DOUBLE and h.expr.right == ir.Const(2.5, type=S.DOUBLE)
+    # storing the double quotient in an int drops its fraction, as C does: a warning
+    assert headers(sink) == ["3:9: warning[narrowing]: implicit conversion from 'double' to "
+                             "'int' drops the fraction"]
+
+
+def test_narrowing_warns_only_where_a_fraction_can_be_lost():
+    """Floating to integer warns; integer to floating, a literal that meets its type, a
+    node id stored as an int (node-int-conversion's business) and -W no-narrowing do not."""
+    _, sink = check(wrap("int i = 3;\nfloat f = i;\ndouble d = f;\nint k = 7;\n"
+                         "long l = i;\nfloat c = 2.5;\nint n = 2;\ni = f * 2;\nk = d;"),
+                    disabled=("unused",))
+    assert headers(sink) == [
+        "9:5: warning[narrowing]: implicit conversion from 'float' to 'int' drops the fraction",
+        "10:5: warning[narrowing]: implicit conversion from 'double' to 'int' drops the fraction"]
+    program, quiet = check(wrap("int i = 3;\nfloat f = 1.5;\ni = f;"),
+                           disabled=("unused", "narrowing"))
+    assert program is not None and not quiet.diagnostics
 
 
 def test_inf_takes_the_type_it_meets():
@@ -119,7 +136,7 @@ def test_min_assignment_forms():
     # The candidates read base/score, which this single pass does not update (reading
     # dist/rank would make it order-dependent: a data-race warning).
     program = analyze_ok(wrap(
-        "int x = 5;\nx = Min(x, 3);\nint y = Max(x, 2.5);\n"
+        "int x = 5;\nx = Min(x, 3);\ndouble y = Max(x, 2.5);\n"
         "forall (v in g.nodes()) {\n    forall (w in g.neighbors(v)) {\n"
         "        <w.dist, w.rank> = <Min(w.dist, v.base + 1), v.score>;\n"
         "        <w.rank> = <Max(w.rank, 1)>;\n    }\n}",
@@ -127,8 +144,7 @@ def test_min_assignment_forms():
         "propNode<float> score"))
     single, pair, maximum = all_of(program, ir.MinMaxAssign)
     assert single.func == "Min" and single.others == () and single.candidate == ir.Const(3, type=S.INT)
-    assert isinstance(decl_init(program, "y"), ir.Cast)
-    assert isinstance(decl_init(program, "y").expr, ir.MinMax)
+    assert isinstance(decl_init(program, "y"), ir.MinMax) and decl_init(program, "y").type == S.DOUBLE
     assert isinstance(pair.target, ir.PropRead) and len(pair.others) == 1
     assert pair.others[0][0].prop.name == "rank"
     assert maximum.func == "Max" and maximum.candidate == ir.Const(1.0, type=S.FLOAT)
