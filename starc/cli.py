@@ -257,6 +257,9 @@ def backend_list(text: Optional[str]) -> List[str]:
         return known
     names = []
     for name in (part.strip() for part in text.split(",")):
+        if name == "reference":     # a backend, but one that generates no code to show
+            raise UsageError(f"-b reference: the reference executor generates no code, so "
+                             f"there is nothing to show (choose from: {', '.join(known)})")
         if name not in known:
             raise UsageError(f"unknown backend '{name}' in -b (choose from: {', '.join(known)})"
                              if name else f"empty backend name in -b '{text}'")

@@ -132,7 +132,8 @@ def test_a_backend_that_refuses_the_program_shows_why(tmp_path):
     (["-b", "cuda,foo"], "unknown backend 'foo' in -b (choose from: opencl, cuda, sycl, "
                          "openacc, mpi)"),
     (["-b", "cuda,"], "empty backend name in -b 'cuda,'"),
-    (["-b", "reference"], "unknown backend 'reference'"),
+    (["-b", "reference"], "-b reference: the reference executor generates no code, so "
+                          "there is nothing to show"),
     (["-o", "/nonexistent/dir/x.html"], "directory '/nonexistent/dir' does not exist"),
     (["--block-size", "100"], "--block-size must be a power of two"),
 ])
