@@ -37,7 +37,8 @@ def add_graph_subparser(subparsers) -> argparse.ArgumentParser:
     generators.required = True
     rmat_parser = generators.add_parser("rmat", help="Graph500 R-MAT (Kronecker) graph")
     rmat_parser.add_argument("--scale", type=int, required=True,
-                             help="2**scale vertices, 0..40")
+                             help="2**scale vertices, 0..40; the edges, 2**scale x "
+                                  "--edge-factor, at most 2**31 - 2 (scale 26 at factor 16)")
     rmat_parser.add_argument("--edge-factor", type=int, default=16,
                              help="edges per vertex (default 16)")
     for name, default in (("a", 0.57), ("b", 0.19), ("c", 0.19)):
