@@ -59,6 +59,12 @@ def analyze(program: ast.Program, sink: DiagnosticSink) -> Optional[ir.Program]:
     return result
 
 
+def _real_errors(sink: DiagnosticSink) -> int:
+    """The errors in ``sink`` that are no warning promoted by -Werror (those keep the
+    warning's name for a code)."""
+    return sum(1 for d in sink.errors if d.code.startswith("E"))
+
+
 @dataclass
 class Signature:
     name: str
@@ -244,7 +250,7 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, D
     def run(self, fn: ast.Function) -> Optional[ir.Function]:
         self.program.in_progress.add(fn.name)
         try:
-            errors = len(self.sink.errors)
+            errors, real_errors = len(self.sink.errors), _real_errors(self.sink)
             self.function_kind = fn.keyword if fn.keyword in ir.DYNAMIC_KINDS else "function"
             self.top_level = {id(s) for s in fn.body.stmts}
             params = self._params(fn)
@@ -255,15 +261,17 @@ class FunctionAnalyzer(AssignmentStatements, LoopStatements, RandomStatements, D
                                            loc=self.draw.loc))
             body = ir.Block(tuple(stmts), loc=fn.body.loc)
             return_type, body = self._return_type(body)
-            if len(self.sink.errors) > errors:
+            if _real_errors(self.sink) > real_errors:
                 return None
+            # a warning -Werror promoted (a data race) leaves the body well-typed: the later
+            # warnings are reported too, as a C compiler reports every promoted warning
             report_unused(body, self.sink)
             report_signed_sums(body, self.sink)
             defaults = (self.seed_default,) if self.seed_default is not None else ()
             function = ir.Function(fn.name, tuple(params), body, return_type, defaults,
                                    self.function_kind, loc=fn.loc)
             report_no_result(function, self.sink)
-            return function
+            return None if len(self.sink.errors) > errors else function
         finally:
             self.program.in_progress.discard(fn.name)
 

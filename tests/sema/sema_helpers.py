@@ -17,9 +17,9 @@ GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.sp"))
 SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.sp"))
 
 
-def check(text: str, filename: str = "test.sp", disabled: Tuple[str, ...] = ()
-          ) -> Tuple[Optional[ir.Program], DiagnosticSink]:
-    sink = DiagnosticSink(disabled)
+def check(text: str, filename: str = "test.sp", disabled: Tuple[str, ...] = (),
+          werror: bool = False) -> Tuple[Optional[ir.Program], DiagnosticSink]:
+    sink = DiagnosticSink(disabled, werror)
     sink.add_source(filename, text)
     try:
         tree = parse(text, filename)

@@ -146,3 +146,17 @@ def test_implicit_weight_note_is_silenced_and_never_an_error():
     strict = DiagnosticSink(werror=True)
     assert analyze(parse(text, "t.sp"), strict) is not None
     assert [d.severity.value for d in strict.diagnostics] == ["note"]
+
+
+def test_werror_reports_every_promoted_warning_in_one_run():
+    """A promoted data race left the later passes unrun: the unused local came only after
+    the race was fixed (README: `starc check` reports every error)."""
+    text = ("function F(Graph g, propNode<int> p) {\n    int spare = 3;\n    int x = 0;\n"
+            "    forall (v in g.nodes()) {\n        x = v.p;\n    }\n"
+            "    g.attachNodeProperty(p = x);\n}\n")
+    program, sink = check(text, werror=True)
+    assert program is None
+    assert headers(sink) == [
+        "2:9: error[unused]: 'spare' is declared but never read [-Werror=unused]",
+        "5:9: error[data-race]: plain write to 'x', declared outside a forall, may race with "
+        "other iterations [-Werror=data-race]"]
