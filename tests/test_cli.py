@@ -376,8 +376,9 @@ def test_compile_output_onto_a_file_and_into_a_new_directory(capsys, tmp_path):
     files = ["sssp.cl", "sssp.cpp", "starc_cli.hpp", "starc_degree_order.hpp", "starc_entry.hpp",
              "starc_graph.hpp", "starc_graph_binary.hpp", "starc_graph_text.hpp",
              "starc_opencl_device.hpp", "starc_opencl_host.hpp", "starc_results.hpp",
-             "starc_runtime.hpp", "starc_slack_rows.hpp", "starc_slot_change.hpp",
-             "starc_support.hpp", "starc_update_stream.hpp", "starc_updates.hpp"]
+             "starc_runtime.hpp", "starc_slack_reverse_ids.hpp", "starc_slack_rows.hpp",
+             "starc_slot_change.hpp", "starc_support.hpp", "starc_update_stream.hpp",
+             "starc_updates.hpp"]
     assert status == 0 and tree(tmp_path / "new") == files
     assert tree(tmp_path) == ["file", "new"] + [f"new/{f}" for f in files]   # no leftovers
 

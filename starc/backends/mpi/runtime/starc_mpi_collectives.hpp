@@ -4,12 +4,20 @@
 // their ranks (exchange, exchange_grouped), cutting the vertex range into edge-balanced parts
 // without an n-long array (balanced_splits), and the CPU time those collectives spend waiting
 // for other ranks, counted apart from a measured phase's own work (CollectiveCpu).
+//
+// starc_mpi.hpp comes first, outside the include guard: where this header is included on its
+// own, starc_mpi.hpp's include of it (after Distribution) then defines everything below before
+// distribute() needs it, and the rest of this file is skipped.
+#include "starc_mpi.hpp"
+
 #ifndef STARC_MPI_COLLECTIVES_HPP
 #define STARC_MPI_COLLECTIVES_HPP
 
 #include <ctime>
 #include <type_traits>
 #include <vector>
+
+#include "starc_mpi_exchange.hpp"  // Neighbours, prefix, exchange_counts, exchange_data
 
 namespace starc_mpi {
 
