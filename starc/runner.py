@@ -131,7 +131,6 @@ def _build_over(comp, sink: DiagnosticSink, options, backend, outdir: pathlib.Pa
     """Build into the existing folder ``outdir``: in a staging folder inside it, whose files
     then replace their namesakes; other files of the folder stay."""
     from starc.backends.base import BuiltProgram
-    from starc.errors import UsageError
     from starc.inputs import check_output_directory
     check_output_directory(str(outdir))
     try:
