@@ -36,4 +36,7 @@ def nearest_option(token: str, known) -> Optional[str]:
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     if not close:          # a case slip: --Src for --src
         close = [k for k in sorted(known) if k.lower() == name.lower()][:1]
+    if not close:          # an abbreviation of one option: --undir, --gr (argparse-style)
+        close = [k for k in sorted(known) if k.startswith(name)]
+        close = close if len(close) == 1 and len(name) > 3 else []
     return close[0] if close else None

@@ -30,6 +30,9 @@ def graph(tmp_path):
                      "of starc run: did you mean '--no-cache'?"),
     (["--Src", "1"], "starc: error[E0601]: unknown option '--Src' (Compute_SSSP takes: --src); "
                      "did you mean '--src'?"),
+    # an abbreviation of exactly one option (matching stays exact: it is still an error)
+    (["--undir"], "starc: error[E0601]: --undir needs a value; '--undir' is no option of "
+                  "starc run: did you mean '--undirected'?"),
 ])
 def test_a_misspelt_option_names_the_one_meant(capsys, graph, typo, message):
     args = ["--src", "0"] if typo[0] != "--Src" else []
@@ -38,11 +41,12 @@ def test_a_misspelt_option_names_the_one_meant(capsys, graph, typo, message):
     assert out == "" and err.splitlines() == [message]
 
 
-def test_a_misspelt_required_option_names_the_one_meant(capsys, graph):
-    assert main(["run", SSSP, "-b", "reference", "--grpah", graph, "--src", "0"]) == 2
+@pytest.mark.parametrize("typo", ["--grpah", "--gr"])
+def test_a_misspelt_required_option_names_the_one_meant(capsys, graph, typo):
+    assert main(["run", SSSP, "-b", "reference", typo, graph, "--src", "0"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "starc run: error: the following arguments are required: --graph"
-    assert err[-1] == "'--grpah' is no option of starc run: did you mean '--graph'?"
+    assert err[-1] == f"'{typo}' is no option of starc run: did you mean '--graph'?"
 
 
 def test_a_parameter_that_looks_like_an_option_of_starc_run_still_runs(capsys, tmp_path, graph):
