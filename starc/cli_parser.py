@@ -23,7 +23,8 @@ examples:
   starc build dsl/sssp.sp -b cuda --gpu-arch sm_90   generate and compile with nvcc
   starc run dsl/sssp.sp -b opencl --graph g.el --src 0
   starc run dsl/bc.sp -b openacc --graph g.el --sourceSet 0,1
-  starc run dsl/sssp.sp -b mpi --np 4 --graph g.el --src 0   4 MPI processes (mpirun)
+  starc run dsl/sssp.sp -b mpi --np 4 --graph g.el --src 0   4 MPI processes (more than the
+                                                     cores: add --oversubscribe)
   starc run dsl/sssp.sp -b mpi --launcher 'srun -n 64' --graph g.sg --src 0   under Slurm
   starc run dsl/pr.sp -b reference --graph g.el --beta 0.001 --delta 0.85 --maxIter 100
   starc run dsl/dynamic/dyn_sssp.sp -b reference --graph g.el --updates u.txt --batchSize 100 --src 0
@@ -128,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "run", help="build (cached), run on a graph and print the results",
         description="Parameters of the program are given as '--name value' after the "
-                    "options, e.g. '--src 0' or '--sourceSet 0,5,9'.")
+                    "options, e.g. '--src 0' or '--sourceSet 0,5,9'; so are the generated "
+                    "program's own options: '--device cpu|gpu|default' (OpenCL, SYCL), "
+                    "'--block-size N' (CUDA, SYCL, OpenCL).")
     p.add_argument("file", help="the .sp program")
     _add_backend_options(p)
     p.add_argument("--graph", required=True, help="graph file (edge list, .mtx, .sg or .npz)")
