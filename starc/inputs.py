@@ -290,8 +290,13 @@ def graph_bytes(num_nodes: int, num_edges: int) -> int:
     return _BYTES_PER_VERTEX * num_nodes + _BYTES_PER_EDGE * num_edges
 
 
-def _gib(count: int) -> str:
-    return f"{count / (1 << 30):.1f} GiB"
+def _bytes(count: float) -> str:
+    """``count`` bytes in the largest unit that keeps a whole number in front (as
+    starc_graph.hpp's memory check prints them)."""
+    for shift, unit in ((30, "GiB"), (20, "MiB")):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):.1f} {unit}"
+    return f"{count / 1024:.1f} KiB"
 
 
 def parse_max_vertices(text: str) -> int:
@@ -321,6 +326,8 @@ def check_graph_size(what: str, num_nodes: int, num_edges: int,
     memory = available_memory()
     need = graph_bytes(num_nodes, num_edges)
     if memory is not None and need > memory:
+        # more vertices than edges: most likely a few large ids, not a graph that big
+        sparse = (" (the vertex count is the largest id + 1: are the ids dense?)"
+                  if num_nodes > num_edges else "")
         raise InputError(f"{what}: {num_nodes} vertices and {num_edges} edges need about "
-                         f"{_gib(need)} of memory but {_gib(memory)} is available (the vertex "
-                         "count is the largest id + 1: are the ids dense?)")
+                         f"{_bytes(need)} of memory but {_bytes(memory)} is available{sparse}")

@@ -566,6 +566,27 @@ def test_huge_but_32_bit_id_is_refused_before_allocating(driver, tmp_path):
 
 
 @needs_gxx
+def test_a_small_memory_limit_is_worded_in_small_units_as_the_reader_words_it(driver,
+                                                                               tmp_path):
+    """Not '0.0 GiB ... 0.0 GiB', and no 'are the ids dense?' where they are."""
+    path = tmp_path / "dense.el"
+    path.write_text("".join(f"{i} {(i + 1) % 64}\n" for i in range(64)) * 4)
+    env = dict(os.environ, STARC_MAX_MEMORY="1K")
+    result = subprocess.run([str(driver), "dump", str(path)], capture_output=True, text=True,
+                            env=env, timeout=60)
+    message = (f"{path}: 64 vertices and 256 edges need about 19.0 KiB of memory but 1.0 KiB "
+               "is available")
+    assert (result.returncode, result.stderr) == (1, f"runtime_driver: error: {message}\n")
+    with pytest.raises(GraphFormatError) as error:
+        os.environ["STARC_MAX_MEMORY"] = "1K"
+        try:
+            _load_graph(str(path))
+        finally:
+            del os.environ["STARC_MAX_MEMORY"]
+    assert str(error.value) == message
+
+
+@needs_gxx
 def test_max_vertices_limits_ids_at_their_line(driver, tmp_path, small_graph):
     result = run(driver, "dump", small_graph, "--max-vertices", "4")
     assert result.returncode == 1

@@ -193,6 +193,16 @@ inline double available_memory() {
   return 0;
 }
 
+/// `count` bytes in the largest unit that keeps a whole number in front ("89.4 GiB",
+/// "3.2 MiB", "1.0 KiB"), as starc.inputs words them.
+inline std::string bytes_text(double count) {
+  char text[32];
+  if (count >= 1024.0 * 1024 * 1024) std::snprintf(text, sizeof text, "%.1f GiB", count / (1024.0 * 1024 * 1024));
+  else if (count >= 1024.0 * 1024) std::snprintf(text, sizeof text, "%.1f MiB", count / (1024.0 * 1024));
+  else std::snprintf(text, sizeof text, "%.1f KiB", count / 1024.0);
+  return text;
+}
+
 /// Refuses, before the CSR arrays are allocated, a graph over the vertex limit or larger than
 /// the available memory.
 inline void check_graph_size(const std::string& path, long line, long long num_nodes, long long num_edges) {
@@ -207,11 +217,11 @@ inline void check_graph_size(const std::string& path, long line, long long num_n
   double need = memory_share() * (kBytesPerVertex * static_cast<double>(num_nodes) +
                                   kBytesPerEdge * static_cast<double>(num_edges));
   if (memory > 0 && need > memory) {
-    char text[200];
-    std::snprintf(text, sizeof text, "%lld vertices and %lld edges need about %.1f GiB of memory but %.1f GiB is "
-                  "available (the vertex count is the largest id + 1: are the ids dense?)",
-                  num_nodes, num_edges, need / (1 << 30), memory / (1 << 30));
-    input_error(path, line, text);
+    // more vertices than edges: most likely a few large ids, not a graph that big
+    const char* sparse = num_nodes > num_edges ? " (the vertex count is the largest id + 1: are the ids dense?)" : "";
+    input_error(path, line, std::to_string(num_nodes) + " vertices and " + std::to_string(num_edges) +
+                                " edges need about " + detail::bytes_text(need) + " of memory but " +
+                                detail::bytes_text(memory) + " is available" + sparse);
   }
 }
 
