@@ -348,6 +348,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:      # `starc ... | head`: the reader has what it wanted
         return closed_stdout()
     except OSError as error:     # stdout itself failed: a full disk, a device error
+        if not _is_stdout_failure(error):
+            print(f"starc: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+            return EXIT_INTERNAL
         print(f"starc: error[E0601]: cannot write to stdout: {os.strerror(error.errno)}",
               file=sys.stderr)
         _stdout_to_devnull()
