@@ -14,6 +14,9 @@ __all__ = ["COMMANDS", "EMIT_FORMS", "build_parser", "device_backends"]
 
 COMMANDS = ("compile", "check", "build", "run", "compare", "explain", "backends", "graph")
 EMIT_FORMS = ("ast", "ir", "dsl", "plan", "code", "sourcemap")
+# which function a run executes (runcontract.entry_function), for --function's help
+_FUNCTION_DEFAULT = ("(default: the only one; else the file's Dynamic function; else the last "
+                     "one no other function calls)")
 
 EPILOG = """\
 examples:
@@ -51,7 +54,8 @@ def _add_backend_options(p: argparse.ArgumentParser, required: bool = True) -> N
     from starc.backends import backend_names, backend_options
     p.add_argument("-b", "--backend", required=required, choices=backend_names(),
                    help="target backend (see 'starc backends')")
-    p.add_argument("--function", help="function to compile when the file defines several")
+    p.add_argument("--function", help=f"function to compile when the file defines several "
+                                      f"{_FUNCTION_DEFAULT}")
     g = p.add_argument_group("backend options")
     _add_block_size(g)
     _add_schedule(g)
@@ -88,7 +92,8 @@ def _add_teaching_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-b", "--backends", metavar="LIST",
                    help="comma-separated backends (default: every device backend: "
                         f"{','.join(device_backends())})")
-    p.add_argument("--function", help="function to show when the file defines several")
+    p.add_argument("--function", help=f"function to show when the file defines several "
+                                      f"{_FUNCTION_DEFAULT}")
     _add_block_size(p)
     _add_schedule(p)
     _add_diagnostic_options(p)
