@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
     _add_teaching_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or JSON: one record per construct and backend")
+                   help="text (default) or JSON: one record per construct, each backend's choice inside")
     p.add_argument("--graph", metavar="FILE",
                    help="also model each neighbour loop's SIMT lane efficiency on this graph "
                         "under every schedule (no GPU needed)")
