@@ -186,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "Min/Max, fixedPoint, BFS and transfer, and why")
     _add_teaching_options(p)
     p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or JSON: one record per construct, each backend's choice inside")
+                   help="text (default) or JSON: one record per construct, each backend's "
+                        "choice inside")
     p.add_argument("--graph", metavar="FILE",
                    help="also model each neighbour loop's SIMT lane efficiency on this graph "
                         "under every schedule (no GPU needed)")
