@@ -32,18 +32,18 @@ from starc.graphs import rmat  # noqa: E402
 from workloads import _simple  # noqa: E402
 
 
-def levels_from(matrix: sp.csr_matrix, source: int) -> np.ndarray:
-    """BFS levels of every vertex from ``source`` along out-edges (-1: unreached)."""
+def levels_from(matrix: sp.csr_matrix, seeds) -> np.ndarray:
+    """BFS levels of every vertex from ``seeds`` (level 0) along the edges of ``matrix``
+    (-1: unreached)."""
     level = np.full(matrix.shape[0], -1, dtype=np.int64)
-    level[source] = 0
-    frontier = np.array([source])
+    frontier = np.unique(np.atleast_1d(seeds))
+    level[frontier] = 0
     depth = 0
-    transposed = matrix.T.tocsr()
     while frontier.size:
         depth += 1
         indicator = np.zeros(matrix.shape[0])
         indicator[frontier] = 1.0
-        reached = np.flatnonzero(transposed @ indicator)
+        reached = np.flatnonzero(matrix.T @ indicator)     # the frontier's out-neighbours
         frontier = reached[level[reached] < 0]
         level[frontier] = depth
     return level
@@ -51,17 +51,7 @@ def levels_from(matrix: sp.csr_matrix, source: int) -> np.ndarray:
 
 def closure(matrix: sp.csr_matrix, seeds: np.ndarray) -> np.ndarray:
     """Every vertex reachable from ``seeds`` along the edges of ``matrix`` (seeds included)."""
-    seen = np.zeros(matrix.shape[0], dtype=bool)
-    seen[seeds] = True
-    frontier = seeds
-    transposed = matrix.T.tocsr()
-    while frontier.size:
-        indicator = np.zeros(matrix.shape[0])
-        indicator[frontier] = 1.0
-        reached = np.flatnonzero(transposed @ indicator)
-        frontier = reached[~seen[reached]]
-        seen[frontier] = True
-    return np.flatnonzero(seen)
+    return np.flatnonzero(levels_from(matrix, seeds) >= 0)
 
 
 def dag_matrix(src: np.ndarray, dst: np.ndarray, level: np.ndarray, n: int) -> sp.csr_matrix:
@@ -88,8 +78,8 @@ def least_redo(src: np.ndarray, dst: np.ndarray, n: int, source: int,
                                     shape=(n, n)), source)
     old_dag = dag_matrix(src, dst, old, n)
     below = closure(old_dag, np.unique(b[on_dag]))
-    either = (old_dag + dag_matrix(kept_src, kept_dst, new, n)).T.tocsr()
-    return closure(either, below), reached
+    either = old_dag + dag_matrix(kept_src, kept_dst, new, n)
+    return closure(either.T, below), reached     # ancestors: the edges reversed
 
 
 def main() -> None:
