@@ -352,7 +352,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scales", type=int, nargs="+", default=[14, 16])
-    p.add_argument("--kinds", nargs="+", default=["rmat", "uniform"], choices=["rmat", "uniform"])
+    p.add_argument("--kinds", nargs="+", default=["rmat", "uniform"], choices=["rmat", "uniform", "grid"])
     p.add_argument("--algos", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
     p.add_argument("--backends", nargs="+", default=["opencl", "reference"])
     p.add_argument("--mpi-ranks", type=int, nargs="+", default=[1, 2],

@@ -70,6 +70,7 @@ def _simple(graph):
 def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> GraphInfo:
     """Generate (or reuse) one graph file; Matrix Market keeps isolated highest ids."""
     from starc.graphs import Graph, rmat, uniform
+    from starc.graphs.generators import grid
     from starc.graphs.writers import write_mtx
 
     directory = out / "graphs"
@@ -85,8 +86,13 @@ def generate_graph(kind: str, scale: int, variant: str, out: pathlib.Path) -> Gr
         graph = rmat(scale, EDGE_FACTOR, a=0.57, b=0.19, c=0.19, seed=seed, weights=weights)
     elif kind == "uniform":
         graph = uniform(1 << scale, EDGE_FACTOR, seed=seed, weights=weights)
+    elif kind == "grid":
+        # Road-like: a square lattice of 2^scale vertices (rows 2^ceil(scale/2)), mean degree 4,
+        # diameter about 2^(scale/2 + 1): the many-round case that power-law graphs never show.
+        rows = 1 << ((scale + 1) // 2)
+        graph = grid(rows, (1 << scale) // rows, seed=seed, weights=weights)
     else:
-        raise SystemExit(f"harness: unknown graph kind '{kind}' (use rmat or uniform)")
+        raise SystemExit(f"harness: unknown graph kind '{kind}' (use rmat, uniform or grid)")
     if variant != "symmetric":
         graph = _simple(graph)
     num_edges = graph.num_edges

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
 from typing import Optional
 
 __all__ = ["ExactArgumentParser", "nearest_option"]
@@ -24,6 +25,12 @@ class ExactArgumentParser(argparse.ArgumentParser):
         """The error and where to look, not the whole usage (which wraps over many lines):
         status 2, as every command-line error."""
         self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+    def _print_message(self, message: str, file=None) -> None:
+        """argparse's, without its silence on a failed write: ``--help`` into a full disk
+        or a closed pipe must end as every other failed write to stdout does (starc.cli)."""
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def nearest_option(token: str, known) -> Optional[str]:

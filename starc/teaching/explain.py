@@ -53,15 +53,24 @@ def _model_text(model: Dict[str, object]) -> List[str]:
                      f"{model['warp_width']} lanes, each lane's work its vertex's degree in "
                      "the kernel's neighbour loop; starc/teaching/simt.py)", "", "")
     for row in model["kernels"]:
-        figures = ", ".join(f"{s} {e:.1%}" for s, e in row["efficiency"].items())
+        if all(e is None for e in row["efficiency"].values()):
+            lines.append(f"  {row['kernel']} ({row['loop']}-edges): no edge to walk on this "
+                         "graph, no efficiency")
+            continue
+        figures = ", ".join(f"{s} {_share(e)}" for s, e in row["efficiency"].items())
         lines.append(f"  {row['kernel']} ({row['loop']}-edges): {figures}")
-        chosen = ", ".join(f"{b} {s} ({row['efficiency'][s]:.1%})"
+        chosen = ", ".join(f"{b} {s} ({_share(row['efficiency'][s])})"
                            for b, s in row["schedules"].items())
         if chosen:
             lines.append(f"    chosen: {chosen}")
     if not model["kernels"]:
         lines.append("  no kernel has a neighbour loop")
     return lines
+
+
+def _share(efficiency: Optional[float]) -> str:
+    """A modelled efficiency as a percentage; a loop without any iteration has none."""
+    return "-" if efficiency is None else f"{efficiency:.1%}"
 
 
 def _wrapped(text: str, first: str, rest: str) -> List[str]:

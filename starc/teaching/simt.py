@@ -50,7 +50,7 @@ the work of any round. Only the outermost neighbour loop counts; an inner loop's
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -77,15 +77,18 @@ def _warp_maxima(work: np.ndarray, width: int) -> int:
 
 
 def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
-                    block: int = 256, order_by=None) -> float:
+                    block: int = 256, order_by=None) -> Optional[float]:
     """The model's efficiency (0..1) of a neighbour loop whose lane work is ``degrees`` (one
-    per vertex, in id order) under ``schedule``; 1.0 when there is no work at all.
+    per vertex, in id order) under ``schedule``; None when there is no work at all (0/0: a
+    graph without edges says nothing about a schedule).
     ``order_by``: the degrees the binned order sorts by, where not the work (a binned body of
     several loops is ordered by its first loop's: ``CooperativeLoop.order``)."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"no schedule named {schedule!r} (one of {', '.join(SCHEDULES)})")
     work = np.asarray(degrees, dtype=np.int64)
     useful = int(work.sum())
     if useful == 0:
-        return 1.0
+        return None
     if schedule == "vertex":
         slots = width * _warp_maxima(work, width)
     elif schedule == "binned":
@@ -144,7 +147,7 @@ def binned_order(degrees: np.ndarray, run: int = P.BINNED_RUN) -> np.ndarray:
 
 
 def efficiencies(degrees: np.ndarray, width: int = 32, block: int = 256,
-                 order_by=None) -> Dict[str, float]:
+                 order_by=None) -> Dict[str, Optional[float]]:
     """The model's efficiency of every schedule for one neighbour loop (``order_by``: see
     ``lane_efficiency``)."""
     return {s: lane_efficiency(degrees, s, width, block, order_by) for s in SCHEDULES}

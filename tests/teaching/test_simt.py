@@ -75,12 +75,15 @@ def test_gang_vector_by_hand():
     assert lane_efficiency(degrees, "gang-vector", width=4) == pytest.approx(44 / 48)
 
 
-def test_no_work_is_full_efficiency_and_unknown_schedules_are_refused():
-    assert efficiencies(np.zeros(5, dtype=int)) == {
-        "vertex": 1.0, "binned": 1.0, "binned-warp": 1.0, "binned-group": 1.0,
-        "gang-vector": 1.0, "edges": 1.0, "frontier-edges": 1.0}
+def test_no_work_has_no_efficiency_and_unknown_schedules_are_refused():
+    # 0/0: a graph without edges says nothing about a schedule (it used to read 100%)
+    assert efficiencies(np.zeros(5, dtype=int)) == dict.fromkeys(
+        ("vertex", "binned", "binned-warp", "binned-group", "gang-vector", "edges",
+         "frontier-edges"))
     with pytest.raises(ValueError, match="no schedule named 'rows'"):
         lane_efficiency(np.array([1]), "rows")
+    with pytest.raises(ValueError, match="no schedule named 'rows'"):
+        lane_efficiency(np.array([0]), "rows")
 
 
 def test_regular_degrees_need_no_balancing():
@@ -255,3 +258,21 @@ def test_every_cuda_kernel_meets_the_lane_goal_on_a_power_law_graph(tmp_path, pr
                   for name, row in rows.items()}
     low = {name: chosen for name, chosen in efficiency.items() if chosen[1] < 0.8}
     assert not low, f"kernels below 80% of their lanes busy: {low}"
+
+
+def test_a_graph_without_edges_gives_no_efficiency_not_full(tmp_path):
+    """On a graph without edges no lane works: the model has no figure (JSON null), and the
+    text says so instead of 100%."""
+    import pathlib
+    import subprocess
+    import sys
+    graph = tmp_path / "empty.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate pattern general\n4 4 0\n")
+    rows = _model_rows("bfs", "cuda", graph)
+    assert rows and all(set(row["efficiency"].values()) == {None} for row in rows.values())
+    root = pathlib.Path(__file__).resolve().parents[2]
+    text = subprocess.run([sys.executable, "-m", "starc", "explain", str(root / "dsl" / "bfs.sp"),
+                           "-b", "cuda", "--graph", str(graph)],
+                          capture_output=True, text=True, check=True).stdout
+    assert "%" not in text.split("SIMT lane efficiency")[1]
+    assert "(out-edges): no edge to walk on this graph, no efficiency" in text
