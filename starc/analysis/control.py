@@ -291,7 +291,38 @@ def _swap_before_exits(block: P.HostBlock, swap: P.SwapArrays, in_loop: bool) ->
     return P.HostBlock(tuple(stmts), loc=block.loc)
 
 
-def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
+def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostStmt:
+    """The host loop of ``s``; with a ``BFSQueue``, a ``DataDrivenLoop`` holding it and the
+    form whose small top-down steps run over the queue (``_expand_bfs``)."""
+    dense = _expand_bfs(s, symbols)
+    if s.queue is None:
+        return dense
+    return P.DataDrivenLoop(P.HostBlock((_expand_bfs(s, symbols, s.queue),), loc=s.loc),
+                            P.HostBlock((dense,), loc=s.loc), traversal=True, loc=s.loc)
+
+
+def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
+                queue: Optional[P.BFSQueue] = None) -> P.HostBlock:
+    """The loop of the module docstring; with ``queue`` (``bfs_queue.py``) a top-down step
+    whose frontier holds at most n / DENSE_DIVISOR vertices, counted exactly, runs over the
+    queue::
+
+        fill size = 0;  queue[0] = root;                              (before the loop)
+        bool bfs_queued = true;  bool bfs_counted = true;
+            else { ...;
+                   if (bfs_frontier <= n / DENSE_DIVISOR && bfs_counted) {
+                       if (!bfs_queued) { fill size = 0;  launch build(bfs_depth); }
+                       launch forward_sparse(bfs_frontier, bfs_depth);
+                       swap queue <-> next_queue;  bfs_queued = true;
+                   } else { launch forward(bfs_depth);
+                            bfs_queued = false;  bfs_counted = false; } }
+            (the bottom-up branch ends with bfs_queued = false;  bfs_counted = true)
+
+    The sparse step launches ``bfs_frontier`` items, so that count must be the queue's
+    length: a sparse step's counts are exact (each reached vertex is claimed once) and so are
+    a bottom-up step's (each vertex counts itself), but a dense top-down step's may count a
+    vertex twice. After one, the steps stay dense until a bottom-up step: reading the
+    compaction's count would be a second read in that round (issue 29: one per round)."""
     loc = s.loc
 
     def declare(name: str, type_: Scalar, init: ir.Expr) -> ir.VarRef:
@@ -336,6 +367,29 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostBlock:
     stay_up = binary("||", binary(">=", awake, frontier_ref),
                      binary(">", awake, binary("/", graph("num_nodes"), _int(s.beta, loc),
                                                Scalar.INT)))
+    if queue is not None:
+        from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT
+        stmts += [P.Fill(queue.size, _int(0, loc), loc=loc),
+                  P.WriteElement(queue.queue, _int(0, loc), s.root, loc=loc)]
+        queued = declare("bfs_queued", Scalar.BOOL, _bool(True, loc))
+        counted = declare("bfs_counted", Scalar.BOOL, _bool(True, loc))
+        sized = depth_arg + ((FRONTIER_COUNT, frontier_ref),)
+        sparse: P.HostStmt = P.Launch(queue.forward, sized, loc=loc)
+        if s.pending is not None:
+            sparse = P.HostIf(fused, P.HostBlock((P.Launch(queue.expand, sized, loc=loc),),
+                                                 loc=loc),
+                              P.HostBlock((sparse,), loc=loc), loc=loc)
+        build = P.HostIf(ir.Unary("!", queued, type=Scalar.BOOL, loc=loc), P.HostBlock(
+            (P.Fill(queue.size, _int(0, loc), loc=loc),
+             P.Launch(queue.build, depth_arg, loc=loc)), loc=loc), loc=loc)
+        small = binary("<=", frontier_ref, binary("/", graph("num_nodes"),
+                                                  _int(DENSE_DIVISOR, loc), Scalar.INT))
+        top_down = P.HostIf(binary("&&", small, counted), P.HostBlock((
+            build, sparse, P.SwapArrays(queue.queue, queue.next_queue, loc=loc),
+            assign(queued, _bool(True, loc))), loc=loc), P.HostBlock((
+                top_down, assign(queued, _bool(False, loc)),
+                assign(counted, _bool(False, loc))), loc=loc), loc=loc)
+        after_up += (assign(queued, _bool(False, loc)), assign(counted, _bool(True, loc)))
     up = P.HostBlock(before_up + (assign(scout, _int(0, loc)),
                                   P.Launch(s.bottom_up, depth_arg, loc=loc))
                      + after_up + (assign(bottom_up, stay_up),), loc=loc)

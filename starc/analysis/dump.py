@@ -261,7 +261,9 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_DataDrivenLoop(self, s: P.DataDrivenLoop, indent: int) -> List[str]:
         pad = self.unit * indent
-        return ([f"{pad}data-driven (worklist; backends without worklists: topology-driven"
+        what = ("small top-down steps over a queue of the frontier" if s.traversal
+                else "worklist")
+        return ([f"{pad}data-driven ({what}; backends without worklists: topology-driven"
                  " below) {"] + self.stmts(s.worklist.stmts, indent + 1)
                 + [f"{pad}}} topology-driven {{"] + self.stmts(s.topology.stmts, indent + 1)
                 + [f"{pad}}}"])
@@ -412,7 +414,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     lines = [f"specialized for {target.backend}"]
     lines += ["  " + line for line in conditional_atomics(kernels, target.capabilities)]
     for loop in target.loop_forms:
-        lines.append(f"  fixedPoint at line {loop.loc.line}: {loop.form} ({loop.why})")
+        construct = "iterateInBFS" if loop.traversal else "fixedPoint"
+        gpu = (f"; on a GPU device: topology ({loop.on_gpu})" if loop.on_gpu else "")
+        lines.append(f"  {construct} at line {loop.loc.line}: {loop.form} ({loop.why}){gpu}")
     if target.appends:
         each = {"group": "group", "local": "work-group", "gang": "gang"}.get(target.appends,
                                                                           "work item")

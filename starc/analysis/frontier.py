@@ -363,9 +363,10 @@ def _referenced(blocks) -> set:
     return found
 
 
-def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
-    """``plan`` with each ``DataDrivenLoop`` replaced by its worklist form (``worklist``) or
-    its topology-driven form, listing only the arrays and kernels that form uses."""
+def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset()) -> P.Plan:
+    """``plan`` with each ``DataDrivenLoop`` replaced by its worklist form (``worklist``, except
+    for the loops at the locations ``topology_at``) or its topology-driven form, listing only
+    the arrays and kernels that form uses."""
     dropped: List[P.HostBlock] = []
 
     def rewrite(block: P.HostBlock) -> P.HostBlock:
@@ -373,7 +374,8 @@ def choose_form(plan: P.Plan, worklist: bool) -> P.Plan:
         for stmt in block.stmts:
             stmt = map_blocks(stmt, rewrite)
             if isinstance(stmt, P.DataDrivenLoop):
-                kept, other = ((stmt.worklist, stmt.topology) if worklist
+                kept, other = ((stmt.worklist, stmt.topology)
+                               if worklist and stmt.loc not in topology_at
                                else (stmt.topology, stmt.worklist))
                 stmts += kept.stmts
                 dropped.append(other)

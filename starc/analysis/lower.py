@@ -12,6 +12,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
 - ``frontier``: a fixedPoint whose flag only marks changed vertices gets a worklist
   (``frontier.worklists``; data-driven rounds), else the reason it stays topology-driven;
+- ``bfs_queue``: a BFS's small top-down steps may walk a queue of the frontier instead of
+  every vertex's level (``bfs_queue.bfs_queues``);
 - ``fills``: a fill at the top of a batch loop's body that changes nothing (the array holds
   the value on entry and at the back edge) is dropped (``loop_fills.drop_redundant_fills``);
 - ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);
@@ -40,6 +42,7 @@ from starc.analysis.checks import ErrorWord
 from starc.analysis.control import expand_loops, place_loop_checks
 from starc.analysis.degree_order import order_by_degree
 from starc.analysis.batches import refresh_lists
+from starc.analysis.bfs_queue import bfs_queues
 from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.fold import fold_self_comparisons
 from starc.analysis.frontier import worklists
@@ -107,6 +110,7 @@ def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
 PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("checks", _on_host(place_loop_checks)),
     ("frontier", worklists),
+    ("bfs_queue", bfs_queues),
     ("fills", _on_host(drop_redundant_fills)),
     ("expand", lambda plan, symbols: dataclasses.replace(
         plan, host=expand_loops(plan.host, symbols))),

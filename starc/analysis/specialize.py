@@ -36,6 +36,7 @@ from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.dynamic import refuse_dynamic_graphs
+from starc.analysis.bfs_queue import lockstep_queues
 from starc.analysis.frontier import choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
@@ -58,6 +59,13 @@ _NO_WORKLIST_DISTRIBUTED = ("a worklist of a rank's own vertices (winners receiv
                             "measured slower on Kronecker 18, and on a 1500x1500 grid at best "
                             "5-30% faster, where the relaxations take the time, not the scan")
 _NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
+#: why an iterateInBFS's small top-down steps walk a queue (``bfs_queue.py``), or do not
+_BFS_QUEUE = ("a top-down step whose frontier holds at most n/20 vertices walks a queue of it "
+              "instead of every vertex's level: O(frontier) rather than O(n) a step, which "
+              "is most of the time on a graph of many levels (a road network)")
+_NO_BFS_QUEUE_DISTRIBUTED = ("each rank scans its own vertices' levels a step: a rank's queue "
+                             "would also need the vertices other ranks reach for it, appended "
+                             "when their updates arrive (not built)")
 #: why a distributed target keeps the file's ids in an ordered triangle count: it renumbers by
 #: sending every row to its new owner, and fetches ghost rows again only as searched slices
 _KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: the count reads whole rows of "
@@ -103,8 +111,10 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     kernels = tuple(dataclasses.replace(k, lockstep_variant=variants[k.name].name)
                     if k.name in variants else k for k in kernels)
     plan = _with_kernels(plan, kernels)
-    forms = _loop_forms(plan, capabilities)
-    plan = choose_form(plan, worklist=capabilities.worklists)
+    plan, one_lane = lockstep_queues(plan, capabilities, variants)
+    forms = _loop_forms(plan, capabilities, one_lane)
+    plan = choose_form(plan, worklist=capabilities.worklists,
+                       topology_at=frozenset(one_lane) if capabilities.lockstep else frozenset())
     plan = _with_variants(plan, variants, capabilities)
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
@@ -418,18 +428,32 @@ def _reduction(red: P.ScalarReduction, capabilities: Capabilities,
 
 # --- the host tree ------------------------------------------------------------------------------
 
-def _loop_forms(plan: P.Plan, capabilities: Capabilities) -> tuple:
+def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict) -> tuple:
+    """Each data-driven loop's form and why; ``one_lane``: the BFS loops whose steps on a
+    GPU stay dense, and why (``bfs_queue.lockstep_queues``)."""
     forms: List[P.LoopForm] = []
     for stmt in walk_host(plan.host):
         if not isinstance(stmt, P.DataDrivenLoop) or stmt.seed:
             continue
-        if capabilities.worklists:
+        if capabilities.worklists and stmt.traversal and stmt.loc in one_lane:
+            if capabilities.lockstep:
+                forms.append(P.LoopForm(stmt.loc, "topology", one_lane[stmt.loc],
+                                        traversal=True))
+            else:
+                forms.append(P.LoopForm(stmt.loc, "worklist", _BFS_QUEUE, traversal=True,
+                                        on_gpu=one_lane[stmt.loc]))
+        elif capabilities.worklists and stmt.traversal:
+            forms.append(P.LoopForm(stmt.loc, "worklist", _BFS_QUEUE, traversal=True))
+        elif capabilities.worklists:
             first = f"; its first queue {stmt.first_queue}" if stmt.first_queue else ""
             forms.append(P.LoopForm(stmt.loc, "worklist", "the flag marks the changed "
                                     "vertices, so a round visits only those" + first))
         else:
             why = _NO_WORKLIST_DISTRIBUTED if capabilities.distributed else _NO_WORKLIST
-            forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title)))
+            if stmt.traversal and capabilities.distributed:
+                why = _NO_BFS_QUEUE_DISTRIBUTED
+            forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title),
+                                    traversal=stmt.traversal))
     return tuple(forms)
 
 

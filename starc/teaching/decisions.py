@@ -252,9 +252,10 @@ def _superstep_words(step, distribution) -> str:
 
 def _structured(comp) -> P.Plan:
     """The plan before ``expand``: fixedPoint and BFS are still ``FixedPointLoop`` and
-    ``BFSLoop`` there (with the ``frontier`` pass's decision), plain host loops after."""
+    ``BFSLoop`` there (with the ``frontier`` and ``bfs_queue`` passes' decisions), plain host
+    loops after."""
     from starc.analysis import lower_function
-    return lower_function(comp.ir, comp.function, stop_after="frontier")
+    return lower_function(comp.ir, comp.function, stop_after="bfs_queue")
 
 
 

@@ -202,6 +202,21 @@ class HostChoices:
             parents += (f"; after the last step {s.values.name} sets the values the parents "
                         f"loops would have given from each reached vertex's level")
 
+        def queue(t: Target) -> str:
+            """The one phrase on top-down steps over a queue (``bfs_queue.py``)."""
+            form = t.loop_form(s.loc)
+            if s.queue is None or form is None:
+                return ""
+            if form.form == "worklist":
+                return (f"; a top-down step whose frontier holds at most n/{DENSE_DIVISOR} "
+                        f"vertices runs {s.queue.forward.name} over a queue of it instead (each "
+                        f"newly reached vertex claimed by an atomic max on its level and "
+                        f"appended once; {s.queue.build.name} compacts the frontier into the "
+                        f"queue after a step over all vertices)"
+                        + (f"; on a GPU device every top-down step tests all vertices "
+                           f"({form.on_gpu})" if form.on_gpu else ""))
+            return f"; every top-down step tests all vertices ({form.why})"
+
         def choose(t: Target) -> Choice:
             combine = ""
             if t.distribution is not None:
@@ -214,7 +229,7 @@ class HostChoices:
                 f"{s.bottom_up.name} lets every unvisited vertex look bottom-up for a parent "
                 f"(stopping at the first), chosen per depth from the counts {s.awake.name} and "
                 f"{s.scout.name} read back after each step (GAPBS's heuristic, alpha {s.alpha}, "
-                f"beta {s.beta}){parents}{reverse}{combine}",
+                f"beta {s.beta}){queue(t)}{parents}{reverse}{combine}",
                 "level-synchronous BFS: every vertex of one level is expanded in parallel, and "
                 "the levels are kept for the reverse sweep; when the frontier is large most "
                 "out-edges lead to visited vertices, and a bottom-up step skips them")

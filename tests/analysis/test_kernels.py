@@ -28,13 +28,18 @@ from starc.ir import nodes as ir
     ("tc", [("Compute_TC_forall_6", "nodes"), ("Compute_TC_forall_6_swapped", "nodes")]),
     ("kcore", [("Compute_KCore_forall_9", "nodes"), ("Compute_KCore_forall_17", "nodes"),
                ("Compute_KCore_forall_24", "nodes"), ("Compute_KCore_forall_32", "nodes")]),
-    # the levels are the depth (depth_values): set once after the traversal
+    # the levels are the depth (depth_values): set once after the traversal; then the
+    # queue's compaction and sparse top-down steps (bfs_queue.py)
     ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes"),
-             ("Compute_BFS_bfs_values_6", "nodes")]),
+             ("Compute_BFS_bfs_values_6", "nodes"), ("bfs_queue_build", "nodes"),
+             ("Compute_BFS_bfs_fwd_6_sparse", "frontier")]),
     (SEARCHED_BFS, [("Compute_BFS_bfs_pending_6", "nodes"), ("Compute_BFS_bfs_expand_6", "nodes"),
-                    ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes")]),
+                    ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes"),
+                    ("bfs_queue_build", "nodes"), ("Compute_BFS_bfs_fwd_6_sparse", "frontier"),
+                    ("Compute_BFS_bfs_expand_6_sparse", "frontier")]),
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
-            ("Compute_BC_bfs_rev_17", "nodes")]),
+            ("Compute_BC_bfs_rev_17", "nodes"), ("bfs_queue_build", "nodes"),
+            ("Compute_BC_bfs_fwd_12_sparse", "frontier")]),
 ])
 def test_kernels_found_with_names_and_extents(name, expected):
     plan = dsl_plan(name)

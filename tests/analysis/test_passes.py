@@ -151,7 +151,8 @@ def test_every_exit_from_a_fixedpoint_swaps_the_buffers_first():
 # --- BFS expansion (control.expand_bfs) -----------------------------------------------------
 
 def test_bfs_expands_to_levels_a_direction_optimizing_loop_and_a_reverse_sweep():
-    plan = dsl_plan("bc", "expand")
+    # the form that steps over every vertex (MPI's); the queue form: test_bfs_queue.py
+    plan = choose_form(dsl_plan("bc", "expand"), worklist=False)
     block = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostBlock)
                  and any(isinstance(x, P.HostDoWhile) for x in s.stmts))
     assert kinds(block) == ["Fill", "WriteElement"] + ["HostDeclare"] * 5 + [
@@ -200,7 +201,7 @@ def test_bfs_expands_to_levels_a_direction_optimizing_loop_and_a_reverse_sweep()
 
 
 def test_bfs_counts_travel_around_each_step_launch():
-    plan = dsl_plan(SEARCHED_BFS)
+    plan = choose_form(dsl_plan(SEARCHED_BFS), worklist=False)
     loop = next(s for s in host_nodes(plan.host) if isinstance(s, P.HostDoWhile))
     step = loop.body.stmts[3]
     # bottom-up: the frontier's pending B1 first (no counts), then the step; both mark B1 run

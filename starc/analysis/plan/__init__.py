@@ -28,14 +28,14 @@ from starc.analysis.plan.kernels import (
     ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, DeviceArray, KernelParam, ScalarReduction,
     Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop, RowScan, AtomicReduce,
     AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount, QueueReset, CursorQuery,
-    LiveSlot, KernelScalar, DeviceRead, HostCheckedIndex,
+    LiveSlot, KernelScalar, OnLockstepDevice, DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
     HostStmt, HostBlock, HostDeclare, HostAssign, HostReduce, HostIf, HostWhile, HostDoWhile,
     HostForSet, HostForRange, CheckErrors, HostReturn, HostBreak, HostContinue, Launch, Fill,
     CopyArray, SwapArrays, WriteElement, ToDevice, FromDevice, ScalarPack, FromDeviceMany,
     OrderByDegree, BatchLoop, EDGE_ROOM, ApplyUpdates, UpdateLoop, FixedPointLoop, Worklist,
-    DataDrivenLoop, BFSLoop,
+    DataDrivenLoop, BFSLoop, BFSQueue,
 )
 from starc.analysis.plan.function import (
     ParentValue, LoopForm, Specialization, Plan,
@@ -46,10 +46,10 @@ __all__ = [
     "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
     "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
-    "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "OrderByDegree",
     "BatchLoop", "EDGE_ROOM", "ApplyUpdates", "UpdateLoop", "FixedPointLoop", "Worklist",
-    "DataDrivenLoop", "BFSLoop", "ParentValue", "LoopForm", "Specialization", "Plan",
+    "DataDrivenLoop", "BFSLoop", "BFSQueue", "ParentValue", "LoopForm", "Specialization", "Plan",
 ]

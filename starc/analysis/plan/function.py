@@ -27,12 +27,18 @@ class ParentValue(Record):
 
 @record
 class LoopForm(Record):
-    """How the target runs one fixedPoint that has a worklist (``DataDrivenLoop``, at
-    ``loc``): ``worklist`` or ``topology``, and why."""
+    """How the target runs one fixedPoint that has a worklist, or one iterateInBFS whose
+    small top-down steps may walk a queue (``DataDrivenLoop``, at ``loc``): ``worklist`` or
+    ``topology``, and why."""
 
     loc: SourceLoc
     form: str
     why: str
+    #: an iterateInBFS's top-down steps (``DataDrivenLoop.traversal``), not a fixedPoint
+    traversal: bool = False
+    #: (form ``worklist`` on a target that learns its device kind at run time) what a GPU
+    #: device runs instead, and why; "": the same form
+    on_gpu: str = ""
 
 
 @record

@@ -393,6 +393,9 @@ class DataDrivenLoop(HostStmt):
     topology: HostBlock
     seed: bool = False
     first_queue: str = ""
+    #: an iterateInBFS (``bfs_queue.py``): ``worklist`` runs its small top-down steps over a
+    #: queue of the frontier, ``topology`` every step over all vertices
+    traversal: bool = False
 
 
 @record
@@ -450,3 +453,25 @@ class BFSLoop(HostStmt):
     expand: Optional[Kernel] = None
     fused_name: str = "bfs_fused"
     values: Optional[Kernel] = None
+    #: (the ``bfs_queue`` pass) the sparse top-down steps over a queue of the frontier
+    queue: Optional["BFSQueue"] = None
+
+
+@record
+class BFSQueue(Record):
+    """How a ``BFSLoop``'s top-down steps run over a queue of the frontier (``bfs_queue.py``).
+
+    ``queue`` lists exactly the vertices at the current depth before a sparse step, whose
+    kernel (``forward``, or ``expand`` where the loop has one) runs one work item per entry
+    and appends each vertex it reaches, once, to ``next_queue``; ``size`` counts the appends
+    in two slots used by alternate depths (``frontier.length_slot`` of the depth), and each
+    sparse step's first item zeroes the slot the next one appends to. ``build`` (over the
+    nodes, guard ``level[v] == depth``) compacts the frontier into ``queue`` after a dense or
+    bottom-up step, counting in the slot that step zeroes."""
+
+    queue: DeviceArray
+    next_queue: DeviceArray
+    size: DeviceArray
+    build: Kernel
+    forward: Kernel
+    expand: Optional[Kernel] = None

@@ -328,8 +328,9 @@ class AtomicMinMax(ir.Stmt):
     scalar under reduction (``Kernel.reductions`` has its array, op ``Min``/``Max``; its lock,
     when locked, has extent ``"one"``: use index 0). ``others`` targets are ``PropRead``s
     (possibly of a fixedPoint next buffer) or ``VarRef``s of kernel-local scalars.
-    ``then`` (added): statements, only ``FlagSet`` and ``ScalarStore``, performed together
-    with ``others`` when the update wins (e.g. the fixedPoint flag after ``modified = True``).
+    ``then`` (added): statements performed together with ``others`` when the update wins:
+    ``FlagSet`` and ``ScalarStore`` (the fixedPoint flag after ``modified = True``), a
+    worklist's ``QueueAppend``, a BFS claim's append and counts (``bfs_queue.py``).
     ``read_first``: read the target (a plain or relaxed load) and skip the atomic, the lock
     and everything else when the candidate cannot beat it. It changes no result: the update
     would lose against that value at that moment anyway, and values the atomic compares with
@@ -445,6 +446,13 @@ class KernelScalar(ir.Expr):
     """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
 
     name: str
+
+
+@record
+class OnLockstepDevice(ir.Expr):
+    """Host expression: the program's device runs work items in lockstep (a GPU), on a target
+    that learns its device kind at run time (``Capabilities.lockstep_at_run_time``): the
+    condition that launches kernels' lockstep variants (``bfs_queue.lockstep_queues``)."""
 
 
 @record

@@ -73,6 +73,9 @@ class HostExprPrinter(cfamily.CPrinter):
             return f"{text} != 0", cfamily.PRECEDENCE["!="]
         return text, cfamily.POSTFIX
 
+    def _expr_OnLockstepDevice(self, e: P.OnLockstepDevice):
+        return self.host.dialect.on_lockstep_device(), cfamily.POSTFIX
+
     def _expr_HostCheckedIndex(self, e: P.HostCheckedIndex):
         count = self.host.extent_count(e.extent)
         return (f"starc::host_index({self.expr(e.index)}, {count}, {json.dumps(e.name)}, "

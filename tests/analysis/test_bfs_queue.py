@@ -1,0 +1,107 @@
+"""A BFS's small top-down steps over a queue of the frontier (``analysis/bfs_queue.py``): the
+sparse kernels claim each reached vertex once and append it; the devices keep that form,
+MPI the steps over every vertex, and says why."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis import plan as P
+from starc.analysis.bfs import DEPTH
+from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT
+from starc.backends import get_backend
+from starc.ir import nodes as ir
+
+from analysis_helpers import dsl_plan, host_nodes, host_of
+
+
+@pytest.mark.parametrize("name", ["bfs", "bc"])
+def test_every_bfs_gets_sparse_top_down_steps_that_claim_and_append(name):
+    (bfs,) = host_of(dsl_plan(name, stop_after="bfs_queue"), P.BFSLoop)
+    queue = bfs.queue
+    assert queue is not None and queue.forward.extent == "frontier"
+    assert queue.forward.name == f"{bfs.forward.name}_sparse"
+    claims = [n for n in ir.walk(queue.forward.body) if isinstance(n, P.AtomicMinMax)]
+    # one claim, on the level, to depth + 1; the winner appends the vertex and counts it
+    [claim] = claims
+    assert claim.func == "Max" and claim.target.prop == bfs.level.sym
+    appends = [s for s in claim.then if isinstance(s, P.QueueAppend)]
+    assert [a.queue for a in appends] == [queue.next_queue]
+    counted = {s.target.sym for s in claim.then if isinstance(s, (ir.Reduce, P.AtomicReduce))}
+    assert counted == {bfs.awake, bfs.scout}
+    # no store of the level outside the claim: a second writer would append again
+    assert not [n for n in ir.walk(queue.forward.body) if isinstance(n, ir.Assign)
+                and isinstance(n.target, ir.PropRead) and n.target.prop == bfs.level.sym]
+    # the build compacts the vertices at the depth
+    assert queue.build.extent == "nodes" and queue.build.guard.right.name == DEPTH
+
+
+def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
+    opencl = get_backend("opencl").specialize(dsl_plan("bfs"))
+    [form] = [f for f in opencl.target.loop_forms if f.traversal]
+    assert form.form == "worklist" and "O(frontier)" in form.why
+    launches = {s.kernel.name: s for s in host_nodes(opencl.host) if isinstance(s, P.Launch)}
+    sparse = launches["Compute_BFS_bfs_fwd_6_sparse"]
+    count = dict(sparse.scalar_args)[FRONTIER_COUNT]
+    assert isinstance(count, ir.VarRef) and count.sym.name == "bfs_frontier"
+    tests = [s.cond for s in host_nodes(opencl.host) if isinstance(s, P.HostIf)
+             and sparse in host_nodes(s.then)]
+    # a frontier of at most n / DENSE_DIVISOR vertices, counted exactly (not after a top-down
+    # step over every vertex, whose counts may count a vertex twice)
+    [test] = [c for c in tests if isinstance(c, ir.Binary) and c.op == "&&"]
+    small, counted = test.left, test.right
+    assert small.op == "<=" and small.right.right.value == DENSE_DIVISOR
+    assert counted.sym.name == "bfs_counted"
+    assert "bfs_queue_build" in launches and "Compute_BFS_bfs_fwd_6" in launches
+
+    mpi = get_backend("mpi").specialize(dsl_plan("bfs"))
+    [form] = [f for f in mpi.target.loop_forms if f.traversal]
+    assert form.form == "topology" and "each rank scans its own vertices' levels" in form.why
+    assert not any(k.extent == "frontier" for k in mpi.kernels)
+    assert not any(a.name.startswith("bfs_queue") for a in mpi.arrays)
+
+
+def test_a_fused_bfs_has_a_sparse_step_without_b1():
+    """B1 fused into the bottom-up discovery (a last-parent loop that reads another
+    property): the queue form has a sparse ``expand`` too, launched when the frontier's B1
+    already ran."""
+    text = """function F(Graph g, propNode<int> x, propNode<int> y, node src) {
+  g.attachNodeProperty(x = 0, y = 1);
+  iterateInBFS (v in g.nodes() from src) {
+    for (w in g.neighbors(v)) { v.x = w.x + w.y; }
+  }
+}
+"""
+    from analysis_helpers import plan_of
+    (bfs,) = host_of(plan_of(text, stop_after="bfs_queue"), P.BFSLoop)
+    assert bfs.pending is not None and bfs.queue.expand is not None
+    assert bfs.queue.expand.extent == "frontier"
+    assert not any(isinstance(n, ir.Loop) and isinstance(n.domain, ir.InNeighbors)
+                   for n in ir.walk(bfs.queue.expand.body))
+
+
+def test_on_a_gpu_a_sparse_step_that_would_leave_a_hub_on_one_lane_stays_dense():
+    """bc's forward step also pulls from the parents, so its sparse variant runs one work item
+    per entry on a GPU, where the dense step shares a hub's edges (binned): CUDA keeps the
+    dense steps and says why; OpenCL, which learns its device kind at run time, walks the queue
+    on a CPU device only. bfs's sparse step is one push loop (its entries' edges are shared on
+    a GPU), so CUDA walks its queue."""
+    cuda = get_backend("cuda").specialize(dsl_plan("bc"))
+    [form] = [f for f in cuda.target.loop_forms if f.traversal]
+    assert form.form == "topology" and "walk its edges on one lane" in form.why
+    assert not any(k.extent == "frontier" for k in cuda.kernels)
+
+    opencl = get_backend("opencl").specialize(dsl_plan("bc"))
+    [form] = [f for f in opencl.target.loop_forms if f.traversal]
+    assert form.form == "worklist" and "walk its edges on one lane" in form.on_gpu
+    sparse = next(s for s in host_nodes(opencl.host) if isinstance(s, P.HostIf)
+                  and isinstance(s.cond, ir.Binary) and s.cond.op == "&&"
+                  and isinstance(s.cond.right, ir.Unary)
+                  and isinstance(s.cond.right.operand, P.OnLockstepDevice))
+    assert any(isinstance(s, P.Launch) and s.kernel.name == "Compute_BC_bfs_fwd_12_sparse"
+               for s in host_nodes(sparse.then))
+
+    bfs = get_backend("cuda").specialize(dsl_plan("bfs"))
+    [form] = [f for f in bfs.target.loop_forms if f.traversal]
+    assert form.form == "worklist" and not form.on_gpu
+    assert {k.schedule for k in bfs.kernels if k.extent == "frontier"} == {"edges"}
