@@ -207,7 +207,11 @@ class Parser(PLYParser):
         p[0] = p[1]
 
     def p_stmt_error(self, p):
-        """stmt : error ';'"""
+        """stmt : error ';'
+                | error block"""
+        # the second: a header that went wrong before its body ('forall (v in g.nodes() {'):
+        # its block is skipped whole, so its closing brace does not end the function early
+        # (which made every later statement a cascade of errors)
         p[0] = None
 
     # --- simple statements -------------------------------------------------------------------

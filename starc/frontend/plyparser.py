@@ -118,6 +118,8 @@ class PLYParser:
             return ""
         if ";" in allowed and self._previous is not None and self._previous.lineno < tok.lineno:
             allowed = {";"}
+        if tok.type == "{" and ")" in allowed:     # a header's ')' forgotten before its body
+            allowed = {")"}
         if "IN" in allowed:     # a loop's ':' (StarPlat's) is parsed only to refuse it: not offered
             allowed.discard(":")
         if "FUNCTION" in allowed:     # where a function starts: its five kinds

@@ -252,3 +252,16 @@ def test_a_loop_header_offers_in_not_the_colon_it_refuses(header):
     word = header.split()[2]
     assert found[0] == ("E0103", f"syntax error: unexpected '{word}', expected 'in'", 2,
                         3 + header.index(word))
+
+
+def test_a_forgotten_close_paren_before_a_body_is_said_and_the_body_skipped():
+    """'forall (v in g.nodes() {': the parser asks for the ')' and skips the body whole, so
+    its '}' does not close the function and the next statement's own error is the only other
+    one (before, the '}' of the function was a cascade error and the second mistake was
+    never reported)."""
+    found = errors("function f(Graph g, propNode<int> d, node src) {\n"
+                   "  forall (v in g.nodes() {\n    v.d = v.d + 1;\n  }\n"
+                   "  if (src > 0 {\n    src.d = 3;\n  }\n  int x = 1;\n}\n")
+    assert [(code, message, line, col) for code, message, line, col in found] == [
+        ("E0103", "syntax error: unexpected '{', expected ')'", 2, 26),
+        ("E0103", "syntax error: unexpected '{', expected ')'", 5, 15)]
