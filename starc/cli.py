@@ -39,21 +39,28 @@ def _sink_for(args) -> Optional[DiagnosticSink]:
 _MAX_BLOCK_SIZE = 1024
 
 
-def _backend_options(args):
+def _backend_options(args, chosen: Optional[List[str]] = None):
+    """The backend options of ``args``; an option of none of the ``chosen`` backends
+    (default: ``-b``'s one) is warned about, since it changes nothing."""
     from starc.backends import backend_options
     from starc.backends.base import BackendOptions
+    if chosen is None:
+        chosen = [args.backend] if getattr(args, "backend", None) else []
     size = args.block_size
     if size is not None and not (1 <= size <= _MAX_BLOCK_SIZE and size & (size - 1) == 0):
         raise UsageError(f"--block-size must be a power of two from 1 to {_MAX_BLOCK_SIZE}, "
                          f"got {size}")
     extra = {}
-    for _, option in backend_options():
+    for backend, option in backend_options():
         value = getattr(args, option.dest, None)
         problem = option.check(value)
         if problem:
             raise UsageError(problem)
         if value is not None:
             extra[option.dest] = value
+            if chosen and backend not in chosen:
+                print(f"starc: warning: {option.flag} is an option of the {backend} backend; "
+                      f"ignored for {', '.join(chosen)}", file=sys.stderr)
     schedule = getattr(args, "schedule", None)
     return BackendOptions(block_size=args.block_size, extra=extra,
                           schedule=None if schedule == "auto" else schedule)
@@ -275,7 +282,8 @@ def _teaching_inputs(args):
     if sink is None:
         return None
     _check_input_file(args.file)
-    return sink, backend_list(args.backends), _backend_options(args)
+    backends = backend_list(args.backends)
+    return sink, backends, _backend_options(args, backends)
 
 
 def cmd_compare(args) -> int:
@@ -324,8 +332,15 @@ def cmd_explain(args) -> int:
     if inputs is None:
         return 2
     sink, backends, options = inputs
-    if not 1 <= args.warp_width <= 1024:      # a bad value is an error with --graph or not
-        return _usage_error(f"--warp-width must be from 1 to 1024, got {args.warp_width}")
+    width = 32 if args.warp_width is None else args.warp_width
+    if not 1 <= width <= 1024:      # a bad value is an error with --graph or not
+        return _usage_error(f"--warp-width must be from 1 to 1024, got {width}")
+    if args.graph is None:      # both only shape the model on a graph
+        for flag, given in (("--undirected", args.undirected),
+                            ("--warp-width", args.warp_width is not None)):
+            if given:
+                print(f"starc: warning: {flag} applies to the model on a graph; ignored "
+                      "without --graph", file=sys.stderr)
     comp = compile_file(args.file, sink, stop_after="plan", function=args.function,
                         show_traceback=args.traceback)
     sink.emit()
@@ -335,7 +350,7 @@ def cmd_explain(args) -> int:
     if args.graph is not None:
         from starc.graphs import load_graph
         graph = load_graph(args.graph, undirected=args.undirected)
-    data = report(comp, backends, options, graph, args.warp_width)
+    data = report(comp, backends, options, graph, width)
     print(render_json(data) if args.format == "json" else render_text(data), end="")
     return 0
 

@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also model each neighbour loop's SIMT lane efficiency on this graph "
                         "under every schedule (no GPU needed)")
     p.add_argument("--undirected", action="store_true", help="read --graph as undirected")
-    p.add_argument("--warp-width", type=int, default=32, metavar="W",
+    p.add_argument("--warp-width", type=int, metavar="W",
                    help="lanes per warp / sub-group in the model (default 32)")
 
     sub.add_parser("backends", help="list backends and whether they can build and run here")

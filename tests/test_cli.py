@@ -787,3 +787,23 @@ def test_a_function_chosen_with_function_is_checked_for_run_option_names(tmp_pat
     assert run_cli("check", program)[0] == 0          # Main runs by default
     status, _, err = run_cli(program, "-b", "opencl", "--function", "Helper", "--emit", "code")
     assert status == 1 and err.startswith(f"{program}:1:26: error[E0414]: parameter 'trials'")
+
+
+def test_an_option_that_cannot_apply_is_warned_about_not_silently_dropped(tmp_path):
+    """--gpu-arch builds CUDA only; --undirected and --warp-width shape explain's model on a
+    graph only: given where they change nothing, each is a warning (and the command still
+    does its work)."""
+    status, out, err = run_cli("compile", ROOT / "dsl" / "bfs.sp", "-b", "opencl",
+                               "--gpu-arch", "sm_80", "-o", tmp_path / "out")
+    assert status == 0 and (tmp_path / "out" / "bfs.cl").exists()
+    assert err.splitlines()[0] == ("starc: warning: --gpu-arch is an option of the cuda "
+                                   "backend; ignored for opencl")
+    status, out, err = run_cli("compile", ROOT / "dsl" / "bfs.sp", "-b", "cuda",
+                               "--gpu-arch", "sm_80", "-o", tmp_path / "cuda")
+    assert status == 0 and "warning" not in err
+    status, out, err = run_cli("explain", ROOT / "dsl" / "bfs.sp", "-b", "opencl",
+                               "--undirected", "--warp-width", "64")
+    assert status == 0 and "iterateInBFS" in out
+    assert err.splitlines() == [
+        "starc: warning: --undirected applies to the model on a graph; ignored without --graph",
+        "starc: warning: --warp-width applies to the model on a graph; ignored without --graph"]
