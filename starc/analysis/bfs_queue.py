@@ -5,14 +5,17 @@ current depth: every step reads all n levels. On a graph of many levels (a road 
 lattice: a 512 x 512 grid has 1,022) that scan is most of the traversal, O(n x depth), where
 GAPBS's top-down step walks a queue of the frontier, O(frontier). This pass gives each
 ``BFSLoop`` a ``BFSQueue``: sparse variants of its top-down kernels (``forward``, and
-``expand`` where B1 is fused) with one work item per queue entry, which claim each newly
-reached vertex with an atomic max on its level (-1 -> depth + 1: exactly one winner, as
-levels change only from -1 in a step) and append it to the next queue. Their counts of
-reached vertices and out-edges move under the claim, so ``awake`` is exactly the next queue's
-length and the host reads nothing more per step. ``control.expand_bfs`` launches the sparse
-variant when the frontier holds at most n / ``frontier.DENSE_DIVISOR`` vertices (as a
-worklist's sparse round), the dense one otherwise; a sparse step after a dense or bottom-up
-one first compacts the frontier's levels into the queue (``build``).
+``expand`` where B1 is fused) with one work item per entry of the current level in an
+``order`` array, which claim each newly reached vertex with an atomic max on its level (-1 ->
+depth + 1: exactly one winner, as levels change only from -1 in a step) and append it to the
+order, after the current level. Their counts of reached vertices and out-edges move under the
+claim, so ``awake`` is exactly the next level's length and the host reads nothing more per
+step. ``control.expand_bfs`` launches the sparse variant when the frontier holds at most
+n / ``frontier.DENSE_DIVISOR`` vertices (as a worklist's sparse round), the dense one
+otherwise; a sparse step after a bottom-up one first compacts the frontier's levels into the
+order (``build``). When every step was sparse, the order holds the levels one after the other
+(GAPBS's BC keeps the same), so the reverse sweep runs over each level's slice of it
+(``reverse``) instead of testing every vertex's level per depth.
 
 The loop keeps both forms (``DataDrivenLoop``): a target without worklists (MPI: a rank's
 appends miss the vertices other ranks reach) keeps the dense steps (``frontier.choose_form``).
@@ -29,14 +32,16 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.bfs import DEPTH
-from starc.analysis.frontier import length_slot
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
 from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["bfs_queues", "lockstep_queues", "SPARSE_ONE_LANE"]
+__all__ = ["bfs_queues", "lockstep_queues", "SPARSE_ONE_LANE", "START"]
+
+#: The by-value kernel argument of a sparse step: where its level starts in the order
+START = "bfs_start"
 
 #: why a BFS's top-down steps stay over every vertex on a GPU (``lockstep_queues``)
 SPARSE_ONE_LANE = ("on a GPU a step over the queue would run {sparse} one work item per "
@@ -52,18 +57,19 @@ class _Builder:
                  names: NameAllocator) -> None:
         self.loop, self.symbols, self.names, self.arrays = loop, symbols, names, arrays
         self.loc = loop.loc
-        self.queue = self._array("bfs_queue")
-        self.next_queue = self._array("bfs_queue_nxt")
-        self.size = P.DeviceArray(names.unique("bfs_queue_size"), Scalar.INT, "two", "flag")
+        self.order = self._array("bfs_order")
+        self.starts = self._array("bfs_starts", "nodes+1")
+        self.size = P.DeviceArray(names.unique("bfs_order_end"), Scalar.INT, "two", "flag")
         self.arrays += (self.size,)
         self.depth = P.KernelScalar(DEPTH, type=Scalar.INT, loc=self.loc)
+        self.start = P.KernelScalar(START, type=Scalar.INT, loc=self.loc)
         self.kernels: List[P.Kernel] = []
 
-    def _array(self, name: str) -> P.DeviceArray:
+    def _array(self, name: str, extent: str = "nodes") -> P.DeviceArray:
         name = self.names.unique(name)
         sym = self.symbols.make(name, PropType("node", Scalar.INT), ir.SymbolKind.LOCAL,
                                 self.loc)
-        array = P.DeviceArray(name, Scalar.INT, "nodes", "local", sym=sym)
+        array = P.DeviceArray(name, Scalar.INT, extent, "local", sym=sym)
         self.arrays += (array,)
         return array
 
@@ -84,6 +90,17 @@ class _Builder:
     def _int(self, value: int) -> ir.Const:
         return ir.Const(value, type=Scalar.INT, loc=self.loc)
 
+    def _read(self, array: P.DeviceArray, index: ir.Expr) -> ir.PropRead:
+        return ir.PropRead(array.sym, index, type=Scalar.INT, loc=self.loc)
+
+    def _plus(self, a: ir.Expr, b: ir.Expr) -> ir.Binary:
+        return ir.Binary("+", a, b, type=Scalar.INT, loc=self.loc)
+
+    def _append(self, vertex: ir.Expr, loc) -> P.QueueAppend:
+        """``vertex`` at the end of the order (``size[0]``, set by the host before each step
+        to where the next level starts)."""
+        return P.QueueAppend(self.order, self.size, vertex, self._int(0), loc=loc)
+
     def claimed(self, body: ir.Block) -> ir.Block:
         """``body`` with each top-down visit (``level[w] = depth + 1`` and its counts, under
         ``level[w] == -1``: ``bfs._Step.visit``) made a claim: an atomic max of ``level[w]``
@@ -101,28 +118,42 @@ class _Builder:
                     and all(isinstance(s, (ir.Reduce, P.AtomicReduce))
                             for s in node.stmts[1:])):
                 return None
-            append = P.QueueAppend(self.next_queue, self.size, target.index,
-                                   length_slot(self.depth), loc=store.loc)
+            append = self._append(target.index, store.loc)
             claim = P.AtomicMinMax("Max", target, store.value,
                                    then=(append,) + node.stmts[1:], loc=store.loc)
             return dataclasses.replace(node, stmts=(claim,))
         return ir.transform(body, rewrite)
 
+    def _item(self, kernel: P.Kernel) -> ir.Symbol:
+        return self.symbols.make(f"{kernel.index.name}_item", Scalar.INT, ir.SymbolKind.LOOP,
+                                 kernel.loc)
+
     def sparse(self, kernel: P.Kernel) -> P.Kernel:
-        """``kernel`` (a top-down step over the vertices at ``depth``) over the queue's
-        entries, each visit a claim; its first item zeroes the length's slot the next step
-        appends to (``frontier.length_slot``)."""
+        """``kernel`` (a top-down step over the vertices at ``depth``) over the level's
+        entries of the order (from ``START``), each visit a claim."""
         loc = kernel.loc
-        item = self.symbols.make(f"{kernel.index.name}_item", Scalar.INT, ir.SymbolKind.LOOP,
-                                 loc)
-        at = ir.Declare(kernel.index, ir.PropRead(self.queue.sym, ir.VarRef(
-            item, type=Scalar.INT, loc=loc), type=Scalar.INT, loc=loc), loc=loc)
-        first = ir.Binary("==", ir.VarRef(item, type=Scalar.INT, loc=loc), self._int(0),
-                          type=Scalar.BOOL, loc=loc)
-        reset = ir.If(first, ir.Block((P.QueueReset(self.size, length_slot(
-            self.depth, following=True), loc=loc),), loc=loc), loc=loc)
+        item = self._item(kernel)
+        at = ir.Declare(kernel.index, self._read(self.order, self._plus(
+            self.start, ir.VarRef(item, type=Scalar.INT, loc=loc))), loc=loc)
         # every entry is at ``depth``: the dense kernel's guard holds
-        body = ir.Block((at,) + self.claimed(kernel.body).stmts + (reset,), loc=kernel.body.loc)
+        body = ir.Block((at,) + self.claimed(kernel.body).stmts, loc=kernel.body.loc)
+        return self.kernel(f"{kernel.name}_sparse", item, "frontier", None, body, kernel)
+
+    def reverse(self, kernel: P.Kernel) -> P.Kernel:
+        """The reverse sweep's ``kernel`` over the order's slice of level ``depth``
+        (``starts[depth]`` up to ``starts[depth + 1]``), launched with as many items as the
+        widest level: an item past its level's slice does nothing."""
+        loc = kernel.loc
+        item = self._item(kernel)
+        ref = ir.VarRef(item, type=Scalar.INT, loc=loc)
+        first = self._read(self.starts, self.depth)
+        width = ir.Binary("-", self._read(self.starts, self._plus(self.depth, self._int(1))),
+                          first, type=Scalar.INT, loc=loc)
+        at = ir.Declare(kernel.index, self._read(self.order, self._plus(first, ref)), loc=loc)
+        # the guard (level == depth, and the sweep's condition) still holds or filters
+        inside = ir.Block((at, ir.If(kernel.guard, kernel.body, loc=loc)), loc=loc)
+        body = ir.Block((ir.If(ir.Binary("<", ref, width, type=Scalar.BOOL, loc=loc), inside,
+                               loc=loc),), loc=kernel.body.loc)
         return self.kernel(f"{kernel.name}_sparse", item, "frontier", None, body, kernel)
 
     def queue_form(self) -> P.BFSQueue:
@@ -131,12 +162,13 @@ class _Builder:
         ref = ir.VarRef(v, type=Scalar.INT, loc=loc)
         at_depth = ir.Binary("==", ir.PropRead(loop.level.sym, ref, type=Scalar.INT, loc=loc),
                              self.depth, type=Scalar.BOOL, loc=loc)
-        build = self.kernel("bfs_queue_build", v, "nodes", at_depth, ir.Block((P.QueueAppend(
-            self.queue, self.size, ref, length_slot(self.depth, following=True), loc=loc),),
-            loc=loc))
+        build = self.kernel("bfs_queue_build", v, "nodes", at_depth,
+                            ir.Block((self._append(ref, loc),), loc=loc))
         forward = self.sparse(loop.forward)
         expand = self.sparse(loop.expand) if loop.expand is not None else None
-        return P.BFSQueue(self.queue, self.next_queue, self.size, build, forward, expand)
+        reverse = self.reverse(loop.reverse) if loop.reverse is not None else None
+        return P.BFSQueue(self.order, self.starts, self.size, build, forward, expand, reverse,
+                          START)
 
 
 def bfs_queues(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
@@ -163,17 +195,21 @@ def bfs_queues(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
 
 
 def lockstep_queues(plan: P.Plan, capabilities,
-                    variants: Dict[str, P.Kernel]) -> Tuple[P.Plan, Dict[object, str]]:
+                    variants: Dict[str, P.Kernel]) -> Tuple[P.Plan, Dict[object, str], bool]:
     """Where a BFS's sparse step would run one work item per entry on a lockstep device
-    (schedule ``vertex``) while its dense step cooperates there (module docstring): on a
-    target that is lockstep (CUDA) the reason, by the loop's location, so that the loop keeps
-    its dense steps (``frontier.choose_form``'s ``dense_at``); on one that learns its device
-    kind at run time (OpenCL, SYCL) the reason too, and the sparse step's test gains ``&& !``
-    ``OnLockstepDevice``. ``variants``: the lockstep variants of the kernels, by the name of
-    the kernel each stands in for (``specialize.lockstep_variants``)."""
+    (schedule ``vertex``) while its dense step cooperates there (module docstring): the
+    reason, by the loop's location, and whether the program picks at run time. It does on a
+    target that learns its device kind then (OpenCL, SYCL) and prints kernels' variants for
+    lockstep devices (``variants``, by the name of the kernel each stands in for:
+    ``specialize.lockstep_variants``): there the sparse step's test gains ``&& !``
+    ``OnLockstepDevice``. Elsewhere (CUDA; a forced ``--schedule``, whose kernels are the same
+    on every device) the loop keeps its dense steps (``frontier.choose_form``'s
+    ``topology_at``)."""
+    run_time = capabilities.lockstep_at_run_time and not capabilities.lockstep \
+        and bool(variants)
     if not capabilities.worklists or not (capabilities.lockstep
                                           or capabilities.lockstep_at_run_time):
-        return plan, {}
+        return plan, {}, run_time
     schedules = {k.name: k for k in plan.kernels}
     schedules.update(variants)
     reasons: Dict[object, str] = {}
@@ -186,12 +222,12 @@ def lockstep_queues(plan: P.Plan, capabilities,
                 reason = _one_lane(stmt.worklist, schedules)
                 if reason:
                     reasons[stmt.loc] = reason
-                    if not capabilities.lockstep:
+                    if run_time:
                         stmt = dataclasses.replace(stmt, worklist=_off_lockstep(
                             stmt.worklist, _sparse_names(stmt.worklist)))
             stmts.append(stmt)
         return dataclasses.replace(block, stmts=tuple(stmts))
-    return dataclasses.replace(plan, host=rewrite(plan.host)), reasons
+    return dataclasses.replace(plan, host=rewrite(plan.host)), reasons, run_time
 
 
 def _sparse_names(block: P.HostBlock) -> Set[str]:

@@ -369,27 +369,38 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
                                                Scalar.INT)))
     if queue is not None:
         from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT
-        stmts += [P.Fill(queue.size, _int(0, loc), loc=loc),
-                  P.WriteElement(queue.queue, _int(0, loc), s.root, loc=loc)]
+        zero = _int(0, loc)
+        stmts += [P.WriteElement(queue.order, zero, s.root, loc=loc),
+                  P.WriteElement(queue.starts, zero, zero, loc=loc)]
         queued = declare("bfs_queued", Scalar.BOOL, _bool(True, loc))
         counted = declare("bfs_counted", Scalar.BOOL, _bool(True, loc))
-        sized = depth_arg + ((FRONTIER_COUNT, frontier_ref),)
+        ordered = declare("bfs_ordered", Scalar.BOOL, _bool(True, loc))
+        start = declare(queue.start_name, Scalar.INT, zero)
+        widest = declare("bfs_widest", Scalar.INT, _int(1, loc))
+        sized = depth_arg + ((FRONTIER_COUNT, frontier_ref), (queue.start_name, start))
         sparse: P.HostStmt = P.Launch(queue.forward, sized, loc=loc)
         if s.pending is not None:
             sparse = P.HostIf(fused, P.HostBlock((P.Launch(queue.expand, sized, loc=loc),),
                                                  loc=loc),
                               P.HostBlock((sparse,), loc=loc), loc=loc)
         build = P.HostIf(ir.Unary("!", queued, type=Scalar.BOOL, loc=loc), P.HostBlock(
-            (P.Fill(queue.size, _int(0, loc), loc=loc),
-             P.Launch(queue.build, depth_arg, loc=loc)), loc=loc), loc=loc)
+            (P.WriteElement(queue.end, zero, zero, loc=loc),
+             P.Launch(queue.build, depth_arg, loc=loc), assign(start, zero)), loc=loc),
+            loc=loc)
+        end = binary("+", start, frontier_ref, Scalar.INT)
         small = binary("<=", frontier_ref, binary("/", graph("num_nodes"),
                                                   _int(DENSE_DIVISOR, loc), Scalar.INT))
+        wider = P.HostIf(binary(">", frontier_ref, widest), P.HostBlock(
+            (assign(widest, frontier_ref),), loc=loc), loc=loc)
+        depth_next = binary("+", depth, _int(1, loc), Scalar.INT)
         top_down = P.HostIf(binary("&&", small, counted), P.HostBlock((
-            build, sparse, P.SwapArrays(queue.queue, queue.next_queue, loc=loc),
-            assign(queued, _bool(True, loc))), loc=loc), P.HostBlock((
-                top_down, assign(queued, _bool(False, loc)),
-                assign(counted, _bool(False, loc))), loc=loc), loc=loc)
-        after_up += (assign(queued, _bool(False, loc)), assign(counted, _bool(True, loc)))
+            build, P.WriteElement(queue.end, zero, end, loc=loc), sparse,
+            assign(start, end), P.WriteElement(queue.starts, depth_next, start, loc=loc),
+            wider, assign(queued, _bool(True, loc))), loc=loc), P.HostBlock((
+                top_down, assign(queued, _bool(False, loc)), assign(counted, _bool(False, loc)),
+                assign(ordered, _bool(False, loc))), loc=loc), loc=loc)
+        after_up += (assign(queued, _bool(False, loc)), assign(counted, _bool(True, loc)),
+                     assign(ordered, _bool(False, loc)))
     up = P.HostBlock(before_up + (assign(scout, _int(0, loc)),
                                   P.Launch(s.bottom_up, depth_arg, loc=loc))
                      + after_up + (assign(bottom_up, stay_up),), loc=loc)
@@ -412,10 +423,17 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     if s.reverse is not None:
         back = symbols.make(s.depth_name + "_back", Scalar.INT, loc=loc)
         first = ir.Binary("-", depth, _int(1, loc), type=Scalar.INT, loc=loc)
-        sweep = P.Launch(s.reverse, ((s.depth_name, ir.VarRef(back, type=Scalar.INT, loc=loc)),),
-                         loc=loc)
-        stmts.append(P.HostForRange(back, first, _int(0, loc), -1,
-                                    P.HostBlock((sweep,), loc=loc)))
+        at = ((s.depth_name, ir.VarRef(back, type=Scalar.INT, loc=loc)),)
+        sweep: P.HostStmt = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
+            (P.Launch(s.reverse, at, loc=loc),), loc=loc))
+        if queue is not None:       # over each level's slice of the order, when it has them
+            from starc.analysis.frontier import FRONTIER_COUNT
+            sliced = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
+                (P.Launch(queue.reverse, at + ((FRONTIER_COUNT, widest),), loc=loc),),
+                loc=loc))
+            sweep = P.HostIf(ordered, P.HostBlock((sliced,), loc=loc),
+                             P.HostBlock((sweep,), loc=loc), loc=loc)
+        stmts.append(sweep)
     return P.HostBlock(tuple(stmts), loc=loc)
 
 

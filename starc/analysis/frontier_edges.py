@@ -23,6 +23,7 @@ from starc.analysis import plan as P
 from starc.analysis.binned import push_refusal, shared_between
 from starc.analysis.edge_cursors import query_row
 from starc.analysis.fixedpoint import constant_value
+from starc.analysis.wrapping import WrappingArith
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -37,7 +38,7 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     stmts = kernel.body.stmts
     entry = stmts[0] if stmts else None
     if not isinstance(entry, ir.Declare) or not isinstance(entry.init, ir.PropRead) or \
-            entry.init.index != ir.VarRef(kernel.index, type=kernel.index.type):
+            not _entry_index(entry.init.index, kernel.index):
         return None, "its body does not start by reading its entry's vertex"
     vertex = entry.sym
     rest = stmts[1:]
@@ -72,6 +73,14 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     if why:
         return None, why
     return P.FrontierEdges(tested, _work(vertex, rest), int(clears) + int(resets)), ""
+
+
+def _entry_index(index: ir.Expr, item: ir.Symbol) -> bool:
+    """Whether ``index`` is the item's entry: ``item``, or ``start + item`` with ``start`` a
+    kernel argument (a BFS level's first entry in its order: ``bfs_queue.py``)."""
+    own = ir.VarRef(item, type=item.type)
+    return index == own or (isinstance(index, (ir.Binary, WrappingArith)) and index.op == "+"
+                            and isinstance(index.left, P.KernelScalar) and index.right == own)
 
 
 def _resets_length(stmt: ir.Stmt, item: ir.Symbol) -> bool:

@@ -54,7 +54,8 @@ def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
         queue = stmt.queue
         return [k for k in (stmt.forward, stmt.bottom_up, stmt.pending, stmt.expand,
                             stmt.values, stmt.reverse) if k is not None] + \
-            ([k for k in (queue.build, queue.forward, queue.expand) if k is not None]
+            ([k for k in (queue.build, queue.forward, queue.expand, queue.reverse)
+              if k is not None]
              if queue is not None else [])
     return []
 

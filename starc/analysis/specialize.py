@@ -111,10 +111,10 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     kernels = tuple(dataclasses.replace(k, lockstep_variant=variants[k.name].name)
                     if k.name in variants else k for k in kernels)
     plan = _with_kernels(plan, kernels)
-    plan, one_lane = lockstep_queues(plan, capabilities, variants)
-    forms = _loop_forms(plan, capabilities, one_lane)
+    plan, one_lane, at_run_time = lockstep_queues(plan, capabilities, variants)
+    forms = _loop_forms(plan, capabilities, one_lane, at_run_time)
     plan = choose_form(plan, worklist=capabilities.worklists,
-                       topology_at=frozenset(one_lane) if capabilities.lockstep else frozenset())
+                       topology_at=frozenset() if at_run_time else frozenset(one_lane))
     plan = _with_variants(plan, variants, capabilities)
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
@@ -428,15 +428,17 @@ def _reduction(red: P.ScalarReduction, capabilities: Capabilities,
 
 # --- the host tree ------------------------------------------------------------------------------
 
-def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict) -> tuple:
+def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
+                at_run_time: bool) -> tuple:
     """Each data-driven loop's form and why; ``one_lane``: the BFS loops whose steps on a
-    GPU stay dense, and why (``bfs_queue.lockstep_queues``)."""
+    GPU stay dense, and why, on every device or only on one found lockstep at run time
+    (``bfs_queue.lockstep_queues``)."""
     forms: List[P.LoopForm] = []
     for stmt in walk_host(plan.host):
         if not isinstance(stmt, P.DataDrivenLoop) or stmt.seed:
             continue
         if capabilities.worklists and stmt.traversal and stmt.loc in one_lane:
-            if capabilities.lockstep:
+            if not at_run_time:
                 forms.append(P.LoopForm(stmt.loc, "topology", one_lane[stmt.loc],
                                         traversal=True))
             else:

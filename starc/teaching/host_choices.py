@@ -208,11 +208,15 @@ class HostChoices:
             if s.queue is None or form is None:
                 return ""
             if form.form == "worklist":
+                sliced = (f"; when every step walked the order, {s.queue.reverse.name} runs "
+                          f"the reverse sweep over each level's slice of it"
+                          if s.queue.reverse is not None else "")
                 return (f"; a top-down step whose frontier holds at most n/{DENSE_DIVISOR} "
-                        f"vertices runs {s.queue.forward.name} over a queue of it instead (each "
-                        f"newly reached vertex claimed by an atomic max on its level and "
-                        f"appended once; {s.queue.build.name} compacts the frontier into the "
-                        f"queue after a step over all vertices)"
+                        f"vertices runs {s.queue.forward.name} over the frontier's entries in "
+                        f"an order of the reached vertices instead (each newly reached vertex "
+                        f"claimed by an atomic max on its level and appended once, after its "
+                        f"level; {s.queue.build.name} compacts the frontier into it after a "
+                        f"bottom-up step){sliced}"
                         + (f"; on a GPU device every top-down step tests all vertices "
                            f"({form.on_gpu})" if form.on_gpu else ""))
             return f"; every top-down step tests all vertices ({form.why})"

@@ -26,7 +26,7 @@ def test_every_bfs_gets_sparse_top_down_steps_that_claim_and_append(name):
     [claim] = claims
     assert claim.func == "Max" and claim.target.prop == bfs.level.sym
     appends = [s for s in claim.then if isinstance(s, P.QueueAppend)]
-    assert [a.queue for a in appends] == [queue.next_queue]
+    assert [(a.queue, a.size) for a in appends] == [(queue.order, queue.end)]
     counted = {s.target.sym for s in claim.then if isinstance(s, (ir.Reduce, P.AtomicReduce))}
     assert counted == {bfs.awake, bfs.scout}
     # no store of the level outside the claim: a second writer would append again
@@ -34,6 +34,8 @@ def test_every_bfs_gets_sparse_top_down_steps_that_claim_and_append(name):
                 and isinstance(n.target, ir.PropRead) and n.target.prop == bfs.level.sym]
     # the build compacts the vertices at the depth
     assert queue.build.extent == "nodes" and queue.build.guard.right.name == DEPTH
+    # bc's reverse sweep has a form over each level's slice of the order
+    assert (queue.reverse is not None) == (name == "bc")
 
 
 def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
@@ -58,7 +60,7 @@ def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
     [form] = [f for f in mpi.target.loop_forms if f.traversal]
     assert form.form == "topology" and "each rank scans its own vertices' levels" in form.why
     assert not any(k.extent == "frontier" for k in mpi.kernels)
-    assert not any(a.name.startswith("bfs_queue") for a in mpi.arrays)
+    assert not any(a.name.startswith(("bfs_order", "bfs_starts")) for a in mpi.arrays)
 
 
 def test_a_fused_bfs_has_a_sparse_step_without_b1():
@@ -105,3 +107,24 @@ def test_on_a_gpu_a_sparse_step_that_would_leave_a_hub_on_one_lane_stays_dense()
     [form] = [f for f in bfs.target.loop_forms if f.traversal]
     assert form.form == "worklist" and not form.on_gpu
     assert {k.schedule for k in bfs.kernels if k.extent == "frontier"} == {"edges"}
+
+
+def test_the_reverse_sweep_walks_the_levels_slices_only_when_every_step_was_sparse():
+    """The order holds the levels one after the other only while every step is a sparse one
+    (a bottom-up or dense step reaches vertices without appending them): the sweep over the
+    slices runs under bfs_ordered, which those steps clear; each slice launch has the widest
+    level's items, and an item past its level's slice does nothing."""
+    opencl = get_backend("opencl").specialize(dsl_plan("bc"))
+    sweeps = [s for s in host_nodes(opencl.host) if isinstance(s, P.HostIf)
+              and isinstance(s.cond, ir.VarRef) and s.cond.sym.name == "bfs_ordered"]
+    [sweep] = sweeps
+    sliced = [s for s in host_nodes(sweep.then) if isinstance(s, P.Launch)]
+    dense = [s for s in host_nodes(sweep.orelse) if isinstance(s, P.Launch)]
+    assert [s.kernel.name for s in sliced] == ["Compute_BC_bfs_rev_17_sparse"]
+    assert [s.kernel.name for s in dense] == ["Compute_BC_bfs_rev_17"]
+    assert dict(sliced[0].scalar_args)[FRONTIER_COUNT].sym.name == "bfs_widest"
+    cleared = [s for s in host_nodes(opencl.host) if isinstance(s, P.HostAssign)
+               and s.sym.name == "bfs_ordered"]
+    assert len(cleared) == 2 and all(s.value.value is False for s in cleared)
+    [guard] = [n for n in sliced[0].kernel.body.stmts if isinstance(n, ir.If)]
+    assert guard.cond.op == "<" and guard.cond.left.sym.name.endswith("_item")

@@ -39,7 +39,8 @@ from starc.ir import nodes as ir
                     ("Compute_BFS_bfs_expand_6_sparse", "frontier")]),
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
             ("Compute_BC_bfs_rev_17", "nodes"), ("bfs_queue_build", "nodes"),
-            ("Compute_BC_bfs_fwd_12_sparse", "frontier")]),
+            ("Compute_BC_bfs_fwd_12_sparse", "frontier"),
+            ("Compute_BC_bfs_rev_17_sparse", "frontier")]),
 ])
 def test_kernels_found_with_names_and_extents(name, expected):
     plan = dsl_plan(name)

@@ -461,17 +461,21 @@ class BFSLoop(HostStmt):
 class BFSQueue(Record):
     """How a ``BFSLoop``'s top-down steps run over a queue of the frontier (``bfs_queue.py``).
 
-    ``queue`` lists exactly the vertices at the current depth before a sparse step, whose
-    kernel (``forward``, or ``expand`` where the loop has one) runs one work item per entry
-    and appends each vertex it reaches, once, to ``next_queue``; ``size`` counts the appends
-    in two slots used by alternate depths (``frontier.length_slot`` of the depth), and each
-    sparse step's first item zeroes the slot the next one appends to. ``build`` (over the
-    nodes, guard ``level[v] == depth``) compacts the frontier into ``queue`` after a dense or
-    bottom-up step, counting in the slot that step zeroes."""
+    ``order`` holds the current level's vertices from the host's ``start`` (``start_name``,
+    the sparse kernels' ``KernelScalar``), ``frontier`` of them; a sparse step's kernel
+    (``forward``, or ``expand`` where the loop has one) runs one work item per entry and
+    appends each vertex it reaches, once, at ``end[0]``, which the host sets before the launch
+    to where the level ends. ``build`` (over the nodes, guard ``level[v] == depth``) compacts
+    the frontier into the order from 0 after a bottom-up step. While every step is sparse the
+    order holds the levels in turn, level d from ``starts[d]`` (written by the host), and
+    ``reverse`` (with a reverse sweep) runs the sweep's kernel over level ``depth``'s slice,
+    launched with the widest level's length of items."""
 
-    queue: DeviceArray
-    next_queue: DeviceArray
-    size: DeviceArray
+    order: DeviceArray
+    starts: DeviceArray
+    end: DeviceArray
     build: Kernel
     forward: Kernel
     expand: Optional[Kernel] = None
+    reverse: Optional[Kernel] = None
+    start_name: str = "bfs_start"
