@@ -5,8 +5,8 @@
 function Compute_BC(Graph g, propNode<float> BC, SetN<g> sourceSet) {
     g.attachNodeProperty(BC = 0);
     for (src in sourceSet) {
-        propNode<float> sigma;
-        propNode<float> delta;
+        propNode<double> sigma;   // doubles, as GAPBS's path counts: a float overflows on
+        propNode<double> delta;   // a graph of many levels (4e306 paths across a 512x512 grid)
         g.attachNodeProperty(delta = 0, sigma = 0);
         src.sigma = 1;
         iterateInBFS (v in g.nodes() from src) {

@@ -1,5 +1,5 @@
 // Hand-written OpenMP baseline for dsl/bc.sp (Compute_BC): betweenness centrality from a set of
-// sources (Brandes), float arithmetic as in the dsl program.
+// sources (Brandes), as the dsl program: double path counts and dependencies, float scores.
 //
 // Per source: a level-synchronous top-down BFS (vertices claimed with compare-and-swap, levels
 // recorded as slices of one vertex order array); then path counts level by level, each vertex
@@ -25,7 +25,7 @@ constexpr int PARALLEL_MIN = 256;
 
 struct Workspace {
   std::vector<int> level;              // -1 = not reached from the current source
-  std::vector<float> sigma, delta;
+  std::vector<double> sigma, delta;
   std::vector<int> order;              // reached vertices, level by level
   std::vector<int> level_start;        // level d is order[level_start[d] .. level_start[d+1])
 };
@@ -72,15 +72,15 @@ void accumulate_source(const starc::Graph& g, int src, Workspace& w, float* bc) 
   const int* rev_offsets = g.rev_offsets.data();
   const int* rev_sources = g.rev_sources.data();
   const int* level = w.level.data();
-  float* sigma = w.sigma.data();
-  float* delta = w.delta.data();
+  double* sigma = w.sigma.data();
+  double* delta = w.delta.data();
   const int levels = static_cast<int>(w.level_start.size()) - 1;
   sigma[src] = 1;
   for (int d = 1; d < levels; ++d) {
 #pragma omp parallel for schedule(dynamic, 64) if (w.level_start[d + 1] - w.level_start[d] >= PARALLEL_MIN)
     for (int i = w.level_start[d]; i < w.level_start[d + 1]; ++i) {
       int v = w.order[i];
-      float s = 0;
+      double s = 0;
       for (int e = rev_offsets[v]; e < rev_offsets[v + 1]; ++e) {
         int u = rev_sources[e];
         if (level[u] == d - 1) s = s + sigma[u];
@@ -92,7 +92,7 @@ void accumulate_source(const starc::Graph& g, int src, Workspace& w, float* bc) 
 #pragma omp parallel for schedule(dynamic, 64) if (w.level_start[d + 1] - w.level_start[d] >= PARALLEL_MIN)
     for (int i = w.level_start[d]; i < w.level_start[d + 1]; ++i) {
       int v = w.order[i];
-      float dv = 0, sv = sigma[v];
+      double dv = 0, sv = sigma[v];
       for (int e = offsets[v]; e < offsets[v + 1]; ++e) {
         int t = targets[e];
         if (level[t] == d + 1) dv = dv + (sv / sigma[t]) * (1 + delta[t]);

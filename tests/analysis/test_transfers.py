@@ -59,8 +59,8 @@ def test_bc_locals_declared_in_host_loop_are_hoisted():
     plan = dsl_plan("bc", "outline")
     sigma, delta = array(plan, "sigma"), array(plan, "delta")
     assert (sigma.role, sigma.elem, sigma.copy_in, sigma.copy_out) == (
-        "local", Scalar.FLOAT, False, False)
-    assert delta.role == "local"
+        "local", Scalar.DOUBLE, False, False)
+    assert (delta.role, delta.elem) == ("local", Scalar.DOUBLE)
     (loop,) = host_of(plan, P.HostForSet)
     # inside the loop: the attach (two fills) and src.sigma = 1; no allocation, no declaration
     kinds = [type(s).__name__ for s in loop.body.stmts]

@@ -233,3 +233,22 @@ def test_each_turn_to_bottom_up_runs_the_pending_b1_once(graph_name, tmp_path):
     turns = sum(up and not before for before, up in zip([True] + steps, steps))
     assert supersteps == [len(steps) + turns] * 2
     assert turns == {"hubs": 2, "path": 0, "star": 1}.get(graph_name, turns)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+def test_bc_on_a_graph_of_many_levels_against_networkx(backend, tmp_path):
+    """A 100x100 grid (198 levels between corners): every top-down step is small, so the
+    device backends walk queues and the reverse sweep each level's slice of the BFS order
+    (analysis/bfs_queue.py); and the number of shortest paths between corners, about 1e58,
+    overflows a float: dsl/bc.sp counts paths in doubles, as GAPBS does (with floats every
+    score far from the sources was NaN)."""
+    from starc.graphs.generators import grid
+    graph = grid(100, 100)
+    path = tmp_path / "grid.mtx"
+    write_mtx(graph, path)
+    sources = [0, 5050]
+    actual = compiled("bc", backend).run(path, sourceSet=",".join(map(str, sources)))
+    got = actual.props["BC"]
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, oracles.betweenness(graph, sources, False), rtol=1e-3,
+                               atol=1e-3)

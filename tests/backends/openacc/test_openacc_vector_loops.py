@@ -70,7 +70,7 @@ def test_bc_reverse_sweep_folds_into_a_local_under_a_reduction_clause():
     assert "#pragma acc parallel loop gang present(" in kernel
     lines = [line.strip() for line in kernel.splitlines()]
     at = lines.index("#pragma acc loop vector reduction(+:delta_fold)")
-    assert lines[at - 1] == "float delta_fold = 0.0f;" and lines[at + 1].startswith("for (")
+    assert lines[at - 1] == "double delta_fold = 0.0;" and lines[at + 1].startswith("for (")
     assert any(line.endswith("+ delta_fold;") for line in lines[at:])
 
 
