@@ -28,15 +28,15 @@ walk its edges on one lane, so on a GPU the steps stay dense (``lockstep_queues`
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.bfs import DEPTH
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
-from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
+from starc.analysis.pass_builder import PassBuilder
 from starc.ir import nodes as ir
-from starc.ir.types import PropType, Scalar
+from starc.ir.types import Scalar
 
 __all__ = ["bfs_queues", "lockstep_queues", "SPARSE_ONE_LANE", "START"]
 
@@ -50,42 +50,19 @@ SPARSE_ONE_LANE = ("on a GPU a step over the queue would run {sparse} one work i
                    "where {dense} shares them (schedule {schedule})")
 
 
-class _Builder:
+class _Builder(PassBuilder):
     """Makes the queue arrays and kernels of one BFS."""
 
     def __init__(self, arrays, loop: P.BFSLoop, symbols: SymbolFactory,
                  names: NameAllocator) -> None:
-        self.loop, self.symbols, self.names, self.arrays = loop, symbols, names, arrays
-        self.loc = loop.loc
-        self.order = self._array("bfs_order")
-        self.starts = self._array("bfs_starts", "nodes+1")
+        super().__init__(arrays, symbols, names, loop.loc)
+        self.loop = loop
+        self.order = self.local_array("bfs_order")
+        self.starts = self.local_array("bfs_starts", "nodes+1")
         self.size = P.DeviceArray(names.unique("bfs_order_end"), Scalar.INT, "two", "flag")
         self.arrays += (self.size,)
         self.depth = P.KernelScalar(DEPTH, type=Scalar.INT, loc=self.loc)
         self.start = P.KernelScalar(START, type=Scalar.INT, loc=self.loc)
-        self.kernels: List[P.Kernel] = []
-
-    def _array(self, name: str, extent: str = "nodes") -> P.DeviceArray:
-        name = self.names.unique(name)
-        sym = self.symbols.make(name, PropType("node", Scalar.INT), ir.SymbolKind.LOCAL,
-                                self.loc)
-        array = P.DeviceArray(name, Scalar.INT, extent, "local", sym=sym)
-        self.arrays += (array,)
-        return array
-
-    def kernel(self, name: str, index: ir.Symbol, extent: str, guard, body: ir.Block,
-               like: Optional[P.Kernel] = None) -> P.Kernel:
-        errors = tuple(p.array for p in (like.params if like else ())
-                       if p.array is not None and p.array.role == "error")
-        params, self.arrays = kernel_params(self.arrays, index, guard, body, errors)
-        scalars = tuple({n.name: n for n in ir.walk(body)
-                         if isinstance(n, P.KernelScalar)}.values())
-        made = P.Kernel(self.names.unique(name), index, extent, guard, body, params,
-                        like.reductions if like else (), loc=like.loc if like else self.loc,
-                        scalars=scalars, stores=like.stores if like else (),
-                        checks=like.checks if like else ())
-        self.kernels.append(made)
-        return made
 
     def _int(self, value: int) -> ir.Const:
         return ir.Const(value, type=Scalar.INT, loc=self.loc)

@@ -19,11 +19,11 @@ from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
 from starc.analysis.frontier_seed import fill_once, seed_launch, update_seed
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
-from starc.analysis.kernels import kernel_params
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
+from starc.analysis.pass_builder import PassBuilder
 from starc.analysis.transfers import used_arrays
 from starc.ir import nodes as ir
-from starc.ir.types import GraphType, PropType, Scalar
+from starc.ir.types import GraphType, Scalar
 
 __all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
@@ -128,46 +128,22 @@ def topology_reason(loop: P.FixedPointLoop) -> str:
     return ""
 
 
-class _Builder:
+class _Builder(PassBuilder):
     """Makes the worklist arrays and kernels of one fixedPoint."""
 
     def __init__(self, plan: P.Plan, loop: P.FixedPointLoop, symbols: SymbolFactory,
                  names: NameAllocator) -> None:
-        self.loop, self.symbols, self.names = loop, symbols, names
-        self.arrays = plan.arrays
-        self.loc = loop.loc
+        super().__init__(plan.arrays, symbols, names, loop.loc)
+        self.loop = loop
         self.graph = next(p for p in plan.function.params if isinstance(p.type, GraphType))
         base = loop.current.name
-        self.queue = self._array(f"{base}_frontier")
-        self.next_queue = self._array(f"{base}_frontier_nxt")
-        self.stamp = self._array(f"{base}_queued")
+        self.queue = self.local_array(f"{base}_frontier")
+        self.next_queue = self.local_array(f"{base}_frontier_nxt")
+        self.stamp = self.local_array(f"{base}_queued")
         self.size = P.DeviceArray(names.unique(f"{base}_frontier_size"), Scalar.INT, "two",
                                   "flag")
         self.arrays += (self.size,)
         self.round = _scalar(FRONTIER_ROUND, self.loc)
-        self.kernels: List[P.Kernel] = []
-
-    def _array(self, name: str) -> P.DeviceArray:
-        name = self.names.unique(name)
-        sym = self.symbols.make(name, PropType("node", Scalar.INT), ir.SymbolKind.LOCAL,
-                                self.loc)
-        array = P.DeviceArray(name, Scalar.INT, "nodes", "local", sym=sym)
-        self.arrays += (array,)
-        return array
-
-    def kernel(self, name: str, index: ir.Symbol, extent: str, guard, body: ir.Block,
-               like: Optional[P.Kernel] = None, **facts) -> P.Kernel:
-        errors = tuple(p.array for p in (like.params if like else ())
-                       if p.array is not None and p.array.role == "error")
-        params, self.arrays = kernel_params(self.arrays, index, guard, body, errors)
-        scalars = tuple({n.name: n for n in ir.walk(body)
-                         if isinstance(n, P.KernelScalar)}.values())
-        made = P.Kernel(self.names.unique(name), index, extent, guard, body, params,
-                        like.reductions if like else (), loc=like.loc if like else self.loc,
-                        scalars=scalars, stores=like.stores if like else (),
-                        checks=like.checks if like else (), **facts)
-        self.kernels.append(made)
-        return made
 
     def slot(self, following: bool = False) -> ir.Expr:
         """The slot of ``size`` a round appends to (``length_slot``)."""
