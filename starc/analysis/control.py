@@ -307,16 +307,32 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     whose frontier holds at most n / DENSE_DIVISOR vertices, counted exactly, runs over the
     queue::
 
-        fill size = 0;  queue[0] = root;                              (before the loop)
-        bool bfs_queued = true;  bool bfs_counted = true;
+        order[0] = root;  end[0] = 1;  starts[0] = 0;                (before the loop)
+        bool bfs_queued = true, bfs_counted = true, bfs_ordered = true;
+        int bfs_start = 0, bfs_widest = 1;
             else { ...;
-                   if (bfs_frontier <= n / DENSE_DIVISOR && bfs_counted) {
-                       if (!bfs_queued) { fill size = 0;  launch build(bfs_depth); }
-                       launch forward_sparse(bfs_frontier, bfs_depth);
-                       swap queue <-> next_queue;  bfs_queued = true;
+                   if (bfs_frontier <= n / DENSE_DIVISOR && bfs_edges <= n / DENSE_DIVISOR
+                       && bfs_counted) {
+                       if (!bfs_queued) { end[0] = 0;  launch build(bfs_depth);
+                                          bfs_start = 0; }
+                       launch forward_sparse(bfs_frontier, bfs_depth, bfs_start);
+                       bfs_start += bfs_frontier;  starts[bfs_depth + 1] = bfs_start;
+                       bfs_widest = max(bfs_widest, bfs_frontier);  bfs_queued = true;
+                       bfs_edges = bfs_scout;
                    } else { launch forward(bfs_depth);
-                            bfs_queued = false;  bfs_counted = false; } }
-            (the bottom-up branch ends with bfs_queued = false;  bfs_counted = true)
+                            bfs_queued = bfs_counted = bfs_ordered = false; } }
+            (the bottom-up branch ends with bfs_queued = bfs_ordered = false,
+             bfs_counted = true, bfs_edges = 0)
+        ...
+        if (bfs_ordered) for each depth back: launch reverse_sparse(bfs_widest, depth)
+        else             for each depth back: launch reverse(depth)
+
+    ``bfs_edges`` (from the root's degree, then the frontier's out-edges a sparse step counted)
+    keeps a frontier with a hub dense: a sparse step's claims and appends cost an atomic
+    each, more than the scan of every level from a hub (bfs at R-MAT 18: about 1 ms more).
+    (``starts`` and ``bfs_widest`` only with a reverse sweep.) The level at ``bfs_start``
+    ends where the order's append counter ``end`` does: the step that made it, or the build,
+    counted it there, so a sparse step needs no command before its launch.
 
     The sparse step launches ``bfs_frontier`` items, so that count must be the queue's
     length: a sparse step's counts are exact (each reached vertex is claimed once) and so are
@@ -370,12 +386,20 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     if queue is not None:
         from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT
         zero = _int(0, loc)
+        # the order holds the root, level 0; its append counter ends there
         stmts += [P.WriteElement(queue.order, zero, s.root, loc=loc),
-                  P.WriteElement(queue.starts, zero, zero, loc=loc)]
+                  P.WriteElement(queue.end, zero, _int(1, loc), loc=loc)]
+        if queue.reverse is not None:
+            stmts.append(P.WriteElement(queue.starts, zero, zero, loc=loc))
         queued = declare("bfs_queued", Scalar.BOOL, _bool(True, loc))
         counted = declare("bfs_counted", Scalar.BOOL, _bool(True, loc))
         ordered = declare("bfs_ordered", Scalar.BOOL, _bool(True, loc))
         start = declare(queue.start_name, Scalar.INT, zero)
+        # the frontier's out-edges, where known (a sparse step's claims and appends cost an
+        # atomic each: from a hub, a step over every vertex's level is cheaper); the root's
+        # degree at first, as GAPBS's scout count starts
+        edges = declare("bfs_edges", Scalar.INT, ir.GraphQuery(
+            "count_outNbrs", s.graph, (s.root,), type=Scalar.INT, loc=loc))
         widest = declare("bfs_widest", Scalar.INT, _int(1, loc))
         sized = depth_arg + ((FRONTIER_COUNT, frontier_ref), (queue.start_name, start))
         sparse: P.HostStmt = P.Launch(queue.forward, sized, loc=loc)
@@ -388,19 +412,23 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
              P.Launch(queue.build, depth_arg, loc=loc), assign(start, zero)), loc=loc),
             loc=loc)
         end = binary("+", start, frontier_ref, Scalar.INT)
-        small = binary("<=", frontier_ref, binary("/", graph("num_nodes"),
-                                                  _int(DENSE_DIVISOR, loc), Scalar.INT))
+        limit = binary("/", graph("num_nodes"), _int(DENSE_DIVISOR, loc), Scalar.INT)
+        small = binary("&&", binary("<=", frontier_ref, limit), binary("<=", edges, limit))
         wider = P.HostIf(binary(">", frontier_ref, widest), P.HostBlock(
             (assign(widest, frontier_ref),), loc=loc), loc=loc)
         depth_next = binary("+", depth, _int(1, loc), Scalar.INT)
+        # (the append counter ends where the level does: the step that made the level, or
+        # the build, counted it there)
+        starts = (P.WriteElement(queue.starts, depth_next, start, loc=loc), wider) \
+            if queue.reverse is not None else ()
         top_down = P.HostIf(binary("&&", small, counted), P.HostBlock((
-            build, P.WriteElement(queue.end, zero, end, loc=loc), sparse,
-            assign(start, end), P.WriteElement(queue.starts, depth_next, start, loc=loc),
-            wider, assign(queued, _bool(True, loc))), loc=loc), P.HostBlock((
+            build, sparse, assign(start, end)) + starts + (
+            assign(queued, _bool(True, loc)), assign(edges, scout)), loc=loc), P.HostBlock((
                 top_down, assign(queued, _bool(False, loc)), assign(counted, _bool(False, loc)),
                 assign(ordered, _bool(False, loc))), loc=loc), loc=loc)
+        # (a bottom-up step counts no out-edges: the next frontier's are not known)
         after_up += (assign(queued, _bool(False, loc)), assign(counted, _bool(True, loc)),
-                     assign(ordered, _bool(False, loc)))
+                     assign(ordered, _bool(False, loc)), assign(edges, zero))
     up = P.HostBlock(before_up + (assign(scout, _int(0, loc)),
                                   P.Launch(s.bottom_up, depth_arg, loc=loc))
                      + after_up + (assign(bottom_up, stay_up),), loc=loc)

@@ -48,12 +48,19 @@ def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
     assert isinstance(count, ir.VarRef) and count.sym.name == "bfs_frontier"
     tests = [s.cond for s in host_nodes(opencl.host) if isinstance(s, P.HostIf)
              and sparse in host_nodes(s.then)]
-    # a frontier of at most n / DENSE_DIVISOR vertices, counted exactly (not after a top-down
-    # step over every vertex, whose counts may count a vertex twice)
-    [test] = [c for c in tests if isinstance(c, ir.Binary) and c.op == "&&"]
-    small, counted = test.left, test.right
-    assert small.op == "<=" and small.right.right.value == DENSE_DIVISOR
+    # a frontier of at most n / DENSE_DIVISOR vertices and out-edges (from a hub a step over
+    # every level is cheaper than an atomic per reached vertex), counted exactly (not after a
+    # top-down step over every vertex, whose counts may count a vertex twice)
+    [test] = [c for c in tests if isinstance(c, ir.Binary) and c.op == "&&"
+              and isinstance(c.right, ir.VarRef)]
+    (vertices, edges), counted = (test.left.left, test.left.right), test.right
+    assert vertices.op == edges.op == "<=" and vertices.right.right.value == DENSE_DIVISOR
+    assert (vertices.left.sym.name, edges.left.sym.name) == ("bfs_frontier", "bfs_edges")
     assert counted.sym.name == "bfs_counted"
+    # the first frontier's out-edges are the root's degree, as GAPBS's scout count starts
+    [first] = [s for s in host_nodes(opencl.host) if isinstance(s, P.HostDeclare)
+               and s.sym.name == "bfs_edges"]
+    assert first.init.op == "count_outNbrs"
     assert "bfs_queue_build" in launches and "Compute_BFS_bfs_fwd_6" in launches
 
     mpi = get_backend("mpi").specialize(dsl_plan("bfs"))
