@@ -361,7 +361,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--wait-policy", default="passive", choices=["passive", "active"],
                    help="OMP_WAIT_POLICY for the baselines (default passive: on a shared 2-core "
                         "machine spinning threads steal the cores the others need; measured 5x "
-                        "faster under load, about equal when the machine is quiet)")
+                        "faster under load, about equal on R-MAT when the machine is quiet; but "
+                        "on a graph of many levels (--kinds grid) GAPBS's barriers make passive "
+                        "10-17x slower: compare with active there, bench/RESULTS.md 'Session 60, "
+                        "grids')")
     p.add_argument("--repeat", type=int, default=3,
                    help="trials per measurement, timed in one process (the programs' --trials, "
                         "GAPBS's -n); each cell is their median")
