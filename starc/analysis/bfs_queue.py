@@ -74,8 +74,9 @@ class _Builder(PassBuilder):
         return ir.Binary("+", a, b, type=Scalar.INT, loc=self.loc)
 
     def _append(self, vertex: ir.Expr, loc) -> P.QueueAppend:
-        """``vertex`` at the end of the order (``size[0]``, set by the host before each step
-        to where the next level starts)."""
+        """``vertex`` at the end of the order: ``size[0]``, its append counter, ends where
+        the current level does (the step that made the level, or the build, counted it
+        there), so the next level follows it."""
         return P.QueueAppend(self.order, self.size, vertex, self._int(0), loc=loc)
 
     def claimed(self, body: ir.Block) -> ir.Block:
