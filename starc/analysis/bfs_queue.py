@@ -59,8 +59,8 @@ class _Builder(PassBuilder):
         self.loop = loop
         self.order = self.local_array("bfs_order")
         self.starts = self.local_array("bfs_starts", "nodes+1")
-        self.size = P.DeviceArray(names.unique("bfs_order_end"), Scalar.INT, "two", "flag")
-        self.arrays += (self.size,)
+        self.end = P.DeviceArray(names.unique("bfs_order_end"), Scalar.INT, "two", "flag")
+        self.arrays += (self.end,)
         self.depth = P.KernelScalar(DEPTH, type=Scalar.INT, loc=self.loc)
         self.start = P.KernelScalar(START, type=Scalar.INT, loc=self.loc)
 
@@ -74,10 +74,10 @@ class _Builder(PassBuilder):
         return ir.Binary("+", a, b, type=Scalar.INT, loc=self.loc)
 
     def _append(self, vertex: ir.Expr, loc) -> P.QueueAppend:
-        """``vertex`` at the end of the order: ``size[0]``, its append counter, ends where
+        """``vertex`` at the end of the order: ``end[0]``, its append counter, ends where
         the current level does (the step that made the level, or the build, counted it
         there), so the next level follows it."""
-        return P.QueueAppend(self.order, self.size, vertex, self._int(0), loc=loc)
+        return P.QueueAppend(self.order, self.end, vertex, self._int(0), loc=loc)
 
     def claimed(self, body: ir.Block) -> ir.Block:
         """``body`` with each top-down visit (``level[w] = depth + 1`` and its counts, under
@@ -145,7 +145,7 @@ class _Builder(PassBuilder):
         forward = self.sparse(loop.forward)
         expand = self.sparse(loop.expand) if loop.expand is not None else None
         reverse = self.reverse(loop.reverse) if loop.reverse is not None else None
-        return P.BFSQueue(self.order, self.starts, self.size, build, forward, expand, reverse,
+        return P.BFSQueue(self.order, self.starts, self.end, build, forward, expand, reverse,
                           START)
 
 

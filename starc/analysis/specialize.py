@@ -37,7 +37,7 @@ from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.bfs_queue import lockstep_queues
-from starc.analysis.frontier import choose_form
+from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.analysis.pushed_values import skip_pushed
@@ -60,9 +60,10 @@ _NO_WORKLIST_DISTRIBUTED = ("a worklist of a rank's own vertices (winners receiv
                             "5-30% faster, where the relaxations take the time, not the scan")
 _NO_WORKLIST = "{title} kernels cannot append to a queue the next round reads"
 #: why an iterateInBFS's small top-down steps walk a queue (``bfs_queue.py``), or do not
-_BFS_QUEUE = ("a top-down step whose frontier holds at most n/20 vertices walks a queue of it "
-              "instead of every vertex's level: O(frontier) rather than O(n) a step, which "
-              "is most of the time on a graph of many levels (a road network)")
+_BFS_QUEUE = (f"a top-down step whose frontier holds at most n/{DENSE_DIVISOR} vertices and "
+              "out-edges walks a queue of it instead of every vertex's level: O(frontier) "
+              "rather than O(n) a step, which is most of the time on a graph of many levels "
+              "(a road network)")
 _NO_BFS_QUEUE_DISTRIBUTED = ("each rank scans its own vertices' levels a step: a rank's queue "
                              "would also need the vertices other ranks reach for it, appended "
                              "when their updates arrive (not built)")

@@ -212,7 +212,8 @@ class HostChoices:
                           f"the reverse sweep over each level's slice of it"
                           if s.queue.reverse is not None else "")
                 return (f"; a top-down step whose frontier holds at most n/{DENSE_DIVISOR} "
-                        f"vertices runs {s.queue.forward.name} over the frontier's entries in "
+                        f"vertices and out-edges runs {s.queue.forward.name} over the "
+                        f"frontier's entries in "
                         f"an order of the reached vertices instead (each newly reached vertex "
                         f"claimed by an atomic max on its level and appended once, after its "
                         f"level; {s.queue.build.name} compacts the frontier into it after a "

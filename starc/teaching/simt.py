@@ -114,15 +114,13 @@ def lane_efficiency(degrees: np.ndarray, schedule: str, width: int = 32,
         slots = int((width * -(-work // width)).sum())
     elif schedule == "edges":
         slots = width * -(-useful // width)
-    elif schedule == "frontier-edges":
+    else:       # frontier-edges
         # each group of B entries walks its T edges B at a time: T // B full steps, then the
         # warps of the last step that have an edge
         padded = np.zeros(-(-work.size // block) * block, dtype=np.int64)
         padded[:work.size] = work
         totals = padded.reshape(-1, block).sum(axis=1)
         slots = int((block * (totals // block) + width * -(-(totals % block) // width)).sum())
-    else:
-        raise ValueError(f"no schedule named {schedule!r} (one of {', '.join(SCHEDULES)})")
     return useful / slots
 
 
