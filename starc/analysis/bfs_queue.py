@@ -23,6 +23,9 @@ On a GPU a sparse step runs one work item per entry unless its body is one push 
 the entries' edges are shared: ``frontier_edges``); where the dense step shares a hub's edges
 instead (BC's forward step, which also pulls from the parents), a hub in a small frontier would
 walk its edges on one lane, so on a GPU the steps stay dense (``lockstep_queues``).
+
+Where the levels are smaller still, ``bfs_rounds`` runs them in one work-group without the
+host between them (``BFSQueue.rounds``).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from typing import Dict, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.bfs import DEPTH
-from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
+from starc.analysis.bfs_rounds import forward_rounds, reverse_rounds
+from starc.analysis.host_tree import kernels_launched_by, map_blocks, off_lockstep, walk_host
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.pass_builder import PassBuilder
 from starc.ir import nodes as ir
@@ -145,8 +149,10 @@ class _Builder(PassBuilder):
         forward = self.sparse(loop.forward)
         expand = self.sparse(loop.expand) if loop.expand is not None else None
         reverse = self.reverse(loop.reverse) if loop.reverse is not None else None
+        rounds, state = forward_rounds(self, loop, forward) or (None, None)
+        sweep = reverse_rounds(self, loop) if rounds is not None else None
         return P.BFSQueue(self.order, self.starts, self.end, build, forward, expand, reverse,
-                          START)
+                          START, rounds, state, sweep)
 
 
 def bfs_queues(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
@@ -231,20 +237,7 @@ def _off_lockstep(block: P.HostBlock, sparse: Set[str]) -> P.HostBlock:
     """``block`` with the test that picks the sparse step (the ``HostIf`` on the frontier's
     size whose branch launches a kernel of ``sparse``) also requiring a device that is not
     lockstep."""
-    def rewrite(b: P.HostBlock) -> P.HostBlock:
-        stmts = []
-        for stmt in b.stmts:
-            stmt = map_blocks(stmt, rewrite)
-            # (the test on the frontier's size and count; a fused BFS's choice between its
-            # two sparse kernels, on a host flag alone, inside it stays as it is)
-            if isinstance(stmt, P.HostIf) and not isinstance(stmt.cond, ir.VarRef) \
-                    and any(k.name in sparse for s in walk_host(stmt.then)
-                            for k in kernels_launched_by(s)):
-                loc = stmt.cond.loc
-                cpu = ir.Unary("!", P.OnLockstepDevice(type=Scalar.BOOL, loc=loc),
-                               type=Scalar.BOOL, loc=loc)
-                stmt = dataclasses.replace(stmt, cond=ir.Binary("&&", stmt.cond, cpu,
-                                                                type=Scalar.BOOL, loc=loc))
-            stmts.append(stmt)
-        return dataclasses.replace(b, stmts=tuple(stmts))
-    return rewrite(block)
+    # (the test on the frontier's size and count; a fused BFS's choice between its two sparse
+    # kernels, on a host flag alone, inside it stays as it is)
+    return off_lockstep(block, lambda stmt: not isinstance(stmt.cond, ir.VarRef) and any(
+        k.name in sparse for s in walk_host(stmt.then) for k in kernels_launched_by(s)))

@@ -89,6 +89,10 @@ class Capabilities(Record):
     #: may meet at barriers: worklist appends are staged in local memory and take their slots
     #: with one atomic per work-group there (OpenCL's shells, SYCL's command groups)
     staged_appends: bool = False
+    #: a kernel may run as one work-group whose work items meet at barriers inside loops, with
+    #: their global memory writes visible to the group after each: a BFS's small levels run
+    #: there one after the other without the host between them (``bfs_rounds``)
+    group_rounds: bool = False
     #: kernels are loops whose gangs may each run a chunk of items on their vector lanes,
     #: with gang-private memory the lanes share (OpenACC's ``loop gang private(...)``, GPU
     #: shared memory under GCC) and gang-redundant code between vector loops: worklist

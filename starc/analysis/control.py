@@ -334,6 +334,14 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     ends where the order's append counter ``end`` does: the step that made it, or the build,
     counted it there, so a sparse step needs no command before its launch.
 
+    With ``queue.rounds`` (``bfs_rounds``) a sparse step whose frontier has at most
+    ``ROUND_LIMIT`` vertices and out-edges is that kernel's launch instead, from the host's
+    depth, start, frontier, unexplored edges and widest level, and one read of the state it
+    leaves (``_rounds``); a sparse step run by the host clears ``bfs_grouped``, and while it
+    holds the sweep is one launch of ``queue.reverse_rounds`` too. In the queue form a
+    frontier whose next level and out-edges are at most n / DENSE_DIVISOR stays top-down (the
+    test ``switch_up`` gains ``&& !next_small``): a bottom-up step scans every vertex.
+
     The sparse step launches ``bfs_frontier`` items, so that count must be the queue's
     length: a sparse step's counts are exact (each reached vertex is claimed once) and so are
     a bottom-up step's (each vertex counts itself), but a dense top-down step's may count a
@@ -421,8 +429,24 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
         # the build, counted it there)
         starts = (P.WriteElement(queue.starts, depth_next, start, loc=loc), wider) \
             if queue.reverse is not None else ()
+        step = (sparse, assign(start, end)) + starts
+        if queue.rounds is not None:
+            if queue.reverse_rounds is not None:
+                # every level so far ran in the rounds (each small): the sweep may too
+                grouped = declare("bfs_grouped", Scalar.BOOL, _bool(True, loc))
+                step += (assign(grouped, _bool(False, loc)),)
+            step = (_rounds(queue, sized, depth, start, awake, scout, unexplored, widest,
+                            frontier_ref, edges, P.HostBlock(step, loc=loc)),)
+        # A bottom-up step scans every vertex; a sparse top-down step costs its frontier and
+        # out-edges, at most n / DENSE_DIVISOR each: GAPBS's test weighs the out-edges only
+        # against the edges left (its bitmap makes the scan cheap), and at a grid's tail,
+        # where few edges are left, it turned each small level bottom-up (a launch over
+        # every vertex) and lost the order the reverse sweep walks
+        next_small = binary("&&", binary("<=", awake, limit), binary("<=", scout, limit))
+        switch_up = binary("&&", switch_up, ir.Unary("!", next_small, type=Scalar.BOOL,
+                                                     loc=loc))
         top_down = P.HostIf(binary("&&", small, counted), P.HostBlock((
-            build, sparse, assign(start, end)) + starts + (
+            build,) + step + (
             assign(queued, _bool(True, loc)), assign(edges, scout)), loc=loc), P.HostBlock((
                 top_down, assign(queued, _bool(False, loc)), assign(counted, _bool(False, loc)),
                 assign(ordered, _bool(False, loc))), loc=loc), loc=loc)
@@ -459,10 +483,37 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
             sliced = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
                 (P.Launch(queue.reverse, at + ((FRONTIER_COUNT, widest),), loc=loc),),
                 loc=loc))
+            if queue.reverse_rounds is not None:
+                sliced = P.HostIf(grouped, P.HostBlock((P.Launch(
+                    queue.reverse_rounds, ((s.depth_name, first),), loc=loc),), loc=loc),
+                    P.HostBlock((sliced,), loc=loc), loc=loc)
             sweep = P.HostIf(ordered, P.HostBlock((sliced,), loc=loc),
                              P.HostBlock((sweep,), loc=loc), loc=loc)
         stmts.append(sweep)
     return P.HostBlock(tuple(stmts), loc=loc)
+
+
+def _rounds(queue: P.BFSQueue, sized, depth: ir.VarRef, start: ir.VarRef, awake: ir.VarRef,
+            scout: ir.VarRef, unexplored: ir.VarRef, widest: ir.VarRef, frontier: ir.VarRef,
+            edges: ir.VarRef, step: P.HostBlock) -> P.HostIf:
+    """Where the frontier has at most ``ROUND_LIMIT`` vertices and out-edges, the launch of
+    ``queue``'s rounds kernel (``bfs_rounds``) from the host's state, which it then reads back
+    in one copy; else ``step``, the one sparse step it stands in for."""
+    from starc.analysis.bfs_rounds import FRONTIER, ROUND_LIMIT, UNEXPLORED, WIDEST
+    from starc.analysis.frontier import FRONTIER_COUNT
+    loc = step.loc
+    limit = _int(ROUND_LIMIT, loc)
+    few = ir.Binary("&&", ir.Binary("<=", frontier, limit, type=Scalar.BOOL, loc=loc),
+                    ir.Binary("<=", edges, limit, type=Scalar.BOOL, loc=loc),
+                    type=Scalar.BOOL, loc=loc)
+    sliced = queue.reverse is not None
+    scalars = tuple(arg for arg in sized if arg[0] != FRONTIER_COUNT) + (
+        (FRONTIER, frontier), (UNEXPLORED, unexplored)) + (((WIDEST, widest),) if sliced else ())
+    syms = tuple(r.sym for r in (depth, start, awake, scout, unexplored)) + \
+        ((widest.sym,) if sliced else ())
+    rounds = P.HostBlock((P.Launch(queue.rounds, scalars, loc=loc),
+                          P.ReadSlots(queue.state, syms, loc=loc)), loc=loc)
+    return P.HostIf(few, rounds, step, loc=loc)
 
 
 def launches_checked(block: P.HostBlock) -> bool:

@@ -47,6 +47,9 @@ class PlanPrinter(DSLPrinter):
     def _expr_KernelScalar(self, e: P.KernelScalar) -> Tuple[str, int]:
         return e.name, POSTFIX
 
+    def _expr_GroupLanes(self, e: P.GroupLanes) -> Tuple[str, int]:
+        return "group_size", POSTFIX
+
     def _expr_DeviceRead(self, e: P.DeviceRead) -> Tuple[str, int]:
         return f"read {e.array.name}[{self.expr(e.index)}]", POSTFIX
 
@@ -134,6 +137,9 @@ class PlanPrinter(DSLPrinter):
     def _stmt_QueueReset(self, s: P.QueueReset, indent: int) -> List[str]:
         return self.line(f"{s.size.name}[{self.expr(s.slot)}] = 0;", indent)
 
+    def _stmt_GroupBarrier(self, s: P.GroupBarrier, indent: int) -> List[str]:
+        return self.line("group barrier;", indent)
+
     # --- host statements -------------------------------------------------------------------
 
     # The structured host statements have the fields of their IR twins: printed alike.
@@ -187,6 +193,11 @@ class PlanPrinter(DSLPrinter):
 
     def _stmt_FromDevice(self, s: P.FromDevice, indent: int) -> List[str]:
         return self.line(f"from device {s.sym.name} <- {s.array.name};", indent)
+
+    def _stmt_ReadSlots(self, s: P.ReadSlots, indent: int) -> List[str]:
+        names = ", ".join(sym.name for sym in s.syms)
+        return self.line(f"from device {names} <- {s.array.name}[0..{len(s.syms)});  (one copy)",
+                         indent)
 
     def _stmt_FromDeviceMany(self, s: P.FromDeviceMany, indent: int) -> List[str]:
         pairs = ", ".join(f"{sym.name} <- {a.name}" for a, sym in zip(s.arrays, s.syms))

@@ -8,9 +8,10 @@ from typing import Callable, Dict, Iterable, List
 
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
+from starc.ir.types import Scalar
 
 __all__ = ["walk_host", "arrays_of", "host_exprs", "kernels_launched_by",
-           "launched_kernels", "map_blocks", "LOOPS"]
+           "launched_kernels", "map_blocks", "off_lockstep", "asks_device_kind", "LOOPS"]
 
 
 _CHILD_BLOCKS = ("then", "orelse", "body", "worklist", "topology")
@@ -54,7 +55,8 @@ def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
         queue = stmt.queue
         return [k for k in (stmt.forward, stmt.bottom_up, stmt.pending, stmt.expand,
                             stmt.values, stmt.reverse) if k is not None] + \
-            ([k for k in (queue.build, queue.forward, queue.expand, queue.reverse)
+            ([k for k in (queue.build, queue.forward, queue.expand, queue.reverse,
+                             queue.rounds, queue.reverse_rounds)
               if k is not None]
              if queue is not None else [])
     return []
@@ -89,3 +91,30 @@ def launched_kernels(plan: P.Plan) -> List[P.Kernel]:
         for kernel in kernels_launched_by(stmt):
             kernels.setdefault(kernel.name, kernel)
     return list(kernels.values())
+
+
+def off_lockstep(block: P.HostBlock, chosen: Callable[[P.HostIf], bool]) -> P.HostBlock:
+    """``block`` with the test of each ``HostIf`` that ``chosen`` picks also requiring a device
+    whose work items do not run in lockstep (``OnLockstepDevice``: a target that learns its
+    device kind at run time)."""
+    def rewrite(b: P.HostBlock) -> P.HostBlock:
+        stmts = []
+        for stmt in b.stmts:
+            stmt = map_blocks(stmt, rewrite)
+            if isinstance(stmt, P.HostIf) and chosen(stmt):
+                loc = stmt.cond.loc
+                cpu = ir.Unary("!", P.OnLockstepDevice(type=Scalar.BOOL, loc=loc),
+                               type=Scalar.BOOL, loc=loc)
+                stmt = dataclasses.replace(stmt, cond=ir.Binary("&&", stmt.cond, cpu,
+                                                                type=Scalar.BOOL, loc=loc))
+            stmts.append(stmt)
+        return dataclasses.replace(b, stmts=tuple(stmts))
+    return rewrite(block)
+
+
+def asks_device_kind(plan: P.Plan) -> bool:
+    """Does the program ask at start-up whether its device runs work items in lockstep? Where
+    a kernel has a variant for such devices, or a host test reads it (``OnLockstepDevice``)."""
+    return any(k.variant_of for k in plan.kernels) or any(
+        isinstance(n, P.OnLockstepDevice) for stmt in walk_host(plan.host)
+        for n in host_exprs(stmt))

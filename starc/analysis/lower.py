@@ -13,7 +13,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
 - ``frontier``: a fixedPoint whose flag only marks changed vertices gets a worklist
   (``frontier.worklists``; data-driven rounds), else the reason it stays topology-driven;
 - ``bfs_queue``: a BFS's small top-down steps may walk a queue of the frontier instead of
-  every vertex's level (``bfs_queue.bfs_queues``);
+  every vertex's level (``bfs_queue.bfs_queues``), and its smallest levels run in one
+  work-group's rounds without the host between them (``bfs_rounds``);
 - ``fills``: a fill at the top of a batch loop's body that changes nothing (the array holds
   the value on entry and at the back edge) is dropped (``loop_fills.drop_redundant_fills``);
 - ``expand``: fixedPoint and BFS loops as plain host loops (``control.expand_loops``);

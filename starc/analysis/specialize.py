@@ -6,6 +6,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | decision | recorded as | reads |
 |---|---|---|
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
+| whether a BFS's small levels run in one work-group's rounds (``bfs_rounds``: on a device that is not lockstep, a run-time test where the target learns its kind then), or a launch each, and why | the host tree holds the launches kept (``bfs_rounds.choose_rounds``); ``LoopForm.rounds`` | ``group_rounds``, ``lockstep``, ``lockstep_at_run_time`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why (then without its swapped-row variant, ``row_swap.drop_swaps``) | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``native_reductions_in_groups``, ``group_reductions`` |
@@ -37,6 +38,7 @@ from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
 from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.bfs_queue import lockstep_queues
+from starc.analysis.bfs_rounds import choose_rounds
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import map_blocks, walk_host
@@ -116,6 +118,10 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     forms = _loop_forms(plan, capabilities, one_lane, at_run_time)
     plan = choose_form(plan, worklist=capabilities.worklists,
                        topology_at=frozenset() if at_run_time else frozenset(one_lane))
+    plan, rounds = choose_rounds(plan, capabilities)
+    if rounds:
+        forms = tuple(dataclasses.replace(f, rounds=rounds)
+                      if f.traversal and f.form == "worklist" else f for f in forms)
     plan = _with_variants(plan, variants, capabilities)
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
@@ -294,6 +300,8 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
     reductions = tuple(_reduction(red, capabilities, grouped) for red in kernel.reductions)
     accumulated = {red.sym.uid for red in reductions if red.strategy != "atomic"}
     appends = append_form(capabilities)[0]
+    if kernel.extent == "group":
+        appends = "item"        # the next round reads them: no staging to the kernel's end
     if appends == "gang" and kernel.schedule == "binned" and capabilities.vector_loops:
         appends = "item"        # the gang is one vertex: no chunk of items to stage
 
@@ -352,6 +360,8 @@ def uniform_items(kernel: P.Kernel) -> bool:
 
 
 def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str]) -> P.Kernel:
+    if kernel.extent == "group":      # its items stride over each round's entries themselves
+        return kernel
     if forced not in (None, "auto") and forced not in capabilities.schedules:
         return dataclasses.replace(kernel, schedule_why=(
             f"--schedule {forced} asked, but {capabilities.title} prints one work item per "

@@ -218,6 +218,7 @@ class HostChoices:
                         f"claimed by an atomic max on its level and appended once, after its "
                         f"level; {s.queue.build.name} compacts the frontier into it after a "
                         f"bottom-up step){sliced}"
+                        + (f"; {form.rounds}" if form.rounds else "")
                         + (f"; on a GPU device every top-down step tests all vertices "
                            f"({form.on_gpu})" if form.on_gpu else ""))
             return f"; every top-down step tests all vertices ({form.why})"

@@ -32,7 +32,8 @@ from starc.ir import nodes as ir
     # queue's compaction and sparse top-down steps (bfs_queue.py)
     ("bfs", [("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes"),
              ("Compute_BFS_bfs_values_6", "nodes"), ("bfs_queue_build", "nodes"),
-             ("Compute_BFS_bfs_fwd_6_sparse", "frontier")]),
+             ("Compute_BFS_bfs_fwd_6_sparse", "frontier"),
+             ("Compute_BFS_bfs_fwd_6_rounds", "group")]),
     (SEARCHED_BFS, [("Compute_BFS_bfs_pending_6", "nodes"), ("Compute_BFS_bfs_expand_6", "nodes"),
                     ("Compute_BFS_bfs_fwd_6", "nodes"), ("Compute_BFS_bfs_up_6", "nodes"),
                     ("bfs_queue_build", "nodes"), ("Compute_BFS_bfs_fwd_6_sparse", "frontier"),
@@ -40,7 +41,8 @@ from starc.ir import nodes as ir
     ("bc", [("Compute_BC_bfs_fwd_12", "nodes"), ("Compute_BC_bfs_up_12", "nodes"),
             ("Compute_BC_bfs_rev_17", "nodes"), ("bfs_queue_build", "nodes"),
             ("Compute_BC_bfs_fwd_12_sparse", "frontier"),
-            ("Compute_BC_bfs_rev_17_sparse", "frontier")]),
+            ("Compute_BC_bfs_rev_17_sparse", "frontier"), ("Compute_BC_bfs_fwd_12_rounds", "group"),
+            ("Compute_BC_bfs_rev_17_rounds", "group")]),
 ])
 def test_kernels_found_with_names_and_extents(name, expected):
     plan = dsl_plan(name)

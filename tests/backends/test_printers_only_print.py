@@ -14,7 +14,7 @@ BACKENDS = pathlib.Path(__file__).resolve().parents[2] / "starc" / "backends"
 ALLOWED = {
     "starc.analysis": {"plan"},
     "starc.analysis.plan": None,                        # every record of the plan
-    "starc.analysis.host_tree": {"launched_kernels", "walk_host"},
+    "starc.analysis.host_tree": {"launched_kernels", "walk_host", "asks_device_kind"},
     "starc.analysis.capabilities": {"Capabilities"},    # to declare a backend's
     "starc.analysis.wrapping": {"WrappingArith"},
     "starc.analysis.checks": {"CheckedDivide", "CheckedIndex"},

@@ -25,15 +25,17 @@ writes ``from starc.analysis.plan import Launch`` whichever module defines it.
 from __future__ import annotations
 
 from starc.analysis.plan.kernels import (
-    ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, DeviceArray, KernelParam, ScalarReduction,
-    Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop, RowScan, AtomicReduce,
-    AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount, QueueReset, CursorQuery,
-    LiveSlot, KernelScalar, OnLockstepDevice, DeviceRead, HostCheckedIndex,
+    ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, ROUND_SLOTS, DeviceArray, KernelParam,
+    ScalarReduction, Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop,
+    RowScan, AtomicReduce, AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount,
+    QueueReset, CursorQuery, LiveSlot, KernelScalar, GroupBarrier, GroupLanes, OnLockstepDevice,
+    DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
     HostStmt, HostBlock, HostDeclare, HostAssign, HostReduce, HostIf, HostWhile, HostDoWhile,
     HostForSet, HostForRange, CheckErrors, HostReturn, HostBreak, HostContinue, Launch, Fill,
     CopyArray, SwapArrays, WriteElement, ToDevice, FromDevice, ScalarPack, FromDeviceMany,
+    ReadSlots,
     OrderByDegree, BatchLoop, EDGE_ROOM, ApplyUpdates, UpdateLoop, FixedPointLoop, Worklist,
     DataDrivenLoop, BFSLoop, BFSQueue,
 )
@@ -42,14 +44,15 @@ from starc.analysis.plan.function import (
 )
 
 __all__ = [
-    "ATOMIC_OPS", "GRAPH_ARRAYS", "ROW_ENDS", "BINNED_RUN", "DeviceArray", "KernelParam",
-    "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
+    "ATOMIC_OPS", "GRAPH_ARRAYS", "ROW_ENDS", "BINNED_RUN", "ROUND_SLOTS", "DeviceArray",
+    "KernelParam", "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
     "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
-    "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "GroupBarrier", "GroupLanes", "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
-    "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "OrderByDegree",
+    "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "ReadSlots",
+    "OrderByDegree",
     "BatchLoop", "EDGE_ROOM", "ApplyUpdates", "UpdateLoop", "FixedPointLoop", "Worklist",
     "DataDrivenLoop", "BFSLoop", "BFSQueue", "ParentValue", "LoopForm", "Specialization", "Plan",
 ]

@@ -39,6 +39,9 @@ class LoopForm(Record):
     #: (form ``worklist`` on a target that learns its device kind at run time) what a GPU
     #: device runs instead, and why; "": the same form
     on_gpu: str = ""
+    #: (an iterateInBFS's worklist form) whether its small levels run in one work-group's
+    #: rounds, and where not why (``bfs_rounds.choose_rounds``); "": no such kernel
+    rounds: str = ""
 
 
 @record

@@ -186,6 +186,15 @@ class FromDeviceMany(HostStmt):
 
 
 @record
+class ReadSlots(HostStmt):
+    """Read the first ``len(syms)`` elements of ``array`` back into host scalars ``syms``,
+    pairwise, with one copy (the state a kernel of rounds leaves: ``bfs_rounds``)."""
+
+    array: DeviceArray
+    syms: Tuple[ir.Symbol, ...]
+
+
+@record
 class OrderByDegree(HostStmt):
     """Renumber the vertices by degree (ascending, ties by id) and replace the device CSR
     (``offsets``, ``targets``: rows sorted by the new ids) with the renumbered graph, when the
@@ -479,3 +488,9 @@ class BFSQueue(Record):
     expand: Optional[Kernel] = None
     reverse: Optional[Kernel] = None
     start_name: str = "bfs_start"
+    #: (``bfs_rounds``) one work-group's kernel that runs sparse steps while the levels stay
+    #: small, without the host between them, and the array of the state it leaves
+    rounds: Optional[Kernel] = None
+    state: Optional[DeviceArray] = None
+    #: (``bfs_rounds``, with a reverse sweep) the sweep over every level in one work-group
+    reverse_rounds: Optional[Kernel] = None

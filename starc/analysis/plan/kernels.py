@@ -31,13 +31,17 @@ ROW_ENDS = {"offsets": "ends", "rev_offsets": "rev_ends"}
 #: degree sorted by it in runs of this many items, a warp of NVIDIA's width
 BINNED_RUN = 32
 
+#: the length of a device array of extent ``"rounds"``: the state a kernel of one work-group's
+#: rounds leaves for the host (``bfs_rounds.SLOTS``)
+ROUND_SLOTS = 6
+
 @record
 class DeviceArray(Record):
     """One allocation on the device, made once before the algorithm and freed at the end.
 
     ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m), ``"one"`` (a
-    single value: a reduction target, a fixedPoint/BFS flag) or ``"two"`` (a worklist's
-    double-buffered length). ``role``: ``"graph"`` (a CSR
+    single value: a reduction target, a fixedPoint/BFS flag), ``"two"`` (a worklist's
+    double-buffered length) or ``"rounds"`` (``ROUND_SLOTS`` values: ``bfs_rounds``). ``role``: ``"graph"`` (a CSR
     array: offsets, targets, sources, rev_offsets, rev_sources, rev_edge_ids), ``"weight"``
     (a propEdge parameter bound to the file's weights), ``"result"`` (a propNode parameter),
     ``"local"`` (a declared property), ``"next"`` (the next-iteration buffer of a fixedPoint
@@ -108,7 +112,9 @@ class ScalarReduction(Record):
 class Kernel(Record):
     """One outlined forall: one work item per vertex (``extent="nodes"``) or edge (``"edges"``),
     or per entry of a worklist (``"frontier"``: as many work items as the launch's
-    ``KernelScalar`` ``FRONTIER_COUNT``; see ``Worklist``).
+    ``KernelScalar`` ``FRONTIER_COUNT``; see ``Worklist``), or one work-group (``"group"``:
+    ``index`` is the work item's number in it, ``GroupLanes`` their count; its body divides
+    the work and meets at ``GroupBarrier``s: ``bfs_rounds``).
 
     ``index`` is the work item's loop variable; ``guard`` (already expressed on ``index``,
     None if none) is the filter and, for BFS kernels, the level test. ``body`` is lowered IR.
@@ -446,6 +452,19 @@ class KernelScalar(ir.Expr):
     """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
 
     name: str
+
+
+@record
+class GroupBarrier(ir.Stmt):
+    """Every work item of the work-group waits here for all the others; what each wrote to
+    global or local memory before it, every one reads after it. Only in a kernel of extent
+    ``"group"`` (one work-group: ``bfs_rounds``), whose work items all reach it."""
+
+
+@record
+class GroupLanes(ir.Expr):
+    """The number of work items of the work-group of a kernel of extent ``"group"`` (whose
+    index is the work item's number in it)."""
 
 
 @record

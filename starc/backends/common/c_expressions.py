@@ -267,5 +267,8 @@ class CExpressionPrinter:
         begin, end = self.ctx.row_bounds(True, row)
         return f"{row} >= 0 && {begin} <= {slot} && {slot} < {end}", PRECEDENCE["&&"]
 
+    def _expr_GroupLanes(self, e: P.GroupLanes):
+        return self.d.group_function(self.d.group_lanes, "the work-group's size"), _PRIMARY
+
     def _expr_KernelScalar(self, e: P.KernelScalar):
         return self.ctx.kernel_scalar(e.name, e.type), _PRIMARY

@@ -382,6 +382,10 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
             lines += [line.split("  //")[0] for line in self.stmt(stmt, depth)]
         return lines
 
+    def _stmt_GroupBarrier(self, s: P.GroupBarrier, depth: int):
+        return [self._line(depth, self.d.group_function(self.d.group_barrier,
+                                                        "a work-group barrier"))]
+
     def _stmt_FlagSet(self, s: P.FlagSet, depth: int):
         arg = self.ctx.array(s.flag, written=True)
         store = self.d.flag_set(arg.name)

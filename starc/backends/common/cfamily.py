@@ -31,7 +31,7 @@ __all__ = [
 
 def lower_kernel(kernel: P.Kernel, dialect: Dialect) -> KernelCode:
     """Print ``kernel``'s guard and body; the argument list is complete afterwards."""
-    if kernel.extent not in ("nodes", "edges", "frontier", "single"):
+    if kernel.extent not in ("nodes", "edges", "frontier", "single", "group"):
         dialect.missing(f"a kernel over '{kernel.extent}'", kernel.loc)
     ctx = KernelArguments(kernel, dialect)
     printer = CPrinter(dialect, ctx)

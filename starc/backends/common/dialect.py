@@ -165,6 +165,16 @@ class Dialect:
     def flag_set(self, flag: str) -> str:
         return f"{self.index(flag, '0')} = 1;"
 
+    #: a kernel of one work-group (extent ``group``): its items wait for each other, their
+    #: global and local writes visible after it; and their count
+    group_barrier: Optional[str] = None
+    group_lanes: Optional[str] = None
+
+    def group_function(self, text: Optional[str], what: str) -> str:
+        if text is None:
+            self.missing(what)
+        return text
+
     def minmax(self, func: str, t: Scalar, left: str, right: str) -> str:
         if (func, t) not in self.minmax_functions:
             self.missing(f"{func} of '{t}' as an expression")

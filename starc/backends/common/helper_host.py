@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import List
 
+from starc.analysis.host_tree import asks_device_kind
 from starc.backends.common.host_dialect import TIMER, HostDialect
 from starc.ir.types import Scalar
 
@@ -28,12 +29,13 @@ class HelperHostDialect(HostDialect):
 
     #: the host variable that says whether the device runs work items in lockstep, set at
     #: start-up where a kernel has a variant for such devices (``Kernel.lockstep_variant``)
+    #: or a host test reads it (``host_tree.asks_device_kind``)
     lockstep = "starc_lockstep"
 
     def lockstep_setup(self) -> List[str]:
         """The start-up line that asks the runtime helper ``starc_lockstep_device`` (printed
         only for a program with kernel variants) for the device's kind, once."""
-        if not any(k.variant_of for k in self.host.plan.kernels):
+        if not asks_device_kind(self.host.plan):
             return []
         return [f"const bool {self.lockstep} = starc_lockstep_device({self.handle});  "
                 "// a GPU: the kernels' variants for lockstep devices run"]

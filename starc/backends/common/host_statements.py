@@ -36,7 +36,8 @@ __all__ = ["HostStatementPrinter"]
 _EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
                  "nodes+1": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
                  "edges": ("{g}.num_edges", "{g}.num_edges", True),
-                 "one": ("1", "1", False), "two": ("2", "2", False)}
+                 "one": ("1", "1", False), "two": ("2", "2", False),
+                 "rounds": (str(P.ROUND_SLOTS),) * 2 + (False,)}
 
 
 class HostStatementPrinter(UpdateStatements):
@@ -389,6 +390,17 @@ class HostStatementPrinter(UpdateStatements):
     def _stmt_FromDevice(self, s: P.FromDevice, depth: int):
         return [INDENT * depth + f"{self.scalar(s.sym)} = "
                 f"{self._read_element(s.array, '0', self.where(s.loc))};"]
+
+    def _stmt_ReadSlots(self, s: P.ReadSlots, depth: int):
+        # one copy of the first slots into a host array, then each to its scalar
+        count = len(s.syms)
+        lines = ["{", f"{INDENT}int starc_slots[{count}];"]
+        lines += [INDENT + line for line in self.dialect.copy_to_host(
+            "starc_slots", self.array_var(s.array), Scalar.INT, Count(str(count)),
+            self.where(s.loc))]
+        lines += [f"{INDENT}{self.scalar(sym)} = starc_slots[{at}];"
+                  for at, sym in enumerate(s.syms)]
+        return self._indent(lines + ["}"], depth)
 
     def _stmt_FromDeviceMany(self, s: P.FromDeviceMany, depth: int):
         # one copy of the whole block into its host staging, then each slot to its scalar

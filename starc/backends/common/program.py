@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set
 import starc
 from starc import toolchains
 from starc.analysis import plan as P
-from starc.analysis.host_tree import launched_kernels
+from starc.analysis.host_tree import asks_device_kind, launched_kernels
 from starc.backends.base import (Availability, Backend, BackendError, BackendOptions,
                                  BuiltProgram, GeneratedProgram, Launch)
 from starc.backends.common.cpp_host import CppHostPrinter
@@ -158,6 +158,7 @@ class CppBackend(Backend):
                       includes=sorted(set(host.includes()) | self.program_includes),
                       block_default=self._block_default(options), kernels=kernels.shown,
                       lockstep_variants=[k.name for k in plan.kernels if k.variant_of],
+                      asks_lockstep=asks_device_kind(plan),
                       main=main)
         main_file = f"{program}{self.extension}"
         own_runtime = sorted((self.package_dir / "runtime").glob("*.hpp"))

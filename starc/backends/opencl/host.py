@@ -53,6 +53,8 @@ class Launcher:
                 count = name
         if code.extent == "single":
             self.launch = "starc_launch_single(device, kernel, where);"
+        elif code.extent == "group":
+            self.launch = "starc_launch_group(device, kernel, where);"
         elif count is not None:
             # a binned kernel's groups share heavy vertices, a split worklist round's its
             # entries' edges: whole groups even on a CPU

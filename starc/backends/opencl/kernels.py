@@ -56,7 +56,7 @@ CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True, slack_rows=
                             schedules=frozenset({"vertex", "edges", "binned"}),
                             cooperative_bodies=True, frontier_edges=True,
                             lockstep_at_run_time=True,
-                            converged_group_functions=True, staged_appends=True,
+                            converged_group_functions=True, staged_appends=True, group_rounds=True,
                             group_reductions=group_end.GROUP_REDUCTIONS,
                             **atomic_helpers.atomic_capabilities(ATOMICS))
 
@@ -90,6 +90,9 @@ class OpenCLDialect(Dialect):
         size_t ptrdiff_t get_global_id get_local_id barrier mem_fence atomic_add atomic_min
         atomic_max atomic_cmpxchg as_int as_float as_long as_double fmin fmax
     """.split())
+
+    group_barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    group_lanes = "(int)get_local_size(0)"
 
     # a work-group's end, where every work item meets (``group_end``)
     def group_fold(self, elem: Scalar, local: str, combine: str):
@@ -152,6 +155,9 @@ def _shell(code: KernelCode, dialect: OpenCLDialect) -> List[str]:
         if code.index is not None:
             lines.append(f"{INDENT}int {code.index} = 0;")
         return lines + code.body + ["}"]
+    if code.extent == "group":      # one work-group: its body strides and meets itself
+        return lines + [f"{INDENT}const int {code.index} = (int)get_local_id(0);"] + \
+            code.body + ["}"]
     if code.cooperative is not None:
         return lines + binned_body(code, _GROUP) + ["}"]
     if code.frontier is not None:

@@ -104,7 +104,7 @@ CAPABILITIES = Capabilities(
     slack_rows=True, span_moves=True,
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
     group_reductions=group_end.GROUP_REDUCTIONS,
-    converged_group_functions=True, staged_appends=True,
+    converged_group_functions=True, staged_appends=True, group_rounds=True,
     schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
     sub_groups_without_ballot=True, lockstep_at_run_time=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
@@ -116,8 +116,9 @@ WORK_GROUPS = "work_groups"
 
 #: the feature of a kernel whose appends its work-groups stage (``_staged_shell``)
 STAGED = "staged_append"
-#: the prelude feature of a program with kernel variants for lockstep devices
-#: (``Kernel.lockstep_variant``): ``starc_lockstep_device``
+#: the prelude feature of a program that asks its device's kind: kernel variants for lockstep
+#: devices (``Kernel.lockstep_variant``), a BFS's rounds (launched elsewhere only):
+#: ``starc_lockstep_device``
 LOCKSTEP = "lockstep_variants"
 
 #: the work-item of a grouped kernel (``_GROUP``)
@@ -163,6 +164,8 @@ class SYCLDialect(NativeReducers):
     minmax_functions = {(f, t): f"std::{f.lower()}" for f in ("Min", "Max")
                         for t in (_INT, _LONG, _FLOAT, _DOUBLE, Scalar.NODE, Scalar.EDGE)}
     reserved = CXX_KEYWORDS | frozenset(SHELL_PARAMS) | frozenset(("sycl", "item", "reducers"))
+    group_barrier = f"sycl::group_barrier({_ITEM}.get_group());"
+    group_lanes = f"static_cast<int>({_ITEM}.get_local_range(0))"
 
     def minmax_update(self, op: str, reducer: str, value: str) -> str:
         return f"{reducer}.combine({value})"
@@ -240,6 +243,9 @@ def print_kernel(kernel: P.Kernel) -> SYCLKernel:
     if code.cooperative is not None or code.frontier is not None:
         code.features.add(WORK_GROUPS)
         return SYCLKernel(code, native, "\n".join(_group_shell(code, dialect)))
+    if code.extent == "group":      # (launched only where the device is not lockstep)
+        code.features.update((WORK_GROUPS, LOCKSTEP))
+        return SYCLKernel(code, native, "\n".join(_one_group_shell(code, dialect)))
     if STAGED in code.features:
         code.features.add(WORK_GROUPS)
         return SYCLKernel(code, native, "\n".join(_staged_shell(code, dialect)))
@@ -316,6 +322,22 @@ def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
               f"{INDENT}const std::size_t starc_group = starc_work_group_size(q, block);"]
     return lines + _command_group(code, dialect, locals_, f"starc_groups({count}, starc_group)",
                                   "starc_group", body)
+
+
+def _one_group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
+    """A kernel of one work-group (``bfs_rounds``): a command group over an nd_range of one
+    group of the launch's ``block`` items (``starc_work_group_size``), whose body strides
+    over its work and meets at barriers itself."""
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
+    params += [_signature(a, dialect) for a in code.args]
+    lines = [code.comment] if code.comment else []
+    lines += _wrap(f"static void {code.name}(", params, ") {")
+    lines.append(f"{INDENT}const std::size_t starc_group = starc_work_group_size(q, block);")
+    body = [f"{INDENT}const int {code.index} = static_cast<int>({_ITEM}.get_local_id(0));"]
+    return lines + _command_group(
+        code, dialect, code.group_locals,
+        "sycl::nd_range<1>(sycl::range<1>(starc_group), sycl::range<1>(starc_group))",
+        "starc_group", body + code.body)
 
 
 def _command_group(code: KernelCode, dialect: SYCLDialect, locals_, launch: str,

@@ -455,10 +455,13 @@ def test_kernels_are_one_parallel_for_each():
     main = main_text("bc")
     kernels = [k.name for k in compiled("bc").plan.kernels]
     # (a kernel that stages appends in local memory, a BFS queue's, runs on an nd_range of
-    # its own)
+    # its own; a BFS's rounds on one work-group's: bfs_rounds)
+    one_group = "starc_handler.parallel_for(sycl::nd_range<1>(sycl::range<1>(starc_group), "
     assert main.count("starc_parallel_for(q, where, ") + \
         main.count(f"{UNIFORM_LAUNCH}(q, where, ") + \
-        main.count("starc_handler.parallel_for(starc_range, ") == len(set(kernels)) >= 2
+        main.count("starc_handler.parallel_for(starc_range, ") + \
+        main.count(one_group) == len(set(kernels)) >= 2
+    assert main.count(one_group) == 2
 
 
 def test_uniform_kernels_claim_long_cpu_runs_and_items_count_in_int():

@@ -9,7 +9,7 @@
 //                              the device with its context, in-order queue and program, its
 //                              kernel objects and their work-group size (--block-size):
 //                              starc_opencl_device.hpp, included here
-//   starc_set_arg / starc_launch / starc_launch_groups / starc_launch_single
+//   starc_set_arg / starc_launch / starc_launch_groups / starc_launch_group / starc_launch_single
 //                              the arguments of a launch, then one NDRange over `count` items
 //                              rounded up to the work-group size, or runs of items on a CPU
 //                              (one item for single kernels)
@@ -83,6 +83,15 @@ inline void starc_launch_groups(const starc_opencl& device, const starc_kernel& 
   starc_cl_check(clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &items, &group,
                                         0, nullptr, nullptr),
                  "clEnqueueNDRangeKernel", where);
+}
+
+/// A kernel of one work-group (bfs_rounds): its items stride over the work and meet at
+/// barriers, so it runs as exactly one group of the kernel's size.
+inline void starc_launch_group(const starc_opencl& device, const starc_kernel& kernel, const char* where) {
+  const std::size_t group = kernel.group;
+  starc_cl_check(
+      clEnqueueNDRangeKernel(device.queue.get(), kernel.handle.get(), 1, nullptr, &group, &group, 0, nullptr, nullptr),
+      "clEnqueueNDRangeKernel", where);
 }
 
 /// A single-item kernel: exactly one work-item.

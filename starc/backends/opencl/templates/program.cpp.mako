@@ -33,12 +33,12 @@ static void ${k.name}(${k.signature}) {
 
 #include "starc_runtime.hpp"
 #include "starc_opencl_host.hpp"
-% if lockstep_variants:
+% if asks_lockstep:
 
 /// Whether the program's device runs work items in lockstep: a GPU does, unless the environment
 /// says otherwise (STARC_OPENCL_LOCKSTEP=1 or 0, for any device: tests run the variants for GPUs
 /// on a CPU device). A kernel whose schedule for such devices differs has a variant for them,
-/// which the host launches instead.
+/// which the host launches instead; a BFS's small levels run in one work-group elsewhere.
 static bool starc_lockstep_device(const starc_opencl& device) {
   const char* told = std::getenv("STARC_OPENCL_LOCKSTEP");
   if (told == nullptr || *told == '\0') {
