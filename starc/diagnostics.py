@@ -89,6 +89,7 @@ WARNING_IDS: Dict[str, str] = {
     "no-result": "a Dynamic function returns nothing and writes no property",
     "signed-sum": "a loop's convergence test sums differences with their sign",
     "narrowing": "an implicit conversion may lose precision",
+    "schedule": "--schedule does not apply to a forall, which keeps one work item per vertex",
     "starplat-compat": "a StarPlat spelling was read with its StarPlat meaning (a note)",
 }
 

@@ -137,6 +137,7 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
         comp.specialized = run_stage("specialize", sink, show_traceback,
                                      lambda: target.specialize(comp.plan, options),
                                      comp.function)
+        _warn_unmet_schedule(comp.specialized, options, sink)
         if stop_after == "specialize":
             return comp
         opts = options or BackendOptions()
@@ -146,6 +147,16 @@ def compile_source(source: str, filename: str, sink: DiagnosticSink, *,
     except (CompileError, InternalError):
         pass
     return comp
+
+
+def _warn_unmet_schedule(plan, options, sink: DiagnosticSink) -> None:
+    """A warning at each forall that ``--schedule`` could not give its schedule, and why."""
+    from starc.analysis.schedules import unmet
+    if plan is None or options is None:
+        return
+    for kernel, why in unmet(plan.kernels, options.schedule):
+        sink.warning("schedule", f"--schedule {options.schedule} does not apply to this "
+                     f"forall: {why}", kernel.loc)
 
 
 def _plan(program, function, backend):

@@ -807,3 +807,26 @@ def test_an_option_that_cannot_apply_is_warned_about_not_silently_dropped(tmp_pa
     assert err.splitlines() == [
         "starc: warning: --undirected applies to the model on a graph; ignored without --graph",
         "starc: warning: --warp-width applies to the model on a graph; ignored without --graph"]
+
+
+def test_a_schedule_that_does_not_apply_is_a_located_warning(capsys, tmp_path):
+    """--schedule binned on cc's push loops (binned shares a pull's fold or a search) and
+    edges on pr's pull (one item per edge needs a push): each forall with a neighbour loop it
+    cannot schedule gets one warning at its line, with why, and keeps one item per vertex;
+    -W no-schedule silences it."""
+    cc = ROOT / "dsl" / "cc.sp"
+    status, _, err = starc(capsys, cc, "-b", "opencl", "--schedule", "binned", "--emit", "plan")
+    assert status == 0
+    warnings = [line for line in err.splitlines() if "warning[schedule]" in line]
+    assert warnings == [f"{cc}:12:9: warning[schedule]: --schedule binned does not apply to "
+                        "this forall: its loops only push (one work item per edge: --schedule "
+                        "edges): one work item per vertex"]
+    status, _, err = starc(capsys, ROOT / "dsl" / "pr.sp", "-b", "cuda", "--schedule", "edges",
+                           "--emit", "plan")
+    assert status == 0 and err.count("warning[schedule]") == 1 and "pr.sp:13:9" in err
+    status, _, err = starc(capsys, cc, "-b", "opencl", "--schedule", "binned", "-W",
+                           "no-schedule", "--emit", "plan")
+    assert status == 0 and "warning" not in err
+    # where it applies, or auto: nothing
+    status, _, err = starc(capsys, cc, "-b", "opencl", "--schedule", "edges", "--emit", "plan")
+    assert status == 0 and "warning" not in err

@@ -35,7 +35,7 @@ the cheap skip of a vertex whose guard fails). ``by_edges`` rewrites the kernel.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.binned import (local_fold, per_vertex_refusal, pull_loop, push_refusal,
@@ -85,6 +85,27 @@ def _reads_written(guard: ir.Expr, kernel: P.Kernel) -> bool:
     written = {p.array.sym.uid for p in kernel.params
                if p.written and p.array is not None and p.array.sym is not None}
     return any(isinstance(n, ir.PropRead) and n.prop.uid in written for n in ir.walk(guard))
+
+
+def unmet(kernels, forced: Optional[str]) -> List[Tuple[P.Kernel, str]]:
+    """Each kernel of ``kernels`` with a neighbour loop (one per forall: the first of each
+    location) to which ``--schedule forced`` does not apply, with why: its ``schedule_why`` says so (every
+    chooser starts it with ``--schedule FORCED asked, but``)."""
+    if forced in (None, "auto"):
+        return []
+    prefix = f"--schedule {forced} asked, but "
+    found, seen = [], set()
+    for kernel in kernels:
+        if kernel.schedule_why.startswith(prefix) and kernel.loc not in seen \
+                and not kernel.variant_of and _neighbour_loop(kernel):
+            seen.add(kernel.loc)
+            found.append((kernel, kernel.schedule_why[len(prefix):]))
+    return found
+
+
+def _neighbour_loop(kernel: P.Kernel) -> bool:
+    return any(isinstance(n, ir.Loop) and isinstance(n.domain, (ir.Neighbors, ir.InNeighbors))
+               for n in ir.walk(kernel.body))
 
 
 def choose(kernel: P.Kernel, capabilities: Capabilities,
