@@ -8,7 +8,7 @@ of bfs where GAPBS, whose levels meet at an OpenMP barrier, takes 4 ms (bench/RE
 work-group runs the step, meets at a barrier, reads the counts its items made (atomics on a
 small ``state`` array), takes the host's decision for the next step itself and, while the
 next level stays sparse, top-down and at most ``ROUND_LIMIT`` vertices and out-edges, runs
-it too. When it stops (the BFS is over, or the next step is large or bottom-up), it leaves
+it too. When it stops (the BFS is over, or the next level is too large), it leaves
 the host's state (depth, start, counts, edges left unexplored, widest level) in ``state``,
 which the host reads in one copy and goes on from, as if it had run those steps itself.
 
@@ -17,8 +17,10 @@ the level's entries strided by the group's size, with the step's kernel scalars 
 start) as locals that advance each round, and its counts as atomics on ``state``: every
 work item computes the same decision from the same counts, so all leave the loop together.
 The host launches it in place of a sparse step where the frontier is that small
-(``control._expand_bfs``). A target without such kernels (``Capabilities.group_rounds``:
-OpenACC) keeps the sparse steps (``choose_rounds``).
+(``control._expand_bfs``). With a reverse sweep, where every level ran in the rounds, a second
+kernel (``reverse_rounds``) sweeps all the levels' slices in one work-group. A device whose
+work items run in lockstep (a GPU), or a target without such kernels
+(``Capabilities.group_rounds``: OpenACC), keeps the launches (``choose_rounds``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ __all__ = ["ROUND_LIMIT", "SLOTS", "FRONTIER", "UNEXPLORED", "WIDEST", "forward_
 
 #: the most vertices, and the most out-edges, of a level that one work-group's rounds take:
 #: on a CPU device the group is one core (8192 edges: about 25 us, a third of a launch and
-#: its read on PoCL); on a GPU one block (32 edges a lane at a block of 256)
+#: its read on PoCL)
 ROUND_LIMIT = 8192
 
 #: the slots of the state array, in order: what the host reads back after the rounds
