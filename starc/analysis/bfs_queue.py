@@ -149,7 +149,7 @@ class _Builder(PassBuilder):
         forward = self.sparse(loop.forward)
         expand = self.sparse(loop.expand) if loop.expand is not None else None
         reverse = self.reverse(loop.reverse) if loop.reverse is not None else None
-        rounds, state = forward_rounds(self, loop, forward) or (None, None)
+        rounds, state = forward_rounds(self, loop, forward, expand) or (None, None)
         sweep = reverse_rounds(self, loop) if rounds is not None else None
         return P.BFSQueue(self.order, self.starts, self.end, build, forward, expand, reverse,
                           START, rounds, state, sweep)

@@ -77,6 +77,7 @@ class _Rounds:
                        for name in ("depth", "start", "count", "unexplored", "widest",
                                     "awake", "scout")}
         self.more = make("bfs_round_more", Scalar.BOOL, ir.SymbolKind.LOCAL, self.loc)
+        self.fused = make("bfs_round_fused", Scalar.BOOL, ir.SymbolKind.LOCAL, self.loc)
 
     # --- IR shorthands
     def int(self, value: int) -> ir.Const:
@@ -112,13 +113,13 @@ class _Rounds:
         return P.GroupBarrier(loc=self.loc)
 
     # --- the kernel
-    def step(self) -> Optional[ir.Block]:
-        """The sparse step's body at the round's depth and start, its counts added to the
-        state's slots; None where it reduces or stores anything else (a user's reduction
-        inside the BFS), which the rounds do not carry."""
+    def step(self, sparse: P.Kernel) -> Optional[ir.Block]:
+        """The body of ``sparse`` (a sparse step) at the round's depth and start, its counts
+        added to the state's slots; None where it reduces or stores anything else (a user's
+        reduction inside the BFS), or checks, which the rounds do not carry."""
         counted = {self.loop.awake.uid: _AWAKE, self.loop.scout.uid: _SCOUT}
-        if any(r.sym.uid not in counted for r in self.sparse.reductions) \
-                or self.sparse.stores or self.sparse.checks:
+        if any(r.sym.uid not in counted for r in sparse.reductions) \
+                or sparse.stores or sparse.checks:
             return None
         scalars = {DEPTH: self.ref("depth"), self.builder.start.name: self.ref("start")}
 
@@ -129,18 +130,21 @@ class _Rounds:
                 at = counted[node.target.sym.uid]
                 return dataclasses.replace(node, target=self.slot(at))
             return None
-        return ir.transform(self.sparse.body, rewrite)
+        return ir.transform(sparse.body, rewrite)
 
-    def body(self, step: ir.Block, widest: bool) -> ir.Block:
-        s, n = self, ir.GraphQuery("num_nodes", self.loop.graph, type=Scalar.INT, loc=self.loc)
-        from starc.analysis.frontier import DENSE_DIVISOR
-        item = self.sparse.index
+    def entries(self, sparse: P.Kernel, step: ir.Block) -> ir.Block:
+        """``step`` (of ``sparse``) for each entry of the level, the group's items striding."""
+        s, item = self, sparse.index
         item_ref = ir.VarRef(item, type=Scalar.INT, loc=s.loc)
-        entries = s.block(
+        return s.block(
             ir.Declare(item, s.ref("lane"), loc=s.loc),
             ir.While(s.op("<", item_ref, s.ref("count")), s.block(
                 *step.stmts, s.assign(item_ref, s.plus(item_ref, P.GroupLanes(
                     type=Scalar.INT, loc=s.loc)))), loc=s.loc))
+
+    def body(self, entries: ir.Stmt, widest: bool, fused: bool) -> ir.Block:
+        s, n = self, ir.GraphQuery("num_nodes", self.loop.graph, type=Scalar.INT, loc=self.loc)
+        from starc.analysis.frontier import DENSE_DIVISOR
         awake, scout = s.ref("awake"), s.ref("scout")
         limit = s.op("/", n, s.int(DENSE_DIVISOR), Scalar.INT)
         small = [s.op("!=", awake, s.int(0))] + [
@@ -160,7 +164,12 @@ class _Rounds:
                       s.block(s.set("widest", s.ref("count"))), loc=s.loc)]
         zero_counts = s.first_lane(s.assign(s.slot(_AWAKE), s.int(0)),
                                    s.assign(s.slot(_SCOUT), s.int(0)))
+        # (after the first level the frontier's B1 has not run: each step runs it)
+        unfused = (ir.Assign(ir.VarRef(self.fused, type=Scalar.BOOL, loc=s.loc),
+                             ir.Const(False, type=Scalar.BOOL, loc=s.loc), loc=s.loc),) \
+            if fused else ()
         next_level = ir.If(s.ref("more"), s.block(
+            *unfused,
             s.set("depth", s.plus(s.ref("depth"), s.int(1))),
             s.set("unexplored", s.op("-", s.ref("unexplored"), scout, Scalar.INT)),
             s.set("count", awake), zero_counts), loc=s.loc)
@@ -180,6 +189,9 @@ class _Rounds:
                     for name, value in inputs.items() if widest or name != "widest"]
         declared.append(ir.Declare(self.more, ir.Const(True, type=Scalar.BOOL, loc=s.loc),
                                    loc=s.loc))
+        if fused:
+            declared.append(ir.Declare(self.fused, P.KernelScalar(
+                self.loop.fused_name, type=Scalar.BOOL, loc=s.loc), loc=s.loc))
         left = [s.assign(s.slot(at), s.ref(name)) for at, name in
                 ((_DEPTH, "depth"), (_START, "start"), (_UNEXPLORED, "unexplored"))]
         if widest:
@@ -187,20 +199,24 @@ class _Rounds:
         return s.block(*declared, zero_counts, s.barrier(), rounds, s.first_lane(*left))
 
 
-def forward_rounds(builder, loop: P.BFSLoop,
-                   sparse: P.Kernel) -> Optional[Tuple[P.Kernel, P.DeviceArray]]:
+def forward_rounds(builder, loop: P.BFSLoop, sparse: P.Kernel, expand: Optional[P.Kernel]
+                   ) -> Optional[Tuple[P.Kernel, P.DeviceArray]]:
     """The rounds kernel of ``loop``'s sparse step ``sparse`` and its state array (made by
-    ``builder``, a ``bfs_queue`` builder), or None where the step carries more than its
-    counts (``_Rounds.step``) or the loop fuses B1 into its bottom-up steps (``expand``: the
-    host picks the step's kernel by a flag the rounds do not track)."""
-    if loop.pending is not None:
-        return None
+    ``builder``, a ``bfs_queue`` builder), or None where a step carries more than its counts
+    (``_Rounds.step``). Where the loop fuses B1 into its bottom-up steps, ``expand`` is the
+    sparse step without B1: the first level runs it when the host's flag (``fused_name``)
+    says the frontier's B1 already ran, as the host would, and every later level the step."""
     rounds = _Rounds(builder, loop, sparse)
-    step = rounds.step()
-    if step is None:
+    step = rounds.step(sparse)
+    fused = rounds.step(expand) if expand is not None else None
+    if step is None or (expand is not None and fused is None):
         builder.arrays = tuple(a for a in builder.arrays if a is not rounds.state)
         return None
-    body = rounds.body(step, widest=loop.reverse is not None)
+    entries: ir.Stmt = rounds.entries(sparse, step)
+    if expand is not None:
+        entries = ir.If(ir.VarRef(rounds.fused, type=Scalar.BOOL, loc=rounds.loc),
+                        rounds.entries(expand, fused), entries, loc=rounds.loc)
+    body = rounds.body(entries, widest=loop.reverse is not None, fused=expand is not None)
     kernel = builder.kernel(f"{loop.forward.name}_rounds", rounds.lane, "group", None, body,
                             schedule_why="one work-group runs the small levels one after "
                                          "another, its items striding over each level's "

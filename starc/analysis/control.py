@@ -435,7 +435,9 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
                 # every level so far ran in the rounds (each small): the sweep may too
                 grouped = declare("bfs_grouped", Scalar.BOOL, _bool(True, loc))
                 step += (assign(grouped, _bool(False, loc)),)
-            step = (_rounds(queue, sized, depth, start, awake, scout, unexplored, widest,
+            # (where B1 is fused, whether the first level's already ran)
+            carried = sized + (((s.fused_name, fused),) if s.pending is not None else ())
+            step = (_rounds(queue, carried, depth, start, awake, scout, unexplored, widest,
                             frontier_ref, edges, P.HostBlock(step, loc=loc)),)
         # A bottom-up step scans every vertex; a sparse top-down step costs its frontier and
         # out-edges, at most n / DENSE_DIVISOR each: GAPBS's test weighs the out-edges only

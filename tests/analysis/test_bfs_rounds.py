@@ -45,10 +45,26 @@ def test_the_rounds_kernel_is_the_sparse_step_in_a_loop_between_barriers(name):
     assert (queue.reverse_rounds is not None) == (name == "bc")
 
 
-def test_a_bfs_whose_b1_is_fused_keeps_its_steps():
-    """The host picks that loop's step kernel by a flag the rounds do not track."""
+def test_a_bfs_whose_b1_is_fused_runs_the_step_without_it_first_where_the_host_says():
+    """The host's flag says whether the frontier's B1 already ran (after a bottom-up step):
+    the first level runs the sparse step without B1 then, every later level the step."""
+    plan = dsl_plan(SEARCHED_BFS)
     (bfs,) = host_of(dsl_plan(SEARCHED_BFS, stop_after="bfs_queue"), P.BFSLoop)
-    assert bfs.pending is not None and bfs.queue.rounds is None
+    rounds = bfs.queue.rounds
+    assert bfs.pending is not None and rounds is not None
+    [choice] = [n for n in ir.walk(rounds.body) if isinstance(n, ir.If)
+                and isinstance(n.cond, ir.VarRef) and n.cond.sym.name == "bfs_round_fused"]
+    # both branches: an expansion of the level's entries, B1's parent search only in the else
+    searches = [[n for n in ir.walk(branch) if isinstance(n, ir.Loop)
+                 and isinstance(n.domain, ir.InNeighbors)] for branch in (choice.then,
+                                                                          choice.orelse)]
+    assert not searches[0] and searches[1]
+    cleared = [n for n in ir.walk(rounds.body) if isinstance(n, ir.Assign)
+               and isinstance(n.target, ir.VarRef) and n.target.sym.name == "bfs_round_fused"]
+    assert len(cleared) == 1 and cleared[0].value.value is False
+    [launch] = [s for s in host_nodes(plan.host) if isinstance(s, P.Launch)
+                and s.kernel.name == rounds.name]
+    assert dict(launch.scalar_args)["bfs_fused"].sym.name == "bfs_fused"
 
 
 def test_the_host_launches_the_rounds_for_a_small_frontier_and_reads_the_state_once():
