@@ -64,27 +64,26 @@ WITHOUT_ROUNDS = ("{title} has no kernel of one work-group whose items meet at b
                   "inside a loop")
 
 
-class _Rounds:
-    """Builds the rounds kernel's body from a sparse step's (see the module docstring)."""
+def _plain(loop: P.BFSLoop, kernel: Optional[P.Kernel]) -> bool:
+    """Does ``kernel`` (a sparse step, or the sweep) carry nothing the rounds do not: no
+    reduction but the step's counts, no store, no check?"""
+    counted = {loop.awake.uid, loop.scout.uid}
+    return kernel is None or not (any(r.sym.uid not in counted for r in kernel.reductions)
+                                  or kernel.stores or kernel.checks)
 
-    def __init__(self, builder, loop: P.BFSLoop, sparse: P.Kernel) -> None:
-        self.builder, self.loop, self.sparse, self.loc = builder, loop, sparse, sparse.loc
-        self.state = builder.local_array("bfs_rounds", "rounds")
-        make = builder.symbols.make
-        self.lane = make("bfs_lane", Scalar.INT, ir.SymbolKind.LOOP, self.loc)
-        self.locals = {name: make(f"bfs_round_{name}", Scalar.INT, ir.SymbolKind.LOCAL,
-                                  self.loc)
-                       for name in ("depth", "start", "count", "unexplored", "widest",
-                                    "awake", "scout")}
-        self.more = make("bfs_round_more", Scalar.BOOL, ir.SymbolKind.LOCAL, self.loc)
-        self.fused = make("bfs_round_fused", Scalar.BOOL, ir.SymbolKind.LOCAL, self.loc)
 
-    # --- IR shorthands
+class _Group:
+    """IR shorthands for a kernel of one work-group: its lane (the kernel's index), and a
+    loop whose items stride over a range by the group's size."""
+
+    def __init__(self, builder, loc) -> None:
+        self.builder, self.loc = builder, loc
+        self.lane = builder.symbols.make("bfs_lane", Scalar.INT, ir.SymbolKind.LOOP, loc)
+
     def int(self, value: int) -> ir.Const:
         return ir.Const(value, type=Scalar.INT, loc=self.loc)
 
-    def ref(self, name: str) -> ir.VarRef:
-        sym = self.locals[name] if name in self.locals else getattr(self, name)
+    def var(self, sym: ir.Symbol) -> ir.VarRef:
         return ir.VarRef(sym, type=sym.type, loc=self.loc)
 
     def op(self, op: str, a: ir.Expr, b: ir.Expr, type_: Scalar = Scalar.BOOL) -> ir.Binary:
@@ -93,54 +92,68 @@ class _Rounds:
     def plus(self, a: ir.Expr, b: ir.Expr) -> ir.Binary:
         return self.op("+", a, b, Scalar.INT)
 
-    def slot(self, at: int) -> ir.PropRead:
-        return ir.PropRead(self.state.sym, self.int(at), type=Scalar.INT, loc=self.loc)
-
     def assign(self, target: ir.Expr, value: ir.Expr) -> ir.Assign:
         return ir.Assign(target, value, loc=self.loc)
-
-    def set(self, name: str, value: ir.Expr) -> ir.Assign:
-        return self.assign(self.ref(name), value)
 
     def block(self, *stmts: ir.Stmt) -> ir.Block:
         return ir.Block(tuple(stmts), loc=self.loc)
 
     def first_lane(self, *stmts: ir.Stmt) -> ir.If:
-        return ir.If(self.op("==", self.ref("lane"), self.int(0)), self.block(*stmts),
+        return ir.If(self.op("==", self.var(self.lane), self.int(0)), self.block(*stmts),
                      loc=self.loc)
 
     def barrier(self) -> P.GroupBarrier:
         return P.GroupBarrier(loc=self.loc)
 
+    def strided(self, item: ir.Symbol, count: ir.Expr, *stmts: ir.Stmt) -> ir.Block:
+        """``stmts`` for each ``item`` below ``count``, the group's items striding."""
+        at = self.var(item)
+        lanes = P.GroupLanes(type=Scalar.INT, loc=self.loc)
+        return self.block(ir.Declare(item, self.var(self.lane), loc=self.loc), ir.While(
+            self.op("<", at, count), self.block(*stmts, self.assign(at, self.plus(at, lanes))),
+            loc=self.loc))
+
+
+class _Rounds(_Group):
+    """Builds the rounds kernel's body from a sparse step's (see the module docstring)."""
+
+    def __init__(self, builder, loop: P.BFSLoop, loc) -> None:
+        super().__init__(builder, loc)
+        self.loop = loop
+        self.state = builder.local_array("bfs_rounds", "rounds")
+        make = builder.symbols.make
+        self.locals = {name: make(f"bfs_round_{name}", Scalar.INT, ir.SymbolKind.LOCAL, loc)
+                       for name in ("depth", "start", "count", "unexplored", "widest",
+                                    "awake", "scout")}
+        self.more = make("bfs_round_more", Scalar.BOOL, ir.SymbolKind.LOCAL, loc)
+        self.fused = make("bfs_round_fused", Scalar.BOOL, ir.SymbolKind.LOCAL, loc)
+
+    def ref(self, name: str) -> ir.VarRef:
+        return self.var(self.locals[name] if name in self.locals else getattr(self, name))
+
+    def slot(self, at: int) -> ir.PropRead:
+        return ir.PropRead(self.state.sym, self.int(at), type=Scalar.INT, loc=self.loc)
+
+    def set(self, name: str, value: ir.Expr) -> ir.Assign:
+        return self.assign(self.ref(name), value)
+
     # --- the kernel
-    def step(self, sparse: P.Kernel) -> Optional[ir.Block]:
-        """The body of ``sparse`` (a sparse step) at the round's depth and start, its counts
-        added to the state's slots; None where it reduces or stores anything else (a user's
-        reduction inside the BFS), or checks, which the rounds do not carry."""
+    def step(self, sparse: P.Kernel) -> ir.Block:
+        """The entries of the level, each running the body of ``sparse`` (a sparse step, a
+        ``_plain`` one) at the round's depth and start, its counts added to the state's
+        slots."""
         counted = {self.loop.awake.uid: _AWAKE, self.loop.scout.uid: _SCOUT}
-        if any(r.sym.uid not in counted for r in sparse.reductions) \
-                or sparse.stores or sparse.checks:
-            return None
         scalars = {DEPTH: self.ref("depth"), self.builder.start.name: self.ref("start")}
 
         def rewrite(node):
             if isinstance(node, P.KernelScalar) and node.name in scalars:
                 return scalars[node.name]
             if isinstance(node, P.AtomicReduce) and isinstance(node.target, ir.VarRef):
-                at = counted[node.target.sym.uid]
-                return dataclasses.replace(node, target=self.slot(at))
+                return dataclasses.replace(node, target=self.slot(
+                    counted[node.target.sym.uid]))
             return None
-        return ir.transform(sparse.body, rewrite)
-
-    def entries(self, sparse: P.Kernel, step: ir.Block) -> ir.Block:
-        """``step`` (of ``sparse``) for each entry of the level, the group's items striding."""
-        s, item = self, sparse.index
-        item_ref = ir.VarRef(item, type=Scalar.INT, loc=s.loc)
-        return s.block(
-            ir.Declare(item, s.ref("lane"), loc=s.loc),
-            ir.While(s.op("<", item_ref, s.ref("count")), s.block(
-                *step.stmts, s.assign(item_ref, s.plus(item_ref, P.GroupLanes(
-                    type=Scalar.INT, loc=s.loc)))), loc=s.loc))
+        return self.strided(sparse.index, self.ref("count"),
+                            *ir.transform(sparse.body, rewrite).stmts)
 
     def body(self, entries: ir.Stmt, widest: bool, fused: bool) -> ir.Block:
         s, n = self, ir.GraphQuery("num_nodes", self.loop.graph, type=Scalar.INT, loc=self.loc)
@@ -165,8 +178,7 @@ class _Rounds:
         zero_counts = s.first_lane(s.assign(s.slot(_AWAKE), s.int(0)),
                                    s.assign(s.slot(_SCOUT), s.int(0)))
         # (after the first level the frontier's B1 has not run: each step runs it)
-        unfused = (ir.Assign(ir.VarRef(self.fused, type=Scalar.BOOL, loc=s.loc),
-                             ir.Const(False, type=Scalar.BOOL, loc=s.loc), loc=s.loc),) \
+        unfused = (s.set("fused", ir.Const(False, type=Scalar.BOOL, loc=s.loc)),) \
             if fused else ()
         next_level = ir.If(s.ref("more"), s.block(
             *unfused,
@@ -203,19 +215,15 @@ def forward_rounds(builder, loop: P.BFSLoop, sparse: P.Kernel, expand: Optional[
                    ) -> Optional[Tuple[P.Kernel, P.DeviceArray]]:
     """The rounds kernel of ``loop``'s sparse step ``sparse`` and its state array (made by
     ``builder``, a ``bfs_queue`` builder), or None where a step carries more than its counts
-    (``_Rounds.step``). Where the loop fuses B1 into its bottom-up steps, ``expand`` is the
-    sparse step without B1: the first level runs it when the host's flag (``fused_name``)
-    says the frontier's B1 already ran, as the host would, and every later level the step."""
-    rounds = _Rounds(builder, loop, sparse)
-    step = rounds.step(sparse)
-    fused = rounds.step(expand) if expand is not None else None
-    if step is None or (expand is not None and fused is None):
-        builder.arrays = tuple(a for a in builder.arrays if a is not rounds.state)
+    (``_plain``). Where the loop fuses B1 into its bottom-up steps, ``expand`` is the sparse
+    step without B1: the first level runs it when the host's flag (``fused_name``) says the
+    frontier's B1 already ran, as the host would, and every later level the step."""
+    if not (_plain(loop, sparse) and _plain(loop, expand)):
         return None
-    entries: ir.Stmt = rounds.entries(sparse, step)
+    rounds = _Rounds(builder, loop, sparse.loc)
+    entries: ir.Stmt = rounds.step(sparse)
     if expand is not None:
-        entries = ir.If(ir.VarRef(rounds.fused, type=Scalar.BOOL, loc=rounds.loc),
-                        rounds.entries(expand, fused), entries, loc=rounds.loc)
+        entries = ir.If(rounds.ref("fused"), rounds.step(expand), entries, loc=rounds.loc)
     body = rounds.body(entries, widest=loop.reverse is not None, fused=expand is not None)
     kernel = builder.kernel(f"{loop.forward.name}_rounds", rounds.lane, "group", None, body,
                             schedule_why="one work-group runs the small levels one after "
@@ -231,47 +239,32 @@ def reverse_rounds(builder, loop: P.BFSLoop) -> Optional[P.Kernel]:
     anything. The host launches it where every level ran in the forward rounds (so each has
     at most ``ROUND_LIMIT`` vertices and out-edges) instead of a launch per level."""
     sweep = loop.reverse
-    if sweep is None or sweep.reductions or sweep.stores or sweep.checks:
+    if sweep is None or sweep.reductions or not _plain(loop, sweep):
         return None
-    loc = sweep.loc
+    g = _Group(builder, sweep.loc)
     make = builder.symbols.make
-    lane = make("bfs_lane", Scalar.INT, ir.SymbolKind.LOOP, loc)
-    level = make("bfs_round_depth", Scalar.INT, ir.SymbolKind.LOCAL, loc)
-    item = make(f"{sweep.index.name}_item", Scalar.INT, ir.SymbolKind.LOCAL, loc)
-
-    def ref(sym: ir.Symbol) -> ir.VarRef:
-        return ir.VarRef(sym, type=sym.type, loc=loc)
-
-    def int_(value: int) -> ir.Const:
-        return ir.Const(value, type=Scalar.INT, loc=loc)
-
-    def op(name: str, a: ir.Expr, b: ir.Expr, type_: Scalar = Scalar.INT) -> ir.Binary:
-        return ir.Binary(name, a, b, type=type_, loc=loc)
+    level = make("bfs_round_depth", Scalar.INT, ir.SymbolKind.LOCAL, g.loc)
+    item = make(f"{sweep.index.name}_item", Scalar.INT, ir.SymbolKind.LOCAL, g.loc)
 
     def starts(at: ir.Expr) -> ir.PropRead:
-        return ir.PropRead(builder.starts.sym, at, type=Scalar.INT, loc=loc)
+        return ir.PropRead(builder.starts.sym, at, type=Scalar.INT, loc=g.loc)
 
     def at_level(node):
-        if isinstance(node, P.KernelScalar) and node.name == DEPTH:
-            return ref(level)
-        return None
-    guard, body = (ir.transform(part, at_level) if part is not None else None
-                   for part in (sweep.guard, sweep.body))
-    first = starts(ref(level))
-    width = op("-", starts(op("+", ref(level), int_(1))), first)
-    vertex = ir.Declare(sweep.index, ir.PropRead(builder.order.sym, op("+", first, ref(item)),
-                                                 type=Scalar.INT, loc=loc), loc=loc)
-    visit = ir.If(guard, body, loc=loc) if guard is not None else body
-    entries = ir.While(op("<", ref(item), width, Scalar.BOOL), ir.Block((
-        vertex, visit,
-        ir.Assign(ref(item), op("+", ref(item), P.GroupLanes(type=Scalar.INT, loc=loc)),
-                  loc=loc)), loc=loc), loc=loc)
-    levels = ir.While(op(">=", ref(level), int_(0), Scalar.BOOL), ir.Block((
-        ir.Declare(item, ref(lane), loc=loc), entries, P.GroupBarrier(loc=loc),
-        ir.Assign(ref(level), op("-", ref(level), int_(1)), loc=loc)), loc=loc), loc=loc)
-    body = ir.Block((ir.Declare(level, P.KernelScalar(DEPTH, type=Scalar.INT, loc=loc),
-                                loc=loc), levels), loc=loc)
-    return builder.kernel(f"{sweep.name}_rounds", lane, "group", None, body,
+        return g.var(level) if isinstance(node, P.KernelScalar) and node.name == DEPTH \
+            else None
+    body = ir.transform(sweep.body, at_level)
+    if sweep.guard is not None:
+        body = ir.If(ir.transform(sweep.guard, at_level), body, loc=g.loc)
+    first = starts(g.var(level))
+    width = g.op("-", starts(g.plus(g.var(level), g.int(1))), first, Scalar.INT)
+    vertex = ir.Declare(sweep.index, ir.PropRead(builder.order.sym, g.plus(first, g.var(item)),
+                                                 type=Scalar.INT, loc=g.loc), loc=g.loc)
+    levels = ir.While(g.op(">=", g.var(level), g.int(0)), g.block(
+        g.strided(item, width, vertex, body), g.barrier(),
+        g.assign(g.var(level), g.op("-", g.var(level), g.int(1), Scalar.INT))), loc=g.loc)
+    kernel_body = g.block(ir.Declare(level, P.KernelScalar(DEPTH, type=Scalar.INT, loc=g.loc),
+                                     loc=g.loc), levels)
+    return builder.kernel(f"{sweep.name}_rounds", g.lane, "group", None, kernel_body,
                           schedule_why="one work-group sweeps the small levels one after "
                                        "another, its items striding over each level's slice")
 
