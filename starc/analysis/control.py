@@ -218,12 +218,21 @@ def expand_worklist(s: P.FixedPointLoop,
     def choice(sparse_stmts: Tuple[P.HostStmt, ...],
                dense_stmts: Tuple[P.HostStmt, ...]) -> P.HostIf:
         return P.HostIf(crowded, block(*dense_stmts), block(*sparse_stmts), loc=loc)
+    # a priority window's slots: all INT_MAX before the loop and a dense round (its mins are
+    # taken by sparse rounds only), and its width, once a run (``priority_window``)
+    window_setup: Tuple[P.HostStmt, ...] = ()
+    window_args: Tuple[Tuple[str, ir.Expr], ...] = ()
+    if w.window is not None:
+        from starc.analysis.priority_window import WINDOW_DELTA, WINDOW_SCALE
+        window_setup = (P.Fill(w.window.slots, ir.Inf(type=Scalar.INT, loc=loc), loc=loc),)
+        window_args = ((WINDOW_DELTA, ir.VarRef(w.delta, type=Scalar.INT, loc=loc)),)
     body: List[P.HostStmt] = [next_round]
     for at, (launch, (dense, sparse)) in enumerate(zip(s.body.stmts, w.launches)):
         body.append(choice(
-            (P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)),
-                      loc=launch.loc),),
-            ((reset_next,) if at == 0 else ()) + (at_round(P.Launch(dense, loc=launch.loc)),)))
+            (P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds))
+                      + window_args, loc=launch.loc),),
+            ((reset_next,) + window_setup if at == 0 else ())
+            + (at_round(P.Launch(dense, loc=launch.loc)),)))
     if launches_checked(s.body):
         body.append(P.CheckErrors(loc=loc))
     compact = P.HostIf(sparse_next, block(next_round, reset_next,
@@ -249,6 +258,11 @@ def expand_worklist(s: P.FixedPointLoop,
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
         prologue = [first_run(w, s.next, loc), *first_queue,
                     P.HostDeclare(w.count, size, loc=loc)]
+    if w.window is not None:
+        prologue += [P.HostDeclare(w.delta, P.WindowDelta(w.window.weight, w.graph,
+                                                          WINDOW_SCALE, type=Scalar.INT,
+                                                          loc=loc), loc=loc),
+                     *window_setup]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
 

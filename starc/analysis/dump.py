@@ -47,6 +47,10 @@ class PlanPrinter(DSLPrinter):
     def _expr_KernelScalar(self, e: P.KernelScalar) -> Tuple[str, int]:
         return e.name, POSTFIX
 
+    def _expr_WindowDelta(self, e: P.WindowDelta) -> Tuple[str, int]:
+        return (f"window_delta({e.scale} x mean |{e.weight.name}| / mean degree of "
+                f"{e.graph.name})", POSTFIX)
+
     def _expr_GroupLanes(self, e: P.GroupLanes) -> Tuple[str, int]:
         return "group_size", POSTFIX
 

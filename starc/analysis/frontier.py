@@ -21,6 +21,7 @@ from starc.analysis.frontier_seed import fill_once, seed_launch, update_seed
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.pass_builder import PassBuilder
+from starc.analysis.priority_window import window_refusal, windowed_round
 from starc.analysis.transfers import used_arrays
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, Scalar
@@ -144,6 +145,8 @@ class _Builder(PassBuilder):
                                   "flag")
         self.arrays += (self.size,)
         self.round = _scalar(FRONTIER_ROUND, self.loc)
+        self.function = plan.function
+        self.window_why = ""
 
     def slot(self, following: bool = False) -> ir.Expr:
         """The slot of ``size`` a round appends to (``length_slot``)."""
@@ -231,21 +234,40 @@ class _Builder(PassBuilder):
                                                                        loc=kernel.loc)),
                         loc=kernel.loc)
         # Every queued vertex has its flag set; the rest of the filter still applies.
-        stmts = (at, ir.If(kernel.guard, body, loc=kernel.loc))
-        if clears:      # (``clears_own_flags``) the entry's flag, whether the filter held or not
-            flag = ir.PropRead(self.loop.current.sym, vertex, type=Scalar.BOOL, loc=kernel.loc)
-            stmts += (ir.Assign(flag, _bool(False, kernel.loc), loc=kernel.loc),)
+        tested = ir.If(kernel.guard, body, loc=kernel.loc)
         # The first item zeroes the next round's slot of the length, which held the count of
         # the round before (the host read it before this launch; the round has an item)
         first = ir.Binary("==", ir.VarRef(item, type=Scalar.INT, loc=kernel.loc),
                           _int(0, kernel.loc), type=Scalar.BOOL, loc=kernel.loc)
-        stmts += (ir.If(first, ir.Block((P.QueueReset(self.size, self.slot(following=True),
-                                                      loc=kernel.loc),), loc=kernel.loc),
-                        loc=kernel.loc),)
-        sparse_body = ir.Block(stmts, loc=body.loc)
+        reset = ir.If(first, ir.Block((P.QueueReset(self.size, self.slot(following=True),
+                                                    loc=kernel.loc),), loc=kernel.loc),
+                      loc=kernel.loc)
+        window = self.window(kernel, clears)
+        if window is not None:
+            tested, reset = windowed_round(tested, reset, vertex, window, self.round,
+                                           self.loop.next.sym, self.push)
+        stmts = (at, tested)
+        if clears:      # (``clears_own_flags``) the entry's flag, whether the filter held or not
+            flag = ir.PropRead(self.loop.current.sym, vertex, type=Scalar.BOOL, loc=kernel.loc)
+            stmts += (ir.Assign(flag, _bool(False, kernel.loc), loc=kernel.loc),)
+        sparse_body = ir.Block(stmts + (reset,), loc=body.loc)
         sparse = self.kernel(f"{kernel.name}_sparse", item, "frontier", None, sparse_body,
-                             kernel)
+                             kernel, window=window)
         return dense, sparse
+
+    def window(self, kernel: P.Kernel, clears: bool) -> Optional[P.PriorityWindow]:
+        """The priority window of the loop's sparse round (``priority_window``), where its
+        one kernel qualifies and clears its own entries' flags (a deferred entry sets its
+        next flag, which a ``clear`` launch would reset); else None, the reason kept."""
+        if not clears:
+            self.window_why = "the round's flags are cleared by a launch of their own"
+            return None
+        found, self.window_why = window_refusal(kernel, self.loop, self.function)
+        if found is None:
+            return None
+        key, weight = found
+        slots = self.local_array(f"{self.loop.current.name}_window", "window")
+        return P.PriorityWindow(slots, key, weight)
 
     def worklist(self) -> P.Worklist:
         loop, loc = self.loop, self.loc
@@ -267,8 +289,12 @@ class _Builder(PassBuilder):
         launches = tuple(self.variants(s.kernel, clears) for s in loop.body.stmts)
         count = self.symbols.make(FRONTIER_COUNT, Scalar.INT, ir.SymbolKind.LOCAL, loc)
         rounds = self.symbols.make(FRONTIER_ROUND, Scalar.INT, ir.SymbolKind.LOCAL, loc)
+        window = next((sparse.window for _, sparse in launches if sparse.window), None)
+        delta = None if window is None else \
+            self.symbols.make("window_delta", Scalar.INT, ir.SymbolKind.LOCAL, loc)
         return P.Worklist(self.queue, self.next_queue, self.size, self.stamp, count, rounds,
-                          build, clear, launches, self.graph)
+                          build, clear, launches, self.graph, window=window, delta=delta,
+                          window_why=self.window_why)
 
 
 def _scalar(name: str, loc) -> P.KernelScalar:

@@ -8,6 +8,7 @@ from typing import Dict, List, Tuple
 from starc.analysis import plan as P
 from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR
+from starc.analysis.priority_window import WINDOW_SCALE
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, walk_host
 from starc.ir import nodes as ir
 from starc.teaching.choices import ACROSS_RANKS, At, Choice, Target
@@ -45,6 +46,27 @@ class HostChoices:
             """Where the batch's update kernel appends the first worklist (``frontier_seed``)."""
             return f"; its first queue {s.worklist.update_seed}" if s.worklist.update_seed else ""
 
+        def window(t: Target) -> str:
+            """Whether this target's sparse rounds defer the entries past a priority window
+            (``priority_window``), and why (not)."""
+            own = {k.name for stmt in walk_host(s.body) for k in kernels_launched_by(stmt)}
+            sparse = [k for k in t.plan.kernels if k.extent == "frontier"
+                      and k.name.removesuffix("_sparse") in own]
+            kept = [k for k in sparse if k.window is not None]
+            if kept:
+                key = kept[0].window.key.name
+                variant = next((k for k in t.plan.kernels
+                                if k.name == kept[0].lockstep_variant), None)
+                on_gpu = (f"; on a GPU device its variant runs every entry: "
+                          f"{variant.window_why}" if variant is not None else "")
+                return (f"; a sparse round runs only the entries whose {key} is below a "
+                        f"window, the least {key} the round before left queued plus a delta "
+                        f"({WINDOW_SCALE} x the mean weight / the mean out-degree, sampled "
+                        f"once a run), and queues the others again, flagged: delta-stepping's "
+                        f"buckets ({kept[0].window_why}){on_gpu}")
+            why = next((k.window_why for k in sparse if k.window_why), s.worklist.window_why)
+            return f"; no priority window: {why}" if why else ""
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if worklist(t):
@@ -53,8 +75,8 @@ class HostChoices:
                         f"whose {prop} is set (each appended once by the work item that sets "
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
-                        f"falls to n/{DENSE_DIVISOR})" + first_queue() + dense_by_edges(t)
-                        + dense_skips(t))
+                        f"falls to n/{DENSE_DIVISOR})" + first_queue() + window(t)
+                        + dense_by_edges(t) + dense_skips(t))
             why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 

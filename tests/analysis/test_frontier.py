@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
+from starc.analysis.priority_window import WINDOW_DELTA
 from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
 from starc.ir import nodes as ir
 
@@ -71,12 +72,15 @@ def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
     next_round, launch, swap, swap_queues, after = loop.body.stmts
     assert next_round.sym.name == FRONTIER_ROUND
     assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
-    [reset, dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    [reset, unwindowed, dense], [sparse] = launch.then.stmts, launch.orelse.stmts
     # a dense round's kernels have no first item to spare: the host zeroes the next slot
     assert isinstance(reset, P.WriteElement) and reset.array.name == "modified_frontier_size"
     assert reset.array.extent == "two" and _parity(reset.index, 1)
+    # and it takes no mins for the sparse rounds' priority window (test_priority_window.py)
+    assert isinstance(unwindowed, P.Fill) and unwindowed.array.extent == "window"
+    assert isinstance(unwindowed.value, ir.Inf)
     assert (dense.kernel.extent, sparse.kernel.extent) == ("nodes", "frontier")
-    assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND}
+    assert dict(sparse.scalar_args).keys() == {FRONTIER_COUNT, FRONTIER_ROUND, WINDOW_DELTA}
     assert dict(dense.scalar_args).keys() == {FRONTIER_ROUND}
     [zero] = [n for n in _walk(sparse.kernel.body) if isinstance(n, P.QueueReset)]
     assert zero.size == reset.array and _parity(zero.slot, 1)

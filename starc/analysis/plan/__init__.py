@@ -25,10 +25,12 @@ writes ``from starc.analysis.plan import Launch`` whichever module defines it.
 from __future__ import annotations
 
 from starc.analysis.plan.kernels import (
-    ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, ROUND_SLOTS, DeviceArray, KernelParam,
+    ATOMIC_OPS, GRAPH_ARRAYS, ROW_ENDS, BINNED_RUN, ROUND_SLOTS, WINDOW_SLOTS, DeviceArray,
+    KernelParam,
     ScalarReduction, Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop,
     RowScan, AtomicReduce, AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount,
-    QueueReset, CursorQuery, LiveSlot, KernelScalar, GroupBarrier, GroupLanes, OnLockstepDevice,
+    QueueReset, CursorQuery, LiveSlot, KernelScalar, GroupBarrier, GroupLanes, PriorityWindow,
+    WindowDelta, OnLockstepDevice,
     DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
@@ -44,11 +46,12 @@ from starc.analysis.plan.function import (
 )
 
 __all__ = [
-    "ATOMIC_OPS", "GRAPH_ARRAYS", "ROW_ENDS", "BINNED_RUN", "ROUND_SLOTS", "DeviceArray",
+    "ATOMIC_OPS", "GRAPH_ARRAYS", "ROW_ENDS", "BINNED_RUN", "ROUND_SLOTS", "WINDOW_SLOTS",
+    "DeviceArray",
     "KernelParam", "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
     "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
-    "GroupBarrier", "GroupLanes", "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "GroupBarrier", "GroupLanes", "PriorityWindow", "WindowDelta", "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "ReadSlots",

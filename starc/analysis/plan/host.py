@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Optional, Tuple
 
-from starc.analysis.plan.kernels import DeviceArray, Kernel
+from starc.analysis.plan.kernels import DeviceArray, Kernel, PriorityWindow
 from starc.diagnostics import NO_LOC, SourceLoc
 from starc.ir import nodes as ir
 from starc.records import Record, record
@@ -385,6 +385,12 @@ class Worklist(Record):
     #: vertex it flags to ``queue`` (``frontier_seed.update_seed``): why that queue is the
     #: first round's exactly; the loop's worklist form then builds no first queue. "": none
     update_seed: str = ""
+    #: (``priority_window``) the window of the sparse rounds, which defers entries whose key
+    #: is past it, and the host scalar of its width; None where the round has none, and
+    #: ``window_why`` why not
+    window: Optional[PriorityWindow] = None
+    delta: Optional[ir.Symbol] = None
+    window_why: str = ""
 
 
 @record

@@ -35,13 +35,18 @@ BINNED_RUN = 32
 #: rounds leaves for the host (``bfs_rounds.SLOTS``)
 ROUND_SLOTS = 6
 
+#: the length of a device array of extent ``"window"``: the three rotating slots of a
+#: worklist's priority window (``priority_window``)
+WINDOW_SLOTS = 3
+
 @record
 class DeviceArray(Record):
     """One allocation on the device, made once before the algorithm and freed at the end.
 
     ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m), ``"one"`` (a
     single value: a reduction target, a fixedPoint/BFS flag), ``"two"`` (a worklist's
-    double-buffered length) or ``"rounds"`` (``ROUND_SLOTS`` values: ``bfs_rounds``). ``role``: ``"graph"`` (a CSR
+    double-buffered length), ``"rounds"`` (``ROUND_SLOTS`` values: ``bfs_rounds``) or
+    ``"window"`` (``WINDOW_SLOTS`` values: ``priority_window``). ``role``: ``"graph"`` (a CSR
     array: offsets, targets, sources, rev_offsets, rev_sources, rev_edge_ids), ``"weight"``
     (a propEdge parameter bound to the file's weights), ``"result"`` (a propNode parameter),
     ``"local"`` (a declared property), ``"next"`` (the next-iteration buffer of a fixedPoint
@@ -191,6 +196,12 @@ class Kernel(Record):
     #: no dense round
     skips_pushed: bool = False
     skips_pushed_why: str = ""
+    #: (``priority_window``, a worklist's sparse round) the window that defers its entries
+    #: whose key is past it; None where none, or where the specialize stage dropped it
+    window: Optional["PriorityWindow"] = None
+    #: (the specialize stage) why the sparse round keeps its window, or why not; "" where
+    #: the round never had one
+    window_why: str = ""
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
@@ -465,6 +476,31 @@ class GroupBarrier(ir.Stmt):
 class GroupLanes(ir.Expr):
     """The number of work items of the work-group of a kernel of extent ``"group"`` (whose
     index is the work item's number in it)."""
+
+
+@record
+class PriorityWindow(Record):
+    """A worklist's sparse round that runs only the entries whose ``key`` (a 32-bit int
+    property, at the entry's vertex) is below the window, and defers the others to the next
+    round (``priority_window``): delta-stepping's buckets. ``slots`` (extent ``"window"``)
+    holds, in rotation by round, the least key the round before left queued; ``delta`` is the
+    window's width (the ``KernelScalar`` ``WINDOW_DELTA``), which the host computes from
+    ``weight`` (an edge property parameter) as ``WindowDelta``."""
+
+    slots: DeviceArray
+    key: ir.Symbol
+    weight: ir.Symbol
+
+
+@record
+class WindowDelta(ir.Expr):
+    """Host expression: the width of a priority window, ``scale`` times the mean absolute
+    value of ``weight`` (an edge property parameter, sampled on the host) over the mean
+    out-degree of ``graph``, at least 1 (``priority_window``)."""
+
+    weight: ir.Symbol
+    graph: ir.Symbol
+    scale: int
 
 
 @record

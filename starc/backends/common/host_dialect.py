@@ -112,6 +112,8 @@ class HostPrinter(Protocol):
 
     def weight_bound(self, e: ir.WeightBound) -> str: ...
 
+    def window_delta(self, e: P.WindowDelta) -> str: ...
+
 
 class HostDialect:
     """How one C++ backend spells the host's device operations. Every hook returns C++ text

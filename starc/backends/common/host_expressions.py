@@ -95,6 +95,9 @@ class HostExprPrinter(cfamily.CPrinter):
     def _expr_WeightBound(self, e: ir.WeightBound):
         return self.host.weight_bound(e), cfamily.POSTFIX
 
+    def _expr_WindowDelta(self, e: P.WindowDelta):
+        return self.host.window_delta(e), cfamily.POSTFIX
+
 
 def _plain_divisor(e: ir.Expr) -> bool:
     """A constant divisor other than 0 and -1: C's ``/`` and ``%`` are defined for it."""

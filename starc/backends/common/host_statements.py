@@ -37,7 +37,8 @@ _EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
                  "nodes+1": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
                  "edges": ("{g}.num_edges", "{g}.num_edges", True),
                  "one": ("1", "1", False), "two": ("2", "2", False),
-                 "rounds": (str(P.ROUND_SLOTS),) * 2 + (False,)}
+                 "rounds": (str(P.ROUND_SLOTS),) * 2 + (False,),
+                 "window": (str(P.WINDOW_SLOTS),) * 2 + (False,)}
 
 
 class HostStatementPrinter(UpdateStatements):
@@ -157,6 +158,16 @@ class HostStatementPrinter(UpdateStatements):
         rows = (f"{self.graph}.offsets, {self.slack_rows}.ends, " if self.slack_rows else "")
         return self.dialect.weight_bound(f"{helper}({vector}, {rows}static_cast<"
                                          f"{c_name(e.type)}>({empty}))", e.func == "maxWt")
+
+    def window_delta(self, e: P.WindowDelta) -> str:
+        """A priority window's width from the host's copy of the weights (a scale estimate,
+        so a copy the program has since changed on the device serves too)."""
+        vector = self._host_vectors.get(e.weight.uid)
+        if vector is None:
+            self.dialect.missing(f"a priority window over '{e.weight.name}' (not a propEdge "
+                                 "parameter)", e.loc)
+        return (f"starc::window_delta({vector}, {self.graph}.num_edges, {self.graph}.num_nodes, "
+                f"{e.scale})")
 
     def _writes_weight(self, node, prop: ir.Symbol) -> bool:
         def is_weight(array):

@@ -69,7 +69,7 @@ GANG_CHUNK_DEFAULT = 256
 #: The update arrays (a batch's updates, issue 31) are read only by the kernel over those
 #: updates, whose ``frontier_count`` items are the batch's.
 _LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1", "two": "2",
-            "updates": BOUNDS["frontier"]}
+            "window": str(P.WINDOW_SLOTS), "updates": BOUNDS["frontier"]}
 
 
 class OpenACCDialect(HostLoopDialect):

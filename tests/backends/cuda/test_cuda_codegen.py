@@ -164,10 +164,11 @@ def test_golden_sssp_worklist_reads_one_count_per_round():
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                     starc_write_element(d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
+                    starc_fill(d_modified_window, INT_MAX, 3, block_size, "sssp.sp:10");
                     Compute_SSSP_forall_11_dense<<<starc_grid(g.num_nodes, block_size), block_size>>>(g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                     starc_launch_check("Compute_SSSP_forall_11_dense", "sssp.sp:11");
                 } else {
-                    Compute_SSSP_forall_11_sparse<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    Compute_SSSP_forall_11_sparse<<<starc_grid(frontier_count, block_size), block_size>>>(frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
                     starc_launch_check("Compute_SSSP_forall_11_sparse", "sssp.sp:11");
                 }
                 std::swap(d_modified, d_modified_nxt);

@@ -214,6 +214,9 @@ def test_golden_sssp_data_region():
             int* d_modified_frontier_size = nullptr;
             d_modified_frontier_size = new int[2];
             #pragma acc enter data create(d_modified_frontier_size[0:2])
+            int* d_modified_window = nullptr;
+            d_modified_window = new int[3];
+            #pragma acc enter data create(d_modified_window[0:3])
             starc::Timer starc_timer;
             starc_timer.start();
             starc_fill(d_dist, INT_MAX, g.num_nodes);
@@ -228,14 +231,17 @@ def test_golden_sssp_data_region():
             modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
             int frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);  // sssp.sp:10
             starc_fill(d_modified_nxt, false, g.num_nodes);
+            int window_delta = starc::window_delta(h_weight, g.num_edges, g.num_nodes, 8);  // sssp.sp:10
+            starc_fill(d_modified_window, INT_MAX, 3);
             do {  // sssp.sp:10
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
                     d_modified_frontier_size[1 - frontier_round % 2] = 0;
                     #pragma acc update device(d_modified_frontier_size[1 - frontier_round % 2:1])
+                    starc_fill(d_modified_window, INT_MAX, 3);
                     Compute_SSSP_forall_11_dense(g.num_nodes, g.num_edges, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, frontier_round);
                 } else {
-                    Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    Compute_SSSP_forall_11_sparse(g.num_nodes, g.num_edges, frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
                 }
                 std::swap(d_modified, d_modified_nxt);
                 std::swap(d_modified_frontier, d_modified_frontier_nxt);

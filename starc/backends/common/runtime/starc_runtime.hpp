@@ -6,7 +6,7 @@
 //   starc_cli.hpp      CommandLine, ParamSpec, UsageError (./prog GRAPH_FILE [--name value ...])
 //   starc_results.hpp  Results                         (the shared results format)
 //   starc_degree_order.hpp  order_by_degree, DegreeOrderMode (--degree-order; triangle counts)
-//   starc_support.hpp  edge_weights, assign_edge_weights, min_weight, max_weight (propEdge parameters, minWt/maxWt)
+//   starc_support.hpp  edge_weights, assign_edge_weights, min_weight, max_weight (propEdge parameters, minWt/maxWt), window_delta
 //   this file          Timer, report_time, guarded_main (timing and exit statuses)
 // Exit statuses: 0 success, 1 bad input file, 2 bad command line, 3 any other error.
 #ifndef STARC_RUNTIME_HPP

@@ -88,6 +88,24 @@ T max_weight(const std::vector<T>& w, const std::vector<int>& offsets,
   return live_weight_bound(w, offsets, ends, empty, [](T a, T b) { return a > b; });
 }
 
+/// The width of a worklist's priority window (analysis/priority_window.py): `scale` times the
+/// mean absolute weight over the mean out-degree, at least 1. The mean is taken over up to
+/// 4,096 weights spread evenly over `w` (a scale estimate: in rows with slack a free slot's
+/// stale weight may be among them), so it costs nothing beside a round.
+template <typename T>
+int window_delta(const std::vector<T>& w, long long edges, long long nodes, int scale) {
+  const long long count = static_cast<long long>(w.size());
+  if (count == 0 || edges <= 0) return 1;
+  const long long samples = std::min<long long>(count, 4096);
+  double sum = 0;
+  for (long long i = 0; i < samples; ++i) {
+    const double x = static_cast<double>(w[static_cast<size_t>(i * count / samples)]);
+    sum += x < 0 ? -x : x;
+  }
+  const double delta = scale * (sum / samples) * static_cast<double>(nodes) / edges;
+  return delta < 1 ? 1 : delta > 1e9 ? 1000000000 : static_cast<int>(delta);
+}
+
 }  // namespace starc
 
 #endif  // STARC_SUPPORT_HPP
