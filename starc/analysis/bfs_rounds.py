@@ -35,8 +35,9 @@ from starc.analysis.host_tree import kernels_launched_by, map_blocks, off_lockst
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["ROUND_LIMIT", "SLOTS", "FRONTIER", "UNEXPLORED", "WIDEST", "forward_rounds",
-           "reverse_rounds", "choose_rounds", "ROUNDS", "LOCKSTEP", "WITHOUT_ROUNDS"]
+__all__ = ["GroupKernel", "ROUND_LIMIT", "SLOTS", "FRONTIER", "UNEXPLORED", "WIDEST",
+           "forward_rounds", "reverse_rounds", "choose_rounds", "ROUNDS", "LOCKSTEP",
+           "WITHOUT_ROUNDS"]
 
 #: the most vertices, and the most out-edges, of a level that one work-group's rounds take:
 #: on a CPU device the group is one core (8192 edges: about 25 us, a third of a launch and
@@ -58,8 +59,8 @@ WIDEST = "bfs_widest"
 ROUNDS = ("a top-down level of at most {limit} vertices and out-edges, and the next ones "
           "while they stay that small, run in {forward}, one work-group that takes the host's "
           "decisions itself, with no launch or read between levels{sweep}")
-LOCKSTEP = ("a level's vertices are spread one per work item, so a hub in a small level "
-            "would walk its edges on one lane while the group waits")
+LOCKSTEP = ("a level's (a round's) vertices are spread one per work item, so a hub in a "
+            "small level would walk its edges on one lane while the group waits")
 WITHOUT_ROUNDS = ("{title} has no kernel of one work-group whose items meet at barriers "
                   "inside a loop")
 
@@ -72,13 +73,14 @@ def _plain(loop: P.BFSLoop, kernel: Optional[P.Kernel]) -> bool:
                                   or kernel.stores or kernel.checks)
 
 
-class _Group:
-    """IR shorthands for a kernel of one work-group: its lane (the kernel's index), and a
-    loop whose items stride over a range by the group's size."""
+class GroupKernel:
+    """IR shorthands for a kernel of one work-group: its lane (the kernel's index, named
+    ``lane``), and a loop whose items stride over a range by the group's size (also
+    ``worklist_rounds``'s)."""
 
-    def __init__(self, builder, loc) -> None:
+    def __init__(self, builder, loc, lane: str = "bfs_lane") -> None:
         self.builder, self.loc = builder, loc
-        self.lane = builder.symbols.make("bfs_lane", Scalar.INT, ir.SymbolKind.LOOP, loc)
+        self.lane = builder.symbols.make(lane, Scalar.INT, ir.SymbolKind.LOOP, loc)
 
     def int(self, value: int) -> ir.Const:
         return ir.Const(value, type=Scalar.INT, loc=self.loc)
@@ -114,7 +116,7 @@ class _Group:
             loc=self.loc))
 
 
-class _Rounds(_Group):
+class _Rounds(GroupKernel):
     """Builds the rounds kernel's body from a sparse step's (see the module docstring)."""
 
     def __init__(self, builder, loop: P.BFSLoop, loc) -> None:
@@ -241,7 +243,7 @@ def reverse_rounds(builder, loop: P.BFSLoop) -> Optional[P.Kernel]:
     sweep = loop.reverse
     if sweep is None or sweep.reductions or not _plain(loop, sweep):
         return None
-    g = _Group(builder, sweep.loc)
+    g = GroupKernel(builder, sweep.loc)
     make = builder.symbols.make
     level = make("bfs_round_depth", Scalar.INT, ir.SymbolKind.LOCAL, g.loc)
     item = make(f"{sweep.index.name}_item", Scalar.INT, ir.SymbolKind.LOCAL, g.loc)
@@ -269,8 +271,10 @@ def reverse_rounds(builder, loop: P.BFSLoop) -> Optional[P.Kernel]:
                                        "another, its items striding over each level's slice")
 
 
-def choose_rounds(plan: P.Plan, capabilities) -> Tuple[P.Plan, str]:
-    """``plan`` as it runs on the target, and what its BFS loops' form says of the rounds.
+def choose_rounds(plan: P.Plan, capabilities, frontier=frozenset()
+                  ) -> Tuple[P.Plan, str, str]:
+    """``plan`` as it runs on the target, and what its BFS loops' form and its fixedPoints'
+    (whose rounds kernels ``frontier`` names: ``worklist_rounds``) say of the rounds.
     They need kernels of one work-group (``Capabilities.group_rounds``) whose items do not run
     in lockstep: a level's vertices are spread one per item, so on a GPU a hub in a small
     level would walk its edges on one lane while the block waits (``LOCKSTEP``). Where the
@@ -278,21 +282,26 @@ def choose_rounds(plan: P.Plan, capabilities) -> Tuple[P.Plan, str]:
     for a device that is not lockstep; where it has no such kernels or is lockstep (OpenACC,
     CUDA), every launch of one gives way to what it stands in for (the ``HostIf``'s other
     branch: the sparse step, the sweep level by level) and the kernels and state go."""
+    from starc.analysis.worklist_rounds import ROUNDS_WHY
     rounds = {k.name for k in plan.kernels if k.extent == "group"}
     if not rounds:
-        return plan, ""
+        return plan, "", ""
     if capabilities.group_rounds and not capabilities.lockstep:
         # (a forward kernel leaves its state for the host; a sweep's leaves none)
         forward = [k.name for k in plan.kernels if k.name in rounds and any(
-            p.array is not None and p.array.extent == "rounds" for p in k.params)]
-        sweep = sorted(rounds - set(forward))
+            p.array is not None and p.array.extent == "rounds" for p in k.params)
+            and k.name not in frontier]
+        sweep = sorted(rounds - set(forward) - set(frontier))
         why = ROUNDS.format(limit=ROUND_LIMIT, forward=", ".join(forward), sweep=(
             f"; where every level ran there, {', '.join(sweep)} sweeps them back in one "
             f"work-group too" if sweep else ""))
+        frontier_why = ROUNDS_WHY.format(limit=ROUND_LIMIT, kernel=", ".join(
+            sorted(rounds & set(frontier))))
         if capabilities.lockstep_at_run_time:
             host = off_lockstep(plan.host, lambda stmt: _launches_rounds(stmt, rounds))
-            return dataclasses.replace(plan, host=host), f"{why} (on a GPU not: {LOCKSTEP})"
-        return plan, why
+            gpu = f" (on a GPU not: {LOCKSTEP})"
+            return dataclasses.replace(plan, host=host), why + gpu, frontier_why + gpu
+        return plan, why, frontier_why
     why = LOCKSTEP if capabilities.lockstep else WITHOUT_ROUNDS.format(
         title=capabilities.title)
 
@@ -314,7 +323,7 @@ def choose_rounds(plan: P.Plan, capabilities) -> Tuple[P.Plan, str]:
     return dataclasses.replace(plan, host=host,
                                kernels=tuple(k for k in plan.kernels if k.name not in rounds),
                                arrays=tuple(a for a in plan.arrays if a.name not in states)), \
-        f"each small level is a launch: {why}"
+        f"each small level is a launch: {why}", f"each small round is a launch: {why}"
 
 
 def _launches_rounds(stmt: P.HostStmt, rounds) -> bool:

@@ -228,9 +228,13 @@ def expand_worklist(s: P.FixedPointLoop,
         window_args = ((WINDOW_DELTA, ir.VarRef(w.delta, type=Scalar.INT, loc=loc)),)
     body: List[P.HostStmt] = [next_round]
     for at, (launch, (dense, sparse)) in enumerate(zip(s.body.stmts, w.launches)):
+        sparse_stmts: Tuple[P.HostStmt, ...] = (
+            P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds))
+                     + window_args, loc=launch.loc),)
+        if w.rounds is not None:
+            sparse_stmts = (_grouped_rounds(s, count, rounds, window_args, sparse_stmts),)
         body.append(choice(
-            (P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds))
-                      + window_args, loc=launch.loc),),
+            sparse_stmts,
             ((reset_next,) + window_setup if at == 0 else ())
             + (at_round(P.Launch(dense, loc=launch.loc)),)))
     if launches_checked(s.body):
@@ -258,6 +262,8 @@ def expand_worklist(s: P.FixedPointLoop,
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
         prologue = [first_run(w, s.next, loc), *first_queue,
                     P.HostDeclare(w.count, size, loc=loc)]
+    if w.rounds is not None:
+        prologue.append(P.HostDeclare(w.steps, _int(0, loc), loc=loc))
     if w.window is not None:
         prologue += [P.HostDeclare(w.delta, P.WindowDelta(w.window.weight, w.graph,
                                                           WINDOW_SCALE, type=Scalar.INT,
@@ -265,6 +271,30 @@ def expand_worklist(s: P.FixedPointLoop,
                      *window_setup]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
+
+
+def _grouped_rounds(s: P.FixedPointLoop, count: ir.VarRef, rounds: ir.VarRef,
+                    window_args, sparse: Tuple[P.HostStmt, ...]) -> P.HostIf:
+    """``if (count <= ROUND_LIMIT) { launch the rounds;  read round and steps;  where the
+    steps were even, swap once more } else sparse``: a small sparse round runs in one
+    work-group with the ones after it while they stay small (``worklist_rounds``), and the
+    host, whose own swaps after the launch stand for one step, goes on from the last."""
+    from starc.analysis.bfs_rounds import ROUND_LIMIT
+    from starc.analysis.frontier import FRONTIER_COUNT, FRONTIER_ROUND
+    loc, w = s.loc, s.worklist
+    kernel, state = w.rounds
+    steps = ir.VarRef(w.steps, type=Scalar.INT, loc=loc)
+    even = ir.Binary("==", ir.Binary("%", steps, _int(2, loc), type=Scalar.INT, loc=loc),
+                     _int(0, loc), type=Scalar.BOOL, loc=loc)
+    swap = P.HostIf(even, P.HostBlock((P.SwapArrays(s.current, s.next, loc=loc),
+                                       P.SwapArrays(w.queue, w.next_queue, loc=loc)), loc=loc),
+                    None, loc=loc)
+    grouped = P.HostBlock((
+        P.Launch(kernel, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)) + window_args,
+                 loc=loc),
+        P.ReadSlots(state, (w.round, w.steps), loc=loc), swap), loc=loc)
+    small = ir.Binary("<=", count, _int(ROUND_LIMIT, loc), type=Scalar.BOOL, loc=loc)
+    return P.HostIf(small, grouped, P.HostBlock(sparse, loc=loc), loc=loc)
 
 
 def _expand_topology(s: P.FixedPointLoop) -> List[P.HostStmt]:

@@ -22,9 +22,10 @@ from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.pass_builder import PassBuilder
 from starc.analysis.priority_window import window_refusal, windowed_round
+from starc.analysis.worklist_rounds import frontier_rounds
 from starc.analysis.transfers import used_arrays
 from starc.ir import nodes as ir
-from starc.ir.types import GraphType, Scalar
+from starc.ir.types import GraphType, PropType, Scalar
 
 __all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
@@ -141,8 +142,10 @@ class _Builder(PassBuilder):
         self.queue = self.local_array(f"{base}_frontier")
         self.next_queue = self.local_array(f"{base}_frontier_nxt")
         self.stamp = self.local_array(f"{base}_queued")
-        self.size = P.DeviceArray(names.unique(f"{base}_frontier_size"), Scalar.INT, "two",
-                                  "flag")
+        size = names.unique(f"{base}_frontier_size")
+        # (a sym: the rounds of one work-group read it: ``worklist_rounds``)
+        self.size = P.DeviceArray(size, Scalar.INT, "two", "flag", sym=symbols.make(
+            size, PropType("node", Scalar.INT), ir.SymbolKind.LOCAL, self.loc))
         self.arrays += (self.size,)
         self.round = _scalar(FRONTIER_ROUND, self.loc)
         self.function = plan.function
@@ -292,9 +295,14 @@ class _Builder(PassBuilder):
         window = next((sparse.window for _, sparse in launches if sparse.window), None)
         delta = None if window is None else \
             self.symbols.make("window_delta", Scalar.INT, ir.SymbolKind.LOCAL, loc)
+        # small sparse rounds in one work-group (a round of one kernel clearing its own flags)
+        grouped = frontier_rounds(self, launches[0][1]) if clears and len(launches) == 1 \
+            else None
+        steps = None if grouped is None else \
+            self.symbols.make("frontier_steps", Scalar.INT, ir.SymbolKind.LOCAL, loc)
         return P.Worklist(self.queue, self.next_queue, self.size, self.stamp, count, rounds,
                           build, clear, launches, self.graph, window=window, delta=delta,
-                          window_why=self.window_why)
+                          window_why=self.window_why, rounds=grouped, steps=steps)
 
 
 def _scalar(name: str, loc) -> P.KernelScalar:

@@ -1,7 +1,8 @@
 """A worklist's sparse rounds in priority order: an entry whose key is past a window waits.
 
 A data-driven fixedPoint whose one kernel pushes ``Min(w.p, v.p + e.weight)`` along edges
-(Bellman-Ford with an active set: dsl/sssp.sp) relaxes every queued vertex each round,
+(Bellman-Ford with an active set: dsl/sssp.sp; the winner may store more, as
+dsl/dynamic/dyn_sssp.sp's parent, under a lock) relaxes every queued vertex each round,
 whatever its distance. Most of that work is undone later: on a 512x512 grid with weights
 1..100 the rounds process 24 entries a vertex (bench/RESULTS.md, session 60). Delta-stepping
 (Meyer and Sanders; GAPBS, Galois and Gunrock's near-far pile) runs the vertices in buckets of
@@ -40,7 +41,6 @@ import dataclasses
 from typing import Callable, Optional, Tuple
 
 from starc.analysis import plan as P
-from starc.analysis.fixedpoint import constant_value
 from starc.analysis.host_tree import map_blocks, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
@@ -88,17 +88,12 @@ def window_refusal(kernel: P.Kernel, loop: P.FixedPointLoop,
         if isinstance(node, P.AtomicMinMax):
             if node.func != "Min":
                 return None, f"an update is a {node.func}, not a Min"
-            if node.locked:
-                return None, "a Min stores more than the next round's flag (under a lock)"
             target = node.target
             if not isinstance(target, ir.PropRead) or target.type not in _INTS:
                 return None, "a Min's target is not a 32-bit integer property"
             if key is not None and target.prop.uid != key.uid:
                 return None, "its Min updates move more than one property"
             key = target.prop
-            if any(not (isinstance(t, ir.PropRead) and t.prop.uid == nxt.uid
-                        and constant_value(value) is True) for t, value in node.others):
-                return None, "a Min stores more than the next round's flag"
             if any(not (isinstance(s, P.FlagSet) and s.flag == flag) for s in node.then):
                 return None, "a Min does more than set the loop's flag"
             found = _key_and_weight(node.candidate, kernel.index, key, weights)
@@ -153,14 +148,15 @@ def windowed_round(tested: ir.If, reset: ir.If, vertex: ir.VarRef, window: P.Pri
                       ir.Binary("+", _long(_slot(window.slots, rounds, 2, loc)), _long(delta),
                                 type=Scalar.LONG, loc=loc), type=Scalar.BOOL, loc=loc)
 
-    def record(value: ir.Expr) -> P.AtomicMinMax:
-        return P.AtomicMinMax("Min", _slot(window.slots, rounds, 0, loc), value,
-                              read_first=True, loc=loc)
+    def record(value: ir.Expr, at=loc) -> P.AtomicMinMax:
+        return P.AtomicMinMax("Min", _slot(window.slots, rounds, 0, at), value,
+                              read_first=True, loc=at)
 
-    def recorded(node):
+    def recorded(node):     # (at the Min's line: the source map sends it there)
         if isinstance(node, P.AtomicMinMax) and isinstance(node.target, ir.PropRead) and \
                 node.target.prop.uid == window.key.uid:
-            return dataclasses.replace(node, then=node.then + (record(node.target),))
+            return dataclasses.replace(node, then=node.then + (record(node.target,
+                                                                      node.loc),))
         return None
     body = ir.transform(tested.then, recorded)
     flag = ir.PropRead(nxt, vertex, type=Scalar.BOOL, loc=loc)

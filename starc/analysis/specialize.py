@@ -6,7 +6,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | decision | recorded as | reads |
 |---|---|---|
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
-| whether a BFS's small levels run in one work-group's rounds (``bfs_rounds``: on a device that is not lockstep, a run-time test where the target learns its kind then), or a launch each, and why | the host tree holds the launches kept (``bfs_rounds.choose_rounds``); ``LoopForm.rounds`` | ``group_rounds``, ``lockstep``, ``lockstep_at_run_time`` |
+| whether a BFS's small levels, and a worklist's small sparse rounds, run in one work-group's rounds (``bfs_rounds``, ``worklist_rounds``: on a device that is not lockstep, a run-time test where the target learns its kind then), or a launch each, and why | the host tree holds the launches kept (``bfs_rounds.choose_rounds``); ``LoopForm.rounds`` | ``group_rounds``, ``lockstep``, ``lockstep_at_run_time`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
 | an ordered triangle count renumbers the graph, or keeps the file's ids and why (then without its swapped-row variant, ``row_swap.drop_swaps``) | ``OrderByDegree.keeps_ids`` | ``renumbers_graph``, ``distributed`` (which ghost rows it reads) |
 | how each scalar reduction combines: native object, group fold, one atomic per work item, every update atomic | ``ScalarReduction.strategy``, ``.combine`` | ``native_reductions``, ``native_reductions_in_groups``, ``group_reductions`` |
@@ -42,7 +42,7 @@ from starc.analysis.bfs_queue import lockstep_queues
 from starc.analysis.bfs_rounds import choose_rounds
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.frontier_edges import frontier_edges
-from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
 from starc.analysis.priority_window import drop_unused as drop_unused_windows
 from starc.analysis.priority_window import strip as strip_window
 from starc.analysis.pushed_values import skip_pushed
@@ -119,12 +119,15 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = _with_kernels(plan, kernels)
     plan, one_lane, at_run_time = lockstep_queues(plan, capabilities, variants)
     forms = _loop_forms(plan, capabilities, one_lane, at_run_time)
+    grouped = _frontier_rounds(plan)
     plan = choose_form(plan, worklist=capabilities.worklists,
                        topology_at=frozenset() if at_run_time else frozenset(one_lane))
-    plan, rounds = choose_rounds(plan, capabilities)
-    if rounds:
-        forms = tuple(dataclasses.replace(f, rounds=rounds)
-                      if f.traversal and f.form == "worklist" else f for f in forms)
+    plan, rounds, frontier_rounds = choose_rounds(
+        plan, capabilities, frozenset(name for names in grouped.values() for name in names))
+    forms = tuple(dataclasses.replace(f, rounds=rounds) if f.traversal and
+                  f.form == "worklist" and rounds else
+                  dataclasses.replace(f, rounds=frontier_rounds) if f.loc in grouped and
+                  f.form == "worklist" else f for f in forms)
     plan = _with_variants(plan, variants, capabilities)
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
@@ -486,6 +489,19 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
             forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title),
                                     traversal=stmt.traversal))
     return tuple(forms)
+
+
+def _frontier_rounds(plan: P.Plan) -> Dict:
+    """The fixedPoints whose worklist form launches a kernel of one work-group's rounds
+    (``worklist_rounds``), by location: those kernels' names."""
+    found = {}
+    for stmt in walk_host(plan.host):
+        if isinstance(stmt, P.DataDrivenLoop) and not stmt.traversal and not stmt.seed:
+            names = [k.name for s in walk_host(stmt.worklist) for k in kernels_launched_by(s)
+                     if k.extent == "group"]
+            if names:
+                found[stmt.loc] = names
+    return found
 
 
 def _order(plan: P.Plan, capabilities: Capabilities, distribution) -> P.HostBlock:

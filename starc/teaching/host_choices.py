@@ -67,6 +67,12 @@ class HostChoices:
             why = next((k.window_why for k in sparse if k.window_why), s.worklist.window_why)
             return f"; no priority window: {why}" if why else ""
 
+        def grouped(t: Target) -> str:
+            """Whether this target's small sparse rounds run in one work-group
+            (``worklist_rounds``), and why (not)."""
+            form = t.loop_form(s.loc)
+            return f"; {form.rounds}" if form.rounds else ""
+
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
             if worklist(t):
@@ -76,7 +82,7 @@ class HostChoices:
                         f"it), a larger round every vertex, only setting and counting the "
                         f"flags it flips (a compaction pass builds the worklist when the count "
                         f"falls to n/{DENSE_DIVISOR})" + first_queue() + window(t)
-                        + dense_by_edges(t) + dense_skips(t))
+                        + grouped(t) + dense_by_edges(t) + dense_skips(t))
             why = t.loop_form(s.loc).why if s.worklist is not None else s.topology_why
             return f"; topology-driven: every round tests all vertices ({why})"
 

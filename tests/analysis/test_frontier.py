@@ -72,7 +72,11 @@ def test_the_worklist_loop_launches_by_density_and_clears_what_the_queue_set():
     next_round, launch, swap, swap_queues, after = loop.body.stmts
     assert next_round.sym.name == FRONTIER_ROUND
     assert launch.cond.op == ">" and launch.cond.right.right.value == DENSE_DIVISOR
-    [reset, unwindowed, dense], [sparse] = launch.then.stmts, launch.orelse.stmts
+    [reset, unwindowed, dense], [grouped] = launch.then.stmts, launch.orelse.stmts
+    # a small sparse round runs in one work-group's rounds (test_worklist_rounds.py), a
+    # larger one a launch
+    assert grouped.then.stmts[0].kernel.extent == "group"
+    [sparse] = grouped.orelse.stmts
     # a dense round's kernels have no first item to spare: the host zeroes the next slot
     assert isinstance(reset, P.WriteElement) and reset.array.name == "modified_frontier_size"
     assert reset.array.extent == "two" and _parity(reset.index, 1)

@@ -13,16 +13,20 @@ from starc.ir import nodes as ir
 @pytest.mark.parametrize("name, expected", [
     # a data-driven fixedPoint: the forall as written (topology-driven form), the worklist's
     # build kernel and the forall's dense and sparse variants (analysis/frontier.py; the
-    # sparse one clears its entries' flags, so no clear kernel)
+    # sparse one clears its entries' flags, so no clear kernel), and the sparse round's
+    # rounds in one work-group (analysis/worklist_rounds.py)
     ("sssp", [("Compute_SSSP_forall_11", "nodes"), ("modified_frontier_build", "nodes"),
               ("Compute_SSSP_forall_11_dense", "nodes"),
-              ("Compute_SSSP_forall_11_sparse", "frontier")]),
+              ("Compute_SSSP_forall_11_sparse", "frontier"),
+              ("Compute_SSSP_forall_11_sparse_rounds", "group")]),
     ("sswp", [("Compute_SSWP_forall_11", "nodes"), ("modified_frontier_build", "nodes"),
               ("Compute_SSWP_forall_11_dense", "nodes"),
-              ("Compute_SSWP_forall_11_sparse", "frontier")]),
+              ("Compute_SSWP_forall_11_sparse", "frontier"),
+              ("Compute_SSWP_forall_11_sparse_rounds", "group")]),
     ("cc", [("Compute_CC_forall_7", "nodes")] + [("Compute_CC_forall_12", "nodes"), ("modified_frontier_build", "nodes"),
               ("Compute_CC_forall_12_dense", "nodes"),
-              ("Compute_CC_forall_12_sparse", "frontier")]),
+              ("Compute_CC_forall_12_sparse", "frontier"),
+              ("Compute_CC_forall_12_sparse_rounds", "group")]),
     ("pr", [("Compute_PR_forall_13_pageRank_term", "nodes"), ("Compute_PR_forall_13", "nodes")]),
     # the count as written and its swapped rows for a renumbered graph (analysis/row_swap.py)
     ("tc", [("Compute_TC_forall_6", "nodes"), ("Compute_TC_forall_6_swapped", "nodes")]),

@@ -132,8 +132,6 @@ ROUND = """function F(Graph g, propNode<int> dist, propEdge<int> weight, node sr
      "plus an integer edge weight parameter"),
     ("<nbr.dist, nbr.modified> = <Min(nbr.dist, v.dist + e.weight), True>; nbr.other += 1;",
      "does more than Min updates"),
-    ("<nbr.dist, nbr.modified, nbr.other> = <Min(nbr.dist, v.dist + e.weight), True, v>;",
-     "more than the next round's flag"),
 ])
 def test_rounds_that_are_not_bellman_ford_keep_every_entry(body, why):
     loop = next(s for s in host_nodes(plan_of(ROUND.format(body=body), stop_after="frontier")
@@ -147,3 +145,16 @@ def test_minimum_label_propagation_keeps_every_entry():
     loop = next(s for s in host_nodes(dsl_plan("cc", stop_after="frontier").host)
                 if isinstance(s, P.FixedPointLoop))
     assert loop.worklist.window is None and "edge weight" in loop.worklist.window_why
+
+
+def test_a_min_that_also_stores_the_parent_keeps_the_window():
+    """dsl/dynamic/dyn_sssp.sp's relaxation: the parent is stored with the winning distance
+    (under the element's lock); a deferred entry runs later with a lower or equal distance,
+    and the parent of the final one is still its winner's."""
+    body = "<nbr.dist, nbr.modified, nbr.other> = <Min(nbr.dist, v.dist + e.weight), True, v>;"
+    kernel = _sparse(plan_of(ROUND.format(body=body)), "F_forall_9_sparse")
+    assert kernel.window is not None and kernel.window.key.name == "dist"
+    [relax] = [n for n in ir.walk(kernel.body) if isinstance(n, P.AtomicMinMax)
+               and n.target.prop.name == "dist"]
+    assert relax.locked and any(s.target.prop == kernel.window.slots.sym for s in relax.then
+                                if isinstance(s, P.AtomicMinMax))

@@ -170,9 +170,11 @@ def test_the_plan_and_the_kernels_agree_on_the_forms():
     sssp = _compiled("sssp", "opencl").compilation
     assert sssp.specialized.target.appends == "local"
     text = sssp.generated.files["sssp.cl"]
-    # the worklist's build and the sparse round, and the sparse round's variant for GPUs
-    # (a work-group's split of its entries' edges, wip71's lockstep variants)
-    assert text.count("starc_stage_append(starc_staged_") == 3
+    # the worklist's build and the sparse round (a relaxation's and a deferred entry's:
+    # analysis/priority_window.py), and the sparse round's variant for GPUs (a work-group's
+    # split of its entries' edges, wip71's lockstep variants); the rounds of one work-group
+    # take their slots one by one (the next step reads them)
+    assert text.count("starc_stage_append(starc_staged_") == 4
     gpu_form = text[text.index("__kernel void Compute_SSSP_forall_11_sparse_lockstep("):]
     assert gpu_form.count("starc_stage_append(starc_staged_") == 1
     assert "atomic_inc(&starc_staged_modified_frontier_size_count);" in text

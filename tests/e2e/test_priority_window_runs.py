@@ -1,13 +1,17 @@
-"""Bellman-Ford's sparse rounds with a priority window (analysis/priority_window.py), on every
-backend here against an independent oracle: on a weighted grid (a wide wavefront, whose
-entries past the window wait many rounds), with zero weights (a window of 1 where every
-weight sampled is 0) and with negative weights on a graph without cycles (keys below the
-round's least)."""
+"""Worklist rounds that run out of order or without the host, on every backend here against
+independent oracles. Bellman-Ford's sparse rounds with a priority window
+(analysis/priority_window.py): on a weighted grid (a wide wavefront, whose entries past the
+window wait many rounds), with zero weights (a window of 1 where every weight sampled is 0) and
+with negative weights on a graph without cycles (keys below the round's least). On a CPU
+device their small rounds run in one work-group (analysis/worklist_rounds.py), which swaps
+the queues and flags itself: sssp there, and cc (two loops a round, no window) on a grid and
+on paths, whose rounds stay small for long."""
 
 from __future__ import annotations
 
 import functools
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +19,9 @@ import pytest
 import starc
 from starc.graphs import Graph, write_mtx
 from starc.graphs.generators import grid
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
+import reference_oracles as oracles  # noqa: E402  (the oracle module of tests/reference)
 
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 INT_MAX = 2**31 - 1
@@ -59,8 +66,8 @@ def oracle(graph: Graph, src: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def compiled(backend: str):
-    return starc.compile(str(DSL / "sssp.sp"), backend)
+def compiled(backend: str, program: str = "sssp"):
+    return starc.compile(str(DSL / f"{program}.sp"), backend)
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
@@ -70,3 +77,22 @@ def test_sssp_with_a_window_matches_the_oracle(backend, tmp_path):
         write_mtx(graph, path)
         dist = compiled(backend).run(path, src=0).props["dist"]
         np.testing.assert_array_equal(dist, oracle(graph, 0), err_msg=name)
+
+
+def paths(count: int = 4, length: int = 2000) -> Graph:
+    """``count`` paths of ``length`` vertices each, through the ids in a random order: a
+    label moves on by a run of increasing ids a round (about 2), so after the first rounds
+    only the few vertices at each label's front change, round after round."""
+    order = np.random.default_rng(62).permutation(count * length).reshape(count, length)
+    src, dst = order[:, :-1].ravel(), order[:, 1:].ravel()
+    return Graph.from_edges(count * length, np.concatenate([src, dst]),
+                            np.concatenate([dst, src]), None, True, "paths")
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=m) for b, m in BACKENDS.items()])
+def test_cc_in_small_rounds_matches_networkx(backend, tmp_path):
+    for graph in (grid(60, 60), paths()):
+        path = tmp_path / f"{graph.name}.mtx"
+        write_mtx(graph, path)
+        comp = compiled(backend, "cc").run(path).props["comp"]
+        np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)

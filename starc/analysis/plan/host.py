@@ -391,6 +391,11 @@ class Worklist(Record):
     window: Optional[PriorityWindow] = None
     delta: Optional[ir.Symbol] = None
     window_why: str = ""
+    #: (``worklist_rounds``) the kernel of one work-group that runs small sparse rounds one
+    #: after another, and its state array (extent ``"rounds"``); ``steps``: the host scalar
+    #: the steps it ran are read into. None where the round does not qualify
+    rounds: Optional[Tuple[Kernel, DeviceArray]] = None
+    steps: Optional[ir.Symbol] = None
 
 
 @record

@@ -109,29 +109,11 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                     } else {
                         Compute_SSSP_forall_11_dense(starc_device, kernel_Compute_SSSP_forall_11_dense, "sssp.sp:11", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier_size, d_dist_pushed, frontier_round);
                     }
-                } else {
-                    if (starc_lockstep) {
-                        Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
-                    } else {
-                        Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
-                    }
-                }
-                std::swap(d_modified, d_modified_nxt);
-                std::swap(d_modified_frontier, d_modified_frontier_nxt);
-                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
-                    starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
-                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
-                    if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
-                        frontier_round += 1;
-                        starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
-                        modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
-                        frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
-                    }
-                } else {
-                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
-                }
-            } while (frontier_count != 0);
-"""
+                } else if (frontier_count <= 8192 && !starc_lockstep) {
+                    Compute_SSSP_forall_11_sparse_rounds(starc_device, kernel_Compute_SSSP_forall_11_sparse_rounds, "sssp.sp:10", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, d_modified_rounds, frontier_round, frontier_count, window_delta);
+                    {
+                        int starc_slots[2];
+            """
     # The graph and the weights go in once; only the result comes back.
     assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \
         '"sssp.sp:4");' in cpp
@@ -145,7 +127,8 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
             starc_copy_to_device<int>(starc_device, d_sources, g.sources.data(), g.num_edges, "sssp.sp:4");
         }
 """ in cpp
-    assert cpp.count("starc_copy_to_host<") == 1            # dist
+    # dist, and the state a small sparse round's rounds leave (last round, steps run)
+    assert cpp.count("starc_copy_to_host<") == 2
     assert "cl_mem d_modified = nullptr;" in cpp
 
 
