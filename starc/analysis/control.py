@@ -58,6 +58,7 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import SymbolFactory
+from starc.analysis.frontier_seed import ALL_FLAGGED, ONE_FLAGGED
 from starc.analysis.worklist_setup import first_run, first_run_fills
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -132,7 +133,10 @@ def expand_fixedpoint(s: P.FixedPointLoop,
         topology = [s.worklist.fill] + topology
     return [P.DataDrivenLoop(P.HostBlock(tuple(expand_worklist(s, hoisted)), loc=s.loc),
                              P.HostBlock(tuple(topology), loc=s.loc),
-                             first_queue=s.worklist.update_seed, loc=s.loc)]
+                             first_queue=s.worklist.update_seed or (
+                                 ALL_FLAGGED if s.worklist.all_flagged else
+                                 ONE_FLAGGED if s.worklist.first_vertex is not None else ""),
+                             loc=s.loc)]
 
 
 def expand_worklist(s: P.FixedPointLoop,
@@ -250,18 +254,25 @@ def expand_worklist(s: P.FixedPointLoop,
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
     # the first queue: compacted from the flags, or appended by the launch that sets them
     # (by the batch's update kernel: in the queue already, ``w.update_seed``)
-    first_queue = [] if w.update_seed else \
+    first_queue = [] if w.update_seed or w.all_flagged else \
         [at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))]
+    # (every flag set: the count is n, and the first round dense; one flag set: the host
+    # writes that vertex as the queue)
+    first_count = nodes if w.all_flagged else size
+    if w.first_vertex is not None:
+        first_queue = [P.WriteElement(w.queue, _int(0, loc), w.first_vertex, loc=loc)]
+        first_count = _int(1, loc)
     fills = first_run_fills(w, s.next, loc)
     if hoisted is None:
         assert not w.update_seed, "an update kernel seeds only a loop of a Batch"
         prologue = list(fills[:-1]) + [P.HostDeclare(w.round, _int(0, loc), loc=loc),
-                                       *first_queue, P.HostDeclare(w.count, size, loc=loc),
+                                       *first_queue, P.HostDeclare(w.count, first_count,
+                                                                   loc=loc),
                                        fills[-1]]
     else:
         hoisted.append(P.HostDeclare(w.round, _int(0, loc), loc=loc))
         prologue = [first_run(w, s.next, loc), *first_queue,
-                    P.HostDeclare(w.count, size, loc=loc)]
+                    P.HostDeclare(w.count, first_count, loc=loc)]
     if w.rounds is not None:
         prologue.append(P.HostDeclare(w.steps, _int(0, loc), loc=loc))
     if w.window is not None:

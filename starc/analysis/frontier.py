@@ -17,7 +17,8 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
-from starc.analysis.frontier_seed import fill_once, seed_launch, update_seed
+from starc.analysis.frontier_seed import (all_flagged, fill_once, one_flagged, seed_launch,
+                                          update_seed)
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.pass_builder import PassBuilder
@@ -333,9 +334,16 @@ def worklists(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
                 else:
                     builder = _Builder(state["plan"], stmt, symbols, names)
                     worklist = builder.worklist()
-                    seed = seed_launch(stmts, stmt, worklist.queue, worklist.size,
-                                       builder.slot(), builder.arrays, names)
-                    if seed is not None:    # the launch moves into the loop's two forms
+                    flagged = all_flagged(stmts, stmt)
+                    one = None if flagged else one_flagged(stmts, stmt)
+                    seed = None if flagged or one is not None else seed_launch(
+                        stmts, stmt, worklist.queue, worklist.size, builder.slot(),
+                        builder.arrays, names)
+                    if flagged:     # every vertex: the first round is dense, no build
+                        worklist = dataclasses.replace(worklist, all_flagged=True)
+                    elif one is not None:   # one vertex, which the host writes: no build
+                        worklist = dataclasses.replace(worklist, first_vertex=one)
+                    elif seed is not None:    # the launch moves into the loop's two forms
                         at, launch, seeded, builder.arrays, filled = seed
                         fill = stmts[filled]
                         del stmts[at]

@@ -28,7 +28,8 @@ from starc.analysis.loop_fills import leaves, touches
 from starc.analysis.worklist_setup import first_run
 from starc.ir import nodes as ir
 
-__all__ = ["seed_launch", "fill_once", "update_seed"]
+__all__ = ["seed_launch", "fill_once", "update_seed", "all_flagged", "one_flagged", "ALL_FLAGGED",
+           "ONE_FLAGGED"]
 
 _LOOPS = (ir.Loop, ir.While, ir.DoWhile)
 
@@ -38,6 +39,65 @@ def _inert(stmt: P.HostStmt) -> bool:
     declares a new host scalar (no kernel launched before it reads it) from no device array."""
     return isinstance(stmt, P.HostDeclare) and (
         stmt.init is None or not any(isinstance(n, P.DeviceRead) for n in ir.walk(stmt.init)))
+
+
+#: what a loop's form says of its first queue where every flag was set just before it
+ALL_FLAGGED = ("holds every vertex: the flags were all set just before the loop, so its first "
+               "round runs over all of them with no scan of the flags to build it")
+
+
+#: what a loop's form says of its first queue where the host set one flag just before it
+ONE_FLAGGED = ("is the one vertex whose flag the host set just before the loop (after filling "
+               "them all False): the host writes it, with no scan of the flags to build it")
+
+
+def _leaves_flag(stmt: P.HostStmt, flag: P.DeviceArray) -> bool:
+    """Whether ``stmt`` leaves ``flag`` alone: a declaration, a fill or write of another array,
+    a launch of a kernel that does not take it."""
+    if _inert(stmt):
+        return True
+    if isinstance(stmt, (P.Fill, P.WriteElement, P.ToDevice)):
+        return stmt.array.name != flag.name
+    if isinstance(stmt, P.Launch):
+        return all(p.array is None or p.array.name != flag.name for p in stmt.kernel.params)
+    return False
+
+
+def _flag_fill(stmt: Optional[P.HostStmt], flag: P.DeviceArray, value: bool) -> bool:
+    return isinstance(stmt, P.Fill) and stmt.array.name == flag.name and \
+        isinstance(stmt.value, ir.Const) and stmt.value.value in (value, int(value))
+
+
+def _last_touch(before: List[P.HostStmt], flag: P.DeviceArray, at: int) -> int:
+    """The position of the last statement of ``before[:at + 1]`` that touches ``flag``."""
+    while at >= 0 and _leaves_flag(before[at], flag):
+        at -= 1
+    return at
+
+
+def all_flagged(before: List[P.HostStmt], loop: P.FixedPointLoop) -> bool:
+    """Whether the statements ``before`` the loop end in ``Fill(flag, True)`` and statements
+    that leave the flag alone (``_leaves_flag``): the first queue is then every vertex, and
+    the first round dense, with no build (``control.expand_worklist``)."""
+    at = _last_touch(before, loop.current, len(before) - 1)
+    return at >= 0 and _flag_fill(before[at], loop.current, True)
+
+
+def one_flagged(before: List[P.HostStmt], loop: P.FixedPointLoop) -> Optional[ir.Expr]:
+    """The vertex of the one flag set before the loop: where the statements ``before`` it
+    end in ``Fill(flag, False)``, ``WriteElement(flag, vertex, True)`` and, around the write,
+    statements that leave the flag alone. The first queue is then that vertex, which the host
+    writes (``control.expand_worklist``); else None."""
+    flag = loop.current
+    at = _last_touch(before, flag, len(before) - 1)
+    write = before[at] if at >= 0 else None
+    if not (isinstance(write, P.WriteElement) and write.array.name == flag.name and
+            isinstance(write.value, ir.Const) and write.value.value in (True, 1)):
+        return None
+    if any(isinstance(n, P.DeviceRead) for n in ir.walk(write.index)):
+        return None     # (read again at the loop: a launch in between may change it)
+    at = _last_touch(before, flag, at - 1)
+    return write.index if at >= 0 and _flag_fill(before[at], flag, False) else None
 
 
 def _own_flag_set(kernel: P.Kernel, flag: ir.Symbol) -> Optional[ir.Assign]:

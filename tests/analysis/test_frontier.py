@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
+from starc.analysis.frontier_seed import ALL_FLAGGED, ONE_FLAGGED
 from starc.analysis.priority_window import WINDOW_DELTA
 from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND, choose_form
 from starc.ir import nodes as ir
@@ -586,3 +587,55 @@ def test_a_fixedpoint_on_the_flag_before_the_update_kernel_leaves_it_false_for_t
                        "        src.modified = True;\n"
                        "        OnAdd (u in U.currentBatch()) : {\n")
     assert not _update_seeded(changed).update_seed
+
+
+def test_a_loop_whose_flags_were_all_set_starts_dense_without_a_build():
+    """cc attaches its flags True: the first queue is every vertex, so the count starts at
+    n (a dense round) and no build scans the flags first; sssp, whose flags one launch sets,
+    keeps its seeded queue."""
+    [cc] = [s for s in host_nodes(dsl_plan("cc", stop_after="frontier").host)
+            if isinstance(s, P.FixedPointLoop)]
+    assert cc.worklist.all_flagged
+    host = choose_form(dsl_plan("cc"), worklist=True).host
+    before = list(host_nodes(host))
+    loop = next(i for i, s in enumerate(before) if isinstance(s, P.HostDoWhile))
+    assert not any(isinstance(s, P.Launch) and s.kernel.name == "modified_frontier_build"
+                   for s in before[:loop])
+    [count] = [s for s in before[:loop] if isinstance(s, P.HostDeclare)
+               and s.sym.name == FRONTIER_COUNT]
+    assert isinstance(count.init, ir.GraphQuery) and count.init.op == "num_nodes"
+    [form] = [s for s in host_nodes(dsl_plan("cc").host) if isinstance(s, P.DataDrivenLoop)]
+    assert form.first_queue == ALL_FLAGGED
+    [sssp] = [s for s in host_nodes(dsl_plan("sssp", stop_after="frontier").host)
+              if isinstance(s, P.FixedPointLoop)]
+    assert not sssp.worklist.all_flagged
+
+
+def test_a_loop_whose_host_set_one_flag_writes_that_vertex_as_its_first_queue():
+    """sssp fills its flags False and the host sets src's: the first queue is src, which
+    the host writes (count 1), with no build scanning every flag."""
+    [sssp] = [s for s in host_nodes(dsl_plan("sssp", stop_after="frontier").host)
+              if isinstance(s, P.FixedPointLoop)]
+    assert sssp.worklist.first_vertex.sym.name == "src" and sssp.worklist.seed is None
+    before = list(host_nodes(choose_form(dsl_plan("sssp"), worklist=True).host))
+    loop = next(i for i, s in enumerate(before) if isinstance(s, P.HostDoWhile))
+    assert not any(isinstance(s, P.Launch) and s.kernel.name == "modified_frontier_build"
+                   for s in before[:loop])
+    [write] = [s for s in before[:loop] if isinstance(s, P.WriteElement)
+               and s.array.name == "modified_frontier"]
+    assert write.index.value == 0 and write.value.sym.name == "src"
+    [count] = [s for s in before[:loop] if isinstance(s, P.HostDeclare)
+               and s.sym.name == FRONTIER_COUNT]
+    assert count.init.value == 1
+    [form] = [s for s in host_nodes(dsl_plan("sssp").host) if isinstance(s, P.DataDrivenLoop)]
+    assert form.first_queue == ONE_FLAGGED
+
+
+@pytest.mark.parametrize("between", ["src.dist = 0; v0.modified = True;",
+                                     "forall (v in g.nodes()) { v.modified = True; }"])
+def test_a_second_flag_set_before_the_loop_builds_the_first_queue(between):
+    text = dsl_text("sssp").replace("src.dist = 0;", between).replace(
+        "node src)", "node src, node v0)")
+    [loop] = [s for s in host_nodes(plan_of(text, stop_after="frontier").host)
+              if isinstance(s, P.FixedPointLoop)]
+    assert loop.worklist.first_vertex is None

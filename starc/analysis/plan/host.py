@@ -396,6 +396,12 @@ class Worklist(Record):
     #: the steps it ran are read into. None where the round does not qualify
     rounds: Optional[Tuple[Kernel, DeviceArray]] = None
     steps: Optional[ir.Symbol] = None
+    #: (``frontier_seed.all_flagged``) every flag was set just before the loop: the first
+    #: queue is every vertex, its count n, and no build launch makes it
+    all_flagged: bool = False
+    #: (``frontier_seed.one_flagged``) the one vertex whose flag the host set just before the
+    #: loop: the host writes the first queue, that vertex, with no build launch. None: none
+    first_vertex: Optional[ir.Expr] = None
 
 
 @record

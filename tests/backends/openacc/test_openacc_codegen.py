@@ -228,8 +228,9 @@ def test_golden_sssp_data_region():
             starc_fill(d_modified_queued, -1, g.num_nodes);
             starc_fill(d_modified_frontier_size, 0, 2);
             int frontier_round = 0;  // sssp.sp:10
-            modified_frontier_build(g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
-            int frontier_count = starc_read_element(d_modified_frontier_size, frontier_round % 2);  // sssp.sp:10
+            d_modified_frontier[0] = src;
+            #pragma acc update device(d_modified_frontier[0:1])
+            int frontier_count = 1;  // sssp.sp:10
             starc_fill(d_modified_nxt, false, g.num_nodes);
             int window_delta = starc::window_delta(h_weight, g.num_edges, g.num_nodes, 8);  // sssp.sp:10
             starc_fill(d_modified_window, INT_MAX, 3);
