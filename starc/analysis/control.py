@@ -56,9 +56,11 @@ import dataclasses
 from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.frontier_seed import ALL_FLAGGED, ONE_FLAGGED
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import SymbolFactory
-from starc.analysis.frontier_seed import ALL_FLAGGED, ONE_FLAGGED
+from starc.analysis.priority_window import WINDOW_DELTA, WINDOW_SCALE
+from starc.analysis.worklist_rounds import grouped_launch
 from starc.analysis.worklist_setup import first_run, first_run_fills
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
@@ -227,7 +229,6 @@ def expand_worklist(s: P.FixedPointLoop,
     window_setup: Tuple[P.HostStmt, ...] = ()
     window_args: Tuple[Tuple[str, ir.Expr], ...] = ()
     if w.window is not None:
-        from starc.analysis.priority_window import WINDOW_DELTA, WINDOW_SCALE
         window_setup = (P.Fill(w.window.slots, ir.Inf(type=Scalar.INT, loc=loc), loc=loc),)
         window_args = ((WINDOW_DELTA, ir.VarRef(w.delta, type=Scalar.INT, loc=loc)),)
     body: List[P.HostStmt] = [next_round]
@@ -236,7 +237,7 @@ def expand_worklist(s: P.FixedPointLoop,
             P.Launch(sparse, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds))
                      + window_args, loc=launch.loc),)
         if w.rounds is not None:
-            sparse_stmts = (_grouped_rounds(s, count, rounds, window_args, sparse_stmts),)
+            sparse_stmts = (grouped_launch(s, count, rounds, window_args, sparse_stmts),)
         body.append(choice(
             sparse_stmts,
             ((reset_next,) + window_setup if at == 0 else ())
@@ -282,30 +283,6 @@ def expand_worklist(s: P.FixedPointLoop,
                      *window_setup]
     return prologue + [P.HostDoWhile(P.HostBlock(tuple(body), loc=s.body.loc), more, loc=loc),
                        P.HostAssign(s.flag_var, _bool(True, loc), loc=loc)]
-
-
-def _grouped_rounds(s: P.FixedPointLoop, count: ir.VarRef, rounds: ir.VarRef,
-                    window_args, sparse: Tuple[P.HostStmt, ...]) -> P.HostIf:
-    """``if (count <= ROUND_LIMIT) { launch the rounds;  read round and steps;  where the
-    steps were even, swap once more } else sparse``: a small sparse round runs in one
-    work-group with the ones after it while they stay small (``worklist_rounds``), and the
-    host, whose own swaps after the launch stand for one step, goes on from the last."""
-    from starc.analysis.bfs_rounds import ROUND_LIMIT
-    from starc.analysis.frontier import FRONTIER_COUNT, FRONTIER_ROUND
-    loc, w = s.loc, s.worklist
-    kernel, state = w.rounds
-    steps = ir.VarRef(w.steps, type=Scalar.INT, loc=loc)
-    even = ir.Binary("==", ir.Binary("%", steps, _int(2, loc), type=Scalar.INT, loc=loc),
-                     _int(0, loc), type=Scalar.BOOL, loc=loc)
-    swap = P.HostIf(even, P.HostBlock((P.SwapArrays(s.current, s.next, loc=loc),
-                                       P.SwapArrays(w.queue, w.next_queue, loc=loc)), loc=loc),
-                    None, loc=loc)
-    grouped = P.HostBlock((
-        P.Launch(kernel, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)) + window_args,
-                 loc=loc),
-        P.ReadSlots(state, (w.round, w.steps), loc=loc), swap), loc=loc)
-    small = ir.Binary("<=", count, _int(ROUND_LIMIT, loc), type=Scalar.BOOL, loc=loc)
-    return P.HostIf(small, grouped, P.HostBlock(sparse, loc=loc), loc=loc)
 
 
 def _expand_topology(s: P.FixedPointLoop) -> List[P.HostStmt]:

@@ -7,7 +7,10 @@ empty), the ``frontier`` pass gives the loop a ``Worklist``: a round launches ov
 (sparse: kernels append each vertex whose next flag they set, once per round) or, when the
 queue is large, over all vertices as before (dense: kernels only set and count the flags, and
 a compaction kernel builds the queue when the next round is sparse), GAPBS/Gunrock style. ``choose_form``
-keeps the data-driven or the topology-driven form of each loop for one backend.
+keeps the data-driven or the topology-driven form of each loop for one backend. A
+Bellman-Ford round also defers the entries past a priority window (``priority_window``), and
+small sparse rounds may run in one work-group without the host between them
+(``worklist_rounds``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks
 from starc.analysis.naming import NameAllocator, SymbolFactory, symbols_in
 from starc.analysis.pass_builder import PassBuilder
 from starc.analysis.priority_window import window_refusal, windowed_round
-from starc.analysis.worklist_rounds import frontier_rounds
 from starc.analysis.transfers import used_arrays
+from starc.analysis.worklist_rounds import frontier_rounds
 from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar
 

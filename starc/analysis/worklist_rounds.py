@@ -34,7 +34,7 @@ from starc.analysis.bfs_rounds import ROUND_LIMIT, GroupKernel
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["STATE_SLOTS", "frontier_rounds", "ROUNDS_WHY"]
+__all__ = ["STATE_SLOTS", "frontier_rounds", "grouped_launch", "ROUNDS_WHY"]
 
 #: the state the rounds leave for the host, in slot order: the last round's number and the
 #: steps run
@@ -123,3 +123,31 @@ def frontier_rounds(builder, sparse: P.Kernel) -> Optional[Tuple[P.Kernel, P.Dev
                                          "another, its items striding over each round's "
                                          "entries")
     return kernel, state
+
+
+def grouped_launch(s: P.FixedPointLoop, count: ir.VarRef, rounds: ir.VarRef,
+                   window_args, sparse: Tuple[P.HostStmt, ...]) -> P.HostIf:
+    """The host's side (``control.expand_worklist``): ``if (count <= ROUND_LIMIT) { launch
+    the rounds;  read round and steps;  where the steps were even, swap once more } else
+    sparse``: a small sparse round runs in one work-group with the ones after it while they
+    stay small, and the host, whose own swaps after the launch stand for one step, goes on
+    from the last."""
+    from starc.analysis.frontier import FRONTIER_COUNT, FRONTIER_ROUND
+    loc, w = s.loc, s.worklist
+    kernel, state = w.rounds
+    steps = ir.VarRef(w.steps, type=Scalar.INT, loc=loc)
+    even = ir.Binary("==", ir.Binary("%", steps, _const(2, loc), type=Scalar.INT, loc=loc),
+                     _const(0, loc), type=Scalar.BOOL, loc=loc)
+    swap = P.HostIf(even, P.HostBlock((P.SwapArrays(s.current, s.next, loc=loc),
+                                       P.SwapArrays(w.queue, w.next_queue, loc=loc)), loc=loc),
+                    None, loc=loc)
+    grouped = P.HostBlock((
+        P.Launch(kernel, ((FRONTIER_COUNT, count), (FRONTIER_ROUND, rounds)) + window_args,
+                 loc=loc),
+        P.ReadSlots(state, (w.round, w.steps), loc=loc), swap), loc=loc)
+    small = ir.Binary("<=", count, _const(ROUND_LIMIT, loc), type=Scalar.BOOL, loc=loc)
+    return P.HostIf(small, grouped, P.HostBlock(sparse, loc=loc), loc=loc)
+
+
+def _const(value: int, loc) -> ir.Const:
+    return ir.Const(value, type=Scalar.INT, loc=loc)
