@@ -31,13 +31,14 @@ from typing import Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.bfs import DEPTH
 from starc.analysis.elide import elide_dead_scalars, read_scalars
+from starc.analysis.frontier_constants import DENSE_DIVISOR
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, off_lockstep, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
 __all__ = ["GroupKernel", "ROUND_LIMIT", "SLOTS", "FRONTIER", "UNEXPLORED", "WIDEST",
-           "forward_rounds", "reverse_rounds", "choose_rounds", "ROUNDS", "LOCKSTEP",
-           "WITHOUT_ROUNDS"]
+           "forward_rounds", "reverse_rounds", "choose_rounds", "ROUNDS", "ROUNDS_WHY",
+           "LOCKSTEP", "WITHOUT_ROUNDS"]
 
 #: the most vertices, and the most out-edges, of a level that one work-group's rounds take:
 #: on a CPU device the group is one core (8192 edges: about 25 us, a third of a launch and
@@ -59,6 +60,10 @@ WIDEST = "bfs_widest"
 ROUNDS = ("a top-down level of at most {limit} vertices and out-edges, and the next ones "
           "while they stay that small, run in {forward}, one work-group that takes the host's "
           "decisions itself, with no launch or read between levels{sweep}")
+#: what a fixedPoint's form says where its small sparse rounds run (``worklist_rounds``)
+ROUNDS_WHY = ("a sparse round of at most {limit} entries, and the next ones while they stay "
+              "that small, run in {kernel}, one work-group that takes the host's decisions "
+              "itself, with no launch or read between rounds")
 LOCKSTEP = ("a level's (a round's) vertices are spread one per work item, so a hub in a "
             "small level would walk its edges on one lane while the group waits")
 WITHOUT_ROUNDS = ("{title} has no kernel of one work-group whose items meet at barriers "
@@ -159,7 +164,6 @@ class _Rounds(GroupKernel):
 
     def body(self, entries: ir.Stmt, widest: bool, fused: bool) -> ir.Block:
         s, n = self, ir.GraphQuery("num_nodes", self.loop.graph, type=Scalar.INT, loc=self.loc)
-        from starc.analysis.frontier import DENSE_DIVISOR
         awake, scout = s.ref("awake"), s.ref("scout")
         limit = s.op("/", n, s.int(DENSE_DIVISOR), Scalar.INT)
         small = [s.op("!=", awake, s.int(0))] + [
@@ -282,7 +286,6 @@ def choose_rounds(plan: P.Plan, capabilities, frontier=frozenset()
     for a device that is not lockstep; where it has no such kernels or is lockstep (OpenACC,
     CUDA), every launch of one gives way to what it stands in for (the ``HostIf``'s other
     branch: the sparse step, the sweep level by level) and the kernels and state go."""
-    from starc.analysis.worklist_rounds import ROUNDS_WHY
     rounds = {k.name for k in plan.kernels if k.extent == "group"}
     if not rounds:
         return plan, "", ""

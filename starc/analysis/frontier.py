@@ -20,6 +20,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
+from starc.analysis.frontier_constants import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
 from starc.analysis.frontier_seed import (all_flagged, fill_once, one_flagged, seed_launch,
                                           update_seed)
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
@@ -33,18 +34,6 @@ from starc.ir.types import GraphType, PropType, Scalar
 
 __all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
-
-#: A round whose queue holds more than n / DENSE_DIVISOR vertices launches over all vertices
-#: (the filtered kernel): then most vertices are active anyway, and a launch in vertex order
-#: reads the graph sequentially where queue order scatters. GAPBS switches direction at about
-#: n/15 to n/20 active vertices; Gunrock's default frontier-density switch is 5% (1/20).
-DENSE_DIVISOR = 20
-
-#: The by-value kernel arguments of the worklist kernels: the queue's length (the launch size
-#: of a ``"frontier"`` kernel) and the round number (the stamp an append claims).
-FRONTIER_COUNT = "frontier_count"
-FRONTIER_ROUND = "frontier_round"
-
 
 def length_slot(rounds: ir.Expr, following: bool = False) -> ir.Expr:
     """The slot of a worklist's two-slot length that round ``rounds`` (never negative)

@@ -31,20 +31,17 @@ from typing import Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.bfs_rounds import ROUND_LIMIT, GroupKernel
+from starc.analysis.frontier_constants import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["STATE_SLOTS", "frontier_rounds", "grouped_launch", "ROUNDS_WHY"]
+__all__ = ["STATE_SLOTS", "frontier_rounds", "grouped_launch"]
 
 #: the state the rounds leave for the host, in slot order: the last round's number and the
 #: steps run
 STATE_SLOTS = ("round", "steps")
 _ROUND, _STEPS = range(len(STATE_SLOTS))
 
-#: what the loop's form says where the rounds run (``LoopForm.rounds``)
-ROUNDS_WHY = ("a sparse round of at most {limit} entries, and the next ones while they stay "
-              "that small, run in {kernel}, one work-group that takes the host's decisions "
-              "itself, with no launch or read between rounds")
 
 
 def _plain(kernel: P.Kernel) -> bool:
@@ -56,8 +53,6 @@ def frontier_rounds(builder, sparse: P.Kernel) -> Optional[Tuple[P.Kernel, P.Dev
     """The rounds kernel of ``sparse`` (a worklist's one sparse round, which clears its own
     entries' flags) and its state array, made by ``builder`` (``frontier._Builder``); None
     where the round carries more than its appends (``_plain``)."""
-    # (frontier.py imports this module)
-    from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
     if not _plain(sparse):
         return None
     loop = builder.loop
@@ -132,7 +127,6 @@ def grouped_launch(s: P.FixedPointLoop, count: ir.VarRef, rounds: ir.VarRef,
     sparse``: a small sparse round runs in one work-group with the ones after it while they
     stay small, and the host, whose own swaps after the launch stand for one step, goes on
     from the last."""
-    from starc.analysis.frontier import FRONTIER_COUNT, FRONTIER_ROUND
     loc, w = s.loc, s.worklist
     kernel, state = w.rounds
     steps = ir.VarRef(w.steps, type=Scalar.INT, loc=loc)
