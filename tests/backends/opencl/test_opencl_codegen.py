@@ -98,7 +98,8 @@ def test_golden_tc_exclusive_reduction_is_one_atomic_per_work_group():
 
 def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
     cpp = compile_dsl("sssp").generated.files["sssp.cpp"]
-    assert _between(cpp, "            do {  // sssp.sp:10", "            starc_copy_to_host") == """\
+    assert _between(cpp, "            do {  // sssp.sp:10",
+                    "            starc_copy_to_host<int>(starc_device, h_dist") == """\
             do {  // sssp.sp:10
                 frontier_round += 1;
                 if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
@@ -113,7 +114,37 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                     Compute_SSSP_forall_11_sparse_rounds(starc_device, kernel_Compute_SSSP_forall_11_sparse_rounds, "sssp.sp:10", g.num_nodes, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, d_modified_rounds, frontier_round, frontier_count, window_delta);
                     {
                         int starc_slots[2];
-            """
+                        starc_copy_to_host<int>(starc_device, starc_slots, d_modified_rounds, 2, "sssp.sp:10");
+                        frontier_round = starc_slots[0];
+                        frontier_steps = starc_slots[1];
+                    }
+                    if (frontier_steps % 2 == 0) {  // sssp.sp:10
+                        std::swap(d_modified, d_modified_nxt);
+                        std::swap(d_modified_frontier, d_modified_frontier_nxt);
+                    }
+                } else {
+                    if (starc_lockstep) {
+                        Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                    } else {
+                        Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
+                    }
+                }
+                std::swap(d_modified, d_modified_nxt);
+                std::swap(d_modified_frontier, d_modified_frontier_nxt);
+                if (frontier_count > g.num_nodes / 20) {  // sssp.sp:10
+                    starc_fill<unsigned char>(starc_device, d_modified_nxt, false, g.num_nodes, "sssp.sp:10");
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
+                    if (frontier_count != 0 && frontier_count <= g.num_nodes / 20) {  // sssp.sp:10
+                        frontier_round += 1;
+                        starc_write_element<int>(starc_device, d_modified_frontier_size, 1 - frontier_round % 2, 0, "sssp.sp:10");
+                        modified_frontier_build(starc_device, kernel_modified_frontier_build, "sssp.sp:10", g.num_nodes, d_modified, d_modified_frontier, d_modified_frontier_size, frontier_round);
+                        frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
+                    }
+                } else {
+                    frontier_count = starc_read_element<int>(starc_device, d_modified_frontier_size, frontier_round % 2, "sssp.sp:10");
+                }
+            } while (frontier_count != 0);
+"""
     # The graph and the weights go in once; only the result comes back.
     assert "starc_copy_to_device<int>(starc_device, d_weight, h_weight.data(), g.num_edges, " \
         '"sssp.sp:4");' in cpp
