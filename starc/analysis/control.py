@@ -253,16 +253,20 @@ def expand_worklist(s: P.FixedPointLoop,
                     if w.clear is not None else ()) + (read_count,),
                     (P.Fill(s.next, _bool(False, loc), loc=loc), read_count, compact))]
     more = ir.Binary("!=", count, _int(0, loc), type=Scalar.BOOL, loc=loc)
-    # the first queue: compacted from the flags, or appended by the launch that sets them
-    # (by the batch's update kernel: in the queue already, ``w.update_seed``)
-    first_queue = [] if w.update_seed or w.all_flagged else \
-        [at_round(w.seed[1] if w.seed is not None else P.Launch(w.build, loc=loc))]
-    # (every flag set: the count is n, and the first round dense; one flag set: the host
-    # writes that vertex as the queue)
-    first_count = nodes if w.all_flagged else size
-    if w.first_vertex is not None:
+    # the first queue: in it already where the batch's update kernel appended it
+    # (``w.update_seed``); none where every flag is set (count n: a dense round); the one
+    # vertex the host set, written by the host; else compacted from the flags, or appended
+    # by the launch that sets them
+    first_queue: List[P.HostStmt] = []
+    first_count: ir.Expr = size
+    if w.all_flagged:
+        first_count = nodes
+    elif w.first_vertex is not None:
         first_queue = [P.WriteElement(w.queue, _int(0, loc), w.first_vertex, loc=loc)]
         first_count = _int(1, loc)
+    elif not w.update_seed:
+        first_queue = [at_round(w.seed[1] if w.seed is not None
+                                else P.Launch(w.build, loc=loc))]
     fills = first_run_fills(w, s.next, loc)
     if hoisted is None:
         assert not w.update_seed, "an update kernel seeds only a loop of a Batch"

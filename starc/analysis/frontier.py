@@ -20,7 +20,8 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.fixedpoint import constant_value
-from starc.analysis.frontier_constants import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
+from starc.analysis.frontier_constants import (DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND,
+                                               length_slot)
 from starc.analysis.frontier_seed import (all_flagged, fill_once, one_flagged, seed_launch,
                                           update_seed)
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, map_blocks, walk_host
@@ -34,17 +35,6 @@ from starc.ir.types import GraphType, PropType, Scalar
 
 __all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
            "topology_reason", "choose_form"]
-
-def length_slot(rounds: ir.Expr, following: bool = False) -> ir.Expr:
-    """The slot of a worklist's two-slot length that round ``rounds`` (never negative)
-    appends to or counts in: ``rounds % 2``; ``following``: the next round's, ``1 - rounds %
-    2``, which the round zeroes (``P.QueueReset``; ``control.expand_worklist``)."""
-    loc = rounds.loc
-    slot = ir.Binary("%", rounds, _int(2, loc), type=Scalar.INT, loc=loc)
-    if not following:
-        return slot
-    return ir.Binary("-", _int(1, loc), slot, type=Scalar.INT, loc=loc)
-
 
 def _int(value: int, loc) -> ir.Const:
     return ir.Const(value, type=Scalar.INT, loc=loc)

@@ -24,8 +24,8 @@ dense round and the compaction after it take no mins).
 Delta is ``WINDOW_SCALE`` times the mean weight over the mean out-degree (Davidson et al.'s
 near-far heuristic, "Work-Efficient Parallel GPU Methods for Single-Source Shortest Paths",
 2014), from up to 4,096 weights sampled on the host (``WindowDelta``). A NumPy model of the
-rounds (bench/RESULTS.md, session 62) sets the scale: on a grid, R-MAT and uniform graphs of
-scale 18 it takes the work to 1.1, 1.1 and 1.0 entries a vertex (24, 2.3 and 4.8 before),
+rounds (``bench/window_model.py``; bench/RESULTS.md, session 62) sets the scale: on a grid,
+R-MAT and uniform graphs of scale 18 it takes the work to 1.1, 1.1 and 1.0 entries a vertex (24, 2.3 and 4.8 before),
 with 20% more rounds on the grid and 70% more on R-MAT, where a round is cheap.
 
 Built by the ``frontier`` pass where the round qualifies (``window_refusal``). A kernel whose

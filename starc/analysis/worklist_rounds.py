@@ -31,7 +31,8 @@ from typing import Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.bfs_rounds import ROUND_LIMIT, GroupKernel
-from starc.analysis.frontier_constants import DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND
+from starc.analysis.frontier_constants import (DENSE_DIVISOR, FRONTIER_COUNT, FRONTIER_ROUND,
+                                               length_slot)
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -88,8 +89,8 @@ def frontier_rounds(builder, sparse: P.Kernel) -> Optional[Tuple[P.Kernel, P.Dev
                     g.strided(sparse.index, g.var(count), *even.stmts),
                     g.strided(sparse.index, g.var(count), *odd.stmts), loc=g.loc)
     n = ir.GraphQuery("num_nodes", builder.graph, type=Scalar.INT, loc=g.loc)
-    length = ir.PropRead(builder.size.sym, g.op("%", g.var(now), g.int(2), Scalar.INT),
-                         type=Scalar.INT, loc=g.loc)
+    length = ir.PropRead(builder.size.sym, length_slot(g.var(now)), type=Scalar.INT,
+                         loc=g.loc)
     small = g.op("&&", g.op("!=", g.var(following), g.int(0)), g.op("&&", g.op(
         "<=", g.var(following), g.int(ROUND_LIMIT)), g.op(
         "<=", g.var(following), g.op("/", n, g.int(DENSE_DIVISOR), Scalar.INT))))

@@ -8,8 +8,8 @@ from typing import Dict, List, Tuple
 from starc.analysis import plan as P
 from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR
-from starc.analysis.priority_window import WINDOW_SCALE
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, walk_host
+from starc.analysis.priority_window import WINDOW_SCALE
 from starc.ir import nodes as ir
 from starc.teaching.choices import ACROSS_RANKS, At, Choice, Target
 
