@@ -13,6 +13,12 @@ busy but in each group's last step; no order is precomputed, nothing goes to the
 (``teaching/simt.py`` models it as ``frontier-edges``). The loops must be pushes, every
 iteration independent of the others (``binned.push_refusal``), as the dense round's
 ``edges`` schedule needs.
+
+A round with a priority window (``priority_window``: ``if (test) { if (key below the window)
+{loops} else {defer} }``) keeps it: the entry's item tests the window with the entry, defers
+the entry itself (it appends it again: no edge of it is walked) and gives it no work, so the
+group splits only the edges of the entries that run (Davidson et al.'s near-far pile is a GPU
+method: its rounds are this kernel's).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     vertex = entry.sym
     rest = stmts[1:]
     # the round's reset of the next queue length (``QueueReset``) reads and races with nothing
-    resets = len(rest) > 1 and _resets_length(rest[-1], kernel.index)
+    resets = len(rest) > 1 and _resets_length(rest[-1], kernel)
     if resets:
         rest = rest[:-1]
     clears = len(rest) > 1 and _clears_entry_flag(rest[-1], vertex, rest[:-1])
@@ -56,6 +62,9 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
         why = _test_refusal(rest[0].cond, vertex)
         if why:
             return None, why
+        rest = rest[0].then.stmts
+    windowed = len(rest) == 1 and _windowed(rest[0], kernel)
+    if windowed:
         rest = rest[0].then.stmts
     if not rest or not all(isinstance(s, ir.Loop) and
                            isinstance(s.domain, (ir.Neighbors, ir.InNeighbors)) for s in rest):
@@ -72,7 +81,15 @@ def frontier_edges(kernel: P.Kernel) -> Tuple[Optional[P.FrontierEdges], str]:
     why = shared_between(rest)
     if why:
         return None, why
-    return P.FrontierEdges(tested, _work(vertex, rest), int(clears) + int(resets)), ""
+    return P.FrontierEdges(tested, _work(vertex, rest), int(clears) + int(resets),
+                           windowed), ""
+
+
+def _windowed(stmt: ir.Stmt, kernel: P.Kernel) -> bool:
+    """Whether ``stmt`` is the round's priority window (``priority_window.windowed_round``):
+    ``if (key below the window) {loops} else {defer the entry}``."""
+    return kernel.window is not None and isinstance(stmt, ir.If) and \
+        stmt.orelse is not None and ir.reads_prop(stmt.cond, kernel.window.slots.sym)
 
 
 def _entry_index(index: ir.Expr, item: ir.Symbol) -> bool:
@@ -83,12 +100,20 @@ def _entry_index(index: ir.Expr, item: ir.Symbol) -> bool:
                             and isinstance(index.left, P.KernelScalar) and index.right == own)
 
 
-def _resets_length(stmt: ir.Stmt, item: ir.Symbol) -> bool:
-    """Whether ``stmt`` is ``if (item == 0) { QueueReset }`` (``frontier.py``)."""
-    return isinstance(stmt, ir.If) and stmt.orelse is None and \
-        isinstance(stmt.cond, ir.Binary) and stmt.cond.op == "==" and \
-        stmt.cond.left == ir.VarRef(item, type=item.type) and \
-        len(stmt.then.stmts) == 1 and isinstance(stmt.then.stmts[0], P.QueueReset)
+def _resets_length(stmt: ir.Stmt, kernel: P.Kernel) -> bool:
+    """Whether ``stmt`` is ``if (item == 0) { QueueReset }`` (``frontier.py``), with the
+    clear of the next round's window slot where the round has a window (``priority_window``:
+    no item of this round reads that slot)."""
+    item = kernel.index
+    if not (isinstance(stmt, ir.If) and stmt.orelse is None and
+            isinstance(stmt.cond, ir.Binary) and stmt.cond.op == "==" and
+            stmt.cond.left == ir.VarRef(item, type=item.type) and stmt.then.stmts and
+            isinstance(stmt.then.stmts[0], P.QueueReset)):
+        return False
+    slots = kernel.window.slots.sym if kernel.window is not None else None
+    return all(isinstance(s, ir.Assign) and isinstance(s.target, ir.PropRead) and
+               slots is not None and s.target.prop.uid == slots.uid
+               for s in stmt.then.stmts[1:])
 
 
 def _clears_entry_flag(stmt: ir.Stmt, vertex: ir.Symbol, before: Tuple[ir.Stmt, ...]) -> bool:

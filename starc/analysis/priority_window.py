@@ -28,11 +28,11 @@ rounds (``bench/window_model.py``; bench/RESULTS.md, session 62) sets the scale:
 R-MAT and uniform graphs of scale 18 it takes the work to 1.1, 1.1 and 1.0 entries a vertex (24, 2.3 and 4.8 before),
 with 20% more rounds on the grid and 70% more on R-MAT, where a round is cheap.
 
-Built by the ``frontier`` pass where the round qualifies (``window_refusal``). A kernel whose
-work-group splits its entries' edges (the ``edges`` schedule a lockstep device gets:
-``frontier_edges``) has no per-entry branch to defer in: the specialize stage drops the
-window there (``strip``) and, where no kernel keeps one, its host statements
-(``drop_unused``).
+Built by the ``frontier`` pass where the round qualifies (``window_refusal``). It holds in
+every schedule: with one work item an entry, the item appends an entry past the window again;
+where a work-group splits its entries' edges (the ``edges`` schedule a lockstep device gets),
+the entry's item does so while it sums the entries' work, and gives it none
+(``frontier_edges``), so the group walks only the edges of the entries that run.
 """
 
 from __future__ import annotations
@@ -41,12 +41,10 @@ import dataclasses
 from typing import Callable, Optional, Tuple
 
 from starc.analysis import plan as P
-from starc.analysis.host_tree import map_blocks, walk_host
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["WINDOW_DELTA", "WINDOW_SCALE", "window_refusal", "windowed_round", "strip",
-           "drop_unused"]
+__all__ = ["WINDOW_DELTA", "WINDOW_SCALE", "window_refusal", "windowed_round"]
 
 #: the ``KernelScalar`` of a window's width (a by-value argument of the sparse round)
 WINDOW_DELTA = "window_delta"
@@ -168,67 +166,3 @@ def windowed_round(tested: ir.If, reset: ir.If, vertex: ir.VarRef, window: P.Pri
     reset = dataclasses.replace(reset, then=dataclasses.replace(
         reset.then, stmts=reset.then.stmts + (clear,)))
     return dataclasses.replace(tested, then=ir.Block((inner,), loc=loc)), reset
-
-
-def _window_stmt(node: ir.Node, slots: P.DeviceArray) -> bool:
-    """Whether ``node`` is the window's: a min into its slots or a slot's clear."""
-    target = node.target if isinstance(node, (P.AtomicMinMax, ir.Assign)) else None
-    return isinstance(target, ir.PropRead) and target.prop.uid == slots.sym.uid
-
-
-def strip(kernel: P.Kernel) -> P.Kernel:
-    """``kernel`` (a sparse round with a window) without it: every entry runs its body."""
-    window = kernel.window
-    slots = window.slots
-
-    def unwindowed(node):
-        if isinstance(node, P.AtomicMinMax) and any(_window_stmt(s, slots) for s in node.then):
-            return dataclasses.replace(node, then=tuple(s for s in node.then
-                                                        if not _window_stmt(s, slots)))
-        if isinstance(node, ir.Block):
-            stmts = []
-            for s in node.stmts:
-                if isinstance(s, ir.If) and ir.reads_prop(s.cond, slots.sym):
-                    stmts += s.then.stmts      # the window's test: its body, for every entry
-                elif not _window_stmt(s, slots):
-                    stmts.append(s)
-            return dataclasses.replace(node, stmts=tuple(stmts))
-        return None
-    return dataclasses.replace(
-        kernel, body=ir.transform(kernel.body, unwindowed), window=None,
-        params=tuple(p for p in kernel.params if p.array is None or p.array.name != slots.name),
-        scalars=tuple(s for s in kernel.scalars if s.name != WINDOW_DELTA))
-
-
-def drop_unused(plan: P.Plan) -> P.Plan:
-    """``plan`` without the host statements and slots of the windows no kernel keeps (the
-    specialize stage stripped them: ``strip``)."""
-    kept = {p.array.name for k in plan.kernels for p in k.params
-            if p.array is not None and p.array.extent == "window"}
-    gone = {a.name for a in plan.arrays if a.extent == "window"} - kept
-    if not gone:
-        return plan
-
-    def launches(block: P.HostBlock) -> P.HostBlock:
-        stmts = []
-        for stmt in block.stmts:
-            stmt = map_blocks(stmt, launches)
-            if isinstance(stmt, P.Fill) and stmt.array.name in gone:
-                continue
-            if isinstance(stmt, P.Launch) and stmt.kernel.window is None:
-                stmt = dataclasses.replace(stmt, scalar_args=tuple(
-                    (name, value) for name, value in stmt.scalar_args if name != WINDOW_DELTA))
-            stmts.append(stmt)
-        return dataclasses.replace(block, stmts=tuple(stmts))
-    host = launches(plan.host)
-    used = {value.sym.uid for s in walk_host(host) if isinstance(s, P.Launch)
-            for name, value in s.scalar_args
-            if name == WINDOW_DELTA and isinstance(value, ir.VarRef)}
-
-    def declares(block: P.HostBlock) -> P.HostBlock:
-        return dataclasses.replace(block, stmts=tuple(
-            map_blocks(s, declares) for s in block.stmts
-            if not (isinstance(s, P.HostDeclare) and isinstance(s.init, P.WindowDelta)
-                    and s.sym.uid not in used)))
-    return dataclasses.replace(plan, host=declares(host),
-                               arrays=tuple(a for a in plan.arrays if a.name not in gone))

@@ -19,7 +19,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | a Dynamic program's graph in rows with slack (a batch touches only its rows) or a compact CSR, and why | ``Specialization.slack_rows`` / ``slack_rows_why``; the kernels take ``ends`` / ``rev_ends`` (``batches.slack_rows``, ``with_row_ends``) | ``slack_rows`` |
 | whether a batch may leave rows with slack in any order (no kernel reads a row as sorted), and why | ``Specialization.unsorted_rows`` / ``unsorted_rows_why`` (``row_order.unsorted_rows``) | none: the same on every backend with ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
-| whether a worklist's sparse round keeps its priority window (defers the entries whose key is past it: one work item an entry) or drops it (its group splits the entries' edges), and why | ``Kernel.window``, ``Kernel.window_why`` (``priority_window.strip``, ``drop_unused``) | through the schedule: ``lockstep``, ``schedules``, ``frontier_edges`` |
+| how a worklist's sparse round defers the entries past its priority window: the entry's work item appends it again whole (one item an entry), or, where the group splits the entries' edges, gives it no edges; why | ``Kernel.window_why``; ``FrontierEdges.windowed`` | through the schedule: ``lockstep``, ``schedules``, ``frontier_edges`` |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -43,8 +43,6 @@ from starc.analysis.bfs_rounds import choose_rounds
 from starc.analysis.frontier import DENSE_DIVISOR, choose_form
 from starc.analysis.frontier_edges import frontier_edges
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
-from starc.analysis.priority_window import drop_unused as drop_unused_windows
-from starc.analysis.priority_window import strip as strip_window
 from starc.analysis.pushed_values import skip_pushed
 from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
@@ -131,7 +129,6 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = _with_variants(plan, variants, capabilities)
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
-    plan = drop_unused_windows(plan)
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
@@ -366,23 +363,26 @@ def uniform_items(kernel: P.Kernel) -> bool:
                    (isinstance(node, P.AtomicMinMax) and node.locked) for node in nodes)
 
 
-#: why a worklist's sparse round keeps its priority window, or drops it
+#: how a worklist's sparse round defers the entries past its priority window, by schedule
 _WINDOW_KEPT = ("one work item runs each entry, so an entry past the window is appended again "
                 "whole")
-_WINDOW_DROPPED = ("its work-group splits the entries' edges ({schedule} schedule), with no "
-                   "branch per entry to defer one in (not built)")
+_WINDOW_SPLIT = ("its work-group splits the entries' edges: the item of an entry past the "
+                 "window appends it again and gives it no edges, so the group walks only the "
+                 "edges of the entries below the window")
 
 
 def _schedule(kernel: P.Kernel, capabilities: Capabilities, forced: Optional[str]) -> P.Kernel:
     if kernel.extent == "group":      # its items stride over each round's entries themselves
         return kernel
-    if kernel.window is not None:     # chosen as without it; kept only one item an entry
-        plain = _schedule(strip_window(kernel), capabilities, forced)
-        if plain.schedule != "vertex":
-            return dataclasses.replace(plain, window_why=_WINDOW_DROPPED.format(
-                schedule=plain.schedule))
-        return dataclasses.replace(kernel, schedule=plain.schedule,
-                                   schedule_why=plain.schedule_why, window_why=_WINDOW_KEPT)
+    chosen = _chosen_schedule(kernel, capabilities, forced)
+    if chosen.window is None:
+        return chosen
+    return dataclasses.replace(chosen, window_why=(
+        _WINDOW_SPLIT if chosen.frontier_edges is not None else _WINDOW_KEPT))
+
+
+def _chosen_schedule(kernel: P.Kernel, capabilities: Capabilities,
+                     forced: Optional[str]) -> P.Kernel:
     if forced not in (None, "auto") and forced not in capabilities.schedules:
         return dataclasses.replace(kernel, schedule_why=(
             f"--schedule {forced} asked, but {capabilities.title} prints one work item per "

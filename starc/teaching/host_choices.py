@@ -57,8 +57,10 @@ class HostChoices:
                 key = kept[0].window.key.name
                 variant = next((k for k in t.plan.kernels
                                 if k.name == kept[0].lockstep_variant), None)
-                on_gpu = (f"; on a GPU device its variant runs every entry: "
-                          f"{variant.window_why}" if variant is not None else "")
+                on_gpu = "" if variant is None else (
+                    f"; on a GPU device its variant runs every entry: {variant.window_why}"
+                    if variant.window is None else
+                    f"; on a GPU device its variant keeps the window: {variant.window_why}")
                 return (f"; a sparse round runs only the entries whose {key} is below a "
                         f"window, the least {key} the round before left queued plus a delta "
                         f"({WINDOW_SCALE} x the mean weight / the mean out-degree, sampled "

@@ -8,7 +8,6 @@ import dataclasses
 import pytest
 
 from starc.analysis.frontier_edges import frontier_edges
-from starc.analysis.priority_window import strip
 from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
@@ -17,10 +16,8 @@ from analysis_helpers import ROOT, dsl_plan, plan_of
 
 
 def _kernel(program, name):
-    """The neutral kernel ``name``, without its priority window: the specialize stage drops
-    the window where the group splits the entries' edges (test_priority_window.py)."""
-    kernel = next(k for k in dsl_plan(program).kernels if k.name == name)
-    return strip(kernel) if kernel.window is not None else kernel
+    """The neutral kernel ``name``."""
+    return next(k for k in dsl_plan(program).kernels if k.name == name)
 
 
 @pytest.mark.parametrize("program, name, work", [
@@ -31,9 +28,12 @@ def _kernel(program, name):
 def test_the_sparse_rounds_split_their_entries_edges(program, name, work):
     """The entry's vertex, its test (modified), then push loops: an entry's work is the sum
     of its loops' degrees (cc: out- then in-edges)."""
-    split, why = frontier_edges(_kernel(program, name))
+    kernel = _kernel(program, name)
+    split, why = frontier_edges(kernel)
     # the entry's item clears its flag; the first item zeroes the next round's queue length
+    # (and, with a priority window, clears the next round's slot)
     assert why == "" and split.tested and split.after == 2
+    assert split.windowed == (kernel.window is not None) == (program == "sssp")
     terms = [split.work] if split.work.__class__.__name__ == "GraphQuery" else \
         [split.work.left, split.work.right]
     assert [t.op for t in terms] == work

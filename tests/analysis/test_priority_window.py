@@ -1,6 +1,6 @@
 """A worklist's sparse rounds in priority order (analysis/priority_window.py): which rounds
-get a window, what the round and the host do with it, and where the specialize stage drops
-it."""
+get a window, what the round and the host do with it, and how the specialize stage keeps it
+in each schedule."""
 
 from __future__ import annotations
 
@@ -77,6 +77,18 @@ def test_the_host_fills_the_slots_and_computes_the_width_once_a_run():
     assert dict(launch.scalar_args)[WINDOW_DELTA].sym == declare.sym
 
 
+def _split(kernel: P.Kernel) -> P.FrontierEdges:
+    """A sparse round's entries' edges split with its window kept: the entry's item tests
+    the window and defers an entry past it, with no work (``frontier_edges``)."""
+    split = kernel.frontier_edges
+    assert kernel.schedule == "edges" and kernel.window is not None and split.windowed
+    assert "gives it no edges" in kernel.window_why
+    [window] = kernel.body.stmts[1].then.stmts
+    assert ir.reads_prop(window.cond, kernel.window.slots.sym)
+    assert any(isinstance(n, P.QueueAppend) for n in ir.walk(window.orelse))
+    return split
+
+
 @pytest.mark.parametrize("backend", ["opencl", "sycl", "openacc"])
 def test_one_item_an_entry_keeps_the_window(backend):
     plan = get_backend(backend).specialize(dsl_plan("sssp"))
@@ -84,24 +96,18 @@ def test_one_item_an_entry_keeps_the_window(backend):
     assert kernel.schedule == "vertex" and kernel.window is not None
     assert "appended again whole" in kernel.window_why
     if kernel.lockstep_variant:     # a GPU device's variant splits the entries' edges
-        variant = _sparse(plan, kernel.lockstep_variant)
-        assert variant.window is None and "splits the entries' edges" in variant.window_why
-        assert not any(isinstance(n, ir.PropRead) and n.prop == kernel.window.slots.sym
-                       for n in ir.walk(variant.body))
-        assert all(p.array is None or p.array.extent != "window" for p in variant.params)
+        _split(_sparse(plan, kernel.lockstep_variant))
 
 
-def test_a_target_that_splits_every_entrys_edges_drops_the_window_and_its_host_part():
+def test_a_target_that_splits_every_entrys_edges_keeps_the_window_and_its_host_part():
     plan = get_backend("cuda").specialize(dsl_plan("sssp"))
-    kernel = _sparse(plan)
-    assert kernel.schedule == "edges" and kernel.window is None
-    assert "splits the entries' edges" in kernel.window_why
-    assert all(a.extent != "window" for a in plan.arrays)
+    _split(_sparse(plan))
+    assert [a.extent for a in plan.arrays].count("window") == 1
     stmts = list(host_nodes(plan.host))
-    assert not [s for s in stmts if isinstance(s, P.HostDeclare)
-                and isinstance(s.init, P.WindowDelta)]
-    assert all(WINDOW_DELTA not in dict(s.scalar_args) for s in stmts
-               if isinstance(s, P.Launch))
+    [declare] = [s for s in stmts if isinstance(s, P.HostDeclare)
+                 and isinstance(s.init, P.WindowDelta)]
+    [launch] = [s for s in stmts if isinstance(s, P.Launch) and s.kernel.name == SPARSE]
+    assert dict(launch.scalar_args)[WINDOW_DELTA].sym == declare.sym
 
 
 ROUND = """function F(Graph g, propNode<int> dist, propEdge<int> weight, node src) {{

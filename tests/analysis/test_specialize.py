@@ -221,11 +221,10 @@ def test_worklist_appends_take_a_form_with_its_reason(backend, form, why):
     # them, test_worklist_rounds.py)
     appends = [n for k in plan.kernels if not k.variant_of and k.extent != "group"
                for n in ir.walk(k.body) if isinstance(n, P.QueueAppend)]
-    # the compaction's, the sparse round's and, where it keeps its window, its deferral's
-    # (``priority_window``: not where the group splits the entries' edges, as on CUDA)
-    windowed = any(k.window is not None for k in plan.kernels if not k.variant_of)
-    assert windowed == (backend != "cuda")
-    assert len(appends) == 2 + windowed and {a.form for a in appends} == {form}
+    # the compaction's, the sparse round's and its priority window's deferral
+    # (``priority_window``: every schedule keeps it)
+    assert all(k.window is not None for k in plan.kernels if k.extent == "frontier")
+    assert len(appends) == 3 and {a.form for a in appends} == {form}
     assert plan.target.appends == form and why in plan.target.appends_why
 
 

@@ -2,7 +2,8 @@
 independent oracles. Bellman-Ford's sparse rounds with a priority window
 (analysis/priority_window.py): on a weighted grid (a wide wavefront, whose entries past the
 window wait many rounds), with zero weights (a window of 1 where every weight sampled is 0) and
-with negative weights on a graph without cycles (keys below the round's least). On a CPU
+with negative weights on a graph without cycles (keys below the round's least), and in the
+GPU's schedule, whose work-group splits its entries' edges. On a CPU
 device their small rounds run in one work-group (analysis/worklist_rounds.py), which swaps
 the queues and flags itself: sssp there, and cc (two loops a round, no window) on a grid and
 on paths, whose rounds stay small for long."""
@@ -76,6 +77,24 @@ def test_sssp_with_a_window_matches_the_oracle(backend, tmp_path):
         path = tmp_path / f"{graph.name}.mtx"
         write_mtx(graph, path)
         dist = compiled(backend).run(path, src=0).props["dist"]
+        np.testing.assert_array_equal(dist, oracle(graph, 0), err_msg=name)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=BACKENDS[b])
+                                     for b in ("opencl", "sycl")])
+def test_sssp_with_a_window_in_split_edges_matches_the_oracle(backend, tmp_path, monkeypatch):
+    """A GPU's form of the sparse round (its group splits the entries' edges, each entry's
+    item deferring it past the window: analysis/frontier_edges.py), run on the CPU device as
+    on a lockstep one (which also launches every round: no work-group's rounds)."""
+    program = compiled(backend)
+    [variant] = [k for k in program.compilation.specialized.kernels
+                 if k.variant_of and k.extent == "frontier"]
+    assert variant.window is not None and variant.frontier_edges.windowed
+    monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", "1")
+    for name, graph in graphs():
+        path = tmp_path / f"{graph.name}.mtx"
+        write_mtx(graph, path)
+        dist = program.run(path, src=0).props["dist"]
         np.testing.assert_array_equal(dist, oracle(graph, 0), err_msg=name)
 
 

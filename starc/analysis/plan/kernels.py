@@ -255,6 +255,9 @@ class FrontierEdges(Record):
     tested: bool
     work: ir.Expr
     after: int = 0
+    #: the loops sit in ``if (key below the window) {loops} else {defer}`` inside the test
+    #: (``priority_window``): the entry's item defers an entry past the window, with no work
+    windowed: bool = False
 
 
 @record

@@ -108,6 +108,9 @@ def print_frontier(kernel, printer: CPrinter) -> FrontierCode:
     entry, after = stmts[0], stmts[len(stmts) - split.after:]
     stmts = stmts[:len(stmts) - len(after)]
     loops = stmts[1].then.stmts if split.tested else stmts[1:]
+    window = loops[0] if split.windowed else None     # if (below) {loops} else {defer}
+    if window is not None:
+        loops = window.then.stmts
     printed = []
     for loop in loops:
         row = _Row(loop, printer)
@@ -121,4 +124,6 @@ def print_frontier(kernel, printer: CPrinter) -> FrontierCode:
     return FrontierCode(printer.block(ir.Block((entry,), loc=entry.loc), 0),
                         printer.ctx.names.bind(entry.sym),
                         printer.expr(stmts[1].cond) if split.tested else "", printed,
-                        printer.block(ir.Block(after, loc=entry.loc), 0) if after else [])
+                        printer.block(ir.Block(after, loc=entry.loc), 0) if after else [],
+                        printer.expr(window.cond) if window is not None else "",
+                        printer.block(window.orelse, 0) if window is not None else [])

@@ -41,6 +41,9 @@ def frontier_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     bound, vertex = BOUNDS[code.extent], split.vertex
     work = " + ".join(f"({loop.degree})" for loop in split.loops)
     has_work = [f"starc_work = {work};"]
+    if split.window:        # an entry past its priority window is deferred whole, no work
+        has_work = [f"if ({split.window}) {{"] + _indented(has_work, 1) + ["} else {"] + \
+            _indented(split.deferred, 1) + ["}"]
     if split.test:
         has_work = [f"if ({split.test}) {{"] + _indented(has_work, 1) + ["}"]
     entry = split.entry + has_work + [f"starc_entry[starc_lane] = {vertex};"] + split.after
@@ -48,9 +51,11 @@ def frontier_body(code: KernelCode, syntax: GroupSyntax) -> List[str]:
     lines += [f"const int {index} = {syntax.vertex};",
              f"const int starc_lane = {syntax.lane};",
              f"const int starc_lanes = {syntax.lanes};",
-             "int starc_work = 0;",
-             f"if ({index} < {bound}) {{"] + _indented(entry, 1) + ["}"]
-    lines = _indented(lines, 1) + code.setup
+             "int starc_work = 0;"]
+    # (the setup, a work-group's staged appends among it, before the entries: a deferred
+    # entry appends itself)
+    lines = _indented(lines, 1) + code.setup + _indented(
+        [f"if ({index} < {bound}) {{"] + _indented(entry, 1) + ["}"], 1)
     lines += _indented([
         "starc_ends[starc_lane] = starc_work;",
         barrier,

@@ -104,13 +104,17 @@ class FrontierCode:
     """A worklist round's ``edges`` schedule (``plan.FrontierEdges``), printed: ``entry``
     declares the entry's ``vertex`` (lines at depth 0), ``test`` ("" for none) says whether
     it has work, ``loops`` its push loops, one after the other; ``after``: the statements its
-    item runs once it has tested it (``FrontierEdges.after``)."""
+    item runs once it has tested it (``FrontierEdges.after``); ``window`` ("" for none): whether
+    an entry that passed the test is below its priority window (``FrontierEdges.windowed``), and
+    ``deferred`` the statements that defer it where not, with no work."""
 
     entry: List[str]
     vertex: str
     test: str
     loops: List[EdgeLoopCode]
     after: List[str] = dataclasses.field(default_factory=list)
+    window: str = ""
+    deferred: List[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

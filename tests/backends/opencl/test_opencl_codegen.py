@@ -124,7 +124,7 @@ def test_golden_sssp_fixedpoint_is_one_helper_call_per_device_operation():
                     }
                 } else {
                     if (starc_lockstep) {
-                        Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, frontier_round);
+                        Compute_SSSP_forall_11_sparse_lockstep(starc_device, kernel_Compute_SSSP_forall_11_sparse_lockstep, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
                     } else {
                         Compute_SSSP_forall_11_sparse(starc_device, kernel_Compute_SSSP_forall_11_sparse, "sssp.sp:11", frontier_count, d_offsets, d_targets, d_dist, d_weight, d_modified, d_modified_nxt, d_modified_frontier, d_modified_frontier_nxt, d_modified_queued, d_modified_frontier_size, d_modified_window, frontier_round, window_delta);
                     }
