@@ -109,3 +109,6 @@ class Capabilities(Record):
     #: it prints a worklist round's ``edges`` schedule: a work-group splits its entries' edges
     #: by a prefix sum and a search in local memory (``analysis.frontier_edges``)
     frontier_edges: bool = False
+    #: its kernels link and find the trees of a union-find forest (an int compare-and-swap on
+    #: device memory, ``analysis.union_find``): a minimum-label propagation runs as one
+    union_find: bool = False

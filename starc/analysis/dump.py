@@ -51,6 +51,9 @@ class PlanPrinter(DSLPrinter):
         return (f"window_delta({e.scale} x mean |{e.weight.name}| / mean degree of "
                 f"{e.graph.name})", POSTFIX)
 
+    def _expr_UnionFindRoot(self, e: P.UnionFindRoot) -> Tuple[str, int]:
+        return f"root({e.parent.name}, {self.expr(e.vertex)})", POSTFIX
+
     def _expr_GroupLanes(self, e: P.GroupLanes) -> Tuple[str, int]:
         return "group_size", POSTFIX
 
@@ -116,6 +119,9 @@ class PlanPrinter(DSLPrinter):
         pad = self.unit * indent
         stores = [f"{pad}{self.unit}{self.expr(t)} = {self.expr(v)};" for t, v in s.others]
         return [f"{pad}{head} {{", *stores, *self.stmts(s.then, indent + 1), f"{pad}}}"]
+
+    def _stmt_UnionFindLink(self, s: P.UnionFindLink, indent: int) -> List[str]:
+        return self.line(f"link({s.parent.name}, {self.expr(s.a)}, {self.expr(s.b)});", indent)
 
     def _stmt_FlagSet(self, s: P.FlagSet, indent: int) -> List[str]:
         cond = f" if {self.expr(s.value)}" if s.value is not None else ""
@@ -431,7 +437,9 @@ def _target(target: P.Specialization, kernels) -> List[str]:
     for loop in target.loop_forms:
         construct = "iterateInBFS" if loop.traversal else "fixedPoint"
         gpu = (f"; on a GPU device: topology ({loop.on_gpu})" if loop.on_gpu else "")
-        lines.append(f"  {construct} at line {loop.loc.line}: {loop.form} ({loop.why}){gpu}")
+        not_union = f"; no union-find: {loop.union_find}" if loop.union_find else ""
+        lines.append(f"  {construct} at line {loop.loc.line}: {loop.form} ({loop.why}){gpu}"
+                     f"{not_union}")
     if target.appends:
         each = {"group": "group", "local": "work-group", "gang": "gang"}.get(target.appends,
                                                                           "work item")

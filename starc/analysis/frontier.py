@@ -34,7 +34,7 @@ from starc.ir import nodes as ir
 from starc.ir.types import GraphType, PropType, Scalar
 
 __all__ = ["DENSE_DIVISOR", "FRONTIER_COUNT", "FRONTIER_ROUND", "length_slot", "worklists",
-           "topology_reason", "choose_form"]
+           "topology_reason", "choose_form", "drop_forms"]
 
 def _int(value: int, loc) -> ir.Const:
     return ir.Const(value, type=Scalar.INT, loc=loc)
@@ -385,6 +385,14 @@ def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset()) -> P.Plan
     host = rewrite(plan.host)
     if not dropped:
         return plan
+    plan, gone = drop_forms(plan, host, dropped)
+    return dataclasses.replace(plan, kernels=tuple(k for k in plan.kernels
+                                                   if k.name not in gone))
+
+
+def drop_forms(plan: P.Plan, host: P.HostBlock, dropped) -> Tuple[P.Plan, set]:
+    """``plan`` with ``host``, the tree without the forms ``dropped`` (host blocks), listing
+    only the arrays it uses, and the names of the kernels only those forms launched."""
     # the round counts hoisted to the top for the dropped worklists (control.expand_loops):
     # declared there, used only in the form that is gone
     gone = _referenced(dropped) - _referenced([host])
@@ -393,6 +401,5 @@ def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset()) -> P.Plan
     kept = {k.name for s in walk_host(host) for k in kernels_launched_by(s)}
     gone = {k.name for block in dropped for s in walk_host(block)
             for k in kernels_launched_by(s)} - kept
-    return dataclasses.replace(
-        plan, host=host, kernels=tuple(k for k in plan.kernels if k.name not in gone),
-        arrays=used_arrays(plan.arrays, host, tuple(plan.function.params)))
+    return dataclasses.replace(plan, host=host, arrays=used_arrays(
+        plan.arrays, host, tuple(plan.function.params))), gone

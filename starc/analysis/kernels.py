@@ -16,7 +16,7 @@ from starc.analysis.dead_locals import drop_dead_locals
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, QueueAppend, QueueCount, QueueReset,
-                                 ScalarReduction, ScalarStore)
+                                 ScalarReduction, ScalarStore, UnionFindLink, UnionFindRoot)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
 from starc.errors import BackendError
@@ -154,6 +154,11 @@ class _Access:
         if isinstance(node, FlagSet):
             self.array(node.flag, written=True)
             self.visit(node.value)
+            return
+        if isinstance(node, (UnionFindRoot, UnionFindLink)):
+            self.array(node.parent, written=True)     # (finds halve paths)
+            self.visit(tuple(getattr(node, f) for f in ("vertex", "a", "b")
+                             if hasattr(node, f)))
             return
         if isinstance(node, ScalarStore):
             self.array(node.array, written=True)

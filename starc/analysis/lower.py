@@ -10,6 +10,8 @@ stops after any of them, so tests and ``--emit plan`` can look at each stage:
   structured host tree (``FixedPointLoop``, ``BFSLoop``), zero-filled results, locks and the
   run-time error word;
 - ``checks``: where user loops read the run-time error word (``control.place_loop_checks``);
+- ``components``: a fixedPoint that is minimum-label propagation over every edge gets a
+  union-find form beside it (``union_find.components``; the specialize stage chooses);
 - ``frontier``: a fixedPoint whose flag only marks changed vertices gets a worklist
   (``frontier.worklists``; data-driven rounds), else the reason it stays topology-driven;
 - ``bfs_queue``: a BFS's small top-down steps may walk a queue of the frontier instead of
@@ -47,6 +49,7 @@ from starc.analysis.bfs_queue import bfs_queues
 from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.fold import fold_self_comparisons
 from starc.analysis.frontier import worklists
+from starc.analysis.union_find import components
 from starc.analysis.hoist import hoist_terms
 from starc.analysis.host import HostLowering
 from starc.analysis.inline import inline_calls
@@ -110,6 +113,7 @@ def _elide(plan: Plan, symbols: SymbolFactory) -> Plan:
 #: name -> pass, in order (``outline`` is the first, it makes the plan).
 PASSES: Tuple[Tuple[str, Callable[[Plan, SymbolFactory], Plan]], ...] = (
     ("checks", _on_host(place_loop_checks)),
+    ("components", components),
     ("frontier", worklists),
     ("bfs_queue", bfs_queues),
     ("fills", _on_host(drop_redundant_fills)),

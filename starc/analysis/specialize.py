@@ -5,6 +5,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 
 | decision | recorded as | reads |
 |---|---|---|
+| a fixedPoint that is minimum-label propagation over every edge: a union-find in its place, or its rounds, and why | the host tree holds the form kept (``union_find.choose_components``); ``LoopForm`` ``union-find`` or ``.union_find`` | ``union_find`` |
 | a data-driven fixedPoint's form (worklist or every vertex every round), and why | ``Specialization.loop_forms``; the host tree holds that form only (``frontier.choose_form``) | ``worklists``, ``distributed`` |
 | whether a BFS's small levels, and a worklist's small sparse rounds, run in one work-group's rounds (``bfs_rounds``, ``worklist_rounds``: on a device that is not lockstep, a run-time test where the target learns its kind then), or a launch each, and why | the host tree holds the launches kept (``bfs_rounds.choose_rounds``); ``LoopForm.rounds`` | ``group_rounds``, ``lockstep``, ``lockstep_at_run_time`` |
 | the MPI distribution: exchanges, mirrors, what each superstep sends | ``Specialization.distribution`` (``analysis.distribution``) | ``distributed`` |
@@ -48,6 +49,7 @@ from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
 from starc.analysis.row_swap import drop_swaps
 from starc.analysis.scalar_packs import pack_scalar_reads
+from starc.analysis.union_find import UNION_FIND_WHY, choose_components
 from starc.analysis.wrapping import wrap_arithmetic
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -96,6 +98,9 @@ _APPENDS_GANG = ("an append sits in a divergent branch, but {title}'s gangs can 
 _APPENDS_CONVERGED = ("{title}'s group functions need every work item of the group to reach "
                       "them, and an append sits in a divergent branch: only the items that flip "
                       "a flag append")
+#: why a minimum-label propagation keeps its rounds on a target without device CAS
+_NO_UNION_FIND = ("{title}'s kernels do not compare-and-swap the ints of a union-find forest "
+                  "here (not built), so the labels propagate round by round")
 _APPENDS_NO_GROUPS = "{title} has no warp intrinsics: its work items run in no lockstep group"
 _APPENDS_HOST = ("{title}'s work items are a rank's threads over host memory, in no lockstep "
                  "group")
@@ -110,13 +115,19 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
         refuse_dynamic_graphs(plan.program, plan.function, capabilities.title)
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
-    kernels = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
-    variants = lockstep_variants(plan.kernels, kernels, capabilities, schedule)
+    plan, union_finds, replaced = choose_components(
+        plan, capabilities.union_find, _NO_UNION_FIND.format(title=capabilities.title))
+    specialized = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
+    # (the kernels of a loop a union-find replaced: specialized for the teaching views only)
+    kernels = tuple(k for k in specialized if k.name not in replaced)
+    variants = lockstep_variants(tuple(k for k in plan.kernels if k.name not in replaced),
+                                 kernels, capabilities, schedule)
     kernels = tuple(dataclasses.replace(k, lockstep_variant=variants[k.name].name)
                     if k.name in variants else k for k in kernels)
     plan = _with_kernels(plan, kernels)
+    kernels += tuple(k for k in specialized if k.name in replaced)
     plan, one_lane, at_run_time = lockstep_queues(plan, capabilities, variants)
-    forms = _loop_forms(plan, capabilities, one_lane, at_run_time)
+    forms = _loop_forms(plan, capabilities, one_lane, at_run_time, union_finds)
     grouped = _frontier_rounds(plan)
     plan = choose_form(plan, worklist=capabilities.worklists,
                        topology_at=frozenset() if at_run_time else frozenset(one_lane))
@@ -461,11 +472,14 @@ def _reduction(red: P.ScalarReduction, capabilities: Capabilities,
 # --- the host tree ------------------------------------------------------------------------------
 
 def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
-                at_run_time: bool) -> tuple:
+                at_run_time: bool, union_finds=()) -> tuple:
     """Each data-driven loop's form and why; ``one_lane``: the BFS loops whose steps on a
     GPU stay dense, and why, on every device or only on one found lockstep at run time
-    (``bfs_queue.lockstep_queues``)."""
-    forms: List[P.LoopForm] = []
+    (``bfs_queue.lockstep_queues``); ``union_finds``: the loops that may run as a union-find,
+    with why not ("": they do, ``choose_components``)."""
+    not_union_find = {loc: why for loc, why in union_finds if why}
+    forms: List[P.LoopForm] = [P.LoopForm(loc, "union-find", UNION_FIND_WHY)
+                               for loc, why in union_finds if not why]
     for stmt in walk_host(plan.host):
         if not isinstance(stmt, P.DataDrivenLoop) or stmt.seed:
             continue
@@ -488,7 +502,8 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
                 why = _NO_BFS_QUEUE_DISTRIBUTED
             forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title),
                                     traversal=stmt.traversal))
-    return tuple(forms)
+    return tuple(dataclasses.replace(f, union_find=not_union_find[f.loc])
+                 if f.loc in not_union_find else f for f in forms)
 
 
 def _frontier_rounds(plan: P.Plan) -> Dict:

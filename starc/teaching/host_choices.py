@@ -77,6 +77,12 @@ class HostChoices:
 
         def rounds(t: Target) -> str:
             """The one phrase on data- or topology-driven rounds."""
+            form = t.loop_form(s.loc)
+            if form is not None and form.union_find:
+                return rounds_of(t) + f"; not a union-find: {form.union_find}"
+            return rounds_of(t)
+
+        def rounds_of(t: Target) -> str:
             if worklist(t):
                 return (f"; data-driven: a round with at most n/{DENSE_DIVISOR} active "
                         f"vertices runs one work item per entry of a worklist of the vertices "
@@ -89,6 +95,16 @@ class HostChoices:
             return f"; topology-driven: every round tests all vertices ({why})"
 
         def choose(t: Target) -> Choice:
+            form = t.loop_form(s.loc)
+            if form is not None and form.form == "union-find":
+                kernels = [k.name for k in t.plan.kernels
+                           if k.name.startswith(f"{s.body.stmts[0].kernel.name}_")
+                           and not k.variant_of] if s.body.stmts else []
+                return Choice(
+                    "no rounds: a union-find in the loop's place (" + ", ".join(kernels) +
+                    f": link every edge's two trees, a root's least label, each vertex's), then "
+                    f"{prop} filled false and {s.flag_var.name} true, as the loop leaves them",
+                    form.why)
             buffers = (f"{prop} is double-buffered: kernels write {nxt}, and the two are "
                        "swapped after each round (a pointer swap, no copy)") + rounds(t)
             if t.distribution is not None:
@@ -352,6 +368,8 @@ def _replica_words(distribution) -> str:
 def _appends(t: Target, loc) -> Choice:
     """How a worklist's appends take their slots here (``Specialization.appends``)."""
     form = t.loop_form(loc)
+    if form.form == "union-find":
+        return Choice("no appends: no rounds (a union-find)", form.why)
     if form.form != "worklist":
         return Choice("no appends: every round tests all vertices", form.why)
     target = t.plan.target

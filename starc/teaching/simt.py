@@ -186,7 +186,8 @@ def kernel_rows(plan: P.Plan, schedules: Mapping[str, Mapping[str, str]], graph,
     out_degrees = np.diff(graph.offsets)
     in_degrees = np.diff(graph.rev_offsets)
     rows = []
-    for kernel in plan.kernels:
+    # (with the kernels of the union-find forms a backend may run in a loop's place)
+    for kernel in plan.kernels + tuple(k for form in plan.components for k in form.kernels):
         directions = _loop_directions(kernel)
         # (a kernel over a batch's updates has no per-vertex items to model)
         if not directions or over_updates(kernel):

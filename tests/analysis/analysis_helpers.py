@@ -10,6 +10,8 @@ from starc.analysis import plan as P
 from starc.diagnostics import DiagnosticSink
 from starc.ir import nodes as ir
 
+from label_rounds import cc_in_rounds
+
 ROOT = Path(__file__).resolve().parents[2]
 DSL = ROOT / "dsl"
 T = TypeVar("T")
@@ -58,10 +60,15 @@ def plan_of(text: str, function: str = None, stop_after: str = None) -> P.Plan:
 #: proven depth (``analysis.depth_values``), so its search stays (the last-parent search and
 #: the bottom-up step running B1 at discovery)
 SEARCHED_BFS = "bfs_searched"
+#: dsl/cc.sp with its label propagation kept as rounds on every backend (no union-find:
+#: tests/label_rounds.py), for the tests of the worklists' machinery
+CC_IN_ROUNDS = "cc_in_rounds"
 
 
 def dsl_text(name: str) -> str:
-    """The text of dsl/<name>.sp (or of ``SEARCHED_BFS``)."""
+    """The text of dsl/<name>.sp (or of ``SEARCHED_BFS``, ``CC_IN_ROUNDS``)."""
+    if name == CC_IN_ROUNDS:
+        return cc_in_rounds()
     if name == SEARCHED_BFS:
         return (DSL / "bfs.sp").read_text().replace("node src)", "node src, int start)") \
             .replace("src.level = 0;", "src.level = start;")

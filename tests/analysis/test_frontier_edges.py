@@ -12,7 +12,7 @@ from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
 
-from analysis_helpers import ROOT, dsl_plan, plan_of
+from analysis_helpers import CC_IN_ROUNDS, ROOT, dsl_plan, plan_of
 
 
 def _kernel(program, name):
@@ -77,7 +77,7 @@ def test_what_is_no_split_round():
     ("openacc", {"schedule": "edges"}, "vertex", "OpenACC does not print"),
 ])
 def test_each_backend_chooses(backend, options, schedule, why):
-    plan = get_backend(backend).specialize(dsl_plan("cc"), BackendOptions(**options))
+    plan = get_backend(backend).specialize(dsl_plan(CC_IN_ROUNDS), BackendOptions(**options))
     [sparse] = [k for k in plan.kernels if k.name == "Compute_CC_forall_12_sparse"]
     assert sparse.schedule == schedule and why in sparse.schedule_why
     assert (sparse.frontier_edges is not None) == (schedule == "edges")

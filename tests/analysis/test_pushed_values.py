@@ -14,7 +14,7 @@ from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-from analysis_helpers import ROOT, dsl_plan, plan_of
+from analysis_helpers import CC_IN_ROUNDS, ROOT, dsl_plan, plan_of
 
 
 def _dense(plan: P.Plan):
@@ -22,7 +22,7 @@ def _dense(plan: P.Plan):
 
 
 @pytest.mark.parametrize("backend", ["opencl", "sycl"])
-@pytest.mark.parametrize("name, moved", [("cc", "comp"), ("sssp", "dist"), ("sswp", "width")])
+@pytest.mark.parametrize("name, moved", [(CC_IN_ROUNDS, "comp"), ("sssp", "dist"), ("sswp", "width")])
 def test_cpu_dense_rounds_skip_the_values_they_pushed(backend, name, moved):
     plan = get_backend(backend).specialize(dsl_plan(name))
     [dense] = _dense(plan)
@@ -49,7 +49,7 @@ def test_cpu_dense_rounds_skip_the_values_they_pushed(backend, name, moved):
 
 @pytest.mark.parametrize("backend", ["cuda", "openacc"])
 def test_other_targets_run_every_flagged_vertex(backend):
-    plan = get_backend(backend).specialize(dsl_plan("cc"))
+    plan = get_backend(backend).specialize(dsl_plan(CC_IN_ROUNDS))
     [dense] = _dense(plan)
     assert not dense.skips_pushed and "lockstep" in dense.skips_pushed_why
     assert not any(a.name.endswith("_pushed") for a in plan.arrays)
@@ -57,7 +57,7 @@ def test_other_targets_run_every_flagged_vertex(backend):
 
 def test_a_kernel_without_a_variant_for_gpus_runs_every_flagged_vertex():
     # --schedule vertex: the one kernel may run on a GPU
-    plan = get_backend("opencl").specialize(dsl_plan("cc"), BackendOptions(schedule="vertex"))
+    plan = get_backend("opencl").specialize(dsl_plan(CC_IN_ROUNDS), BackendOptions(schedule="vertex"))
     [dense] = _dense(plan)
     assert not dense.skips_pushed and "lockstep" in dense.skips_pushed_why
 
@@ -72,10 +72,10 @@ def test_a_locked_min_runs_every_flagged_vertex():
 
 
 def test_the_plan_dump_says_which_vertices_run():
-    text = plan_dump(get_backend("opencl").specialize(dsl_plan("cc")))
+    text = plan_dump(get_backend("opencl").specialize(dsl_plan(CC_IN_ROUNDS)))
     assert "flagged vertices whose values were pushed: skipped" in text
     assert "flagged vertices whose values were pushed: all run" in plan_dump(
-        get_backend("cuda").specialize(dsl_plan("cc")))
+        get_backend("cuda").specialize(dsl_plan(CC_IN_ROUNDS)))
 
 
 NEIGHBOUR_CANDIDATE = """

@@ -12,7 +12,7 @@ from starc.backends import get_backend
 from starc.backends.base import BackendOptions
 from starc.ir import nodes as ir
 
-from analysis_helpers import SEARCHED_BFS, dsl_plan, plan_of
+from analysis_helpers import CC_IN_ROUNDS, SEARCHED_BFS, dsl_plan, plan_of
 
 GPU = Capabilities("toy", "Toy", lockstep=True)
 CPU = Capabilities("toy", "Toy")
@@ -186,7 +186,7 @@ def test_opencl_carries_a_variant_for_lockstep_devices_with_both_reasons():
 def test_a_kernel_whose_schedule_agrees_keeps_one_form():
     """cc's init kernel has no neighbour loop: one form on every device; its dense round
     pushes over two loops: one work item per edge on a GPU."""
-    plan = get_backend("opencl").specialize(dsl_plan("cc"))
+    plan = get_backend("opencl").specialize(dsl_plan(CC_IN_ROUNDS))
     variants = {k.variant_of: k.schedule for k in plan.kernels if k.variant_of}
     assert variants == {"Compute_CC_forall_12_dense": "edges",
                         "Compute_CC_forall_12_sparse": "edges"}

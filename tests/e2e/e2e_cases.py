@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import functools
 import pathlib
-from typing import Dict, Tuple
+import shutil
+import tempfile
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 import starc
 from starc.graphs import Graph, rmat, grid, write_edge_list, write_mtx
+
+from label_rounds import cc_in_rounds
 
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 
@@ -25,6 +31,14 @@ def compile_for(path, backend: str, ranks=None, schedule=None):
     return starc.compile(str(path), backend, ranks=ranks, oversubscribe=True, options=options)
 
 
+@functools.lru_cache(maxsize=None)
+def _written() -> pathlib.Path:
+    """The folder of the programs given by text, removed when the run ends."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="starc-e2e-programs-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 @dataclasses.dataclass(frozen=True)
 class ProgramCase:
     """How the matrix runs one dsl program: its parameters, whether it needs weights or a
@@ -36,10 +50,17 @@ class ProgramCase:
     undirected: bool = False
     rtol: float = 0.0
     atol: float = 0.0
+    #: the program's text, where it is no file of dsl/ (written to a folder of the run's)
+    text: Optional[Callable[[], str]] = None
 
     @property
     def path(self) -> pathlib.Path:
-        return DSL / f"{self.name}.sp"
+        if self.text is None:
+            return DSL / f"{self.name}.sp"
+        path = _written() / f"{self.name}.sp"
+        if not path.exists():
+            path.write_text(self.text())
+        return path
 
     def params_for(self, num_nodes: int) -> Dict[str, str]:
         """The parameters, with vertex ids that do not exist in a tiny graph dropped from
@@ -66,6 +87,12 @@ PROGRAMS = {
                       rtol=1e-4, atol=1e-6),
     "bc": ProgramCase("bc", (("sourceSet", "0,1,3"),), rtol=1e-4, atol=1e-4),
 }
+
+#: dsl/cc.sp with its propagation kept as rounds on every backend (tests/label_rounds.py), for
+#: the tests of the worklists' machinery, which OpenCL, SYCL and CUDA run a union-find for in
+#: cc.sp (not in the matrix: cc.sp's rounds run there on OpenACC and MPI)
+CC_IN_ROUNDS = ProgramCase("cc_in_rounds", text=cc_in_rounds)
+CASES = {**PROGRAMS, CC_IN_ROUNDS.name: CC_IN_ROUNDS}
 
 
 def _edges(n, pairs, weights=None, name=""):

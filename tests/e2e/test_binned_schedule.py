@@ -20,7 +20,7 @@ from starc.backends.base import BackendOptions
 from starc.graphs import load_graph, write_edge_list
 from starc.results import compare_results
 
-from e2e_cases import PROGRAMS, hub_graph, small_graphs, write_graph_files
+from e2e_cases import CASES, PROGRAMS, hub_graph, small_graphs, write_graph_files
 
 
 #: the dsl programs with a kernel the binned schedule applies to (pr's sum over in-neighbours,
@@ -33,12 +33,12 @@ BINNED_PROGRAMS = ("pr", "bc", "bfs")
 @functools.lru_cache(maxsize=None)
 def _compiled(program: str, backend: str, block_size=None, schedule=None):
     options = BackendOptions(block_size=block_size, schedule=schedule)
-    return starc.compile(str(PROGRAMS[program].path), backend, options=options)
+    return starc.compile(str(CASES[program].path), backend, options=options)
 
 
 @functools.lru_cache(maxsize=None)
 def _expected(program: str, path):
-    case = PROGRAMS[program]
+    case = CASES[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
     return _compiled(program, "reference").run(path, undirected=case.undirected, **params)
 
@@ -68,7 +68,7 @@ DEFAULT_BLOCK = {"opencl": 256, "sycl": 256, "cuda": 256}
 
 def _check(program: str, path, block_size: int, schedule: str = "binned",
            backend: str = "opencl") -> None:
-    case = PROGRAMS[program]
+    case = CASES[program]
     graph = load_graph(str(path))
     params = case.params_for(graph.num_nodes)
     compiled = _compiled(program, backend, None, schedule)
@@ -105,18 +105,19 @@ def test_binned_on_the_matrix_graphs(program, graph, graph_files):
 
 @pytest.mark.opencl
 def test_edges_over_two_push_loops_onhub_graph(hub_file):
-    """cc's round pushes the vertex's label over its out-edges, then its in-edges: one work
-    item per edge runs both loops' iterations of its edge, each behind the vertex's filter;
-    the hub's 300 edges each way land in many groups (of 3 and of 256), racing on its label."""
-    compiled = _compiled("cc", "opencl", None, "edges")
+    """cc's round (kept as rounds: tests/label_rounds.py) pushes the vertex's label over its
+    out-edges, then its in-edges: one work item per edge runs both loops' iterations of its
+    edge, each behind the vertex's filter; the hub's 300 edges each way land in many groups
+    (of 3 and of 256), racing on its label."""
+    compiled = _compiled("cc_in_rounds", "opencl", None, "edges")
     [dense] = [k for k in compiled.compilation.specialized.kernels if k.name.endswith("_dense")]
     assert dense.extent == "edges" and len(dense.body.stmts) == 2
     for block_size in (3, 256):
-        _check("cc", hub_file, block_size, "edges")
+        _check("cc_in_rounds", hub_file, block_size, "edges")
 
 
 @pytest.mark.opencl
-@pytest.mark.parametrize("program", ("sssp", "sswp", "cc"))
+@pytest.mark.parametrize("program", ("sssp", "sswp", "cc_in_rounds"))
 def test_edges_over_a_worklists_entries_onhub_graph(program, weighted_hub_file):
     """A data-driven round over a small worklist (analysis/frontier_edges.py): the work-group
     sums its entries' degrees (cc: out- plus in-degree) and splits their edges, each item
@@ -152,7 +153,7 @@ def test_sycl_binned_on_hubs(program, hub_file):
 
 
 @pytest.mark.sycl
-@pytest.mark.parametrize("program", ("sssp", "cc"))
+@pytest.mark.parametrize("program", ("sssp", "cc_in_rounds"))
 def test_sycl_edges_over_a_worklists_entries_on_hubs(program, weighted_hub_file):
     """SYCL's split worklist rounds (analysis/frontier_edges.py) on the hubs, as OpenCL's
     (groups of 2 and 256)."""

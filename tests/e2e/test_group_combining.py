@@ -34,9 +34,10 @@ from starc.graphs import Graph, load_graph, rmat, write_edge_list
 from starc.results import compare_results, parse_results
 from starc.runner import _program_argv, build
 
-from e2e_cases import PROGRAMS, hub_graph
+from e2e_cases import CASES, PROGRAMS, hub_graph
 
-GROUP_PROGRAMS = ("sssp", "cc", "bfs", "pr", "bc", "tc")
+#: (cc's propagation kept as rounds, whose appends these check: cc.sp runs a union-find here)
+GROUP_PROGRAMS = ("sssp", "cc_in_rounds", "bfs", "pr", "bc", "tc")
 GROUP_SIZES = (2, 3, 64, 256)
 #: the work-group size the programs are built with; the others are given with --block-size
 BUILT_BLOCK = 64
@@ -53,14 +54,14 @@ def hub_files(tmp_path_factory):
 
 
 #: the programs whose kernels append to a worklist or count a dense round (SYCL stages them)
-APPENDING_PROGRAMS = ("sssp", "cc", "sswp")
+APPENDING_PROGRAMS = ("sssp", "cc_in_rounds", "sswp")
 SYCL_GROUP_SIZES = (2, 64, 256)
 
 
 @functools.lru_cache(maxsize=None)
 def _compiled(program: str, backend: str, block_size=None):
     options = BackendOptions(block_size=block_size)
-    return starc.compile(str(PROGRAMS[program].path), backend, options=options)
+    return starc.compile(str(CASES[program].path), backend, options=options)
 
 
 def _block_option(block_size: int):
@@ -70,7 +71,7 @@ def _block_option(block_size: int):
 
 @functools.lru_cache(maxsize=None)
 def _expected(program: str, path):
-    case = PROGRAMS[program]
+    case = CASES[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
     return _compiled(program, "reference").run(path, undirected=case.undirected, **params)
 
@@ -85,7 +86,7 @@ def _matches_the_reference(program: str, backend: str, block_size: int, hub_file
                            device: str = ""):
     """``program`` built for ``backend`` at ``block_size`` gives the reference's results on
     its hub graph (skipped, saying ``missing``, where the backend cannot run)."""
-    case = PROGRAMS[program]
+    case = CASES[program]
     path = hub_files[case.weighted]
     compiled = _compiled(program, backend, BUILT_BLOCK)
     if not compiled.backend.availability().can_run:
@@ -172,17 +173,17 @@ def test_the_plan_and_the_kernels_agree_on_the_forms():
     text = sssp.generated.files["sssp.cl"]
     # the worklist's build and the sparse round (a relaxation's and a deferred entry's:
     # analysis/priority_window.py), and the sparse round's variant for GPUs (a work-group's
-    # split of its entries' edges, wip71's lockstep variants); the rounds of one work-group
-    # take their slots one by one (the next step reads them)
-    assert text.count("starc_stage_append(starc_staged_") == 4
+    # split of its entries' edges, wip71's lockstep variants: the same two); the rounds of
+    # one work-group take their slots one by one (the next step reads them)
+    assert text.count("starc_stage_append(starc_staged_") == 5
     gpu_form = text[text.index("__kernel void Compute_SSSP_forall_11_sparse_lockstep("):]
-    assert gpu_form.count("starc_stage_append(starc_staged_") == 1
+    assert gpu_form.count("starc_stage_append(starc_staged_") == 2
     assert "atomic_inc(&starc_staged_modified_frontier_size_count);" in text
 
 
 # --- the local queue's overflow ------------------------------------------------------------------
 
-@pytest.mark.parametrize("program", ("sssp", "cc"))
+@pytest.mark.parametrize("program", ("sssp", "cc_in_rounds"))
 def test_appends_past_the_local_queue_take_their_own_slots(program, hub_files, tmp_path):
     """The local queue's capacity shrunk to 1 and to 5 (the kernel file's STARC_LOCAL_QUEUE,
     set before the prelude's default): the hub's round overflows it at once, and every entry
@@ -210,12 +211,12 @@ def _runnable(program: str, backend: str, hub_files, missing: str):
     compiled = _compiled(program, backend, BUILT_BLOCK)
     if not compiled.backend.availability().can_run:
         pytest.skip(f"{missing}: {compiled.backend.availability().detail}")
-    return compiled, hub_files[PROGRAMS[program].weighted]
+    return compiled, hub_files[CASES[program].weighted]
 
 
 def _run_matches_the_reference(built, program: str, path, tmp_path, label: str):
     """The built program, run on ``path``, gives the reference's results."""
-    case = PROGRAMS[program]
+    case = CASES[program]
     params = case.params_for(load_graph(str(path)).num_nodes)
     actual = run_built(built, path, case.undirected, params, tmp_path)
     problems = compare_results(_expected(program, path), actual, rtol=case.rtol, atol=case.atol)
@@ -322,7 +323,7 @@ def test_sycl_appends_take_one_global_atomic_per_group(program):
 
 
 @pytest.mark.sycl
-@pytest.mark.parametrize("program, capacity", (("sssp", 1), ("cc", 5)))
+@pytest.mark.parametrize("program, capacity", (("sssp", 1), ("cc_in_rounds", 5)))
 def test_sycl_appends_past_the_local_queue_take_their_own_slots(program, capacity, sycl_devices,
                                                                 hub_files, tmp_path):
     """As OpenCL's: STARC_LOCAL_QUEUE shrunk to ``capacity`` before the program's includes; the

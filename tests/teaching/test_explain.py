@@ -18,6 +18,8 @@ from starc.teaching.simt import kernel_rows
 from starc.graphs import rmat
 from starc.backends import device_backend_names as device_backends
 
+from label_rounds import write_cc_in_rounds
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DSL = sorted((ROOT / "dsl").glob("*.sp"))
 REFUSED = ROOT / "tests" / "e2e" / "programs" / "heldback" / "refused_anywhere_row.sp"
@@ -399,10 +401,11 @@ def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
     assert "on a GPU device" not in _find(found, "forall", 13).choices["cuda"].what
 
 
-def test_a_dense_round_that_skips_pushed_vertices_says_so():
-    """cc's dense rounds on OpenCL and SYCL skip what they already pushed (pushed_values):
-    explain says so there, and not where the kernel also runs on a GPU or by supersteps."""
-    comp = _plan(ROOT / "dsl" / "cc.sp")
+def test_a_dense_round_that_skips_pushed_vertices_says_so(tmp_path):
+    """cc's dense rounds (kept as rounds: tests/label_rounds.py) on OpenCL and SYCL skip what
+    they already pushed (pushed_values): explain says so there, and not where the kernel also
+    runs on a GPU or by supersteps."""
+    comp = _plan(write_cc_in_rounds(tmp_path))
     fixed = _find(decisions(comp, ALL), "fixedPoint")
     for backend in ("opencl", "sycl"):
         assert "skips a flagged vertex whose values are those it last ran with (it made " \

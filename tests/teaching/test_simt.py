@@ -9,6 +9,8 @@ import pytest
 
 from starc.teaching.simt import binned_order, efficiencies, lane_efficiency
 
+from label_rounds import write_cc_in_rounds
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -144,11 +146,11 @@ def test_explain_models_the_binned_kernel_as_printed(tmp_path):
 
 
 def test_loops_one_after_the_other_add_their_degrees(tmp_path):
-    """cc's round pushes over out-edges, then in-edges: a lane's work is its vertex's out- plus
-    in-degree. A star 0 -> 1..39 and 1 -> 2 -> 3: vertex 0 has 39 + 0, vertices 1 2 3 have
+    """cc's round (kept as rounds: tests/label_rounds.py) pushes over out-edges, then in-edges:
+    a lane's work is its vertex's out- plus in-degree. A star 0 -> 1..39 and 1 -> 2 -> 3: vertex 0 has 39 + 0, vertices 1 2 3 have
     1 + 1, 1 + 2, 0 + 2, the other 36 leaves 0 + 1; 82 iterations. One item per vertex: warps
     of 32 (busiest 39) and 8 (busiest 1): 82 / (32 * 40). One per edge: 82 on 3 steps of 32."""
-    rows = _model_rows("cc", "cuda", _star(tmp_path))
+    rows = _model_rows(write_cc_in_rounds(tmp_path), "cuda", _star(tmp_path))
     dense = rows["Compute_CC_forall_12_dense"]
     assert dense["loop"] == "out+in" and dense["schedules"] == {"cuda": "edges"}
     assert dense["efficiency"]["vertex"] == pytest.approx(82 / (32 * 40))

@@ -30,7 +30,7 @@ from starc.analysis.plan.kernels import (
     ScalarReduction, Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop,
     RowScan, AtomicReduce, AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount,
     QueueReset, CursorQuery, LiveSlot, KernelScalar, GroupBarrier, GroupLanes, PriorityWindow,
-    WindowDelta, OnLockstepDevice,
+    WindowDelta, OnLockstepDevice, UnionFindRoot, UnionFindLink,
     DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
@@ -42,7 +42,7 @@ from starc.analysis.plan.host import (
     DataDrivenLoop, BFSLoop, BFSQueue,
 )
 from starc.analysis.plan.function import (
-    ParentValue, LoopForm, Specialization, Plan,
+    ParentValue, LoopForm, UnionFindForm, Specialization, Plan,
 )
 
 __all__ = [
@@ -51,11 +51,12 @@ __all__ = [
     "KernelParam", "ScalarReduction", "Kernel", "CooperativeLoop", "FrontierEdges", "CooperativeStep",
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
     "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
-    "GroupBarrier", "GroupLanes", "PriorityWindow", "WindowDelta", "OnLockstepDevice", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "GroupBarrier", "GroupLanes", "PriorityWindow", "WindowDelta", "OnLockstepDevice",
+    "UnionFindRoot", "UnionFindLink", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "ReadSlots",
     "OrderByDegree",
     "BatchLoop", "EDGE_ROOM", "ApplyUpdates", "UpdateLoop", "FixedPointLoop", "Worklist",
-    "DataDrivenLoop", "BFSLoop", "BFSQueue", "ParentValue", "LoopForm", "Specialization", "Plan",
+    "DataDrivenLoop", "BFSLoop", "BFSQueue", "ParentValue", "LoopForm", "UnionFindForm", "Specialization", "Plan",
 ]

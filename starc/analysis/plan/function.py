@@ -42,6 +42,21 @@ class LoopForm(Record):
     #: (an iterateInBFS's worklist form) whether its small levels run in one work-group's
     #: rounds, and where not why (``bfs_rounds.choose_rounds``); "": no such kernel
     rounds: str = ""
+    #: (a fixedPoint that is minimum-label propagation: ``analysis.union_find``) why it does
+    #: not run as a union-find on this target; "": it does (form ``union-find``) or it is none
+    union_find: str = ""
+
+
+@record
+class UnionFindForm(Record):
+    """The fixedPoint at ``loc`` as a union-find (``analysis.union_find``): ``host``, its
+    statements, which launch ``kernels`` over the added ``arrays``; the specialize stage puts
+    them in the loop's place where the target can, else drops them."""
+
+    loc: SourceLoc
+    host: HostBlock
+    kernels: Tuple[Kernel, ...]
+    arrays: Tuple[DeviceArray, ...]
 
 
 @record
@@ -98,6 +113,8 @@ class Plan(Record):
     target: Optional[Specialization] = None
     #: every BFS parents loop whose value might be the depth, rewritten or not, and why
     parent_values: Tuple[ParentValue, ...] = ()
+    #: (the neutral plan) the fixedPoints that may run as a union-find, in that form
+    components: Tuple[UnionFindForm, ...] = ()
 
     # ``error``: the device error word (``starc.analysis.checks.ErrorWord``) when some kernel
     # has run-time checks, else None. Hosts zero it after allocation, read it after the

@@ -462,6 +462,28 @@ class LiveSlot(ir.Expr):
 
 
 @record
+class UnionFindRoot(ir.Expr):
+    """The root of ``vertex``'s tree in the union-find forest ``parent`` (an int array of
+    extent ``"nodes"``): followed from parent to parent until one is its own, each vertex on
+    the way pointed at its grandparent (path halving: a benign race, parents only move to
+    ancestors). ``analysis.union_find``."""
+
+    parent: DeviceArray
+    vertex: ir.Expr
+
+
+@record
+class UnionFindLink(ir.Stmt):
+    """Join the trees of ``a`` and ``b`` in the forest ``parent``: the larger of their two
+    roots hooked under the smaller by a compare-and-swap, retried from the new roots where
+    another link moved one first; so a root is always its tree's least id. ``analysis.union_find``."""
+
+    parent: DeviceArray
+    a: ir.Expr
+    b: ir.Expr
+
+
+@record
 class KernelScalar(ir.Expr):
     """A by-value kernel argument that is not a DSL name (e.g. the current BFS level)."""
 

@@ -267,6 +267,11 @@ class CExpressionPrinter:
         begin, end = self.ctx.row_bounds(True, row)
         return f"{row} >= 0 && {begin} <= {slot} && {slot} < {end}", PRECEDENCE["&&"]
 
+    def _expr_UnionFindRoot(self, e: P.UnionFindRoot):
+        self.ctx.features.add("union_find")     # the prelude's starc_find_root (device_prelude)
+        parent = self.ctx.array(e.parent, written=True)
+        return f"starc_find_root({parent.name}, {self.expr(e.vertex)})", _PRIMARY
+
     def _expr_GroupLanes(self, e: P.GroupLanes):
         return self.d.group_function(self.d.group_lanes, "the work-group's size"), _PRIMARY
 

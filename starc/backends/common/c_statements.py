@@ -386,6 +386,12 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
         return [self._line(depth, self.d.group_function(self.d.group_barrier,
                                                         "a work-group barrier"))]
 
+    def _stmt_UnionFindLink(self, s: P.UnionFindLink, depth: int):
+        self.ctx.features.add("union_find")     # the prelude's starc_unite (device_prelude)
+        parent = self.ctx.array(s.parent, written=True)
+        return [self._line(depth, f"starc_unite({parent.name}, {self.expr(s.a)}, "
+                                  f"{self.expr(s.b)});{self.comment(s)}")]
+
     def _stmt_FlagSet(self, s: P.FlagSet, depth: int):
         arg = self.ctx.array(s.flag, written=True)
         store = self.d.flag_set(arg.name)

@@ -5,7 +5,8 @@ checks, SYCL's queue and USM operations, OpenCL's extension pragmas, the per-ele
 and places the blocks rendered once for every backend from
 ``common/templates/device_helpers.mako``: the atomic helpers of the backend's atomic table,
 the run-time check helpers and the sorted-adjacency searches (followed by randSP's
-``starc_random`` where a kernel uses it). ``DECLARATIONS`` says how each
+``starc_random`` where a kernel uses it, and the union-find's links and finds likewise).
+``DECLARATIONS`` says how each
 backend declares them (qualifiers, address spaces, the 64-bit type, indentation).
 """
 
@@ -98,19 +99,23 @@ def _reindent(text: str, unit: str) -> str:
 
 def shared_helpers(backend: str, atomics: AtomicTable, used: Optional[Set[Family]] = None,
                    random: bool = True,
-                   wrapping: Optional[Set[Tuple[str, str]]] = None) -> Dict[str, str]:
+                   wrapping: Optional[Set[Tuple[str, str]]] = None,
+                   union_find: bool = False) -> Dict[str, str]:
     """The shared blocks of ``backend``'s prelude, by the names its template uses:
     ``atomic_helpers`` (from its table ``atomics``, only the families in ``used``; all when
     None), ``run_time_checks``
     (ending with the wrapping arithmetic helpers ``wrapping`` names as (operation, type
-    suffix), all when None: only kernels with ``WrappingArith`` need them), ``graph_queries`` (ending with the random numbers when
-    ``random``: only randSP needs them)."""
+    suffix), all when None: only kernels with ``WrappingArith`` need them), ``graph_queries``
+    (ending with the random numbers when ``random``: only randSP needs them; then the
+    union-find's links and finds when ``union_find``: ``analysis.union_find``)."""
     declarations = DECLARATIONS[backend]
     template = _lookup().get_template("/common/templates/device_helpers.mako")
     arguments = {"atomic_helpers": (atomic_helpers.families(atomics, used), declarations),
                  "run_time_checks": (declarations,), "graph_queries": (declarations,)}
     if random:
         arguments["random_numbers"] = (declarations,)
+    if union_find:
+        arguments["union_find"] = (declarations,)
     if wrapping is None or wrapping:
         arguments["wrapping_arithmetic"] = (wrapping, declarations)
     blocks = {name: _reindent(template.get_def(name).render(*args).strip("\n"),
@@ -121,6 +126,8 @@ def shared_helpers(backend: str, atomics: AtomicTable, used: Optional[Set[Family
         blocks["run_time_checks"] += "\n\n" + blocks.pop("wrapping_arithmetic")
     if random:
         blocks["graph_queries"] += "\n\n" + blocks.pop("random_numbers")
+    if union_find:
+        blocks["graph_queries"] += "\n\n" + blocks.pop("union_find")
     return blocks
 
 
@@ -130,11 +137,13 @@ def render_prelude(backend: str, template: str, features: Optional[Iterable[str]
     (from the backend's table ``atomics``) only for the families the kernels' ``features``
     use (every family when None), the random
     numbers only when a kernel uses them (feature ``random``), likewise the wrapping arithmetic
-(features ``wrapping:<operation>:<type suffix>``)."""
+    (features ``wrapping:<operation>:<type suffix>``) and the union-find (feature
+    ``union_find``, never for all: no prelude rendered for every kernel needs it)."""
     features = None if features is None else set(features)
     used = None if features is None else atomic_helpers.used_families(features)
     random = features is None or "random" in features
+    union_find = features is not None and "union_find" in features
     wrapping = None if features is None else {tuple(f.split(":")[1:]) for f in features
                                               if f.startswith("wrapping:")}
     return _lookup().get_template(f"/{backend}/templates/{template}").render(
-        **shared_helpers(backend, atomics, used, random, wrapping), **values)
+        **shared_helpers(backend, atomics, used, random, wrapping, union_find), **values)

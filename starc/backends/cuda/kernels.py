@@ -73,7 +73,7 @@ CAPABILITIES = Capabilities(
     "cuda", "CUDA", lockstep=True, sub_group_width=32, dynamic_graphs=True, slack_rows=True,
     span_moves=True,
     schedules=frozenset({"vertex", "edges", "binned"}), cooperative_bodies=True,
-    frontier_edges=True, divergent_exchange=True,
+    frontier_edges=True, union_find=True, divergent_exchange=True,
     group_reductions=frozenset((op, t) for op, fold in _GROUP_FOLDS.items() for t in _NUMERIC
                                if not fold.startswith("bit") or t in (Scalar.INT, Scalar.LONG)),
     **atomic_helpers.atomic_capabilities(ATOMICS))

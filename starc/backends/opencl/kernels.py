@@ -54,7 +54,7 @@ ATOMICS = AtomicTable(
 CAPABILITIES = Capabilities("opencl", "OpenCL", dynamic_graphs=True, slack_rows=True,
                             span_moves=True,
                             schedules=frozenset({"vertex", "edges", "binned"}),
-                            cooperative_bodies=True, frontier_edges=True,
+                            cooperative_bodies=True, frontier_edges=True, union_find=True,
                             lockstep_at_run_time=True,
                             converged_group_functions=True, staged_appends=True, group_rounds=True,
                             group_reductions=group_end.GROUP_REDUCTIONS,

@@ -105,7 +105,7 @@ CAPABILITIES = Capabilities(
     native_reduction_object="sycl::reduction", native_reductions_in_groups=False,
     group_reductions=group_end.GROUP_REDUCTIONS,
     converged_group_functions=True, staged_appends=True, group_rounds=True,
-    schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True,
+    schedules=frozenset({"vertex", "edges", "binned"}), frontier_edges=True, union_find=True,
     sub_groups_without_ballot=True, lockstep_at_run_time=True,
     **atomic_helpers.atomic_capabilities(ATOMICS))
 

@@ -289,3 +289,40 @@ ${d.device} int starc_random(${d.long} seed, ${d.long} draw, int j, int v) {
     return (int)(h >> 33);
 }
 </%def>
+
+## union_find: the forest of analysis/union_find.py, only where a kernel links or finds
+## (feature "union_find"); its compare-and-swap is the int helper every prelude has.
+<%def name="union_find(d)">
+// --- union-find (analysis/union_find.py) -------------------------------------------------------
+// starc_find_root(parent, x): the root of x's tree, each vertex on the way pointed at its
+// grandparent (path halving). Racing with links and other finds is benign: a parent only ever
+// moves to an ancestor, so whatever value a read sees leads on to the root.
+${d.device} int starc_find_root(${d.atomic_pointer("int")}parent, int x) {
+    int p = parent[x];
+    while (p != x) {
+        const int grand = parent[p];
+        if (grand != p) parent[x] = grand;
+        x = p;
+        p = grand;
+    }
+    return x;
+}
+
+// starc_unite(parent, a, b): joins the trees of a and b, the larger root hooked under the
+// smaller by a compare-and-swap, retried from the new roots where another link moved one
+// first; so a tree's root is always its least id, and no cycle forms.
+${d.device} void starc_unite(${d.atomic_pointer("int")}parent, int a, int b) {
+    for (;;) {
+        a = starc_find_root(parent, a);
+        b = starc_find_root(parent, b);
+        if (a == b) return;
+        if (a < b) {
+            const int t = a;
+            a = b;
+            b = t;
+        }
+        int expected = a;
+        if (starc_compare_exchange_int(&parent[a], &expected, b)) return;
+    }
+}
+</%def>

@@ -1,0 +1,118 @@
+"""Minimum-label propagation run as a union-find (analysis/union_find.py): which fixedPoints
+get the form, what its kernels and host statements are, and where the specialize stage puts
+it in the loop's place or keeps the rounds, with the reasons."""
+
+from __future__ import annotations
+
+import pytest
+
+from starc.analysis import plan as P
+from starc.backends import get_backend
+from starc.ir import nodes as ir
+
+from analysis_helpers import dsl_plan, host_nodes, plan_of
+
+
+def _launched(plan: P.Plan):
+    return [s.kernel.name for s in host_nodes(plan.host) if isinstance(s, P.Launch)]
+
+
+def test_cc_gets_a_union_find_form():
+    plan = dsl_plan("cc")
+    [form] = plan.components
+    assert form.loc.line == 11
+    roots, link, least, label = form.kernels
+    assert [a.name for a in form.arrays] == ["comp_parent", "comp_least"]
+    parent, smallest = form.arrays
+    # every vertex its own tree, then every out-edge links its two ends' trees
+    [init] = roots.body.stmts
+    assert init.target.prop == parent.sym and init.value.sym == roots.index
+    [loop] = link.body.stmts
+    assert isinstance(loop.domain, ir.Neighbors)
+    [joined] = loop.body.stmts
+    assert isinstance(joined, P.UnionFindLink) and joined.parent == parent
+    assert (joined.a.sym, joined.b.sym) == (link.index, loop.var)
+    # each root takes its tree's least label, each vertex its root's
+    found, compressed, minimum = least.body.stmts
+    assert isinstance(found.init, P.UnionFindRoot) and compressed.target.prop == parent.sym
+    assert minimum.func == "Min" and minimum.target.prop == smallest.sym
+    assert minimum.candidate.prop.name == "comp"
+    [write] = label.body.stmts
+    assert write.target.prop.name == "comp" and write.value.prop == smallest.sym
+    assert isinstance(write.value.index, P.UnionFindRoot)
+    # what the loop leaves: the least labels filled first, every flag clear after
+    fills = [s for s in form.host.stmts if isinstance(s, P.Fill)]
+    assert [(f.array.name, type(f.value).__name__) for f in fills] == [
+        ("comp_least", "Inf"), ("modified", "Const")]
+    assert fills[1].value.value is False
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl"])
+def test_a_target_with_device_cas_runs_the_union_find(backend):
+    plan = get_backend(backend).specialize(dsl_plan("cc"))
+    launched = _launched(plan)
+    assert [n.removeprefix("Compute_CC_forall_") for n in launched] == [
+        "7", "12_roots", "12_link", "12_least", "12_label"]
+    assert not any(isinstance(s, (P.DataDrivenLoop, P.FixedPointLoop, P.HostDoWhile))
+                   for s in host_nodes(plan.host))
+    assert not plan.components and {"comp_parent", "comp_least"} <= {a.name for a in plan.arrays}
+    assert not {"modified_nxt", "modified_frontier"} & {a.name for a in plan.arrays}
+    [form] = plan.target.loop_forms
+    assert form.form == "union-find" and "one pass of a union-find" in form.why
+    # the rounds' kernels are gone from the program, specialized still for the teaching views
+    assert "Compute_CC_forall_12_dense" not in {k.name for k in plan.kernels}
+    assert "Compute_CC_forall_12_dense" in {k.name for k in plan.target.kernels}
+
+
+@pytest.mark.parametrize("backend, form", [("openacc", "worklist"), ("mpi", "topology")])
+def test_a_target_without_device_cas_keeps_the_rounds(backend, form):
+    plan = get_backend(backend).specialize(dsl_plan("cc"))
+    assert not plan.components
+    assert not any(name.endswith(("_link", "_least")) for name in _launched(plan))
+    assert {"comp_parent", "comp_least"}.isdisjoint(a.name for a in plan.arrays)
+    [loop] = plan.target.loop_forms
+    assert loop.form == form and "do not compare-and-swap" in loop.union_find
+
+
+PROPAGATION = """function F(Graph g, propNode<node> comp, node src) {{
+    propNode<bool> modified;
+    g.attachNodeProperty(modified = {flags});
+    {seed}
+    forall (v in g.nodes()) {{
+        v.comp = v;
+    }}
+    bool finished = False;
+    fixedPoint until (finished : !modified) {{
+        forall (v in g.nodes().filter(modified == True)) {{
+            forall (w in g.neighbors(v)) {{
+                <w.comp, w.modified> = <{update}(w.comp, v.comp), True>;
+            }}
+            {second}
+        }}
+    }}
+}}
+"""
+BACKWARD = """forall (u in g.nodes_to(v)) {
+                <u.comp, u.modified> = <Min(u.comp, v.comp), True>;
+            }"""
+
+
+def _forms(**fields):
+    text = dict(flags="True", seed="", update="Min", second=BACKWARD)
+    text.update(fields)
+    return plan_of(PROPAGATION.format(**text), stop_after="components").components
+
+
+def test_the_program_as_cc_writes_it_gets_the_form():
+    assert len(_forms()) == 1
+
+
+@pytest.mark.parametrize("fields", [
+    dict(second=""),                                    # reachability, not components
+    dict(flags="False", seed="src.modified = True;"),   # from one vertex only
+    dict(update="Max", second=BACKWARD.replace("Min", "Max")),
+    dict(second=BACKWARD + "\n            v.comp = v.comp;"),
+    dict(second=BACKWARD.replace("Min(u.comp, v.comp)", "Min(u.comp, u.comp)")),
+])
+def test_other_propagations_keep_their_rounds(fields):
+    assert _forms(**fields) == ()
