@@ -21,6 +21,7 @@ only the target's ``Capabilities``. What it decides, and the capability each dec
 | whether a batch may leave rows with slack in any order (no kernel reads a row as sorted), and why | ``Specialization.unsorted_rows`` / ``unsorted_rows_why`` (``row_order.unsorted_rows``) | none: the same on every backend with ``slack_rows`` |
 | how a neighbour loop scans its sorted row: a searched sub-range (hoisted out of enclosing loops where it can be), forward edge cursors | ``Kernel.row_scans``, ``CursorQuery`` (``analysis.row_scans``) | none: the same on every backend |
 | how a worklist's sparse round defers the entries past its priority window: the entry's work item appends it again whole (one item an entry), or, where the group splits the entries' edges, gives it no edges; why | ``Kernel.window_why``; ``FrontierEdges.windowed`` | through the schedule: ``lockstep``, ``schedules``, ``frontier_edges`` |
+| a fill that the array's next use overwrites whole (a result's zero-fill before a forall that stores every element; an attach's fill before a union-find's), dropped; not on MPI, whose kernels leave a rank's ghosts | the host tree (``dead_fills.drop_dead_fills``) | ``distributed`` |
 | whether every work item does the same small work (no loop, search or call), so that CPU runs of items may be long | ``Kernel.uniform_items`` (``uniform_items``) | none: the same on every backend |
 
 Printers print what the specialized plan says and decide nothing of the above; the teaching
@@ -38,6 +39,7 @@ from starc.analysis.batches import refresh_lists, slack_rows, with_row_ends
 from starc.analysis.binned import GROUP_FROM_WITH_WARPS
 from starc.analysis.capabilities import Capabilities
 from starc.analysis.distribution import DistributionError, distribute
+from starc.analysis.dead_fills import drop_dead_fills
 from starc.analysis.dynamic import refuse_dynamic_graphs
 from starc.analysis.bfs_queue import lockstep_queues
 from starc.analysis.bfs_rounds import choose_rounds
@@ -159,6 +161,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
                                                         slack,
                                                         slack and capabilities.span_moves,
                                                         distribution, fuse=not slack))
+    if not capabilities.distributed:    # (a rank's kernels write its own vertices only)
+        plan = dataclasses.replace(plan, host=drop_dead_fills(plan.host))
     appends, appends_why = "", ""
     # told where a printed kernel appends (none where every fixedPoint tests all vertices)
     if any(isinstance(node, P.QueueAppend) for k in plan.kernels for node in ir.walk(k.body)):

@@ -30,7 +30,7 @@ from starc.diagnostics import DiagnosticSink
 from starc.results import compare_results
 from starc.runner import build
 
-from e2e_cases import PROGRAMS
+from e2e_cases import CASES, PROGRAMS
 from pairwise import all_pairs
 from test_group_combining import (APPENDING_PROGRAMS, _expected, _openers,  # noqa: F401
                                   _run_matches_the_reference, big_star, hub_files, run_built)
@@ -83,13 +83,13 @@ def test_gang_staged_appends_match_the_reference(program, chunk, capacity, hub_f
     assert {p for p, _, _ in STAGED_CASES} == set(GANG_PROGRAMS)
     macros = _chunk(chunk)
     if capacity is not None:
-        generated = _openacc(str(PROGRAMS[program].path)).compilation.generated
+        generated = _openacc(str(CASES[program].path)).compilation.generated
         assert f"#define {LOCAL_QUEUE} {LOCAL_QUEUE_DEFAULT}" in \
             generated.files["starc_openacc.hpp"]
         macros[LOCAL_QUEUE] = capacity
-    built = _built(PROGRAMS[program].path, tmp_path, **macros)
+    built = _built(CASES[program].path, tmp_path, **macros)
     queue = "" if capacity is None else f", gang queue of {capacity}"
-    _run_matches_the_reference(built, program, hub_files[PROGRAMS[program].weighted], tmp_path,
+    _run_matches_the_reference(built, program, hub_files[CASES[program].weighted], tmp_path,
                                f"OpenACC, gangs of {chunk} items{queue}")
 
 
@@ -128,7 +128,7 @@ def _kernels(path):
         yield chunk.split("(", 1)[0], chunk[:chunk.index("\n}")].splitlines()
 
 
-@pytest.mark.parametrize("path", [PROGRAMS[p].path for p in APPENDING_PROGRAMS] + [REACH_SUM],
+@pytest.mark.parametrize("path", [CASES[p].path for p in APPENDING_PROGRAMS] + [REACH_SUM],
                          ids=lambda p: p.stem)
 def test_each_global_atomic_on_a_queue_length_is_once_per_gang(path):
     """Every kernel that stages is a ``parallel loop gang`` (no vector) over chunks with its

@@ -433,7 +433,8 @@ def test_availability_without_gpu_is_build_only(monkeypatch):
 def test_memset_only_for_all_zero_bytes_and_no_zero_byte_allocation():
     """The host dialect decides from the plan's values and extents, not from printed text:
     +0.0 and 0 fill with cudaMemset, -0.0 and 1.5 with the fill kernel; arrays of n or m
-    elements never ask cudaMalloc for 0 bytes; n + 1 is a parenthesised factor."""
+    elements never ask cudaMalloc for 0 bytes; n + 1 is a parenthesised factor. (The forall
+    reads d before it stores it: a fill it overwrote would be dropped, dead_fills.py.)"""
     from starc.backends.common.host_statements import _zero_bytes
     from starc.ir import nodes as ir
     from starc.ir.types import Scalar
@@ -445,7 +446,7 @@ def test_memset_only_for_all_zero_bytes_and_no_zero_byte_allocation():
     text = compile_text("""
 function F(Graph g, propNode<float> a, propNode<float> b, propNode<float> c, propNode<int> d) {
     g.attachNodeProperty(a = 0.0, b = -0.0, c = 1.5, d = 0);
-    forall (v in g.nodes()) { v.d = g.count_outNbrs(v); }
+    forall (v in g.nodes()) { v.d = v.d + g.count_outNbrs(v); }
 }
 """).generated.files["prog.cu"]
     assert "cudaMemset(d_a, 0, sizeof(float) * g.num_nodes)" in text
