@@ -13,12 +13,13 @@ A fixedPoint that is exactly label propagation for weakly connected components (
 ends, in whatever order its rounds run, with ``comp[v]`` the least ``comp`` any vertex of v's
 weakly connected component started with, every flag clear and ``finished`` true: the fixed
 point is unique. Propagation pays a round over the active edges per hop the least label
-travels (a 512 x 512 grid: 2-8 rounds over all 1 M edges, twice, on the CPU and hundreds of
-small ones on a GPU), where a union-find reaches the same in one pass over the edges (ECL-CC,
-Jaiganesh and Burtscher 2018; bench/baselines/cc.cpp): every edge links the trees of its two
-ends, hooking the larger root under the smaller with a compare-and-swap (a root is its tree's
-least id; finds halve the paths they walk), then each vertex's root takes the least label of
-its tree (an atomic min) and each vertex takes its root's.
+travels (a 512 x 512 grid: 2-8 dense rounds over all 1 M edges, twice, on PoCL, where a round
+sees the updates made before it in the same sweep; a GPU's items see few of those, so up to a
+round per hop of the grid's 1,022). A union-find reaches the same in one pass over the edges
+(ECL-CC, Jaiganesh and Burtscher 2018; bench/baselines/cc.cpp): every edge links the trees of
+its two ends, hooking the larger root under the smaller with a compare-and-swap (a root is its
+tree's least id; finds halve the paths they walk), then each vertex's root takes the least
+label of its tree (an atomic min) and each vertex takes its root's.
 
 The ``components`` pass records that form beside the loop (``Plan.components``); the
 specialize stage (``choose_components``) splices it in place of the loop where the target
