@@ -1,6 +1,6 @@
 """dsl/cc.sp in a form the union-find does not take (analysis/union_find.py), for the tests of
 the rounds' machinery (worklists, schedules, skipped pushes) that a union-find replaces in cc.sp
-on OpenCL, SYCL and CUDA: its flags set by the forall that sets the labels instead of filled
+on every backend but MPI: its flags set by the forall that sets the labels instead of filled
 before the loop (the same lines, so the same kernel names; the same fixed point)."""
 
 from __future__ import annotations

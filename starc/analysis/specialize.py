@@ -103,6 +103,9 @@ _APPENDS_CONVERGED = ("{title}'s group functions need every work item of the gro
 #: why a minimum-label propagation keeps its rounds on a target without device CAS
 _NO_UNION_FIND = ("{title}'s kernels do not compare-and-swap the ints of a union-find forest "
                   "here (not built), so the labels propagate round by round")
+_NO_UNION_FIND_DISTRIBUTED = ("a union-find's trees would span the ranks (a distributed "
+                              "union-find is not built), so the labels propagate round by "
+                              "round")
 _APPENDS_NO_GROUPS = "{title} has no warp intrinsics: its work items run in no lockstep group"
 _APPENDS_HOST = ("{title}'s work items are a rank's threads over host memory, in no lockstep "
                  "group")
@@ -118,7 +121,9 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
     plan, union_finds, replaced = choose_components(
-        plan, capabilities.union_find, _NO_UNION_FIND.format(title=capabilities.title))
+        plan, capabilities.union_find,
+        (_NO_UNION_FIND_DISTRIBUTED if capabilities.distributed else _NO_UNION_FIND).format(
+            title=capabilities.title))
     specialized = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
     # (the kernels of a loop a union-find replaced: specialized for the teaching views only)
     kernels = tuple(k for k in specialized if k.name not in replaced)

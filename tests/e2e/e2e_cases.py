@@ -89,8 +89,8 @@ PROGRAMS = {
 }
 
 #: dsl/cc.sp with its propagation kept as rounds on every backend (tests/label_rounds.py), for
-#: the tests of the worklists' machinery, which OpenCL, SYCL and CUDA run a union-find for in
-#: cc.sp (not in the matrix: cc.sp's rounds run there on OpenACC and MPI)
+#: the tests of the worklists' machinery, which every backend but MPI runs a union-find for in
+#: cc.sp (not in the matrix: cc.sp's rounds run there on MPI)
 CC_IN_ROUNDS = ProgramCase("cc_in_rounds", text=cc_in_rounds)
 CASES = {**PROGRAMS, CC_IN_ROUNDS.name: CC_IN_ROUNDS}
 

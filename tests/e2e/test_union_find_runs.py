@@ -3,7 +3,7 @@ here, against networkx: dsl/cc.sp, and a propagation of labels that are not the 
 ids (each component's least label, wherever in it that sits), on directed graphs whose weak
 components need both directions of their edges, with self-loops, duplicate edges, isolated
 vertices and long paths through ids in a random order (many links retried from moved roots).
-OpenACC and MPI keep the rounds: the same programs there check the two agree."""
+MPI keeps the rounds: the same programs there check the two agree."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
             "cuda": [pytest.mark.cuda, pytest.mark.gpu], "openacc": [pytest.mark.openacc],
             "mpi": [pytest.mark.mpi]}
 #: the backends that run the union-find (``Capabilities.union_find``)
-UNION_FIND = ("opencl", "sycl", "cuda")
+UNION_FIND = ("opencl", "sycl", "cuda", "openacc")
 
 #: labels that are not ids: a vertex's is (37 v + 11) mod 101, so many vertices share one
 #: and a component's least is rarely at its least id

@@ -56,7 +56,7 @@ CAPABILITIES = directive_capabilities("openacc", "OpenACC", ATOMICS,
                                       schedules=frozenset({"vertex", "edges", "binned"}),
                                       vector_loops=True, dynamic_graphs=True, slack_rows=True,
                                       span_moves=True,
-                                      gang_staged_appends=True)
+                                      gang_staged_appends=True, union_find=True)
 
 #: the macro naming how many items a gang of a staging kernel runs on its vector lanes, and
 #: its default: eight per lane of GCC's 32-lane vectors, so one global atomic stands for up to

@@ -14,6 +14,8 @@ from starc.backends.openacc import toolchain
 from starc.diagnostics import DiagnosticSink
 from starc.driver import compile_source
 
+from label_rounds import cc_in_rounds
+
 pytestmark = pytest.mark.openacc
 
 DSL = pathlib.Path(__file__).resolve().parents[3] / "dsl"
@@ -22,9 +24,11 @@ OFFLOADS, WHY_NOT = toolchain.nvptx_offload("g++")
 
 @functools.lru_cache(maxsize=None)
 def _compiled(program: str, schedule=None):
+    """``program`` from dsl/, or ``cc_in_rounds`` (tests/label_rounds.py), for OpenACC."""
     sink = DiagnosticSink()
     path = DSL / f"{program}.sp"
-    comp = compile_source(path.read_text(), str(path), sink, backend="openacc",
+    text = cc_in_rounds() if program == "cc_in_rounds" else path.read_text()
+    comp = compile_source(text, str(path), sink, backend="openacc",
                           options=BackendOptions(schedule=schedule))
     assert comp.generated is not None, [str(d) for d in sink.diagnostics]
     return comp
@@ -75,12 +79,13 @@ def test_bc_reverse_sweep_folds_into_a_local_under_a_reduction_clause():
 
 
 def test_push_loops_are_vector_loops_without_a_clause():
-    """cc's round pushes over out- then in-edges: each loop its own `loop vector`; tc's count
-    (the gang loop's reduction) gets the clause on the vector loop too, right above it."""
-    [dense] = [k for k in _compiled("cc", "binned").specialized.kernels
+    """cc's round (kept as rounds: tests/label_rounds.py) pushes over out- then in-edges: each
+    loop its own `loop vector`; tc's count (the gang loop's reduction) gets the clause on the
+    vector loop too, right above it."""
+    [dense] = [k for k in _compiled("cc_in_rounds", "binned").specialized.kernels
                if k.name.endswith("_dense")]
     assert [v.var for v in dense.vector_loops] == [s.var for s in dense.body.stmts]
-    kernel = _kernel("cc", dense.name)
+    kernel = _kernel("cc_in_rounds", dense.name)
     assert kernel.count("#pragma acc loop vector\n") == 2
     tc = [line.strip() for line in _kernel("tc", "Compute_TC_forall_6").splitlines()]
     at = tc.index("#pragma acc loop vector reduction(+:triangle_count_sum)")
