@@ -97,9 +97,8 @@ class HostChoices:
         def choose(t: Target) -> Choice:
             form = t.loop_form(s.loc)
             if form is not None and form.form == "union-find":
-                kernels = [k.name for k in t.plan.kernels
-                           if k.name.startswith(f"{s.body.stmts[0].kernel.name}_")
-                           and not k.variant_of] if s.body.stmts else []
+                kernels = [k.name for f in self.plan.components if f.loc == s.loc
+                           for k in f.kernels]
                 return Choice(
                     "no rounds: a union-find in the loop's place (" + ", ".join(kernels) +
                     f": link every edge's two trees, a root's least label, each vertex's), then "

@@ -401,6 +401,19 @@ def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
     assert "on a GPU device" not in _find(found, "forall", 13).choices["cuda"].what
 
 
+def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
+    """cc.sp's propagation (analysis/union_find.py): on the backends that splice the
+    union-find, explain names its four kernels in order; MPI says why it keeps the rounds."""
+    fixed = _find(decisions(_plan(ROOT / "dsl" / "cc.sp"), ALL), "fixedPoint")
+    kernels = ", ".join(f"Compute_CC_forall_12_{k}" for k in ("roots", "link", "least", "label"))
+    for backend in ("opencl", "sycl", "cuda", "openacc"):
+        choice = fixed.choices[backend]
+        assert choice.what.startswith(f"no rounds: a union-find in the loop's place ({kernels}:")
+        assert "one pass of a union-find" in choice.why
+    assert "not a union-find: a union-find's trees would span the ranks" in \
+        fixed.choices["mpi"].what
+
+
 def test_a_dense_round_that_skips_pushed_vertices_says_so(tmp_path):
     """cc's dense rounds (kept as rounds: tests/label_rounds.py) on OpenCL and SYCL skip what
     they already pushed (pushed_values): explain says so there, and not where the kernel also
