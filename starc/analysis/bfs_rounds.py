@@ -33,6 +33,7 @@ from starc.analysis.bfs import DEPTH
 from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.frontier_constants import DENSE_DIVISOR
 from starc.analysis.host_tree import kernels_launched_by, map_blocks, off_lockstep, walk_host
+from starc.analysis.pass_builder import IRShorthands
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
@@ -78,7 +79,7 @@ def _plain(loop: P.BFSLoop, kernel: Optional[P.Kernel]) -> bool:
                                   or kernel.stores or kernel.checks)
 
 
-class GroupKernel:
+class GroupKernel(IRShorthands):
     """IR shorthands for a kernel of one work-group: its lane (the kernel's index, named
     ``lane``), and a loop whose items stride over a range by the group's size (also
     ``worklist_rounds``'s)."""
@@ -86,24 +87,6 @@ class GroupKernel:
     def __init__(self, builder, loc, lane: str = "bfs_lane") -> None:
         self.builder, self.loc = builder, loc
         self.lane = builder.symbols.make(lane, Scalar.INT, ir.SymbolKind.LOOP, loc)
-
-    def int(self, value: int) -> ir.Const:
-        return ir.Const(value, type=Scalar.INT, loc=self.loc)
-
-    def var(self, sym: ir.Symbol) -> ir.VarRef:
-        return ir.VarRef(sym, type=sym.type, loc=self.loc)
-
-    def op(self, op: str, a: ir.Expr, b: ir.Expr, type_: Scalar = Scalar.BOOL) -> ir.Binary:
-        return ir.Binary(op, a, b, type=type_, loc=self.loc)
-
-    def plus(self, a: ir.Expr, b: ir.Expr) -> ir.Binary:
-        return self.op("+", a, b, Scalar.INT)
-
-    def assign(self, target: ir.Expr, value: ir.Expr) -> ir.Assign:
-        return ir.Assign(target, value, loc=self.loc)
-
-    def block(self, *stmts: ir.Stmt) -> ir.Block:
-        return ir.Block(tuple(stmts), loc=self.loc)
 
     def first_lane(self, *stmts: ir.Stmt) -> ir.If:
         return ir.If(self.op("==", self.var(self.lane), self.int(0)), self.block(*stmts),

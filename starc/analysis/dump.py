@@ -123,6 +123,10 @@ class PlanPrinter(DSLPrinter):
     def _stmt_UnionFindLink(self, s: P.UnionFindLink, indent: int) -> List[str]:
         return self.line(f"link({s.parent.name}, {self.expr(s.a)}, {self.expr(s.b)});", indent)
 
+    def _stmt_UnionFindSample(self, s: P.UnionFindSample, indent: int) -> List[str]:
+        return self.line(f"link({s.parent.name}, {self.expr(s.vertex)}, each of its first "
+                         f"{s.count} out-neighbours);", indent)
+
     def _stmt_FlagSet(self, s: P.FlagSet, indent: int) -> List[str]:
         cond = f" if {self.expr(s.value)}" if s.value is not None else ""
         clear = " if clear" if s.if_clear else ""

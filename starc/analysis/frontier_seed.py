@@ -28,8 +28,8 @@ from starc.analysis.loop_fills import leaves, touches
 from starc.analysis.worklist_setup import first_run
 from starc.ir import nodes as ir
 
-__all__ = ["seed_launch", "fill_once", "update_seed", "all_flagged", "one_flagged", "ALL_FLAGGED",
-           "ONE_FLAGGED"]
+__all__ = ["seed_launch", "fill_once", "update_seed", "all_flagged", "one_flagged", "last_touch",
+           "ALL_FLAGGED", "ONE_FLAGGED"]
 
 _LOOPS = (ir.Loop, ir.While, ir.DoWhile)
 
@@ -68,8 +68,9 @@ def _flag_fill(stmt: Optional[P.HostStmt], flag: P.DeviceArray, value: bool) -> 
         isinstance(stmt.value, ir.Const) and stmt.value.value in (value, int(value))
 
 
-def _last_touch(before: List[P.HostStmt], flag: P.DeviceArray, at: int) -> int:
-    """The position of the last statement of ``before[:at + 1]`` that touches ``flag``."""
+def last_touch(before: List[P.HostStmt], flag: P.DeviceArray, at: int) -> int:
+    """The position of the last statement of ``before[:at + 1]`` that touches the array
+    ``flag`` (-1 where none does)."""
     while at >= 0 and _leaves_flag(before[at], flag):
         at -= 1
     return at
@@ -79,7 +80,7 @@ def all_flagged(before: List[P.HostStmt], loop: P.FixedPointLoop) -> bool:
     """Whether the statements ``before`` the loop end in ``Fill(flag, True)`` and statements
     that leave the flag alone (``_leaves_flag``): the first queue is then every vertex, and
     the first round dense, with no build (``control.expand_worklist``)."""
-    at = _last_touch(before, loop.current, len(before) - 1)
+    at = last_touch(before, loop.current, len(before) - 1)
     return at >= 0 and _flag_fill(before[at], loop.current, True)
 
 
@@ -89,14 +90,14 @@ def one_flagged(before: List[P.HostStmt], loop: P.FixedPointLoop) -> Optional[ir
     statements that leave the flag alone. The first queue is then that vertex, which the host
     writes (``control.expand_worklist``); else None."""
     flag = loop.current
-    at = _last_touch(before, flag, len(before) - 1)
+    at = last_touch(before, flag, len(before) - 1)
     write = before[at] if at >= 0 else None
     if not (isinstance(write, P.WriteElement) and write.array.name == flag.name and
             isinstance(write.value, ir.Const) and write.value.value in (True, 1)):
         return None
     if any(isinstance(n, P.DeviceRead) for n in ir.walk(write.index)):
         return None     # (read again at the loop: a launch in between may change it)
-    at = _last_touch(before, flag, at - 1)
+    at = last_touch(before, flag, at - 1)
     return write.index if at >= 0 and _flag_fill(before[at], flag, False) else None
 
 

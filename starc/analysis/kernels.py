@@ -16,7 +16,8 @@ from starc.analysis.dead_locals import drop_dead_locals
 from starc.analysis.lowering import FixedPointScope, KernelLowering
 from starc.analysis.plan import (GRAPH_ARRAYS, AtomicMinMax, AtomicReduce, DeviceArray, FlagSet, Kernel,
                                  KernelParam, KernelScalar, QueueAppend, QueueCount, QueueReset,
-                                 ScalarReduction, ScalarStore, UnionFindLink, UnionFindRoot)
+                                 ScalarReduction, ScalarStore, UnionFindLink, UnionFindRoot,
+                                 UnionFindSample)
 from starc.analysis.reductions import lower_assign, lower_minmax, lower_reduce, privatise
 from starc.analysis.transfers import ArrayTable, graph_arrays_for_domain, graph_arrays_for_expr
 from starc.errors import BackendError
@@ -154,6 +155,11 @@ class _Access:
         if isinstance(node, FlagSet):
             self.array(node.flag, written=True)
             self.visit(node.value)
+            return
+        if isinstance(node, UnionFindSample):
+            self.array(node.parent, written=True)
+            self.graph(("offsets", "targets"))      # (a loop over the out-neighbours')
+            self.visit(node.vertex)
             return
         if isinstance(node, (UnionFindRoot, UnionFindLink)):
             self.array(node.parent, written=True)     # (finds halve paths)

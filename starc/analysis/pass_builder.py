@@ -1,4 +1,5 @@
-"""PassBuilder: the device arrays and kernels a plan pass adds (a worklist's, a BFS queue's)."""
+"""PassBuilder: the device arrays and kernels a plan pass adds (a worklist's, a BFS queue's), and
+IRShorthands for the statements of those kernels."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from starc.analysis.naming import NameAllocator, SymbolFactory
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 
-__all__ = ["PassBuilder"]
+__all__ = ["PassBuilder", "IRShorthands"]
 
 
 class PassBuilder:
@@ -46,3 +47,27 @@ class PassBuilder:
                         checks=like.checks if like else (), **facts)
         self.kernels.append(made)
         return made
+
+
+class IRShorthands:
+    """IR nodes at one location ``loc``, for a pass that writes a kernel's statements."""
+
+    loc = None
+
+    def int(self, value: int) -> ir.Const:
+        return ir.Const(value, type=Scalar.INT, loc=self.loc)
+
+    def var(self, sym: ir.Symbol) -> ir.VarRef:
+        return ir.VarRef(sym, type=sym.type, loc=self.loc)
+
+    def op(self, op: str, a: ir.Expr, b: ir.Expr, type_: Scalar = Scalar.BOOL) -> ir.Binary:
+        return ir.Binary(op, a, b, type=type_, loc=self.loc)
+
+    def plus(self, a: ir.Expr, b: ir.Expr) -> ir.Binary:
+        return self.op("+", a, b, Scalar.INT)
+
+    def assign(self, target: ir.Expr, value: ir.Expr) -> ir.Assign:
+        return ir.Assign(target, value, loc=self.loc)
+
+    def block(self, *stmts: ir.Stmt) -> ir.Block:
+        return ir.Block(tuple(stmts), loc=self.loc)

@@ -10,6 +10,7 @@ from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, walk_host
 from starc.analysis.priority_window import WINDOW_SCALE
+from starc.analysis.union_find import SAMPLED
 from starc.ir import nodes as ir
 from starc.teaching.choices import ACROSS_RANKS, At, Choice, Target
 
@@ -97,13 +98,16 @@ class HostChoices:
         def choose(t: Target) -> Choice:
             form = t.loop_form(s.loc)
             if form is not None and form.form == "union-find":
-                kernels = [k.name for f in self.plan.components if f.loc == s.loc
-                           for k in f.kernels]
+                [found] = [f for f in self.plan.components if f.loc == s.loc]
+                labels = ("each vertex's label its root, its tree's least id" if found.ids
+                          else "a root's least label, each vertex's root's")
                 return Choice(
-                    "no rounds: a union-find in the loop's place (" + ", ".join(kernels) +
-                    f": link every edge's two trees, a root's least label, each vertex's), then "
-                    f"{prop} filled false and {s.flag_var.name} true, as the loop leaves them",
-                    form.why)
+                    "no rounds: a union-find in the loop's place (" +
+                    ", ".join(k.name for k in found.kernels) +
+                    f": each vertex links its first {SAMPLED} out-neighbours' trees, one work "
+                    f"item names the tree of the sampled vertex of most out-edges, the vertices "
+                    f"outside it link every edge, {labels}), then {prop} filled false and "
+                    f"{s.flag_var.name} true, as the loop leaves them", form.why)
             buffers = (f"{prop} is double-buffered: kernels write {nxt}, and the two are "
                        "swapped after each round (a pointer swap, no copy)") + rounds(t)
             if t.distribution is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from starc.analysis import plan as P
+from starc.analysis import union_find
 from starc.backends import get_backend
 from starc.ir import nodes as ir
 
@@ -21,17 +22,45 @@ def test_cc_gets_a_union_find_form():
     plan = dsl_plan("cc")
     [form] = plan.components
     assert form.loc.line == 11
-    roots, link, least, label = form.kernels
-    assert [a.name for a in form.arrays] == ["comp_parent", "comp_least"]
-    parent, smallest = form.arrays
-    # every vertex its own tree, then every out-edge links its two ends' trees
+    sample, choose, link, label = form.kernels
+    # the labels start as the ids (``comp = v`` just before): they are the forest itself
+    [big] = form.arrays
+    assert form.ids and big.name == "comp_big" and big.extent == "one"
+    # every vertex links its first two out-neighbours' trees ...
+    [joined] = sample.body.stmts
+    assert isinstance(joined, P.UnionFindSample) and joined.parent.name == "comp"
+    assert joined.vertex.sym == sample.index and joined.count == union_find.SAMPLED == 2
+    # ... one work item names the big tree: the root of the sampled vertex of most out-edges
+    assert choose.extent == "single"
+    stored = [n for n in ir.walk(choose.body) if isinstance(n, ir.Assign) and
+              isinstance(n.target, ir.PropRead) and n.target.prop == big.sym]
+    assert [type(s.value).__name__ for s in stored] == ["Const", "UnionFindRoot"]
+    # ... a vertex outside it links every edge, both directions; one in it, none (a test
+    # that a schedule may repeat per edge: once false, it stays so)
+    assert link.guard.op == "!=" and link.guard_only_falls
+    assert isinstance(link.guard.left, P.UnionFindRoot)
+    assert link.guard.right.vertex.prop == big.sym
+    assert [type(s.domain).__name__ for s in link.body.stmts] == ["Neighbors", "InNeighbors"]
+    assert all(isinstance(s.body.stmts[0], P.UnionFindLink) for s in link.body.stmts)
+    # ... and each vertex takes its root, its tree's least id
+    [write] = label.body.stmts
+    assert write.target.prop.name == "comp" and isinstance(write.value, P.UnionFindRoot)
+    # what the loop leaves: every flag clear after
+    fills = [s for s in form.host.stmts if isinstance(s, P.Fill)]
+    assert [(f.array.name, f.value.value) for f in fills] == [("modified", False)]
+
+
+def test_labels_that_are_not_ids_get_a_forest_of_their_own():
+    [form] = _forms(init="(37 * v + 11) % 101")
+    roots, sample, choose, link, least, label = form.kernels
+    assert not form.ids
+    assert [a.name for a in form.arrays] == ["comp_parent", "comp_big", "comp_least"]
+    parent, big, smallest = form.arrays
+    # every vertex its own tree, the same links into it
     [init] = roots.body.stmts
     assert init.target.prop == parent.sym and init.value.sym == roots.index
-    [loop] = link.body.stmts
-    assert isinstance(loop.domain, ir.Neighbors)
-    [joined] = loop.body.stmts
-    assert isinstance(joined, P.UnionFindLink) and joined.parent == parent
-    assert (joined.a.sym, joined.b.sym) == (link.index, loop.var)
+    assert {n.parent.name for k in (sample, link) for n in ir.walk(k.body)
+            if isinstance(n, (P.UnionFindLink, P.UnionFindSample))} == {"comp_parent"}
     # each root takes its tree's least label, each vertex its root's
     found, compressed, minimum = least.body.stmts
     assert isinstance(found.init, P.UnionFindRoot) and compressed.target.prop == parent.sym
@@ -40,11 +69,9 @@ def test_cc_gets_a_union_find_form():
     [write] = label.body.stmts
     assert write.target.prop.name == "comp" and write.value.prop == smallest.sym
     assert isinstance(write.value.index, P.UnionFindRoot)
-    # what the loop leaves: the least labels filled first, every flag clear after
     fills = [s for s in form.host.stmts if isinstance(s, P.Fill)]
     assert [(f.array.name, type(f.value).__name__) for f in fills] == [
         ("comp_least", "Inf"), ("modified", "Const")]
-    assert fills[1].value.value is False
 
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl", "openacc"])
@@ -52,10 +79,10 @@ def test_a_target_with_device_cas_runs_the_union_find(backend):
     plan = get_backend(backend).specialize(dsl_plan("cc"))
     launched = _launched(plan)
     assert [n.removeprefix("Compute_CC_forall_") for n in launched] == [
-        "7", "12_roots", "12_link", "12_least", "12_label"]
+        "7", "12_sample", "12_choose", "12_link", "12_label"]
     assert not any(isinstance(s, (P.DataDrivenLoop, P.FixedPointLoop, P.HostDoWhile))
                    for s in host_nodes(plan.host))
-    assert not plan.components and {"comp_parent", "comp_least"} <= {a.name for a in plan.arrays}
+    assert not plan.components and "comp_big" in {a.name for a in plan.arrays}
     assert not {"modified_nxt", "modified_frontier"} & {a.name for a in plan.arrays}
     [form] = plan.target.loop_forms
     assert form.form == "union-find" and "one pass of a union-find" in form.why
@@ -68,7 +95,7 @@ def test_mpi_keeps_the_rounds():
     plan = get_backend("mpi").specialize(dsl_plan("cc"))
     assert not plan.components
     assert not any(name.endswith(("_link", "_least")) for name in _launched(plan))
-    assert {"comp_parent", "comp_least"}.isdisjoint(a.name for a in plan.arrays)
+    assert {"comp_big", "comp_parent", "comp_least"}.isdisjoint(a.name for a in plan.arrays)
     [loop] = plan.target.loop_forms
     assert loop.form == "topology" and "would span the ranks" in loop.union_find
 
@@ -78,7 +105,7 @@ PROPAGATION = """function F(Graph g, propNode<node> comp, node src) {{
     g.attachNodeProperty(modified = {flags});
     {seed}
     forall (v in g.nodes()) {{
-        v.comp = v;
+        v.comp = {init};
     }}
     bool finished = False;
     fixedPoint until (finished : !modified) {{
@@ -97,7 +124,7 @@ BACKWARD = """forall (u in g.nodes_to(v)) {
 
 
 def _forms(**fields):
-    text = dict(flags="True", seed="", update="Min", second=BACKWARD)
+    text = dict(flags="True", seed="", update="Min", second=BACKWARD, init="v")
     text.update(fields)
     return plan_of(PROPAGATION.format(**text), stop_after="components").components
 

@@ -2,7 +2,8 @@
 here, against networkx: dsl/cc.sp, and a propagation of labels that are not the vertices'
 ids (each component's least label, wherever in it that sits), on directed graphs whose weak
 components need both directions of their edges, with self-loops, duplicate edges, isolated
-vertices and long paths through ids in a random order (many links retried from moved roots).
+vertices and long paths through ids in a random order (many links retried from moved roots),
+and a sampled hub outside the largest component, whose tree joins one of a less root late.
 MPI keeps the rounds: the same programs there check the two agree."""
 
 from __future__ import annotations
@@ -67,6 +68,16 @@ def graphs():
     order = rng.permutation(4000).reshape(4, 1000)
     yield Graph.from_edges(4000 + 7, order[:, :-1].ravel(), order[:, 1:].ravel(), None, True,
                            "paths")
+    # the sampled hub (50, every vertex sampled) in a smaller component than a path's: its
+    # out-neighbours past the first two join it only by their in-edges; with the bridge
+    # 70 -> 3, the hub's tree joins one of a less root after the choice
+    path = np.arange(49)
+    hub = np.arange(60, 100)
+    for name, bridge in (("hub", ()), ("bridge", ((70, 3),))):
+        extra = np.array(bridge, dtype=np.int64).reshape(-1, 2)
+        yield Graph.from_edges(
+            100, np.concatenate([path, np.full(40, 50), extra[:, 0]]),
+            np.concatenate([path + 1, hub, extra[:, 1]]), None, True, name)
 
 
 def least_labels(graph: Graph) -> np.ndarray:

@@ -403,12 +403,15 @@ def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
 
 def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
     """cc.sp's propagation (analysis/union_find.py): on the backends that splice the
-    union-find, explain names its four kernels in order; MPI says why it keeps the rounds."""
+    union-find, explain names its four kernels in order and what they do; MPI says why it
+    keeps the rounds."""
     fixed = _find(decisions(_plan(ROOT / "dsl" / "cc.sp"), ALL), "fixedPoint")
-    kernels = ", ".join(f"Compute_CC_forall_12_{k}" for k in ("roots", "link", "least", "label"))
+    kernels = ", ".join(f"Compute_CC_forall_12_{k}" for k in ("sample", "choose", "link", "label"))
     for backend in ("opencl", "sycl", "cuda", "openacc"):
         choice = fixed.choices[backend]
         assert choice.what.startswith(f"no rounds: a union-find in the loop's place ({kernels}:")
+        assert "first 2 out-neighbours' trees" in choice.what
+        assert "each vertex's label its root" in choice.what
         assert "one pass of a union-find" in choice.why
     assert "not a union-find: a union-find's trees would span the ranks" in \
         fixed.choices["mpi"].what

@@ -30,7 +30,7 @@ from starc.analysis.plan.kernels import (
     ScalarReduction, Kernel, CooperativeLoop, FrontierEdges, CooperativeStep, VectorLoop,
     RowScan, AtomicReduce, AtomicMinMax, FlagSet, ScalarStore, QueueAppend, QueueCount,
     QueueReset, CursorQuery, LiveSlot, KernelScalar, GroupBarrier, GroupLanes, PriorityWindow,
-    WindowDelta, OnLockstepDevice, UnionFindRoot, UnionFindLink,
+    WindowDelta, OnLockstepDevice, UnionFindRoot, UnionFindLink, UnionFindSample,
     DeviceRead, HostCheckedIndex,
 )
 from starc.analysis.plan.host import (
@@ -52,7 +52,7 @@ __all__ = [
     "VectorLoop", "RowScan", "AtomicReduce", "AtomicMinMax", "FlagSet", "ScalarStore",
     "QueueAppend", "QueueCount", "QueueReset", "CursorQuery", "LiveSlot", "KernelScalar",
     "GroupBarrier", "GroupLanes", "PriorityWindow", "WindowDelta", "OnLockstepDevice",
-    "UnionFindRoot", "UnionFindLink", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
+    "UnionFindRoot", "UnionFindLink", "UnionFindSample", "DeviceRead", "HostCheckedIndex", "HostStmt", "HostBlock", "HostDeclare", "HostAssign", "HostReduce",
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "ReadSlots",

@@ -57,6 +57,10 @@ class UnionFindForm(Record):
     host: HostBlock
     kernels: Tuple[Kernel, ...]
     arrays: Tuple[DeviceArray, ...]
+    #: the labels were the vertices' ids when the loop started, so they are the forest itself
+    #: (a root is its tree's least id); else a forest of its own, whose roots take the least
+    #: label of their trees
+    ids: bool = False
 
 
 @record

@@ -202,6 +202,10 @@ class Kernel(Record):
     #: (the specialize stage) why the sparse round keeps its window, or why not; "" where
     #: the round never had one
     window_why: str = ""
+    #: (``union_find``) once the guard is false for a vertex it stays false while the kernel
+    #: runs, and the iterations it then skips are no longer needed, so a schedule may test
+    #: it again per edge although the kernel writes what it reads
+    guard_only_falls: bool = False
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
@@ -481,6 +485,19 @@ class UnionFindLink(ir.Stmt):
     parent: DeviceArray
     a: ir.Expr
     b: ir.Expr
+
+
+@record
+class UnionFindSample(ir.Stmt):
+    """Join the tree of ``vertex`` in the forest ``parent`` with the trees of its first
+    ``count`` out-neighbours in ``graph`` (fewer where its row is shorter), each as
+    ``UnionFindLink`` does: a bounded number of links per work item, with no neighbour loop
+    for a schedule to split. ``analysis.union_find``."""
+
+    parent: DeviceArray
+    vertex: ir.Expr
+    graph: ir.Symbol
+    count: int
 
 
 @record

@@ -392,6 +392,18 @@ class CPrinter(NeighbourLoopPrinter, CExpressionPrinter):
         return [self._line(depth, f"starc_unite({parent.name}, {self.expr(s.a)}, "
                                   f"{self.expr(s.b)});{self.comment(s)}")]
 
+    def _stmt_UnionFindSample(self, s: P.UnionFindSample, depth: int):
+        self.ctx.features.add("union_find")     # the prelude's starc_unite (device_prelude)
+        parent = self.ctx.array(s.parent, written=True)
+        vertex = self.expr(s.vertex)
+        begin, end = self.ctx.row_bounds(True, vertex)
+        target = self.d.index(self.ctx.graph_array("targets"), "starc_edge")
+        return [self._line(depth, f"for (int starc_edge = {begin}; starc_edge < {end} && "
+                                  f"starc_edge < {begin} + {s.count}; starc_edge++) "
+                                  f"{{{self.comment(s)}"),
+                self._line(depth + 1, f"starc_unite({parent.name}, {vertex}, {target});"),
+                self._line(depth, "}")]
+
     def _stmt_FlagSet(self, s: P.FlagSet, depth: int):
         arg = self.ctx.array(s.flag, written=True)
         store = self.d.flag_set(arg.name)
