@@ -60,7 +60,8 @@ FLOAT_RTOL = 1e-3                       # relative, and 1e-4 of the largest valu
 # (github.com/sbeamer/gapbs, `make` in its folder): binary and arguments, on the same graph
 # file. GAPBS picks its own algorithm (direction-optimizing BFS, delta-stepping, Afforest...),
 # which is the point: the goal is a ratio to the best known CPU code. cc runs GAPBS's
-# Shiloach-Vishkin (cc_sv), the label-propagation family the dsl program belongs to; sssp uses
+# Afforest (cc), the sampled union-find that starc runs dsl/cc.sp's propagation as (until
+# session 64 its Shiloach-Vishkin, cc_sv, the label-propagation family); sssp uses
 # delta 2 as GAPBS's own benchmark does on kron; pr stops at the same L1 tolerance and cap as
 # dsl/pr.sp; bc runs BC_SOURCES iterations from the top source (GAPBS takes one -r for all);
 # sswp and kcore have no GAPBS kernel.
@@ -69,7 +70,7 @@ GAPBS_SETUP = {
     "sssp": ("sssp", ["-r", "{src}", "-d", "2"]),
     "bfs": ("bfs", ["-r", "{src}"]),
     "bc": ("bc", ["-r", "{src}", "-i", str(BC_SOURCES)]),
-    "cc": ("cc_sv", []),
+    "cc": ("cc", []),
     "tc": ("tc", ["-s"]),
 }
 
@@ -378,7 +379,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--out", default=str(ROOT / "bench" / "out"), help="output directory")
     p.add_argument("--gapbs", default=os.environ.get("GAPBS_ROOT"), metavar="DIR",
                    help="a built GAPBS checkout (default $GAPBS_ROOT): adds a GAPBS column and "
-                        "ratios to it for pr, sssp, bfs, bc, cc (cc_sv) and tc")
+                        "ratios to it for pr, sssp, bfs, bc, cc (Afforest) and tc")
     p.add_argument("--prebuilt", action="append", default=[], metavar="COLUMN=DIR",
                    help="run the --backends column COLUMN (BACKEND or BACKEND:SCHEDULE, not mpi) "
                         "from DIR/ALGO, programs built elsewhere by starc build (with that "

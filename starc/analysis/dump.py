@@ -124,8 +124,9 @@ class PlanPrinter(DSLPrinter):
         return self.line(f"link({s.parent.name}, {self.expr(s.a)}, {self.expr(s.b)});", indent)
 
     def _stmt_UnionFindSample(self, s: P.UnionFindSample, indent: int) -> List[str]:
-        return self.line(f"link({s.parent.name}, {self.expr(s.vertex)}, each of its first "
-                         f"{s.count} out-neighbours);", indent)
+        which = ("its first out-neighbour" if s.count == 1 else
+                 f"each of its first {s.count} out-neighbours")
+        return self.line(f"link({s.parent.name}, {self.expr(s.vertex)}, {which});", indent)
 
     def _stmt_FlagSet(self, s: P.FlagSet, indent: int) -> List[str]:
         cond = f" if {self.expr(s.value)}" if s.value is not None else ""

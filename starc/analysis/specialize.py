@@ -370,7 +370,11 @@ def specialize_kernel(kernel: P.Kernel, capabilities: Capabilities,
 
 #: what makes one work item's work depend on its data: a loop, a search of a row
 #: (``is_an_edge``, ``get_edge``, an edge cursor), a call of another function
-_VARYING_WORK = (ir.Loop, ir.While, ir.DoWhile, ir.CallExpr, P.CursorQuery)
+#: (a union-find's link retries from roots another link moved: AdaptiveCpp ran cc's sampled
+#: links on a grid 4x slower in runs of 1,024 items than of 64. A find alone stays: after the
+#: links its paths are short)
+_VARYING_WORK = (ir.Loop, ir.While, ir.DoWhile, ir.CallExpr, P.CursorQuery, P.UnionFindLink,
+                 P.UnionFindSample)
 _SEARCHES = ("is_an_edge", "get_edge")
 
 

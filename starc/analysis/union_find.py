@@ -22,13 +22,13 @@ tree's least id; finds halve the paths they walk).
 
 Most of those links join trees already joined: on a power-law or a random graph one component
 holds most vertices and edges. So the pass samples first (Afforest: Sutton, Ben-Nun and Barak
-2018; GAPBS's cc): each vertex links its first ``SAMPLED`` out-neighbours; one work item names
+2018; GAPBS's cc): each vertex links its first ``SAMPLED`` out-neighbour; one work item names
 the big tree, the root of the vertex of most out-edges among ``SAMPLES`` evenly spaced ones;
 then only a vertex outside that tree links all its edges, both directions (an edge between
 the big tree and another has its other end outside, which links it as an in- or out-edge).
 Whichever tree is named, the labels are the same: the choice decides only how many edges are
 skipped; and a vertex is tested against the named tree's root found again, since a tree of a
-less id may have joined it after the choice. At Kronecker 18 on PoCL that skips about 3/4 of the pass (12 -> 5 ms). Where the labels
+less id may have joined it after the choice. At Kronecker 18 on PoCL that skips most of the pass (12 -> 4.5 ms). Where the labels
 start as the ids (``comp = v`` just before the loop) the labels are the forest itself and a
 vertex's root is its label; else each root takes the least label of its tree (an atomic
 min) and each vertex its root's.
@@ -52,12 +52,17 @@ from starc.analysis.pass_builder import IRShorthands, PassBuilder
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["components", "choose_components", "UNION_FIND_WHY", "SAMPLED", "SAMPLES"]
+__all__ = ["components", "choose_components", "UNION_FIND_WHY", "SAMPLED", "SAMPLED_WORDS",
+           "SAMPLES"]
 
 #: the out-edges each vertex links before the big tree is chosen (Afforest's neighbour
-#: rounds: Sutton, Ben-Nun and Barak 2018; GAPBS's cc): on a grid or a power-law graph two
-#: already join most vertices into one tree
-SAMPLED = 2
+#: rounds: Sutton, Ben-Nun and Barak 2018; GAPBS's cc). One: on a grid or a power-law graph
+#: the first already joins most vertices into one tree, and a second in the same pass chains
+#: the trees two threads grow apart (a 512 x 512 grid on PoCL, 2 threads: 3.7-4.0 ms with
+#: two, 1.4-2.3 with one; Kronecker 18 the same). GAPBS compresses between its rounds
+SAMPLED = 1
+#: how the reasons name them
+SAMPLED_WORDS = "first out-neighbour" if SAMPLED == 1 else f"first {SAMPLED} out-neighbours"
 #: the vertices whose out-degrees the choice of the big tree compares: the root of the one of
 #: most out-edges names it (one work item reads them, so few; a hub of a power-law graph, any
 #: vertex of a grid, lies in its largest component)
@@ -69,7 +74,7 @@ UNION_FIND_WHY = ("the loop is minimum-label propagation over both directions of
                   "its weakly connected component started with, which one pass of a "
                   "union-find over the edges gives (each edge hooks the larger of its two "
                   "roots under the smaller with a compare-and-swap, finds halving their paths; "
-                  f"each vertex first links its first {SAMPLED} out-neighbours, and then only "
+                  f"each vertex first links its {SAMPLED_WORDS}, and then only "
                   "the vertices outside the tree of a sampled hub link their edges), where "
                   "propagation runs a round per hop the least label travels")
 
@@ -152,7 +157,7 @@ class _Forest(IRShorthands):
         return dataclasses.replace(loop, body=self.block(link, *after))
 
     def sample(self, graph: ir.Symbol) -> P.UnionFindSample:
-        """The vertex linked with its first ``SAMPLED`` out-neighbours."""
+        """The vertex linked with its first ``SAMPLED`` out-neighbour(s)."""
         return P.UnionFindSample(self.parent, self.var(self.v), graph, SAMPLED, loc=self.loc)
 
     def choice(self, graph: ir.Symbol, big: P.DeviceArray) -> ir.Block:

@@ -10,7 +10,7 @@ from starc.analysis.batches import SPAN_MOVES_WHY
 from starc.analysis.frontier import DENSE_DIVISOR
 from starc.analysis.host_tree import host_exprs, kernels_launched_by, walk_host
 from starc.analysis.priority_window import WINDOW_SCALE
-from starc.analysis.union_find import SAMPLED
+from starc.analysis.union_find import SAMPLED_WORDS
 from starc.ir import nodes as ir
 from starc.teaching.choices import ACROSS_RANKS, At, Choice, Target
 
@@ -104,7 +104,7 @@ class HostChoices:
                 return Choice(
                     "no rounds: a union-find in the loop's place (" +
                     ", ".join(k.name for k in found.kernels) +
-                    f": each vertex links its first {SAMPLED} out-neighbours' trees, one work "
+                    f": each vertex links its {SAMPLED_WORDS}'s tree, one work "
                     f"item names the tree of the sampled vertex of most out-edges, the vertices "
                     f"outside it link every edge, {labels}), then {prop} filled false and "
                     f"{s.flag_var.name} true, as the loop leaves them", form.why)

@@ -26,10 +26,10 @@ def test_cc_gets_a_union_find_form():
     # the labels start as the ids (``comp = v`` just before): they are the forest itself
     [big] = form.arrays
     assert form.ids and big.name == "comp_big" and big.extent == "one"
-    # every vertex links its first two out-neighbours' trees ...
+    # every vertex links its first out-neighbour's tree ...
     [joined] = sample.body.stmts
     assert isinstance(joined, P.UnionFindSample) and joined.parent.name == "comp"
-    assert joined.vertex.sym == sample.index and joined.count == union_find.SAMPLED == 2
+    assert joined.vertex.sym == sample.index and joined.count == union_find.SAMPLED == 1
     # ... one work item names the big tree: the root of the sampled vertex of most out-edges
     assert choose.extent == "single"
     stored = [n for n in ir.walk(choose.body) if isinstance(n, ir.Assign) and

@@ -69,7 +69,7 @@ def graphs():
     yield Graph.from_edges(4000 + 7, order[:, :-1].ravel(), order[:, 1:].ravel(), None, True,
                            "paths")
     # the sampled hub (50, every vertex sampled) in a smaller component than a path's: its
-    # out-neighbours past the first two join it only by their in-edges; with the bridge
+    # out-neighbours past the first join it only by their in-edges; with the bridge
     # 70 -> 3, the hub's tree joins one of a less root after the choice
     path = np.arange(49)
     hub = np.arange(60, 100)
@@ -101,6 +101,27 @@ def test_label_propagation_matches_networkx(backend, tmp_path):
     for name, program in programs.items():
         forms = {f.form for f in program.compilation.specialized.target.loop_forms}
         assert ("union-find" in forms) == (backend in UNION_FIND), (name, forms)
+    for graph in graphs():
+        path = tmp_path / f"{graph.name}.mtx"
+        write_mtx(graph, path)
+        comp = programs["cc"].run(path).props["comp"]
+        np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)
+        lab = programs["labels"].run(path).props["lab"]
+        np.testing.assert_array_equal(lab, least_labels(graph), err_msg=graph.name)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=BACKENDS[b])
+                                     for b in ("opencl", "sycl")])
+def test_the_gpu_form_matches_networkx(backend, tmp_path, monkeypatch):
+    """The link kernel's form for a lockstep device (one work item per edge, each direction's
+    item testing its vertex against the big tree: ``Kernel.guard_only_falls``), run on the
+    CPU device as on a GPU."""
+    programs = {"cc": compiled(backend, str(DSL / "cc.sp")), "labels": compiled(backend, LABELS)}
+    for program in programs.values():
+        [link] = [k for k in program.compilation.specialized.kernels
+                  if k.variant_of.endswith("_link")]
+        assert link.extent == "edges" and link.schedule == "edges"
+    monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", "1")
     for graph in graphs():
         path = tmp_path / f"{graph.name}.mtx"
         write_mtx(graph, path)

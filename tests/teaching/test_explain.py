@@ -410,7 +410,7 @@ def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
     for backend in ("opencl", "sycl", "cuda", "openacc"):
         choice = fixed.choices[backend]
         assert choice.what.startswith(f"no rounds: a union-find in the loop's place ({kernels}:")
-        assert "first 2 out-neighbours' trees" in choice.what
+        assert "links its first out-neighbour's tree" in choice.what
         assert "each vertex's label its root" in choice.what
         assert "one pass of a union-find" in choice.why
     assert "not a union-find: a union-find's trees would span the ranks" in \
