@@ -90,6 +90,17 @@ def least_labels(graph: Graph) -> np.ndarray:
     return least
 
 
+def _check(programs, tmp_path) -> None:
+    """cc's components and the least labels of each graph, against networkx."""
+    for graph in graphs():
+        path = tmp_path / f"{graph.name}.mtx"
+        write_mtx(graph, path)
+        comp = programs["cc"].run(path).props["comp"]
+        np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)
+        lab = programs["labels"].run(path).props["lab"]
+        np.testing.assert_array_equal(lab, least_labels(graph), err_msg=graph.name)
+
+
 @functools.lru_cache(maxsize=None)
 def compiled(backend: str, source: str):
     return starc.compile(source, backend)
@@ -101,13 +112,7 @@ def test_label_propagation_matches_networkx(backend, tmp_path):
     for name, program in programs.items():
         forms = {f.form for f in program.compilation.specialized.target.loop_forms}
         assert ("union-find" in forms) == (backend in UNION_FIND), (name, forms)
-    for graph in graphs():
-        path = tmp_path / f"{graph.name}.mtx"
-        write_mtx(graph, path)
-        comp = programs["cc"].run(path).props["comp"]
-        np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)
-        lab = programs["labels"].run(path).props["lab"]
-        np.testing.assert_array_equal(lab, least_labels(graph), err_msg=graph.name)
+    _check(programs, tmp_path)
 
 
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=BACKENDS[b])
@@ -122,10 +127,4 @@ def test_the_gpu_form_matches_networkx(backend, tmp_path, monkeypatch):
                   if k.variant_of.endswith("_link")]
         assert link.extent == "edges" and link.schedule == "edges"
     monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", "1")
-    for graph in graphs():
-        path = tmp_path / f"{graph.name}.mtx"
-        write_mtx(graph, path)
-        comp = programs["cc"].run(path).props["comp"]
-        np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)
-        lab = programs["labels"].run(path).props["lab"]
-        np.testing.assert_array_equal(lab, least_labels(graph), err_msg=graph.name)
+    _check(programs, tmp_path)
