@@ -54,6 +54,9 @@ class PlanPrinter(DSLPrinter):
     def _expr_UnionFindRoot(self, e: P.UnionFindRoot) -> Tuple[str, int]:
         return f"root({e.parent.name}, {self.expr(e.vertex)})", POSTFIX
 
+    def _expr_OnLockstepDevice(self, e: P.OnLockstepDevice) -> Tuple[str, int]:
+        return "on_lockstep_device()", POSTFIX
+
     def _expr_GroupLanes(self, e: P.GroupLanes) -> Tuple[str, int]:
         return "group_size", POSTFIX
 

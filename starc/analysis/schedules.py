@@ -74,8 +74,7 @@ def push_loops(kernel: P.Kernel) -> Tuple[Tuple[ir.Loop, ...], str]:
     why = shared_between(loops)
     if why:
         return (), why
-    if kernel.guard is not None and not kernel.guard_only_falls and \
-            _reads_written(kernel.guard, kernel):
+    if kernel.guard is not None and _reads_written(kernel.guard, kernel):
         return (), "its filter reads what the kernel writes"
     return tuple(loops), ""
 

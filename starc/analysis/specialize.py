@@ -123,7 +123,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan, union_finds, replaced = choose_components(
         plan, capabilities.union_find,
         (_NO_UNION_FIND_DISTRIBUTED if capabilities.distributed else _NO_UNION_FIND).format(
-            title=capabilities.title))
+            title=capabilities.title),
+        None if capabilities.lockstep_at_run_time else capabilities.lockstep)
     specialized = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
     # (the kernels of a loop a union-find replaced: specialized for the teaching views only)
     kernels = tuple(k for k in specialized if k.name not in replaced)

@@ -31,7 +31,11 @@ skipped; and a vertex is tested against the named tree's root found again, since
 less id may have joined it after the choice. At Kronecker 18 on PoCL that skips most of the pass (12 -> 4.5 ms). Where the labels
 start as the ids (``comp = v`` just before the loop) the labels are the forest itself and a
 vertex's root is its label; else each root takes the least label of its tree (an atomic
-min) and each vertex its root's.
+min) and each vertex its root's. A device whose work items run in lockstep (a GPU) skips the
+sample: it runs the link kernel one work item per edge, where each edge's test against the big
+tree would cost more finds than it saves (on PoCL as a lockstep device, Kronecker 18: 13.5 ms
+tested, 12 ms not); every out-edge links its two trees there. The form holds both, behind a
+test of the device kind that the specialize stage decides where the target knows it.
 
 The ``components`` pass records that form beside the loop (``Plan.components``); the
 specialize stage (``choose_components``) splices it in place of the loop where the target
@@ -46,7 +50,7 @@ from typing import List, Optional, Tuple
 from starc.analysis import plan as P
 from starc.analysis.frontier import drop_forms
 from starc.analysis.frontier_seed import all_flagged, last_touch
-from starc.analysis.host_tree import map_blocks, walk_host
+from starc.analysis.host_tree import kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import NameAllocator, SymbolFactory
 from starc.analysis.pass_builder import IRShorthands, PassBuilder
 from starc.ir import nodes as ir
@@ -74,9 +78,10 @@ UNION_FIND_WHY = ("the loop is minimum-label propagation over both directions of
                   "its weakly connected component started with, which one pass of a "
                   "union-find over the edges gives (each edge hooks the larger of its two "
                   "roots under the smaller with a compare-and-swap, finds halving their paths; "
-                  f"each vertex first links its {SAMPLED_WORDS}, and then only "
-                  "the vertices outside the tree of a sampled hub link their edges), where "
-                  "propagation runs a round per hop the least label travels")
+                  "where the device's work items do not run in lockstep, each vertex first "
+                  f"links its {SAMPLED_WORDS}, and then only the vertices outside the tree of "
+                  "a sampled hub link their edges), where propagation runs a round per hop the "
+                  "least label travels")
 
 
 def _own(expr: ir.Expr, vertex: ir.Symbol) -> bool:
@@ -215,7 +220,7 @@ def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol, ids:
     def launch(name: str, *stmts: ir.Stmt, guard: Optional[ir.Expr] = None,
                index: ir.Symbol = v, extent: str = "nodes") -> P.Launch:
         made = builder.kernel(f"{kernel.name}_{name}", index, extent, guard,
-                              f.block(*stmts), like=kernel, guard_only_falls=guard is not None)
+                              f.block(*stmts), like=kernel)
         return P.Launch(made, loc=host_loc)
 
     forward = next(s for s in kernel.body.stmts if isinstance(s.domain, ir.Neighbors))
@@ -224,16 +229,19 @@ def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol, ids:
     item = symbols.make(f"{label.name}_chooser", Scalar.INT, ir.SymbolKind.LOOP, f.loc)
     stmts: List[P.HostStmt] = [] if ids else [
         launch("roots", f.assign(f.at(parent, vertex), vertex))]
-    stmts += [
+    sampled = P.HostBlock((
         launch("sample", f.sample(graph)),
         launch("choose", *f.choice(graph, big).stmts, index=item, extent="single"),
         # (a vertex of the big tree skips its edges: an edge of it to another tree is that
         # tree's vertex's in- or out-edge, linked from there. The big tree's root is found
-        # again: a tree of a less id may have joined it since. Trees only join, so a vertex
-        # once in the big tree stays there: ``guard_only_falls``)
+        # again: a tree of a less id may have joined it since)
         launch("link", f.linking(forward), f.linking(backward), guard=f.op(
-            "!=", f.root(vertex), f.root(f.at(big, f.int(0))))),
-    ]
+            "!=", f.root(vertex), f.root(f.at(big, f.int(0)))))), loc=host_loc)
+    # (a lockstep device runs a work item per edge, where the guard, tested per edge, would
+    # cost more finds than it skips: every out-edge links its two trees)
+    every = P.HostBlock((launch("link_every", f.linking(forward)),), loc=host_loc)
+    stmts.append(P.HostIf(P.OnLockstepDevice(type=Scalar.BOOL, loc=host_loc), every, sampled,
+                          loc=host_loc))
     if ids:
         stmts.append(launch("label", f.assign(f.at(parent, vertex), f.root(vertex))))
     else:
@@ -305,16 +313,35 @@ def components(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
     return dataclasses.replace(plan, components=tuple(forms))
 
 
-def choose_components(plan: P.Plan, capable: bool,
-                      why_not: str) -> Tuple[P.Plan, Tuple[Tuple[object, str], ...], set]:
+def _on_device(stmts, lockstep: Optional[bool]) -> List[P.HostStmt]:
+    """``stmts`` with each test of the device kind (``OnLockstepDevice``) decided where the
+    target knows it (``lockstep`` True or False; None: a test at run time)."""
+    out: List[P.HostStmt] = []
+    for stmt in stmts:
+        if lockstep is not None and isinstance(stmt, P.HostIf) and \
+                isinstance(stmt.cond, P.OnLockstepDevice):
+            out += (stmt.then if lockstep else stmt.orelse).stmts
+        else:
+            out.append(stmt)
+    return out
+
+
+def choose_components(plan: P.Plan, capable: bool, why_not: str,
+                      lockstep: Optional[bool] = False
+                      ) -> Tuple[P.Plan, Tuple[Tuple[object, str], ...], set]:
     """``plan`` with each union-find form spliced in place of its loop, where ``capable``
-    (the target's kernels compare-and-swap ints), with its kernels and arrays; the loops'
-    decisions (location, "" where spliced, else ``why_not``); the names of the kernels only
-    the replaced loops launched, which the caller drops once it has specialized them."""
+    (the target's kernels compare-and-swap ints), with the kernels and arrays it launches:
+    the sampled links where the device's items do not run in lockstep (``lockstep`` False),
+    every edge's where they do (True), both behind a test at run time (None). Also the
+    loops' decisions (location, "" where spliced, else ``why_not``); the names of the
+    kernels only the replaced loops launched, which the caller drops once it has specialized
+    them."""
     forms = plan.components
     plan = dataclasses.replace(plan, components=())
     if not forms or not capable:
         return plan, tuple((form.loc, why_not) for form in forms), set()
+    forms = tuple(dataclasses.replace(form, host=dataclasses.replace(
+        form.host, stmts=tuple(_on_device(form.host.stmts, lockstep)))) for form in forms)
     by_loc = {form.loc: form for form in forms}
     replaced: List[P.HostBlock] = []
 
@@ -335,8 +362,13 @@ def choose_components(plan: P.Plan, capable: bool,
                       if not isinstance(s, P.HostAssign) or s.sym in assigned]
         return dataclasses.replace(block, stmts=tuple(stmts))
     host = rewrite(plan.host)
+    launched = {k.name for form in forms for s in walk_host(form.host)
+                for k in kernels_launched_by(s)}
+    kernels = tuple(k for form in forms for k in form.kernels if k.name in launched)
+    taken = {p.array.name for k in kernels for p in k.params if p.array is not None}
     plan = dataclasses.replace(
-        plan, kernels=plan.kernels + tuple(k for form in forms for k in form.kernels),
-        arrays=plan.arrays + tuple(a for form in forms for a in form.arrays))
+        plan, kernels=plan.kernels + kernels,
+        arrays=plan.arrays + tuple(a for form in forms for a in form.arrays
+                                   if a.name in taken))
     plan, gone = drop_forms(plan, host, replaced)
     return plan, tuple((form.loc, "") for form in forms), gone

@@ -99,14 +99,23 @@ class HostChoices:
             form = t.loop_form(s.loc)
             if form is not None and form.form == "union-find":
                 [found] = [f for f in self.plan.components if f.loc == s.loc]
+                ours = {k.name for k in found.kernels}
+                kernels = list(dict.fromkeys(
+                    k.name for stmt in walk_host(t.plan.host)
+                    for k in kernels_launched_by(stmt) if k.name in ours))
+                sampled = (f"each vertex links its {SAMPLED_WORDS}'s tree, one work item names "
+                           f"the tree of the sampled vertex of most out-edges, the vertices "
+                           f"outside it link every edge")
+                every = "every out-edge links its two trees, one work item per edge"
+                kinds = (any(k.endswith("_every") for k in kernels),
+                         any(k.endswith("_sample") for k in kernels))
+                links = {(True, False): every, (False, True): sampled}.get(
+                    kinds, f"on a GPU device {every}; on other devices {sampled}")
                 labels = ("each vertex's label its root, its tree's least id" if found.ids
                           else "a root's least label, each vertex's root's")
                 return Choice(
-                    "no rounds: a union-find in the loop's place (" +
-                    ", ".join(k.name for k in found.kernels) +
-                    f": each vertex links its {SAMPLED_WORDS}'s tree, one work "
-                    f"item names the tree of the sampled vertex of most out-edges, the vertices "
-                    f"outside it link every edge, {labels}), then {prop} filled false and "
+                    "no rounds: a union-find in the loop's place (" + ", ".join(kernels) +
+                    f": {links}, {labels}), then {prop} filled false and "
                     f"{s.flag_var.name} true, as the loop leaves them", form.why)
             buffers = (f"{prop} is double-buffered: kernels write {nxt}, and the two are "
                        "swapped after each round (a pointer swap, no copy)") + rounds(t)

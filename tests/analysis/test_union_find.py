@@ -22,7 +22,7 @@ def test_cc_gets_a_union_find_form():
     plan = dsl_plan("cc")
     [form] = plan.components
     assert form.loc.line == 11
-    sample, choose, link, label = form.kernels
+    sample, choose, link, every, label = form.kernels
     # the labels start as the ids (``comp = v`` just before): they are the forest itself
     [big] = form.arrays
     assert form.ids and big.name == "comp_big" and big.extent == "one"
@@ -35,13 +35,19 @@ def test_cc_gets_a_union_find_form():
     stored = [n for n in ir.walk(choose.body) if isinstance(n, ir.Assign) and
               isinstance(n.target, ir.PropRead) and n.target.prop == big.sym]
     assert [type(s.value).__name__ for s in stored] == ["Const", "UnionFindRoot"]
-    # ... a vertex outside it links every edge, both directions; one in it, none (a test
-    # that a schedule may repeat per edge: once false, it stays so)
-    assert link.guard.op == "!=" and link.guard_only_falls
-    assert isinstance(link.guard.left, P.UnionFindRoot)
+    # ... a vertex outside it links every edge, both directions; one in it, none
+    assert link.guard.op == "!=" and isinstance(link.guard.left, P.UnionFindRoot)
     assert link.guard.right.vertex.prop == big.sym
     assert [type(s.domain).__name__ for s in link.body.stmts] == ["Neighbors", "InNeighbors"]
     assert all(isinstance(s.body.stmts[0], P.UnionFindLink) for s in link.body.stmts)
+    # (on a lockstep device, every out-edge instead: tested per edge, the guard would cost
+    # more finds than it skips)
+    [test] = [s for s in form.host.stmts if isinstance(s, P.HostIf)]
+    assert isinstance(test.cond, P.OnLockstepDevice)
+    assert [s.kernel for s in test.then.stmts] == [every]
+    assert [s.kernel for s in test.orelse.stmts] == [sample, choose, link]
+    [loop] = every.body.stmts
+    assert every.guard is None and isinstance(loop.domain, ir.Neighbors)
     # ... and each vertex takes its root, its tree's least id
     [write] = label.body.stmts
     assert write.target.prop.name == "comp" and isinstance(write.value, P.UnionFindRoot)
@@ -52,14 +58,14 @@ def test_cc_gets_a_union_find_form():
 
 def test_labels_that_are_not_ids_get_a_forest_of_their_own():
     [form] = _forms(init="(37 * v + 11) % 101")
-    roots, sample, choose, link, least, label = form.kernels
+    roots, sample, choose, link, every, least, label = form.kernels
     assert not form.ids
     assert [a.name for a in form.arrays] == ["comp_parent", "comp_big", "comp_least"]
     parent, big, smallest = form.arrays
     # every vertex its own tree, the same links into it
     [init] = roots.body.stmts
     assert init.target.prop == parent.sym and init.value.sym == roots.index
-    assert {n.parent.name for k in (sample, link) for n in ir.walk(k.body)
+    assert {n.parent.name for k in (sample, link, every) for n in ir.walk(k.body)
             if isinstance(n, (P.UnionFindLink, P.UnionFindSample))} == {"comp_parent"}
     # each root takes its tree's least label, each vertex its root's
     found, compressed, minimum = least.body.stmts
@@ -74,15 +80,22 @@ def test_labels_that_are_not_ids_get_a_forest_of_their_own():
         ("comp_least", "Inf"), ("modified", "Const")]
 
 
-@pytest.mark.parametrize("backend", ["opencl", "cuda", "sycl", "openacc"])
-def test_a_target_with_device_cas_runs_the_union_find(backend):
+@pytest.mark.parametrize("backend, kernels", [
+    ("opencl", ["7", "12_link_every", "12_sample", "12_choose", "12_link", "12_label"]),
+    ("sycl", ["7", "12_link_every", "12_sample", "12_choose", "12_link", "12_label"]),
+    ("cuda", ["7", "12_link_every", "12_label"]),
+    ("openacc", ["7", "12_sample", "12_choose", "12_link", "12_label"])])
+def test_a_target_with_device_cas_runs_the_union_find(backend, kernels):
+    """Sampled links where the device's items do not run in lockstep, every edge's where they
+    do (CUDA), chosen at run time where the program learns its device (OpenCL, SYCL)."""
     plan = get_backend(backend).specialize(dsl_plan("cc"))
     launched = _launched(plan)
-    assert [n.removeprefix("Compute_CC_forall_") for n in launched] == [
-        "7", "12_sample", "12_choose", "12_link", "12_label"]
+    assert [n.removeprefix("Compute_CC_forall_") for n in launched] == kernels
+    assert {k.name for k in plan.kernels if not k.variant_of} == set(launched)
     assert not any(isinstance(s, (P.DataDrivenLoop, P.FixedPointLoop, P.HostDoWhile))
                    for s in host_nodes(plan.host))
-    assert not plan.components and "comp_big" in {a.name for a in plan.arrays}
+    assert not plan.components
+    assert ("comp_big" in {a.name for a in plan.arrays}) == ("12_sample" in kernels)
     assert not {"modified_nxt", "modified_frontier"} & {a.name for a in plan.arrays}
     [form] = plan.target.loop_forms
     assert form.form == "union-find" and "one pass of a union-find" in form.why

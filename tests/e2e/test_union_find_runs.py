@@ -118,13 +118,12 @@ def test_label_propagation_matches_networkx(backend, tmp_path):
 @pytest.mark.parametrize("backend", [pytest.param(b, marks=BACKENDS[b])
                                      for b in ("opencl", "sycl")])
 def test_the_gpu_form_matches_networkx(backend, tmp_path, monkeypatch):
-    """The link kernel's form for a lockstep device (one work item per edge, each direction's
-    item testing its vertex against the big tree: ``Kernel.guard_only_falls``), run on the
-    CPU device as on a GPU."""
+    """The union-find's form for a lockstep device (every out-edge links its two trees, one
+    work item per edge, with no sampled links), run on the CPU device as on a GPU."""
     programs = {"cc": compiled(backend, str(DSL / "cc.sp")), "labels": compiled(backend, LABELS)}
     for program in programs.values():
         [link] = [k for k in program.compilation.specialized.kernels
-                  if k.variant_of.endswith("_link")]
+                  if k.variant_of.endswith("_link_every")]
         assert link.extent == "edges" and link.schedule == "edges"
     monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", "1")
     _check(programs, tmp_path)

@@ -406,11 +406,15 @@ def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
     union-find, explain names its four kernels in order and what they do; MPI says why it
     keeps the rounds."""
     fixed = _find(decisions(_plan(ROOT / "dsl" / "cc.sp"), ALL), "fixedPoint")
-    kernels = ", ".join(f"Compute_CC_forall_12_{k}" for k in ("sample", "choose", "link", "label"))
-    for backend in ("opencl", "sycl", "cuda", "openacc"):
+    sampled = ("sample", "choose", "link")
+    named = {"opencl": sampled + ("link_every",), "sycl": sampled + ("link_every",),
+             "cuda": ("link_every",), "openacc": sampled}
+    for backend, order in named.items():
         choice = fixed.choices[backend]
+        kernels = ", ".join(f"Compute_CC_forall_12_{k}" for k in order + ("label",))
         assert choice.what.startswith(f"no rounds: a union-find in the loop's place ({kernels}:")
-        assert "links its first out-neighbour's tree" in choice.what
+        assert ("links its first out-neighbour's tree" in choice.what) == (backend != "cuda")
+        assert ("every out-edge links its two trees" in choice.what) == (backend != "openacc")
         assert "each vertex's label its root" in choice.what
         assert "one pass of a union-find" in choice.why
     assert "not a union-find: a union-find's trees would span the ranks" in \

@@ -202,10 +202,6 @@ class Kernel(Record):
     #: (the specialize stage) why the sparse round keeps its window, or why not; "" where
     #: the round never had one
     window_why: str = ""
-    #: (``union_find``) once the guard is false for a vertex it stays false while the kernel
-    #: runs, and the iterations it then skips are no longer needed, so a schedule may test
-    #: it again per edge although the kernel writes what it reads
-    guard_only_falls: bool = False
 
     def row_scan(self, var: ir.Symbol) -> Optional["RowScan"]:
         return next((s for s in self.row_scans if s.var == var), None)
