@@ -92,13 +92,17 @@ class PrintedKernels:
     shown: List[object]
     #: the backend's own printed kernels, for its host dialect and its files
     printed: object = None
+    #: the host asks whether the device runs work items in lockstep (``asks_device_kind``):
+    #: a kernel's variant, or a host test of the device kind without one
+    asks_device_kind: bool = False
 
     @classmethod
     def each(cls, print_kernel: Callable, plan: P.Plan) -> "PrintedKernels":
         """Every kernel ``plan`` launches through ``print_kernel``, whose result has the
         kernel's ``code`` and its function ``text``."""
         printed = [print_kernel(kernel) for kernel in launched_kernels(plan)]
-        return cls({k.code.name: k.code for k in printed}, [k.text for k in printed], printed)
+        return cls({k.code.name: k.code for k in printed}, [k.text for k in printed], printed,
+                   asks_device_kind(plan))
 
     @property
     def features(self) -> Set[str]:

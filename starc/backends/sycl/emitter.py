@@ -48,8 +48,8 @@ from starc.backends.base import BackendOptions
 from starc.backends.common.program import CppBackend, PrintedKernels
 from starc.backends.sycl import toolchain
 from starc.backends.sycl.host import SYCLHostDialect
-from starc.backends.sycl.kernels import (ATOMICS, CAPABILITIES, SYCL_RUNTIME, native_reduction,
-                                        print_kernel, runtime_header)
+from starc.backends.sycl.kernels import (ATOMICS, CAPABILITIES, LOCKSTEP, SYCL_RUNTIME,
+                                        native_reduction, print_kernel, runtime_header)
 
 __all__ = ["SYCLBackend"]
 
@@ -104,4 +104,7 @@ class SYCLBackend(CppBackend):
         return SYCLHostDialect(options.block_size or self.default_block_size)
 
     def device_header(self, kernels: PrintedKernels):
-        return {SYCL_RUNTIME: runtime_header(kernels.features)}
+        # (the prelude's starc_lockstep_device where the host asks it: a kernel's variant, or
+        # a union-find's test of the device kind)
+        asks = {LOCKSTEP} if kernels.asks_device_kind else set()
+        return {SYCL_RUNTIME: runtime_header(kernels.features | asks)}

@@ -310,9 +310,7 @@ def _group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
     ``starc_work_group_size``'s. The plan gives such a kernel no sycl::reduction: its private
     reductions are folded per group (``group_end.reduction_tree``, whose local arrays
     ``code.group_locals`` the command group makes too), "*" combined once per item."""
-    # (one work item takes no work-group size: the parameter stays, unnamed, for the host's call)
-    params = ["sycl::queue& q", "std::size_t" if code.extent == "single" else "std::size_t block",
-              "const char* where"]
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
     params += [_signature(a, dialect) for a in code.args]
     lines = [code.comment] if code.comment else []
     lines += _wrap(f"static void {code.name}(", params, ") {")
@@ -332,9 +330,7 @@ def _one_group_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
     """A kernel of one work-group (``bfs_rounds``): a command group over an nd_range of one
     group of the launch's ``block`` items (``starc_work_group_size``), whose body strides
     over its work and meets at barriers itself."""
-    # (one work item takes no work-group size: the parameter stays, unnamed, for the host's call)
-    params = ["sycl::queue& q", "std::size_t" if code.extent == "single" else "std::size_t block",
-              "const char* where"]
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
     params += [_signature(a, dialect) for a in code.args]
     lines = [code.comment] if code.comment else []
     lines += _wrap(f"static void {code.name}(", params, ") {")
@@ -370,9 +366,7 @@ def _staged_shell(code: KernelCode, dialect: SYCLDialect) -> List[str]:
     each; on a CPU device work-groups of one work-item, each running a run of STARC_RUN_ITEMS
     items, the run then being the group (one global atomic per run). No item returns early:
     past the count its run is empty, and its group meets at the end."""
-    # (one work item takes no work-group size: the parameter stays, unnamed, for the host's call)
-    params = ["sycl::queue& q", "std::size_t" if code.extent == "single" else "std::size_t block",
-              "const char* where"]
+    params = ["sycl::queue& q", "std::size_t block", "const char* where"]
     params += [_signature(a, dialect) for a in code.args]
     lines = [code.comment] if code.comment else []
     lines += _wrap(f"static void {code.name}(", params, ") {")
