@@ -28,10 +28,10 @@ then only a vertex outside that tree links all its edges, both directions (an ed
 the big tree and another has its other end outside, which links it as an in- or out-edge).
 Whichever tree is named, the labels are the same: the choice decides only how many edges are
 skipped; and a vertex is tested against the named tree's root found again, since a tree of a
-less id may have joined it after the choice. At Kronecker 18 on PoCL that skips most of the pass (12 -> 4.5 ms). Where the labels
-start as the ids (``comp = v`` just before the loop) the labels are the forest itself and a
-vertex's root is its label; else each root takes the least label of its tree (an atomic
-min) and each vertex its root's. A device whose work items run in lockstep (a GPU) skips the
+less id may have joined it after the choice. At Kronecker 18 on PoCL that skips most of the
+pass (12 -> 4.5 ms). Where the labels start as the ids (``comp = v`` just before the loop)
+the labels are the forest itself and a vertex's root is its label; else each root takes the
+least label of its tree (an atomic min) and each vertex its root's. A device whose work items run in lockstep (a GPU) skips the
 sample: it runs the link kernel one work item per edge, where each edge's test against the big
 tree would cost more finds than it saves (on PoCL as a lockstep device, Kronecker 18: 13.5 ms
 tested, 12 ms not); every out-edge links its two trees there. The form holds both, behind a
