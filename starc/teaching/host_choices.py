@@ -107,8 +107,11 @@ class HostChoices:
                            f"the tree of the sampled vertex of most out-edges, the vertices "
                            f"outside it link every edge")
                 every = "every out-edge links its two trees, one work item per edge"
-                kinds = (any(k.endswith("_every") for k in kernels),
-                         any(k.endswith("_sample") for k in kernels))
+                # (the form's two ways to link, by its test of the device kind)
+                [test] = [x for x in found.host.stmts if isinstance(x, P.HostIf)]
+                kinds = tuple(bool(set(kernels) & {k.name for x in branch.stmts
+                                                   for k in kernels_launched_by(x)})
+                              for branch in (test.then, test.orelse))
                 links = {(True, False): every, (False, True): sampled}.get(
                     kinds, f"on a GPU device {every}; on other devices {sampled}")
                 labels = ("each vertex's label its root, its tree's least id" if found.ids
