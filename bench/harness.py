@@ -366,6 +366,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         "on a graph of many levels (--kinds grid) GAPBS's barriers make passive "
                         "10-17x slower: compare with active there, bench/RESULTS.md 'Session 60, "
                         "grids')")
+    p.add_argument("--backend-wait-policy", default="passive", choices=["passive", "active"],
+                   help="OMP_WAIT_POLICY for the generated programs (default passive: a host "
+                        "whose OpenMP threads spin after their region takes the cores its "
+                        "device's threads need, bench/RESULTS.md 'Session 64')")
     p.add_argument("--repeat", type=int, default=3,
                    help="trials per measurement, timed in one process (the programs' --trials, "
                         "GAPBS's -n); each cell is their median")
@@ -416,7 +420,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     measured = columns(args.backends, args.mpi_ranks)
     names = [column for column, _, _ in measured]
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMP_WAIT_POLICY=args.wait_policy)
-    print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait), median of "
+    print(f"harness: {args.threads} OpenMP threads ({args.wait_policy} wait for the "
+          f"baselines, {args.backend_wait_policy} for the programs), median of "
           f"{args.repeat} trials in each of {args.processes} process(es); source vertex = "
           "the highest out-degree vertex, bc sources = the 4 highest", file=sys.stderr)
 
@@ -469,9 +474,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                             argv_b = [sys.executable, "-m", "starc", "run", f"dsl/{algo}.sp",
                                       "-b", backend, *np_args, "--graph", graph.path,
                                       *undirected, *params]
-                        env_b = env
+                        # (the baselines' wait policy is theirs: a generated program's host
+                        # threads that spin after their region (tc's renumbering) take the
+                        # cores its device's threads need; R-MAT 18 tc on PoCL: 2.2 s
+                        # spinning, 1.5 s passive)
+                        env_b = dict(env, OMP_WAIT_POLICY=args.backend_wait_policy)
                         if ranks is not None:    # the same cores: threads split among ranks
-                            env_b = dict(env, OMP_NUM_THREADS=str(max(1, args.threads // ranks)))
+                            env_b = dict(env_b,
+                                         OMP_NUM_THREADS=str(max(1, args.threads // ranks)))
                         m = measure(argv_b, env_b, args.repeat,
                                     pathlib.Path(f"{stem}-{column}.txt"), args.timeout, column,
                                     args.processes)
