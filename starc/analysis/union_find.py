@@ -198,18 +198,19 @@ class _Forest(IRShorthands):
                           chosen)
 
 
-def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol, ids: bool,
-                builder: PassBuilder, symbols: SymbolFactory) -> P.HostBlock:
+def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol,
+                forest: Optional[P.DeviceArray], builder: PassBuilder,
+                symbols: SymbolFactory) -> P.HostBlock:
     """The host statements (and, in ``builder``, the kernels) that leave what ``loop``
     leaves: labels, every flag clear, the loop's variable true. Where the labels are their
-    vertices' ids when the loop starts (``ids``), the labels are the forest itself: a root
+    vertices' ids when the loop starts, ``forest`` is their array, the forest itself: a root
     is its tree's least id, so its label."""
     # (the kernels' statements at the forall's line, as the rounds' were; the host's at the
     # loop's)
     host_loc = loop.loc
     v = kernel.index
-    label_array = next(a for a in builder.arrays if a.sym is not None and a.sym.uid == label.uid)
-    parent = label_array if ids else builder.local_array(f"{label.name}_parent")
+    ids = forest is not None
+    parent = forest if ids else builder.local_array(f"{label.name}_parent")
     big = builder.local_array(f"{label.name}_big", "one")
     f = _Forest(kernel, parent, symbols)
     vertex = f.var(v)
@@ -262,25 +263,27 @@ def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol, ids:
     return P.HostBlock(tuple(stmts), loc=host_loc)
 
 
-def _ids_at_entry(before: List[P.HostStmt], label: ir.Symbol, arrays) -> bool:
-    """Whether each vertex's label is its id when the loop starts: the last statement
-    ``before`` it that touches the labels is a launch over every vertex that writes
-    ``label[v] = v`` and nothing else."""
+def _ids_at_entry(before: List[P.HostStmt], label: ir.Symbol,
+                  arrays) -> Optional[P.DeviceArray]:
+    """The labels' device array where each vertex's label is its id when the loop starts
+    (the last statement ``before`` it that touches the labels is a launch over every vertex
+    that writes ``label[v] = v`` and nothing else), else None."""
     array = next((a for a in arrays if a.sym is not None and a.sym.uid == label.uid), None)
     if array is None or array.elem not in (Scalar.INT, Scalar.NODE):
-        return False
+        return None
     at = last_touch(before, array, len(before) - 1)
     launch = before[at] if at >= 0 else None
     if not isinstance(launch, P.Launch) or launch.scalar_args:
-        return False
+        return None
     kernel = launch.kernel
     if kernel.extent != "nodes" or kernel.guard is not None or kernel.reductions or \
             kernel.stores or kernel.checks or len(kernel.body.stmts) != 1:
-        return False
+        return None
     [write] = kernel.body.stmts
-    return isinstance(write, ir.Assign) and isinstance(write.target, ir.PropRead) and \
+    ids = isinstance(write, ir.Assign) and isinstance(write.target, ir.PropRead) and \
         write.target.prop.uid == label.uid and _own(write.target.index, kernel.index) and \
         _own(write.value, kernel.index)
+    return array if ids else None
 
 
 def components(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
@@ -300,12 +303,13 @@ def components(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
             kernel, label = _propagation(stmt)
             if kernel is None:
                 continue
-            ids = _ids_at_entry(list(block.stmts[:at]), label, arrays)
+            forest = _ids_at_entry(list(block.stmts[:at]), label, arrays)
             builder = PassBuilder(arrays, symbols, names, stmt.loc)
-            host = _union_find(stmt, kernel, label, ids, builder, symbols)
+            host = _union_find(stmt, kernel, label, forest, builder, symbols)
             new = builder.arrays[len(arrays):]
             arrays = builder.arrays
-            forms.append(P.UnionFindForm(stmt.loc, host, tuple(builder.kernels), new, ids))
+            forms.append(P.UnionFindForm(stmt.loc, host, tuple(builder.kernels), new,
+                                         forest is not None))
         return block
     visit(plan.host)
     if not forms:

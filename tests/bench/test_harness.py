@@ -207,3 +207,22 @@ def test_a_prebuilt_column_runs_programs_built_elsewhere_against_the_baseline(tm
     for bad in ("openacc", f"mpi={folder}", f"openacc={tmp_path / 'none'}"):
         assert harness.main(["--scales", "6", "--algos", "sssp", "--prebuilt", bad,
                              "--out", str(tmp_path)]) == 2
+
+
+def test_the_baselines_wait_policy_is_not_the_programs(tmp_path):
+    """--wait-policy active spins the baselines' threads; a generated program runs under
+    --backend-wait-policy (default passive), or its host's OpenMP threads would spin on the
+    cores its device's threads need (bench/RESULTS.md, "Session 64")."""
+    folder = tmp_path / "prebuilt"
+    folder.mkdir()
+    seen = tmp_path / "policy"
+    fake = folder / "sssp"
+    fake.write_text(f"#!/bin/sh\necho \"$OMP_WAIT_POLICY\" >> {seen}\n")
+    fake.chmod(0o755)
+    for policy, expected in ((["--wait-policy", "active"], "passive"),
+                             (["--backend-wait-policy", "active"], "active")):
+        seen.unlink(missing_ok=True)
+        harness.main(["--scales", "6", "--kinds", "rmat", "--algos", "sssp", "--repeat", "1",
+                      "--backends", "opencl", "--prebuilt", f"opencl={folder}", *policy,
+                      "--out", str(tmp_path)])
+        assert set(seen.read_text().split()) == {expected}

@@ -90,19 +90,19 @@ class PrintedKernels:
     codes: Dict[str, KernelCode]
     #: what the program template prints for the launched kernels (its ``kernels``)
     shown: List[object]
-    #: the backend's own printed kernels, for its host dialect and its files
-    printed: object = None
     #: the host asks whether the device runs work items in lockstep (``asks_device_kind``):
     #: a kernel's variant, or a host test of the device kind without one
-    asks_device_kind: bool = False
+    asks_device_kind: bool
+    #: the backend's own printed kernels, for its host dialect and its files
+    printed: object = None
 
     @classmethod
     def each(cls, print_kernel: Callable, plan: P.Plan) -> "PrintedKernels":
         """Every kernel ``plan`` launches through ``print_kernel``, whose result has the
         kernel's ``code`` and its function ``text``."""
         printed = [print_kernel(kernel) for kernel in launched_kernels(plan)]
-        return cls({k.code.name: k.code for k in printed}, [k.text for k in printed], printed,
-                   asks_device_kind(plan))
+        return cls({k.code.name: k.code for k in printed}, [k.text for k in printed],
+                   asks_device_kind(plan), printed)
 
     @property
     def features(self) -> Set[str]:
@@ -162,7 +162,7 @@ class CppBackend(Backend):
                       includes=sorted(set(host.includes()) | self.program_includes),
                       block_default=self._block_default(options), kernels=kernels.shown,
                       lockstep_variants=[k.name for k in plan.kernels if k.variant_of],
-                      asks_lockstep=asks_device_kind(plan),
+                      asks_lockstep=kernels.asks_device_kind,
                       main=main)
         main_file = f"{program}{self.extension}"
         own_runtime = sorted((self.package_dir / "runtime").glob("*.hpp"))

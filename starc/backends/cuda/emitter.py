@@ -5,7 +5,7 @@ by the shared C++ host printer through ``CUDAHostDialect`` (``host``), built wit
 from __future__ import annotations
 
 from starc.analysis import plan as P
-from starc.analysis.host_tree import launched_kernels
+from starc.analysis.host_tree import asks_device_kind, launched_kernels
 from starc.backends.base import BackendOptions
 from starc.backends.common import cfamily
 from starc.backends.common.program import CppBackend, PrintedKernels
@@ -48,7 +48,8 @@ class CUDABackend(CppBackend):
     def print_kernels(self, plan: P.Plan) -> PrintedKernels:
         dialect = CUDADialect()
         codes = {k.name: cfamily.lower_kernel(k, dialect) for k in launched_kernels(plan)}
-        return PrintedKernels(codes, [KernelShell(code, dialect) for code in codes.values()])
+        return PrintedKernels(codes, [KernelShell(code, dialect) for code in codes.values()],
+                              asks_device_kind(plan))
 
     def host_dialect(self, plan: P.Plan, kernels: PrintedKernels,
                      options: BackendOptions) -> CUDAHostDialect:

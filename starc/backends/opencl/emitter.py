@@ -10,7 +10,7 @@ so the folder can be moved anywhere. ``build`` compiles the host with g++ agains
 from __future__ import annotations
 
 from starc.analysis import plan as P
-from starc.analysis.host_tree import launched_kernels, walk_host
+from starc.analysis.host_tree import asks_device_kind, launched_kernels, walk_host
 from starc.backends.base import BackendOptions
 from starc.backends.common.host_updates import ROW_BOUNDS
 from starc.backends.common.program import CppBackend, PrintedKernels, program_name
@@ -72,7 +72,7 @@ class OpenCLBackend(CppBackend):
         codes = {code.name: code for code in kernel_file.kernels}
         launched = {k.name: codes[k.name] for k in launched_kernels(plan)}
         return PrintedKernels(launched, [Launcher(code) for code in launched.values()],
-                              kernel_file)
+                              asks_device_kind(plan), kernel_file)
 
     def host_dialect(self, plan: P.Plan, kernels: PrintedKernels,
                      options: BackendOptions) -> OpenCLHostDialect:
