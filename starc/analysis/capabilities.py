@@ -109,6 +109,7 @@ class Capabilities(Record):
     #: it prints a worklist round's ``edges`` schedule: a work-group splits its entries' edges
     #: by a prefix sum and a search in local memory (``analysis.frontier_edges``)
     frontier_edges: bool = False
-    #: its kernels link and find the trees of a union-find forest (an int compare-and-swap on
-    #: device memory, ``analysis.union_find``): a minimum-label propagation runs as one
+    #: a minimum-label propagation runs as a union-find (``analysis.union_find``): its kernels
+    #: link and find the trees of a forest (an int compare-and-swap on device memory), or, on
+    #: a distributed target, its runtime joins the ranks' forests (``LeastLabels``)
     union_find: bool = False

@@ -56,6 +56,7 @@ import dataclasses
 from typing import Dict, Iterable, List, Tuple
 
 from starc.analysis import plan as P
+from starc.analysis.frontier_seed import last_touch
 from starc.analysis.ghost_order import appended_ghosts
 from starc.analysis.ghost_row_slices import ROW_QUERIES, searched_from_below
 from starc.analysis.host_tree import launched_kernels, walk_host
@@ -136,6 +137,10 @@ class Distribution(Record):
     #: mirrors (``index_mirrors``), a fact of the distribution like its ghost lists, is built
     #: with it before the clock, not by the first such refresh of the first trial
     indexes_mirrors: bool = False
+    #: the labels of each ``LeastLabels`` whose ghost copies are exact when it starts (the
+    #: superstep of the last launch before it that writes them sends every mirror's value:
+    #: cc's ``comp = v``): the runtime does not refresh them first
+    fresh_labels: Tuple[str, ...] = ()
 
 
 def _combine(kernel: P.Kernel) -> List[Tuple[str, str]]:
@@ -215,6 +220,10 @@ def distribute(plan: P.Plan) -> Distribution:
         for write in local.remote_writes:
             if write.op in ("=", "Min", "Max"):    # a secondary follows its primary
                 _widen(mirrored, write.array, write.at)
+    # (the runtime's least labels read the labels at ghosts and walk the in-rows: LeastLabels)
+    least = [stmt.labels.name for stmt in walk_host(plan.host) if isinstance(stmt, P.LeastLabels)]
+    for name in least:
+        _widen(mirrored, name, "neighbour")
     _close_over_copies(plan, mirrored)
     _check_edges(plan, kernels, mirrored, found)
     names = {a.sym.uid: a.name for a in plan.arrays if a.sym is not None}
@@ -242,9 +251,9 @@ def distribute(plan: P.Plan) -> Distribution:
     rows_of = {name: [row for row in local.remote_rows if row not in _KEPT_QUERIES]
                for name, local in found.items()}
     rows = [row for name in rows_of for row in rows_of[name]]
-    reverse = any(p.array is not None and p.array.role == "graph"
-                  and p.array.name in _REVERSE
-                  for k in kernels for p in k.params)
+    reverse = bool(least) or any(p.array is not None and p.array.role == "graph"
+                                 and p.array.name in _REVERSE
+                                 for k in kernels for p in k.params)
     replicas = _replicas(plan, mirrored, found, owned)
     local_kernels = tuple(_localized(k, plan, replicas, per_update, rowed, owned)
                           for k in plan.kernels)
@@ -252,13 +261,14 @@ def distribute(plan: P.Plan) -> Distribution:
     # (a ghost edge's value is refreshed row by row: whole rows)
     slices = bool(rows) and not reverse and not ghost_edges and all(searched_from_below(k) for k in kernels
                                                 if rows_of[k.name])
-    indexes = any(name not in replicas and name not in step.every
-                  for step in steps.values() for name in step.refresh)
+    indexes = bool(least) or any(name not in replicas and name not in step.every
+                                 for step in steps.values() for name in step.refresh)
     return Distribution(steps, mirrored, reverse, bool(rows), replicas,
                         global_degree_tables(local_kernels),
                         reverse or _reads_in_degrees(plan), "sources" in graph_arrays,
                         local_kernels, slices, ghost_edges,
-                        *appended_ghosts(plan, bool(rows), local_kernels), indexes)
+                        *appended_ghosts(plan, bool(rows), local_kernels), indexes,
+                        _fresh_labels(plan, steps))
 
 
 def _localized(kernel: P.Kernel, plan: P.Plan, replicas, per_update,
@@ -431,6 +441,24 @@ def _replicas(plan: P.Plan, mirrored: Dict[str, str], found: Dict[str, Locality]
                 why[other] = f"{how} {chosen}, a replica"
                 changed = True
     return {name: text for name, text in sorted(why.items()) if name in nodes}
+
+
+def _fresh_labels(plan: P.Plan, steps: Dict[str, Superstep]) -> Tuple[str, ...]:
+    """The labels of the ``LeastLabels`` statements whose ghost copies are exact when they
+    start: in their host block, the last statement before them that touches the labels
+    launches a kernel whose superstep refreshes every mirror of them (``every``)."""
+    fresh: List[str] = []
+    for block in walk_host(plan.host):
+        stmts = list(getattr(block, "stmts", ()))
+        for at, stmt in enumerate(stmts):
+            if not isinstance(stmt, P.LeastLabels):
+                continue
+            before = last_touch(stmts, stmt.labels, at - 1)
+            launch = stmts[before] if before >= 0 else None
+            if isinstance(launch, P.Launch) and \
+                    stmt.labels.name in steps[launch.kernel.name].every:
+                fresh.append(stmt.labels.name)
+    return tuple(dict.fromkeys(fresh))
 
 
 def _reads_in_degrees(plan: P.Plan) -> bool:

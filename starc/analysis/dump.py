@@ -221,6 +221,11 @@ class PlanPrinter(DSLPrinter):
         pairs = ", ".join(f"{sym.name} <- {a.name}" for a, sym in zip(s.arrays, s.syms))
         return self.line(f"from device {pairs};  (one copy of {s.pack.name})", indent)
 
+    def _stmt_LeastLabels(self, s: P.LeastLabels, indent: int) -> List[str]:
+        return self.line(f"least labels {s.labels.name};  (each component's least, by the "
+                         "runtime: each rank's edges in a union-find, its trees joined through "
+                         "the ghosts)", indent)
+
     def _stmt_OrderByDegree(self, s: P.OrderByDegree, indent: int) -> List[str]:
         if s.keeps_ids:
             return self.line(f"order by degree {s.offsets.name}, {s.targets.name}: not done "

@@ -51,7 +51,7 @@ from starc.analysis.row_order import unsorted_rows
 from starc.analysis.row_scans import scan_rows
 from starc.analysis.row_swap import drop_swaps
 from starc.analysis.scalar_packs import pack_scalar_reads
-from starc.analysis.union_find import UNION_FIND_WHY, choose_components
+from starc.analysis.union_find import RANKS_UNION_FIND_WHY, UNION_FIND_WHY, choose_components
 from starc.analysis.wrapping import wrap_arithmetic
 from starc.errors import BackendError
 from starc.ir import nodes as ir
@@ -103,9 +103,10 @@ _APPENDS_CONVERGED = ("{title}'s group functions need every work item of the gro
 #: why a minimum-label propagation keeps its rounds on a target without device CAS
 _NO_UNION_FIND = ("{title}'s kernels do not compare-and-swap the ints of a union-find forest "
                   "here (not built), so the labels propagate round by round")
-_NO_UNION_FIND_DISTRIBUTED = ("a union-find's trees would span the ranks (a distributed "
-                              "union-find is not built), so the labels propagate round by "
-                              "round")
+_NO_UNION_FIND_DISTRIBUTED = ("the labels are a full-length replica on every rank (read or "
+                              "written at any vertex), where {title}'s runtime joins the "
+                              "ranks' union-find forests in their local index spaces, so the "
+                              "labels propagate round by round")
 _APPENDS_NO_GROUPS = "{title} has no warp intrinsics: its work items run in no lockstep group"
 _APPENDS_HOST = ("{title}'s work items are a rank's threads over host memory, in no lockstep "
                  "group")
@@ -118,13 +119,15 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     cannot express it (what MPI cannot distribute)."""
     if not capabilities.dynamic_graphs:
         refuse_dynamic_graphs(plan.program, plan.function, capabilities.title)
+    neutral = plan
     if not capabilities.wraps_signed:
         plan = wrap_arithmetic(plan)
     plan, union_finds, replaced = choose_components(
         plan, capabilities.union_find,
         (_NO_UNION_FIND_DISTRIBUTED if capabilities.distributed else _NO_UNION_FIND).format(
             title=capabilities.title),
-        None if capabilities.lockstep_at_run_time else capabilities.lockstep)
+        None if capabilities.lockstep_at_run_time else capabilities.lockstep,
+        capabilities.distributed)
     specialized = tuple(specialize_kernel(k, capabilities, schedule) for k in plan.kernels)
     # (the kernels of a loop a union-find replaced: specialized for the teaching views only)
     kernels = tuple(k for k in specialized if k.name not in replaced)
@@ -149,6 +152,12 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     plan = skip_pushed(plan, variants, capabilities)
     plan = _with_kernels(plan, plan.kernels)    # the launches of the kernels it rewrote
     distribution = _distribute(plan, capabilities) if capabilities.distributed else None
+    if distribution is not None and capabilities.union_find and any(
+            isinstance(s, P.LeastLabels) and s.labels.name in distribution.replicas
+            for s in walk_host(plan.host)):
+        # the runtime's least labels work in the ranks' local index space
+        return specialize(neutral, dataclasses.replace(capabilities, union_find=False),
+                          schedule)
     plan = dataclasses.replace(plan, host=_order(plan, capabilities, distribution))
     if distribution is not None:    # the kernels in the ranks' local index space
         plan = _with_kernels(plan, distribution.kernels)
@@ -492,7 +501,8 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
     (``bfs_queue.lockstep_queues``); ``union_finds``: the loops that may run as a union-find,
     with why not ("": they do, ``choose_components``)."""
     not_union_find = {loc: why for loc, why in union_finds if why}
-    forms: List[P.LoopForm] = [P.LoopForm(loc, "union-find", UNION_FIND_WHY)
+    spliced = RANKS_UNION_FIND_WHY if capabilities.distributed else UNION_FIND_WHY
+    forms: List[P.LoopForm] = [P.LoopForm(loc, "union-find", spliced)
                                for loc, why in union_finds if not why]
     for stmt in walk_host(plan.host):
         if not isinstance(stmt, P.DataDrivenLoop) or stmt.seed:

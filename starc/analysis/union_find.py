@@ -56,8 +56,8 @@ from starc.analysis.pass_builder import IRShorthands, PassBuilder
 from starc.ir import nodes as ir
 from starc.ir.types import Scalar
 
-__all__ = ["components", "choose_components", "UNION_FIND_WHY", "SAMPLED", "SAMPLED_WORDS",
-           "SAMPLES"]
+__all__ = ["components", "choose_components", "UNION_FIND_WHY", "RANKS_UNION_FIND_WHY",
+           "SAMPLED", "SAMPLED_WORDS", "SAMPLES"]
 
 #: the out-edges each vertex links before the big tree is chosen (Afforest's neighbour
 #: rounds: Sutton, Ben-Nun and Barak 2018; GAPBS's cc). One: on a grid or a power-law graph
@@ -82,6 +82,18 @@ UNION_FIND_WHY = ("the loop is minimum-label propagation over both directions of
                   f"links its {SAMPLED_WORDS}, and then only the vertices outside the tree of "
                   "a sampled hub link their edges), where propagation runs a round per hop the "
                   "least label travels")
+
+#: why a distributed target's runtime joins the ranks' forests in the loop's place
+RANKS_UNION_FIND_WHY = (
+    "the loop is minimum-label propagation over both directions of every edge, with every "
+    "flag set before it: it ends with each vertex's label the least its weakly connected "
+    "component started with. Propagated across ranks, a label reaches another rank's vertices "
+    "a superstep late and every round scans the edges again; instead each rank links its own "
+    "edges in a union-find over its vertices and ghosts (sampled first: the vertices in the "
+    "tree of the graph's hub, named by one all-reduce, skip their edges), the ranks agree on "
+    "the hub's tree's least label in one all-reduce, and supersteps over the trees, not the "
+    "edges, carry the other least labels through the ghosts: a pass over a rank's vertices "
+    "each, as many as the least labels' hops between ranks")
 
 
 def _own(expr: ir.Expr, vertex: ir.Symbol) -> bool:
@@ -256,11 +268,26 @@ def _union_find(loop: P.FixedPointLoop, kernel: P.Kernel, label: ir.Symbol,
                                   read_first=True, loc=f.loc)),
             launch("label", ir.Assign(labels(vertex), f.at(least, f.root(vertex)),
                                       loc=f.loc))]
-    stmts += [
-        P.Fill(loop.current, ir.Const(False, type=Scalar.BOOL, loc=host_loc), loc=host_loc),
-        P.HostAssign(loop.flag_var, ir.Const(True, type=Scalar.BOOL, loc=host_loc),
-                     loc=host_loc)]
+    stmts += _end_state(loop)
     return P.HostBlock(tuple(stmts), loc=host_loc)
+
+
+def _end_state(loop: P.FixedPointLoop) -> List[P.HostStmt]:
+    """What the loop leaves besides the labels: every flag clear, its variable true."""
+    return [P.Fill(loop.current, ir.Const(False, type=Scalar.BOOL, loc=loop.loc), loc=loop.loc),
+            P.HostAssign(loop.flag_var, ir.Const(True, type=Scalar.BOOL, loc=loop.loc),
+                         loc=loop.loc)]
+
+
+def _ranks_form(loop: P.FixedPointLoop, labels: P.DeviceArray) -> P.HostBlock:
+    """The loop's place on a distributed target: the runtime's least labels, then the end
+    state."""
+    return P.HostBlock((P.LeastLabels(labels, loc=loop.loc), *_end_state(loop)), loc=loop.loc)
+
+
+def _label_array(label: ir.Symbol, arrays) -> Optional[P.DeviceArray]:
+    """The device array of the labels' property."""
+    return next((a for a in arrays if a.sym is not None and a.sym.uid == label.uid), None)
 
 
 def _ids_at_entry(before: List[P.HostStmt], label: ir.Symbol,
@@ -268,7 +295,7 @@ def _ids_at_entry(before: List[P.HostStmt], label: ir.Symbol,
     """The labels' device array where each vertex's label is its id when the loop starts
     (the last statement ``before`` it that touches the labels is a launch over every vertex
     that writes ``label[v] = v`` and nothing else), else None."""
-    array = next((a for a in arrays if a.sym is not None and a.sym.uid == label.uid), None)
+    array = _label_array(label, arrays)
     if array is None or array.elem not in (Scalar.INT, Scalar.NODE):
         return None
     at = last_touch(before, array, len(before) - 1)
@@ -308,8 +335,10 @@ def components(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
             host = _union_find(stmt, kernel, label, forest, builder, symbols)
             new = builder.arrays[len(arrays):]
             arrays = builder.arrays
-            forms.append(P.UnionFindForm(stmt.loc, host, tuple(builder.kernels), new,
-                                         forest is not None))
+            labels = _label_array(label, arrays)
+            forms.append(P.UnionFindForm(
+                stmt.loc, host, tuple(builder.kernels), new, forest is not None,
+                _ranks_form(stmt, labels) if labels is not None else None))
         return block
     visit(plan.host)
     if not forms:
@@ -331,19 +360,26 @@ def _on_device(stmts, lockstep: Optional[bool]) -> List[P.HostStmt]:
 
 
 def choose_components(plan: P.Plan, capable: bool, why_not: str,
-                      lockstep: Optional[bool] = False
+                      lockstep: Optional[bool] = False, distributed: bool = False
                       ) -> Tuple[P.Plan, Tuple[Tuple[object, str], ...], set]:
     """``plan`` with each union-find form spliced in place of its loop, where ``capable``
     (the target's kernels compare-and-swap ints), with the kernels and arrays it launches:
     the sampled links where the device's items do not run in lockstep (``lockstep`` False),
-    every edge's where they do (True), both behind a test at run time (None). Also the
-    loops' decisions (location, "" where spliced, else ``why_not``); the names of the
-    kernels only the replaced loops launched, which the caller drops once it has specialized
-    them."""
+    every edge's where they do (True), both behind a test at run time (None); on a
+    ``distributed`` target, the runtime's least labels (``UnionFindForm.ranks``) instead.
+    Also the loops' decisions (location, "" where spliced, else ``why_not``); the names of
+    the kernels only the replaced loops launched, which the caller drops once it has
+    specialized them."""
     forms = plan.components
     plan = dataclasses.replace(plan, components=())
-    if not forms or not capable:
-        return plan, tuple((form.loc, why_not) for form in forms), set()
+    kept = tuple((form.loc, why_not) for form in forms
+                 if not capable or (distributed and form.ranks is None))
+    forms = tuple(form for form in forms if capable and not (distributed and form.ranks is None))
+    if not forms:
+        return plan, kept, set()
+    if distributed:
+        forms = tuple(dataclasses.replace(form, host=form.ranks, kernels=(), arrays=())
+                      for form in forms)
     forms = tuple(dataclasses.replace(form, host=dataclasses.replace(
         form.host, stmts=tuple(_on_device(form.host.stmts, lockstep)))) for form in forms)
     by_loc = {form.loc: form for form in forms}
@@ -375,4 +411,4 @@ def choose_components(plan: P.Plan, capable: bool, why_not: str,
         arrays=plan.arrays + tuple(a for form in forms for a in form.arrays
                                    if a.name in taken))
     plan, gone = drop_forms(plan, host, replaced)
-    return plan, tuple((form.loc, "") for form in forms), gone
+    return plan, kept + tuple((form.loc, "") for form in forms), gone

@@ -97,6 +97,14 @@ class HostChoices:
 
         def choose(t: Target) -> Choice:
             form = t.loop_form(s.loc)
+            if form is not None and form.form == "union-find" and t.distribution is not None:
+                return Choice(
+                    "no rounds: the runtime's least labels in the loop's place "
+                    "(starc_mpi::least_component_labels: each rank links its own vertices' "
+                    "edges, both directions, in a union-find over its vertices and ghosts; "
+                    "then supersteps, each a pass over the rank's vertices and an exchange at "
+                    f"the ghosts), then {prop} filled false and {s.flag_var.name} true, as the "
+                    "loop leaves them", form.why)
             if form is not None and form.form == "union-find":
                 [found] = [f for f in self.plan.components if f.loc == s.loc]
                 ours = {k.name for k in found.kernels}

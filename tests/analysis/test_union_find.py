@@ -104,13 +104,40 @@ def test_a_target_with_device_cas_runs_the_union_find(backend, kernels):
     assert "Compute_CC_forall_12_dense" in {k.name for k in plan.target.kernels}
 
 
-def test_mpi_keeps_the_rounds():
+def test_mpi_runs_the_runtimes_least_labels():
     plan = get_backend("mpi").specialize(dsl_plan("cc"))
     assert not plan.components
-    assert not any(name.endswith(("_link", "_least")) for name in _launched(plan))
+    # no kernel of the union-find, nor of the rounds: the runtime's statement in the loop's place
+    assert _launched(plan) == ["Compute_CC_forall_7"]
     assert {"comp_big", "comp_parent", "comp_least"}.isdisjoint(a.name for a in plan.arrays)
+    host = [s for s in host_nodes(plan.host) if isinstance(s, (P.LeastLabels, P.Fill))]
+    assert [(type(s).__name__, getattr(s, "labels", getattr(s, "array", None)).name)
+            for s in host][-2:] == [("LeastLabels", "comp"), ("Fill", "modified")]
     [loop] = plan.target.loop_forms
-    assert loop.form == "topology" and "would span the ranks" in loop.union_find
+    assert loop.form == "union-find" and loop.why == union_find.RANKS_UNION_FIND_WHY
+    # the runtime links the in-rows and exchanges the labels at the ghosts, whose mirrors it
+    # indexes before the clock
+    dist = plan.target.distribution
+    assert dist.reverse and dist.mirrored["comp"] == "neighbour" and dist.indexes_mirrors
+    assert "comp" not in dist.replicas
+
+
+def test_mpi_keeps_the_rounds_of_labels_that_are_a_replica():
+    """Labels read at any vertex are a full-length replica on every rank: the runtime's least
+    labels work in the local index space, so the rounds stay, and the reason says why."""
+    text = PROPAGATION.format(flags="True", seed="", update="Min", second=BACKWARD, init="v")
+    text = text.replace("propNode<node> comp, node src) {",
+                        "propNode<node> comp, node src, propNode<node> far) {")
+    text = text.rstrip().removesuffix("}") + """    forall (v in g.nodes()) {
+        v.far = src.comp;
+    }
+}
+"""
+    plan = get_backend("mpi").specialize(plan_of(text))
+    assert not any(isinstance(s, P.LeastLabels) for s in host_nodes(plan.host))
+    [loop] = plan.target.loop_forms
+    assert loop.form == "topology" and "full-length replica" in loop.union_find
+    assert "comp" in plan.target.distribution.replicas
 
 
 PROPAGATION = """function F(Graph g, propNode<node> comp, node src) {{

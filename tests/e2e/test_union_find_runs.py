@@ -4,7 +4,9 @@ ids (each component's least label, wherever in it that sits), on directed graphs
 components need both directions of their edges, with self-loops, duplicate edges, isolated
 vertices and long paths through ids in a random order (many links retried from moved roots),
 and a sampled hub outside the largest component, whose tree joins one of a less root late.
-MPI keeps the rounds: the same programs there check the two agree."""
+MPI's runtime joins the ranks' forests through their ghosts (``LeastLabels``): the same
+programs on 1 to 8 ranks, with graphs whose hub is in a small component (most ranks do not
+know it) and whose two big trees, on different ranks, join by one edge."""
 
 from __future__ import annotations
 
@@ -17,11 +19,12 @@ import numpy as np
 import pytest
 
 import starc
-from starc.graphs import Graph, write_mtx
+from starc.graphs import Graph, rmat, write_mtx
 from starc.graphs.generators import grid
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
 import reference_oracles as oracles  # noqa: E402  (the oracle module of tests/reference)
+from e2e_cases import compile_for  # noqa: E402
 
 DSL = pathlib.Path(__file__).resolve().parents[2] / "dsl"
 
@@ -29,7 +32,7 @@ BACKENDS = {"opencl": [pytest.mark.opencl], "sycl": [pytest.mark.sycl],
             "cuda": [pytest.mark.cuda, pytest.mark.gpu], "openacc": [pytest.mark.openacc],
             "mpi": [pytest.mark.mpi]}
 #: the backends that run the union-find (``Capabilities.union_find``)
-UNION_FIND = ("opencl", "sycl", "cuda", "openacc")
+UNION_FIND = ("opencl", "sycl", "cuda", "openacc", "mpi")
 
 #: labels that are not ids: a vertex's is (37 v + 11) mod 101, so many vertices share one
 #: and a component's least is rarely at its least id
@@ -80,9 +83,26 @@ def graphs():
             np.concatenate([path + 1, hub, extra[:, 1]]), None, True, name)
 
 
-def least_labels(graph: Graph) -> np.ndarray:
-    """Each vertex's component's least (37 v + 11) mod 101, by networkx."""
-    labels = (37 * np.arange(graph.num_nodes) + 11) % 101
+#: LABELS with a second kernel that changes some labels: their ghost copies, refreshed by
+#: change, are not known exact when the loop starts (MPI refreshes them first)
+LATE_LABELS = LABELS.replace("""    bool done = False;""", """    forall (v in g.nodes()) {
+        if (v % 7 == 0) {
+            v.lab = 500 + v;
+        }
+    }
+    bool done = False;""")
+
+
+def start_labels(n: int, late: bool = False) -> np.ndarray:
+    """What LABELS (or LATE_LABELS) starts its vertices with."""
+    ids = np.arange(n)
+    labels = (37 * ids + 11) % 101
+    return np.where(ids % 7 == 0, 500 + ids, labels) if late else labels
+
+
+def least_labels(graph: Graph, late: bool = False) -> np.ndarray:
+    """Each vertex's component's least start label, by networkx."""
+    labels = start_labels(graph.num_nodes, late)
     least = labels.copy()
     for members in nx.weakly_connected_components(oracles.digraph(graph)):
         members = list(members)
@@ -90,15 +110,35 @@ def least_labels(graph: Graph) -> np.ndarray:
     return least
 
 
-def _check(programs, tmp_path) -> None:
+def ranks_graphs():
+    """Besides ``graphs()``: what a rank's skipped edges must not lose."""
+    yield from graphs()
+    rng = np.random.default_rng(65)
+    # two stars on different ranks, the first the graph's hub, joined by one edge between
+    # two leaves: each rank's big tree skips the edges of its own vertices
+    leaves_a, leaves_b = np.arange(100, 200), np.arange(200, 299)
+    yield Graph.from_edges(300, np.concatenate([np.full(100, 10), leaves_b, [150]]),
+                           np.concatenate([leaves_a, np.full(99, 20), [250]]), None, True,
+                           "two stars")
+    # a power-law graph of many components, its edges in random directions
+    g = rmat(11, 2, seed=65)
+    flip = rng.random(len(g.sources)) < 0.5
+    yield Graph.from_edges(g.num_nodes, np.where(flip, g.targets, g.sources),
+                           np.where(flip, g.sources, g.targets), None, True, "rmat")
+
+
+def _check(programs, tmp_path, each=graphs) -> None:
     """cc's components and the least labels of each graph, against networkx."""
-    for graph in graphs():
+    for graph in each():
         path = tmp_path / f"{graph.name}.mtx"
         write_mtx(graph, path)
         comp = programs["cc"].run(path).props["comp"]
         np.testing.assert_array_equal(comp, oracles.components(graph), err_msg=graph.name)
         lab = programs["labels"].run(path).props["lab"]
         np.testing.assert_array_equal(lab, least_labels(graph), err_msg=graph.name)
+        if "late" in programs:
+            lab = programs["late"].run(path).props["lab"]
+            np.testing.assert_array_equal(lab, least_labels(graph, True), err_msg=graph.name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -127,3 +167,20 @@ def test_the_gpu_form_matches_networkx(backend, tmp_path, monkeypatch):
         assert link.extent == "edges" and link.schedule == "edges"
     monkeypatch.setenv(f"STARC_{backend.upper()}_LOCKSTEP", "1")
     _check(programs, tmp_path)
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", [1, 3, 5, 8])
+def test_the_ranks_forests_match_networkx(ranks, tmp_path):
+    """MPI's least labels (each rank's edges in a union-find over its vertices and ghosts, the
+    hub's tree agreed by all-reduce, the other labels through the ghosts) on 1 to 8 ranks."""
+    programs = {"cc": compile_for(DSL / "cc.sp", "mpi", ranks=ranks)}
+    for name, text in (("labels", LABELS), ("late", LATE_LABELS)):
+        (tmp_path / f"{name}.sp").write_text(text)
+        programs[name] = compile_for(tmp_path / f"{name}.sp", "mpi", ranks=ranks)
+    # (the ghost copies exact when the loop starts, where the kernel before stored every
+    # vertex's label; else the runtime refreshes them first)
+    fresh = {name: program.compilation.specialized.target.distribution.fresh_labels
+             for name, program in programs.items()}
+    assert fresh == {"cc": ("comp",), "labels": ("lab",), "late": ()}
+    _check(programs, tmp_path, ranks_graphs)

@@ -403,8 +403,8 @@ def test_opencl_says_both_schedules_of_a_kernel_with_a_gpu_variant(pagerank):
 
 def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
     """cc.sp's propagation (analysis/union_find.py): on the backends that splice the
-    union-find, explain names its four kernels in order and what they do; MPI says why it
-    keeps the rounds."""
+    union-find, explain names its four kernels in order and what they do; MPI names its
+    runtime's least labels and why."""
     fixed = _find(decisions(_plan(ROOT / "dsl" / "cc.sp"), ALL), "fixedPoint")
     sampled = ("sample", "choose", "link")
     named = {"opencl": sampled + ("link_every",), "sycl": sampled + ("link_every",),
@@ -417,8 +417,10 @@ def test_a_union_find_in_the_loops_place_says_which_kernels_and_why():
         assert ("every out-edge links its two trees" in choice.what) == (backend != "openacc")
         assert "each vertex's label its root" in choice.what
         assert "one pass of a union-find" in choice.why
-    assert "not a union-find: a union-find's trees would span the ranks" in \
-        fixed.choices["mpi"].what
+    mpi = fixed.choices["mpi"]
+    assert mpi.what.startswith("no rounds: the runtime's least labels in the loop's place "
+                               "(starc_mpi::least_component_labels:")
+    assert "the ranks agree on the hub's tree's least label" in mpi.why
 
 
 def test_a_dense_round_that_skips_pushed_vertices_says_so(tmp_path):

@@ -37,7 +37,7 @@ from starc.analysis.plan.host import (
     HostStmt, HostBlock, HostDeclare, HostAssign, HostReduce, HostIf, HostWhile, HostDoWhile,
     HostForSet, HostForRange, CheckErrors, HostReturn, HostBreak, HostContinue, Launch, Fill,
     CopyArray, SwapArrays, WriteElement, ToDevice, FromDevice, ScalarPack, FromDeviceMany,
-    ReadSlots,
+    ReadSlots, LeastLabels,
     OrderByDegree, BatchLoop, EDGE_ROOM, ApplyUpdates, UpdateLoop, FixedPointLoop, Worklist,
     DataDrivenLoop, BFSLoop, BFSQueue,
 )
@@ -56,7 +56,7 @@ __all__ = [
     "HostIf", "HostWhile", "HostDoWhile", "HostForSet", "HostForRange", "CheckErrors",
     "HostReturn", "HostBreak", "HostContinue", "Launch", "Fill", "CopyArray", "SwapArrays",
     "WriteElement", "ToDevice", "FromDevice", "ScalarPack", "FromDeviceMany", "ReadSlots",
-    "OrderByDegree",
+    "LeastLabels", "OrderByDegree",
     "BatchLoop", "EDGE_ROOM", "ApplyUpdates", "UpdateLoop", "FixedPointLoop", "Worklist",
     "DataDrivenLoop", "BFSLoop", "BFSQueue", "ParentValue", "LoopForm", "UnionFindForm", "Specialization", "Plan",
 ]

@@ -61,6 +61,9 @@ class UnionFindForm(Record):
     #: (a root is its tree's least id); else a forest of its own, whose roots take the least
     #: label of their trees
     ids: bool = False
+    #: what a distributed target runs in the loop's place instead: the labels' least over each
+    #: component by its runtime (``LeastLabels``), then the loop's end state
+    ranks: Optional[HostBlock] = None
 
 
 @record

@@ -195,6 +195,16 @@ class ReadSlots(HostStmt):
 
 
 @record
+class LeastLabels(HostStmt):
+    """Each vertex's ``labels`` element becomes the least any vertex of its weakly connected
+    component held: what a minimum-label propagation over both directions of every edge
+    leaves (``union_find``), on a distributed target by its runtime, a union-find of each
+    rank's edges whose trees the ghosts join (MPI: ``starc_mpi_components.hpp``)."""
+
+    labels: DeviceArray
+
+
+@record
 class OrderByDegree(HostStmt):
     """Renumber the vertices by degree (ascending, ties by id) and replace the device CSR
     (``offsets``, ``targets``: rows sorted by the new ids) with the renumbered graph, when the

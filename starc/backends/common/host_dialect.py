@@ -359,6 +359,12 @@ class HostDialect:
         return ([f"starc::DegreeOrder {order} = starc::order_by_degree({graph}, {mode});"],
                 f"{order}.applied", f"{order}.{{}}.data()")
 
+    def least_labels(self, labels: str, name: str, where: str) -> List[str]:
+        """The plan's ``LeastLabels``: ``labels`` (the variable of the plan's array ``name``)
+        the least of each weakly connected component (a distributed target's runtime; the
+        others run the union-find's kernels)."""
+        self.missing("the runtime's least labels of each component")
+
     def renumbered(self, order: str) -> str:
         """The C++ condition that ``order_by_degree``'s ``order`` renumbered the graph (it was
         then symmetric and simple), which launches a count's swapped-row variant."""

@@ -382,6 +382,10 @@ class HostStatementPrinter(UpdateStatements):
             self.array_var(s.dst), self.array_var(s.src), s.dst.elem, self.count(s.dst),
             self.where(s.loc)), depth)
 
+    def _stmt_LeastLabels(self, s: P.LeastLabels, depth: int):
+        return self._indent(self.dialect.least_labels(self.array_var(s.labels), s.labels.name,
+                                                      self.where(s.loc)), depth)
+
     def _stmt_SwapArrays(self, s: P.SwapArrays, depth: int):
         return self._indent(self.dialect.swap(self.array_var(s.a), self.array_var(s.b),
                                               s.a.elem, self.where(s.loc)), depth)

@@ -148,6 +148,11 @@ class CppBackend(Backend):
         """The device prelude generated for ``kernels`` (``starc_cuda.cuh``), by name."""
         return {}
 
+    def runtime_includes(self, plan: P.Plan) -> List[str]:
+        """The headers of the package's runtime the program includes besides its template's
+        (those of the host statements only some plans hold)."""
+        return []
+
     # --- the recipe --------------------------------------------------------------------------
     def print_program(self, plan: P.Plan, options: BackendOptions) -> GeneratedProgram:
         """The program's files for a specialized ``plan``, each part from the hooks."""
@@ -163,7 +168,7 @@ class CppBackend(Backend):
                       block_default=self._block_default(options), kernels=kernels.shown,
                       lockstep_variants=[k.name for k in plan.kernels if k.variant_of],
                       asks_lockstep=kernels.asks_device_kind,
-                      main=main)
+                      runtime_includes=self.runtime_includes(plan), main=main)
         main_file = f"{program}{self.extension}"
         own_runtime = sorted((self.package_dir / "runtime").glob("*.hpp"))
         files = {main_file: self.template(f"program{self.extension}.mako").render(**values),

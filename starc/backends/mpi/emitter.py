@@ -6,6 +6,7 @@ the exchanges ``analysis.distribution`` decides, on the header-only runtime of `
 from __future__ import annotations
 
 from starc.analysis import plan as P
+from starc.analysis.host_tree import walk_host
 from starc.backends.base import BackendOptions
 from starc.backends.common.host_loops import native_reduction
 from starc.backends.common.program import CppBackend, PrintedKernels
@@ -45,3 +46,7 @@ class MPIBackend(CppBackend):
 
     def device_header(self, kernels: PrintedKernels):
         return {KERNEL_HEADER: kernel_header(kernels.features)}
+
+    def runtime_includes(self, plan: P.Plan):
+        return (["starc_mpi_components.hpp"]
+                if any(isinstance(s, P.LeastLabels) for s in walk_host(plan.host)) else [])

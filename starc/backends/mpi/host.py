@@ -261,6 +261,13 @@ class MPIHostDialect(HostDialect):
     def renumbered(self, order):
         return order
 
+    def least_labels(self, labels, name, where):
+        fresh = name in self.distribution.fresh_labels
+        return [f"// The labels' least over each component: each rank's edges in a union-find, "
+                "the trees", "// joined through the ghosts (starc_mpi_components.hpp).",
+                f"starc_mpi::least_component_labels({DIST}, {labels}, "
+                f"{str(fresh).lower()});  // ghost copies {'exact' if fresh else 'refreshed first'}"]
+
     # --- kernels ------------------------------------------------------------------------------
     def _scope(self, name: str) -> str:
         """How the superstep exchanges array ``name``: at ghosts in the local index space, or

@@ -41,7 +41,7 @@ ATOMICS = directive_atomics("omp", "OpenMP")
 #: live on different ranks; a degree renumbering sends the rows to their new owners).
 CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, distributed=True,
                                       renumbers_graph=True, wraps_signed=True, dynamic_graphs=True,
-                                      schedules=frozenset({"vertex"}))
+                                      schedules=frozenset({"vertex"}), union_find=True)
 
 #: What a kernel may read of the run's ``starc_mpi::Distribution`` besides the plan's
 #: arguments, as extra parameters after them: name -> (C++ type, the argument the host passes,

@@ -15,6 +15,9 @@
 #include "starc_mpi.hpp"
 #include "starc_mpi_superstep.hpp"
 #include "starc_mpi_kernels.hpp"
+% for header in runtime_includes:
+#include "${header}"
+% endfor
 % for kernel in kernels:
 
 ${kernel}
