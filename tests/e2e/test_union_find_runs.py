@@ -120,6 +120,10 @@ def ranks_graphs():
     yield Graph.from_edges(300, np.concatenate([np.full(100, 10), leaves_b, [150]]),
                            np.concatenate([leaves_a, np.full(99, 20), [250]]), None, True,
                            "two stars")
+    # the hub (1: a self-loop first, then in-edges) alone in its tree on its own rank, where
+    # every rank of five holds one vertex: it takes the least label of the others' trees of it
+    yield Graph.from_edges(5, np.array([0, 0, 1, 1, 2, 3, 0, 2]), np.array([1, 1, 1, 2, 3, 3, 2, 4]),
+                           None, True, "lonely hub")
     # a power-law graph of many components, its edges in random directions
     g = rmat(11, 2, seed=65)
     flip = rng.random(len(g.sources)) < 0.5
