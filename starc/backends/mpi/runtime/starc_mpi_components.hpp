@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <omp.h>
@@ -200,12 +201,6 @@ inline int each_index(size_t count, bool threads, Body body) {
   return any;
 }
 
-/// body(x) for each local id x of `members`, as each_index.
-template <class Body>
-inline int each_member(const std::vector<int>& members, bool threads, Body body) {
-  return each_index(members.size(), threads, [&](size_t k) { return body(members[k]); });
-}
-
 /// The local ids `joined` marks (local_trees: those whose tree holds another), ascending.
 inline std::vector<int> in_trees_of_more(const std::vector<unsigned char>& joined) {
   std::vector<int> members;
@@ -234,27 +229,27 @@ void least_component_labels(Distribution& d, T* labels, bool fresh) {
     root = detail::local_trees(d, hub, joined);
     step.finish();
   }
+  std::optional<detail::Phase> phase;   // the forest (where fresh), the trees' least labels
+  phase.emplace(d);
+  if (fresh) root = detail::local_trees(d, hub, joined);
   std::vector<T> least(static_cast<size_t>(std::max(n, 1)), std::numeric_limits<T>::max());
-  // The ids in a tree of more than one, and the hub: another singleton's label is its own (an
-  // own vertex without edges, or a ghost no edge here reached, whose owner keeps it), so the
-  // passes below skip them (R-MAT 20 at 16 ranks: a third of a rank's local ids are in a tree
-  // of more)
-  std::vector<int> members;
-  {
-    // Every rank's tree of the hub is one component: the ranks agree on its least label at
-    // once, where the exchanges would carry it a rank a superstep. Its ghosts take it before
-    // the next superstep watches them: nothing of it is sent. An owner learns it all the
-    // same, from the edge that put the ghost in the tree: the owner links that edge too
-    // (its other end a ghost there, refreshed with the label) unless its own vertex lies in
-    // its own tree of the hub.
-    detail::Phase phase(d);
-    if (fresh) root = detail::local_trees(d, hub, joined);
-    members = detail::in_trees_of_more(joined);
-    std::vector<unsigned char>().swap(joined);
-    detail::each_member(members, threads, [&](int x) {
+  // The passes below visit the ids `id(k)`, k < count: every local id, or, where most are
+  // alone in their trees, only those in a tree of more than one and the hub. A singleton's
+  // label is its own (an own vertex without edges, a ghost no edge here reached, whose owner
+  // keeps it), and R-MAT 20 at 16 ranks has two thirds of a rank's local ids so; a grid has
+  // none, where the list's indirection cost a tenth of the passes.
+  auto agree = [&](size_t count, auto id) {
+    detail::each_index(count, threads, [&](size_t k) {
+      const int x = id(k);
       detail::lower_to(&least[static_cast<size_t>(root[static_cast<size_t>(x)])], labels[x], threads);
       return 0;
     });
+    // Every rank's tree of the hub is one component: the ranks agree on its least label at
+    // once, where the exchanges would carry it a rank a superstep. Its ghosts take it before
+    // the next superstep watches them: nothing of it is sent. An owner learns it all the
+    // same, from the edge that put the ghost in the tree: the owner links that edge too (its
+    // other end a ghost there, refreshed with the label) unless its own vertex lies in its
+    // own tree of the hub.
     const int hub_root = hub < 0 ? -1 : root[static_cast<size_t>(hub)];
     T mine = hub < 0 ? std::numeric_limits<T>::max() : least[static_cast<size_t>(hub_root)], all = mine;
     {
@@ -264,48 +259,56 @@ void least_component_labels(Distribution& d, T* labels, bool fresh) {
     }
     if (hub >= 0) {
       least[static_cast<size_t>(hub_root)] = all;
-      for (int x : members)
+      for (size_t k = 0; k < count; ++k) {
+        const int x = id(k);
         if ((x < d.own_begin || x >= d.own_end) && root[static_cast<size_t>(x)] == hub_root && all < labels[x])
           labels[x] = all;
+      }
     }
-  }
-  // Then a superstep a hop: trees lowered by what the exchange brought (labels other than the
-  // kernel left them: an owner's combine, a ghost's refresh) lower their members. The trees'
-  // least labels are kept from one superstep to the next: a label only ever falls to another
-  // of its component's.
-  const size_t m = members.size();
-  std::vector<T> left(m);
-  for (size_t k = 0; k < m; ++k) left[k] = labels[members[k]];
-  int changed = 0;
-  for (bool first = true;; first = false) {
-    Superstep step(d);
-    step.update(labels, Op::Min, Scope::Neighbour);
-    step.refresh(labels, Scope::Neighbour);
-    step.scalar(&changed, Combine::Flag);
-    int lowered = first ? 1 : 0, any = 0;
-    if (!first) {
-      lowered = detail::each_index(m, threads, [&](size_t k) {
-        const int x = members[k];
-        if (labels[x] == left[k]) return 0;
-        const int r = root[static_cast<size_t>(x)];
-        if (!(labels[x] < least[static_cast<size_t>(r)])) return 0;
-        detail::lower_to(&least[static_cast<size_t>(r)], labels[x], threads);
-        return 1;
-      });
+    phase.reset();
+    // Then a superstep a hop: trees lowered by what the exchange brought (labels other than
+    // the kernel left them: an owner's combine, a ghost's refresh) lower their members. The
+    // trees' least labels are kept from one superstep to the next: a label only ever falls to
+    // another of its component's.
+    std::vector<T> left(count);
+    for (size_t k = 0; k < count; ++k) left[k] = labels[id(k)];
+    int changed = 0;
+    for (bool first = true;; first = false) {
+      Superstep step(d);
+      step.update(labels, Op::Min, Scope::Neighbour);
+      step.refresh(labels, Scope::Neighbour);
+      step.scalar(&changed, Combine::Flag);
+      int lowered = first ? 1 : 0, any = 0;
+      if (!first) {
+        lowered = detail::each_index(count, threads, [&](size_t k) {
+          const int x = id(k);
+          if (labels[x] == left[k]) return 0;
+          const int r = root[static_cast<size_t>(x)];
+          if (!(labels[x] < least[static_cast<size_t>(r)])) return 0;
+          detail::lower_to(&least[static_cast<size_t>(r)], labels[x], threads);
+          return 1;
+        });
+      }
+      if (lowered) {
+        any = detail::each_index(count, threads, [&](size_t k) {
+          const int x = id(k);
+          T tree = least[static_cast<size_t>(root[static_cast<size_t>(x)])];
+          if (!(tree < labels[x])) return 0;
+          labels[x] = tree;
+          return 1;
+        });
+      }
+      changed = any;
+      for (size_t k = 0; k < count; ++k) left[k] = labels[id(k)];
+      step.finish();
+      if (changed == 0) break;
     }
-    if (lowered) {
-      any = detail::each_index(m, threads, [&](size_t k) {
-        const int x = members[k];
-        T tree = least[static_cast<size_t>(root[static_cast<size_t>(x)])];
-        if (!(tree < labels[x])) return 0;
-        labels[x] = tree;
-        return 1;
-      });
-    }
-    changed = any;
-    for (size_t k = 0; k < m; ++k) left[k] = labels[members[k]];
-    step.finish();
-    if (changed == 0) break;
+  };
+  if (2 * static_cast<size_t>(std::count(joined.begin(), joined.end(), 1)) < joined.size()) {
+    const std::vector<int> members = detail::in_trees_of_more(joined);
+    agree(members.size(), [&](size_t k) { return members[k]; });
+  } else {
+    agree(static_cast<size_t>(n), [](size_t k) { return static_cast<int>(k); });
   }
 }
 
