@@ -80,20 +80,11 @@ class LocalForest {
     }
   }
 
-  /// Every id's root, the paths compressed; `joined` marks the ids whose tree holds another.
-  std::vector<int> roots(int n, std::vector<unsigned char>& joined) {
+  /// Every id's root, the paths compressed.
+  std::vector<int> roots(int n) {
     std::vector<int> out(static_cast<size_t>(n));
-    joined.assign(static_cast<size_t>(n), 0);
-    unsigned char* mark = joined.data();
 #pragma omp parallel for schedule(static)
-    for (int x = 0; x < n; ++x) {
-      const int r = find(x);
-      out[static_cast<size_t>(x)] = r;
-      if (r != x) {   // (a byte stored 1 by any thread: relaxed)
-        __atomic_store_n(mark + x, static_cast<unsigned char>(1), __ATOMIC_RELAXED);
-        __atomic_store_n(mark + r, static_cast<unsigned char>(1), __ATOMIC_RELAXED);
-      }
-    }
+    for (int x = 0; x < n; ++x) out[static_cast<size_t>(x)] = find(x);
     return out;
   }
 
@@ -137,9 +128,8 @@ inline int sampled_big_tree(Distribution& d, LocalForest& forest) {
 }
 
 /// Step 1: the forest of the rank's edges (see the top of the file): each local id's root;
-/// `hub_local` the hub's local id, -1 where the rank does not know it; `joined` marks the ids
-/// whose tree holds another.
-inline std::vector<int> local_trees(Distribution& d, int& hub_local, std::vector<unsigned char>& joined) {
+/// `hub_local` the hub's local id, -1 where the rank does not know it.
+inline std::vector<int> local_trees(Distribution& d, int& hub_local) {
   const starc::Graph& g = d.graph;
   const int* offsets = g.offsets.data();
   const int* targets = g.targets.data();
@@ -166,10 +156,7 @@ inline std::vector<int> local_trees(Distribution& d, int& hub_local, std::vector
     for (int e = rev_offsets[v]; e < rev_offsets[v + 1]; ++e)
       if (!in_big || rev_sources[e] < lo || rev_sources[e] >= hi) forest.link(v, rev_sources[e]);
   }
-  std::vector<int> root = forest.roots(d.local_nodes, joined);
-  // (the hub's tree takes the least label all ranks' trees of it hold, alone or not)
-  if (hub_local >= 0) joined[static_cast<size_t>(hub_local)] = 1;
-  return root;
+  return forest.roots(d.local_nodes);
 }
 
 /// A tree's least label lowered to `label` where that is less: by compare-and-swap where
@@ -201,11 +188,16 @@ inline int each_index(size_t count, bool threads, Body body) {
   return any;
 }
 
-/// The local ids `joined` marks (local_trees: those whose tree holds another), ascending.
-inline std::vector<int> in_trees_of_more(const std::vector<unsigned char>& joined) {
+/// The local ids whose tree (`root`: each id's) holds another, and `hub` (its tree takes the
+/// least label all ranks' trees of it hold, alone or not), ascending.
+inline std::vector<int> in_trees_of_more(const std::vector<int>& root, int hub) {
+  const size_t n = root.size();
+  std::vector<unsigned char> joined(n, 0);
+  for (size_t x = 0; x < n; ++x)
+    if (root[x] != static_cast<int>(x)) joined[x] = joined[static_cast<size_t>(root[x])] = 1;
+  if (hub >= 0) joined[static_cast<size_t>(hub)] = 1;
   std::vector<int> members;
-  members.reserve(joined.size());
-  for (size_t x = 0; x < joined.size(); ++x)
+  for (size_t x = 0; x < n; ++x)
     if (joined[x]) members.push_back(static_cast<int>(x));
   return members;
 }
@@ -220,18 +212,17 @@ void least_component_labels(Distribution& d, T* labels, bool fresh) {
   const int n = d.local_nodes;
   const bool threads = omp_get_max_threads() > 1;
   std::vector<int> root;
-  std::vector<unsigned char> joined;
   int hub = -1;
   if (!fresh) {
     // (the forest is this superstep's work; the ghosts' copies come fresh with it)
     Superstep step(d);
     step.refresh_every(labels);
-    root = detail::local_trees(d, hub, joined);
+    root = detail::local_trees(d, hub);
     step.finish();
   }
   std::optional<detail::Phase> phase;   // the forest (where fresh), the trees' least labels
   phase.emplace(d);
-  if (fresh) root = detail::local_trees(d, hub, joined);
+  if (fresh) root = detail::local_trees(d, hub);
   std::vector<T> least(static_cast<size_t>(std::max(n, 1)), std::numeric_limits<T>::max());
   // The passes below visit the ids `id(k)`, k < count: every local id, or, where most are
   // alone in their trees, only those in a tree of more than one and the hub. A singleton's
@@ -304,8 +295,11 @@ void least_component_labels(Distribution& d, T* labels, bool fresh) {
       if (changed == 0) break;
     }
   };
-  if (2 * static_cast<size_t>(std::count(joined.begin(), joined.end(), 1)) < joined.size()) {
-    const std::vector<int> members = detail::in_trees_of_more(joined);
+  // (most ids alone where fewer than half have a root other than themselves)
+  size_t below = 0;
+  for (int x = 0; x < n; ++x) below += root[static_cast<size_t>(x)] != x;
+  if (2 * below < static_cast<size_t>(n)) {
+    const std::vector<int> members = detail::in_trees_of_more(root, hub);
     agree(members.size(), [&](size_t k) { return members[k]; });
   } else {
     agree(static_cast<size_t>(n), [](size_t k) { return static_cast<int>(k); });
