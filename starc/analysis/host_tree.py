@@ -64,7 +64,7 @@ def kernels_launched_by(stmt: P.HostStmt) -> List[P.Kernel]:
 
 def arrays_of(stmt: P.HostStmt) -> List[P.DeviceArray]:
     """The device arrays one host statement operates on (launched kernels included)."""
-    fields = ("array", "dst", "src", "a", "b", "current", "next", "flag", "level")
+    fields = ("array", "dst", "src", "a", "b", "current", "next", "flag", "level", "labels")
     arrays = [getattr(stmt, f, None) for f in fields]
     if isinstance(stmt, P.UpdateLoop):
         arrays += [array for _, array in stmt.fields]
