@@ -286,7 +286,7 @@ def _ranks_form(loop: P.FixedPointLoop, labels: P.DeviceArray) -> P.HostBlock:
 
 
 def _label_array(label: ir.Symbol, arrays) -> Optional[P.DeviceArray]:
-    """The device array of the labels' property."""
+    """The device array of the labels' property (a propagation's labels always have one)."""
     return next((a for a in arrays if a.sym is not None and a.sym.uid == label.uid), None)
 
 
@@ -335,10 +335,9 @@ def components(plan: P.Plan, symbols: SymbolFactory) -> P.Plan:
             host = _union_find(stmt, kernel, label, forest, builder, symbols)
             new = builder.arrays[len(arrays):]
             arrays = builder.arrays
-            labels = _label_array(label, arrays)
             forms.append(P.UnionFindForm(
                 stmt.loc, host, tuple(builder.kernels), new, forest is not None,
-                _ranks_form(stmt, labels) if labels is not None else None))
+                _ranks_form(stmt, _label_array(label, arrays))))
         return block
     visit(plan.host)
     if not forms:
@@ -372,11 +371,8 @@ def choose_components(plan: P.Plan, capable: bool, why_not: str,
     specialized them."""
     forms = plan.components
     plan = dataclasses.replace(plan, components=())
-    kept = tuple((form.loc, why_not) for form in forms
-                 if not capable or (distributed and form.ranks is None))
-    forms = tuple(form for form in forms if capable and not (distributed and form.ranks is None))
-    if not forms:
-        return plan, kept, set()
+    if not forms or not capable:
+        return plan, tuple((form.loc, why_not) for form in forms), set()
     if distributed:
         forms = tuple(dataclasses.replace(form, host=form.ranks, kernels=(), arrays=())
                       for form in forms)
@@ -411,4 +407,4 @@ def choose_components(plan: P.Plan, capable: bool, why_not: str,
         arrays=plan.arrays + tuple(a for form in forms for a in form.arrays
                                    if a.name in taken))
     plan, gone = drop_forms(plan, host, replaced)
-    return plan, kept + tuple((form.loc, "") for form in forms), gone
+    return plan, tuple((form.loc, "") for form in forms), gone

@@ -41,6 +41,7 @@
 #include <omp.h>
 
 #include "starc_mpi.hpp"
+#include "starc_mpi_degree_decision.hpp"  // own_degree
 #include "starc_mpi_superstep.hpp"
 
 namespace starc_mpi {
@@ -102,9 +103,9 @@ inline int graph_hub(Distribution& d) {
     int index;
   } mine{-1, 0}, best{-1, 0};
   for (int v = d.own_begin; v < d.own_end; ++v) {
-    long edges = static_cast<long>(g.offsets[static_cast<size_t>(v) + 1] - g.offsets[static_cast<size_t>(v)]) +
-                 (g.rev_offsets.empty() ? 0L : static_cast<long>(g.rev_offsets[static_cast<size_t>(v) + 1] -
-                                                                  g.rev_offsets[static_cast<size_t>(v)]));
+    // (the in-rows are held: the least labels need them)
+    long edges = static_cast<long>(own_degree(d, v)) +
+                 (g.rev_offsets[static_cast<size_t>(v) + 1] - g.rev_offsets[static_cast<size_t>(v)]);
     if (edges > mine.value) mine = {edges, d.global_id[static_cast<size_t>(v)]};
   }
   Spent spent{d.stats.mpi_ns, d.mpi_cpu()};
@@ -121,7 +122,7 @@ inline int sampled_big_tree(Distribution& d, LocalForest& forest) {
   int best = d.own_begin, most = -1;
   for (int k = 0; k < samples; ++k) {
     int v = d.own_begin + k * step;
-    int edges = d.graph.offsets[static_cast<size_t>(v) + 1] - d.graph.offsets[static_cast<size_t>(v)];
+    int edges = own_degree(d, v);
     if (edges > most) most = edges, best = v;
   }
   return forest.find(best);
