@@ -6,7 +6,7 @@ vertices and long paths through ids in a random order (many links retried from m
 and a sampled hub outside the largest component, whose tree joins one of a less root late.
 MPI's runtime joins the ranks' forests through their ghosts (``LeastLabels``): the same
 programs on 1 to 8 ranks, with graphs whose hub is in a small component (most ranks do not
-know it) and whose two big trees, on different ranks, join by one edge."""
+know it) and whose big trees, on different ranks, join by one edge each."""
 
 from __future__ import annotations
 
@@ -124,6 +124,17 @@ def ranks_graphs():
     # every rank of five holds one vertex: it takes the least label of the others' trees of it
     yield Graph.from_edges(5, np.array([0, 0, 1, 1, 2, 3, 0, 2]), np.array([1, 1, 1, 2, 3, 3, 2, 4]),
                            None, True, "lonely hub")
+    # paths of 60 on most ranks of eight, each joined to the next by one edge between two
+    # middles, either way: a path is a rank's big tree where the rank does not know the hub
+    # (a star on the first path); its vertices skip their edges to their own rank's only
+    paths = np.arange(480).reshape(8, 60)
+    middles = paths[:, 30]
+    forward = np.arange(7) % 2 == 0
+    yield Graph.from_edges(
+        480, np.concatenate([paths[:, :-1].ravel(), np.full(20, 0),
+                             np.where(forward, middles[:-1], middles[1:])]),
+        np.concatenate([paths[:, 1:].ravel(), np.arange(40, 60),
+                        np.where(forward, middles[1:], middles[:-1])]), None, True, "bridged paths")
     # a power-law graph of many components, its edges in random directions
     g = rmat(11, 2, seed=65)
     flip = rng.random(len(g.sources)) < 0.5

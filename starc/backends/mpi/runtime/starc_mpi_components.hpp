@@ -16,7 +16,8 @@
 //      MPI_Allreduce), so its tree is the same component on every rank that knows it: an edge
 //      two ranks both skip joins two vertices of the hub's component. Where the hub is not
 //      local, a rank's biggest sampled tree skips only the edges between its own vertices
-//      (those the other end links here).
+//      (those the other end links here): all the edges of a vertex no other rank holds as
+//      a ghost (a grid's rows inside the rank's).
 //   2. The ranks agree on the least label of the hub's trees in one MPI_Allreduce (they are
 //      one component): each rank's tree of the hub takes it, its ghosts too, unsent.
 //   3. Supersteps then carry the other least labels: every tree takes the least label of its
@@ -143,15 +144,21 @@ inline std::vector<int> local_trees(Distribution& d, int& hub_local) {
     if (offsets[v] < offsets[v + 1]) forest.link(v, targets[offsets[v]]);
   const int hub = graph_hub(d);
   hub_local = hub < 0 ? -1 : d.local_of(hub);
-  // (the hub's tree may skip every edge; a tree of the rank's own only those between own
-  // vertices)
+  // The hub's tree may skip every edge; a tree of the rank's own only those between own
+  // vertices, so every edge of its vertices that no other rank holds as a ghost (those with
+  // a ghost for a neighbour are: the owner of that ghost holds the edge's other direction).
   const bool skips_ghosts = hub_local >= 0;
   const int big = skips_ghosts ? hub_local : sampled_big_tree(d, forest);
+  std::vector<unsigned char> held;   // own vertices other ranks hold as ghosts, by v - lo
+  if (!skips_ghosts) {
+    held.assign(static_cast<size_t>(hi - lo), 0);
+    for (int v : d.mirrors) held[static_cast<size_t>(v - lo)] = 1;
+  }
 #pragma omp parallel for schedule(dynamic, 64)
   for (int v = lo; v < hi; ++v) {
     // (the big tree's root found again: a tree of a less id may have joined it since)
     const bool in_big = big >= 0 && forest.find(v) == forest.find(big);
-    if (in_big && skips_ghosts) continue;
+    if (in_big && (skips_ghosts || !held[static_cast<size_t>(v - lo)])) continue;
     for (int e = offsets[v]; e < offsets[v + 1]; ++e)
       if (!in_big || targets[e] < lo || targets[e] >= hi) forest.link(v, targets[e]);
     for (int e = rev_offsets[v]; e < rev_offsets[v + 1]; ++e)
