@@ -149,8 +149,9 @@ def print_kernel(kernel: P.Kernel) -> MPIKernel:
     else:
         clauses = "".join(f" reduction({REDUCTION_OPERATORS[red.op]}:{names[red.sym.uid]})"
                           for red in native)
-        # dynamic: a vertex's work is its degree, which varies by orders of magnitude
-        lines.append(f"#pragma omp parallel for schedule(dynamic, 64){clauses}")
+        # dynamic: a vertex's work is its degree, which varies by orders of magnitude; in
+        # chunks of 64, or one with one thread (starc_chunk)
+        lines.append(f"#pragma omp parallel for schedule(dynamic, starc_chunk(lo, hi)){clauses}")
         lines.append(f"{INDENT}for (int {index} = lo; {index} < hi; {index}++) {{")
     lines += [INDENT + line for line in code.body]
     lines.append(f"{INDENT}}}")

@@ -32,7 +32,7 @@ function F(Graph g, propNode<int> a) {
 def test_sssp_runs_one_superstep_per_launch_over_owned_vertices():
     program = starc.compile(str(DSL / "sssp.sp"), "mpi")
     text = program.compilation.generated.files["sssp.cpp"]
-    assert "#pragma omp parallel for schedule(dynamic, 64)" in text
+    assert "#pragma omp parallel for schedule(dynamic, starc_chunk(lo, hi))" in text
     assert "for (int v = lo; v < hi; v++)" in text
     assert text.count("starc_step.finish();") == 1
     assert "starc_step.update(d_dist, starc_mpi::Op::Min, starc_mpi::Scope::Neighbour);" in text
