@@ -31,13 +31,12 @@ ${atomic_helpers}
 
 // --- the loops' chunks ------------------------------------------------------------------------
 
-/// The chunk of a kernel's schedule(dynamic) over the items [lo, hi): 64 where the rank runs
-/// OpenMP threads (a vertex's work is its degree, which varies by orders of magnitude: tc on
-/// R-MAT 18, 1 rank x 2 threads, took 1.62-1.66 s in chunks of 64 and 2.08-2.19 s in chunks
-/// of 2,048), all of them with one thread, where there is nothing to balance and each chunk
-/// is only a call into the OpenMP runtime: a BFS on a mesh runs a kernel over every own
-/// vertex each level: a 512 x 512 grid's 1,022 levels took 161-167 ms on one rank in chunks
-/// of 64, 110-112 ms in one.
+/// The chunk of a kernel's schedule(dynamic) over the items [lo, hi). With one thread there
+/// is nothing to balance and each chunk is only a call into the OpenMP runtime, so the whole
+/// range is one chunk: a BFS on a mesh runs a kernel over every own vertex each level, and a
+/// 512 x 512 grid's 1,022 levels took 161-167 ms on one rank in chunks of 64, 110-112 ms in
+/// one. With threads, 64: a vertex's work is its degree, which varies by orders of magnitude
+/// (tc on R-MAT 18, 1 rank x 2 threads: 1.62-1.66 s in chunks of 64, 2.08-2.19 s in 2,048).
 inline int starc_chunk(int lo, int hi) {
   return omp_get_max_threads() == 1 ? std::max(64, hi - lo) : 64;
 }
