@@ -57,6 +57,7 @@ from typing import List, Optional, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.frontier_seed import ALL_FLAGGED, ONE_FLAGGED
+from starc.analysis.elide import elide_dead_scalars, read_scalars
 from starc.analysis.host_tree import LOOPS, host_exprs, kernels_launched_by, map_blocks, walk_host
 from starc.analysis.naming import SymbolFactory
 from starc.analysis.priority_window import WINDOW_DELTA, WINDOW_SCALE
@@ -333,12 +334,16 @@ def expand_bfs(s: P.BFSLoop, symbols: SymbolFactory) -> P.HostStmt:
     dense = _expand_bfs(s, symbols)
     if s.queue is None:
         return dense
+    ranks = P.HostBlock((_expand_bfs(s, symbols, s.queue, ranks=True),), loc=s.loc)
+    # (without the rounds kernel, the flags and widths only the rounds or a sweep read go)
+    ranks = elide_dead_scalars(ranks, read_scalars(ranks))
     return P.DataDrivenLoop(P.HostBlock((_expand_bfs(s, symbols, s.queue),), loc=s.loc),
-                            P.HostBlock((dense,), loc=s.loc), traversal=True, loc=s.loc)
+                            P.HostBlock((dense,), loc=s.loc), traversal=True, ranks=ranks,
+                            loc=s.loc)
 
 
 def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
-                queue: Optional[P.BFSQueue] = None) -> P.HostBlock:
+                queue: Optional[P.BFSQueue] = None, ranks: bool = False) -> P.HostBlock:
     """The loop of the module docstring; with ``queue`` (``bfs_queue.py``) a top-down step
     whose frontier holds at most n / DENSE_DIVISOR vertices, counted exactly, runs over the
     queue::
@@ -369,6 +374,16 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     (``starts`` and ``bfs_widest`` only with a reverse sweep.) The level at ``bfs_start``
     ends where the order's append counter ``end`` does: the step that made it, or the build,
     counted it there, so a sparse step needs no command before its launch.
+
+    With ``ranks`` (a distributed target: ``DataDrivenLoop.ranks``) each rank's order holds
+    only its own vertices, appended by its kernels' claims and by the claims of other ranks
+    that won at its vertices (the superstep's exchange appends those), so the frontier's
+    count, summed over the ranks, is not a rank's queue length: a sparse step launches
+    ``end[0] - bfs_start`` items, read before it (host memory on such a target). The first
+    queue is made by the build (only the root's owner appends it), and the levels run
+    without the rounds kernel, which would skip the exchanges between levels. The reverse
+    sweep runs over every vertex at each depth: the levels' starts, indexed by depth, would
+    need a slot for each of up to n levels on every rank.
 
     With ``queue.rounds`` (``bfs_rounds``) a sparse step whose frontier has at most
     ``ROUND_LIMIT`` vertices and out-edges is that kernel's launch instead, from the host's
@@ -430,12 +445,13 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     if queue is not None:
         from starc.analysis.frontier import DENSE_DIVISOR, FRONTIER_COUNT
         zero = _int(0, loc)
-        # the order holds the root, level 0; its append counter ends there
-        stmts += [P.WriteElement(queue.order, zero, s.root, loc=loc),
-                  P.WriteElement(queue.end, zero, _int(1, loc), loc=loc)]
-        if queue.reverse is not None:
+        if not ranks:   # the order holds the root, level 0; its append counter ends there
+            stmts += [P.WriteElement(queue.order, zero, s.root, loc=loc),
+                      P.WriteElement(queue.end, zero, _int(1, loc), loc=loc)]
+        sliced = queue.reverse is not None and not ranks
+        if sliced:
             stmts.append(P.WriteElement(queue.starts, zero, zero, loc=loc))
-        queued = declare("bfs_queued", Scalar.BOOL, _bool(True, loc))
+        queued = declare("bfs_queued", Scalar.BOOL, _bool(not ranks, loc))
         counted = declare("bfs_counted", Scalar.BOOL, _bool(True, loc))
         ordered = declare("bfs_ordered", Scalar.BOOL, _bool(True, loc))
         start = declare(queue.start_name, Scalar.INT, zero)
@@ -445,7 +461,13 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
         edges = declare("bfs_edges", Scalar.INT, ir.GraphQuery(
             "count_outNbrs", s.graph, (s.root,), type=Scalar.INT, loc=loc))
         widest = declare("bfs_widest", Scalar.INT, _int(1, loc))
-        sized = depth_arg + ((FRONTIER_COUNT, frontier_ref), (queue.start_name, start))
+        length_ref, measure = frontier_ref, ()
+        if ranks:   # the rank's own share of the level: its queue from bfs_start
+            length = symbols.make("bfs_length", Scalar.INT, loc=loc)
+            length_ref = ir.VarRef(length, type=Scalar.INT, loc=loc)
+            measure = (P.HostDeclare(length, binary("-", P.DeviceRead(
+                queue.end, zero, type=Scalar.INT, loc=loc), start, Scalar.INT), loc=loc),)
+        sized = depth_arg + ((FRONTIER_COUNT, length_ref), (queue.start_name, start))
         sparse: P.HostStmt = P.Launch(queue.forward, sized, loc=loc)
         if s.pending is not None:
             sparse = P.HostIf(fused, P.HostBlock((P.Launch(queue.expand, sized, loc=loc),),
@@ -455,18 +477,18 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
             (P.WriteElement(queue.end, zero, zero, loc=loc),
              P.Launch(queue.build, depth_arg, loc=loc), assign(start, zero)), loc=loc),
             loc=loc)
-        end = binary("+", start, frontier_ref, Scalar.INT)
+        end = binary("+", start, length_ref, Scalar.INT)
         limit = binary("/", graph("num_nodes"), _int(DENSE_DIVISOR, loc), Scalar.INT)
         small = binary("&&", binary("<=", frontier_ref, limit), binary("<=", edges, limit))
-        wider = P.HostIf(binary(">", frontier_ref, widest), P.HostBlock(
-            (assign(widest, frontier_ref),), loc=loc), loc=loc)
+        wider = P.HostIf(binary(">", length_ref, widest), P.HostBlock(
+            (assign(widest, length_ref),), loc=loc), loc=loc)
         depth_next = binary("+", depth, _int(1, loc), Scalar.INT)
         # (the append counter ends where the level does: the step that made the level, or
         # the build, counted it there)
         starts = (P.WriteElement(queue.starts, depth_next, start, loc=loc), wider) \
-            if queue.reverse is not None else ()
-        step = (sparse, assign(start, end)) + starts
-        if queue.rounds is not None:
+            if sliced else ()
+        step = measure + (sparse, assign(start, end)) + starts
+        if queue.rounds is not None and not ranks:
             if queue.reverse_rounds is not None:
                 # every level so far ran in the rounds (each small): the sweep may too
                 grouped = declare("bfs_grouped", Scalar.BOOL, _bool(True, loc))
@@ -516,12 +538,12 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
         at = ((s.depth_name, ir.VarRef(back, type=Scalar.INT, loc=loc)),)
         sweep: P.HostStmt = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
             (P.Launch(s.reverse, at, loc=loc),), loc=loc))
-        if queue is not None:       # over each level's slice of the order, when it has them
+        if queue is not None and not ranks:   # over each level's slice of the order
             from starc.analysis.frontier import FRONTIER_COUNT
             sliced = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
                 (P.Launch(queue.reverse, at + ((FRONTIER_COUNT, widest),), loc=loc),),
                 loc=loc))
-            if queue.reverse_rounds is not None:
+            if queue.reverse_rounds is not None and not ranks:
                 sliced = P.HostIf(grouped, P.HostBlock((P.Launch(
                     queue.reverse_rounds, ((s.depth_name, first),), loc=loc),), loc=loc),
                     P.HostBlock((sliced,), loc=loc), loc=loc)

@@ -64,6 +64,7 @@ from starc.analysis.local_index import global_degree_tables, localize
 from starc.analysis.locality import Locality, RemoteWrite, kernel_locality
 from starc.analysis.owner_rows import OwnerRows, owner_rows
 from starc.analysis.owner_updates import OwnerUpdates, owner_updates
+from starc.analysis.rank_queues import claimed_queues, rank_queues
 from starc.ir import nodes as ir
 from starc.records import Record, record
 from starc.tree import child_nodes
@@ -111,6 +112,9 @@ class Superstep(Record):
     #: endpoint's owner only (``owner_updates``), or why they stay replicas
     owner_computes: Tuple[str, ...] = ()
     replicas_why: str = ""
+    #: (claimed array, worklist, its length): where a claim's update wins at the owner, the
+    #: owner appends the vertex to its own worklist (``rank_queues``)
+    queued: Tuple[Tuple[str, str, str], ...] = ()
 
 
 @record
@@ -176,9 +180,10 @@ def _uses_graph(kernel: P.Kernel) -> bool:
 
 def distribute(plan: P.Plan) -> Distribution:
     """The superstep facts of every launched kernel of ``plan`` in the form MPI runs it:
-    fixedPoints topology-driven (``frontier.choose_form``; MPI's ``no_worklist_why``)."""
+    fixedPoints topology-driven, a BFS's small steps over each rank's queue
+    (``frontier.choose_form``)."""
     from starc.analysis.frontier import choose_form   # frontier -> kernels -> ... -> here
-    plan = choose_form(plan, worklist=False)
+    plan = choose_form(plan, worklist=False, ranks=True)
     _check_host_queries(plan)
     kernels = launched_kernels(plan)
     per_update = _update_kernels(plan)
@@ -231,6 +236,7 @@ def distribute(plan: P.Plan) -> Distribution:
     ghost_edges = tuple(dict.fromkeys(name for local in found.values()
                                       for name in local.ghost_edge_reads))
     steps = {}
+    queues = set(rank_queues(plan))
     for kernel in kernels:
         local = found[kernel.name]
         refreshed = tuple(p.name for p in kernel.params if p.written and p.name in ghost_edges)
@@ -244,10 +250,12 @@ def distribute(plan: P.Plan) -> Distribution:
         refresh = tuple(name for name in written if name not in kept)
         every = tuple(name for name in refresh if mirrored[name] == "neighbour"
                       and _stores_every_own_vertex(kernel, name, names))
+        queued = claimed_queues(kernel, names, (w.array for w in local.remote_writes),
+                                queues, DistributionError)
         steps[kernel.name] = Superstep(kernel.name, False, local.remote_writes, refresh,
                                        tuple(_combine(kernel)), every, kept,
                                        _constant_secondaries(kernel, local, names),
-                                       refreshed)
+                                       refreshed, queued=queued)
     rows_of = {name: [row for row in local.remote_rows if row not in _KEPT_QUERIES]
                for name, local in found.items()}
     rows = [row for name in rows_of for row in rows_of[name]]

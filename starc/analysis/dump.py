@@ -505,6 +505,8 @@ def _target(target: P.Specialization, kernels) -> List[str]:
         what = []
         if parts:
             what.append("combined updates " + ", ".join(parts))
+        what += [f"{queue} gains the own vertices whose {array} update won"
+                 for array, queue, _ in step.queued]
         if step.bounds:
             what.append("ghosts keep the candidates sent, no refresh: " + ", ".join(step.bounds))
         if step.refresh:

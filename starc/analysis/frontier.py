@@ -363,10 +363,12 @@ def _referenced(blocks) -> set:
     return found
 
 
-def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset()) -> P.Plan:
+def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset(),
+                ranks: bool = False) -> P.Plan:
     """``plan`` with each ``DataDrivenLoop`` replaced by its worklist form (``worklist``, except
-    for the loops at the locations ``topology_at``) or its topology-driven form, listing only
-    the arrays and kernels that form uses."""
+    for the loops at the locations ``topology_at``), its form with a queue per rank where it
+    has one (``ranks``: a distributed target) or its topology-driven form, listing only the
+    arrays and kernels that form uses."""
     dropped: List[P.HostBlock] = []
 
     def rewrite(block: P.HostBlock) -> P.HostBlock:
@@ -374,11 +376,13 @@ def choose_form(plan: P.Plan, worklist: bool, topology_at=frozenset()) -> P.Plan
         for stmt in block.stmts:
             stmt = map_blocks(stmt, rewrite)
             if isinstance(stmt, P.DataDrivenLoop):
-                kept, other = ((stmt.worklist, stmt.topology)
-                               if worklist and stmt.loc not in topology_at
-                               else (stmt.topology, stmt.worklist))
+                forms = [stmt.worklist, stmt.topology] + (
+                    [stmt.ranks] if stmt.ranks is not None else [])
+                kept = (stmt.ranks if ranks and stmt.ranks is not None
+                        else stmt.worklist if worklist and stmt.loc not in topology_at
+                        else stmt.topology)
                 stmts += kept.stmts
-                dropped.append(other)
+                dropped.extend(form for form in forms if form is not kept)
             else:
                 stmts.append(stmt)
         return dataclasses.replace(block, stmts=tuple(stmts))

@@ -14,7 +14,7 @@ __all__ = ["walk_host", "arrays_of", "host_exprs", "kernels_launched_by",
            "launched_kernels", "map_blocks", "off_lockstep", "asks_device_kind", "LOOPS"]
 
 
-_CHILD_BLOCKS = ("then", "orelse", "body", "worklist", "topology")
+_CHILD_BLOCKS = ("then", "orelse", "body", "worklist", "topology", "ranks")
 
 #: host statements that ``break``/``continue`` refer to
 LOOPS = (P.HostWhile, P.HostDoWhile, P.HostForSet, P.HostForRange, P.FixedPointLoop)
@@ -22,7 +22,7 @@ LOOPS = (P.HostWhile, P.HostDoWhile, P.HostForSet, P.HostForRange, P.FixedPointL
 
 def map_blocks(stmt: P.HostStmt, rewrite: Callable[[P.HostBlock], P.HostBlock]) -> P.HostStmt:
     """``stmt`` with ``rewrite`` applied to each of its child blocks (``then``, ``orelse``,
-    ``body``, a ``DataDrivenLoop``'s two forms); a ``HostBlock`` is rewritten itself. Passes recurse by calling it from
+    ``body``, a ``DataDrivenLoop``'s forms); a ``HostBlock`` is rewritten itself. Passes recurse by calling it from
     ``rewrite``."""
     if isinstance(stmt, P.HostBlock):
         return rewrite(stmt)

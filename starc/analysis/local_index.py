@@ -17,6 +17,11 @@ value. A global vertex (a parameter, a vertex read from a property) used where a
 needed (an edge search's target) becomes ``RankTable("local_id", x)`` (-1 where the rank has
 none), and the degree of a vertex that is neither the work item's nor a neighbour reads the
 whole graph's degrees (``global_out_degree``/``global_in_degree``).
+
+A worklist (``rank_queues``) is indexed by position and holds local ids of the rank's
+own vertices: an append of a vertex that may be another rank's (a neighbour a BFS step
+claims) happens only where the rank owns it; the owner appends it when the claim's update
+wins there (``distribution``: ``Superstep.queued``).
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import dataclasses
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 from starc.analysis import plan as P
+from starc.analysis.rank_queues import queued_vertex_is_own, rank_queues
 from starc.ir import nodes as ir
-from starc.ir.types import PropType
+from starc.ir.types import PropType, Scalar
 from starc.records import record
 
 __all__ = ["RankTable", "RANK_TABLES", "localize", "global_degree_tables"]
@@ -38,6 +44,7 @@ RANK_TABLES = {
     "global_out_degree": "the out-degree of any vertex, by global id",
     "global_in_degree": "the in-degree of any vertex, by global id",
     "owns": "whether the rank owns a vertex, by global id (owner_rows)",
+    "owns_local": "whether the rank owns a vertex, by local id (a worklist's appends)",
 }
 
 _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -74,6 +81,8 @@ class _Localize:
         names = {a.sym.uid: a for a in plan.arrays if a.sym is not None and a.role != "scalar"}
         #: property uid -> whether it is a full-length replica (global ids)
         self.replica: Dict[int, bool] = {uid: a.name in replicas for uid, a in names.items()}
+        #: the rank's worklists: by position, of local ids
+        self.queues: Set[int] = set(rank_queues(plan))
         self.local: Set[int] = self._local_symbols()
 
     # --- which variables hold local ids -------------------------------------------------------
@@ -108,6 +117,8 @@ class _Localize:
         local = self.local if local is None else local
         if isinstance(e, ir.VarRef):
             return e.sym.uid in local
+        if isinstance(e, ir.PropRead):
+            return e.prop.uid in self.queues
         return isinstance(e, ir.EdgeEndpoint)
 
     # --- expressions ----------------------------------------------------------------------------
@@ -123,6 +134,8 @@ class _Localize:
         """``e`` as a local id (a global vertex translated)."""
         if isinstance(e, ir.VarRef) and e.sym.uid in self.local:
             return e
+        if isinstance(e, ir.PropRead) and e.prop.uid in self.queues:
+            return self._rebuild(e)
         if isinstance(e, ir.EdgeEndpoint):
             return dataclasses.replace(e, edge=self.value(e.edge))
         return RankTable("local_id", self.value(e), type=e.type, loc=e.loc)
@@ -130,6 +143,8 @@ class _Localize:
     def index(self, prop: ir.Symbol, index: ir.Expr) -> ir.Expr:
         """The index of ``prop[index]``: a local id, or for a replica (or an edge property)
         the value it is."""
+        if prop.uid in self.queues:
+            return self._rebuild(index)     # a position
         if isinstance(prop.type, PropType) and prop.type.kind == "node" \
                 and not self.replica.get(prop.uid, False):
             return self.vertex(index)
@@ -204,7 +219,13 @@ class _Localize:
                      filter=self.value(s.filter))
         if isinstance(s, P.FlagSet):
             return r(s, value=self.value(s.value))
-        if isinstance(s, (P.ScalarStore, P.QueueAppend)):
+        if isinstance(s, P.QueueAppend):
+            append = r(s, value=self.vertex(s.value))
+            if queued_vertex_is_own(self.k, self.queues, s.value):
+                return append
+            owned = RankTable("owns_local", append.value, type=Scalar.BOOL, loc=s.loc)
+            return ir.If(owned, ir.Block((append,), loc=s.loc), loc=s.loc)
+        if isinstance(s, P.ScalarStore):
             return r(s, value=self.value(s.value))
         if isinstance(s, ir.ExprStmt):
             return r(s, expr=self.value(s.expr))

@@ -8,6 +8,9 @@ kernel over nodes with index ``v``, the elements ``p[v]`` and the edges of ``v``
 kernel over edges with index ``e``, ``e`` and ``e.source`` are. Anything else is another
 vertex's, conservatively (a remote access that happens to be local is correct, only slower).
 A single-item kernel (a host-level sequential loop) may touch any vertex: it is ``global``.
+A worklist (the order a ``QueueAppend`` fills: a BFS's queue) is the rank's own, of its own
+vertices (``rank_queues``): a vertex read from it is the work item's too, and reading it
+reaches no other rank.
 
 Another vertex's element is reached either at a *neighbour* (the variable of a loop over an
 own vertex's out- or in-neighbours, or a local copied from one: an endpoint of the rank's own
@@ -21,6 +24,7 @@ from typing import Dict, List, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedIndex
+from starc.analysis.rank_queues import rank_queues
 from starc.ir import nodes as ir
 from starc.ir.types import PropType
 from starc.records import Record, record
@@ -78,9 +82,10 @@ def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
     nodes = [kernel.body] + ([kernel.guard] if kernel.guard is not None else [])
     defs = _local_values(nodes)
     classes: Dict[int, str] = {}
+    queues = set(rank_queues(plan))
     # a fixpoint from no class at all: a variable gets one once every value it gets has it
     for _ in range(len(defs) + 2):
-        scan = _Scan(kernel, arrays, classes)
+        scan = _Scan(kernel, arrays, classes, queues)
         for node in nodes:
             scan.visit(node)
         found = scan.classify(defs)
@@ -119,9 +124,11 @@ def _bare(e: ir.Expr) -> ir.Expr:
 
 class _Scan:
     def __init__(self, kernel: P.Kernel, arrays: Dict[int, str],
-                 classes: Dict[int, str]) -> None:
+                 classes: Dict[int, str], queues: Set[int]) -> None:
         self.kernel = kernel
         self.arrays = arrays
+        #: the rank's worklists (``rank_queues``): what they hold are own vertices
+        self.queues = queues
         by = {c: {uid for uid, k in classes.items() if k == c} for c in _CLASSES}
         self.own_vertices: Set[int] = by["own"] | ({kernel.index.uid}
                                                    if kernel.extent == "nodes" else set())
@@ -143,6 +150,8 @@ class _Scan:
         e = _bare(e)
         if isinstance(e, ir.VarRef):
             return e.sym.uid in self.own_vertices
+        if isinstance(e, ir.PropRead):
+            return e.prop.uid in self.queues
         return isinstance(e, ir.EdgeEndpoint) and e.end == "source" and self._own_edge(e.edge)
 
     def _own_edge(self, e: ir.Expr) -> bool:
@@ -216,6 +225,8 @@ class _Scan:
             return
         if isinstance(node, ir.Loop):
             self._loop(node)
+        elif isinstance(node, ir.PropRead) and node.prop.uid in self.queues:
+            pass    # the rank's own worklist, at a position
         elif isinstance(node, ir.PropRead) and not self._own_element(node) \
                 and self._ghost_edge(node.index) and isinstance(node.prop.type, PropType) \
                 and node.prop.type.kind == "edge":

@@ -71,9 +71,9 @@ _BFS_QUEUE = (f"a top-down step whose frontier holds at most n/{DENSE_DIVISOR} v
               "out-edges walks a queue of it instead of every vertex's level: O(frontier) "
               "rather than O(n) a step, which is most of the time on a graph of many levels "
               "(a road network)")
-_NO_BFS_QUEUE_DISTRIBUTED = ("each rank scans its own vertices' levels a step: a rank's queue "
-                             "would also need the vertices other ranks reach for it, appended "
-                             "when their updates arrive (not built)")
+_BFS_QUEUE_RANKS = (_BFS_QUEUE + "; each rank queues its own vertices: those its claims "
+                    "reach and those other ranks' claims won at it, appended as their updates "
+                    "arrive")
 #: why a distributed target keeps the file's ids in an ordered triangle count: it renumbers by
 #: sending every row to its new owner, and fetches ghost rows again only as searched slices
 _KEEPS_IDS_DISTRIBUTED = ("{title} keeps the file's vertex ids: the count reads whole rows of "
@@ -141,7 +141,8 @@ def specialize(plan: P.Plan, capabilities: Capabilities,
     forms = _loop_forms(plan, capabilities, one_lane, at_run_time, union_finds)
     grouped = _frontier_rounds(plan)
     plan = choose_form(plan, worklist=capabilities.worklists,
-                       topology_at=frozenset() if at_run_time else frozenset(one_lane))
+                       topology_at=frozenset() if at_run_time else frozenset(one_lane),
+                       ranks=capabilities.distributed)
     plan, rounds, frontier_rounds = choose_rounds(
         plan, capabilities, frozenset(name for names in grouped.values() for name in names))
     forms = tuple(dataclasses.replace(f, rounds=rounds) if f.traversal and
@@ -516,14 +517,14 @@ def _loop_forms(plan: P.Plan, capabilities: Capabilities, one_lane: Dict,
                                         on_gpu=one_lane[stmt.loc]))
         elif capabilities.worklists and stmt.traversal:
             forms.append(P.LoopForm(stmt.loc, "worklist", _BFS_QUEUE, traversal=True))
+        elif capabilities.distributed and stmt.traversal and stmt.ranks is not None:
+            forms.append(P.LoopForm(stmt.loc, "worklist", _BFS_QUEUE_RANKS, traversal=True))
         elif capabilities.worklists:
             first = f"; its first queue {stmt.first_queue}" if stmt.first_queue else ""
             forms.append(P.LoopForm(stmt.loc, "worklist", "the flag marks the changed "
                                     "vertices, so a round visits only those" + first))
         else:
             why = _NO_WORKLIST_DISTRIBUTED if capabilities.distributed else _NO_WORKLIST
-            if stmt.traversal and capabilities.distributed:
-                why = _NO_BFS_QUEUE_DISTRIBUTED
             forms.append(P.LoopForm(stmt.loc, "topology", why.format(title=capabilities.title),
                                     traversal=stmt.traversal))
     return tuple(dataclasses.replace(f, union_find=not_union_find[f.loc])

@@ -38,7 +38,7 @@ def test_every_bfs_gets_sparse_top_down_steps_that_claim_and_append(name):
     assert (queue.reverse is not None) == (name == "bc")
 
 
-def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
+def test_devices_walk_the_queue_when_the_frontier_is_small():
     opencl = get_backend("opencl").specialize(dsl_plan("bfs"))
     [form] = [f for f in opencl.target.loop_forms if f.traversal]
     assert form.form == "worklist" and "O(frontier)" in form.why
@@ -63,11 +63,37 @@ def test_devices_walk_the_queue_when_the_frontier_is_small_and_mpi_does_not():
     assert first.init.op == "count_outNbrs"
     assert "bfs_queue_build" in launches and "Compute_BFS_bfs_fwd_6" in launches
 
+
+
+def test_mpi_ranks_walk_their_own_queues():
+    """Each rank's queue holds its own vertices: a sparse step launches the rank's share
+    (its queue's length from the level's start), the first queue is built (no rank but the
+    root's owner holds it), an append of a claimed neighbour is the owner's alone, and the
+    owner appends the vertices other ranks' claims won at it (the superstep's ``queued``)."""
     mpi = get_backend("mpi").specialize(dsl_plan("bfs"))
     [form] = [f for f in mpi.target.loop_forms if f.traversal]
-    assert form.form == "topology" and "each rank scans its own vertices' levels" in form.why
-    assert not any(k.extent == "frontier" for k in mpi.kernels)
-    assert not any(a.name.startswith(("bfs_order", "bfs_starts")) for a in mpi.arrays)
+    assert form.form == "worklist" and "each rank queues its own vertices" in form.why
+    launches = {s.kernel.name: s for s in host_nodes(mpi.host) if isinstance(s, P.Launch)}
+    sparse = launches["Compute_BFS_bfs_fwd_6_sparse"]
+    count = dict(sparse.scalar_args)[FRONTIER_COUNT]
+    assert isinstance(count, ir.VarRef) and count.sym.name == "bfs_length"
+    [length] = [s for s in host_nodes(mpi.host) if isinstance(s, P.HostDeclare)
+                and s.sym.name == "bfs_length"]
+    assert isinstance(length.init.left, P.DeviceRead)
+    assert length.init.left.array.name == "bfs_order_end"
+    assert not any(isinstance(s, P.WriteElement) and s.array.name == "bfs_order"
+                   for s in host_nodes(mpi.host))
+    [queued] = [s for s in host_nodes(mpi.host) if isinstance(s, P.HostDeclare)
+                and s.sym.name == "bfs_queued"]
+    assert queued.init.value is False       # the build makes the first queue
+    [kernel] = [k for k in mpi.kernels if k.name == sparse.kernel.name]
+    [append] = [n for n in ir.walk(kernel.body) if isinstance(n, P.QueueAppend)]
+    [guard] = [n for n in ir.walk(kernel.body) if isinstance(n, ir.If)
+               and n.then.stmts == (append,)]
+    assert getattr(guard.cond, "table", None) == "owns_local"
+    step = mpi.target.distribution.steps[sparse.kernel.name]
+    assert step.queued == (("bfs_level", "bfs_order", "bfs_order_end"),)
+    assert not any(k.extent == "group" for k in mpi.kernels)     # no rounds: no exchanges
 
 
 def test_a_fused_bfs_has_a_sparse_step_without_b1():

@@ -432,6 +432,9 @@ class DataDrivenLoop(HostStmt):
     #: an iterateInBFS (``bfs_queue.py``): ``worklist`` runs its small top-down steps over a
     #: queue of the frontier, ``topology`` every step over all vertices
     traversal: bool = False
+    #: the worklist form as a distributed target runs it (a traversal's): each rank's queue
+    #: of its own vertices (``control._expand_bfs``); None where there is none
+    ranks: Optional[HostBlock] = None
 
 
 @record

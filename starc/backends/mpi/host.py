@@ -301,6 +301,10 @@ class MPIHostDialect(HostDialect):
             return ["{"] + [INDENT + line for line in lines] + ["}"] + self._ghost_edges(step)
         if kernel.extent == "nodes":
             bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
+        elif kernel.extent == "frontier":   # the rank's own worklist's entries
+            count = [arg for arg, spec in zip(args, kernel.args)
+                     if spec.source == ("size", "frontier")]
+            bounds = ["0", count[0]]
         else:       # the slots of the rank's own rows
             bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
@@ -315,6 +319,9 @@ class MPIHostDialect(HostDialect):
                 lines.append(f"starc_step.update({self.variables[write.array]}, "
                              f"starc_mpi::Op::{_OPS[write.op]}, "
                              f"starc_mpi::Scope::{self._scope(write.array)});")
+        for array, queue, length in step.queued:
+            lines.append(f"starc_step.queue({self.variables[array]}, {self.variables[queue]}, "
+                         f"{self.variables[length]});")
         for name in step.bounds:
             lines.append(f"starc_step.keep_candidates({self.variables[name]});")
         for name in step.refresh:

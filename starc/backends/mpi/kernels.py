@@ -37,8 +37,9 @@ __all__ = ["ATOMICS", "CAPABILITIES", "MPIDialect", "MPIKernel", "print_kernel",
 ATOMICS = directive_atomics("omp", "OpenMP")
 
 #: MPI's capabilities: OpenMP loops on each rank, built with -fwrapv; the graph split among
-#: the ranks (no worklists; one work item per owned vertex: an edge's source and target may
-#: live on different ranks; a degree renumbering sends the rows to their new owners).
+#: the ranks (no fixedPoint worklists: one work item per owned vertex, an edge's source and
+#: target may live on different ranks; a BFS's queue is each rank's own, ``rank_queues``; a
+#: degree renumbering sends the rows to their new owners).
 CAPABILITIES = directive_capabilities("mpi", "MPI", ATOMICS, worklists=False, distributed=True,
                                       renumbers_graph=True, wraps_signed=True, dynamic_graphs=True,
                                       schedules=frozenset({"vertex"}), union_find=True)
@@ -67,7 +68,8 @@ _RANK_TABLES = {"global_id": ("starc_global", "starc_global[{}]"),
                 "local_id": ("starc_dist", "starc_dist.local_of({})"),
                 "global_out_degree": ("starc_global_out_degree", "starc_global_out_degree[{}]"),
                 "global_in_degree": ("starc_global_in_degree", "starc_global_in_degree[{}]"),
-                "owns": ("starc_dist", "starc_dist.owns({})")}
+                "owns": ("starc_dist", "starc_dist.owns({})"),
+                "owns_local": ("starc_dist", "starc_dist.owns_local({})")}
 
 #: The header of atomic helpers generated next to every MPI program.
 KERNEL_HEADER = "starc_mpi_kernels.hpp"

@@ -195,6 +195,8 @@ struct Distribution {
     return static_cast<int>(std::upper_bound(splits.begin(), splits.end(), v) - splits.begin()) - 1;
   }
   bool owns(int v) const { return v >= first && v < last; }
+  /// Whether local vertex x is the rank's own.
+  bool owns_local(int x) const { return x >= own_begin && x < own_end; }
   int owned() const { return own_end - own_begin; }
   /// The local id of global vertex v, or -1 where the rank knows no such vertex.
   int local_of(long long v) const {

@@ -36,6 +36,9 @@ struct Winners {
   const ConstantTarget* constants = nullptr;
   size_t count = 0;
   std::vector<int>* at = nullptr;
+  // a claim's worklist: each vertex where an entry won is appended (queue[(*length)++])
+  int* queue = nullptr;
+  int* length = nullptr;
 };
 
 /// Applies an update section's `count` entries at p (after its header; the first named
@@ -59,9 +62,11 @@ const char* apply_entries(char* data, const char* p, size_t count, int name, con
     std::memcpy(&value, p, sizeof(T));
     p += sizeof(T);
     const bool won = apply(cells[v], value, O);
-    if (won)
+    if (won) {
       for (size_t k = 0; k < w.count; ++k)
         copy_value(w.constants[k].data + static_cast<size_t>(v) * w.constants[k].size, w.constants[k].value, w.constants[k].size);
+      if (w.queue != nullptr) w.queue[(*w.length)++] = v;
+    }
     if (w.at != nullptr) w.at->push_back(won ? v : -1);
   }
   return p;
@@ -129,6 +134,8 @@ struct SuperstepField {
   bool keeps = false;                   // keep_candidates: no restore of ghost copies
   std::vector<char> constant;           // a secondary's one value (nothing of it is sent)
   int primary = -1;                     // secondary: index of the primary field
+  int* queue = nullptr;                 // a claim's worklist and its length (Superstep::queue)
+  int* queue_length = nullptr;
   std::function<bool(int)> is_identity;
   // applies a received update section (apply_section), typed
   const char* (*apply_section)(char*, const char*, size_t, int, const int*, Op, const Winners&, bool&) = nullptr;

@@ -17,6 +17,10 @@
 //                          applied only where that entry won at the owner.
 //   secondary(a, primary, c)  one the kernel only sets to the constant c: nothing travels,
 //                          the owner stores c where the primary's entry won.
+//   queue(a, order, length)  a claim's worklist (a BFS's order of the rank's own vertices):
+//                          where an update of `a` wins at an own vertex, the owner appends
+//                          that vertex, order[(*length)++] (the claim's other appends are the
+//                          kernel's).
 //   refresh(a, scope)      owners send the values of their vertices that changed in this
 //                          superstep to the ranks that hold them as ghosts (or to all ranks).
 //   refresh_every(a)       owners send every mirror's value, values only, in the order of the
@@ -109,6 +113,13 @@ class Superstep {
     Field& f = field(a, Scope::Neighbour);
     T constant = static_cast<T>(value);
     f.constant.assign(reinterpret_cast<const char*>(&constant), reinterpret_cast<const char*>(&constant) + sizeof(T));
+  }
+
+  /// Own vertices where an update of `a` (registered with update()) wins join `order`.
+  template <class T> void queue(T* a, int* order, int* length) {
+    Field& f = field(a, Scope::Neighbour);
+    f.queue = order;
+    f.queue_length = length;
   }
 
   /// Owners refresh other ranks' copies of `a` where it changed in this superstep.
@@ -286,6 +297,8 @@ class Superstep {
     for (size_t i = 0; i < fields_.size(); ++i) {
       winners[i].constants = constants[i].data();
       winners[i].count = constants[i].size();
+      winners[i].queue = fields_[i].queue;
+      winners[i].length = fields_[i].queue_length;
     }
     for (const Field& f : fields_)
       if (f.updated && f.primary >= 0 && f.constant.empty()) winners[static_cast<size_t>(f.primary)].at = &at[static_cast<size_t>(f.primary)];
