@@ -276,6 +276,14 @@ class HostChoices:
             form = t.loop_form(s.loc)
             if s.queue is None or form is None:
                 return ""
+            if form.form == "worklist" and t.distribution is not None:
+                return (f"; a top-down step whose frontier holds at most n/{DENSE_DIVISOR} "
+                        f"vertices and out-edges runs {s.queue.forward.name} over each rank's "
+                        f"queue of its own reached vertices instead (a newly reached vertex is "
+                        f"claimed by an atomic max on its level; a claim at a ghost travels as "
+                        f"that max's update and the owner appends the vertex where it wins; "
+                        f"{s.queue.build.name} makes the first queue and compacts the frontier "
+                        f"after a bottom-up step)")
             if form.form == "worklist":
                 sliced = (f"; when every step walked the order, {s.queue.reverse.name} runs "
                           f"the reverse sweep over each level's slice of it"

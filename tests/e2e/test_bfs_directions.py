@@ -20,6 +20,7 @@ import pytest
 
 import starc
 from starc.analysis.bfs import ALPHA, BETA
+from starc.analysis.frontier import DENSE_DIVISOR
 from starc.graphs import Graph, rmat, write_mtx
 from starc.results import compare_results
 
@@ -138,6 +139,37 @@ def directions(graph: Graph, src: int):
     return out
 
 
+def ranks_steps(graph: Graph, src: int):
+    """The direction of each step as MPI's queue form takes it (control._expand_bfs with
+    ``ranks``), and how many times it builds a queue: a top-down step over at most
+    n / DENSE_DIVISOR vertices and out-edges, counted exactly, walks the ranks' queues, built
+    first where the step before did not leave one (the first step too); such a frontier whose
+    next level is small as well stays top-down."""
+    level = oracles.bfs_levels(graph, src)
+    degree = np.diff(graph.offsets)
+    limit = graph.num_nodes // DENSE_DIVISOR
+    awake, scout, unexplored, bottom_up, out = 1, 0, graph.num_edges, False, []
+    queued, counted, edges, builds = False, True, int(degree[src]), 0
+    for depth in range(level.max() + 1):
+        if not bottom_up:
+            bottom_up = scout > unexplored // ALPHA and not (awake <= limit and scout <= limit)
+        frontier, reached = awake, level == depth + 1
+        awake = int(reached.sum())
+        out.append(bottom_up)
+        if bottom_up:
+            scout, queued, counted, edges = 0, False, True, 0
+            bottom_up = awake >= frontier or awake > graph.num_nodes // BETA
+            continue
+        unexplored -= scout
+        scout = int(degree[reached].sum())
+        if frontier <= limit and edges <= limit and counted:
+            builds += not queued
+            queued, edges = True, scout
+        else:
+            queued = counted = False
+    return out, builds
+
+
 def test_the_graphs_exercise_both_directions():
     found = {name: directions(*case) for name, case in graphs().items()}
     assert all(any(found[name]) for name in ("rmat", "star", "star_ring")), found
@@ -216,22 +248,23 @@ def _supersteps(program: pathlib.Path, path: pathlib.Path, src: int, tmp_path, *
 @pytest.mark.parametrize("graph_name", ["hubs", "path", "star", "rmat"])
 def test_each_turn_to_bottom_up_runs_the_pending_b1_once(graph_name, tmp_path):
     """The program's own count of supersteps (MPI --stats: one per kernel launch) is one per
-    BFS step plus one per bottom-up step that follows a top-down one (bfs_pending: the
-    frontier's B1 before the fused discovery): the directions the heuristic takes in the
-    binary are those above, both ways on the hubs graph. (bfs.sp with the source's level from
+    BFS step, one per build of the ranks' queues (``ranks_steps``) and one per bottom-up step
+    that follows a top-down one (bfs_pending: the frontier's B1 before the fused discovery):
+    the directions the heuristic takes in the binary are those above, both ways on the hubs
+    graph. (bfs.sp with the source's level from
     a parameter, so that its parents loop keeps its search; dsl/bfs.sp itself launches only the
     steps, then one kernel setting the levels from the depth: analysis/depth_values.py.)"""
     graph, src = graphs()[graph_name]
     path = tmp_path / "g.mtx"
     write_mtx(graph, path)
-    steps = directions(graph, src)
-    assert _supersteps(DSL / "bfs.sp", path, src, tmp_path) == [len(steps) + 1] * 2
+    steps, builds = ranks_steps(graph, src)
+    assert _supersteps(DSL / "bfs.sp", path, src, tmp_path) == [len(steps) + builds + 1] * 2
     searched = tmp_path / "bfs_searched.sp"
     searched.write_text((DSL / "bfs.sp").read_text().replace(
         "node src)", "node src, int start)").replace("src.level = 0;", "src.level = start;"))
     supersteps = _supersteps(searched, path, src, tmp_path, "--start", "0")
     turns = sum(up and not before for before, up in zip([True] + steps, steps))
-    assert supersteps == [len(steps) + turns] * 2
+    assert supersteps == [len(steps) + builds + turns] * 2
     assert turns == {"hubs": 2, "path": 0, "star": 1}.get(graph_name, turns)
 
 

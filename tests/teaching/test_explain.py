@@ -434,3 +434,12 @@ def test_a_dense_round_that_skips_pushed_vertices_says_so(tmp_path):
             "every push" in fixed.choices[backend].what, backend
     for backend in ("cuda", "openacc", "mpi"):
         assert "skips a flagged vertex" not in fixed.choices[backend].what, backend
+
+
+def test_bfs_on_mpi_says_each_rank_walks_its_own_queue():
+    comp = _plan(ROOT / "dsl" / "bfs.sp")
+    choices = _find(decisions(comp, ["opencl", "mpi"]), "iterateInBFS").choices
+    mpi, opencl = choices["mpi"].what, choices["opencl"].what
+    assert "over each rank's queue of its own reached vertices" in mpi
+    assert "the owner appends the vertex where it wins" in mpi
+    assert "each rank's queue" not in opencl and "an order of the reached vertices" in opencl
