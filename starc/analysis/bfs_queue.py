@@ -62,7 +62,7 @@ class _Builder(PassBuilder):
         super().__init__(arrays, symbols, names, loop.loc)
         self.loop = loop
         self.order = self.local_array("bfs_order")
-        self.starts = self.local_array("bfs_starts", "nodes+1")
+        self.starts = self.local_array("bfs_starts", "levels")
         self.end = P.DeviceArray(names.unique("bfs_order_end"), Scalar.INT, "two", "flag")
         self.arrays += (self.end,)
         self.depth = P.KernelScalar(DEPTH, type=Scalar.INT, loc=self.loc)

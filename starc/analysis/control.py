@@ -381,9 +381,8 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
     count, summed over the ranks, is not a rank's queue length: a sparse step launches
     ``end[0] - bfs_start`` items, read before it (host memory on such a target). The first
     queue is made by the build (only the root's owner appends it), and the levels run
-    without the rounds kernel, which would skip the exchanges between levels. The reverse
-    sweep runs over every vertex at each depth: the levels' starts, indexed by depth, would
-    need a slot for each of up to n levels on every rank.
+    without the rounds kernel, which would skip the exchanges between levels. The levels'
+    starts are then each rank's, in its own queue (indexed by depth: extent ``levels``).
 
     With ``queue.rounds`` (``bfs_rounds``) a sparse step whose frontier has at most
     ``ROUND_LIMIT`` vertices and out-edges is that kernel's launch instead, from the host's
@@ -448,7 +447,7 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
         if not ranks:   # the order holds the root, level 0; its append counter ends there
             stmts += [P.WriteElement(queue.order, zero, s.root, loc=loc),
                       P.WriteElement(queue.end, zero, _int(1, loc), loc=loc)]
-        sliced = queue.reverse is not None and not ranks
+        sliced = queue.reverse is not None
         if sliced:
             stmts.append(P.WriteElement(queue.starts, zero, zero, loc=loc))
         queued = declare("bfs_queued", Scalar.BOOL, _bool(not ranks, loc))
@@ -538,7 +537,7 @@ def _expand_bfs(s: P.BFSLoop, symbols: SymbolFactory,
         at = ((s.depth_name, ir.VarRef(back, type=Scalar.INT, loc=loc)),)
         sweep: P.HostStmt = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
             (P.Launch(s.reverse, at, loc=loc),), loc=loc))
-        if queue is not None and not ranks:   # over each level's slice of the order
+        if queue is not None:       # over each level's slice of the order, when it has them
             from starc.analysis.frontier import FRONTIER_COUNT
             sliced = P.HostForRange(back, first, _int(0, loc), -1, P.HostBlock(
                 (P.Launch(queue.reverse, at + ((FRONTIER_COUNT, widest),), loc=loc),),

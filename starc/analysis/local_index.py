@@ -30,7 +30,7 @@ import dataclasses
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 from starc.analysis import plan as P
-from starc.analysis.rank_queues import queued_vertex_is_own, rank_queues
+from starc.analysis.rank_queues import queued_vertex_is_own, rank_positions, rank_queues
 from starc.ir import nodes as ir
 from starc.ir.types import PropType, Scalar
 from starc.records import record
@@ -83,6 +83,8 @@ class _Localize:
         self.replica: Dict[int, bool] = {uid: a.name in replicas for uid, a in names.items()}
         #: the rank's worklists: by position, of local ids
         self.queues: Set[int] = set(rank_queues(plan))
+        #: those and the starts of its levels: by position (``rank_positions``)
+        self.positions: Set[int] = set(rank_positions(plan))
         self.local: Set[int] = self._local_symbols()
 
     # --- which variables hold local ids -------------------------------------------------------
@@ -143,7 +145,7 @@ class _Localize:
     def index(self, prop: ir.Symbol, index: ir.Expr) -> ir.Expr:
         """The index of ``prop[index]``: a local id, or for a replica (or an edge property)
         the value it is."""
-        if prop.uid in self.queues:
+        if prop.uid in self.positions:
             return self._rebuild(index)     # a position
         if isinstance(prop.type, PropType) and prop.type.kind == "node" \
                 and not self.replica.get(prop.uid, False):

@@ -24,7 +24,7 @@ from typing import Dict, List, Set, Tuple
 
 from starc.analysis import plan as P
 from starc.analysis.checks import CheckedIndex
-from starc.analysis.rank_queues import rank_queues
+from starc.analysis.rank_queues import rank_positions, rank_queues
 from starc.ir import nodes as ir
 from starc.ir.types import PropType
 from starc.records import Record, record
@@ -82,10 +82,10 @@ def kernel_locality(kernel: P.Kernel, plan: P.Plan) -> Locality:
     nodes = [kernel.body] + ([kernel.guard] if kernel.guard is not None else [])
     defs = _local_values(nodes)
     classes: Dict[int, str] = {}
-    queues = set(rank_queues(plan))
+    queues, positions = set(rank_queues(plan)), set(rank_positions(plan))
     # a fixpoint from no class at all: a variable gets one once every value it gets has it
     for _ in range(len(defs) + 2):
-        scan = _Scan(kernel, arrays, classes, queues)
+        scan = _Scan(kernel, arrays, classes, queues, positions)
         for node in nodes:
             scan.visit(node)
         found = scan.classify(defs)
@@ -124,11 +124,13 @@ def _bare(e: ir.Expr) -> ir.Expr:
 
 class _Scan:
     def __init__(self, kernel: P.Kernel, arrays: Dict[int, str],
-                 classes: Dict[int, str], queues: Set[int]) -> None:
+                 classes: Dict[int, str], queues: Set[int], positions: Set[int]) -> None:
         self.kernel = kernel
         self.arrays = arrays
         #: the rank's worklists (``rank_queues``): what they hold are own vertices
         self.queues = queues
+        #: those and the other arrays a rank keeps for itself by position (``rank_positions``)
+        self.positions = positions
         by = {c: {uid for uid, k in classes.items() if k == c} for c in _CLASSES}
         self.own_vertices: Set[int] = by["own"] | ({kernel.index.uid}
                                                    if kernel.extent == "nodes" else set())
@@ -225,8 +227,8 @@ class _Scan:
             return
         if isinstance(node, ir.Loop):
             self._loop(node)
-        elif isinstance(node, ir.PropRead) and node.prop.uid in self.queues:
-            pass    # the rank's own worklist, at a position
+        elif isinstance(node, ir.PropRead) and node.prop.uid in self.positions:
+            pass    # the rank's own worklist (or its levels' starts), at a position
         elif isinstance(node, ir.PropRead) and not self._own_element(node) \
                 and self._ghost_edge(node.index) and isinstance(node.prop.type, PropType) \
                 and node.prop.type.kind == "edge":

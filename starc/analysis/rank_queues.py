@@ -16,13 +16,22 @@ from typing import Dict, Iterable, Tuple
 from starc.analysis import plan as P
 from starc.ir import nodes as ir
 
-__all__ = ["rank_queues", "queued_vertex_is_own", "claimed_queues"]
+__all__ = ["rank_queues", "rank_positions", "queued_vertex_is_own", "claimed_queues"]
 
 
 def rank_queues(plan: P.Plan) -> Dict[int, P.DeviceArray]:
     """The worklists ``plan``'s kernels append to, by symbol uid."""
     return {node.queue.sym.uid: node.queue for kernel in plan.kernels
             for node in ir.walk(kernel.body) if isinstance(node, P.QueueAppend)}
+
+
+def rank_positions(plan: P.Plan) -> Dict[int, P.DeviceArray]:
+    """The arrays each rank keeps for itself, indexed by position rather than by vertex: its
+    worklists and the starts of its levels in them (extent ``levels``), by symbol uid."""
+    found = rank_queues(plan)
+    found.update({a.sym.uid: a for a in plan.arrays
+                  if a.extent == "levels" and a.sym is not None})
+    return found
 
 
 def queued_vertex_is_own(kernel: P.Kernel, queues, e: ir.Expr) -> bool:

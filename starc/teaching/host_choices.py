@@ -283,7 +283,10 @@ class HostChoices:
                         f"claimed by an atomic max on its level; a claim at a ghost travels as "
                         f"that max's update and the owner appends the vertex where it wins; "
                         f"{s.queue.build.name} makes the first queue and compacts the frontier "
-                        f"after a bottom-up step)")
+                        f"after a bottom-up step)"
+                        + (f"; when every step walked the queues, {s.queue.reverse.name} runs "
+                           f"the reverse sweep over each rank's slice of each level"
+                           if s.queue.reverse is not None else ""))
             if form.form == "worklist":
                 sliced = (f"; when every step walked the order, {s.queue.reverse.name} runs "
                           f"the reverse sweep over each level's slice of it"

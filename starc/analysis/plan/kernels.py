@@ -43,7 +43,9 @@ WINDOW_SLOTS = 3
 class DeviceArray(Record):
     """One allocation on the device, made once before the algorithm and freed at the end.
 
-    ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"edges"`` (m), ``"one"`` (a
+    ``extent``: ``"nodes"`` (n), ``"nodes+1"`` (CSR offsets), ``"levels"`` (n + 1 slots
+    indexed by a BFS depth, not by vertex: a distributed target grows it as depths come, since
+    a rank's share of the vertices bounds no depth), ``"edges"`` (m), ``"one"`` (a
     single value: a reduction target, a fixedPoint/BFS flag), ``"two"`` (a worklist's
     double-buffered length), ``"rounds"`` (``ROUND_SLOTS`` values: ``bfs_rounds``) or
     ``"window"`` (``WINDOW_SLOTS`` values: ``priority_window``). ``role``: ``"graph"`` (a CSR

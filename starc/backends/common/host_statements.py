@@ -35,6 +35,7 @@ __all__ = ["HostStatementPrinter"]
 #: extent -> (count as text, as a factor of ``*``, whether an empty graph makes it 0)
 _EXTENT_COUNT = {"nodes": ("{g}.num_nodes", "{g}.num_nodes", True),
                  "nodes+1": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
+                 "levels": ("{g}.num_nodes + 1", "({g}.num_nodes + 1)", False),
                  "edges": ("{g}.num_edges", "{g}.num_edges", True),
                  "one": ("1", "1", False), "two": ("2", "2", False),
                  "rounds": (str(P.ROUND_SLOTS),) * 2 + (False,),

@@ -199,8 +199,13 @@ class MPIHostDialect(HostDialect):
     def _graph(self, var: str) -> bool:
         return var in self.arrays and self.arrays[var].role == "graph"
 
+    def _levels(self, var: str) -> bool:
+        return var in self.arrays and self.arrays[var].extent == "levels"
+
     def _count(self, var: str, count: Count) -> str:
         extent = self.arrays[var].extent
+        if extent == "levels":
+            return f"{var}_levels.size()"
         if extent == "nodes":
             return f"{self.host.graph}.num_nodes" if self._replica(var) else f"{DIST}.local_nodes"
         if extent == "nodes+1":
@@ -210,12 +215,16 @@ class MPIHostDialect(HostDialect):
     def allocate(self, var: str, elem: Scalar, count: Count, where: str) -> List[str]:
         if self._graph(var):
             return []      # the distribution's vectors (copy_to_device)
+        if self._levels(var):   # grown by its writes (starc_mpi::write_level)
+            ctype = self.storage_type(elem)
+            return [f"std::vector<{ctype}> {var}_levels(static_cast<size_t>({DIST}.local_nodes) "
+                    f"+ 1);", f"{var} = {var}_levels.data();"]
         if self.arrays[var].extent in ("nodes", "edges"):    # never a 0-element array
             count = f"std::max({self._count(var, count)}, 1)"
         return [f"{var} = new {self.storage_type(elem)}[{count}]();"]
 
     def free(self, var: str, elem: Scalar, where: str) -> List[str]:
-        if self._graph(var):
+        if self._graph(var) or self._levels(var):   # (a vector: freed with its scope)
             return []
         return [f"delete[] {var};"]
 
@@ -242,6 +251,8 @@ class MPIHostDialect(HostDialect):
         return [f"std::copy({src}, {src} + {count}, {dst});"]
 
     def write_element(self, var, elem, index, value, where):
+        if self._levels(var):
+            return [f"starc_mpi::write_level({var}_levels, {var}, {index}, {value});"]
         if self.arrays[var].extent == "nodes" and not self._replica(var):
             return [f"starc_mpi::write_node({DIST}, {var}, {index}, {value});"]
         return [f"{var}[{index}] = {value};"]

@@ -68,7 +68,7 @@ GANG_CHUNK_DEFAULT = 256
 #: The length of an array of each plan extent, in the kernel function's ``n`` and ``m``.
 #: The update arrays (a batch's updates, issue 31) are read only by the kernel over those
 #: updates, whose ``frontier_count`` items are the batch's.
-_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "edges": "m", "one": "1", "two": "2",
+_LENGTHS = {"nodes": "n", "nodes+1": "n + 1", "levels": "n + 1", "edges": "m", "one": "1", "two": "2",
             "window": str(P.WINDOW_SLOTS), "updates": BOUNDS["frontier"]}
 
 
@@ -165,7 +165,7 @@ def print_kernel(kernel: P.Kernel) -> OpenACCKernel:
     # (g.num_nodes(), g.num_edges(): the code's size arguments)
     extents = ({_extent(a) for a in arrays} | {code.extent}
                | {a.source[1] for a in code.args if a.source[0] == "size"})
-    sizes = [size for size, uses in (("n", ("nodes", "nodes+1")), ("m", ("edges",)))
+    sizes = [size for size, uses in (("n", ("nodes", "nodes+1", "levels")), ("m", ("edges",)))
              if extents & set(uses)]
     lines = [code.comment] if code.comment else []
     lines += wrap_list(f"static void {code.name}(", function_parameters(code, sizes, dialect), ") {")

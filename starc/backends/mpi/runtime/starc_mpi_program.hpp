@@ -62,6 +62,20 @@ void write_node(const Distribution& d, T* local, long long v, V value) {
   if (at >= 0) local[at] = static_cast<T>(value);
 }
 
+/// Element `index` of an array indexed by a BFS depth (extent "levels": the starts of a rank's
+/// levels in its queue), grown as depths come: a rank's share of the vertices bounds no depth,
+/// and n + 1 slots on every rank would be the whole graph's length. `data` follows the
+/// storage (the kernels take it at each launch).
+template <class T, class V>
+void write_level(std::vector<T>& levels, T*& data, long long index, V value) {
+  const size_t at = static_cast<size_t>(index);
+  if (at >= levels.size()) {
+    levels.resize(std::max(2 * levels.size(), at + 1));
+    data = levels.data();
+  }
+  data[at] = static_cast<T>(value);
+}
+
 /// count_outNbrs / count_inNbrs of any vertex in host code (every rank alike): from the
 /// degrees every rank keeps when the program reads any vertex's, else from the owner's
 /// (collective).
