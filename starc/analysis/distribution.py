@@ -263,6 +263,12 @@ def distribute(plan: P.Plan) -> Distribution:
                                  and p.array.name in _REVERSE
                                  for k in kernels for p in k.params)
     replicas = _replicas(plan, mirrored, found, owned)
+    for kernel in kernels:
+        for array, queue, _ in steps[kernel.name].queued:
+            if array in replicas:   # (the owner's appends would be global ids)
+                raise DistributionError(
+                    f"a claim that appends to the worklist '{queue}' of '{array}', which is "
+                    "read or written at arbitrary vertices (a full-length replica)", kernel.loc)
     local_kernels = tuple(_localized(k, plan, replicas, per_update, rowed, owned)
                           for k in plan.kernels)
     graph_arrays = {a.name for a in plan.arrays if a.role == "graph"}

@@ -293,11 +293,12 @@ class MPIHostDialect(HostDialect):
         rest += [DISTRIBUTION_INPUTS[name][1].format(d=DIST)
                  for name in self.inputs.get(kernel.name, ())]
         step = self.distribution.steps[kernel.name]
+        # a kernel over a list's entries (a batch's updates, a rank's queue): [0, its count)
+        entries = ["0"] + [arg for arg, spec in zip(args, kernel.args)
+                           if spec.source == ("size", "frontier")]
         if step.global_:
             # a loop over a batch's updates: every one of them, on every rank alike
-            count = [arg for arg, spec in zip(args, kernel.args) if spec.source == ("size",
-                                                                                 "frontier")]
-            bounds = ["0", count[0]] if kernel.extent == "frontier" else []
+            bounds = entries if kernel.extent == "frontier" else []
             call = (f"{kernel.name}({', '.join(bounds + sizes + rest)});  // on every rank "
                     "alike")
             if not (step.refresh or step.scalars):
@@ -313,9 +314,7 @@ class MPIHostDialect(HostDialect):
         if kernel.extent == "nodes":
             bounds = [f"{DIST}.own_begin", f"{DIST}.own_end"]
         elif kernel.extent == "frontier":   # the rank's own worklist's entries
-            count = [arg for arg, spec in zip(args, kernel.args)
-                     if spec.source == ("size", "frontier")]
-            bounds = ["0", count[0]]
+            bounds = entries
         else:       # the slots of the rank's own rows
             bounds = [f"{DIST}.owned_begin", f"{DIST}.owned_begin + {DIST}.owned_edges"]
         lines = [f"starc_mpi::Superstep starc_step({DIST});"]
